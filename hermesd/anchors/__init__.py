@@ -1,0 +1,1 @@
+"""Anchors: person/document mentions → stable, readable anchor ids."""

@@ -1,0 +1,1 @@
+"""Memory Control Protocol: L1 (in-process LRU), L2 (SQLite), capture/compress/decay."""

@@ -1,0 +1,164 @@
+"""L1: the in-process hot tier — an LRU of memory slots bounded by entries and bytes, with TTL.
+
+Keys are ``(uid, session_id, anchor)``. TTL runs on the monotonic clock, so a
+wall-clock jump (NTP step, RTC reset on a device) neither expires nor revives a
+slot. The boundary is exact: a slot put at ``t`` with ``ttl_s=60`` is a hit at
+``t+59.999`` and a miss at ``t+60``. A get that races an expiry or an eviction
+returns the value or a miss, never raises.
+
+Pure data structure: no I/O; the clock is passed in.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator
+
+import orjson
+
+__all__ = ["L1Cache", "Key", "Slot", "slot_size"]
+
+Key = tuple[int, str, str]
+
+#: bytes charged per slot on top of its encoded data: the Slot object, its key
+#: tuple and strings, and the OrderedDict link (measured with sys.getsizeof, CPython 3.11).
+SLOT_OVERHEAD_BYTES = 360
+
+
+@dataclass(slots=True)
+class Slot:
+    """One memory slot.
+
+    :param key: ``(uid, session_id, anchor)``.
+    :param data: JSON-serialisable mapping (the reference design's ``data``).
+    :param version: copy-on-write version; a put with a lower version is ignored.
+    :param memory_class: ``scratch``, ``project`` or ``person``.
+    :param created_ms: wall-clock creation time in ms (for display and L2 only).
+    :param expires_at: monotonic seconds after which the slot is a miss.
+    :param last_access: monotonic seconds of the last get or put.
+    :param access_count: gets served from L1.
+    :param size: charged bytes (:func:`slot_size`).
+    """
+
+    key: Key
+    data: dict[str, Any]
+    version: int
+    memory_class: str
+    created_ms: int
+    expires_at: float
+    last_access: float
+    access_count: int
+    size: int
+
+
+def slot_size(key: Key, data: dict[str, Any]) -> int:
+    """Bytes charged for a slot: UTF-8 JSON of ``data`` + key strings + fixed overhead."""
+    return len(orjson.dumps(data)) + len(key[1].encode()) + len(key[2].encode()) + SLOT_OVERHEAD_BYTES
+
+
+class L1Cache:
+    """LRU of :class:`Slot` bounded by ``max_entries`` and ``max_bytes``.
+
+    :param max_bytes: budget of the sum of :attr:`Slot.size`.
+    :param max_entries: budget of the slot count.
+    :param ttl_s: default time to live, seconds (monotonic).
+    :param clock: monotonic seconds; injected by tests.
+
+    Counters (``hits``, ``misses``, ``expirations``, ``evictions``) feed
+    ``hermes_mcp_l1_hit_ratio``; promotions are counted by the caller that promotes.
+    A slot larger than ``max_bytes`` is refused (``put`` returns ``None``).
+    """
+
+    def __init__(self, max_bytes: int, max_entries: int, ttl_s: float,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.max_bytes = max_bytes
+        self.max_entries = max_entries
+        self.ttl_s = ttl_s
+        self.clock = clock
+        self._slots: OrderedDict[Key, Slot] = OrderedDict()
+        self.bytes = 0
+        self.hits = self.misses = self.expirations = self.evictions = 0
+
+    def __len__(self) -> int:
+        return len(self._slots)
+
+    def __contains__(self, key: Key) -> bool:
+        slot = self._slots.get(key)
+        return slot is not None and self.clock() < slot.expires_at
+
+    def get(self, key: Key) -> Slot | None:
+        """The live slot for ``key`` (marked most recently used), or ``None``."""
+        slot = self._slots.get(key)
+        if slot is None:
+            self.misses += 1
+            return None
+        now = self.clock()
+        if now >= slot.expires_at:
+            self._drop(key, slot)
+            self.expirations += 1
+            self.misses += 1
+            return None
+        try:
+            self._slots.move_to_end(key)
+        except KeyError:  # dropped by a concurrent expiry/eviction: the value read is still valid
+            pass
+        slot.last_access = now
+        slot.access_count += 1
+        self.hits += 1
+        return slot
+
+    def peek(self, key: Key) -> Slot | None:
+        """Like :meth:`get` without touching recency or counters."""
+        slot = self._slots.get(key)
+        if slot is None or self.clock() >= slot.expires_at:
+            return None
+        return slot
+
+    def put(self, key: Key, data: dict[str, Any], *, version: int, memory_class: str = "scratch",
+            created_ms: int = 0, ttl_s: float | None = None, access_count: int = 0) -> Slot | None:
+        """Insert or replace a slot; returns it, or ``None`` when ignored.
+
+        Ignored when an existing live slot has a higher ``version`` (L1 is always
+        the newest copy) or the slot alone exceeds ``max_bytes``. Evicts least
+        recently used slots until both bounds hold.
+        """
+        size = slot_size(key, data)
+        if size > self.max_bytes:
+            return None
+        now = self.clock()
+        old = self._slots.get(key)
+        if old is not None:
+            if old.version > version and now < old.expires_at:
+                return None
+            self._drop(key, old)
+        slot = Slot(key, data, version, memory_class, created_ms or old and old.created_ms or 0,
+                    now + (self.ttl_s if ttl_s is None else ttl_s), now, access_count, size)
+        self._slots[key] = slot
+        self.bytes += size
+        while self.bytes > self.max_bytes or len(self._slots) > self.max_entries:
+            k, s = next(iter(self._slots.items()))
+            self._drop(k, s)
+            self.evictions += 1
+        return slot
+
+    def pop(self, key: Key) -> Slot | None:
+        """Remove and return the slot (live or not)."""
+        slot = self._slots.get(key)
+        if slot is not None:
+            self._drop(key, slot)
+        return slot
+
+    def items(self) -> Iterator[tuple[Key, Slot]]:
+        """Snapshot of (key, slot), least recently used first (expired ones included)."""
+        return iter(list(self._slots.items()))
+
+    def hit_ratio(self) -> float:
+        """hits / (hits + misses); 0.0 before the first get."""
+        total = self.hits + self.misses
+        return self.hits / total if total else 0.0
+
+    def _drop(self, key: Key, slot: Slot) -> None:
+        if self._slots.pop(key, None) is slot:
+            self.bytes -= slot.size
