@@ -1,10 +1,369 @@
-"""Configuration models (pydantic v2) and layered loading. (foundation in progress)"""
+"""Configuration: pydantic v2 models and layered loading with every error reported at once.
+
+Layers, later wins, merged key by key (mopidy's scheme):
+
+1. the shipped defaults, ``config/hermesd.yaml`` (models carry the same defaults,
+   so an installed package without that file behaves the same);
+2. ``/etc/hermesd/hermesd.yaml`` if it exists;
+3. ``--config FILE`` (or ``HERMESD_CONFIG``);
+4. environment: ``HERMESD_<SECTION>__<KEY>=value`` (``__`` separates levels,
+   values are YAML scalars, e.g. ``HERMESD_SERVER__MAX_CONNECTIONS=64``), plus the
+   aliases ``HERMESD_SOCKET`` → ``paths.socket_path`` and ``HERMESD_STATE_DIR`` →
+   ``paths.state_dir``;
+5. command-line overrides (``--socket``, ``--state-dir``).
+
+:func:`load` never exits: it raises :class:`ConfigError` holding every problem
+found (file and line, key path, bad value, what is allowed, "did you mean …");
+``cli.py`` prints them and exits 78 (``EX_CONFIG``, sysexits.h).
+"""
+
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+import difflib
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, Mapping
+
+import orjson
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+__all__ = [
+    "ConfigError",
+    "ConfigProblem",
+    "HermesConfig",
+    "LoggingSettings",
+    "PathsSettings",
+    "RoleRule",
+    "RolesSettings",
+    "Section",
+    "ServerSettings",
+    "SHIPPED_CONFIG",
+    "ETC_CONFIG",
+    "digest",
+    "load",
+    "resolve_socket_path",
+    "resolve_state_dir",
+]
+
+#: shipped defaults, next to the package in a checkout (``config/hermesd.yaml``).
+SHIPPED_CONFIG = Path(__file__).resolve().parent.parent / "config" / "hermesd.yaml"
+ETC_CONFIG = Path("/etc/hermesd/hermesd.yaml")
+ENV_PREFIX = "HERMESD_"
+#: HERMESD_* variables that are not config keys (read elsewhere).
+_ENV_NOT_CONFIG = frozenset({"HERMESD_CONFIG"})
+_ENV_ALIASES = {"HERMESD_SOCKET": ("paths", "socket_path"), "HERMESD_STATE_DIR": ("paths", "state_dir")}
 
 
 class Section(BaseModel):
     """Base of every config section: unknown keys are errors, models are frozen."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class PathsSettings(Section):
+    """Where this instance keeps its socket and state.
+
+    ``None`` means automatic: under systemd, ``$RUNTIME_DIRECTORY/hermesd.sock`` and
+    ``$STATE_DIRECTORY``; run by hand, ``./var/hermesd.sock`` and ``./var/state``.
+    """
+
+    socket_path: Path | None = None
+    state_dir: Path | None = None
+
+
+class ServerSettings(Section):
+    """The Unix-socket JSON-RPC server."""
+
+    max_line_bytes: int = Field(65536, ge=256, le=16 * 1024 * 1024)
+    max_connections: int = Field(256, ge=1, le=65536)
+    idle_timeout_s: float = Field(300.0, gt=0)
+    socket_mode: int = Field(0o660, ge=0, le=0o777, description="octal in YAML: 0o660 or 432")
+    #: requests one connection may have running at once; past it the server stops
+    #: reading that connection (TCP-style backpressure), so a flood slows only its sender.
+    max_inflight_per_connection: int = Field(64, ge=1, le=4096)
+    shutdown_grace_s: float = Field(10.0, ge=0, le=300)
+
+    @field_validator("socket_mode", mode="before")
+    @classmethod
+    def _octal(cls, v: Any) -> Any:
+        # "0o660", "0660" and "660" all mean octal; YAML 1.1 reads a bare 0660 as octal too
+        if isinstance(v, str) and v.strip().lstrip("0o").isdigit():
+            try:
+                return int(v.strip().removeprefix("0o"), 8)
+            except ValueError:
+                return v
+        return v
+
+
+class RoleRule(Section):
+    """Peers matching any uid or any group (name or gid) get the role."""
+
+    uids: list[int] = Field(default_factory=list)
+    groups: list[str | int] = Field(default_factory=list)
+
+
+class RolesSettings(Section):
+    """Role of a peer from its ``SO_PEERCRED`` uid/gid. ``admin`` wins over ``user``.
+
+    The daemon's own uid is always ``admin``; anyone matching neither is refused
+    with ``PERMISSION_DENIED``.
+    """
+
+    admin: RoleRule = RoleRule(uids=[0])
+    user: RoleRule = RoleRule(groups=["hermesd"])
+
+
+class LoggingSettings(Section):
+    """journald-friendly key=value logs on stderr."""
+
+    level: Literal["debug", "info", "warning", "error"] = "info"
+    #: ``auto``: syslog priority prefixes when ``JOURNAL_STREAM`` is set, timestamps otherwise.
+    format: Literal["auto", "journal", "plain"] = "auto"
+    #: log one line per request (method, outcome, duration_ms) at this level.
+    access_log: Literal["off", "debug", "info"] = "debug"
+
+
+class HermesConfig(Section):
+    """The whole configuration. Subsystem sections are added as they land."""
+
+    paths: PathsSettings = PathsSettings()
+    server: ServerSettings = ServerSettings()
+    roles: RolesSettings = RolesSettings()
+    logging: LoggingSettings = LoggingSettings()
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _none_is_default(cls, v: Any) -> Any:
+        # an empty section in YAML (`server:`) means "all defaults"
+        return {} if v is None else v
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigProblem:
+    """One error: where (``source``: file:line or env var), which key, what is wrong."""
+
+    source: str
+    key: str
+    message: str
+    value: Any = None
+    has_value: bool = False
+
+    def __str__(self) -> str:
+        where = f"{self.source}: " if self.source else ""
+        val = f" (got {self.value!r})" if self.has_value else ""
+        return f"{where}{self.key or '<top>'}: {self.message}{val}"
+
+
+class ConfigError(Exception):
+    """Config could not be loaded; ``problems`` lists every error found."""
+
+    def __init__(self, problems: list[ConfigProblem]) -> None:
+        self.problems = problems
+        super().__init__("\n".join(str(p) for p in problems))
+
+
+# ---------------------------------------------------------------------------
+# YAML with line numbers
+
+
+def _compose_with_lines(text: str, source: str) -> tuple[Any, dict[tuple[str, ...], str]]:
+    """Parse YAML into plain data and a map key path → ``file:line``."""
+    node = yaml.compose(text, Loader=yaml.SafeLoader)
+    lines: dict[tuple[str, ...], str] = {}
+    if node is None:
+        return {}, lines
+
+    def walk(n: yaml.Node, path: tuple[str, ...]) -> None:
+        if isinstance(n, yaml.MappingNode):
+            for k, v in n.value:
+                key = str(yaml.safe_load(yaml.serialize(k)))
+                lines[path + (key,)] = f"{source}:{k.start_mark.line + 1}"
+                walk(v, path + (key,))
+
+    walk(node, ())
+    return yaml.safe_load(text), lines
+
+
+def _read_layer(path: Path) -> tuple[dict[str, Any], dict[tuple[str, ...], str], list[ConfigProblem]]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        return {}, {}, [ConfigProblem(str(path), "", f"cannot read: {exc.strerror or exc}")]
+    except UnicodeDecodeError as exc:
+        return {}, {}, [ConfigProblem(str(path), "", f"not UTF-8 text (byte {exc.start})")]
+    try:
+        data, lines = _compose_with_lines(text, str(path))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}" if mark else str(path)
+        problem = getattr(exc, "problem", None) or str(exc)
+        return {}, {}, [ConfigProblem(where, "", f"invalid YAML: {problem}")]
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        return {}, {}, [ConfigProblem(str(path), "", f"top level must be a mapping, not {type(data).__name__}")]
+    return data, lines, []
+
+
+def _env_layer(env: Mapping[str, str]) -> tuple[dict[str, Any], dict[tuple[str, ...], str], list[ConfigProblem]]:
+    data: dict[str, Any] = {}
+    lines: dict[tuple[str, ...], str] = {}
+    problems: list[ConfigProblem] = []
+    for name in sorted(env):
+        if not name.startswith(ENV_PREFIX) or name in _ENV_NOT_CONFIG:
+            continue
+        if name in _ENV_ALIASES:
+            path = _ENV_ALIASES[name]
+        else:
+            rest = name[len(ENV_PREFIX):]
+            if "__" not in rest:
+                problems.append(ConfigProblem(f"env {name}", "", "not a config key: use HERMESD_<SECTION>__<KEY> "
+                                              f"(or one of {', '.join(sorted(_ENV_ALIASES))})"))
+                continue
+            path = tuple(p.lower() for p in rest.split("__"))
+        raw = env[name]
+        try:
+            value = yaml.safe_load(raw) if raw.strip() else None
+        except yaml.YAMLError:
+            value = raw
+        cur = data
+        for part in path[:-1]:
+            cur = cur.setdefault(part, {})
+        cur[path[-1]] = value
+        for i in range(1, len(path) + 1):
+            lines[path[:i]] = f"env {name}"
+    return data, lines, problems
+
+
+def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for k, v in over.items():
+        if isinstance(v, dict) and isinstance(out.get(k), dict):
+            out[k] = _merge(out[k], v)
+        else:
+            out[k] = v
+    return out
+
+
+def _model_at(loc: tuple[Any, ...]) -> type[BaseModel] | None:
+    model: Any = HermesConfig
+    for part in loc:
+        field = model.model_fields.get(part) if isinstance(part, str) else None
+        if field is None:
+            return None
+        ann = field.annotation
+        if isinstance(ann, type) and issubclass(ann, BaseModel):
+            model = ann
+        else:
+            return None
+    return model
+
+
+def _problems_from(exc: ValidationError, sources: dict[tuple[str, ...], str]) -> list[ConfigProblem]:
+    out: list[ConfigProblem] = []
+    for err in exc.errors(include_url=False):
+        loc = tuple(str(p) for p in err["loc"])
+        source = ""
+        for i in range(len(loc), 0, -1):
+            if loc[:i] in sources:
+                source = sources[loc[:i]]
+                break
+        key = ".".join(loc)
+        msg = err["msg"]
+        if err["type"] == "extra_forbidden":
+            parent = _model_at(tuple(err["loc"][:-1]))
+            allowed = sorted(parent.model_fields) if parent else []
+            close = difflib.get_close_matches(loc[-1], allowed, n=1, cutoff=0.6)
+            msg = "unknown key" + (f"; did you mean '{close[0]}'?" if close else "")
+            if allowed:
+                msg += f" (allowed: {', '.join(allowed)})"
+            out.append(ConfigProblem(source, key, msg))
+            continue
+        out.append(ConfigProblem(source, key, msg, err.get("input"), "input" in err))
+    return out
+
+
+def load(
+    config_file: Path | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    shipped: Path | None = SHIPPED_CONFIG,
+    etc: Path | None = ETC_CONFIG,
+) -> HermesConfig:
+    """Load and validate the layered config.
+
+    :param config_file: the ``--config`` file; ``None`` falls back to ``$HERMESD_CONFIG``.
+    :param env: environment to read ``HERMESD_*`` from (default ``os.environ``).
+    :param overrides: dotted key → value, highest layer (e.g. ``{"paths.socket_path": p}``).
+    :param shipped: the shipped defaults file (skipped when missing or None).
+    :param etc: the system file (skipped when missing or None).
+    :return: a frozen :class:`HermesConfig`.
+    :raises ConfigError: with every problem of every layer at once.
+    """
+    env = os.environ if env is None else env
+    if config_file is None and env.get("HERMESD_CONFIG"):
+        config_file = Path(env["HERMESD_CONFIG"])
+    merged: dict[str, Any] = {}
+    sources: dict[tuple[str, ...], str] = {}
+    problems: list[ConfigProblem] = []
+    layers: list[tuple[dict[str, Any], dict[tuple[str, ...], str], list[ConfigProblem]]] = []
+    for path, required in ((shipped, False), (etc, False), (config_file, True)):
+        if path is None:
+            continue
+        if not required and not path.exists():
+            continue
+        layers.append(_read_layer(path))
+    layers.append(_env_layer(env))
+    if overrides:
+        over: dict[str, Any] = {}
+        lines: dict[tuple[str, ...], str] = {}
+        for dotted, value in overrides.items():
+            parts = tuple(dotted.split("."))
+            cur = over
+            for p in parts[:-1]:
+                cur = cur.setdefault(p, {})
+            cur[parts[-1]] = value
+            lines[parts] = "command line"
+        layers.append((over, lines, []))
+    for data, lines, errs in layers:
+        merged = _merge(merged, data)
+        sources.update(lines)
+        problems.extend(errs)
+    try:
+        cfg = HermesConfig.model_validate(merged)
+    except ValidationError as exc:
+        problems.extend(_problems_from(exc, sources))
+        raise ConfigError(problems) from None
+    if problems:
+        raise ConfigError(problems)
+    return cfg
+
+
+def digest(cfg: HermesConfig) -> str:
+    """sha256 (first 16 hex chars) of the effective config, for ``admin.status``."""
+    blob = orjson.dumps(cfg.model_dump(mode="json"), option=orjson.OPT_SORT_KEYS)
+    return hashlib.sha256(blob).hexdigest()[:16]
+
+
+def resolve_state_dir(cfg: HermesConfig, env: Mapping[str, str] | None = None) -> Path:
+    """The state folder: config, else systemd's ``$STATE_DIRECTORY``, else ``./var/state``."""
+    env = os.environ if env is None else env
+    if cfg.paths.state_dir is not None:
+        return cfg.paths.state_dir
+    if env.get("STATE_DIRECTORY"):
+        return Path(env["STATE_DIRECTORY"].split(":")[0])
+    return Path("var") / "state"
+
+
+def resolve_socket_path(cfg: HermesConfig, env: Mapping[str, str] | None = None) -> Path:
+    """The socket: config, else ``$RUNTIME_DIRECTORY/hermesd.sock``, else ``./var/hermesd.sock``."""
+    env = os.environ if env is None else env
+    if cfg.paths.socket_path is not None:
+        return cfg.paths.socket_path
+    if env.get("RUNTIME_DIRECTORY"):
+        return Path(env["RUNTIME_DIRECTORY"].split(":")[0]) / "hermesd.sock"
+    return Path("var") / "hermesd.sock"

@@ -1,0 +1,5 @@
+"""``python -m hermesd`` is ``hermesd``."""
+
+from .cli import main
+
+main()

@@ -1,0 +1,283 @@
+"""Entry points ``hermesd`` (the daemon) and ``hermesctl`` (the operator's client); the only ``sys.exit``.
+
+Exit statuses follow sysexits.h: 0 ok, 1 the daemon answered with an error,
+2 usage, 69 (EX_UNAVAILABLE) daemon not running, 73 (EX_CANTCREAT) the socket
+path cannot be used, 75 (EX_TEMPFAIL) another hermesd already serves the path,
+78 (EX_CONFIG) bad configuration.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from . import __version__
+
+__all__ = ["ctl_main", "main"]
+
+EX_OK, EX_ERROR, EX_USAGE = 0, 1, 2
+EX_UNAVAILABLE, EX_CANTCREAT, EX_TEMPFAIL, EX_CONFIG = 69, 73, 75, 78
+
+
+# ---------------------------------------------------------------------------
+# hermesd
+
+
+def _load_config(config_file: Path | None, overrides: dict[str, Any]) -> Any:
+    from .config import load
+
+    return load(config_file, overrides=overrides)
+
+
+def _print_config_errors(exc: Any) -> None:
+    print(f"hermesd: configuration has {len(exc.problems)} error(s):", file=sys.stderr)
+    for p in exc.problems:
+        print(f"  {p}", file=sys.stderr)
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from .config import ConfigError
+
+    overrides: dict[str, Any] = {}
+    if args.socket:
+        overrides["paths.socket_path"] = args.socket
+    if args.state_dir:
+        overrides["paths.state_dir"] = args.state_dir
+    config_file = Path(args.config) if args.config else None
+    try:
+        cfg = _load_config(config_file, overrides)
+    except ConfigError as exc:
+        _print_config_errors(exc)
+        return EX_CONFIG
+
+    import uvloop
+
+    from .daemon import Daemon
+    from .server import AlreadyRunning, SocketPathError
+
+    daemon = Daemon(cfg, reload_config=lambda: _load_config(config_file, overrides))
+    try:
+        return uvloop.run(daemon.run())
+    except AlreadyRunning as exc:
+        print(f"hermesd: {exc}; leaving it alone", file=sys.stderr)
+        return EX_TEMPFAIL
+    except SocketPathError as exc:
+        print(f"hermesd: {exc}", file=sys.stderr)
+        return EX_CANTCREAT
+    except KeyboardInterrupt:
+        return EX_OK
+
+
+def _cmd_check_config(args: argparse.Namespace) -> int:
+    from .config import ConfigError, digest
+
+    try:
+        cfg = _load_config(Path(args.file) if args.file else None, {})
+    except ConfigError as exc:
+        _print_config_errors(exc)
+        return EX_CONFIG
+    if args.print:
+        import yaml
+
+        print(yaml.safe_dump(cfg.model_dump(mode="json"), sort_keys=False, allow_unicode=True), end="")
+    else:
+        print(f"config ok (digest {digest(cfg)})")
+    return EX_OK
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``hermesd run | check-config | version``."""
+    parser = argparse.ArgumentParser(prog="hermesd", description="LLM-free conversational session engine daemon.")
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    run = sub.add_parser("run", help="run the daemon in the foreground (systemd Type=notify)")
+    run.add_argument("--config", help="config file layered over the shipped defaults and /etc/hermesd/hermesd.yaml")
+    run.add_argument("--socket", help="socket path (default: $RUNTIME_DIRECTORY/hermesd.sock or ./var/hermesd.sock)")
+    run.add_argument("--state-dir", help="state folder (default: $STATE_DIRECTORY or ./var/state)")
+    run.set_defaults(fn=_cmd_run)
+    chk = sub.add_parser("check-config", help="validate the layered config; exit 78 listing every error")
+    chk.add_argument("file", nargs="?", help="config file to check on top of the defaults")
+    chk.add_argument("--print", action="store_true", help="print the effective config as YAML")
+    chk.set_defaults(fn=_cmd_check_config)
+    ver = sub.add_parser("version", help="print the version")
+    ver.set_defaults(fn=lambda a: print(f"hermesd {__version__}") or EX_OK)
+    args = parser.parse_args(argv)
+    sys.exit(args.fn(args))
+
+
+# ---------------------------------------------------------------------------
+# hermesctl
+
+
+def _mb(n: float) -> str:
+    return f"{n / 1e6:.1f} MB"
+
+
+def _print_json(obj: Any) -> None:
+    import orjson
+
+    sys.stdout.write(orjson.dumps(obj, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode() + "\n")
+
+
+def _show_status(st: dict[str, Any]) -> None:
+    print(f"hermesd {st['version']}  status={st['status']}  pid={st['pid']}  uptime={st['uptime_s']:.1f}s  "
+          f"rss={_mb(st['rss_bytes'])}  connections={st['connections']}")
+    print(f"socket {st['socket']}  state {st['state_dir']}  config {st['config_digest']}")
+    if st.get("last_reload") and not st["last_reload"].get("ok", True):
+        print("last reload FAILED:")
+        for p in st["last_reload"].get("problems", []):
+            print(f"  {p}")
+    for name, sub in st.get("subsystems", {}).items():
+        details = " ".join(f"{k}={v}" for k, v in sub.items() if k != "status" and not isinstance(v, (dict, list)))
+        print(f"  {name:<10} {sub.get('status', '?'):<9} {details}")
+
+
+def _ctl_status(c: Any, a: argparse.Namespace) -> Any:
+    st = c.call("admin.status")
+    if not a.json:
+        _show_status(st)
+    return st
+
+
+def _ctl_ping(c: Any, a: argparse.Namespace) -> Any:
+    t0 = time.perf_counter()
+    res = c.call("admin.ping")
+    dt = (time.perf_counter() - t0) * 1000
+    res["round_trip_ms"] = round(dt, 3)
+    if not a.json:
+        print(f"pong from {c.socket_path} in {dt:.2f} ms")
+    return res
+
+
+def _ctl_metrics(c: Any, a: argparse.Namespace) -> Any:
+    res = c.call("admin.metrics")
+    if not a.json:
+        sys.stdout.write(res["text"])
+    return res
+
+
+def _ctl_reload(c: Any, a: argparse.Namespace) -> Any:
+    res = c.call("admin.reload")
+    if not a.json:
+        print(f"reload {'ok' if res['ok'] else 'REJECTED'} (config {res['config']})")
+        for p in res["problems"]:
+            print(f"  {p}")
+    return res
+
+
+def _ctl_sessions(c: Any, a: argparse.Namespace) -> Any:
+    res = c.call("session.list")
+    if not a.json:
+        for s in res.get("sessions", []):
+            print(f"{s.get('session_id')}  {s.get('state', '?'):<14} user={s.get('user', '-')}")
+    return res
+
+
+def _ctl_tools(c: Any, a: argparse.Namespace) -> Any:
+    res = c.call("tools.list")
+    if not a.json:
+        for t in res.get("tools", []):
+            line = f"{t['name']:<18} {t.get('health', '?'):<10} breaker={t.get('breaker', '?')}"
+            print(line + (f"  failing: {t['failing_case']}" if t.get("failing_case") else ""))
+    return res
+
+
+def _turn(c: Any, session: str | None, text: str, at: str | None) -> tuple[str, dict[str, Any]]:
+    if session is None:
+        session = c.call("session.open", {})["session_id"]
+    params: dict[str, Any] = {"session_id": session, "text": text}
+    if at:
+        params["reference_time"] = at
+    return session, c.call("session.turn", params)
+
+
+def _show_turn(res: dict[str, Any]) -> None:
+    reply = res.get("reply") or {}
+    print(reply.get("text", ""))
+    if reply.get("card"):
+        _print_json(reply["card"])
+
+
+def _ctl_say(c: Any, a: argparse.Namespace) -> Any:
+    session, res = _turn(c, a.session, a.text, a.at)
+    res.setdefault("session_id", session)
+    if not a.json:
+        _show_turn(res)
+        print(f"[session {session} state={res.get('state')} intent={res.get('intent')}]", file=sys.stderr)
+    return res
+
+
+def _ctl_chat(c: Any, a: argparse.Namespace) -> Any:
+    try:
+        import readline  # noqa: F401 - line editing and history for input()
+    except ImportError:
+        pass
+    session = a.session
+    print("hermesctl chat — empty line or Ctrl-D to quit", file=sys.stderr)
+    while True:
+        try:
+            text = input("you> ").strip()
+        except EOFError:
+            print()
+            return None
+        if not text:
+            return None
+        session, res = _turn(c, session, text, a.at)
+        if a.json:
+            _print_json(res)
+        else:
+            _show_turn(res)
+
+
+def ctl_main(argv: list[str] | None = None) -> None:
+    """``hermesctl [--socket P] [--json] status|ping|say|chat|sessions|tools|metrics|reload``."""
+    from .client import Client, DaemonNotRunning
+    from .errors import HermesError, MethodNotFound
+
+    parser = argparse.ArgumentParser(prog="hermesctl", description="Talk to a running hermesd.")
+    parser.add_argument("--socket", help="socket path (default: $HERMESD_SOCKET, /run/hermesd/hermesd.sock, ./var/hermesd.sock)")
+    parser.add_argument("--json", action="store_true", help="print the raw JSON result (for scripts)")
+    parser.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for a reply")
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    commands: dict[str, Callable[[Any, argparse.Namespace], Any]] = {
+        "status": _ctl_status, "ping": _ctl_ping, "metrics": _ctl_metrics, "reload": _ctl_reload,
+        "sessions": _ctl_sessions, "tools": _ctl_tools, "say": _ctl_say, "chat": _ctl_chat,
+    }
+    helps = {"status": "health of the daemon and each subsystem", "ping": "round trip to the daemon",
+             "metrics": "Prometheus metrics", "reload": "re-read the config (like SIGHUP)",
+             "sessions": "list sessions", "tools": "list tools with health and breaker state",
+             "say": "one turn: say TEXT [--session ID]", "chat": "interactive conversation"}
+    for name, fn in commands.items():
+        p = sub.add_parser(name, help=helps[name])
+        if name == "say":
+            p.add_argument("text")
+        if name in ("say", "chat"):
+            p.add_argument("--session", help="continue this session (default: open a new one)")
+            p.add_argument("--at", help="reference time for the turn, ISO 8601 with offset")
+        p.set_defaults(fn=fn)
+    args = parser.parse_args(argv)
+    client = Client(args.socket, timeout_s=args.timeout)
+    try:
+        with client:
+            result = args.fn(client, args)
+    except DaemonNotRunning as exc:
+        print(f"hermesctl: {exc}", file=sys.stderr)
+        sys.exit(EX_UNAVAILABLE)
+    except MethodNotFound as exc:
+        print(f"hermesctl: this hermesd does not offer that yet ({exc.message})", file=sys.stderr)
+        sys.exit(EX_ERROR)
+    except HermesError as exc:
+        if args.json:
+            _print_json({"error": {"code": exc.code, "message": exc.message, "data": exc.data}})
+        print(f"hermesctl: {exc.code}: {exc.message}", file=sys.stderr)
+        sys.exit(EX_ERROR)
+    except (ConnectionError, TimeoutError, OSError) as exc:
+        print(f"hermesctl: connection to hermesd failed: {exc}", file=sys.stderr)
+        sys.exit(EX_UNAVAILABLE)
+    except KeyboardInterrupt:
+        sys.exit(130)
+    if args.json and result is not None:
+        _print_json(result)
+    sys.exit(EX_OK)

@@ -1,0 +1,256 @@
+"""The daemon: the only place that wires subsystems, handles signals and talks to systemd.
+
+Start order: state folder → listening socket (bound, or inherited from
+systemd socket activation) → subsystems in order → method table → accept →
+``READY=1``. Stop order is the reverse, in a ``finally``: ``STOPPING=1`` → stop
+accepting → in-flight requests finish (up to ``server.shutdown_grace_s``) →
+connections closed → subsystems stopped in reverse (stores flushed) → socket
+file removed → exit 0.
+
+Signals: SIGTERM/SIGINT stop; SIGHUP reloads the config (``RELOADING=1`` …
+``READY=1``); a config that no longer validates is logged, every problem on
+its own line, and the running one is kept.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import signal
+import time
+from pathlib import Path
+from typing import Callable
+
+from . import __version__
+from .admin import AdminMethods
+from .config import ConfigError, HermesConfig, digest, resolve_socket_path, resolve_state_dir
+from .logging import setup as setup_logging
+from .metrics import Gauge, Registry
+from .sdnotify import Notifier, watchdog_interval_s
+from .server import Server, bind_unix_socket, inherited_socket
+from .subsystem import DaemonContext, Subsystem
+
+__all__ = ["Daemon", "build_subsystems"]
+
+log = logging.getLogger("hermesd.daemon")
+
+
+def build_subsystems(cfg: HermesConfig) -> list[Subsystem]:
+    """The subsystems of this build, in start order (dependencies first)."""
+    return []
+
+
+class Daemon:
+    """One hermesd instance.
+
+    :param cfg: validated config. :param reload_config: returns a fresh config
+        for SIGHUP / ``admin.reload`` (raises :class:`ConfigError`).
+    :param socket_path: overrides the resolved socket path. :param state_dir: same for state.
+    """
+
+    def __init__(
+        self,
+        cfg: HermesConfig,
+        reload_config: Callable[[], HermesConfig] | None = None,
+    ) -> None:
+        self.cfg = cfg
+        self.reload_config = reload_config
+        self.socket_path = resolve_socket_path(cfg).absolute()
+        self.state_dir = resolve_state_dir(cfg).absolute()
+        self.registry = Registry()
+        self.server = Server(cfg.server, cfg.roles, self.registry)
+        self.notifier = Notifier()
+        self.subsystems: list[Subsystem] = []
+        self.started_mono = time.monotonic()
+        self.started_wall = time.time()
+        self.ready_ms: float | None = None
+        self.last_reload: dict[str, object] = {"ok": True, "at": None, "problems": []}
+        self._stop = asyncio.Event()
+        self._lock_fd: int | None = None
+        self._owns_socket_file = False
+        self._watchdog: asyncio.TimerHandle | None = None
+        self._apply_logging(cfg)
+        self.registry.add(Gauge("hermes_uptime_seconds", "Seconds since the daemon started.",
+                                fn=lambda: time.monotonic() - self.started_mono))
+        self.registry.add(Gauge("hermes_process_resident_memory_bytes", "Resident set size.", fn=_rss_bytes))
+        self.registry.add(Gauge("hermes_start_time_seconds", "Unix time the daemon started.",
+                                fn=lambda: self.started_wall))
+
+    def _apply_logging(self, cfg: HermesConfig) -> None:
+        setup_logging(cfg.logging.level, cfg.logging.format)
+        self.server.access_level = {"off": logging.NOTSET - 1, "debug": logging.DEBUG,
+                                    "info": logging.INFO}[cfg.logging.access_log]
+
+    # -- life cycle -------------------------------------------------------------------
+
+    async def run(self) -> int:
+        """Serve until SIGTERM/SIGINT or :meth:`request_stop`; returns the exit status."""
+        loop = asyncio.get_running_loop()
+        self.notifier.status("starting")
+        self.state_dir.mkdir(parents=True, exist_ok=True, mode=0o750)
+        sock = inherited_socket()
+        if sock is None:
+            sock, self._lock_fd = bind_unix_socket(self.socket_path, self.cfg.server.socket_mode)
+            self._owns_socket_file = True
+        else:
+            self.socket_path = Path(sock.getsockname() or self.socket_path)
+        try:
+            ctx = DaemonContext(config=self.cfg, state_dir=self.state_dir, subsystems={})
+            for sub in build_subsystems(self.cfg):
+                t0 = time.perf_counter()
+                await sub.start(ctx)
+                ctx.subsystems[sub.name] = sub
+                self.subsystems.append(sub)
+                log.info("subsystem.started", extra={"kv": {"name": sub.name,
+                                                             "duration_ms": (time.perf_counter() - t0) * 1000}})
+            AdminMethods(self).register(self.server)
+            for sub in self.subsystems:
+                for m in sub.methods():
+                    self.server.add_method(m)
+            await self.server.serve(sock)
+            for sig in (signal.SIGTERM, signal.SIGINT):
+                loop.add_signal_handler(sig, self.request_stop, sig.name)
+            loop.add_signal_handler(signal.SIGHUP, lambda: loop.create_task(self.reload("SIGHUP")))
+            self.ready_ms = (time.monotonic() - self.started_mono) * 1000
+            self.notifier.ready(self._status_line())
+            log.info("daemon.ready", extra={"kv": {"version": __version__, "pid": os.getpid(),
+                                                   "socket": str(self.socket_path), "state_dir": str(self.state_dir),
+                                                   "startup_ms": self.ready_ms, "config": digest(self.cfg)}})
+            self._start_watchdog()
+            await self._stop.wait()
+        finally:
+            await self._shutdown(loop)
+        return 0
+
+    def request_stop(self, reason: str = "request") -> None:
+        if not self._stop.is_set():
+            log.info("daemon.stopping", extra={"kv": {"reason": reason}})
+            self._stop.set()
+
+    async def _shutdown(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.notifier.stopping()
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            loop.remove_signal_handler(sig)
+        self.server.stop_accepting()
+        cancelled = await self.server.drain(self.cfg.server.shutdown_grace_s)
+        self.server.close_connections()
+        for sub in reversed(self.subsystems):
+            try:
+                await asyncio.wait_for(sub.stop(), timeout=max(5.0, self.cfg.server.shutdown_grace_s))
+            except Exception:
+                log.exception("subsystem.stop_failed", extra={"kv": {"name": sub.name}})
+        if self._owns_socket_file:
+            try:
+                os.unlink(self.socket_path)
+            except FileNotFoundError:
+                pass
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+        log.info("daemon.stopped", extra={"kv": {"cancelled_requests": cancelled,
+                                                 "uptime_s": time.monotonic() - self.started_mono}})
+        self.notifier.close()
+
+    # -- systemd watchdog -----------------------------------------------------------
+
+    def _start_watchdog(self) -> None:
+        interval = watchdog_interval_s()
+        if interval is None or not self.notifier.enabled:
+            return
+        loop = asyncio.get_running_loop()
+
+        def ping() -> None:
+            # scheduled on the loop itself: a blocked loop stops the pings and systemd restarts us
+            self.notifier.watchdog()
+            self._watchdog = loop.call_later(interval, ping)
+
+        log.info("watchdog.enabled", extra={"kv": {"interval_ms": interval * 1000}})
+        ping()
+
+    # -- reload -----------------------------------------------------------------------
+
+    async def reload(self, reason: str) -> dict[str, object]:
+        """Re-read the config and apply it; the old one stays when the new one is bad.
+
+        :return: ``{"ok": bool, "config": digest, "problems": [str, ...]}``.
+        """
+        self.notifier.reloading()
+        problems: list[str] = []
+        try:
+            if self.reload_config is None:
+                raise ConfigError([])
+            new = self.reload_config()
+        except ConfigError as exc:
+            problems = [str(p) for p in exc.problems] or ["reload is not available for this instance"]
+            for p in problems:
+                log.error("config.reload_rejected", extra={"kv": {"reason": reason, "problem": p}})
+        else:
+            self.cfg = new
+            self._apply_logging(new)
+            self.server.apply_settings(new.server, new.roles)
+            for sub in self.subsystems:
+                try:
+                    await sub.reload(new)
+                except Exception as exc:
+                    problems.append(f"{sub.name}: {exc}")
+                    log.exception("subsystem.reload_failed", extra={"kv": {"name": sub.name}})
+            log.info("config.reloaded", extra={"kv": {"reason": reason, "config": digest(new)}})
+        self.last_reload = {"ok": not problems, "at": time.time(), "problems": problems}
+        self.notifier.ready(self._status_line())
+        return {"ok": not problems, "config": digest(self.cfg), "problems": problems}
+
+    # -- status -------------------------------------------------------------------------
+
+    def _status_line(self) -> str:
+        return f"serving on {self.socket_path}, {len(self.server.connections)} connections"
+
+    def status(self) -> dict[str, object]:
+        """The ``admin.status`` document."""
+        subs: dict[str, object] = {"server": {"status": "ok" if not self.server.closing else "stopping",
+                                              "socket": str(self.socket_path),
+                                              "connections": len(self.server.connections),
+                                              "max_connections": self.cfg.server.max_connections}}
+        for sub in self.subsystems:
+            try:
+                subs[sub.name] = sub.health()
+            except Exception as exc:
+                subs[sub.name] = {"status": "down", "error": str(exc)}
+        statuses = [s.get("status") for s in subs.values() if isinstance(s, dict)]
+        overall = "ok" if all(s == "ok" for s in statuses) else ("down" if "down" in statuses else "degraded")
+        if not self.last_reload["ok"]:
+            overall = "degraded" if overall == "ok" else overall
+        return {
+            "status": overall,
+            "version": __version__,
+            "pid": os.getpid(),
+            "uptime_s": round(time.monotonic() - self.started_mono, 3),
+            "started_at": self.started_wall,
+            "ready_ms": None if self.ready_ms is None else round(self.ready_ms, 1),
+            "rss_bytes": _rss_bytes(),
+            "connections": len(self.server.connections),
+            "config_digest": digest(self.cfg),
+            "last_reload": self.last_reload,
+            "state_dir": str(self.state_dir),
+            "socket": str(self.socket_path),
+            "subsystems": subs,
+        }
+
+    def metrics_text(self) -> str:
+        blocks = []
+        for sub in self.subsystems:
+            try:
+                blocks.append(sub.metrics_text())
+            except Exception:
+                log.exception("subsystem.metrics_failed", extra={"kv": {"name": sub.name}})
+        return self.registry.render(blocks)
+
+
+def _rss_bytes() -> int:
+    # /proc read is ~10 µs and needs no psutil import on the status path
+    try:
+        with open("/proc/self/statm", "rb") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0

@@ -1,0 +1,161 @@
+"""journald-friendly logs: one line per event, ``key=value`` fields, secrets redacted.
+
+Use the standard library's loggers under ``hermesd.*`` and pass fields in
+``extra={"kv": {...}}``::
+
+    log.info("conn.accept", extra={"kv": {"uid": 1000, "role": "user"}})
+
+renders, under systemd (``JOURNAL_STREAM`` names our stderr)::
+
+    <6>server: conn.accept uid=1000 role=user trace=3f2a…
+
+The ``<N>`` prefix is the syslog priority (sd-daemon(3)), so ``journalctl -p
+warning`` filters; run by hand, each line starts with a UTC timestamp and the
+level instead. The trace and session ids of the current request (context
+variables set by the server) are added to every line logged while it runs.
+Values of keys that look secret are replaced by ``***``, and ``key=value`` /
+``Bearer …`` fragments in free text are masked the same way.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import logging
+import os
+import re
+import sys
+import time
+from typing import Any, TextIO
+
+__all__ = ["REDACTED", "KVFormatter", "is_secret_key", "redact", "session_id_var", "setup", "trace_id_var"]
+
+REDACTED = "***"
+trace_id_var: contextvars.ContextVar[str | None] = contextvars.ContextVar("hermesd_trace_id", default=None)
+session_id_var: contextvars.ContextVar[str | None] = contextvars.ContextVar("hermesd_session_id", default=None)
+
+_SECRET_KEY = re.compile(r"(?i)(token|passw|secret|api[_-]?key|authori[sz]ation|cookie|credential|private[_-]?key)|^pin$")
+_SECRET_TEXT = re.compile(
+    r"(?i)\b((?:[\w-]*(?:token|password|passwd|secret|api[_-]?key|authorization))\s*[=:]\s*)(\"[^\"]*\"|'[^']*'|[^\s,;&]+)"
+)
+_BEARER = re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{4,}")
+_PRIORITY = {logging.DEBUG: 7, logging.INFO: 6, logging.WARNING: 4, logging.ERROR: 3, logging.CRITICAL: 2}
+_NEEDS_QUOTES = re.compile(r'[\s="\\]')
+
+
+def is_secret_key(key: str) -> bool:
+    """True when a field name looks like it holds a secret (token, password, api_key, …)."""
+    return bool(_SECRET_KEY.search(key))
+
+
+def redact(value: Any, _depth: int = 0) -> Any:
+    """Copy of ``value`` with secret-looking keys' values replaced by ``***``.
+
+    Walks dicts, lists and tuples (depth ≤ 8); strings are scanned for
+    ``token=…``/``password: …``/``Bearer …`` fragments.
+    """
+    if _depth > 8:
+        return value
+    if isinstance(value, dict):
+        return {k: (REDACTED if isinstance(k, str) and is_secret_key(k) else redact(v, _depth + 1)) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [redact(v, _depth + 1) for v in value]
+    if isinstance(value, str):
+        return _redact_text(value)
+    return value
+
+
+def _redact_text(text: str) -> str:
+    if not text:
+        return text
+    text = _SECRET_TEXT.sub(lambda m: m.group(1) + REDACTED, text)
+    return _BEARER.sub(lambda m: m.group(1) + " " + REDACTED, text)
+
+
+def _fmt_value(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        s = f"{v:.3f}".rstrip("0").rstrip(".")
+        return s or "0"
+    if isinstance(v, (dict, list, tuple)):
+        import orjson
+
+        s = orjson.dumps(redact(v), default=str).decode()
+    else:
+        s = _redact_text(str(v))
+    if s and not _NEEDS_QUOTES.search(s):
+        return s
+    s = s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r")
+    return '"' + s + '"'
+
+
+class KVFormatter(logging.Formatter):
+    """Render records as one ``key=value`` line.
+
+    :param journal: prefix ``<priority>`` and omit the timestamp (journald adds its own).
+    """
+
+    def __init__(self, journal: bool) -> None:
+        super().__init__()
+        self.journal = journal
+
+    def format(self, record: logging.LogRecord) -> str:
+        component = record.name.removeprefix("hermesd.").removeprefix("hermesd") or "hermesd"
+        parts = [f"{component}: {_redact_text(record.getMessage())}".replace("\n", "\\n")]
+        kv: dict[str, Any] = dict(getattr(record, "kv", None) or {})
+        trace = trace_id_var.get()
+        session = session_id_var.get()
+        if session and "session" not in kv:
+            kv["session"] = session
+        if trace and "trace" not in kv:
+            kv["trace"] = trace
+        for k, v in kv.items():
+            parts.append(f"{k}={REDACTED if is_secret_key(k) else _fmt_value(v)}")
+        if record.exc_info and record.exc_info[1] is not None:
+            exc = record.exc_info[1]
+            parts.append(f"exc_type={type(exc).__name__} exc={_fmt_value(str(exc))}")
+            tb = exc.__traceback__
+            while tb is not None and tb.tb_next is not None:
+                tb = tb.tb_next
+            if tb is not None:
+                parts.append(f"at={os.path.basename(tb.tb_frame.f_code.co_filename)}:{tb.tb_lineno}")
+        line = " ".join(parts)
+        if self.journal:
+            return f"<{_PRIORITY.get(record.levelno, 6)}>{line}"
+        ts = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created))
+        return f"{ts}.{int(record.msecs):03d}Z {record.levelname:<7} {line}"
+
+
+def _journal_attached(stream: TextIO) -> bool:
+    """True when ``JOURNAL_STREAM`` names ``stream`` (systemd.exec(5): "dev:inode")."""
+    value = os.environ.get("JOURNAL_STREAM", "")
+    if not value:
+        return False
+    try:
+        dev, ino = (int(x) for x in value.split(":", 1))
+        st = os.fstat(stream.fileno())
+    except (ValueError, OSError, AttributeError):
+        return False
+    return st.st_dev == dev and st.st_ino == ino
+
+
+def setup(level: str = "info", fmt: str = "auto", stream: TextIO | None = None) -> logging.Logger:
+    """Configure the ``hermesd`` logger tree; idempotent (replaces its handler).
+
+    :param level: ``debug`` | ``info`` | ``warning`` | ``error``.
+    :param fmt: ``journal`` | ``plain`` | ``auto`` (journal when ``JOURNAL_STREAM`` is ours).
+    :param stream: default ``sys.stderr``.
+    """
+    stream = stream or sys.stderr
+    journal = fmt == "journal" or (fmt == "auto" and _journal_attached(stream))
+    root = logging.getLogger("hermesd")
+    for h in list(root.handlers):
+        root.removeHandler(h)
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(KVFormatter(journal))
+    root.addHandler(handler)
+    root.setLevel(level.upper())
+    root.propagate = False
+    return root
