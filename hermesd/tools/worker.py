@@ -1,0 +1,224 @@
+"""The sandbox worker loop: runs in a process forked by the fork server (standard library only).
+
+One worker serves calls one at a time over a stream socket with
+length-prefixed JSON frames (:mod:`hermesd.tools.frames`).
+
+Request ``{"id": int, "tool": str, "input": dict, "limits": {...}, "env": {...}?}``
+with limits ``memory_mb, cpu_ms, max_open_files, max_output_bytes,
+max_file_bytes, max_processes``. Reply ``{"id", "ok": true, "output": dict,
+"cpu_ms": float, "rss_kb": int}`` (``rss_kb`` is the peak RSS so far) or ``{"id", "ok": false, "code": str,
+"message": str, "fatal": bool, ...}`` where ``code`` is ``TOOL_TIMEOUT``,
+``TOOL_OOM``, ``OUTPUT_INVALID``, ``RAISED`` (the handler raised; ``error_code``
+carries the exception's ``code`` attribute when it has one, ``retryable`` its
+``retryable`` attribute) or ``TOOL_UNHEALTHY`` (handler failed to import).
+
+Per call, before the handler runs (setrlimit(2), setitimer(2)):
+
+* ``RLIMIT_DATA`` soft = private writable memory at start-up + ``memory_mb``;
+  since Linux 4.7 it counts brk and private anonymous mappings, i.e. real
+  memory, not the address space of shared libraries.
+* ``RLIMIT_AS`` soft = address space at start-up + ``memory_mb`` + 256 MiB: a
+  backstop for shared anonymous mappings (thread stacks and malloc arena
+  reservations are address space, not memory, hence the slack).
+* ``ITIMER_PROF`` = ``cpu_ms`` of process CPU time (all threads), millisecond
+  precision; ``RLIMIT_CPU`` soft = CPU used so far + ``cpu_ms`` + 1 s (the
+  kernel counts whole seconds over the worker's life, so a reused worker's
+  limit is relative to what it has used). Both end the call with
+  ``TOOL_TIMEOUT``; the hard limit (set at spawn) stays above the soft one so
+  the catchable SIGXCPU comes first.
+* ``RLIMIT_NOFILE`` = the worker's own 4 descriptors + ``max_open_files``;
+  ``RLIMIT_FSIZE`` = ``max_file_bytes`` (SIGXFSZ ignored, so writes fail with
+  EFBIG); ``RLIMIT_NPROC`` = ``max_processes`` (fork bombs get EAGAIN).
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import math
+import os
+import resource
+import signal
+import traceback
+from typing import Any, Callable
+
+from . import frames
+
+__all__ = ["EXIT_OOM", "EXIT_TIMEOUT", "serve"]
+
+EXIT_TIMEOUT = 70
+EXIT_OOM = 71
+MAX_REQUEST_BYTES = 8 << 20
+AS_SLACK_BYTES = 256 << 20
+BASE_FDS = 4  # stdin, stdout, stderr (/dev/null) and the socket on fd 3
+MIB = 1 << 20
+
+
+def _status_kb(field: str) -> int:
+    with open("/proc/self/status", "rb") as fh:
+        for line in fh:
+            if line.startswith(field.encode()):
+                return int(line.split()[1])
+    return 0
+
+
+def _cpu_s() -> float:
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    return ru.ru_utime + ru.ru_stime
+
+
+# hard limits are fixed for the worker's life (set at spawn), so read them once
+_HARD: dict[int, int] = {}
+
+
+def _soft(which: int, value: int) -> None:
+    hard = _HARD.get(which)
+    if hard is None:
+        hard = _HARD[which] = resource.getrlimit(which)[1]
+    if hard != resource.RLIM_INFINITY:
+        value = min(value, hard)
+    resource.setrlimit(which, (value, hard))
+
+
+# memory limits go back up between calls so reading the next request never fails
+_RESTORED = (resource.RLIMIT_DATA, resource.RLIMIT_AS)
+
+
+def serve(fd: int, handlers: dict[str, Callable[[dict], dict] | str],
+          tool_env: dict[str, dict[str, str]]) -> None:
+    """Serve calls on ``fd`` until EOF, then return (the caller exits the process).
+
+    :param handlers: tool name → ``handle`` function, or an error string when
+        the handler module failed to import.
+    :param tool_env: tool name → environment variables set for its calls.
+    """
+    me = os.getpid()
+    base_data = _status_kb("VmData") * 1024
+    base_as = _status_kb("VmSize") * 1024
+    current = {"id": None}
+
+    def on_cpu_limit(signum: int, frame: Any) -> None:
+        # Runs between bytecodes in the main thread; reply and leave so the
+        # handler cannot catch it.
+        if os.getpid() == me and current["id"] is not None:
+            try:
+                frames.write_all(fd, frames.encode({"id": current["id"], "ok": False, "code": "TOOL_TIMEOUT",
+                                                    "message": "CPU budget exhausted", "fatal": True}))
+            except OSError:
+                pass
+        os._exit(EXIT_TIMEOUT)
+
+    signal.signal(signal.SIGPROF, on_cpu_limit)
+    signal.signal(signal.SIGXCPU, on_cpu_limit)
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    gc.collect()
+    gc.freeze()  # keep the preloaded heap out of future collections
+
+    while True:
+        try:
+            req = frames.read_frame(fd, MAX_REQUEST_BYTES)
+        except (EOFError, frames.FrameError, OSError):
+            return
+        reply = _call(req, handlers, tool_env, base_data, base_as, current)
+        if os.getpid() != me:  # a child forked by the handler must never answer
+            os._exit(0)
+        try:
+            frames.write_all(fd, reply)
+        except OSError:
+            return
+        if current.get("fatal"):
+            os._exit(EXIT_OOM if current["fatal"] == "TOOL_OOM" else 0)
+
+
+def _call(req: Any, handlers: dict, tool_env: dict, base_data: int, base_as: int,
+          current: dict) -> bytes:
+    rid = req.get("id") if isinstance(req, dict) else None
+    current["fatal"] = None
+    try:
+        tool = req["tool"]
+        lim = req["limits"]
+        arguments = req["input"]
+    except (KeyError, TypeError):
+        return frames.encode({"id": rid, "ok": False, "code": "INTERNAL", "message": "malformed request", "fatal": False})
+    handler = handlers.get(tool)
+    if not callable(handler):
+        return frames.encode({"id": rid, "ok": False, "code": "TOOL_UNHEALTHY",
+                              "message": handler or f"no handler for {tool!r}", "fatal": False})
+    env = {**tool_env.get(tool, {}), **(req.get("env") or {})}
+    saved = {key: os.environ.get(key) for key in env}
+    os.environ.update(env)
+    cpu0 = _cpu_s()
+    cpu_budget_s = lim["cpu_ms"] / 1000.0
+    _soft(resource.RLIMIT_DATA, base_data + lim["memory_mb"] * MIB)
+    _soft(resource.RLIMIT_AS, base_as + lim["memory_mb"] * MIB + AS_SLACK_BYTES)
+    _soft(resource.RLIMIT_NOFILE, BASE_FDS + lim["max_open_files"])
+    _soft(resource.RLIMIT_FSIZE, lim["max_file_bytes"])
+    _soft(resource.RLIMIT_NPROC, lim["max_processes"])
+    _soft(resource.RLIMIT_CPU, math.ceil(cpu0 + cpu_budget_s) + 1)
+    current["id"] = rid
+    signal.setitimer(signal.ITIMER_PROF, cpu_budget_s)
+    body: bytes | None = None
+    reply: dict | None = None
+    oom = {"id": rid, "ok": False, "code": "TOOL_OOM", "fatal": True,
+           "message": f"memory budget of {lim['memory_mb']} MiB exhausted"}
+    try:
+        output = handler(arguments)
+    except MemoryError:
+        reply = oom
+    except BaseException as exc:  # the handler's fault, whatever it is (SystemExit included)
+        reply = _raised(rid, exc)
+    else:
+        if not isinstance(output, dict):
+            reply = {"id": rid, "ok": False, "code": "OUTPUT_INVALID", "fatal": False,
+                     "message": f"handler returned {type(output).__name__}, not an object"}
+        else:
+            try:  # serialising is part of the call's budget
+                body = json.dumps({"id": rid, "ok": True, "output": output}, ensure_ascii=False,
+                                  separators=(",", ":")).encode("utf-8")
+            except MemoryError:
+                reply = oom
+            except (TypeError, ValueError) as exc:
+                reply = {"id": rid, "ok": False, "code": "OUTPUT_INVALID", "fatal": False,
+                         "message": f"output is not JSON: {exc}"}
+        output = None
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        current["id"] = None
+    for which in _RESTORED:
+        resource.setrlimit(which, (_HARD[which], _HARD[which]))
+    for key, old in saved.items():
+        if old is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = old
+    if body is not None and len(body) > lim["max_output_bytes"]:
+        body = None
+        reply = {"id": rid, "ok": False, "code": "OUTPUT_INVALID", "fatal": False,
+                 "message": f"output exceeds max_output_bytes ({lim['max_output_bytes']})"}
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    cpu_ms = round((ru.ru_utime + ru.ru_stime - cpu0) * 1000, 3)
+    rss_kb = ru.ru_maxrss  # peak, in KiB on Linux: growth of the peak retires the worker
+    if body is not None:
+        return _with_stats(body, cpu_ms, rss_kb)
+    assert reply is not None
+    current["fatal"] = reply["code"] if reply.get("fatal") else None
+    reply.update(cpu_ms=cpu_ms, rss_kb=rss_kb)
+    return frames.encode(reply)
+
+
+def _with_stats(body: bytes, cpu_ms: float, rss_kb: int) -> bytes:
+    # splice the stats into the already-serialised object instead of re-encoding the output
+    body = body[:-1] + b',"cpu_ms":%s,"rss_kb":%d}' % (repr(cpu_ms).encode(), rss_kb)
+    return frames.HEADER.pack(len(body)) + body
+
+
+def _raised(rid: Any, exc: BaseException) -> dict:
+    code = getattr(exc, "code", None)
+    tb = traceback.extract_tb(exc.__traceback__)
+    where = f"{os.path.basename(tb[-1].filename)}:{tb[-1].lineno}" if tb else ""
+    return {"id": rid, "ok": False, "code": "RAISED", "fatal": False,
+            "error_code": code if isinstance(code, str) else None,
+            "retryable": bool(getattr(exc, "retryable", False)),
+            "exception": type(exc).__name__, "where": where, "message": str(exc)[:500]}
+
