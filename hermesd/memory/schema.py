@@ -118,6 +118,11 @@ CREATE TABLE audit (
 );
 CREATE INDEX audit_at ON audit (at_ms);
 
+CREATE TABLE projects (
+    project TEXT PRIMARY KEY,
+    closed_ms INTEGER
+);
+
 CREATE TABLE forgotten (
     anchor TEXT NOT NULL,
     uid INTEGER,

@@ -67,16 +67,14 @@ class L2Settings(Section):
 class DecaySettings(Section):
     """Decay per memory class (DESIGN.md, Memory Control Protocol).
 
-    :param interval_s: period of the decay job; also one Bloom generation's window,
-        so a scratch slot untouched for a whole window is demoted.
-    :param scratch_demote_s: session scratch leaves L1 for L2 after this idle time.
+    :param window_s: period of the decay job and of one Bloom generation: session
+        scratch untouched for a whole window (default 2 h) is demoted from L1 to L2.
     :param project_keep_s: project items are deleted this long after their project closes.
     :param person_verify_s: person anchors are re-checked against the directory this often.
     :param retrieval_decay_per_hour: λ in ``score = raw · e^(−λ·hours)``.
     """
 
-    interval_s: float = Field(7200.0, gt=0)
-    scratch_demote_s: float = Field(7200.0, gt=0)
+    window_s: float = Field(7200.0, gt=0)
     project_keep_s: float = Field(30 * 86400.0, ge=0)
     person_verify_s: float = Field(90 * 86400.0, gt=0)
     retrieval_decay_per_hour: float = Field(0.001, ge=0)

@@ -1,0 +1,374 @@
+"""The Memory Control Protocol core: capture → compress → L1/L2, promote/demote, decay, retrieval, forget.
+
+Ties :class:`~.l1.L1Cache`, :class:`~.doorkeeper.Doorkeeper` and
+:class:`~.l2.L2Store` together. Writes are copy-on-write with versions: a put
+lands in L1 at once (L1 is always the newest copy) and in L2 within one batch;
+``durable=True`` awaits that batch's COMMIT. Every capture, compress, promote,
+demote, decay and forget writes one audit row and one log line
+``[MCP] ACTION=… SOURCE=… TARGET=… SIZE_BEFORE=… SIZE_AFTER=…``.
+
+Retrieval ranks with time decay ``score = raw · e^(−λ·hours)``, λ = 0.001/h
+(the reference design's rule), where ``raw`` counts the query terms and filters
+an item matched plus 1 for an exact key (object id or anchor equal to the query).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import time
+from datetime import timezone, tzinfo
+from typing import Any, Awaitable, Callable
+
+import orjson
+
+from . import records
+from .compress import capture_reason, compress
+from .doorkeeper import Doorkeeper
+from .l1 import Key, L1Cache, Slot
+from .l2 import L2Store
+from .settings import MemorySettings
+
+__all__ = ["MemoryCore", "wall_ms"]
+
+log = logging.getLogger("hermesd.memory")
+
+#: ``verifier(cutoff_ms)`` re-checks person anchors verified before ``cutoff_ms``;
+#: returns ``[(anchor_id, "verified" | "stale")]``.
+Verifier = Callable[[int], Awaitable[list[tuple[str, str]]]]
+
+
+def wall_ms() -> int:
+    """Wall-clock time in integer milliseconds since the Unix epoch."""
+    return time.time_ns() // 1_000_000
+
+
+def _key_str(key: Key) -> str:
+    return f"{key[0]}\x1f{key[1]}\x1f{key[2]}"
+
+
+def _nbytes(obj: Any) -> int:
+    return len(orjson.dumps(obj))
+
+
+class MemoryCore:
+    """The memory stack of one daemon.
+
+    :param settings: the ``memory:`` section.
+    :param l2: an opened :class:`L2Store`.
+    :param clock: monotonic seconds (L1 TTL); injected by tests.
+    :param now_ms: wall-clock ms (stored times, retrieval decay); injected by tests.
+    :param tz: zone the summaries render times in.
+    :param verifier: re-verifies person anchors during decay (from the anchor graph).
+    """
+
+    def __init__(self, settings: MemorySettings, l2: L2Store, *, clock: Callable[[], float] = time.monotonic,
+                 now_ms: Callable[[], int] = wall_ms, tz: tzinfo = timezone.utc,
+                 verifier: Verifier | None = None) -> None:
+        self.settings = settings
+        self.l1 = L1Cache(settings.l1.max_bytes, settings.l1.max_entries, settings.l1.ttl_s, clock)
+        self.doorkeeper = Doorkeeper(settings.l1.bloom_capacity, settings.l1.bloom_error_rate)
+        self.l2 = l2
+        self.now_ms = now_ms
+        self.tz = tz
+        self.verifier = verifier
+        self.promotions = self.demotions = 0
+        self.decay_last_run_s = 0.0
+        self._version = 0
+
+    async def start(self) -> None:
+        """Seed the version counter from L2 so versions stay monotonic across restarts."""
+        self._version = max(await self.l2.aread(records.max_version), self.now_ms())
+
+    def _next_version(self) -> int:
+        self._version = max(self._version + 1, self.now_ms())
+        return self._version
+
+    # -- audit --------------------------------------------------------------
+
+    def audit(self, action: str, source: str, target: str, size_before: int, size_after: int, *,
+              uid: int | None = None, subject: str = "", detail: str = "") -> None:
+        """Write one audit row (next L2 batch) and one ``[MCP]`` log line."""
+        log.info("[MCP] ACTION=%s SOURCE=%s TARGET=%s SIZE_BEFORE=%d SIZE_AFTER=%d",
+                 action, source, target, size_before, size_after,
+                 extra={"kv": {"uid": uid, "subject": subject, "detail": detail}})
+        self.l2.write(records.insert_audit, {
+            "at_ms": self.now_ms(), "action": action, "source": source, "target": target,
+            "size_before": size_before, "size_after": size_after, "uid": uid, "subject": subject, "detail": detail})
+
+    # -- slots --------------------------------------------------------------
+
+    def get_hot(self, uid: int, session_id: str, anchor: str) -> Slot | None:
+        """L1 only: the live slot (recorded in the Bloom window), or None. Never blocks."""
+        key = (uid, session_id, anchor)
+        slot = self.l1.get(key)
+        if slot is not None:
+            self.doorkeeper.touch(_key_str(key))
+        return slot
+
+    async def get(self, uid: int, session_id: str, anchor: str) -> dict[str, Any] | None:
+        """The slot ``(uid, session_id, anchor)`` from L1, else L2 (promoted on its second touch).
+
+        :return: ``{session_id, anchor, data, version, memory_class, created_ms, tier}`` or None.
+        """
+        slot = self.get_hot(uid, session_id, anchor)
+        if slot is not None:
+            return self._view(slot, "l1")
+        row = await self.l2.aread(records.get_summary, uid, session_id, anchor)
+        if row is None:
+            return None
+        self._maybe_promote(row)
+        return self._row_view(row)
+
+    def _maybe_promote(self, row: dict[str, Any]) -> bool:
+        key = (row["uid"], row["session_id"], row["anchor"])
+        seen = self.doorkeeper.touch(_key_str(key))
+        if self.settings.l1.doorkeeper and not seen:
+            return False
+        if self.l1.peek(key) is not None:
+            return False
+        slot = self.l1.put(key, row["data"], version=row["version"], memory_class=row["memory_class"],
+                           created_ms=row["created_ms"], access_count=row["access_count"])
+        if slot is not None:
+            self.promotions += 1
+            self.audit("promote", row["session_id"], "memory_l1", row["size_after"], slot.size,
+                       uid=row["uid"], subject=row["anchor"])
+        return slot is not None
+
+    async def put(self, uid: int, session_id: str, anchor: str, data: dict[str, Any], *,
+                  memory_class: str = "scratch", project: str | None = None, ttl_s: float | None = None,
+                  summary: str = "", keywords: str = "", entities: dict[str, Any] | None = None,
+                  actions: list[str] | None = None, size_before: int | None = None,
+                  durable: bool = False) -> dict[str, Any]:
+        """Write a slot: L1 now, L2 in the next batch (awaited when ``durable``).
+
+        :return: the slot view (``tier`` is ``l1``, or ``l2`` when too large for L1).
+        """
+        key = (uid, session_id, anchor)
+        version = self._next_version()
+        now = self.now_ms()
+        old = self.l1.peek(key)
+        created = old.created_ms if old else now
+        slot = self.l1.put(key, data, version=version, memory_class=memory_class, created_ms=created, ttl_s=ttl_s)
+        self.doorkeeper.touch(_key_str(key))
+        size_after = _nbytes(data)
+        fut = self.l2.write(records.upsert_summary, {
+            "uid": uid, "session_id": session_id, "anchor": anchor, "version": version,
+            "memory_class": memory_class, "project": project,
+            "summary": summary or f"{anchor} {orjson.dumps(data).decode()}",
+            "keywords": keywords or " ".join(str(v) for v in data.values() if isinstance(v, (str, int, float))),
+            "entities": entities or {}, "actions": actions or [], "data": data,
+            "size_before": size_after if size_before is None else size_before, "size_after": size_after,
+            "access_count": slot.access_count if slot else 0, "created_ms": created, "updated_ms": now})
+        if durable:
+            await asyncio.wrap_future(fut)
+        if slot is not None:
+            return self._view(slot, "l1")
+        return {"session_id": session_id, "anchor": anchor, "data": data, "version": version,
+                "memory_class": memory_class, "created_ms": created, "tier": "l2"}
+
+    # -- capture ------------------------------------------------------------
+
+    async def capture(self, uid: int, session_id: str, turn: dict[str, Any], *, at_ms: int | None = None,
+                      memory_class: str = "scratch", project: str | None = None,
+                      durable: bool = False) -> dict[str, Any] | None:
+        """Capture a turn if it carries an entity, a memory verb or a tool result; else None.
+
+        :param turn: ``{text?, entities?: [{type, value, anchor?}], intent?, tool_result?:
+            {action, object, object_kind, target_anchor, status, actor?}}``.
+        :return: ``{"slot": view, "event_id": int | None, "reason": str}``.
+
+        A tool result is also appended to ``events`` (actor, action, object, kind,
+        target anchor, at), which is what "what did I send 张工 last Wednesday?" searches.
+        """
+        reason = capture_reason(turn)
+        if reason is None:
+            return None
+        at = self.now_ms() if at_ms is None else at_ms
+        size_raw = _nbytes(turn)
+        self.audit("capture", session_id, "memory", size_raw, size_raw, uid=uid, detail=reason)
+        c = compress(turn, uid=uid, at_ms=at, tz=self.tz)
+        body = c.as_dict()
+        size_c = _nbytes(body)
+        event_fut = None
+        event_id = None
+        tr = turn.get("tool_result")
+        if isinstance(tr, dict):
+            event_fut = self.l2.write(records.insert_event, self.event_row(
+                uid, session_id, actor=str(tr.get("actor") or f"user:{uid}"), action=c.actions[0],
+                object=str(tr.get("object", "")), object_kind=str(tr.get("object_kind", "")),
+                target_anchor=str(tr.get("target_anchor", "")), at_ms=at, payload=tr))
+        view = await self.put(uid, session_id, c.anchor, body, memory_class=memory_class, project=project,
+                              summary=c.summary, keywords=c.keywords, entities=c.entities, actions=c.actions,
+                              size_before=size_raw, durable=durable)
+        self.audit("compress", session_id, "memory_l1" if view["tier"] == "l1" else "memory_l2", size_raw, size_c,
+                   uid=uid, subject=c.anchor)
+        if event_fut is not None:
+            event_id = await asyncio.wrap_future(event_fut) if durable else None
+        return {"slot": view, "event_id": event_id, "reason": reason}
+
+    def event_row(self, uid: int, session_id: str, *, actor: str, action: str, object: str = "",
+                  object_kind: str = "", target_anchor: str = "", at_ms: int,
+                  payload: dict[str, Any] | None = None) -> dict[str, Any]:
+        """An ``events`` row for :func:`records.insert_event` (text = the searchable words)."""
+        text = " ".join(x for x in (action, object_kind, object, target_anchor, actor) if x)
+        return {"uid": uid, "session_id": session_id, "actor": actor, "action": action, "object": object,
+                "object_kind": object_kind, "target_anchor": target_anchor, "at_ms": at_ms,
+                "payload": payload or {}, "text": text, "created_ms": self.now_ms()}
+
+    async def record_event(self, uid: int, session_id: str, *, durable: bool = False, **fields: Any) -> int | None:
+        """Append one event (see :meth:`event_row`); returns its id when ``durable``."""
+        fut = self.l2.write(records.insert_event, self.event_row(uid, session_id, **fields))
+        return await asyncio.wrap_future(fut) if durable else None
+
+    # -- retrieval ------------------------------------------------------------
+
+    async def search(self, uid: int | None, *, query: str | None = None, anchors: list[str] | None = None,
+                     action: str | None = None, kind: str | None = None, since_ms: int | None = None,
+                     until_ms: int | None = None, k: int = 3, session_id: str | None = None) -> list[dict[str, Any]]:
+        """Structured filters first, then keywords, ranked by ``raw · e^(−λ·hours)``; top ``k``.
+
+        :param uid: restrict to this user's memories (None = every user, admin only).
+        :param query: whitespace-separated terms that must all occur (≥ 3 chars use FTS5 trigram).
+        :param since_ms: inclusive lower bound; :param until_ms: exclusive upper bound.
+        :return: items ``{"type": "event"|"memory", "score", ...row}``, best first.
+
+        Memory rows read here go through the doorkeeper, so one bulk search promotes nothing.
+        """
+        tokens = (query or "").split()
+        anchors = list(anchors or [])
+        limit = max(k * 10, 50)
+        f = dict(uid=uid, tokens=tokens, anchors=anchors, action=action, kind=kind,
+                 since_ms=since_ms, until_ms=until_ms, limit=limit)
+
+        def both(conn: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+            ev = [] if session_id is not None else records.search_events(conn, **f)
+            return ev, records.search_summaries(conn, session_id=session_id, **f)
+
+        events, sums = await self.l2.aread(both)
+        now = self.now_ms()
+        lam = self.settings.decay.retrieval_decay_per_hour
+        base = float(max(1, len(tokens) + bool(anchors) + bool(action) + bool(kind)))
+        out: list[dict[str, Any]] = []
+        q = (query or "").strip()
+        for e in events:
+            raw = base + (1.0 if q and q in (e["object"], e["target_anchor"]) else 0.0)
+            out.append({"type": "event", "score": raw * math.exp(-lam * max(0.0, (now - e["at_ms"]) / 3.6e6)), **e})
+        for s in sums:
+            raw = base + (1.0 if q and q == s["anchor"] else 0.0)
+            newer = self.l1.peek((s["uid"], s["session_id"], s["anchor"]))
+            if newer is not None and newer.version > s["version"]:
+                s["data"], s["version"] = newer.data, newer.version
+            out.append({"type": "memory", "score": raw * math.exp(-lam * max(0.0, (now - s["updated_ms"]) / 3.6e6)),
+                        **s})
+        out.sort(key=lambda r: (-r["score"], r["type"]))
+        top = out[:k]
+        for r in top:
+            if r["type"] == "memory":
+                self._maybe_promote(r)
+        return top
+
+    # -- forget and decay ---------------------------------------------------------
+
+    async def forget(self, anchor: str, uid: int | None) -> dict[str, int]:
+        """Erase ``anchor`` everywhere: L1 slots, L2 slots and events, and mark it for L3.
+
+        :return: ``{"l1": n, "summaries": n, "events": n}``. Awaits durability.
+        """
+        n_l1 = 0
+        for key, slot in self.l1.items():
+            if key[2] == anchor and (uid is None or key[0] == uid):
+                self.l1.pop(key)
+                n_l1 += slot.size
+        counts = await self.l2.awrite(records.delete_anchor_memories, anchor, uid, self.now_ms())
+        self.audit("forget", anchor, "memory_l1,memory_l2,memory_l3", n_l1, 0, uid=uid, subject=anchor,
+                   detail=f"summaries={counts['summaries']} events={counts['events']}")
+        return {"l1_bytes": n_l1, **counts}
+
+    async def close_project(self, project: str, closed_ms: int | None = None) -> None:
+        """Mark a project closed (its project-class memories are deleted ``project_keep_s`` later)."""
+        await self.l2.awrite(records.close_project, project, self.now_ms() if closed_ms is None else closed_ms)
+
+    async def decay(self) -> dict[str, int]:
+        """One decay run; the service calls it every ``decay.window_s``.
+
+        1. rotate the Bloom generations (the window that just ended becomes "previous");
+        2. demote scratch slots neither generation saw — untouched for the whole window
+           that just ended, i.e. idle ≥ ``window_s`` (2 h) — from L1 to L2 (L2 already
+           holds them: write-through), and drop expired slots;
+        3. delete project-class memories whose project closed more than ``project_keep_s`` ago;
+        4. re-verify person anchors not verified for ``person_verify_s`` (through ``verifier``).
+        Exports ``hermes_mcp_decay_last_run_timestamp_seconds``.
+        """
+        d = self.settings.decay
+        self.doorkeeper.rotate()
+        demoted = expired = 0
+        now = self.now_ms()
+        clock_now = self.l1.clock()
+        for key, slot in self.l1.items():
+            if clock_now >= slot.expires_at:
+                self.l1.pop(key)
+                expired += 1
+                continue
+            if slot.memory_class != "scratch" or self.doorkeeper.seen(_key_str(key)):
+                continue
+            self.l1.pop(key)
+            self.l2.write(_touch_access, key, slot.version, slot.access_count, now)
+            demoted += 1
+            self.demotions += 1
+            self.audit("demote", key[1], "memory_l2", slot.size, _nbytes(slot.data), uid=key[0], subject=key[2])
+        gone = await self.l2.awrite(records.delete_closed_projects, now - int(d.project_keep_s * 1000))
+        for r in gone:
+            self.l1.pop((r["uid"], r["session_id"], r["anchor"]))
+            self.audit("decay", r["session_id"], "deleted", r["size_after"], 0, uid=r["uid"], subject=r["anchor"],
+                       detail=f"project={r['project']}")
+        verified = 0
+        if self.verifier is not None:
+            for anchor_id, outcome in await self.verifier(now - int(d.person_verify_s * 1000)):
+                verified += 1
+                self.audit("decay", anchor_id, "anchors", 0, 0, subject=anchor_id, detail=outcome)
+        self.decay_last_run_s = now / 1000.0
+        log.info("decay run", extra={"kv": {"demoted": demoted, "expired": expired, "deleted": len(gone),
+                                            "verified": verified}})
+        return {"demoted": demoted, "expired": expired, "deleted": len(gone), "verified": verified}
+
+    # -- views and metrics ----------------------------------------------------------
+
+    @staticmethod
+    def _view(slot: Slot, tier: str) -> dict[str, Any]:
+        return {"session_id": slot.key[1], "anchor": slot.key[2], "data": slot.data, "version": slot.version,
+                "memory_class": slot.memory_class, "created_ms": slot.created_ms, "tier": tier}
+
+    @staticmethod
+    def _row_view(row: dict[str, Any]) -> dict[str, Any]:
+        return {"session_id": row["session_id"], "anchor": row["anchor"], "data": row["data"],
+                "version": row["version"], "memory_class": row["memory_class"], "created_ms": row["created_ms"],
+                "tier": "l2"}
+
+    def metrics_text(self) -> str:
+        """Prometheus exposition lines for the memory stack."""
+        l1 = self.l1
+        lines = [
+            "# TYPE hermes_mcp_l1_hit_ratio gauge", f"hermes_mcp_l1_hit_ratio {l1.hit_ratio():.6f}",
+            "# TYPE hermes_mcp_l1_hits_total counter", f"hermes_mcp_l1_hits_total {l1.hits}",
+            "# TYPE hermes_mcp_l1_misses_total counter", f"hermes_mcp_l1_misses_total {l1.misses}",
+            "# TYPE hermes_mcp_l1_evictions_total counter", f"hermes_mcp_l1_evictions_total {l1.evictions}",
+            "# TYPE hermes_mcp_l1_promotions_total counter", f"hermes_mcp_l1_promotions_total {self.promotions}",
+            "# TYPE hermes_mcp_l1_demotions_total counter", f"hermes_mcp_l1_demotions_total {self.demotions}",
+            "# TYPE hermes_mcp_l1_bytes gauge", f"hermes_mcp_l1_bytes {l1.bytes}",
+            "# TYPE hermes_mcp_l1_entries gauge", f"hermes_mcp_l1_entries {len(l1)}",
+            "# TYPE hermes_mcp_l2_commits_total counter", f"hermes_mcp_l2_commits_total {self.l2.commits}",
+            "# TYPE hermes_mcp_l2_failed_commits_total counter",
+            f"hermes_mcp_l2_failed_commits_total {self.l2.failed_commits}",
+            "# TYPE hermes_mcp_decay_last_run_timestamp_seconds gauge",
+            f"hermes_mcp_decay_last_run_timestamp_seconds {self.decay_last_run_s:.3f}",
+        ]
+        return "\n".join(lines) + "\n"
+
+
+def _touch_access(conn: Any, key: Key, version: int, access_count: int, now_ms: int) -> None:
+    # L2 already holds the slot (write-through); carry L1's access count down with it.
+    conn.execute("UPDATE summaries SET access_count=max(access_count, ?) "
+                 "WHERE uid=? AND session_id=? AND anchor=? AND version<=?",
+                 (access_count, key[0], key[1], key[2], version))

@@ -1,0 +1,108 @@
+"""L1: TTL on the monotonic clock with an exact boundary, byte/entry bounds, versions, races."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from hermesd.memory.l1 import L1Cache, slot_size
+
+from memory_helpers import FakeClock
+
+KEY = (1000, "s1", "person:sales/zhang")
+
+
+def test_ttl_boundary_is_exact(clock: FakeClock) -> None:
+    l1 = L1Cache(1 << 20, 100, ttl_s=60.0, clock=clock)
+    l1.put(KEY, {"phone": "1"}, version=1)
+    clock.advance(59.999)
+    assert l1.get(KEY) is not None
+    clock.advance(0.001)  # exactly t + 60 s
+    assert l1.get(KEY) is None
+    assert l1.expirations == 1 and l1.hits == 1 and l1.misses == 1
+
+
+def test_per_slot_ttl_overrides_default(clock: FakeClock) -> None:
+    l1 = L1Cache(1 << 20, 100, ttl_s=60.0, clock=clock)
+    l1.put(KEY, {"a": 1}, version=1, ttl_s=5.0)
+    clock.advance(4.999)
+    assert KEY in l1
+    clock.advance(0.001)
+    assert KEY not in l1
+
+
+def test_wall_clock_jump_neither_expires_nor_revives(monkeypatch) -> None:
+    # the default clock is time.monotonic; move time.time far both ways
+    l1 = L1Cache(1 << 20, 100, ttl_s=60.0)
+    l1.put(KEY, {"a": 1}, version=1)
+    short = (1, "s", "short")
+    l1.put(short, {"b": 2}, version=1, ttl_s=0.02)
+    real_time = time.time
+    monkeypatch.setattr(time, "time", lambda: real_time() + 10 * 86400)
+    assert l1.get(KEY) is not None  # a jump forward does not expire
+    time.sleep(0.03)
+    monkeypatch.setattr(time, "time", lambda: real_time() - 10 * 86400)
+    assert l1.get(short) is None  # a jump back does not revive
+    assert l1.get(KEY) is not None
+
+
+def test_entry_bound_evicts_least_recently_used(clock: FakeClock) -> None:
+    l1 = L1Cache(1 << 20, 3, ttl_s=60.0, clock=clock)
+    for i in range(3):
+        l1.put((1, "s", f"a{i}"), {"i": i}, version=1)
+    l1.get((1, "s", "a0"))  # a0 becomes most recent; a1 is now the LRU
+    l1.put((1, "s", "a3"), {"i": 3}, version=1)
+    assert (1, "s", "a1") not in l1
+    assert all((1, "s", f"a{i}") in l1 for i in (0, 2, 3))
+    assert l1.evictions == 1
+
+
+def test_byte_bound_holds(clock: FakeClock) -> None:
+    one = slot_size((1, "s", "a00"), {"v": "x" * 1000})
+    l1 = L1Cache(one * 5, 1000, ttl_s=60.0, clock=clock)
+    for i in range(20):
+        l1.put((1, "s", f"a{i:02d}"), {"v": "x" * 1000}, version=1)
+        assert l1.bytes <= l1.max_bytes
+    assert len(l1) == 5 and l1.evictions == 15
+    assert l1.put((1, "s", "huge"), {"v": "x" * one * 6}, version=1) is None
+
+
+def test_older_version_never_replaces_newer(clock: FakeClock) -> None:
+    l1 = L1Cache(1 << 20, 100, ttl_s=60.0, clock=clock)
+    l1.put(KEY, {"phone": "new"}, version=5)
+    assert l1.put(KEY, {"phone": "old"}, version=4) is None
+    assert l1.get(KEY).data == {"phone": "new"}
+    l1.put(KEY, {"phone": "newer"}, version=6)
+    assert l1.get(KEY).data == {"phone": "newer"}
+    assert l1.bytes == slot_size(KEY, {"phone": "newer"})
+
+
+def test_get_racing_expiry_and_eviction_never_raises() -> None:
+    l1 = L1Cache(64 * 1024, 50, ttl_s=0.0005)
+    stop = threading.Event()
+    errors: list[BaseException] = []
+
+    def writer() -> None:
+        i = 0
+        while not stop.is_set():
+            l1.put((1, "s", f"k{i % 80}"), {"i": i}, version=i)
+            i += 1
+
+    def reader() -> None:
+        try:
+            while not stop.is_set():
+                for j in range(80):
+                    slot = l1.get((1, "s", f"k{j}"))
+                    assert slot is None or slot.key == (1, "s", f"k{j}")
+        except BaseException as exc:  # noqa: BLE001 — the assertion is "nothing escapes"
+            errors.append(exc)
+
+    threads = [threading.Thread(target=writer), threading.Thread(target=reader), threading.Thread(target=reader)]
+    for t in threads:
+        t.start()
+    time.sleep(0.3)
+    stop.set()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert l1.hits + l1.misses > 0
