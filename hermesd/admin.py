@@ -1,9 +1,14 @@
-"""``admin.*`` methods: ping, status, metrics, reload (admin role only)."""
+"""``admin.*`` methods (ping, status, metrics, reload) and the opt-in ``debug.*`` ones; admin role only."""
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import os
 import time
 from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from .protocol import CallContext, Method
 
@@ -11,7 +16,9 @@ if TYPE_CHECKING:
     from .daemon import Daemon
     from .server import Server
 
-__all__ = ["AdminMethods"]
+__all__ = ["AdminMethods", "DebugMethods"]
+
+log = logging.getLogger("hermesd.admin")
 
 _ADMIN = frozenset({"admin"})
 
@@ -44,3 +51,47 @@ class AdminMethods:
     async def reload(self, params: Any, ctx: CallContext) -> dict[str, Any]:
         """Same as SIGHUP: ``{"ok", "config", "problems"}``."""
         return await self.daemon.reload("admin.reload")
+
+
+class EchoParams(BaseModel):
+    """``debug.echo`` params: what to send back, after how long."""
+
+    model_config = ConfigDict(extra="allow")
+    text: str = Field("", max_length=65536)
+    delay_ms: int = Field(0, ge=0, le=60_000)
+
+
+class BlockParams(BaseModel):
+    """``debug.block`` params: how long to block the event loop."""
+
+    model_config = ConfigDict(extra="forbid")
+    ms: int = Field(ge=0, le=30_000)
+
+
+class DebugMethods:
+    """Diagnostic methods, registered only when ``server.debug_methods`` is true (admin only).
+
+    ``debug.echo`` returns its params after ``delay_ms`` (a slow request on demand);
+    ``debug.block`` blocks the event loop for ``ms`` — what a stuck handler would
+    do — so a technician can watch systemd's watchdog fire.
+    """
+
+    def register(self, server: "Server") -> None:
+        server.add_method(Method("debug.echo", self.echo, _ADMIN, EchoParams))
+        server.add_method(Method("debug.block", self.block, _ADMIN, BlockParams))
+
+    @staticmethod
+    async def echo(params: EchoParams, ctx: CallContext) -> dict[str, Any]:
+        """``{"text", "extra", "pid"}`` after ``delay_ms``; extra params are logged (secrets redacted)."""
+        extra = dict(params.model_extra or {})
+        log.info("debug.echo", extra={"kv": {"chars": len(params.text), "delay_ms": params.delay_ms, "params": extra}})
+        if params.delay_ms:
+            await asyncio.sleep(params.delay_ms / 1000)
+        return {"text": params.text, "extra": extra, "pid": os.getpid()}
+
+    @staticmethod
+    def block(params: BlockParams, ctx: CallContext) -> dict[str, Any]:
+        """Block the loop for ``ms`` milliseconds (runs inline on purpose)."""
+        log.warning("debug.block", extra={"kv": {"ms": params.ms}})
+        time.sleep(params.ms / 1000)
+        return {"blocked_ms": params.ms}

@@ -85,16 +85,21 @@ class ServerSettings(Section):
     #: reading that connection (TCP-style backpressure), so a flood slows only its sender.
     max_inflight_per_connection: int = Field(64, ge=1, le=4096)
     shutdown_grace_s: float = Field(10.0, ge=0, le=300)
+    #: ``debug.echo`` and ``debug.block`` (admin only) for diagnosing a device; off in production.
+    debug_methods: bool = False
 
     @field_validator("socket_mode", mode="before")
     @classmethod
     def _octal(cls, v: Any) -> Any:
-        # "0o660", "0660" and "660" all mean octal; YAML 1.1 reads a bare 0660 as octal too
-        if isinstance(v, str) and v.strip().lstrip("0o").isdigit():
+        # "0o660", "0660" and "660" all mean octal (YAML 1.1 reads a bare 0660 as octal too);
+        # a bare 660 that only makes sense as octal (> 0o777, octal digits) is read as octal
+        if isinstance(v, str) and v.strip().removeprefix("0o").isdigit():
             try:
                 return int(v.strip().removeprefix("0o"), 8)
             except ValueError:
                 return v
+        if isinstance(v, int) and v > 0o777 and set(str(v)) <= set("01234567"):
+            return int(str(v), 8)
         return v
 
 

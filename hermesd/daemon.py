@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Callable
 
 from . import __version__
-from .admin import AdminMethods
+from .admin import AdminMethods, DebugMethods
 from .config import ConfigError, HermesConfig, digest, resolve_socket_path, resolve_state_dir
 from .logging import setup as setup_logging
 from .metrics import Gauge, Registry
@@ -105,6 +105,8 @@ class Daemon:
                 log.info("subsystem.started", extra={"kv": {"name": sub.name,
                                                              "duration_ms": (time.perf_counter() - t0) * 1000}})
             AdminMethods(self).register(self.server)
+            if self.cfg.server.debug_methods:
+                DebugMethods().register(self.server)
             for sub in self.subsystems:
                 for m in sub.methods():
                     self.server.add_method(m)

@@ -1,0 +1,118 @@
+"""Layered config: defaults < /etc < --config < HERMESD_* < command line; every error at once, exit 78."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO, clean_env
+from hermesd import config as cfgmod
+from hermesd.config import ConfigError, load
+
+
+def test_shipped_file_matches_the_model_defaults():
+    shipped = load(env={}, etc=None)
+    bare = load(env={}, shipped=None, etc=None)
+    assert shipped == bare, "config/hermesd.yaml and the pydantic defaults disagree"
+
+
+def test_layers_later_wins(tmp_path):
+    etc = tmp_path / "etc.yaml"
+    etc.write_text("server:\n  max_connections: 10\n  idle_timeout_s: 5\n")
+    user = tmp_path / "user.yaml"
+    user.write_text("server:\n  max_connections: 20\n")
+    c = load(user, env={"HERMESD_SERVER__IDLE_TIMEOUT_S": "7", "HERMESD_SOCKET": "/tmp/x.sock"}, etc=etc)
+    assert c.server.max_connections == 20 and c.server.idle_timeout_s == 7
+    assert c.paths.socket_path == Path("/tmp/x.sock")
+    c = load(user, env={"HERMESD_SERVER__MAX_CONNECTIONS": "30"}, etc=etc,
+             overrides={"paths.state_dir": "/tmp/st"})
+    assert c.server.max_connections == 30 and c.paths.state_dir == Path("/tmp/st")
+
+
+def test_hermesd_config_env_names_the_file(tmp_path):
+    f = tmp_path / "c.yaml"
+    f.write_text("logging:\n  level: debug\n")
+    assert load(env={"HERMESD_CONFIG": str(f)}, etc=None).logging.level == "debug"
+
+
+def test_every_error_is_listed_with_file_line_key_value_and_suggestion(tmp_path):
+    f = tmp_path / "bad.yaml"
+    f.write_text("server:\n  max_line_bytez: 100\n  max_connections: -5\nlogging:\n  level: loud\nrolez: {}\n")
+    with pytest.raises(ConfigError) as ei:
+        load(f, env={"HERMESD_SERVER__IDLE_TIMEOUT_S": "soon", "HERMESD_BOGUS": "1"}, etc=None)
+    text = str(ei.value)
+    probs = ei.value.problems
+    assert len(probs) == 6, text
+    assert f"{f}:2: server.max_line_bytez: unknown key; did you mean 'max_line_bytes'?" in text
+    assert f"{f}:3: server.max_connections: Input should be greater than or equal to 1 (got -5)" in text
+    assert f"{f}:5: logging.level: Input should be 'debug', 'info', 'warning' or 'error' (got 'loud')" in text
+    assert "rolez: unknown key; did you mean 'roles'?" in text
+    assert "env HERMESD_SERVER__IDLE_TIMEOUT_S: server.idle_timeout_s" in text and "'soon'" in text
+    assert "env HERMESD_BOGUS" in text
+
+
+def test_yaml_syntax_error_names_the_line(tmp_path):
+    f = tmp_path / "broken.yaml"
+    f.write_text("server:\n  max_connections: [1, 2\n")
+    with pytest.raises(ConfigError) as ei:
+        load(f, env={}, etc=None)
+    assert f"{f}:" in str(ei.value) and "invalid YAML" in str(ei.value)
+
+
+def test_missing_config_file_is_an_error(tmp_path):
+    with pytest.raises(ConfigError) as ei:
+        load(tmp_path / "nope.yaml", env={}, etc=None)
+    assert "cannot read" in str(ei.value)
+
+
+def test_socket_mode_accepts_octal_spellings():
+    for spelling in ("0660", "0o660", "660", 0o660):
+        assert load(env={"HERMESD_SERVER__SOCKET_MODE": str(spelling) if isinstance(spelling, str) else "432"},
+                    etc=None).server.socket_mode == 0o660
+
+
+def test_auto_paths_follow_systemd_then_cwd():
+    c = load(env={}, etc=None)
+    assert cfgmod.resolve_socket_path(c, {"RUNTIME_DIRECTORY": "/run/hermesd"}) == Path("/run/hermesd/hermesd.sock")
+    assert cfgmod.resolve_state_dir(c, {"STATE_DIRECTORY": "/var/lib/hermesd"}) == Path("/var/lib/hermesd")
+    assert cfgmod.resolve_socket_path(c, {}) == Path("var/hermesd.sock")
+    assert cfgmod.resolve_state_dir(c, {}) == Path("var/state")
+
+
+def _hermesd(*args: str, cwd: Path | None = None, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "hermesd", *args], capture_output=True, text=True,
+                          env=clean_env(**env), timeout=30, cwd=cwd)
+
+
+def test_check_config_cli(tmp_path):
+    ok = _hermesd("check-config")
+    assert ok.returncode == 0 and "config ok" in ok.stdout
+    f = tmp_path / "bad.yaml"
+    f.write_text("server:\n  max_conections: 1\n  idle_timeout_s: -1\n")
+    bad = _hermesd("check-config", str(f))
+    assert bad.returncode == 78
+    assert "2 error(s)" in bad.stderr and "did you mean 'max_connections'" in bad.stderr
+    assert "idle_timeout_s" in bad.stderr
+    printed = _hermesd("check-config", "--print")
+    assert "max_line_bytes: 65536" in printed.stdout
+
+
+def test_run_with_bad_config_exits_78_before_touching_anything(tmp_path):
+    f = tmp_path / "bad.yaml"
+    f.write_text("server: {max_line_bytes: 1}\nlogging: {level: chatty}\n")
+    p = _hermesd("run", "--config", str(f), "--socket", str(tmp_path / "s"), cwd=tmp_path)
+    assert p.returncode == 78
+    assert "server.max_line_bytes" in p.stderr and "logging.level" in p.stderr
+    assert not (tmp_path / "s").exists()
+
+
+def test_env_override_reaches_the_daemon(start_daemon):
+    d = start_daemon(env={"HERMESD_SERVER__MAX_CONNECTIONS": "2"})
+    assert d.call("admin.status")["subsystems"]["server"]["max_connections"] == 2
+
+
+def test_shipped_config_file_is_in_the_repo():
+    assert (REPO / "config" / "hermesd.yaml").is_file()
