@@ -148,7 +148,9 @@ class Pool:
     async def _start_server(self) -> None:
         assert self._loop is not None
         parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"}
+        # workers inherit this environment from the fork server; glibc reads
+        # MALLOC_ARENA_MAX at process start, so it must be set here, not later
+        env = dict(self._init["worker_env"])
         try:
             self._proc = subprocess.Popen(
                 [sys.executable, "-I", "-m", "hermesd.tools.forkserver", str(child.fileno())],

@@ -1,0 +1,268 @@
+"""Tool descriptors: ``tools/<name>/tool.yaml`` validated with pydantic, errors naming file and line.
+
+A tool folder holds ``tool.yaml`` (this model), ``handler.py`` with
+``handle(input: dict) -> dict`` and ``test_cases.json`` (see :class:`TestCase`).
+Input and output schemas are JSON Schema or the shorthand of
+:mod:`hermesd.tools.schema`. A handler reports an expected, business-level
+failure by raising an exception with a ``code`` attribute naming one of the
+descriptor's ``errors`` (and ``retryable = True`` when the breaker should count it).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from .schema import SchemaError, Validator, expand
+
+__all__ = ["BreakerSpec", "Descriptor", "DescriptorError", "Sandbox", "TestCase", "load_descriptor"]
+
+_NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
+_CODE = re.compile(r"^[A-Z][A-Z0-9_]{1,63}$")
+#: consecutive infrastructure failures that open a breaker, by the kind of thing the tool talks to
+FAILURE_THRESHOLD_BY_KIND = {"local": 5, "database": 3, "network": 2}
+
+
+class DescriptorError(ValueError):
+    """One or more problems in a tool folder; ``problems`` holds ``"file:line: key: message"`` strings."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("; ".join(problems))
+        self.problems = problems
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Sandbox(_Model):
+    """Per-call limits (see :mod:`hermesd.tools.worker` for how each is enforced)."""
+
+    memory_mb: int = Field(64, ge=8, le=4096)
+    cpu_ms: int = Field(200, ge=10, le=600_000)
+    timeout_ms: int = Field(2000, ge=10, le=600_000)
+    max_open_files: int = Field(32, ge=4, le=4096)
+    max_output_bytes: int = Field(65536, ge=256, le=64 << 20)
+    max_file_bytes: int = Field(16 << 20, ge=0, le=1 << 40)
+    max_processes: int = Field(32, ge=1, le=4096)
+    network: bool = False
+
+    def limits(self) -> dict[str, int]:
+        """The worker's per-call limit dict."""
+        return {"memory_mb": self.memory_mb, "cpu_ms": self.cpu_ms, "max_open_files": self.max_open_files,
+                "max_output_bytes": self.max_output_bytes, "max_file_bytes": self.max_file_bytes,
+                "max_processes": self.max_processes}
+
+
+class BreakerSpec(_Model):
+    """Per-tool breaker overrides; ``None`` takes the ``tools.breaker`` config (threshold: by ``kind``)."""
+
+    failure_threshold: int | None = Field(None, ge=1, le=1000)
+    cooldown_ms: int | None = Field(None, ge=10, le=3_600_000)
+    cooldown_max_ms: int | None = Field(None, ge=10, le=86_400_000)
+
+
+class TestCase(_Model):
+    """One self-test: ``input`` and what to expect.
+
+    ``expect`` holds any of ``keys`` (output keys that must be present),
+    ``values`` (exact values of output keys) or ``error`` (a stable code such as
+    ``INPUT_INVALID`` or one of the tool's business ``errors``); ``any_of`` lists
+    alternatives, e.g. a result where systemd runs or ``SYSTEMD_UNAVAILABLE``.
+    """
+
+    __test__ = False  # not a pytest class
+    name: str
+    input: dict[str, Any] = {}
+    expect: dict[str, Any] = {}
+    any_of: list[dict[str, Any]] = []
+
+    @model_validator(mode="after")
+    def _has_expectation(self) -> "TestCase":
+        for exp in [self.expect, *self.any_of]:
+            bad = set(exp) - {"keys", "values", "error"}
+            if bad:
+                raise ValueError(f"unknown expectation {sorted(bad)}; use keys, values or error")
+        if not self.expect and not self.any_of:
+            raise ValueError("a case needs expect or any_of")
+        return self
+
+    def check(self, output: dict | None, error: str | None) -> str | None:
+        """``None`` when the result meets an expectation, else why not (first alternative's reason)."""
+        reasons = []
+        for exp in ([self.expect] if self.expect else []) + list(self.any_of):
+            why = _meets(exp, output, error)
+            if why is None:
+                return None
+            reasons.append(why)
+        return reasons[0]
+
+
+def _meets(exp: dict[str, Any], output: dict | None, error: str | None) -> str | None:
+    if "error" in exp:
+        return None if error == exp["error"] else f"expected error {exp['error']}, got {error or 'success'}"
+    if error is not None:
+        return f"expected success, got {error}"
+    assert output is not None
+    missing = [k for k in exp.get("keys", []) if k not in output]
+    if missing:
+        return f"output lacks keys {missing}"
+    for key, want in exp.get("values", {}).items():
+        if output.get(key) != want:
+            return f"output {key}={output.get(key)!r}, expected {want!r}"
+    return None
+
+
+class Descriptor(_Model):
+    """A validated ``tool.yaml`` plus its folder.
+
+    ``description`` may be a string or ``{en, zh}``; ``roles`` may call it
+    (``admin``, ``user``); ``confirm`` asks the user first (session layer);
+    ``secrets`` are input fields never logged; ``errors`` maps the business error
+    codes the handler may raise to a sentence; ``state`` gives the tool a data
+    folder (``HERMESD_TOOL_STATE_DIR``); ``needs`` lists other daemon-provided
+    paths (``documents_dir``, ``outbox_dir``, ``directory_file``).
+    """
+
+    name: str
+    version: str = "0.1.0"
+    description: dict[str, str]
+    input: dict[str, Any] = Field(default_factory=lambda: {"type": "object"})
+    output: dict[str, Any] = Field(default_factory=lambda: {"type": "object"})
+    sandbox: Sandbox = Sandbox()
+    confirm: bool = False
+    idempotent: bool = False
+    roles: frozenset[Literal["admin", "user"]] = frozenset({"admin", "user"})
+    kind: Literal["local", "database", "network"] = "local"
+    breaker: BreakerSpec = BreakerSpec()
+    secrets: tuple[str, ...] = ()
+    errors: dict[str, str] = {}
+    state: bool = False
+    needs: tuple[Literal["documents_dir", "outbox_dir", "directory_file"], ...] = ()
+    folder: Path = Path(".")
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        if not _NAME.match(v):
+            raise ValueError("must match ^[a-z][a-z0-9_]{0,63}$")
+        return v
+
+    @field_validator("description", mode="before")
+    @classmethod
+    def _description(cls, v: Any) -> Any:
+        if isinstance(v, str):
+            return {"en": v}
+        if isinstance(v, dict) and not ({"en", "zh"} & v.keys()):
+            raise ValueError("needs en and/or zh")
+        return v
+
+    @field_validator("input", "output", mode="before")
+    @classmethod
+    def _schema(cls, v: Any) -> Any:
+        try:
+            schema = expand(v)
+            Validator(schema)
+        except SchemaError as exc:
+            raise ValueError(f"invalid JSON Schema: {exc}") from None
+        return schema
+
+    @field_validator("errors")
+    @classmethod
+    def _errors(cls, v: dict[str, str]) -> dict[str, str]:
+        for code in v:
+            if not _CODE.match(code):
+                raise ValueError(f"error code {code!r} must be UPPER_SNAKE_CASE")
+        return v
+
+    @property
+    def handler_path(self) -> Path:
+        return self.folder / "handler.py"
+
+    def failure_threshold(self, default_by_kind: dict[str, int] | None = None) -> int:
+        """The breaker threshold: the descriptor's, else the default for its ``kind``."""
+        table = default_by_kind or FAILURE_THRESHOLD_BY_KIND
+        return self.breaker.failure_threshold or table[self.kind]
+
+    def text(self, lang: str = "en") -> str:
+        """Description in ``lang``, falling back to the other language."""
+        return self.description.get(lang) or next(iter(self.description.values()))
+
+
+def _key_lines(text: str) -> dict[tuple, int]:
+    """YAML key path → 1-based line, from the composed node tree."""
+    lines: dict[tuple, int] = {}
+
+    def walk(node: yaml.Node, path: tuple) -> None:
+        if isinstance(node, yaml.MappingNode):
+            for k, v in node.value:
+                key = (*path, k.value)
+                lines[key] = k.start_mark.line + 1
+                walk(v, key)
+        elif isinstance(node, yaml.SequenceNode):
+            for i, v in enumerate(node.value):
+                lines[(*path, i)] = v.start_mark.line + 1
+                walk(v, (*path, i))
+
+    root = yaml.compose(text, Loader=yaml.SafeLoader)
+    if root is not None:
+        walk(root, ())
+    return lines
+
+
+def load_descriptor(folder: Path) -> tuple[Descriptor, list[TestCase]]:
+    """Load and validate ``folder``/tool.yaml, handler.py and test_cases.json.
+
+    :raises DescriptorError: every problem found, each as ``"path:line: key: message"``.
+    """
+    path = folder / "tool.yaml"
+    problems: list[str] = []
+    try:
+        text = path.read_text(encoding="utf-8")
+        raw = yaml.safe_load(text)
+        lines = _key_lines(text)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DescriptorError([f"{path}: cannot read: {exc}"]) from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}" if mark else str(path)
+        raise DescriptorError([f"{where}: invalid YAML: {getattr(exc, 'problem', exc)}"]) from None
+    if not isinstance(raw, dict):
+        raise DescriptorError([f"{path}:1: the descriptor must be a mapping"])
+    descriptor = None
+    try:
+        descriptor = Descriptor.model_validate({**raw, "folder": folder})
+    except ValidationError as exc:
+        for err in exc.errors():
+            loc = tuple(err["loc"])
+            line = next((lines[loc[:i]] for i in range(len(loc), 0, -1) if loc[:i] in lines), 1)
+            problems.append(f"{path}:{line}: {'.'.join(map(str, loc)) or '(top)'}: {err['msg']}")
+    if descriptor is not None and descriptor.name != folder.name:
+        problems.append(f"{path}:{lines.get(('name',), 1)}: name: {descriptor.name!r} must match "
+                        f"its folder {folder.name!r}")
+    if not (folder / "handler.py").is_file():
+        problems.append(f"{folder / 'handler.py'}: missing")
+    cases: list[TestCase] = []
+    cases_path = folder / "test_cases.json"
+    try:
+        data = json.loads(cases_path.read_text(encoding="utf-8"))
+        if not isinstance(data, list) or not data:
+            raise ValueError("must be a non-empty JSON array of cases")
+        for i, item in enumerate(data):
+            try:
+                cases.append(TestCase.model_validate(item))
+            except ValidationError as exc:
+                problems.append(f"{cases_path}: case {i}: {exc.errors()[0]['msg']}")
+    except OSError as exc:
+        problems.append(f"{cases_path}: cannot read: {exc.strerror}")
+    except ValueError as exc:
+        problems.append(f"{cases_path}: {exc}")
+    if problems:
+        raise DescriptorError(problems)
+    assert descriptor is not None
+    return descriptor, cases

@@ -1,0 +1,409 @@
+"""``ToolsService``: the tool runtime as a daemon subsystem (methods ``tools.list``, ``tools.call``, ``tools.health``).
+
+Wiring (``daemon.py``)::
+
+    from hermesd.tools.service import ToolsService
+    tools = ToolsService(config.tools)        # ToolsSettings; None → defaults
+    await tools.start(DaemonContext(...))     # forks the pool, runs the self-tests
+    ...
+    result = await tools.call("note", {"action": "recall", "query": "wifi"},
+                              role="user", session_id=sid, trace_id=tid)
+
+Tools that keep state (``state: true``) get ``<state_dir>/tools/<name>/`` as
+``HERMESD_TOOL_STATE_DIR``; ``needs: [documents_dir, outbox_dir,
+directory_file]`` adds ``HERMESD_DOCUMENTS_DIR``, ``HERMESD_OUTBOX_DIR``,
+``HERMESD_DIRECTORY_FILE``. The values are set in the worker's environment for
+that tool's calls only, never taken from the caller's input. Self-tests run
+with scratch folders in their place, so they never touch real state.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import shutil
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..errors import (HermesError, InputInvalid, OutputInvalid, PermissionDenied, ToolCrashed, ToolNotFound,
+                      ToolUnavailable, ToolUnhealthy)
+from ..logging import REDACTED, redact
+from ..protocol import Method
+from ..subsystem import DaemonContext, Subsystem
+from .pool import Pool
+from .registry import Registry, Tool
+from .settings import ToolsSettings, resolve_tools_dir
+
+if TYPE_CHECKING:
+    from ..config import HermesConfig
+    from ..protocol import CallContext
+
+__all__ = ["ToolsService", "WORKER_ENV"]
+
+log = logging.getLogger("hermesd.tools")
+
+#: the whole environment of the fork server and its workers (no inherited secrets)
+WORKER_ENV = {
+    "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+    "LANG": "C.UTF-8",
+    "HOME": "/",
+    "PYTHONIOENCODING": "utf-8",
+    "PYTHONDONTWRITEBYTECODE": "1",
+    "OPENBLAS_NUM_THREADS": "1",
+    "OMP_NUM_THREADS": "1",
+    "MALLOC_ARENA_MAX": "2",
+}
+_LOG_ARGS_CHARS = 512
+_INFRA = ("TOOL_TIMEOUT", "TOOL_OOM", "TOOL_CRASHED", "OUTPUT_INVALID")
+
+
+class CallParams(BaseModel):
+    """``tools.call`` params (Model Context Protocol ``tools/call`` shape)."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(min_length=1, max_length=64)
+    arguments: dict[str, Any] = {}
+
+
+class ToolsService(Subsystem):
+    """The tool runtime subsystem.
+
+    :param settings: the ``tools:`` section; ``None`` reads ``config.tools`` at
+        start, or uses the defaults when the config has no such section.
+    """
+
+    name = "tools"
+
+    def __init__(self, settings: ToolsSettings | None = None) -> None:
+        self.settings = settings
+        self.registry: Registry | None = None
+        self.pool: Pool | None = None
+        self.state_dir = Path(".")
+        self.netns = False
+        self._ready: dict = {}
+
+    # ---- life cycle -------------------------------------------------------------------------
+
+    async def start(self, ctx: DaemonContext) -> None:
+        if self.settings is None:
+            self.settings = getattr(ctx.config, "tools", None) or ToolsSettings()
+        self.state_dir = Path(ctx.state_dir)
+        self.registry, self.pool = await self._build(self.settings)
+
+    async def _build(self, settings: ToolsSettings) -> tuple[Registry, Pool]:
+        folder = resolve_tools_dir(settings)
+        registry = Registry.load(folder, settings.breaker)
+        descs = [t.descriptor for t in registry.tools.values()]
+        pool = Pool(size=settings.pool_size,
+                    network_size=settings.network_pool_size if any(d.sandbox.network for d in descs) else 0,
+                    max_calls=settings.worker_max_calls, max_rss_growth_mb=settings.worker_max_rss_growth_mb)
+        ceilings = {"memory_mb": max([64, *(d.sandbox.memory_mb for d in descs)]),
+                    "max_open_files": max([32, *(d.sandbox.max_open_files for d in descs)]),
+                    "max_file_bytes": max([1 << 20, *(d.sandbox.max_file_bytes for d in descs)]),
+                    "max_processes": max([32, *(d.sandbox.max_processes for d in descs)])}
+        envs = {t.name: self._tool_env(t, settings) for t in registry.tools.values()}
+        ready = await pool.start(tools={n: str(t.descriptor.handler_path) for n, t in registry.tools.items()},
+                                 tool_env=envs, worker_env=WORKER_ENV, user=settings.worker_user,
+                                 ceilings=ceilings)
+        try:
+            self._ready = ready
+            self.netns = bool(ready.get("netns"))
+            if not self.netns and any(not d.sandbox.network for d in descs):
+                log.warning("tool network isolation not enforced: no unprivileged network namespace",
+                            extra={"kv": {"reason": ready.get("netns_error")}})
+            self._prepare_dirs(registry, envs, int(ready["uid"]))
+            for name, err in (ready.get("tools") or {}).items():
+                if err:
+                    tool = registry.tools[name]
+                    tool.health, tool.failing_case = "unhealthy", f"handler import failed: {err}"
+            if settings.self_test:
+                await self._self_test(registry, pool, int(ready["uid"]))
+            else:
+                for tool in registry.tools.values():
+                    if tool.health == "unknown":
+                        tool.health = "healthy"
+        except BaseException:
+            await pool.stop()
+            raise
+        log.info("tools ready", extra={"kv": {
+            "folder": str(folder), "healthy": sum(t.health == "healthy" for t in registry.tools.values()),
+            "unhealthy": sum(t.health != "healthy" for t in registry.tools.values()) + len(registry.broken),
+            "workers": pool.strength(), "netns": self.netns}})
+        return registry, pool
+
+    def _tool_env(self, tool: Tool, settings: ToolsSettings) -> dict[str, str]:
+        d = tool.descriptor
+        env = {"HERMESD_TOOL_NAME": d.name}
+        if d.state:
+            env["HERMESD_TOOL_STATE_DIR"] = str(self.state_dir / "tools" / d.name)
+        paths = {"documents_dir": ("HERMESD_DOCUMENTS_DIR", settings.documents_dir or self.state_dir / "documents"),
+                 "outbox_dir": ("HERMESD_OUTBOX_DIR", settings.outbox_dir or self.state_dir / "outbox"),
+                 "directory_file": ("HERMESD_DIRECTORY_FILE",
+                                    settings.directory_file or self.state_dir / "directory.yaml")}
+        for need in d.needs:
+            var, path = paths[need]
+            env[var] = str(Path(path).resolve())
+        return env
+
+    def _prepare_dirs(self, registry: Registry, envs: dict[str, dict[str, str]], uid: int) -> None:
+        for name, env in envs.items():
+            for var in ("HERMESD_TOOL_STATE_DIR", "HERMESD_OUTBOX_DIR", "HERMESD_DOCUMENTS_DIR"):
+                if var in env:
+                    path = Path(env[var])
+                    path.mkdir(parents=True, exist_ok=True)
+                    # workers may run as another user (worker_user); they write state and outbox
+                    if var != "HERMESD_DOCUMENTS_DIR" and os.geteuid() == 0 and uid != 0:
+                        os.chown(path, uid, -1)
+
+    async def _self_test(self, registry: Registry, pool: Pool, uid: int) -> None:
+        scratch_root = self.state_dir / "selftest"
+
+        async def run_cases(tool: Tool) -> None:
+            if tool.health == "unhealthy":
+                return
+            scratch = scratch_root / tool.name
+            shutil.rmtree(scratch, ignore_errors=True)
+            env = {}
+            for var in ("HERMESD_TOOL_STATE_DIR", "HERMESD_OUTBOX_DIR", "HERMESD_DOCUMENTS_DIR"):
+                path = scratch / var.lower()
+                path.mkdir(parents=True)
+                if os.geteuid() == 0 and uid != 0:
+                    os.chown(path, uid, -1)
+                env[var] = str(path)
+            os.chmod(scratch_root, 0o755)
+            try:
+                for case in tool.cases:
+                    output, error = None, None
+                    try:
+                        res = await self._execute(tool, case.input, pool, env=env)
+                        if res["ok"]:
+                            output = res["output"]
+                        else:
+                            error = res["error"]["code"]
+                    except HermesError as exc:
+                        error = exc.code
+                    why = case.check(output, error)
+                    if why is not None:
+                        tool.health, tool.failing_case = "unhealthy", f"{case.name}: {why}"
+                        log.error("tool self-test failed", extra={"kv": {"tool": tool.name, "case": case.name,
+                                                                          "reason": why}})
+                        return
+                tool.health, tool.failing_case = "healthy", None
+            finally:
+                shutil.rmtree(scratch, ignore_errors=True)
+
+        scratch_root.mkdir(parents=True, exist_ok=True)
+        await asyncio.gather(*(run_cases(t) for t in registry.tools.values()))
+        shutil.rmtree(scratch_root, ignore_errors=True)
+
+    async def stop(self) -> None:
+        if self.pool is not None:
+            await self.pool.stop()
+
+    async def reload(self, config: "HermesConfig") -> None:
+        """Reload descriptors and handlers (a new fork server), self-test, then swap; keep the old set on failure."""
+        settings = getattr(config, "tools", None) or self.settings or ToolsSettings()
+        try:
+            registry, pool = await self._build(settings)
+        except Exception as exc:
+            log.error("tools reload failed; keeping the old tools", extra={"kv": {"error": str(exc)}})
+            return
+        old, self.pool, self.registry, self.settings = self.pool, pool, registry, settings
+        if old is not None:
+            await old.stop()
+
+    # ---- calls ------------------------------------------------------------------------------
+
+    async def call(self, name: str, arguments: dict[str, Any], *, role: str, session_id: str | None = None,
+                   trace_id: str | None = None) -> dict[str, Any]:
+        """Run tool ``name`` with ``arguments`` for a caller of ``role``.
+
+        :return: ``{"ok": True, "output": {...}, "duration_ms": float}``, or for a
+            business error the tool declared ``{"ok": False, "error": {"code",
+            "message", "retryable"}, "duration_ms": float}``.
+        :raises ToolNotFound, PermissionDenied, ToolUnhealthy: before anything runs.
+        :raises ToolUnavailable: breaker open (``data.retry_after_ms``) or no free worker before the deadline.
+        :raises InputInvalid: ``data.violations`` lists each ``{pointer, message, rule}``.
+        :raises OutputInvalid, ToolTimeout, ToolOOM, ToolCrashed: the tool misbehaved.
+        """
+        t0 = time.perf_counter()
+        registry, pool = self.registry, self.pool
+        if registry is None or pool is None:
+            raise ToolUnavailable("the tool runtime is not running")
+        tool = registry.get(name)
+        outcome, pid, result = "error", None, None
+        try:
+            if tool is None:
+                raise ToolNotFound(f"no tool named {name!r}", data={"tool": name})
+            if role not in tool.descriptor.roles:
+                raise PermissionDenied(f"role {role!r} may not call {name}", data={"tool": name})
+            if tool.health != "healthy":
+                raise ToolUnhealthy(f"{name} failed its self-test", data={"tool": name,
+                                                                           "failing_case": tool.failing_case})
+            now_ms = time.monotonic() * 1000
+            ticket = tool.breaker.admit(now_ms)
+            if ticket is None:
+                raise ToolUnavailable(f"{name} is failing; its circuit breaker is {tool.breaker.state}",
+                                      data={"tool": name, "breaker": tool.breaker.state,
+                                            "retry_after_ms": tool.breaker.retry_after_ms(now_ms)})
+            infra_ok: bool | None = None
+            try:
+                result = await self._execute(tool, arguments, pool)
+                infra_ok = result["ok"] or not result["error"]["retryable"]
+            except (InputInvalid, ToolUnavailable):
+                infra_ok = None  # not the tool's fault
+                raise
+            except HermesError as exc:
+                infra_ok = exc.code not in _INFRA
+                raise
+            finally:
+                if infra_ok is None:
+                    tool.breaker.release(ticket)
+                else:
+                    tool.breaker.record(ticket, infra_ok, time.monotonic() * 1000)
+            pid = result.pop("pid", None)
+            outcome = "ok" if result["ok"] else result["error"]["code"]
+            return result
+        except HermesError as exc:
+            outcome = exc.code
+            pid = exc.data.get("pid")
+            raise
+        finally:
+            ms = round((time.perf_counter() - t0) * 1000, 3)
+            if result is not None:
+                result["duration_ms"] = ms
+            if tool is not None:
+                tool.calls += 1
+                tool.outcomes[outcome] = tool.outcomes.get(outcome, 0) + 1
+                if outcome in _INFRA:
+                    tool.failures += 1
+            log.info("tool call", extra={"kv": {
+                "tool": name, "outcome": outcome, "duration_ms": ms, "pid": pid, "session": session_id,
+                "trace": trace_id, "role": role, "args": self._loggable(tool, arguments)}})
+
+    @staticmethod
+    def _loggable(tool: Tool | None, arguments: Any) -> str:
+        if isinstance(arguments, dict) and tool is not None and tool.descriptor.secrets:
+            arguments = {k: (REDACTED if k in tool.descriptor.secrets else v) for k, v in arguments.items()}
+        text = json.dumps(redact(arguments), ensure_ascii=False, default=str)
+        return text if len(text) <= _LOG_ARGS_CHARS else text[:_LOG_ARGS_CHARS] + "…"
+
+    async def _execute(self, tool: Tool, arguments: Any, pool: Pool, *,
+                       env: dict[str, str] | None = None) -> dict[str, Any]:
+        """Validate, run in the sandbox, validate the output (no breaker, no health gate)."""
+        d = tool.descriptor
+        value, violations = tool.input_validator.validate(arguments)
+        if violations:
+            raise InputInvalid(f"invalid input for {d.name}: {violations[0]['message']}",
+                               data={"tool": d.name, "violations": violations})
+        loop = asyncio.get_running_loop()
+        reply = await pool.run(d.name, value, d.sandbox.limits(), network=d.sandbox.network,
+                               deadline=loop.time() + d.sandbox.timeout_ms / 1000, env=env)
+        if reply.ok:
+            _, violations = tool.output_validator.validate(reply.output)
+            if violations:
+                raise OutputInvalid(f"{d.name} returned output that breaks its schema: {violations[0]['message']}",
+                                    data={"tool": d.name, "violations": violations, "pid": reply.pid})
+            return {"ok": True, "output": reply.output, "pid": reply.pid}
+        if reply.code == "TOOL_UNHEALTHY":
+            raise ToolUnhealthy(reply.message, data={"tool": d.name})
+        if reply.error_code and reply.error_code in d.errors:
+            return {"ok": False, "error": {"code": reply.error_code, "message": reply.message or d.errors[
+                reply.error_code], "retryable": reply.retryable}, "pid": reply.pid}
+        what = (f"undeclared error code {reply.error_code}" if reply.error_code
+                else f"{reply.exception}: {reply.message}")
+        raise ToolCrashed(f"{d.name} raised {what}", data={"tool": d.name, "pid": reply.pid})
+
+    # ---- methods ----------------------------------------------------------------------------
+
+    def methods(self) -> list[Method]:
+        return [Method("tools.list", self._m_list), Method("tools.call", self._m_call, params_model=CallParams),
+                Method("tools.health", self._m_health)]
+
+    def describe(self, role: str | None = None) -> list[dict[str, Any]]:
+        """Tools in Model Context Protocol ``tools/list`` shape plus ``health``, ``breaker``,
+        ``failing_case``, ``confirm``, ``roles``; only those ``role`` may call when given."""
+        out: list[dict[str, Any]] = []
+        registry = self.registry
+        if registry is None:
+            return out
+        for tool in registry.tools.values():
+            d = tool.descriptor
+            if role is not None and role not in d.roles:
+                continue
+            out.append({
+                "name": d.name, "description": d.text("en"), "description_zh": d.description.get("zh"),
+                "inputSchema": d.input, "outputSchema": d.output,
+                "annotations": {"readOnlyHint": not d.confirm and not d.state, "idempotentHint": d.idempotent,
+                                "openWorldHint": d.sandbox.network},
+                "version": d.version, "confirm": d.confirm, "roles": sorted(d.roles),
+                "health": tool.health, "breaker": tool.breaker.state, "failing_case": tool.failing_case})
+        if role in (None, "admin"):
+            for name, problems in registry.broken.items():
+                out.append({"name": name, "description": "", "inputSchema": {"type": "object"},
+                            "health": "unhealthy", "breaker": "closed", "failing_case": problems[0]})
+        return out
+
+    async def _m_list(self, params: Any, ctx: "CallContext") -> dict[str, Any]:
+        return {"tools": self.describe(ctx.caller.role)}
+
+    async def _m_call(self, params: CallParams, ctx: "CallContext") -> dict[str, Any]:
+        res = await self.call(params.name, params.arguments, role=ctx.caller.role, trace_id=ctx.trace_id)
+        if res["ok"]:
+            return {"content": [{"type": "text", "text": json.dumps(res["output"], ensure_ascii=False)}],
+                    "structuredContent": res["output"], "isError": False}
+        err = res["error"]
+        return {"content": [{"type": "text", "text": f"{err['code']}: {err['message']}"}],
+                "structuredContent": {"error": err}, "isError": True}
+
+    async def _m_health(self, params: Any, ctx: "CallContext") -> dict[str, Any]:
+        return self.health()
+
+    def health(self) -> dict[str, Any]:
+        registry, pool = self.registry, self.pool
+        if registry is None or pool is None:
+            return {"status": "down"}
+        tools = {t.name: {"health": t.health, "breaker": t.breaker.state, "failing_case": t.failing_case,
+                          "calls": t.calls, "failures": t.failures} for t in registry.tools.values()}
+        for name, problems in registry.broken.items():
+            tools[name] = {"health": "unhealthy", "breaker": "closed", "failing_case": problems[0]}
+        bad = [n for n, t in tools.items() if t["health"] != "healthy" or t["breaker"] != "closed"]
+        status = "ok" if not bad and pool.at_full_strength() else "degraded"
+        if not any(t["health"] == "healthy" for t in tools.values()):
+            status = "down" if tools else "degraded"
+        return {"status": status, "tools": tools, "folder": str(registry.folder),
+                "pool": {"workers": pool.strength(), "sizes": {"isolated": pool.sizes[False],
+                                                                "network": pool.sizes[True]},
+                         "respawns": pool.respawns, "fork_server_pid": pool.server_pid,
+                         "worker_uid": self._ready.get("uid")},
+                "network_isolation": self.netns}
+
+    def metrics_text(self) -> str:
+        registry, pool = self.registry, self.pool
+        if registry is None or pool is None:
+            return ""
+        state_num = {"closed": 0, "half_open": 1, "open": 2}
+        lines = ["# TYPE hermes_tool_calls_total counter"]
+        for t in registry.tools.values():
+            for outcome, n in sorted(t.outcomes.items()):
+                lines.append(f'hermes_tool_calls_total{{tool="{t.name}",outcome="{outcome}"}} {n}')
+        lines.append("# TYPE hermes_tool_breaker_state gauge")
+        lines += [f'hermes_tool_breaker_state{{tool="{t.name}"}} {state_num[t.breaker.state]}'
+                  for t in registry.tools.values()]
+        lines.append("# TYPE hermes_tool_breaker_transitions_total counter")
+        lines += [f'hermes_tool_breaker_transitions_total{{tool="{t.name}"}} {t.breaker.transitions}'
+                  for t in registry.tools.values()]
+        lines.append("# TYPE hermes_tool_healthy gauge")
+        lines += [f'hermes_tool_healthy{{tool="{t.name}"}} {int(t.health == "healthy")}'
+                  for t in registry.tools.values()]
+        strength = pool.strength()
+        lines.append("# TYPE hermes_tool_workers gauge")
+        lines += [f'hermes_tool_workers{{class="{k}"}} {v}' for k, v in strength.items()]
+        lines.append("# TYPE hermes_tool_worker_respawns_total counter")
+        lines.append(f"hermes_tool_worker_respawns_total {pool.respawns}")
+        return "\n".join(lines) + "\n"

@@ -1,0 +1,69 @@
+"""The ``tools:`` config section."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field
+
+from ..config import Section
+
+__all__ = ["BreakerSettings", "ToolsSettings", "INSTALLED_TOOLS_DIR", "resolve_tools_dir"]
+
+#: where packages install the default tool pack
+INSTALLED_TOOLS_DIR = Path("/usr/share/hermesd/tools")
+_CHECKOUT_TOOLS_DIR = Path(__file__).resolve().parents[2] / "tools"
+
+
+class BreakerSettings(Section):
+    """Circuit-breaker defaults (a tool's ``breaker:`` block overrides them).
+
+    Thresholds by the tool's ``kind``: a local program fails for local reasons
+    and gets more rope than a database or a network peer.
+    """
+
+    failure_threshold_local: int = Field(5, ge=1)
+    failure_threshold_database: int = Field(3, ge=1)
+    failure_threshold_network: int = Field(2, ge=1)
+    cooldown_ms: int = Field(5000, ge=10)
+    cooldown_max_ms: int = Field(60000, ge=10)
+    probe_every: int = Field(5, ge=1)
+
+    def thresholds(self) -> dict[str, int]:
+        """``kind`` → consecutive failures that open the breaker."""
+        return {"local": self.failure_threshold_local, "database": self.failure_threshold_database,
+                "network": self.failure_threshold_network}
+
+
+class ToolsSettings(Section):
+    """The tool runtime.
+
+    ``tools_dir`` ``None`` means: the repository's ``tools/`` folder when running
+    from a checkout (found next to the ``hermesd`` package), else
+    ``/usr/share/hermesd/tools``. ``documents_dir``/``outbox_dir`` ``None`` mean
+    ``<state_dir>/documents`` and ``<state_dir>/outbox`` (``send_document``);
+    ``directory_file`` ``None`` means ``<state_dir>/directory.yaml`` (``contacts``).
+    ``worker_user`` is the account workers switch to when the daemon runs as
+    root (so ``RLIMIT_NPROC`` binds; root ignores it); empty keeps root.
+    """
+
+    tools_dir: Path | None = None
+    pool_size: int = Field(2, ge=1, le=64)
+    network_pool_size: int = Field(1, ge=0, le=64)
+    worker_max_calls: int = Field(1000, ge=1)
+    worker_max_rss_growth_mb: int = Field(32, ge=1)
+    worker_user: str = "nobody"
+    documents_dir: Path | None = None
+    outbox_dir: Path | None = None
+    directory_file: Path | None = None
+    self_test: bool = True
+    breaker: BreakerSettings = BreakerSettings()
+
+
+def resolve_tools_dir(settings: ToolsSettings) -> Path:
+    """The tool folder to load (see :class:`ToolsSettings`)."""
+    if settings.tools_dir is not None:
+        return settings.tools_dir
+    if any(_CHECKOUT_TOOLS_DIR.glob("*/tool.yaml")):
+        return _CHECKOUT_TOOLS_DIR
+    return INSTALLED_TOOLS_DIR
