@@ -46,10 +46,28 @@ __all__ = [
     "load",
     "resolve_socket_path",
     "resolve_state_dir",
+    "shipped_path",
 ]
 
-#: shipped defaults, next to the package in a checkout (``config/hermesd.yaml``).
-SHIPPED_CONFIG = Path(__file__).resolve().parent.parent / "config" / "hermesd.yaml"
+#: where shipped data lives: the checkout (``<repo>/config``, ``<repo>/tools``), else
+#: what ``scripts/install`` copies to ``/usr/share/hermesd``.
+SHARE_DIRS = (Path(__file__).resolve().parent.parent, Path("/usr/share/hermesd"))
+
+
+def shipped_path(*parts: str) -> Path:
+    """First existing ``<share dir>/<parts>`` (checkout first), else the checkout's path.
+
+    E.g. ``shipped_path("config", "intents")`` or ``shipped_path("tools")``.
+    """
+    for base in SHARE_DIRS:
+        candidate = base.joinpath(*parts)
+        if candidate.exists():
+            return candidate
+    return SHARE_DIRS[0].joinpath(*parts)
+
+
+#: shipped defaults (``config/hermesd.yaml``).
+SHIPPED_CONFIG = shipped_path("config", "hermesd.yaml")
 ETC_CONFIG = Path("/etc/hermesd/hermesd.yaml")
 ENV_PREFIX = "HERMESD_"
 #: HERMESD_* variables that are not config keys (read elsewhere).

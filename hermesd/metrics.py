@@ -49,7 +49,7 @@ class _Metric:
     def _key(self, labels: tuple[str, ...]) -> tuple[str, ...]:
         if len(labels) != len(self.labelnames):
             raise ValueError(f"{self.name} takes labels {self.labelnames}, got {labels}")
-        return tuple(str(x) for x in labels)
+        return labels if all(type(x) is str for x in labels) else tuple(str(x) for x in labels)
 
     def header(self) -> list[str]:
         return [f"# HELP {self.name} {self.help}", f"# TYPE {self.name} {self.kind}"]
@@ -69,6 +69,10 @@ class Counter(_Metric):
 
     def inc(self, *labels: str, amount: float = 1.0) -> None:
         key = self._key(labels)
+        self.values[key] = self.values.get(key, 0.0) + amount
+
+    def inc_key(self, key: tuple[str, ...], amount: float = 1.0) -> None:
+        """Hot-path :meth:`inc` with a label tuple the caller built (and checked) once."""
         self.values[key] = self.values.get(key, 0.0) + amount
 
     def get(self, *labels: str) -> float:
@@ -111,7 +115,10 @@ class Histogram(_Metric):
         self.series: dict[tuple[str, ...], list[float]] = {}  # per-bucket counts + [sum, count]
 
     def observe(self, value: float, *labels: str) -> None:
-        key = self._key(labels)
+        self.observe_key(self._key(labels), value)
+
+    def observe_key(self, key: tuple[str, ...], value: float) -> None:
+        """Hot-path :meth:`observe` with a prebuilt label tuple."""
         row = self.series.get(key)
         if row is None:
             row = self.series[key] = [0.0] * (len(self.buckets) + 2)

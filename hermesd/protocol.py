@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 __all__ = ["CallContext", "Caller", "LineDecoder", "Method", "Request", "encode", "error_response", "parse_request"]
 
-_NL = 0x0A
+_EMPTY: dict[str, Any] = {}
 
 
 class LineDecoder:
@@ -141,7 +141,7 @@ class Method:
     params_model: type["BaseModel"] | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Request:
     """A parsed request. ``id`` is None for a notification (no reply is sent)."""
 
@@ -159,28 +159,31 @@ def parse_request(line: bytes) -> Request:
         (−32600); ``data.id`` carries the id when one could be read.
     """
     try:
-        line.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ParseError(f"line is not valid UTF-8 (byte offset {exc.start})") from None
-    try:
-        obj = orjson.loads(line)
+        obj = orjson.loads(line)  # validates UTF-8 as well (RFC 8259 §8.1)
     except orjson.JSONDecodeError as exc:
+        try:
+            line.decode("utf-8")
+        except UnicodeDecodeError as uexc:
+            raise ParseError(f"line is not valid UTF-8 (byte offset {uexc.start})") from None
         raise ParseError(f"invalid JSON: {exc}") from None
-    if not isinstance(obj, dict):
+    if type(obj) is not dict:
         raise InvalidRequest("a request must be a JSON object (batches are not supported)")
     rid = obj.get("id")
+    method = obj.get("method")
+    params = obj.get("params", _EMPTY)
+    # fast path: a well-formed request passes these four checks and nothing else
+    if (obj.get("jsonrpc") == "2.0" and type(method) is str and method
+            and (rid is None or type(rid) is str or type(rid) is int)
+            and (type(params) is dict or type(params) is list)):
+        return Request(method, {} if params is _EMPTY else params, rid, "id" not in obj)
     id_ok = rid is None or (isinstance(rid, (str, int)) and not isinstance(rid, bool))
     if obj.get("jsonrpc") != "2.0":
         raise InvalidRequest('"jsonrpc" must be "2.0"', data={"id": rid} if id_ok else {})
     if not id_ok:
         raise InvalidRequest('"id" must be a string, an integer or null')
-    method = obj.get("method")
     if not isinstance(method, str) or not method:
         raise InvalidRequest('"method" must be a non-empty string', data={"id": rid})
-    params = obj.get("params", {})
-    if not isinstance(params, (dict, list)):
-        raise InvalidRequest('"params" must be an object or an array', data={"id": rid})
-    return Request(method=method, params=params, id=rid, is_notification="id" not in obj)
+    raise InvalidRequest('"params" must be an object or an array', data={"id": rid})
 
 
 def encode(obj: Any) -> bytes:

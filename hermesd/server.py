@@ -385,6 +385,10 @@ class Server:
         self.access_level = logging.DEBUG
         self._aserver: asyncio.AbstractServer | None = None
         self._cid = 0
+        # trace ids: 8 random hex chars per daemon life + a counter — unique, and no syscall per request
+        self._trace_prefix = secrets.token_hex(4)
+        self._seq = 0
+        self._keys: dict[tuple[str, str], tuple[str, str]] = {}
         self._sweeper: asyncio.TimerHandle | None = None
         self._lost_hooks: list[Callable[[Connection], None]] = []
         self.metrics.connections.fn = lambda: len(self.connections)
@@ -487,7 +491,8 @@ class Server:
         method = self.methods.get(req.method)
         name = req.method if method is not None else "unknown"
         flight = _Flight(req.id, name, t0, req.is_notification)
-        trace_id = secrets.token_hex(8)
+        self._seq += 1
+        trace_id = f"{self._trace_prefix}{self._seq & 0xFFFFFFFF:08x}"
         token = trace_id_var.set(trace_id)
         try:
             if method is None:
@@ -584,8 +589,11 @@ class Server:
                 payload = error_response(flight.rid, error.to_error_object())
             conn.write(payload)
         dt = time.perf_counter() - flight.t0
-        self.metrics.requests.inc(flight.method, outcome)
-        self.metrics.latency.observe(dt, flight.method)
+        key = self._keys.get((flight.method, outcome))
+        if key is None:
+            key = self._keys[(flight.method, outcome)] = (flight.method, outcome)
+        self.metrics.requests.inc_key(key)
+        self.metrics.latency.observe_key(key[:1], dt)
         if error is not None and error.code not in ("INTERNAL",):
             level = logging.INFO
         else:
