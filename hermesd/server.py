@@ -15,7 +15,6 @@ catches up — the flooding client is slowed, nobody else is.
 from __future__ import annotations
 
 import asyncio
-import errno
 import fcntl
 import grp
 import inspect
@@ -604,7 +603,3 @@ class Server:
                 kv["error"] = error.message
             log.log(level, "request", extra={"kv": kv})
 
-
-def errno_name(exc: OSError) -> str:
-    """``ENOENT``-style name of an OSError, for log lines."""
-    return errno.errorcode.get(exc.errno or 0, str(exc.errno))

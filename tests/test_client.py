@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from conftest import clean_env
+from hermesd_testing import clean_env
 from hermesd import errors
 from hermesd.client import Client, DaemonNotRunning
 

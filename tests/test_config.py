@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, clean_env
+from hermesd_testing import REPO, clean_env
 from hermesd import config as cfgmod
 from hermesd.config import ConfigError, load
 

@@ -11,7 +11,7 @@ import time
 
 import yaml
 
-from conftest import NotifyListener, clean_env
+from hermesd_testing import NotifyListener, clean_env
 
 
 def test_ready_once_after_the_socket_listens(start_daemon):

@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from conftest import REPO
+from hermesd_testing import REPO
 
 UNITS = REPO / "systemd"
 

@@ -1,0 +1,186 @@
+"""Test support: a real hermesd process on a short socket path, its notify socket, raw connections.
+
+``daemon`` starts ``python -m hermesd run`` as a child process with its own
+socket and state folder under a short ``/tmp`` path (``sun_path`` is 108
+bytes), waits for its ``READY=1`` on a real ``NOTIFY_SOCKET`` datagram socket,
+and stops it at teardown (SIGTERM, then SIGKILL). Nothing of ours is mocked.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import orjson
+import yaml
+
+from hermesd.client import Client
+
+REPO = Path(__file__).resolve().parents[1]
+DATA = REPO.parent / "shared" / "data"
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    """The test environment without HERMESD_*/systemd variables, plus ``extra``."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("HERMESD_", "NOTIFY_SOCKET", "WATCHDOG_", "LISTEN_", "JOURNAL_STREAM"))}
+    env.update(extra)
+    return env
+
+
+class NotifyListener:
+    """A real ``AF_UNIX``/``SOCK_DGRAM`` socket standing in for systemd's notify socket."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.unlink(missing_ok=True)  # a restarted daemon in the same folder gets a fresh listener
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.sock.bind(str(path))
+        self.messages: list[tuple[float, dict[str, str]]] = []
+
+    def read(self, timeout_s: float) -> list[tuple[float, dict[str, str]]]:
+        """Collect datagrams for up to ``timeout_s``; returns the new ones."""
+        new: list[tuple[float, dict[str, str]]] = []
+        deadline = time.monotonic() + timeout_s
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            self.sock.settimeout(left)
+            try:
+                data = self.sock.recv(65536)
+            except (TimeoutError, socket.timeout):
+                break
+            fields = dict(line.split("=", 1) for line in data.decode().splitlines() if "=" in line)
+            item = (time.monotonic(), fields)
+            self.messages.append(item)
+            new.append(item)
+        return new
+
+    def wait_for(self, key: str, value: str, timeout_s: float) -> tuple[float, dict[str, str]]:
+        deadline = time.monotonic() + timeout_s
+        for item in self.messages:
+            if item[1].get(key) == value:
+                return item
+        while time.monotonic() < deadline:
+            for item in self.read(min(0.1, deadline - time.monotonic())):
+                if item[1].get(key) == value:
+                    return item
+        raise AssertionError(f"no {key}={value} within {timeout_s}s; got {[m[1] for m in self.messages]}")
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+class Daemon:
+    """A running hermesd child process."""
+
+    def __init__(self, root: Path, config: dict[str, Any] | None, env: dict[str, str], args: list[str]) -> None:
+        self.root = root
+        self.socket = root / "h.sock"
+        self.state_dir = root / "state"
+        self.log_path = root / "hermesd.log"
+        self.notify = NotifyListener(root / "notify")
+        self.config_path: Path | None = None
+        if config is not None:
+            self.config_path = root / "hermesd.yaml"
+            self.config_path.write_text(yaml.safe_dump(config))
+        cmd = [sys.executable, "-m", "hermesd", "run", "--socket", str(self.socket), "--state-dir", str(self.state_dir)]
+        if self.config_path is not None:
+            cmd += ["--config", str(self.config_path)]
+        cmd += args
+        self.env = clean_env(NOTIFY_SOCKET=str(self.notify.path), **env)
+        self._log = open(self.log_path, "wb")
+        self.proc = subprocess.Popen(cmd, stdout=self._log, stderr=subprocess.STDOUT, env=self.env, cwd=root)
+        self.pid = self.proc.pid
+
+    def wait_ready(self, timeout_s: float = 15.0) -> None:
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise AssertionError(f"hermesd exited {self.proc.returncode}:\n{self.log()}")
+            for _, fields in self.notify.read(0.05):
+                if fields.get("READY") == "1":
+                    return
+        raise AssertionError(f"hermesd not READY within {timeout_s}s:\n{self.log()}")
+
+    def log(self) -> str:
+        self._log.flush()
+        return self.log_path.read_text(errors="replace")
+
+    def client(self, timeout_s: float = 10.0) -> Client:
+        return Client(self.socket, timeout_s=timeout_s).connect()
+
+    def call(self, method: str, params: Any = None) -> Any:
+        with self.client() as c:
+            return c.call(method, params)
+
+    def raw(self) -> "RawConn":
+        return RawConn(self.socket)
+
+    def signal(self, sig: int) -> None:
+        self.proc.send_signal(sig)
+
+    def stop(self, timeout_s: float = 15.0) -> int:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout_s)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+        self._log.close()
+        self.notify.close()
+        return self.proc.returncode
+
+
+class RawConn:
+    """A bare socket speaking NDJSON, for framing tests."""
+
+    def __init__(self, path: Path, timeout_s: float = 10.0) -> None:
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.settimeout(timeout_s)
+        self.sock.connect(str(path))
+        self.buf = b""
+
+    def send(self, data: bytes) -> None:
+        self.sock.sendall(data)
+
+    def request(self, method: str, params: Any = None, rid: Any = 1) -> None:
+        msg: dict[str, Any] = {"jsonrpc": "2.0", "id": rid, "method": method}
+        if params is not None:
+            msg["params"] = params
+        self.send(orjson.dumps(msg) + b"\n")
+
+    def recv(self) -> dict[str, Any]:
+        while b"\n" not in self.buf:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise ConnectionResetError(f"closed; pending {self.buf!r}")
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
+        return orjson.loads(line)
+
+    def closed_by_peer(self, timeout_s: float = 5.0) -> bool:
+        self.sock.settimeout(timeout_s)
+        try:
+            while True:
+                chunk = self.sock.recv(65536)
+                if not chunk:
+                    return True
+                self.buf += chunk
+        except (TimeoutError, socket.timeout):
+            return False
+        except ConnectionResetError:
+            return True
+
+    def close(self) -> None:
+        self.sock.close()
+
+
