@@ -34,7 +34,9 @@ class Doorkeeper:
         self.error_rate = error_rate
         self._cur = BloomFilter(capacity, error_rate)
         self._prev = BloomFilter(capacity, error_rate)
-        self.rotations = 0
+        #: increments at every rotation; lets a caller add a key once per generation
+        #: (re-adding a present key changes nothing in a Bloom filter).
+        self.generation = 0
 
     def touch(self, key: str) -> bool:
         """Record ``key``; return whether it had been seen in the window already."""
@@ -51,7 +53,7 @@ class Doorkeeper:
         """Start a new window: current becomes previous, previous is dropped."""
         self._prev = self._cur
         self._cur = BloomFilter(self.capacity, self.error_rate)
-        self.rotations += 1
+        self.generation += 1
 
     def _cur_add(self, key: str) -> bool:
         if self._cur.count >= self.capacity:

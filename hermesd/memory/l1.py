@@ -11,21 +11,21 @@ Pure data structure: no I/O; the clock is passed in.
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
-import orjson
-
 __all__ = ["L1Cache", "Key", "Slot", "slot_size"]
 
 Key = tuple[int, str, str]
 
-#: bytes charged per slot on top of its encoded data: the Slot object, its key
-#: tuple and strings, and the OrderedDict link (measured with sys.getsizeof, CPython 3.11).
-SLOT_OVERHEAD_BYTES = 360
+#: bytes charged per slot besides its data and key strings: the Slot object with its
+#: floats and ints, the key tuple and the OrderedDict entry (CPython 3.11, 64-bit;
+#: checked against tracemalloc in tests/memory/test_l1.py).
+SLOT_OVERHEAD_BYTES = 320
 
 
 @dataclass(slots=True)
@@ -41,6 +41,7 @@ class Slot:
     :param last_access: monotonic seconds of the last get or put.
     :param access_count: gets served from L1.
     :param size: charged bytes (:func:`slot_size`).
+    :param window: Bloom generation in which the slot was last recorded (see ``MemoryCore``).
     """
 
     key: Key
@@ -52,11 +53,30 @@ class Slot:
     last_access: float
     access_count: int
     size: int
+    window: int = -1
+
+
+def _deep_size(obj: Any) -> int:
+    """In-memory bytes of a JSON-shaped value (dict/list/str/number/bool/None), shared
+    singletons (None, True, small ints) counted as 0."""
+    if isinstance(obj, str):
+        return sys.getsizeof(obj)
+    if isinstance(obj, dict):
+        return sys.getsizeof(obj) + sum(_deep_size(k) + _deep_size(v) for k, v in obj.items())
+    if isinstance(obj, (list, tuple)):
+        return sys.getsizeof(obj) + sum(_deep_size(v) for v in obj)
+    if obj is None or isinstance(obj, bool) or (isinstance(obj, int) and -5 <= obj <= 256):
+        return 0
+    return sys.getsizeof(obj)
 
 
 def slot_size(key: Key, data: dict[str, Any]) -> int:
-    """Bytes charged for a slot: UTF-8 JSON of ``data`` + key strings + fixed overhead."""
-    return len(orjson.dumps(data)) + len(key[1].encode()) + len(key[2].encode()) + SLOT_OVERHEAD_BYTES
+    """Bytes charged for a slot: the data's in-memory size + key strings + fixed overhead.
+
+    Charging real object sizes (not JSON length) keeps ``max_bytes`` an honest bound
+    on the memory L1 holds (string keys shared between slots are counted each time).
+    """
+    return _deep_size(data) + sys.getsizeof(key[1]) + sys.getsizeof(key[2]) + SLOT_OVERHEAD_BYTES
 
 
 class L1Cache:

@@ -106,3 +106,24 @@ def test_get_racing_expiry_and_eviction_never_raises() -> None:
         t.join()
     assert errors == []
     assert l1.hits + l1.misses > 0
+
+
+def test_charged_bytes_bound_real_memory() -> None:
+    """max_bytes is an honest bound: the charge per slot is at least what tracemalloc sees."""
+    import tracemalloc
+
+    shapes = [
+        lambda i: {"phone": f"+86-139-{i:08d}", "dept": "sales"},
+        lambda i: {"summary": f"用户1000在2024-06-12 10:00执行send操作，结果为sent 报价单 Q-{i}",
+                   "entities": {"person": ["张工"], "doc_type": ["报价单"]}, "actions": ["send"]},
+        lambda i: {"value": i * 1000, "ok": True, "ratio": i / 7},
+    ]
+    for shape in shapes:
+        l1 = L1Cache(1 << 30, 1 << 20, ttl_s=60.0)
+        tracemalloc.start()
+        before = tracemalloc.get_traced_memory()[0]
+        for i in range(5000):
+            l1.put((1000, f"session-{i:05d}", f"person:sales/zhang-{i}"), shape(i), version=1)
+        real = tracemalloc.get_traced_memory()[0] - before
+        tracemalloc.stop()
+        assert real <= l1.bytes <= real * 1.5, (real, l1.bytes)
