@@ -1,0 +1,254 @@
+"""Entities with spans: person, email, phone, order/ticket ids, money, numbers, gazetteer terms (pure).
+
+:class:`EntityExtractor` is built once from config (directory names, id
+patterns, gazetteers) and then :meth:`EntityExtractor.extract` is a pure
+function of a :class:`~hermesd.nlu.normalize.Normalized` text and the time
+expressions found in it.
+
+Conflicts are settled in one pass over all candidates, ranked by
+(context bonus, length, type priority): non-overlapping, longest match wins,
+one type per span. A context word right before a span (订单号, 工单, order #,
+电话, phone) raises its candidate above the bare readings, so the same digits
+are an ``order_id`` after 订单号 and a ``phone`` after 电话.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping, Sequence
+
+from .normalize import Normalized
+from .temporal import TimeExpr
+
+__all__ = ["DEFAULT_ID_PATTERNS", "Entity", "EntityExtractor", "IdPattern", "SURNAMES", "TITLES"]
+
+#: common Chinese surnames (the most frequent ~100 by the 2020 census order, 公安部户政管理研究中心).
+SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何林高罗郑梁谢宋唐许韩冯邓曹彭曾萧田董潘袁蔡蒋余于杜叶程魏"
+            "苏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵钱严"
+            "覃武戴莫孔向汤常温康施文牛樊葛邢安齐易乔伍庞颜倪庄聂章鲁岳翟殷詹申欧耿关兰焦俞左柳甘祝包宁尚符舒")
+SURNAMES2 = ("欧阳", "司马", "上官", "诸葛", "东方", "慕容", "令狐", "皇甫", "尉迟", "长孙")
+#: titles that follow a surname (张工, 李经理, 王总 …), longest first.
+TITLES = ("工程师", "总经理", "总监", "经理", "主任", "主管", "老师", "医生", "大夫", "师傅", "律师", "教授", "博士",
+          "先生", "女士", "小姐", "老板", "局长", "处长", "科长", "部长", "院长", "组长", "所长", "厂长", "秘书",
+          "会计", "助理", "总", "工", "董", "姐", "哥", "叔", "姨", "阿姨", "师兄", "师姐")
+# surname+title strings that are ordinary words (施工 = construction, 汪总? no)
+_NOT_PERSON = {"施工", "员工", "职工", "手工", "分工", "开工", "完工", "加工", "电工", "化工", "技工", "总工", "童工",
+               "石工", "木工", "怠工", "复工", "罢工", "竣工", "动工", "做工", "打工", "月工", "金工", "同工", "常工",
+               "包工", "关总", "江总", "向总", "万总", "于总", "余总", "方总", "高总", "温总", "常总", "安总", "文总",
+               "齐总", "易总", "包总", "符总", "尚总", "申总", "殷总", "孔总", "乔总", "高工", "康工", "文工", "钱工"}
+_DIMINUTIVE_SURNAMES = "王李张刘陈杨黄赵吴周徐孙马朱胡郭何林罗郑梁谢宋唐许韩冯邓曹彭曾田董潘袁蔡蒋杜叶程魏苏吕丁沈姚卢姜崔钟谭陆汪范廖贾夏邹孟熊秦邱尹薛闫雷侯陶黎贺顾毛郝龚邵钱严戴孔汤"
+_NOT_DIMINUTIVE = {"小朱", "老马", "小马", "老黄", "小雷", "老孔", "小蔡", "小孙"}
+
+
+@dataclass(frozen=True, slots=True)
+class IdPattern:
+    """A configurable identifier pattern.
+
+    :param type: entity type, e.g. ``order_id`` or ``ticket_id``.
+    :param regex: Python regex over normalised (lower-case, ASCII-digit) text; group 0 is the id.
+    :param context: words that, right before the id (up to 6 characters of gap), mark it as
+        this type and let it win over other readings; ``context_required`` makes them mandatory.
+    """
+
+    type: str
+    regex: str
+    context: tuple[str, ...] = ()
+    context_required: bool = False
+
+
+DEFAULT_ID_PATTERNS: tuple[IdPattern, ...] = (
+    IdPattern("order_id", r"(?<![a-z0-9_-])(?:so|po|ord|dd)-?\d{4,20}(?![a-z0-9_-])"),
+    IdPattern("order_id", r"(?<![a-z0-9_-])[a-z]{0,4}-?\d{5,24}(?![a-z0-9_-])",
+              ("订单号", "订单编号", "订单", "单号", "order number", "order no.", "order no", "order #", "order", "#"), True),
+    IdPattern("ticket_id", r"(?<![a-z0-9_-])(?:tk|inc|tkt|case)-?\d{3,20}(?![a-z0-9_-])"),
+    IdPattern("ticket_id", r"(?<![a-z0-9_-])[a-z]{0,4}-?\d{3,24}(?![a-z0-9_-])",
+              ("工单号", "工单", "报修单", "ticket number", "ticket no.", "ticket no", "ticket #", "ticket", "case"), True),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Entity:
+    """One entity mention.
+
+    :param type: ``person`` ``email`` ``phone`` ``order_id`` ``ticket_id`` ``money`` ``number``
+        ``quantity`` ``datetime`` or a gazetteer type (``doc_type``, ``service``, ``device``, …).
+    :param value: canonical value: the directory id/name, the digits of a phone (E.164 when it
+        can tell), ``{"amount", "currency"}`` for money, a number, the gazetteer's canonical term,
+        or the time expression dict for ``datetime``.
+    :param text: the original text of ``span``; :param span: ``(start, end)`` in the original text.
+    """
+
+    type: str
+    value: Any
+    text: str
+    span: tuple[int, int]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict."""
+        return {"type": self.type, "value": self.value, "text": self.text, "span": list(self.span)}
+
+
+@dataclass(slots=True)
+class _Cand:
+    start: int
+    end: int
+    type: str
+    value: Any
+    rank: int  # base priority of the type
+    ctx: int = 0
+
+
+_EMAIL = re.compile(r"(?<![a-z0-9_.+-])[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}(?![a-z0-9_])")
+_MOBILE = re.compile(r"(?<![\d+])(?:(?:\+|00)?86[\s-]?)?1[3-9]\d[\s-]?\d{4}[\s-]?\d{4}(?!\d)")
+_LANDLINE = re.compile(r"(?<![\d+])(?:\(0\d{2,3}\)|0\d{2,3})[\s-]?\d{7,8}(?:-\d{1,5})?(?!\d)")
+_E164 = re.compile(r"(?<![a-z0-9_])\+[1-9]\d{0,2}[\s-]?(?:\d[\s-]?){6,13}\d(?!\d)")
+_PHONE_CTX = ("电话号码", "电话", "手机号", "手机", "号码", "联系方式", "tel", "phone", "call", "mobile", "cell", "致电", "打给")
+_MONEY_PRE = re.compile(r"(?<![a-z0-9_])(¥|\$|rmb|cny|usd|us\$|€|eur)\s?(\d+(?:,\d{3})*(?:\.\d+)?)(\s?[万千kK])?")
+_MONEY_POST = re.compile(r"(?<![\d.])(\d+(?:,\d{3})*(?:\.\d+)?)\s?(万元|万块|千元|元钱|元|块钱|块|rmb|cny|美元|欧元|dollars?|bucks|usd|euros?)(?![a-z])")
+_CURRENCY = {"¥": "CNY", "rmb": "CNY", "cny": "CNY", "元": "CNY", "元钱": "CNY", "块": "CNY", "块钱": "CNY",
+             "万元": "CNY", "万块": "CNY", "千元": "CNY", "$": "USD", "us$": "USD", "usd": "USD", "美元": "USD",
+             "dollar": "USD", "dollars": "USD", "bucks": "USD", "€": "EUR", "eur": "EUR", "欧元": "EUR",
+             "euro": "EUR", "euros": "EUR"}
+_NUMBER = re.compile(r"(?<![a-z0-9_.])(\d+(?:,\d{3})*(?:\.\d+)?)\s?(%|个|台|份|张|次|条|件|本|位|人|gb|mb|kb|tb|g|m|ms|s|秒|分钟|小时|天|倍|度)?(?![a-z0-9_.])"
+                     r"|(?<![a-z0-9_.])(\d+(?:\.\d+)?)(%|个|台|份|张|次|条|件|本|位|人)")
+_TITLE_EN = re.compile(r"(?<![a-z])(mr|mrs|ms|miss|dr|prof)\.?\s+([a-z][a-z'-]+)")
+
+
+def _digits(s: str) -> str:
+    return "".join(c for c in s if c.isdigit() or c == "+")
+
+
+def _phone_value(raw: str) -> str:
+    d = _digits(raw)
+    if d.startswith("+"):
+        return d
+    if d.startswith("0086"):
+        return "+" + d[2:]
+    if len(d) == 13 and d.startswith("86") and d[2] == "1":
+        return "+" + d
+    if len(d) == 11 and d.startswith("1"):
+        return "+86" + d
+    return d
+
+
+def _compile_terms(terms: Iterable[str]) -> re.Pattern[str] | None:
+    terms = sorted({t for t in terms if t}, key=len, reverse=True)
+    if not terms:
+        return None
+    alts = []
+    for t in terms:
+        e = re.escape(t)
+        if t[0].isascii() and t[0].isalnum():
+            e = r"(?<![a-z0-9])" + e
+        if t[-1].isascii() and t[-1].isalnum():
+            e = e + r"(?![a-z0-9])"
+        alts.append(e)
+    return re.compile("|".join(alts))
+
+
+@dataclass(slots=True)
+class EntityExtractor:
+    """Entity extraction configured once, then pure.
+
+    :param people: surface form (full name or alias, any case) → canonical person value
+        (e.g. a directory id). Comes from the directory config; the NLU does not read it.
+    :param gazetteers: entity type → {surface form → canonical term}, e.g.
+        ``{"doc_type": {"报价单": "quote", "quote": "quote"}}``.
+    :param id_patterns: order/ticket id patterns (default :data:`DEFAULT_ID_PATTERNS`).
+    """
+
+    people: Mapping[str, str] = field(default_factory=dict)
+    gazetteers: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    id_patterns: Sequence[IdPattern] = DEFAULT_ID_PATTERNS
+    _people_rx: re.Pattern[str] | None = field(init=False, default=None)
+    _people_map: dict[str, str] = field(init=False, default_factory=dict)
+    _gaz: list[tuple[str, re.Pattern[str], dict[str, str]]] = field(init=False, default_factory=list)
+    _ids: list[tuple[IdPattern, re.Pattern[str]]] = field(init=False, default_factory=list)
+    _person_rx: re.Pattern[str] = field(init=False)
+
+    def __post_init__(self) -> None:
+        from .normalize import normalize
+
+        self._people_map = {normalize(k).text: v for k, v in self.people.items()}
+        self._people_rx = _compile_terms(self._people_map)
+        for typ, terms in self.gazetteers.items():
+            m = {normalize(k).text: v for k, v in terms.items()}
+            rx = _compile_terms(m)
+            if rx is not None:
+                self._gaz.append((typ, rx, m))
+        self._ids = [(p, re.compile(p.regex)) for p in self.id_patterns]
+        sur = "|".join(SURNAMES2) + "|[" + SURNAMES + "]"
+        titles = "|".join(sorted(TITLES, key=len, reverse=True))
+        self._person_rx = re.compile(rf"(?:{sur})(?:{titles})|[小老][{_DIMINUTIVE_SURNAMES}]")
+
+    def extract(self, norm: Normalized, times: Sequence[TimeExpr] = ()) -> list[Entity]:
+        """Entities of ``norm`` (times become ``datetime`` entities), sorted by start.
+
+        :param norm: the normalised utterance. :param times: its parsed time expressions.
+        :return: non-overlapping entities whose spans index ``norm.original``.
+        """
+        t = norm.text
+        cands: list[_Cand] = []
+        for x in times:
+            a, b = norm.nspan(*x.span)
+            if b > a:
+                cands.append(_Cand(a, b, "datetime", x.to_dict(), 3))
+        for m in _EMAIL.finditer(t):
+            cands.append(_Cand(*m.span(), "email", m.group(), 5))
+        for rx in (_MOBILE, _LANDLINE, _E164):
+            for m in rx.finditer(t):
+                cands.append(_Cand(*m.span(), "phone", _phone_value(m.group()), 2, _ctx(t, m.start(), _PHONE_CTX)))
+        for p, rx in self._ids:
+            for m in rx.finditer(t):
+                ctx = _ctx(t, m.start(), p.context) if p.context else 0
+                if p.context_required and not ctx:
+                    continue
+                cands.append(_Cand(*m.span(), p.type, m.group().upper(), 2, ctx))
+        for m in _MONEY_PRE.finditer(t):
+            amount = float(m[2].replace(",", "")) * (10_000 if (m[3] or "").strip() == "万" else 1000 if (m[3] or "").strip() in ("千", "k") else 1)
+            cands.append(_Cand(*m.span(), "money", {"amount": amount, "currency": _CURRENCY[m[1]]}, 3))
+        for m in _MONEY_POST.finditer(t):
+            mult = 10_000 if m[2].startswith("万") else 1000 if m[2].startswith("千") else 1
+            cands.append(_Cand(*m.span(), "money", {"amount": float(m[1].replace(",", "")) * mult,
+                                                     "currency": _CURRENCY[m[2]]}, 3))
+        for m in _NUMBER.finditer(t):
+            num, unit = (m[1], m[2]) if m[1] else (m[3], m[4])
+            v = float(num.replace(",", ""))
+            value: Any = int(v) if v.is_integer() else v
+            if unit:
+                cands.append(_Cand(*m.span(), "quantity", {"value": value, "unit": unit}, 0))
+            else:
+                cands.append(_Cand(*m.span(), "number", value, 0))
+        if self._people_rx is not None:
+            for m in self._people_rx.finditer(t):
+                cands.append(_Cand(*m.span(), "person", self._people_map[m.group()], 4))
+        for m in self._person_rx.finditer(t):
+            if m.group() in _NOT_PERSON or m.group() in _NOT_DIMINUTIVE:
+                continue
+            cands.append(_Cand(*m.span(), "person", norm.original[slice(*norm.span(*m.span()))], 1))
+        for m in _TITLE_EN.finditer(t):
+            s, e = norm.span(*m.span())
+            cands.append(_Cand(*m.span(), "person", norm.original[s:e], 3))
+        for typ, rx, mapping in self._gaz:
+            for m in rx.finditer(t):
+                cands.append(_Cand(*m.span(), typ, mapping[m.group()], 2))
+        chosen: list[_Cand] = []
+        for c in sorted(cands, key=lambda c: (-c.ctx, -(c.end - c.start), -c.rank, c.start)):
+            if all(c.end <= o.start or c.start >= o.end for o in chosen):
+                chosen.append(c)
+        out = []
+        for c in sorted(chosen, key=lambda c: c.start):
+            s, e = norm.span(c.start, c.end)
+            out.append(Entity(c.type, c.value, norm.original[s:e], (s, e)))
+        return out
+
+
+def _ctx(t: str, pos: int, words: Iterable[str]) -> int:
+    """1 when one of ``words`` ends at most 6 characters (of spaces, 是, :, ：, 为) before ``pos``."""
+    before = t[max(0, pos - 24):pos]
+    stripped = re.sub(r"[\s:：#是为号码no.]*$", "", before) if not before.endswith("#") else before[:-1].rstrip()
+    for w in words:
+        if stripped.endswith(w) or before.rstrip().endswith(w):
+            return 1
+    return 0

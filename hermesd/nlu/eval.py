@@ -1,0 +1,198 @@
+"""Evaluation CLI: ``python -m hermesd.nlu.eval intents|slots|temporal`` → one JSON object on stdout.
+
+Works on any JSON Lines file in the ``../shared/data`` format, so the same command
+runs on data we do not have (the held-out 20%):
+
+- ``intents --train F --test F [--split-field source_split --train-splits train,oos_train
+  --test-splits val,oos_val] [--oos-label oos] [--lang zh|en] [--cache-dir D]``: in-scope accuracy,
+  OOS recall/precision, macro F1 over in-scope intents, n, p50/p99 µs per utterance.
+  ``--train`` and ``--test`` may name the same file when splits select the records; without
+  split options, the whole ``--train`` file trains and the whole ``--test`` file tests.
+- ``slots --data F --map MAP.yaml [--ref ISO] [--tz ZONE]``: precision/recall/F1 per hermesd
+  entity type against the annotated spans (exact span match). MAP maps dataset slot names to
+  hermesd entity types, e.g. ``{timeRange: datetime}``.
+- ``temporal --data F``: lines ``{"text","ref","tz","kind","start","end"[,"seconds"]}`` → accuracy
+  and every mismatch (an expected ``end`` of null is not compared).
+
+This is a development tool: it reads files and measures time, the parser it drives does neither.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections import Counter, defaultdict
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Iterable
+from zoneinfo import ZoneInfo
+
+import orjson
+import yaml
+
+from .entities import EntityExtractor
+from .intents import IntentRecognizer, IntentSpec, train_cached
+from .normalize import normalize
+from .temporal import parse_times
+
+
+def _read(path: str) -> list[dict[str, Any]]:
+    with open(path, "rb") as f:
+        return [orjson.loads(line) for line in f if line.strip()]
+
+
+def _split_ok(rec: dict[str, Any], field: str | None, splits: set[str] | None) -> bool:
+    if not field or not splits:
+        return True
+    v = rec.get(field)
+    vals = v if isinstance(v, list) else [v]
+    return any(x in splits for x in vals)
+
+
+def _pct(xs: list[float], q: float) -> float:
+    if not xs:
+        return 0.0
+    s = sorted(xs)
+    return s[min(len(s) - 1, int(q * len(s)))]
+
+
+def cmd_intents(a: argparse.Namespace) -> dict[str, Any]:
+    tr_splits = set(a.train_splits.split(",")) if a.train_splits else None
+    te_splits = set(a.test_splits.split(",")) if a.test_splits else None
+    train = [r for r in _read(a.train) if _split_ok(r, a.split_field, tr_splits) and (not a.lang or r.get("lang", a.lang) == a.lang)]
+    test = [r for r in _read(a.test) if _split_ok(r, a.split_field, te_splits) and (not a.lang or r.get("lang", a.lang) == a.lang)]
+    if a.train == a.test and not (tr_splits or te_splits):
+        raise SystemExit("--train and --test are the same file: give --split-field and splits")
+    t0 = time.perf_counter()
+    model = train_cached([(r["text"], r[a.label_field]) for r in train], a.cache_dir,
+                         oos_label=a.oos_label, epochs=a.epochs)
+    train_s = time.perf_counter() - t0
+    rec = IntentRecognizer([IntentSpec(c) for c in model.classes], model)
+    lat: list[float] = []
+    gold: list[str] = []
+    pred: list[str] = []
+    for r in test:
+        t1 = time.perf_counter_ns()
+        text = normalize(r["text"]).text
+        ranked = rec.score(text, top_k=2)
+        top, oos, _ = rec.decide(ranked)
+        lat.append((time.perf_counter_ns() - t1) / 1000)
+        gold.append(r[a.label_field])
+        pred.append(a.oos_label if oos else top)
+    oos_l = a.oos_label
+    ins = [(g, p) for g, p in zip(gold, pred) if g != oos_l]
+    oos = [(g, p) for g, p in zip(gold, pred) if g == oos_l]
+    pred_oos = sum(1 for p in pred if p == oos_l)
+    f1s = []
+    for c in sorted({g for g, _ in ins}):
+        tp = sum(1 for g, p in zip(gold, pred) if g == c and p == c)
+        fp = sum(1 for g, p in zip(gold, pred) if g != c and p == c)
+        fn = sum(1 for g, p in zip(gold, pred) if g == c and p != c)
+        f1s.append(2 * tp / (2 * tp + fp + fn) if tp else 0.0)
+    return {
+        "n_train": len(train), "n": len(test), "n_in_scope": len(ins), "n_oos": len(oos),
+        "in_scope_accuracy": round(sum(g == p for g, p in ins) / len(ins), 4) if ins else None,
+        "oos_recall": round(sum(p == oos_l for _, p in oos) / len(oos), 4) if oos else None,
+        "oos_precision": round(sum(p == oos_l for _, p in oos) / pred_oos, 4) if pred_oos and oos else None,
+        "macro_f1": round(sum(f1s) / len(f1s), 4) if f1s else None,
+        "threshold": round(model.threshold, 4),
+        "p50_us": round(_pct(lat, 0.5), 1), "p99_us": round(_pct(lat, 0.99), 1),
+        "train_s": round(train_s, 2),
+    }
+
+
+def _spans(rec: dict[str, Any]) -> Iterable[dict[str, Any]]:
+    return rec.get("entities") or rec.get("spans") or []
+
+
+def cmd_slots(a: argparse.Namespace) -> dict[str, Any]:
+    mapping: dict[str, str] = yaml.safe_load(Path(a.map).read_text(encoding="utf-8")) or {}
+    tz = ZoneInfo(a.tz)
+    ref = datetime.fromisoformat(a.ref) if a.ref else datetime(2026, 1, 15, 12, 0, tzinfo=tz)
+    ex = EntityExtractor()
+    counts: dict[str, Counter[str]] = defaultdict(Counter)
+    n = 0
+    for r in _read(a.data):
+        if "text" not in r or (a.lang and r.get("lang", a.lang) != a.lang):
+            continue
+        n += 1
+        gold = {(mapping[s["slot"]], s["start"], s["end"]) for s in _spans(r) if s.get("slot") in mapping}
+        norm = normalize(r["text"])
+        times = parse_times(norm, ref, tz)
+        types = set(mapping.values())
+        pred = {(e.type, *e.span) for e in ex.extract(norm, times) if e.type in types}
+        for typ in types:
+            g = {x for x in gold if x[0] == typ}
+            p = {x for x in pred if x[0] == typ}
+            counts[typ]["tp"] += len(g & p)
+            counts[typ]["fp"] += len(p - g)
+            counts[typ]["fn"] += len(g - p)
+    out: dict[str, Any] = {"n": n, "types": {}}
+    for typ, c in sorted(counts.items()):
+        p = c["tp"] / (c["tp"] + c["fp"]) if c["tp"] + c["fp"] else 0.0
+        r_ = c["tp"] / (c["tp"] + c["fn"]) if c["tp"] + c["fn"] else 0.0
+        out["types"][typ] = {"precision": round(p, 4), "recall": round(r_, 4),
+                             "f1": round(2 * p * r_ / (p + r_), 4) if p + r_ else 0.0, **c}
+    return out
+
+
+def _fmt(v: Any) -> str | None:
+    return v.isoformat() if v is not None else None
+
+
+def cmd_temporal(a: argparse.Namespace) -> dict[str, Any]:
+    ok = 0
+    mismatches = []
+    rows = _read(a.data)
+    for r in rows:
+        ref = datetime.fromisoformat(r["ref"])
+        got = parse_times(r["text"], ref, r["tz"])
+        first = got[0] if got else None
+        actual = {"kind": first.kind if first else None, "start": _fmt(first.start) if first else None,
+                  "end": _fmt(first.end) if first else None, "seconds": first.seconds if first else None}
+        good = actual["kind"] == r["kind"]
+        if good and r["kind"] == "duration":
+            good = r.get("seconds") is None or actual["seconds"] == float(r["seconds"])
+        elif good and r["kind"] != "invalid":
+            good = actual["start"] == r["start"] and (r.get("end") is None or actual["end"] == r["end"])
+        if good and r.get("span") is not None:
+            good = list(first.span) == list(r["span"])
+        if good:
+            ok += 1
+        else:
+            mismatches.append({"text": r["text"], "ref": r["ref"], "expected": {k: r.get(k) for k in ("kind", "start", "end", "seconds", "span") if k in r},
+                               "actual": actual | ({"span": list(first.span)} if first else {})})
+    return {"n": len(rows), "correct": ok, "accuracy": round(ok / len(rows), 4) if rows else None, "mismatches": mismatches}
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m hermesd.nlu.eval", description=__doc__.split("\n")[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+    pi = sub.add_parser("intents")
+    pi.add_argument("--train", required=True)
+    pi.add_argument("--test", required=True)
+    pi.add_argument("--split-field")
+    pi.add_argument("--train-splits")
+    pi.add_argument("--test-splits")
+    pi.add_argument("--oos-label", default="oos")
+    pi.add_argument("--label-field", default="intent")
+    pi.add_argument("--lang", choices=["zh", "en"])
+    pi.add_argument("--epochs", type=int, default=10)
+    pi.add_argument("--cache-dir", default=None, help="cache trained models here (content-hash keyed)")
+    ps = sub.add_parser("slots")
+    ps.add_argument("--data", required=True)
+    ps.add_argument("--map", required=True)
+    ps.add_argument("--ref", help="reference instant, ISO 8601 with offset")
+    ps.add_argument("--tz", default="UTC")
+    ps.add_argument("--lang", choices=["zh", "en"])
+    pt = sub.add_parser("temporal")
+    pt.add_argument("--data", required=True)
+    a = p.parse_args(argv)
+    result = {"intents": cmd_intents, "slots": cmd_slots, "temporal": cmd_temporal}[a.cmd](a)
+    sys.stdout.write(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode() + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

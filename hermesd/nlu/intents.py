@@ -1,0 +1,367 @@
+"""Intent recognition: templates, a trained linear scorer with out-of-scope detection, keywords (pure).
+
+Order of matching (:meth:`IntentRecognizer.rank`):
+
+1. **Templates** such as ``把{doc}发给{person}``: the utterance, with its
+   entities replaced by ``{type}`` placeholders, must match the whole
+   template (polite words and end particles aside). A hit scores 1.0.
+2. **Scorer**: a multi-class linear model over sparse TF-IDF features
+   (:mod:`.features`), trained with averaged Passive-Aggressive II updates
+   (Crammer et al. 2006, "Online Passive-Aggressive Algorithms", JMLR 7; the
+   averaging of Freund & Schapire 1999). It needs no numpy and scores an
+   utterance in tens to hundreds of microseconds.
+3. **Keywords**: the fallback when the parse is over budget (``degraded``).
+
+Out of scope: the top score must reach ``threshold``, calibrated at training
+time on a held-out slice of the training data (never on test data): with
+out-of-scope training examples it maximises in-scope accuracy + OOS recall;
+without any, it is the score that keeps ``target_in_scope_recall`` of the
+held-out in-scope examples. ``ambiguous`` is set when the top two are closer
+than ``margin``.
+
+Training is deterministic (seeded) and cached by a SHA-256 of the examples
+and hyper-parameters (:func:`train_cached`), so a restart with the same
+intents loads a JSON file instead of training.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import random
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+import orjson
+
+from .features import raw_features, tfidf_vector
+from .normalize import normalize
+
+__all__ = ["IntentMatch", "IntentModel", "IntentRecognizer", "IntentSpec", "train", "train_cached"]
+
+MODEL_VERSION = 3
+
+
+@dataclass(frozen=True, slots=True)
+class IntentSpec:
+    """One intent from ``config/intents/*.yaml``.
+
+    :param name: e.g. ``doc.send``. :param examples: training utterances (any language).
+    :param templates: e.g. ``把{doc}发给{person}``; ``{slot}`` names a key of ``slots``.
+    :param keywords: words whose presence suggests the intent (degraded path).
+    :param slots: slot name → entity type, e.g. ``{"doc": "doc_type", "person": "person"}``.
+    """
+
+    name: str
+    examples: tuple[str, ...] = ()
+    templates: tuple[str, ...] = ()
+    keywords: tuple[str, ...] = ()
+    slots: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class IntentMatch:
+    """A ranked intent: ``score`` is 1.0 for a template, the linear score for the scorer,
+    the fraction of keywords found for the keyword path; ``slots`` maps slot → entity index."""
+
+    intent: str
+    score: float
+    source: str
+    slots: Mapping[str, int] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"intent": self.intent, "score": round(self.score, 4), "source": self.source, "slots": dict(self.slots)}
+
+
+@dataclass(slots=True)
+class IntentModel:
+    """Trained scorer: idf table, weights ``feature → {class: weight}``, calibrated threshold."""
+
+    classes: list[str]
+    idf: dict[str, float]
+    weights: dict[str, dict[str, float]]
+    threshold: float
+    oos_label: str | None = None
+
+    def scores(self, text: str) -> dict[str, float]:
+        """Linear score per class for a normalised text (classes with no active feature are absent)."""
+        v = tfidf_vector(raw_features(text), self.idf)
+        sc: dict[str, float] = defaultdict(float)
+        w = self.weights
+        for k, a in v.items():
+            row = w.get(k)
+            if row:
+                for c, x in row.items():
+                    sc[c] += a * x
+        return sc
+
+    def to_json(self) -> bytes:
+        return orjson.dumps({"version": MODEL_VERSION, "classes": self.classes, "idf": self.idf,
+                             "weights": self.weights, "threshold": self.threshold, "oos_label": self.oos_label})
+
+    @classmethod
+    def from_json(cls, data: bytes) -> "IntentModel":
+        d = orjson.loads(data)
+        if d.get("version") != MODEL_VERSION:
+            raise ValueError("model version mismatch")
+        return cls(d["classes"], d["idf"], d["weights"], d["threshold"], d.get("oos_label"))
+
+
+def _vectorise(texts: Sequence[str]) -> tuple[list[dict[str, float]], dict[str, float]]:
+    import math
+
+    counts = [raw_features(normalize(t).text) for t in texts]
+    df: Counter[str] = Counter()
+    for c in counts:
+        df.update(c.keys())
+    n = len(counts)
+    idf = {k: math.log((1 + n) / (1 + v)) + 1.0 for k, v in df.items()}
+    return [tfidf_vector(c, idf) for c in counts], idf
+
+
+def _fit(vecs: list[dict[str, float]], labels: list[str], classes: list[str], epochs: int, c_reg: float,
+         seed: int) -> dict[str, dict[str, float]]:
+    """Averaged multi-class PA-II; returns averaged weights feature → {class: w}."""
+    W: dict[str, dict[str, float]] = defaultdict(dict)
+    U: dict[str, dict[str, float]] = defaultdict(dict)
+    step = 1
+    order = list(range(len(vecs)))
+    rng = random.Random(seed)
+    for _ in range(epochs):
+        rng.shuffle(order)
+        for i in order:
+            v, y = vecs[i], labels[i]
+            if not v:
+                step += 1
+                continue
+            sc: dict[str, float] = defaultdict(float)
+            for k, a in v.items():
+                row = W.get(k)
+                if row:
+                    for c, x in row.items():
+                        sc[c] += a * x
+            sy = sc.get(y, 0.0)
+            rival, rs = None, float("-inf")
+            for c, s in sc.items():
+                if c != y and s > rs:
+                    rival, rs = c, s
+            if rival is None:
+                rival = next(c for c in classes if c != y)
+                rs = 0.0
+            loss = 1.0 - (sy - rs)
+            if loss > 0:
+                tau = loss / (2.0 + 1.0 / (2.0 * c_reg))  # PA-II with ||x||² = 1, two rows updated
+                ct = step * tau
+                for k, a in v.items():
+                    wk, uk = W[k], U[k]
+                    wk[y] = wk.get(y, 0.0) + tau * a
+                    uk[y] = uk.get(y, 0.0) + ct * a
+                    wk[rival] = wk.get(rival, 0.0) - tau * a
+                    uk[rival] = uk.get(rival, 0.0) - ct * a
+            step += 1
+    out: dict[str, dict[str, float]] = {}
+    for k, row in W.items():
+        uk = U[k]
+        avg = {c: w - uk.get(c, 0.0) / step for c, w in row.items()}
+        avg = {c: round(x, 5) for c, x in avg.items() if abs(x) >= 1e-4}
+        if avg:
+            out[k] = avg
+    return out
+
+
+def _top(sc: Mapping[str, float]) -> tuple[str | None, float]:
+    if not sc:
+        return None, 0.0
+    c = max(sc, key=sc.__getitem__)
+    return c, sc[c]
+
+
+def train(examples: Sequence[tuple[str, str]], *, oos_label: str | None = None, epochs: int = 10,
+          c_reg: float = 1.0, seed: int = 13, holdout: float = 0.1, target_in_scope_recall: float = 0.95) -> IntentModel:
+    """Train a scorer on ``(text, intent)`` pairs and calibrate its out-of-scope threshold.
+
+    :param examples: training pairs; texts are normalised here.
+    :param oos_label: label of out-of-scope training examples (e.g. ``oos``), if any.
+    :param epochs: passes over the data. :param c_reg: PA-II aggressiveness C.
+    :param holdout: share of each class held out (once) to calibrate the threshold.
+    :raises ValueError: fewer than two classes.
+    """
+    classes = sorted({y for _, y in examples})
+    if len(classes) < 2:
+        raise ValueError("need at least two intents to train a scorer")
+    threshold = _calibrate(examples, classes, oos_label, epochs, c_reg, seed, holdout, target_in_scope_recall)
+    vecs, idf = _vectorise([t for t, _ in examples])
+    weights = _fit(vecs, [y for _, y in examples], classes, epochs, c_reg, seed)
+    return IntentModel(classes, idf, weights, threshold, oos_label)
+
+
+def _calibrate(examples, classes, oos_label, epochs, c_reg, seed, holdout, target) -> float:
+    rng = random.Random(seed + 1)
+    by_class: dict[str, list[int]] = defaultdict(list)
+    for i, (_, y) in enumerate(examples):
+        by_class[y].append(i)
+    held: set[int] = set()
+    for y, idx in by_class.items():
+        if len(idx) < 4:
+            continue
+        k = max(1, round(len(idx) * (holdout * 2 if y == oos_label else holdout)))
+        held.update(rng.sample(idx, k))
+    if not held:
+        return 0.0
+    tr = [examples[i] for i in range(len(examples)) if i not in held]
+    if len({y for _, y in tr}) < 2:
+        return 0.0
+    vecs, idf = _vectorise([t for t, _ in tr])
+    w = _fit(vecs, [y for _, y in tr], classes, epochs, c_reg, seed)
+    model = IntentModel(classes, idf, w, 0.0, oos_label)
+    pts = []  # (top score, is_oos, correct-if-accepted)
+    for i in held:
+        t, y = examples[i]
+        c, s = _top(model.scores(normalize(t).text))
+        pts.append((s, y == oos_label, c == y))
+    ins = [p for p in pts if not p[1]]
+    oos = [p for p in pts if p[1]]
+    if not ins:
+        return 0.0
+    if not oos:
+        ss = sorted(p[0] for p in ins)
+        return ss[int((1 - target) * len(ss))]
+    best, best_th = -1.0, 0.0
+    for th in sorted({p[0] for p in pts} | {0.0}):
+        acc = sum(1 for s, _, ok in ins if ok and s >= th) / len(ins)
+        rec = sum(1 for s, _, ok in oos if s < th or ok) / len(oos)
+        if acc + rec > best:
+            best, best_th = acc + rec, th
+    return best_th
+
+
+def content_hash(examples: Iterable[tuple[str, str]], **params: Any) -> str:
+    """SHA-256 of the training pairs (order-independent) and hyper-parameters."""
+    h = hashlib.sha256()
+    h.update(orjson.dumps({"v": MODEL_VERSION, "p": params}, option=orjson.OPT_SORT_KEYS))
+    for t, y in sorted(examples):
+        h.update(orjson.dumps([t, y]))
+    return h.hexdigest()
+
+
+def train_cached(examples: Sequence[tuple[str, str]], cache_dir: Path | str | None, **params: Any) -> IntentModel:
+    """:func:`train`, or load the model cached under ``cache_dir`` for the same content hash.
+
+    The cache file is ``intent-model-<hash>.json``, written atomically (temp file + rename).
+    An unreadable cache file is ignored and rewritten.
+    """
+    if cache_dir is None:
+        return train(examples, **params)
+    cache = Path(cache_dir)
+    path = cache / f"intent-model-{content_hash(examples, **params)[:32]}.json"
+    try:
+        return IntentModel.from_json(path.read_bytes())
+    except (OSError, ValueError, KeyError, orjson.JSONDecodeError):
+        pass
+    model = train(examples, **params)
+    cache.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".tmp{os.getpid()}")
+    tmp.write_bytes(model.to_json())
+    os.replace(tmp, path)
+    return model
+
+
+# ---- templates and keywords ------------------------------------------------------------------
+_SLOT = re.compile(r"\{(\w+)\}")
+_POLITE_HEAD = r"(?:请|麻烦|麻烦你|帮我|帮忙|你能|能不能|可以|please|can you|could you|would you|will you|i want to|i'd like to|i would like to)?"
+_POLITE_TAIL = r"(?:一下|吧|好吗|可以吗|行吗|谢谢|please|thanks|thank you|for me|now)*"
+_STRIP = re.compile(r"[\s,.!?;:'\"~，。！？；：、]+")
+
+
+def _compile_template(tpl: str, slots: Mapping[str, str]) -> tuple[re.Pattern[str], list[str]]:
+    parts, names = [], []
+    pos = 0
+    for m in _SLOT.finditer(tpl):
+        lit = _STRIP.sub("", normalize(tpl[pos:m.start()]).text)
+        parts.append(re.escape(lit))
+        name = m[1]
+        names.append(name)
+        parts.append(r"\{" + re.escape(slots.get(name, name)) + r"\}")
+        pos = m.end()
+    parts.append(re.escape(_STRIP.sub("", normalize(tpl[pos:]).text)))
+    return re.compile("^" + _POLITE_HEAD + "".join(parts) + _POLITE_TAIL + "$"), names
+
+
+@dataclass(slots=True)
+class IntentRecognizer:
+    """Templates + scorer + keywords for a set of intents; :meth:`rank` is pure.
+
+    :param specs: the intents. :param model: trained scorer, or None (templates/keywords only).
+    :param margin: ambiguity margin between the top two scorer scores.
+    """
+
+    specs: Sequence[IntentSpec]
+    model: IntentModel | None = None
+    margin: float = 0.1
+    _templates: list[tuple[str, re.Pattern[str], list[str]]] = field(init=False, default_factory=list)
+    _keywords: list[tuple[str, list[str]]] = field(init=False, default_factory=list)
+
+    def __post_init__(self) -> None:
+        for s in self.specs:
+            for tpl in s.templates:
+                rx, names = _compile_template(tpl, s.slots)
+                self._templates.append((s.name, rx, names))
+            kws = [normalize(k).text for k in s.keywords]
+            if kws:
+                self._keywords.append((s.name, kws))
+
+    def match_templates(self, delex: str, entity_types: Sequence[str]) -> list[IntentMatch]:
+        """Template hits on a delexicalised text (entities replaced by ``{type}``).
+
+        :param entity_types: types of the entities in the order they appear in ``delex``.
+        """
+        t = _STRIP.sub("", delex)
+        out: list[IntentMatch] = []
+        for name, rx, names in self._templates:
+            if rx.match(t):
+                slots: dict[str, int] = {}
+                spec = next(s for s in self.specs if s.name == name)
+                used: set[int] = set()
+                for slot in names:
+                    typ = spec.slots.get(slot, slot)
+                    j = next((i for i, et in enumerate(entity_types) if et == typ and i not in used), None)
+                    if j is not None:
+                        used.add(j)
+                        slots[slot] = j
+                if all(o.intent != name for o in out):
+                    out.append(IntentMatch(name, 1.0, "template", slots))
+        return out
+
+    def score(self, text: str, top_k: int = 5) -> list[IntentMatch]:
+        """Scorer ranking for a normalised text, best first (may include the OOS label)."""
+        if self.model is None:
+            return []
+        sc = self.model.scores(text)
+        best = sorted(sc.items(), key=lambda kv: -kv[1])[:top_k]
+        return [IntentMatch(c, s, "scorer") for c, s in best]
+
+    def keywords(self, text: str, top_k: int = 5) -> list[IntentMatch]:
+        """Keyword ranking for a normalised text: share of an intent's keywords present."""
+        out = []
+        for name, kws in self._keywords:
+            hit = sum(1 for k in kws if k in text)
+            if hit:
+                out.append(IntentMatch(name, min(1.0, hit / 2), "keyword"))
+        out.sort(key=lambda m: -m.score)
+        return out[:top_k]
+
+    def decide(self, ranked: Sequence[IntentMatch]) -> tuple[str | None, bool, bool]:
+        """(top intent or None when out of scope, out_of_scope, ambiguous) for a ranking."""
+        if not ranked:
+            return None, True, False
+        top = ranked[0]
+        if top.source == "template":
+            return top.intent, False, len(ranked) > 1 and ranked[1].source == "template"
+        if top.source == "scorer" and self.model is not None:
+            oos = top.score < self.model.threshold or top.intent == self.model.oos_label
+            amb = len(ranked) > 1 and top.score - ranked[1].score < self.margin
+            return (None if oos else top.intent), oos, (amb and not oos)
+        return top.intent, False, len(ranked) > 1 and ranked[1].score == top.score

@@ -1,0 +1,219 @@
+"""Text normalisation with an offset map back to the original text (pure).
+
+Steps, applied character by character so that every output character knows the
+original span it came from:
+
+1. Unicode NFKC (full-width → half-width, compatibility forms; UAX #15).
+2. Lower-casing of Latin letters (``str.lower``).
+3. Punctuation variants folded to ASCII (、。“”‘’～— …).
+4. A small traditional → simplified table for characters the parser keys on.
+5. Whitespace between CJK characters dropped ("下午 七 点" → "下午七点"), other
+   whitespace runs collapsed to one space.
+6. Chinese numerals that are numbers rewritten as ASCII digits
+   (一月二十三 → 1月23, 三十一号 → 31号, 两点半 → 2点半, 一个半小时 → 1个半小时,
+   二〇二四年 → 2024年). A lone 一 is only rewritten before a unit or after
+   星期/周/第 (一起, 一下, 统一 stay words).
+
+:func:`normalize` returns a :class:`Normalized`; :meth:`Normalized.span`
+maps a half-open span of the normalised text back to the original text.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass
+
+__all__ = ["Normalized", "cn_to_int", "normalize"]
+
+_PUNCT = str.maketrans({
+    "、": ",", "。": ".", "“": '"', "”": '"', "‘": "'", "’": "'", "～": "~", "〜": "~",
+    "—": "-", "–": "-", "―": "-", "‐": "-", "「": '"', "」": '"', "『": '"', "』": '"',
+    "【": "[", "】": "]", "《": "<", "》": ">", "·": ".", "•": ".", "…": ".",
+})
+
+# Traditional → simplified for characters that matter to the rules (OpenCC STCharacters subset).
+_T2S = str.maketrans(
+    "個號點週發單報後時鐘頭禮兩萬訂開關啟網絡統錯誤務還這們麼嗎會說請幫給張劉陳趙鄭經醫師東"
+    "來過現們歲間題問據費錢塊為與從於對應該機電話碼郵貨運態誌視聽讀寫傳記憶設備狀況確認取消約"
+    "週曆節樓區華總長議檔資紀錄輸啓網線連斷線啟動車買賣價錶軟體硬碟盤磁記剩餘聯繫寄轉達晚飯飯",
+    "个号点周发单报后时钟头礼两万订开关启网络统错误务还这们么吗会说请帮给张刘陈赵郑经医师东"
+    "来过现们岁间题问据费钱块为与从于对应该机电话码邮货运态志视听读写传记忆设备状况确认取消约"
+    "周历节楼区华总长议档资纪录输启网线连断线启动车买卖价表软体硬碟盘磁记剩余联系寄转达晚饭饭",
+)
+
+_CN_DIGIT = {"零": 0, "〇": 0, "○": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5,
+             "六": 6, "七": 7, "八": 8, "九": 9}
+_CN_UNIT = {"十": 10, "百": 100, "千": 1000}
+_CN_BIG = {"万": 10_000, "亿": 100_000_000}
+_CN_NUM_RE = re.compile("[零〇○一二两三四五六七八九十百千万亿]+")
+# A lone 一 is a number only next to one of these (unit after, or 星期/周/第 before).
+_YI_UNITS = set("月日号点个天周年岁份元块张台分秒刻小半位条件本")
+_YI_BEFORE = ("星期", "礼拜", "周", "第")
+_NOT_NUMBER = ("一起", "一下", "一直", "一定", "一样", "一切", "一般", "一旦", "一边", "一些", "一会",
+               "统一", "万一", "唯一", "一致", "一律", "一向", "十分", "一点点", "一点儿", "一共")
+
+
+def _is_cjk(ch: str) -> bool:
+    o = ord(ch)
+    return 0x4E00 <= o <= 0x9FFF or 0x3400 <= o <= 0x4DBF or 0x3000 <= o <= 0x303F or 0xFF00 <= o <= 0xFFEF
+
+
+def cn_to_int(s: str) -> int | None:
+    """Value of a Chinese numeral string, or None when it is not a well-formed number.
+
+    :param s: e.g. ``"二十三"`` → 23, ``"两千零二十四"`` → 2024, ``"二〇二四"`` → 2024
+        (digit-by-digit when there is no unit character), ``"十五"`` → 15.
+    """
+    if not s:
+        return None
+    if not any(c in _CN_UNIT or c in _CN_BIG for c in s):
+        if all(c in _CN_DIGIT for c in s):
+            return int("".join(str(_CN_DIGIT[c]) for c in s))
+        return None
+    total, section, digit = 0, 0, None
+    for c in s:
+        if c in _CN_DIGIT:
+            if digit is not None and _CN_DIGIT[c] != 0 and digit != 0:
+                return None  # two digits in a row inside a unit number (二三十): not a number
+            digit = _CN_DIGIT[c]
+        elif c in _CN_UNIT:
+            section += (1 if digit is None else digit) * _CN_UNIT[c]
+            digit = None
+        elif c in _CN_BIG:
+            if digit is None and section == 0 and total == 0:
+                return None
+            total = (total + section + (digit or 0)) * _CN_BIG[c]
+            section, digit = 0, None
+    return total + section + (digit or 0)
+
+
+@dataclass(frozen=True, slots=True)
+class Normalized:
+    """Normalised text plus, for each of its characters, the original [start, end).
+
+    :param text: the normalised text.
+    :param starts: ``starts[i]`` is the original index where ``text[i]`` begins.
+    :param ends: ``ends[i]`` is the original index just past what ``text[i]`` came from.
+    :param original: the text given to :func:`normalize`.
+    """
+
+    text: str
+    starts: tuple[int, ...]
+    ends: tuple[int, ...]
+    original: str
+
+    def span(self, start: int, end: int) -> tuple[int, int]:
+        """Map a half-open span of :attr:`text` to a half-open span of :attr:`original`.
+
+        An empty span maps to an empty span at the corresponding original position.
+        """
+        if end <= start:
+            pos = self.starts[start] if start < len(self.starts) else len(self.original)
+            return pos, pos
+        return self.starts[start], self.ends[end - 1]
+
+
+    def nspan(self, start: int, end: int) -> tuple[int, int]:
+        """Map a half-open span of :attr:`original` to the smallest covering span of :attr:`text`
+        (inverse of :meth:`span` for spans that :meth:`span` produced)."""
+        a = bisect_left(self.starts, start)
+        b = bisect_right(self.ends, end)
+        return a, max(a, b)
+
+
+def _inside_fixed_word(text: str, pos: int) -> bool:
+    """True when ``pos`` lies inside a fixed word such as 一起 or 十分 (not 十分钟)."""
+    for w in _NOT_NUMBER:
+        for k in range(len(w)):
+            if pos - k >= 0 and text.startswith(w, pos - k) and any(c in _CN_DIGIT or c in _CN_UNIT or c in _CN_BIG for c in w[k:k + 1]):
+                if w == "十分" and text.startswith("钟", pos - k + 2):
+                    return False
+                return True
+    return False
+
+
+def _number_runs(text: str):
+    """Yield (start, end, value) for the Chinese numeral runs of ``text`` that are numbers."""
+    for m in _CN_NUM_RE.finditer(text):
+        s, e = m.span()
+        run = m.group()
+        after_weekday = any(text.endswith(b, 0, s) for b in _YI_BEFORE)
+        if not after_weekday and _inside_fixed_word(text, s):
+            continue
+        if run in ("万", "亿", "千", "百"):
+            continue
+        if run == "一":
+            after = text[e:e + 1]
+            before_ok = any(text.endswith(b, 0, s) for b in _YI_BEFORE)
+            if not before_ok and after not in _YI_UNITS:
+                continue
+            if after == "点" and not before_ok:
+                # 一点 is 1 o'clock only after a part of day or a digit context (快一点 = a bit)
+                if not re.search(r"(上午|下午|中午|晚上|凌晨|早上|早晨|今天|明天|昨天|后天|夜里|傍晚|今晚|明晚|\d)$", text[max(0, s - 3):s]):
+                    continue
+        val = cn_to_int(run)
+        if val is None:
+            continue
+        yield s, e, val
+
+
+def normalize(text: str) -> Normalized:
+    """Normalise ``text`` (see module docstring); never raises on any ``str``.
+
+    :return: :class:`Normalized` whose ``starts``/``ends`` index ``text``.
+    """
+    out: list[str] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    for i, ch in enumerate(text):
+        n = unicodedata.normalize("NFKC", ch).translate(_PUNCT).translate(_T2S).lower()
+        for c in n:
+            out.append(c)
+            starts.append(i)
+            ends.append(i + 1)
+    # whitespace: drop between CJK characters, collapse elsewhere, strip at the ends
+    o2: list[str] = []
+    s2: list[int] = []
+    e2: list[int] = []
+    k = 0
+    n_out = len(out)
+    while k < n_out:
+        c = out[k]
+        if c.isspace():
+            j = k
+            while j < n_out and out[j].isspace():
+                j += 1
+            prev = o2[-1] if o2 else ""
+            nxt = out[j] if j < n_out else ""
+            if prev and nxt and not (_is_cjk(prev) or _is_cjk(nxt)):
+                o2.append(" ")
+                s2.append(starts[k])
+                e2.append(ends[j - 1])
+            elif prev and nxt and (prev.isdigit() and nxt.isdigit()):
+                o2.append(" ")
+                s2.append(starts[k])
+                e2.append(ends[j - 1])
+            k = j
+            continue
+        o2.append(c)
+        s2.append(starts[k])
+        e2.append(ends[k])
+        k += 1
+    mid = "".join(o2)
+    # Chinese numerals → digits
+    o3: list[str] = []
+    s3: list[int] = []
+    e3: list[int] = []
+    pos = 0
+    for rs, re_, val in _number_runs(mid):
+        for q in range(pos, rs):
+            o3.append(mid[q]); s3.append(s2[q]); e3.append(e2[q])
+        digits = str(val)
+        for d in digits:
+            o3.append(d); s3.append(s2[rs]); e3.append(e2[re_ - 1])
+        pos = re_
+    for q in range(pos, len(mid)):
+        o3.append(mid[q]); s3.append(s2[q]); e3.append(e2[q])
+    return Normalized("".join(o3), tuple(s3), tuple(e3), text)

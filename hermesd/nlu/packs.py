@@ -1,0 +1,94 @@
+"""Loading intent packs (``config/intents/*.yaml``) — the only file reading of the NLU, done at start.
+
+A pack::
+
+    pack: office
+    gazetteers: {doc_type: {报价单: quote, quote: quote}}
+    intents:
+      - name: doc.send
+        slots: {doc: doc_type, person: person}
+        templates: [把{doc}发给{person}, send the {doc} to {person}]
+        keywords: [发给, send]
+        examples: [把报价单发给张工, send the quote to Mr. Smith]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+import yaml
+
+from ..errors import InputInvalid
+from .intents import IntentSpec
+
+__all__ = ["Packs", "load_packs"]
+
+
+@dataclass(slots=True)
+class Packs:
+    """All intents and gazetteers of the loaded packs. :param files: the files read, in order."""
+
+    intents: list[IntentSpec] = field(default_factory=list)
+    gazetteers: dict[str, dict[str, str]] = field(default_factory=dict)
+    files: list[str] = field(default_factory=list)
+
+    def examples(self) -> list[tuple[str, str]]:
+        """``(text, intent)`` training pairs."""
+        return [(e, s.name) for s in self.intents for e in s.examples]
+
+
+def _strs(v: Any, where: str) -> tuple[str, ...]:
+    if v is None:
+        return ()
+    if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+        raise InputInvalid(f"{where}: expected a list of strings")
+    return tuple(v)
+
+
+def load_packs(dirs: Iterable[Path | str]) -> Packs:
+    """Read every ``*.yaml`` in ``dirs`` (sorted by name) into one :class:`Packs`.
+
+    :raises InputInvalid: a file is not valid YAML, has unknown keys, or defines an intent twice;
+        ``data.violations`` lists every problem found.
+    """
+    out = Packs()
+    problems: list[str] = []
+    seen: dict[str, str] = {}
+    for d in dirs:
+        for path in sorted(Path(d).glob("*.yaml")):
+            try:
+                doc = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+            except yaml.YAMLError as exc:
+                problems.append(f"{path}: {exc}")
+                continue
+            out.files.append(str(path))
+            unknown = set(doc) - {"pack", "gazetteers", "intents"}
+            if unknown:
+                problems.append(f"{path}: unknown keys {sorted(unknown)}")
+            for typ, terms in (doc.get("gazetteers") or {}).items():
+                if not isinstance(terms, dict):
+                    problems.append(f"{path}: gazetteers.{typ} must map surface form → canonical term")
+                    continue
+                out.gazetteers.setdefault(typ, {}).update({str(k): str(v) for k, v in terms.items()})
+            for i, it in enumerate(doc.get("intents") or []):
+                where = f"{path}: intents[{i}]"
+                try:
+                    if not isinstance(it, dict) or not isinstance(it.get("name"), str):
+                        raise InputInvalid(f"{where}: needs a name")
+                    bad = set(it) - {"name", "slots", "templates", "keywords", "examples", "description"}
+                    if bad:
+                        raise InputInvalid(f"{where}: unknown keys {sorted(bad)}")
+                    if it["name"] in seen:
+                        raise InputInvalid(f"{where}: intent {it['name']} already defined in {seen[it['name']]}")
+                    seen[it["name"]] = str(path)
+                    out.intents.append(IntentSpec(
+                        it["name"], _strs(it.get("examples"), where + ".examples"),
+                        _strs(it.get("templates"), where + ".templates"),
+                        _strs(it.get("keywords"), where + ".keywords"), dict(it.get("slots") or {})))
+                except InputInvalid as exc:
+                    problems.append(exc.message)
+    if problems:
+        raise InputInvalid("intent packs are invalid", data={"violations": problems})
+    return out

@@ -1,0 +1,137 @@
+"""The NLU entry point: :func:`parse` (pure; the clock and the timer are passed in).
+
+normalise → time expressions → entities → utterance kind → intents (templates,
+then the scorer; over ``budget_ms`` the keyword path, marked ``degraded``).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Callable, Mapping, Sequence
+from zoneinfo import ZoneInfo
+
+from .entities import DEFAULT_ID_PATTERNS, Entity, EntityExtractor, IdPattern
+from .intents import IntentMatch, IntentModel, IntentRecognizer, IntentSpec
+from .kinds import utterance_kind
+from .normalize import normalize
+from .temporal import TimeExpr, parse_times
+
+__all__ = ["NluEngine", "ParseResult", "detect_lang", "parse"]
+
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+
+
+def detect_lang(text: str) -> str:
+    """``zh`` when the text has any CJK ideograph, else ``en``."""
+    return "zh" if _CJK.search(text) else "en"
+
+
+@dataclass(frozen=True, slots=True)
+class ParseResult:
+    """Everything the NLU found in one utterance (spans index the original text).
+
+    :param intent: top intent, or None when out of scope.
+    :param intents: ranking, best first (templates, then scorer or keywords).
+    :param degraded: the budget ran out and the keyword path decided the intent.
+    :param elapsed_us: time the parse took, from the timer passed in.
+    """
+
+    text: str
+    normalized: str
+    lang: str
+    kind: str
+    intent: str | None
+    intents: tuple[IntentMatch, ...]
+    out_of_scope: bool
+    ambiguous: bool
+    entities: tuple[Entity, ...]
+    times: tuple[TimeExpr, ...]
+    degraded: bool
+    elapsed_us: float
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict."""
+        return {"text": self.text, "normalized": self.normalized, "lang": self.lang, "kind": self.kind,
+                "intent": self.intent, "intents": [m.to_dict() for m in self.intents],
+                "out_of_scope": self.out_of_scope, "ambiguous": self.ambiguous,
+                "entities": [e.to_dict() for e in self.entities], "times": [t.to_dict() for t in self.times],
+                "degraded": self.degraded, "elapsed_us": round(self.elapsed_us, 1)}
+
+
+@dataclass(slots=True)
+class NluEngine:
+    """Compiled NLU resources: entity extractor and intent recognizer. Build once, parse many.
+
+    :param specs: intents (from :func:`hermesd.nlu.packs.load_packs`).
+    :param model: trained scorer or None. :param people: surface → canonical person (directory).
+    :param gazetteers: entity type → {surface → canonical}. :param id_patterns: order/ticket ids.
+    :param margin: ambiguity margin. :param oos_threshold: overrides the calibrated threshold.
+    """
+
+    specs: Sequence[IntentSpec] = ()
+    model: IntentModel | None = None
+    people: Mapping[str, str] = field(default_factory=dict)
+    gazetteers: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    id_patterns: Sequence[IdPattern] = DEFAULT_ID_PATTERNS
+    margin: float = 0.1
+    oos_threshold: float | None = None
+    extractor: EntityExtractor = field(init=False)
+    recognizer: IntentRecognizer = field(init=False)
+
+    def __post_init__(self) -> None:
+        if self.model is not None and self.oos_threshold is not None:
+            self.model.threshold = self.oos_threshold
+        self.extractor = EntityExtractor(self.people, self.gazetteers, self.id_patterns)
+        self.recognizer = IntentRecognizer(self.specs, self.model, self.margin)
+
+
+def _delex(norm_text: str, spans: Sequence[tuple[int, int, str]]) -> str:
+    out, pos = [], 0
+    for a, b, typ in spans:
+        out.append(norm_text[pos:a])
+        out.append("{" + typ + "}")
+        pos = b
+    out.append(norm_text[pos:])
+    return "".join(out)
+
+
+def parse(text: str, *, ref: datetime, tz: ZoneInfo | str, engine: NluEngine, budget_ms: float = 500,
+          locale: str | None = None, timer: Callable[[], float] = time.perf_counter) -> ParseResult:
+    """Parse one utterance.
+
+    :param text: what the person typed (any string).
+    :param ref: reference instant for relative times (aware, any zone; naive = local time in ``tz``).
+    :param tz: IANA zone (name or ZoneInfo) in which "today" is computed.
+    :param engine: compiled resources. :param budget_ms: parse budget; past it the scorer is skipped.
+    :param locale: ``zh`` / ``en``, or None to detect from the text.
+    :param timer: monotonic seconds (``time.perf_counter``), passed in so tests can drive it.
+    :raises zoneinfo.ZoneInfoNotFoundError: unknown zone name.
+    """
+    t0 = timer()
+    deadline = t0 + budget_ms / 1000.0
+    tzinfo = ZoneInfo(tz) if isinstance(tz, str) else tz
+    norm = normalize(text)
+    lang = locale or detect_lang(text)
+    times = tuple(parse_times(norm, ref, tzinfo))
+    entities = tuple(engine.extractor.extract(norm, times))
+    kind = utterance_kind(norm.text)
+    rec = engine.recognizer
+    nspans = [(*norm.nspan(*e.span), e.type) for e in entities]
+    ranked: list[IntentMatch] = rec.match_templates(_delex(norm.text, nspans), [e.type for e in entities])
+    degraded = False
+    if timer() <= deadline and rec.model is not None:
+        seen = {m.intent for m in ranked}
+        ranked += [m for m in rec.score(norm.text) if m.intent not in seen]
+    else:
+        degraded = rec.model is not None or budget_ms <= 0
+        if not ranked:
+            ranked = rec.keywords(norm.text)
+    if degraded and ranked and ranked[0].source == "keyword":
+        top, oos, amb = ranked[0].intent, False, len(ranked) > 1 and ranked[1].score == ranked[0].score
+    else:
+        top, oos, amb = rec.decide(ranked)
+    return ParseResult(text, norm.text, lang, kind, top, tuple(ranked), oos, amb, entities, times, degraded,
+                       (timer() - t0) * 1e6)

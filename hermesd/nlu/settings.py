@@ -1,0 +1,71 @@
+"""The ``nlu:`` config section."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, field_validator
+
+from ..config import Section
+
+__all__ = ["IdPatternSettings", "NluSettings"]
+
+
+class IdPatternSettings(Section):
+    """An extra order/ticket id pattern (see :class:`hermesd.nlu.entities.IdPattern`)."""
+
+    type: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    regex: str
+    context: list[str] = []
+    context_required: bool = False
+
+    @field_validator("regex")
+    @classmethod
+    def _compiles(cls, v: str) -> str:
+        import re
+
+        re.compile(v)
+        return v
+
+
+class NluSettings(Section):
+    """Natural-language understanding.
+
+    ``timezone`` defaults to ``Asia/Shanghai``, not to the system zone: embedded
+    images very often leave ``/etc/localtime`` at UTC, and then "今天" at 07:30 in
+    Beijing would still be yesterday. The product's users are first of all in
+    China; integrators elsewhere set their IANA zone here, and a request may pass
+    its own ``tz``.
+    """
+
+    #: IANA zone used to resolve 今天 / "tomorrow" when a request gives none.
+    timezone: str = "Asia/Shanghai"
+    #: ``auto`` picks zh when the text contains CJK characters, else en.
+    locale: Literal["auto", "zh", "en"] = "auto"
+    #: over this, the intent step falls back to keywords and the result is marked ``degraded``.
+    parse_budget_ms: int = Field(500, ge=0, le=60_000)
+    #: longest accepted utterance (characters); longer input is rejected with INPUT_INVALID.
+    max_text_chars: int = Field(2000, ge=1, le=65_536)
+    #: folders of intent packs (``*.yaml``); empty = the shipped ``config/intents``.
+    intent_dirs: list[str] = []
+    #: fixed out-of-scope threshold on the scorer's top score; null = calibrated at training.
+    oos_threshold: float | None = None
+    #: the top two intents closer than this are reported ``ambiguous``.
+    ambiguity_margin: float = Field(0.1, ge=0.0, le=10.0)
+    #: passes of the PA-II trainer over the examples.
+    train_epochs: int = Field(10, ge=1, le=100)
+    #: where trained models are cached by content hash; empty = ``<state_dir>/nlu-cache``.
+    model_cache_dir: str = ""
+    #: extra order/ticket id patterns, tried with the built-in ones.
+    id_patterns: list[IdPatternSettings] = []
+
+    @field_validator("timezone")
+    @classmethod
+    def _zone_exists(cls, v: str) -> str:
+        from zoneinfo import ZoneInfo
+
+        try:
+            ZoneInfo(v)
+        except Exception:  # ZoneInfoNotFoundError is a KeyError; pydantic wants ValueError
+            raise ValueError(f"unknown IANA time zone {v!r}") from None
+        return v

@@ -1,0 +1,450 @@
+"""Time expressions in Chinese and English, resolved against a reference instant (pure).
+
+:func:`parse_times` finds atoms (:mod:`.temporal_atoms`), merges adjacent ones
+(明天 + 下午 + 3点), joins ranges (X到Y, from X to Y, between X and Y) and
+resolves each against ``ref`` in the IANA zone ``tz`` (:mod:`zoneinfo`) into a
+:class:`TimeExpr` with a half-open ``[start, end)``.
+
+Rules (documented choices, see tests/nlu/temporal_vectors.jsonl):
+
+- Weeks start on Monday (ISO 8601, GB/T 7408). 上周三/这周三/下周三/下下周一 name
+  a day of the previous / current / next / second-next Monday-start week.
+- English "last X" is the most recent X strictly before the reference date and
+  "next X" the first X strictly after it; a bare weekday (周三, Wednesday, this
+  Wednesday) is the first X on or after the reference date.
+- "today" is the local date in ``tz``, whatever the process ``TZ`` is.
+- A date that does not exist (下个月31号 asked in January, 2月30日) is returned
+  with ``kind="invalid"`` and a ``reason``; it is never rolled over.
+- A month and day without a year (6月15日, June 15) is in the reference year.
+- A clock hour with neither am/pm nor a part of day: without a date it is the
+  next such hour at or after ``ref`` (3点 at 07:30 → 15:00); with a date,
+  1–6 o'clock is read as afternoon (明天3点 → 15:00), other hours as written.
+- Offsets by months or years clamp the day to the month's end (1月31日 + 1个月
+  → 2月28/29日, as dateutil.relativedelta does); they are arithmetic, not names.
+- Durations in months/years are counted as 30/365 days in ``seconds``.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from .normalize import Normalized, normalize
+from .numbers import EN_NUM, en_number
+from .temporal_atoms import MEALS, PARTS_OF_DAY, UNIT_SECONDS, Atom, find_atoms
+
+__all__ = ["TimeExpr", "parse_times"]
+
+_GAP = re.compile(r"^(?:\s|,|的|at|on|in the|in|of|around|about|by|this)*$")
+_RANGE_CONN = re.compile(r"^\s*(到|至|~|-|to|until|till|through|thru|and)\s*$")
+_FINER = {"decade": 0, "year": 1, "season": 2, "quarter": 3, "month": 4, "week": 5, "weekend": 6}
+_UNIT_TD = {"second": timedelta(seconds=1), "minute": timedelta(minutes=1), "hour": timedelta(hours=1),
+            "day": timedelta(days=1), "week": timedelta(weeks=1), "fortnight": timedelta(weeks=2)}
+
+
+@dataclass(frozen=True, slots=True)
+class TimeExpr:
+    """A resolved time expression.
+
+    :param kind: ``date`` | ``datetime`` | ``range`` | ``duration`` | ``invalid``.
+    :param start: ``date`` for day-grain results, aware ``datetime`` otherwise; None for duration/invalid.
+    :param end: exclusive end of the same type as ``start`` (a single day ends the next day).
+    :param grain: ``second`` | ``minute`` | ``hour`` | ``part_of_day`` | ``day`` | ``week`` | ``weekend`` |
+        ``month`` | ``season`` | ``quarter`` | ``year`` | ``decade``.
+    :param text: the original text of ``span``. :param span: ``(start, end)`` in the original text.
+    :param seconds: length of a ``duration``. :param reason: why an ``invalid`` date does not exist.
+    """
+
+    kind: str
+    start: date | datetime | None
+    end: date | datetime | None
+    grain: str
+    text: str
+    span: tuple[int, int]
+    seconds: float | None = None
+    reason: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict; dates as ``YYYY-MM-DD``, datetimes ISO 8601 with offset."""
+        return {"kind": self.kind, "start": self.start.isoformat() if self.start else None,
+                "end": self.end.isoformat() if self.end else None, "grain": self.grain, "text": self.text,
+                "span": list(self.span), "seconds": self.seconds, "reason": self.reason}
+
+
+class _Invalid(Exception):
+    pass
+
+
+# ---- selection and merging -------------------------------------------------------------------
+def _select(atoms: list[Atom]) -> list[Atom]:
+    """Longest atoms first, no overlaps, back in text order."""
+    chosen: list[Atom] = []
+    for a in sorted(atoms, key=lambda a: (-(a.end - a.start), a.start)):
+        if all(a.end <= c.start or a.start >= c.end for c in chosen):
+            chosen.append(a)
+    return sorted(chosen, key=lambda a: a.start)
+
+
+def _merge_frames(f1: dict[str, Any], f2: dict[str, Any]) -> dict[str, Any] | None:
+    """Intersect two frames (明天 + 下午 + 3点); None when they conflict."""
+    p1, p2 = f1.get("period"), f2.get("period")
+    if p1 and p2:
+        coarse, fine = (f1, f2) if _FINER[p1] <= _FINER[p2] else (f2, f1)
+    elif p1:
+        coarse, fine = f1, f2
+    elif p2:
+        coarse, fine = f2, f1
+    else:
+        coarse, fine = f1, f2
+    out = dict(coarse)
+    if ("day" in fine or "weekday" in fine or "month" in fine or "period" in fine or "rel_day" in fine) and "period" in coarse:
+        out.pop("period", None)
+    for k, v in fine.items():
+        if k in ("week_shift",) and fine.get("wd_mode") == "upcoming" and "week_shift" in coarse:
+            out["wd_mode"] = "week"
+            continue
+        if k == "wd_mode" and fine.get("wd_mode") == "upcoming" and "week_shift" in coarse:
+            out["wd_mode"] = "week"
+            continue
+        if k in out and out[k] != v:
+            return None
+        out[k] = v
+    if "weekday" in out and "week_shift" in out and out.get("wd_mode") == "upcoming" and "period" not in fine:
+        pass
+    if "rel_day" in out and ("weekday" in out or "day" in out):
+        return None
+    return out
+
+
+_CATS_MERGEABLE = {"date", "pod", "clock", "hourish", "now"}
+_RECURRING = re.compile(r"(?:每[天日周月年晚早]?|每个|每隔|every|each|daily|weekly|nightly)\s*$")
+
+
+@dataclass(slots=True)
+class _Group:
+    start: int
+    end: int
+    f: dict[str, Any]
+    cats: set[str]
+
+
+def _group(text: str, atoms: list[Atom]) -> list[_Group]:
+    groups: list[_Group] = []
+    for a in atoms:
+        if a.cat == "hourish":
+            a = Atom(a.start, a.end, "clock", a.f)
+        g = groups[-1] if groups else None
+        meal = a.f.get("pod") in MEALS or (g is not None and g.f.get("pod") in MEALS)
+        if (g is not None and not meal and a.cat in _CATS_MERGEABLE and g.cats <= _CATS_MERGEABLE
+                and _GAP.match(text[g.end:a.start])
+                and not (a.cat in g.cats and a.cat != "date")):
+            merged = _merge_frames(g.f, a.f)
+            if merged is not None:
+                g.end, g.f = a.end, merged
+                g.cats.add(a.cat)
+                continue
+        groups.append(_Group(a.start, a.end, dict(a.f), {a.cat}))
+    return groups
+
+
+# ---- resolution --------------------------------------------------------------------------------
+def _add_months(y: int, m: int, k: int) -> tuple[int, int]:
+    t = y * 12 + (m - 1) + k
+    return t // 12, t % 12 + 1
+
+
+def _valid_day(y: int, m: int, d: int) -> date:
+    if not 1 <= m <= 12:
+        raise _Invalid(f"month {m} does not exist")
+    last = calendar.monthrange(y, m)[1]
+    if not 1 <= d <= last:
+        raise _Invalid(f"{y:04d}-{m:02d} has no day {d} (last day is {last})")
+    return date(y, m, d)
+
+
+def _date_part(f: dict[str, Any], today: date) -> tuple[date, date, str] | None:
+    """(start, end, grain) of the date part of a frame, or None when it has none."""
+    if "rel_day" in f:
+        d = today + timedelta(days=f["rel_day"])
+        return d, d + timedelta(days=1), "day"
+    if "weekday" in f:
+        wd, mode, iso = f["weekday"], f.get("wd_mode", "upcoming"), today.isoweekday()
+        if mode == "week":
+            d = today - timedelta(days=iso - 1) + timedelta(days=7 * f.get("week_shift", 0) + wd - 1)
+        elif mode == "next":
+            d = today + timedelta(days=(wd - iso) % 7 or 7)
+        elif mode == "last":
+            d = today - timedelta(days=(iso - wd) % 7 or 7)
+        else:
+            d = today + timedelta(days=(wd - iso) % 7)
+        return d, d + timedelta(days=1), "day"
+    period = f.get("period")
+    if "day" in f and period is None:
+        if "month" in f:
+            y, m = f.get("year", today.year + f.get("year_shift", 0)), f["month"]
+        else:
+            y, m = _add_months(today.year, today.month, f.get("month_shift", 0))
+            y = f.get("year", y)
+        d = _valid_day(y, m, f["day"])
+        return d, d + timedelta(days=1), "day"
+    if period == "week":
+        monday = today - timedelta(days=today.isoweekday() - 1) + timedelta(weeks=f.get("week_shift", 0))
+        return monday, monday + timedelta(weeks=1), "week"
+    if period == "weekend":
+        sat = today - timedelta(days=today.isoweekday() - 1) + timedelta(weeks=f.get("week_shift", 0), days=5)
+        return sat, sat + timedelta(days=2), "weekend"
+    if period in ("month", "season"):
+        if "month" in f:
+            m = f["month"]
+            y = f.get("year", today.year + f.get("year_shift", 0))
+            rel = f.get("month_rel")
+            if rel == 1 and "year" not in f and m <= today.month:
+                y += 1
+            elif rel == -1 and "year" not in f and m >= today.month:
+                y -= 1
+        else:
+            y, m = _add_months(today.year, today.month, f.get("month_shift", 0))
+        if not 1 <= m <= 12:
+            raise _Invalid(f"month {m} does not exist")
+        n = 3 if period == "season" else 1
+        ey, em = _add_months(y, m, n)
+        return date(y, m, 1), date(ey, em, 1), period
+    if period == "quarter":
+        q0 = (today.month - 1) // 3 + f.get("quarter_shift", 0)
+        y, m = _add_months(today.year, 1, 3 * q0)
+        ey, em = _add_months(y, m, 3)
+        return date(y, m, 1), date(ey, em, 1), "quarter"
+    if period == "year":
+        y = f.get("year", today.year + f.get("year_shift", 0))
+        return date(y, 1, 1), date(y + 1, 1, 1), "year"
+    if period == "decade":
+        y = f["year"]
+        return date(y, 1, 1), date(y + 10, 1, 1), "decade"
+    return None
+
+
+def _hour(h: int, f: dict[str, Any]) -> tuple[int, int]:
+    """(hour 0–23, extra days) for a clock hour read with the frame's am/pm or part of day."""
+    ampm, pod = f.get("ampm"), f.get("pod")
+    if h == 24:
+        return 0, 1
+    if ampm == "pm":
+        return (h + 12 if h < 12 else h), 0
+    if ampm == "am":
+        return (0 if h == 12 else h), 0
+    if pod:
+        kind = PARTS_OF_DAY[pod][2]
+        if kind == "early":
+            return (0 if h == 12 else h), 0
+        if kind == "noon":
+            return (h + 12 if h <= 4 else h), 0
+        if kind == "pm":
+            return (h + 12 if h < 12 else h), 0
+        if kind == "night":
+            if 5 <= h < 12:
+                return h + 12, 0
+            return (0, 1) if h == 12 else (h, 1)
+    return h, 0
+
+
+def _resolve(f: dict[str, Any], ref: datetime, tz: ZoneInfo, anchor: date | None = None) -> tuple:
+    """(kind, start, end, grain, seconds) for one frame; raises _Invalid."""
+    if "duration" in f:
+        secs = sum(n * (UNIT_SECONDS.get(u) or {"month": 30 * 86400, "year": 365 * 86400, "fortnight": 14 * 86400}[u])
+                   for n, u in f["duration"])
+        return "duration", None, None, "second", float(secs)
+    if "offset" in f:
+        t = ref
+        sign = f["direction"]
+        finest = "day"
+        for n, u in f["offset"]:
+            whole, frac = int(n), n - int(n)
+            if u in ("month", "year"):
+                months = (12 if u == "year" else 1) * n * sign
+                wm, fm = int(months), months - int(months)
+                y, m = _add_months(t.year, t.month, wm)
+                t = t.replace(year=y, month=m, day=min(t.day, calendar.monthrange(y, m)[1]))
+                t += timedelta(days=30 * fm)
+            else:
+                t += _UNIT_TD[u] * (whole + frac) * sign
+                if u in ("hour", "minute", "second"):
+                    finest = "second" if u == "second" or finest == "second" else "minute"
+        if f.get("within"):
+            lo, hi = sorted((ref, t))
+            return "range", lo.replace(microsecond=0), hi.replace(microsecond=0), "second", None
+        if finest == "day":
+            d = t.date()
+            return "date", d, d + timedelta(days=1), "day", None
+        t = t.replace(microsecond=0) if finest == "second" else t.replace(second=0, microsecond=0)
+        return "datetime", t, t + _UNIT_TD[finest], finest, None
+    if f.get("now"):
+        t = ref.replace(microsecond=0)
+        dp = _date_part(f, anchor or ref.date())
+        if dp is not None and dp[2] == "day":
+            t = datetime.combine(dp[0], t.timetz()).replace(tzinfo=tz)
+        return "datetime", t, t + timedelta(seconds=1), "second", None
+    today = anchor or ref.date()
+    dp = _date_part(f, today)
+    has_clock = "hour" in f
+    if not has_clock and "pod" not in f:
+        if dp is None:
+            raise _Invalid("no date")
+        s, e, g = dp
+        return ("date" if g == "day" else "range"), s, e, g, None
+    if dp is not None and dp[2] != "day":
+        s, e, g = dp  # a time of day on a whole week/month: keep the period
+        return "range", s, e, g, None
+    day = dp[0] if dp else today
+    if has_clock:
+        h, extra = _hour(f["hour"], f)
+        mi, sec = f.get("minute") or 0, f.get("second") or 0
+        if f.get("midnight"):
+            extra = 1
+        if not f.get("ampm") and not f.get("pod") and 1 <= f["hour"] <= 12:
+            if dp is None:
+                cand = [datetime.combine(day, time(hh, mi, sec), tz) for hh in (h % 12, h % 12 + 12)]
+                later = [c for c in cand if c >= ref.replace(microsecond=0)]
+                start = later[0] if later else cand[0] + timedelta(days=1)
+                grain = "second" if f.get("second") is not None else "minute" if f.get("minute") is not None else "hour"
+                return "datetime", start, start + _UNIT_TD[grain], grain, None
+            if 1 <= f["hour"] <= 6:
+                h = f["hour"] + 12
+        start = datetime.combine(day + timedelta(days=extra), time(h, mi, sec), tz)
+        grain = "second" if f.get("second") is not None else "minute" if f.get("minute") is not None else "hour"
+        return "datetime", start, start + _UNIT_TD[grain], grain, None
+    sh, eh, _ = PARTS_OF_DAY[f["pod"]]
+    start = datetime.combine(day, time(sh), tz)
+    end = datetime.combine(day + timedelta(days=eh // 24), time(eh % 24), tz)
+    return "range", start, end, "part_of_day", None
+
+
+def _as_dt(v: date | datetime, tz: ZoneInfo) -> datetime:
+    return v if isinstance(v, datetime) else datetime.combine(v, time(0), tz)
+
+
+def _bare_number_before(text: str, pos: int) -> re.Match[str] | None:
+    return re.search(rf"(?<![\d:])(\d{{1,2}}|{EN_NUM})\s*(?:点|时)?$", text[:pos])
+
+
+_COMMON_WORDS = re.compile(r"[A-Z][a-z]+")
+
+
+def _looks_like_title(norm: Normalized, g: _Group) -> bool:
+    """A capitalised English common noun inside a sentence (Good Morning Sunshine, Jazzy Dinner)
+    is part of a title, not a time; weekday and month names are capitalised anyway."""
+    if not ({"pod", "now"} & g.cats or g.f.get("period") in ("season", "decade")) or "clock" in g.cats:
+        return False
+    s, e = norm.span(g.start, g.end)
+    words = norm.original[s:e].split()
+    if not words or not _COMMON_WORDS.fullmatch(words[-1]):
+        return False
+    before = norm.original[:s].rstrip()
+    return bool(before) and before[-1] not in ".!?。！？"
+
+
+def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> list[TimeExpr]:
+    """Find and resolve every time expression in ``text``.
+
+    :param text: original text, or its :class:`Normalized` form (spans always index the original).
+    :param ref: the reference instant; aware (any zone) or naive (taken as local time in ``tz``).
+    :param tz: IANA zone name or :class:`zoneinfo.ZoneInfo`; "today" is the local date there.
+    :return: expressions in text order, non-overlapping.
+    :raises zoneinfo.ZoneInfoNotFoundError: unknown zone name.
+    """
+    tz = ZoneInfo(tz) if isinstance(tz, str) else tz
+    norm = text if isinstance(text, Normalized) else normalize(text)
+    ref = ref.replace(tzinfo=tz) if ref.tzinfo is None else ref.astimezone(tz)
+    t = norm.text
+    groups = _group(t, _select(find_atoms(t)))
+    out: list[TimeExpr] = []
+    i = 0
+    while i < len(groups):
+        g = groups[i]
+        nxt = groups[i + 1] if i + 1 < len(groups) else None
+        expr = None
+        if nxt is not None and _RANGE_CONN.match(t[g.end:nxt.start]):
+            conn = _RANGE_CONN.match(t[g.end:nxt.start])[1]
+            if conn != "and" or re.search(r"between\s*$", t[:g.start]):
+                expr = _range(norm, g, nxt, ref, tz)
+                if expr is not None:
+                    out.append(expr)
+                    i += 2
+                    continue
+        if "clock" in g.cats and "date" not in g.cats:
+            # "2到4点", "between 2 and 4 pm": the first end is a bare number
+            m = re.search(r"(\d{1,2}|" + EN_NUM + r")\s*(到|至|~|-|to|and|until|till)\s*$", t[:g.start])
+            if m:
+                v = en_number(m[1]) if not m[1].isdigit() else int(m[1])
+                if v is not None and v == int(v) and 0 <= v <= 24 and (m[2] != "and" or re.search(r"between\s*$", t[:m.start()])):
+                    first = _Group(m.start(1), m.end(1), {"hour": int(v), "minute": None}, {"clock"})
+                    expr = _range(norm, first, g, ref, tz)
+                    if expr is not None:
+                        if out and out[-1].span[1] > norm.span(first.start, first.end)[0]:
+                            pass
+                        else:
+                            out.append(expr)
+                            i += 1
+                            continue
+        if not (_RECURRING.search(t[:g.start]) or g.f.get("recurring") or _looks_like_title(norm, g)
+                or (g.f.get("now") and len(g.cats) == 1 and t.startswith("的", g.end))):
+            out.append(_single(norm, g, ref, tz))
+        i += 1
+    return out
+
+
+def _single(norm: Normalized, g: _Group, ref: datetime, tz: ZoneInfo) -> TimeExpr:
+    s, e = norm.span(g.start, g.end)
+    try:
+        kind, start, end, grain, secs = _resolve(g.f, ref, tz)
+        return TimeExpr(kind, start, end, grain, norm.original[s:e], (s, e), secs)
+    except _Invalid as exc:
+        return TimeExpr("invalid", None, None, "day", norm.original[s:e], (s, e), reason=str(exc))
+
+
+def _range(norm: Normalized, g1: _Group, g2: _Group, ref: datetime, tz: ZoneInfo) -> TimeExpr | None:
+    f1, f2 = dict(g1.f), dict(g2.f)
+    if any(k in f for f in (f1, f2) for k in ("duration", "offset", "now")):
+        return None
+    # the second end borrows what it does not say from the first (下午2点到4点, 6月1日到15日)
+    if "hour" in f2 and "hour" in f1:
+        for k in ("ampm", "pod"):
+            if k in f1 and "ampm" not in f2 and "pod" not in f2:
+                f2[k] = f1[k]
+            if k in f2 and "ampm" not in f1 and "pod" not in f1:
+                f1[k] = f2[k]
+    if "day" in f2 and "month" not in f2 and "month" in f1:
+        f2["month"] = f1["month"]
+        if "year" in f1:
+            f2.setdefault("year", f1["year"])
+    s1, s2 = norm.span(g1.start, g1.end)[0], norm.span(g2.start, g2.end)[1]
+    text = norm.original[s1:s2]
+    try:
+        k1, a1, b1, gr1, _ = _resolve(f1, ref, tz)
+        date_keys = ("rel_day", "weekday", "day", "month", "period", "year")
+        if not any(k in f2 for k in date_keys) and isinstance(a1, (date, datetime)):
+            k2, a2, b2, gr2, _ = _resolve(f2, ref, tz, anchor=a1 if not isinstance(a1, datetime) else a1.date())
+        elif "weekday" in f2 and f2.get("wd_mode") == "upcoming" and a1 is not None:
+            if "week_shift" in f1 and f1.get("wd_mode") == "week":
+                f2["wd_mode"], f2["week_shift"] = "week", f1["week_shift"]
+                k2, a2, b2, gr2, _ = _resolve(f2, ref, tz)
+            else:
+                anchor = a1.date() if isinstance(a1, datetime) else a1
+                k2, a2, b2, gr2, _ = _resolve(f2, ref, tz, anchor=anchor)
+        else:
+            k2, a2, b2, gr2, _ = _resolve(f2, ref, tz)
+    except _Invalid as exc:
+        return TimeExpr("invalid", None, None, "day", text, (s1, s2), reason=str(exc))
+    if a1 is None or b2 is None:
+        return None
+    if k2 == "datetime":
+        b2 = a2  # "2点到4点" ends at 4:00, while "6月1日到15日" includes the 15th
+    if isinstance(a1, datetime) != isinstance(b2, datetime):
+        a1, b2 = _as_dt(a1, tz), _as_dt(b2, tz)
+    if b2 <= a1:
+        return TimeExpr("invalid", None, None, gr1, text, (s1, s2), reason="range ends before it starts")
+    grain = gr1 if gr1 == gr2 else min(gr1, gr2, key=lambda g: ["second", "minute", "hour", "part_of_day", "day"].index(g) if g in ("second", "minute", "hour", "part_of_day", "day") else 9)
+    return TimeExpr("range", a1, b2, grain, text, (s1, s2))

@@ -1,0 +1,541 @@
+"""Time-expression atoms: regexes over normalised text and the frame fields each yields (pure).
+
+An atom is the smallest time phrase (一个日期, a clock time, a part of day, an
+offset). :mod:`.temporal` merges adjacent atoms into expressions and resolves
+them. Every pattern runs on the output of :func:`hermesd.nlu.normalize.normalize`
+(lower-case, ASCII digits, CJK spaces removed).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from .numbers import EN_NUM, EN_ORD, en_number, en_ordinal
+
+__all__ = ["MEALS", "PARTS_OF_DAY", "UNIT_SECONDS", "Atom", "find_atoms"]
+
+L = r"(?<![a-z0-9])"
+R = r"(?![a-z0-9])"
+
+_MONTHS = {"january": 1, "jan": 1, "february": 2, "feb": 2, "march": 3, "mar": 3, "april": 4, "apr": 4,
+           "may": 5, "june": 6, "jun": 6, "july": 7, "jul": 7, "august": 8, "aug": 8, "september": 9,
+           "sept": 9, "sep": 9, "october": 10, "oct": 10, "november": 11, "nov": 11, "december": 12, "dec": 12}
+_MONTH_ALT = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_WEEKDAYS = {"monday": 1, "mon": 1, "tuesday": 2, "tues": 2, "tue": 2, "wednesday": 3, "wed": 3,
+             "thursday": 4, "thurs": 4, "thur": 4, "thu": 4, "friday": 5, "fri": 5, "saturday": 6, "sat": 6,
+             "sunday": 7, "sun": 7}
+_WD_ALT = "|".join(sorted(_WEEKDAYS, key=len, reverse=True))
+_ZH_SHIFT = {"上上": -2, "上": -1, "这": 0, "本": 0, "今": 0, "下下": 2, "下": 1}
+_ZH_WD = {"1": 1, "2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7, "日": 7, "天": 7}
+_EN_SHIFT = {"this": 0, "coming": 1, "the coming": 1, "next": 1, "last": -1, "past": -1, "previous": -1,
+             "the last": -1, "the past": -1, "the previous": -1, "the next": 1}
+
+#: part of day → (start hour, end hour, how a bare clock hour is read: am|pm|night|early|noon)
+PARTS_OF_DAY: dict[str, tuple[int, int, str]] = {
+    "凌晨": (0, 6, "early"), "清晨": (5, 8, "am"), "早上": (6, 10, "am"), "早晨": (6, 10, "am"),
+    "上午": (6, 12, "am"), "中午": (11, 14, "noon"), "午间": (11, 14, "noon"), "下午": (12, 18, "pm"),
+    "傍晚": (17, 19, "pm"), "晚上": (18, 24, "night"), "晚间": (18, 24, "night"), "夜里": (18, 24, "night"),
+    "夜间": (18, 24, "night"), "深夜": (22, 24, "night"), "半夜": (0, 3, "early"), "白天": (6, 18, "am"),
+    "早饭": (7, 9, "am"), "早餐": (7, 9, "am"), "午饭": (11, 13, "noon"), "午餐": (11, 13, "noon"),
+    "晚饭": (17, 20, "pm"), "晚餐": (17, 20, "pm"), "下班后": (18, 22, "pm"), "上班前": (7, 9, "am"),
+    "morning": (6, 12, "am"), "afternoon": (12, 18, "pm"), "evening": (18, 22, "pm"), "night": (18, 24, "night"),
+    "lunch": (11, 14, "noon"), "lunchtime": (11, 14, "noon"), "breakfast": (7, 9, "am"), "brunch": (10, 12, "am"),
+    "dinner": (17, 20, "pm"), "supper": (17, 20, "pm"), "after work": (18, 22, "pm"), "midday": (11, 13, "noon"),
+}
+_ZH_POD_ALT = "|".join(sorted((k for k in PARTS_OF_DAY if not k.isascii()), key=len, reverse=True))
+_EN_POD_ALT = "|".join(sorted((k for k in PARTS_OF_DAY if k.isascii()), key=len, reverse=True))
+
+#: fixed-date holidays (month, day); movable feasts are left out on purpose.
+HOLIDAYS = {"元旦": (1, 1), "情人节": (2, 14), "妇女节": (3, 8), "劳动节": (5, 1), "儿童节": (6, 1),
+            "国庆节": (10, 1), "国庆": (10, 1), "平安夜": (12, 24), "圣诞节": (12, 25), "圣诞": (12, 25),
+            "new year's day": (1, 1), "new years day": (1, 1), "new year's eve": (12, 31), "valentine's day": (2, 14),
+            "valentines day": (2, 14), "independence day": (7, 4), "halloween": (10, 31), "christmas eve": (12, 24),
+            "christmas day": (12, 25), "christmas": (12, 25), "xmas": (12, 25), "boxing day": (12, 26)}
+_ZH_HOL_ALT = "|".join(sorted((k for k in HOLIDAYS if not k.isascii()), key=len, reverse=True))
+_EN_HOL_ALT = "|".join(sorted((k for k in HOLIDAYS if k.isascii()), key=len, reverse=True)).replace("'", "'?")
+_SEASONS = {"春天": 3, "春季": 3, "夏天": 6, "夏季": 6, "秋天": 9, "秋季": 9, "冬天": 12, "冬季": 12,
+            "spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
+
+_UNIT_SECONDS = {"second": 1, "minute": 60, "hour": 3600, "day": 86400, "week": 604800}
+_ZH_UNITS = {"秒钟": "second", "秒": "second", "分钟": "minute", "分": "minute", "小时": "hour", "钟头": "hour",
+             "天": "day", "日": "day", "周": "week", "星期": "week", "礼拜": "week", "月": "month", "年": "year"}
+_EN_UNITS = {"sec": "second", "secs": "second", "second": "second", "seconds": "second", "min": "minute",
+             "mins": "minute", "minute": "minute", "minutes": "minute", "hr": "hour", "hrs": "hour", "hour": "hour",
+             "hours": "hour", "day": "day", "days": "day", "week": "week", "weeks": "week", "month": "month",
+             "months": "month", "year": "year", "years": "year", "fortnight": "fortnight", "fortnights": "fortnight"}
+_EN_UNIT_ALT = "|".join(sorted(_EN_UNITS, key=len, reverse=True))
+
+
+@dataclass(slots=True)
+class Atom:
+    """One matched time phrase: ``[start, end)`` in normalised text, its category and frame fields.
+
+    Categories: ``date`` (a day or a period), ``pod`` (part of day), ``clock``,
+    ``offset`` (relative to now), ``duration``, ``now``, ``hourish`` (a bare
+    number that is only a time next to a date word).
+    """
+
+    start: int
+    end: int
+    cat: str
+    f: dict[str, Any] = field(default_factory=dict)
+
+
+_PATTERNS: list[tuple[re.Pattern[str], str, Callable[[re.Match[str]], dict[str, Any] | None]]] = []
+
+
+def _p(pattern: str, cat: str):
+    def deco(fn):
+        _PATTERNS.append((re.compile(pattern), cat, fn))
+        return fn
+    return deco
+
+
+def _yr(s: str) -> int:
+    y = int(s)
+    return y + 2000 if y < 100 else y
+
+
+# ---- absolute dates -----------------------------------------------------------------------
+@_p(r"(?<!\d)(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?![\d])", "date")
+def _iso(m):
+    return {"year": int(m[1]), "month": int(m[2]), "day": int(m[3])}
+
+
+@_p(r"(?<![\d/])(\d{1,2})/(\d{1,2})/(\d{4}|\d{2})(?![\d/])", "date")
+def _mdy(m):
+    return {"year": _yr(m[3]), "month": int(m[1]), "day": int(m[2])}
+
+
+@_p(r"(?<![\d/])(1[0-2]|0?[1-9])/(3[01]|[12]\d|0?[1-9])(?![\d/])", "date")
+def _md_slash(m):
+    return {"month": int(m[1]), "day": int(m[2])}
+
+
+@_p(r"(?<!\d)(\d{4})年(?:(\d{1,2})月(?:(\d{1,2})[日号]?(?![\d点:分时]))?)?", "date")
+def _zh_ymd(m):
+    if m[3]:
+        return {"year": int(m[1]), "month": int(m[2]), "day": int(m[3])}
+    if m[2]:
+        return {"year": int(m[1]), "month": int(m[2]), "period": "month"}
+    return {"year": int(m[1]), "period": "year"}
+
+
+@_p(r"(?<![\d个])(\d{1,2})月(?:份)?(?:(\d{1,2})(?:[日号]|(?![\d点:分时个天周年小秒])))?", "date")
+def _zh_md(m):
+    if m[2]:
+        return {"month": int(m[1]), "day": int(m[2])}
+    return {"month": int(m[1]), "period": "month"}
+
+
+@_p(r"(上上|上|这|本|下下|下)个?月(?:的)?(\d{1,2})[日号]", "date")
+def _zh_rel_month_day(m):
+    return {"month_shift": _ZH_SHIFT[m[1]], "day": int(m[2])}
+
+
+@_p(r"(?<![\d月/])(\d{1,2})[日号](?![\d])", "date")
+def _zh_day(m):
+    return {"day": int(m[1])}
+
+
+@_p(rf"{L}(?:({_WD_ALT})\.?,?\s+)?({_MONTH_ALT})\.?\s+(?:the\s+)?({EN_ORD})(?:,?\s+(\d{{4}}))?{R}", "date")
+def _en_month_day(m):
+    d = en_ordinal(m[3])
+    if d is None:
+        return None
+    out = {"month": _MONTHS[m[2]], "day": d}
+    if m[4]:
+        out["year"] = int(m[4])
+    return out
+
+
+@_p(rf"{L}(?:the\s+)?({EN_ORD})\s+(?:of\s+)?({_MONTH_ALT})\.?(?:,?\s+(\d{{4}}))?{R}", "date")
+def _en_day_month(m):
+    d = en_ordinal(m[1])
+    if d is None:
+        return None
+    out = {"month": _MONTHS[m[2]], "day": d}
+    if m[3]:
+        out["year"] = int(m[3])
+    return out
+
+
+@_p(rf"{L}(?:(this|next|last|in|of|during|since|until|by|early|late|mid)\s+)?({_MONTH_ALT})\.?(?:,?\s+(\d{{4}}))?{R}", "date")
+def _en_month(m):
+    name = m[2]
+    if name in ("may", "march", "mar", "jan", "sat") and not (m[1] or m[3]):
+        return None  # "may I", "march on": a month only with context
+    out: dict[str, Any] = {"month": _MONTHS[name], "period": "month"}
+    if m[3]:
+        out["year"] = int(m[3])
+    elif m[1] in ("next", "last"):
+        out["month_rel"] = 1 if m[1] == "next" else -1
+    return out
+
+
+@_p(rf"{L}(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th){R}(?!\s+(?:of\s+)?[a-z])", "date")
+def _en_bare_ordinal(m):
+    return {"day": int(m[1])}
+
+
+@_p(rf"{L}(?:in\s+|of\s+)?((?:19|20)\d{{2}})(?!\s*(?:[ap]\.?m\b|:|\d|点|年))", "date")
+def _en_year(m):
+    return {"year": int(m[1]), "period": "year"}
+
+
+# ---- relative days, weeks, months, years ---------------------------------------------------
+_ZH_DAYS = {"大前天": -3, "前天": -2, "昨天": -1, "昨日": -1, "今天": 0, "今日": 0, "明天": 1, "明日": 1,
+            "后天": 2, "大后天": 3}
+
+
+@_p("(" + "|".join(sorted(_ZH_DAYS, key=len, reverse=True)) + ")", "date")
+def _zh_rel_day(m):
+    return {"rel_day": _ZH_DAYS[m[1]]}
+
+
+_ZH_DAY_POD = {"今早": (0, "早上"), "今晨": (0, "早上"), "今晚": (0, "晚上"), "今夜": (0, "晚上"), "明早": (1, "早上"),
+               "明晚": (1, "晚上"), "昨晚": (-1, "晚上"), "昨夜": (-1, "晚上")}
+
+
+@_p("(" + "|".join(_ZH_DAY_POD) + ")", "date")
+def _zh_day_pod(m):
+    d, pod = _ZH_DAY_POD[m[1]]
+    return {"rel_day": d, "pod": pod}
+
+
+@_p(r"(?:(上上|上|这|本|下下|下)个?)?(?:周|星期|礼拜)([1-7日天])(?!\d)", "date")
+def _zh_weekday(m):
+    out: dict[str, Any] = {"weekday": _ZH_WD[m[2]]}
+    out["wd_mode"] = "week" if m[1] else "upcoming"
+    out["week_shift"] = _ZH_SHIFT[m[1]] if m[1] else 0
+    return out
+
+
+@_p(r"(上上|上|这|本|下下|下)个?(?:周末)", "date")
+def _zh_weekend_shift(m):
+    return {"period": "weekend", "week_shift": _ZH_SHIFT[m[1]]}
+
+
+@_p(r"(?<![上下这本])周末", "date")
+def _zh_weekend(m):
+    return {"period": "weekend", "week_shift": 0}
+
+
+@_p(r"(上上|上|这|本|下下|下)个?(?:周|星期|礼拜)(?![1-7日天末])", "date")
+def _zh_week(m):
+    return {"period": "week", "week_shift": _ZH_SHIFT[m[1]]}
+
+
+@_p(r"(上上|上|这|本|下下|下)个?月(?!\d{1,2}[日号])", "date")
+def _zh_month_rel(m):
+    return {"period": "month", "month_shift": _ZH_SHIFT[m[1]]}
+
+
+_ZH_YEARS = {"前年": -2, "去年": -1, "今年": 0, "本年": 0, "明年": 1, "后年": 2}
+
+
+@_p("(前年|去年|今年|本年|明年|后年)", "date")
+def _zh_year_rel(m):
+    return {"period": "year", "year_shift": _ZH_YEARS[m[1]]}
+
+
+@_p(r"(?<!\d)(\d{2})年代", "date")
+def _zh_decade(m):
+    d = int(m[1])
+    return {"period": "decade", "year": (1900 if d >= 20 else 2000) + d}
+
+
+_EN_DECADES = {"twenties": 1920, "thirties": 1930, "forties": 1940, "fourties": 1940, "fifties": 1950,
+               "sixties": 1960, "seventies": 1970, "eighties": 1980, "nineties": 1990}
+
+
+@_p(rf"{L}(?:the\s+)?(?:((?:19|20)?\d0)'?s|({'|'.join(_EN_DECADES)})){R}", "date")
+def _en_decade(m):
+    if m[2]:
+        return {"period": "decade", "year": _EN_DECADES[m[2]]}
+    y = int(m[1])
+    return {"period": "decade", "year": y if y >= 1000 else (1900 + y if y >= 20 else 2000 + y)}
+
+
+_EN_DAYS = {"today": 0, "tonight": 0, "tomorrow": 1, "tmrw": 1, "tomorow": 1, "tommorow": 1, "yesterday": -1,
+            "the day after tomorrow": 2, "the day before yesterday": -2, "day after tomorrow": 2,
+            "day before yesterday": -2}
+
+
+@_p(rf"{L}({'|'.join(sorted(_EN_DAYS, key=len, reverse=True))})(?:'s)?{R}", "date")
+def _en_rel_day(m):
+    out: dict[str, Any] = {"rel_day": _EN_DAYS[m[1]]}
+    if m[1] == "tonight":
+        out["pod"] = "night"
+    return out
+
+
+@_p(rf"{L}(?:(this|next|last|coming|past|the coming|the past|previous|on)\s+)?({_WD_ALT})(s)?{R}", "date")
+def _en_weekday(m):
+    name = m[2]
+    if name in ("sun", "sat", "wed", "mar") and not m[1]:
+        return None  # sun (weather), sat (verb) only with a determiner
+    mode = {"this": "upcoming", "on": "upcoming", None: "upcoming", "coming": "next", "the coming": "next",
+            "next": "next", "last": "last", "past": "last", "the past": "last", "previous": "last"}[m[1]]
+    out: dict[str, Any] = {"weekday": _WEEKDAYS[name], "wd_mode": mode}
+    if m[3] and not m[1]:
+        out["recurring"] = True
+    return out
+
+
+@_p(rf"{L}(?:(this|next|last|coming|past|the coming|the past|previous|the following)\s+)?weekend(?:'s)?{R}", "date")
+def _en_weekend(m):
+    return {"period": "weekend", "week_shift": _EN_SHIFT.get(m[1] or "this", 1 if m[1] == "the following" else 0)}
+
+
+@_p(rf"{L}(this|next|last|coming|past|the coming|the past|previous|current|the following|the current)\s+(week|month|year|quarter)(?:'s|s)?{R}", "date")
+def _en_period(m):
+    shift = {"current": 0, "the current": 0, "the following": 1}.get(m[1], _EN_SHIFT.get(m[1], 0))
+    key = {"week": "week_shift", "month": "month_shift", "year": "year_shift", "quarter": "quarter_shift"}[m[2]]
+    return {"period": m[2], key: shift}
+
+
+@_p(rf"{L}the\s+week\s+after\s+next{R}", "date")
+def _en_week_after_next(m):
+    return {"period": "week", "week_shift": 2}
+
+
+@_p("(" + _ZH_HOL_ALT + ")", "date")
+def _zh_holiday(m):
+    mo, d = HOLIDAYS[m[1]]
+    return {"month": mo, "day": d}
+
+
+_HOL_KEY = {k.replace("'", ""): v for k, v in HOLIDAYS.items()}
+
+
+@_p(rf"{L}({_EN_HOL_ALT}){R}", "date")
+def _en_holiday(m):
+    mo, d = _HOL_KEY[m[1].replace("'", "")]
+    return {"month": mo, "day": d}
+
+
+@_p(r"(?:(今年|去年|明年)的?)?(春天|春季|夏天|夏季|秋天|秋季|冬天|冬季)", "date")
+def _zh_season(m):
+    out: dict[str, Any] = {"period": "season", "month": _SEASONS[m[2]]}
+    if m[1]:
+        out["year_shift"] = _ZH_YEARS[m[1]]
+    return out
+
+
+@_p(rf"{L}(?:(this|next|last|in the|in|during the|during)\s+)(spring|summer|autumn|fall|winter){R}|{L}(spring|summer|autumn|winter){R}", "date")
+def _en_season(m):
+    name = m[2] or m[3]
+    out: dict[str, Any] = {"period": "season", "month": _SEASONS[name]}
+    if m[1] in ("next", "last"):
+        out["year_shift"] = 1 if m[1] == "next" else -1
+    return out
+
+
+# ---- parts of day, clock times ----------------------------------------------------------
+@_p("(" + _ZH_POD_ALT + ")", "pod")
+def _zh_pod(m):
+    return {"pod": m[1]}
+
+
+@_p(rf"{L}(?:(this|in the|at|the)\s+)?({_EN_POD_ALT})(?:time)?(?:'s)?{R}", "pod")
+def _en_pod(m):
+    out: dict[str, Any] = {"pod": m[2]}
+    if m[1] == "this":
+        out["rel_day"] = 0
+    return out
+
+
+@_p(rf"{L}(noon|midnight){R}", "clock")
+def _en_noon(m):
+    return {"hour": 12, "minute": 0, "ampm": "pm"} if m[1] == "noon" else {"hour": 0, "minute": 0, "ampm": "am", "midnight": True}
+
+
+@_p(r"(?<![\d:])(\d{1,2})(?:点|時|时)(?:(\d{1,2})分?|(半)|(1|3)刻|整)?(?:钟)?(?:(\d{1,2})秒)?", "clock")
+def _zh_clock(m):
+    h = int(m[1])
+    mi = int(m[2]) if m[2] else 30 if m[3] else (15 * int(m[4]) if m[4] else None)
+    if h > 24 or (mi is not None and mi > 59):
+        return None
+    return {"hour": h, "minute": mi, "second": int(m[5]) if m[5] else None}
+
+
+@_p(r"(?<![\d:/.])(\d{1,2})[:](\d{2})(?::(\d{2}))?(?:\s*(a\.m\.|p\.m\.|a\.?m|p\.?m)(?![a-z]))?(?![\d:])", "clock")
+def _colon_clock(m):
+    h, mi = int(m[1]), int(m[2])
+    if h > 24 or mi > 59:
+        return None
+    out: dict[str, Any] = {"hour": h, "minute": mi, "second": int(m[3]) if m[3] else None}
+    if m[4]:
+        out["ampm"] = "am" if m[4][0] == "a" else "pm"
+    return out
+
+
+@_p(rf"{L}(?:at\s+)?({EN_NUM}|\d{{3,4}})\s*(?:o'?clock\s*)?(a\.m\.|p\.m\.|a\.?m|p\.?m)(?![a-z])", "clock")
+def _en_ampm(m):
+    raw = m[1]
+    if re.fullmatch(r"\d{3,4}", raw):
+        h, mi = int(raw[:-2]), int(raw[-2:])
+    else:
+        v = en_number(raw)
+        if v is None or v != int(v):
+            return None
+        h, mi = int(v), None
+    if h > 12 and not (h <= 24) or (mi is not None and mi > 59):
+        return None
+    return {"hour": h, "minute": mi, "ampm": "am" if m[2][0] == "a" else "pm"}
+
+
+@_p(rf"{L}(?:at\s+)?({EN_NUM})\s+o'?clock{R}", "clock")
+def _en_oclock(m):
+    v = en_number(m[1])
+    if v is None or v != int(v) or v > 24:
+        return None
+    return {"hour": int(v), "minute": None}
+
+
+@_p(rf"{L}at\s+(\d{{1,2}}|{EN_NUM})(?![\d:a-z])", "clock")
+def _en_at_hour(m):
+    if m[1] in ("a", "an", "a few", "a couple of"):
+        return None
+    v = en_number(m[1])
+    if v is None or v != int(v) or not 0 <= v <= 24:
+        return None
+    return {"hour": int(v), "minute": None}
+
+
+@_p(r"(?<![\d:])(\d{1,2})(?=\s*(?:tomorrow|today|tonight|明天|今天|今晚))", "hourish")
+def _hour_before_day(m):
+    v = int(m[1])
+    return {"hour": v, "minute": None} if 0 <= v <= 24 else None
+
+
+@_p(r"(?<=上午|下午|凌晨|早上|晚上|中午)(\d{1,2})(\d{2})(?!\d)", "clock")
+def _zh_hhmm(m):
+    h, mi = int(m[1]), int(m[2])
+    return {"hour": h, "minute": mi} if h <= 24 and mi <= 59 else None
+
+
+@_p(rf"{L}(?:(?:half|a quarter|quarter|\d{{1,2}}|{EN_NUM})(?:\s+minutes?)?\s+(past|after|to|before)\s+({EN_NUM}|\d{{1,2}})){R}", "clock")
+def _en_past_to(m):
+    head = m[0].split()[0]
+    mins = 30 if head == "half" else 15 if head in ("quarter", "a") else en_number(head)
+    h = en_number(m[2])
+    if mins is None or h is None or h > 12 or mins >= 60:
+        return None
+    if m[1] in ("to", "before"):
+        return {"hour": (int(h) - 1) % 24, "minute": 60 - int(mins)}
+    return {"hour": int(h), "minute": int(mins)}
+
+
+# ---- now, offsets, durations --------------------------------------------------------------
+@_p(rf"(现在|此刻|此时|这个时候|{L}now{R}|{L}at this time{R})", "now")
+def _now(m):
+    return {"now": True}
+
+
+_ZH_OFF = r"(?:(从现在(?:起|开始)?|过)\s*)?(\d+(?:\.\d+)?|半|几)\s*(个)?\s*(半)?\s*(秒钟|秒|分钟|分|小时|钟头|天|日|周|星期|礼拜|月|年)\s*(以后|之后|后|以前|之前|前|以内|之内|内)"
+
+
+@_p(_ZH_OFF, "offset")
+def _zh_offset(m):
+    unit = _ZH_UNITS[m[5]]
+    if m[2] == "几":
+        return None
+    n = 0.5 if m[2] == "半" else float(m[2])
+    if m[4]:
+        n += 0.5
+    if unit == "month" and not m[3] and m[2] != "半":
+        return None  # "3月前" is 3 months ago only with 个
+    if unit == "minute" and m[5] == "分" and not m[3]:
+        pass
+    d = m[6]
+    direction = -1 if d in ("以前", "之前", "前") else 1
+    return {"offset": [(n, unit)], "direction": direction, "within": d in ("以内", "之内", "内")}
+
+
+@_p(r"(?<![\d.])(\d+(?:\.\d+)?|半)\s*(个)?\s*(半)?\s*(秒钟|分钟|小时|钟头|天|周|星期|礼拜|个月|年)(?![前后内以之\d])", "duration")
+def _zh_duration(m):
+    unit_word = m[4]
+    if unit_word == "年" and (m[1] == "半" or float(m[1]) >= 100):
+        return None
+    if unit_word in ("周", "星期", "礼拜") and m[1] != "半" and not m[2] and float(m[1]) <= 7 and unit_word != "周":
+        return None
+    unit = "month" if unit_word == "个月" else _ZH_UNITS[unit_word]
+    n = 0.5 if m[1] == "半" else float(m[1])
+    if m[3]:
+        n += 0.5
+    if unit_word in ("星期", "礼拜") and not m[2]:
+        return None  # 星期3 is a weekday, not a duration
+    return {"duration": [(n, unit)]}
+
+
+_EN_QTY = rf"(?:({EN_NUM}|half an|half a|a half)\s+(?:and\s+a\s+half\s+)?({_EN_UNIT_ALT})(?:\s+and\s+a\s+half)?)"
+_EN_QTYS = rf"{_EN_QTY}(?:(?:,\s*|\s+and\s+|\s+){_EN_QTY})?"
+
+
+def _en_qtys(text: str) -> list[tuple[float, str]] | None:
+    out = []
+    for m in re.finditer(_EN_QTY, text):
+        raw = m[1]
+        n = 0.5 if raw in ("half an", "half a", "a half") else en_number(raw)
+        if n is None:
+            return None
+        if "and a half" in m[0]:
+            n += 0.5
+        out.append((float(n), _EN_UNITS[m[2]]))
+    return out or None
+
+
+@_p(rf"{L}(?:with)?in\s+(?:the\s+next\s+)?{_EN_QTYS}(?:\s+from\s+now|\s+time)?{R}", "offset")
+def _en_in(m):
+    q = _en_qtys(m[0].split(" ", 1)[1])
+    return {"offset": q, "direction": 1, "within": m[0].startswith("within")} if q else None
+
+
+@_p(rf"{L}{_EN_QTYS}\s+(ago|from\s+now|later|hence|before|earlier|after\s+now){R}", "offset")
+def _en_ago(m):
+    word = m[0].rsplit(" ", 1)[-1]
+    q = _en_qtys(m[0])
+    if not q:
+        return None
+    return {"offset": q, "direction": -1 if word in ("ago", "before", "earlier") else 1, "within": False}
+
+
+@_p(rf"{L}(?:for\s+)?(?:the\s+)?{_EN_QTYS}{R}", "duration")
+def _en_duration(m):
+    q = _en_qtys(m[0])
+    return {"duration": q} if q else None
+
+
+_LEAD = re.compile(r"(?:(?:at|on|for|by|the|in the|in|of|during|since|until|around|about)\s+)+")
+#: parts of day that are meals: a time of their own, never merged with a clock time ("lunch at 7:30").
+MEALS = frozenset({"早饭", "早餐", "午饭", "午餐", "晚饭", "晚餐", "lunch", "lunchtime", "breakfast", "brunch", "dinner", "supper"})
+
+
+def find_atoms(text: str) -> list[Atom]:
+    """Every atom match in ``text`` (may overlap; the caller picks), in start order."""
+    out: list[Atom] = []
+    for rx, cat, fn in _PATTERNS:
+        for m in rx.finditer(text):
+            if m.end() <= m.start():
+                continue
+            f = fn(m)
+            if f is None:
+                continue
+            s, e = m.span()
+            if cat != "offset":
+                p = _LEAD.match(text, s, e)
+                if p and p.end() < e:
+                    s = p.end()
+            # don't let an optional trailing space belong to the atom
+            while e > s and text[e - 1] == " ":
+                e -= 1
+            out.append(Atom(s, e, cat, f))
+    out.sort(key=lambda a: (a.start, -(a.end - a.start)))
+    return out
+
+
+UNIT_SECONDS = _UNIT_SECONDS
