@@ -91,6 +91,7 @@ class _Worker:
     killed_for: str = ""
     timer: asyncio.TimerHandle | None = None
     rss_growth_kb: int = 0
+    retiring: bool = False
 
 
 class Pool:
@@ -313,7 +314,7 @@ class Pool:
         w.busy = False
         if w.dead:
             return
-        if w.calls >= self.max_calls or (w.first_rss_kb and w.rss_growth_kb > self.max_rss_growth_kb):
+        if w.retiring or w.calls >= self.max_calls or w.rss_growth_kb > self.max_rss_growth_kb:
             log.info("tool worker retired", extra={"kv": {"pid": w.pid, "calls": w.calls,
                                                           "rss_growth_kb": w.rss_growth_kb}})
             self._discard(w)
@@ -375,6 +376,8 @@ class Pool:
         if not w.first_rss_kb:
             w.first_rss_kb = rss
         w.rss_growth_kb = rss - w.first_rss_kb
+        if msg.get("retire"):
+            w.retiring = True  # it exits right after this reply: its heap came close to the limits
         code = msg.get("code", "")
         if msg.get("ok"):
             fut.set_result(WorkerReply(True, msg.get("output"), w.pid, msg.get("cpu_ms", 0.0), rss))

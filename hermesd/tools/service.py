@@ -30,6 +30,9 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+# hermesd.config imports .settings (to build HermesConfig) and .settings imports
+# Section from hermesd.config: config has to be imported first, whoever imports this
+from .. import config as _config  # noqa: F401  isort: skip
 from ..errors import (HermesError, InputInvalid, OutputInvalid, PermissionDenied, ToolCrashed, ToolNotFound,
                       ToolUnavailable, ToolUnhealthy)
 from ..logging import REDACTED, redact
@@ -282,9 +285,10 @@ class ToolsService(Subsystem):
                 tool.outcomes[outcome] = tool.outcomes.get(outcome, 0) + 1
                 if outcome in _INFRA:
                     tool.failures += 1
-            log.info("tool call", extra={"kv": {
-                "tool": name, "outcome": outcome, "duration_ms": ms, "pid": pid, "session": session_id,
-                "trace": trace_id, "role": role, "args": self._loggable(tool, arguments)}})
+            if log.isEnabledFor(logging.INFO):
+                log.info("tool call", extra={"kv": {
+                    "tool": name, "outcome": outcome, "duration_ms": ms, "pid": pid, "session": session_id,
+                    "trace": trace_id, "role": role, "args": self._loggable(tool, arguments)}})
 
     @staticmethod
     def _loggable(tool: Tool | None, arguments: Any) -> str:

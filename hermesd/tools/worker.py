@@ -48,7 +48,8 @@ __all__ = ["EXIT_OOM", "EXIT_TIMEOUT", "serve"]
 
 EXIT_TIMEOUT = 70
 EXIT_OOM = 71
-MAX_REQUEST_BYTES = 8 << 20
+MAX_REQUEST_BYTES = 1 << 20
+RETIRE_FRACTION = 0.75
 AS_SLACK_BYTES = 256 << 20
 BASE_FDS = 4  # stdin, stdout, stderr (/dev/null) and the socket on fd 3
 MIB = 1 << 20
@@ -67,8 +68,10 @@ def _cpu_s() -> float:
     return ru.ru_utime + ru.ru_stime
 
 
-# hard limits are fixed for the worker's life (set at spawn), so read them once
+# hard limits are fixed for the worker's life (set at spawn), so read them once; soft limits
+# stay as the last call left them and are only rewritten when a call needs other values
 _HARD: dict[int, int] = {}
+_APPLIED: dict[int, int] = {}
 
 
 def _soft(which: int, value: int) -> None:
@@ -77,11 +80,9 @@ def _soft(which: int, value: int) -> None:
         hard = _HARD[which] = resource.getrlimit(which)[1]
     if hard != resource.RLIM_INFINITY:
         value = min(value, hard)
-    resource.setrlimit(which, (value, hard))
-
-
-# memory limits go back up between calls so reading the next request never fails
-_RESTORED = (resource.RLIMIT_DATA, resource.RLIMIT_AS)
+    if _APPLIED.get(which) != value:
+        resource.setrlimit(which, (value, hard))
+        _APPLIED[which] = value
 
 
 def serve(fd: int, handlers: dict[str, Callable[[dict], dict] | str],
@@ -95,6 +96,7 @@ def serve(fd: int, handlers: dict[str, Callable[[dict], dict] | str],
     me = os.getpid()
     base_data = _status_kb("VmData") * 1024
     base_as = _status_kb("VmSize") * 1024
+    base_rss = _status_kb("VmRSS") * 1024
     current = {"id": None}
 
     def on_cpu_limit(signum: int, frame: Any) -> None:
@@ -120,7 +122,7 @@ def serve(fd: int, handlers: dict[str, Callable[[dict], dict] | str],
             req = frames.read_frame(fd, MAX_REQUEST_BYTES)
         except (EOFError, frames.FrameError, OSError):
             return
-        reply = _call(req, handlers, tool_env, base_data, base_as, current)
+        reply = _call(req, handlers, tool_env, base_data, base_as, base_rss, current)
         if os.getpid() != me:  # a child forked by the handler must never answer
             os._exit(0)
         try:
@@ -128,10 +130,10 @@ def serve(fd: int, handlers: dict[str, Callable[[dict], dict] | str],
         except OSError:
             return
         if current.get("fatal"):
-            os._exit(EXIT_OOM if current["fatal"] == "TOOL_OOM" else 0)
+            os._exit(EXIT_OOM if current["fatal"] == "TOOL_OOM" else 0)  # RETIRE: a clean exit
 
 
-def _call(req: Any, handlers: dict, tool_env: dict, base_data: int, base_as: int,
+def _call(req: Any, handlers: dict, tool_env: dict, base_data: int, base_as: int, base_rss: int,
           current: dict) -> bytes:
     rid = req.get("id") if isinstance(req, dict) else None
     current["fatal"] = None
@@ -145,9 +147,17 @@ def _call(req: Any, handlers: dict, tool_env: dict, base_data: int, base_as: int
     if not callable(handler):
         return frames.encode({"id": rid, "ok": False, "code": "TOOL_UNHEALTHY",
                               "message": handler or f"no handler for {tool!r}", "fatal": False})
-    env = {**tool_env.get(tool, {}), **(req.get("env") or {})}
-    saved = {key: os.environ.get(key) for key in env}
-    os.environ.update(env)
+    extra_env = req.get("env")
+    if current.get("env_tool") != tool or extra_env or current.get("env_extra"):
+        for key, old in current.get("env_saved", {}).items():  # undo the previous tool's variables
+            if old is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = old
+        env = {**tool_env.get(tool, {}), **(extra_env or {})}
+        current["env_saved"] = {key: os.environ.get(key) for key in env}
+        current["env_tool"], current["env_extra"] = tool, bool(extra_env)
+        os.environ.update(env)
     cpu0 = _cpu_s()
     cpu_budget_s = lim["cpu_ms"] / 1000.0
     _soft(resource.RLIMIT_DATA, base_data + lim["memory_mb"] * MIB)
@@ -185,13 +195,6 @@ def _call(req: Any, handlers: dict, tool_env: dict, base_data: int, base_as: int
     finally:
         signal.setitimer(signal.ITIMER_PROF, 0)
         current["id"] = None
-    for which in _RESTORED:
-        resource.setrlimit(which, (_HARD[which], _HARD[which]))
-    for key, old in saved.items():
-        if old is None:
-            os.environ.pop(key, None)
-        else:
-            os.environ[key] = old
     if body is not None and len(body) > lim["max_output_bytes"]:
         body = None
         reply = {"id": rid, "ok": False, "code": "OUTPUT_INVALID", "fatal": False,
@@ -199,17 +202,22 @@ def _call(req: Any, handlers: dict, tool_env: dict, base_data: int, base_as: int
     ru = resource.getrusage(resource.RUSAGE_SELF)
     cpu_ms = round((ru.ru_utime + ru.ru_stime - cpu0) * 1000, 3)
     rss_kb = ru.ru_maxrss  # peak, in KiB on Linux: growth of the peak retires the worker
+    if rss_kb * 1024 > base_rss + RETIRE_FRACTION * lim["memory_mb"] * MIB:
+        # the heap stays under this call's limits until the next call; too close to them → retire
+        current["fatal"] = "RETIRE"
     if body is not None:
-        return _with_stats(body, cpu_ms, rss_kb)
+        return _with_stats(body, cpu_ms, rss_kb, current["fatal"] == "RETIRE")
     assert reply is not None
-    current["fatal"] = reply["code"] if reply.get("fatal") else None
-    reply.update(cpu_ms=cpu_ms, rss_kb=rss_kb)
+    if reply.get("fatal"):
+        current["fatal"] = reply["code"]
+    reply.update(cpu_ms=cpu_ms, rss_kb=rss_kb, retire=current["fatal"] == "RETIRE")
     return frames.encode(reply)
 
 
-def _with_stats(body: bytes, cpu_ms: float, rss_kb: int) -> bytes:
+def _with_stats(body: bytes, cpu_ms: float, rss_kb: int, retire: bool) -> bytes:
     # splice the stats into the already-serialised object instead of re-encoding the output
-    body = body[:-1] + b',"cpu_ms":%s,"rss_kb":%d}' % (repr(cpu_ms).encode(), rss_kb)
+    body = body[:-1] + b',"cpu_ms":%s,"rss_kb":%d,"retire":%s}' % (
+        repr(cpu_ms).encode(), rss_kb, b"true" if retire else b"false")
     return frames.HEADER.pack(len(body)) + body
 
 
