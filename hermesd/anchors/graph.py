@@ -124,11 +124,9 @@ class AnchorGraph:
         now = self.now_ms()
         old = self.pool.get(p.anchor_id)
         attrs = p.attributes()
-        if old is None or old.attributes != {**old.attributes, **attrs} or old.display != p.name:
+        if old is None or old.display != p.name or any(old.attributes.get(k) != v for k, v in attrs.items()):
             a = Anchor(p.anchor_id, "person", p.name, {**(old.attributes if old else {}), **attrs}, source, now,
-                       now if old is None else old.verified_ms, old.merged_into if old else None)
-            if old is None:
-                a.verified_ms = now
+                       old.verified_ms if old else now, old.merged_into if old else None)
             self.pool[p.anchor_id] = a
             self.l2.write(records.upsert_anchor, a.as_row())
         for form in p.address_forms():
@@ -160,7 +158,21 @@ class AnchorGraph:
             anchor_id, self.clock() + self.mention_ttl_s)
 
     def forget_session(self, session_id: str) -> None:
+        """Drop a closed session's mention cache."""
         self._sessions.pop(session_id, None)
+
+    def prune_mentions(self) -> int:
+        """Drop expired mention bindings (and empty sessions); returns how many were dropped."""
+        now = self.clock()
+        dropped = 0
+        for sid in list(self._sessions):
+            cache = self._sessions[sid]
+            for form in [f for f, (_, exp) in cache.items() if exp <= now]:
+                del cache[form]
+                dropped += 1
+            if not cache:
+                del self._sessions[sid]
+        return dropped
 
     async def resolve(self, mention: str, *, session_id: str = "", type: str = "person",
                       context: dict[str, Any] | None = None) -> Resolution:

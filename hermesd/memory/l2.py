@@ -88,8 +88,8 @@ class L2Store:
         self.max_batch_ops = max_batch_ops
         self._queue: queue.SimpleQueue[_Op | object] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
+        #: counters for metrics: transactions committed, writes they held, commits that failed
         self.commits = self.batched_writes = self.failed_commits = 0
-        self.last_commit_ms = 0.0
 
     # -- life cycle ---------------------------------------------------------
 
@@ -237,7 +237,6 @@ class L2Store:
             return stopping
         self.commits += 1
         self.batched_writes += len(done)
-        self.last_commit_ms = time.time() * 1000.0
         for o, result in done:
             o.future.set_result(result)
         return stopping

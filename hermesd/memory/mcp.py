@@ -149,6 +149,23 @@ class MemoryCore:
 
         :return: the slot view (``tier`` is ``l1``, or ``l2`` when too large for L1).
         """
+        row, slot = self.stage_put(uid, session_id, anchor, data, memory_class=memory_class, project=project,
+                                   ttl_s=ttl_s, summary=summary, keywords=keywords, entities=entities,
+                                   actions=actions, size_before=size_before)
+        fut = self.l2.write(records.upsert_summary, row)
+        if durable:
+            await asyncio.wrap_future(fut)
+        if slot is not None:
+            return self._view(slot, "l1")
+        return self._row_view(row)
+
+    def stage_put(self, uid: int, session_id: str, anchor: str, data: dict[str, Any], *,
+                  memory_class: str = "scratch", project: str | None = None, ttl_s: float | None = None,
+                  summary: str = "", keywords: str = "", entities: dict[str, Any] | None = None,
+                  actions: list[str] | None = None,
+                  size_before: int | None = None) -> tuple[dict[str, Any], Slot | None]:
+        """The L1 half of a put, done now; returns the L2 row to write (e.g. inside a turn's
+        transaction, see ``MemoryService.commit_turn``) and the L1 slot (None if too large)."""
         key = (uid, session_id, anchor)
         version = self._next_version()
         now = self.now_ms()
@@ -160,20 +177,15 @@ class MemoryCore:
         if slot is not None:
             slot.window = self.doorkeeper.generation
         size_after = _nbytes(data)
-        fut = self.l2.write(records.upsert_summary, {
+        row = {
             "uid": uid, "session_id": session_id, "anchor": anchor, "version": version,
             "memory_class": memory_class, "project": project,
             "summary": summary or f"{anchor} {orjson.dumps(data).decode()}",
             "keywords": keywords or " ".join(str(v) for v in data.values() if isinstance(v, (str, int, float))),
             "entities": entities or {}, "actions": actions or [], "data": data,
             "size_before": size_after if size_before is None else size_before, "size_after": size_after,
-            "access_count": slot.access_count if slot else 0, "created_ms": created, "updated_ms": now})
-        if durable:
-            await asyncio.wrap_future(fut)
-        if slot is not None:
-            return self._view(slot, "l1")
-        return {"session_id": session_id, "anchor": anchor, "data": data, "version": version,
-                "memory_class": memory_class, "created_ms": created, "tier": "l2"}
+            "access_count": slot.access_count if slot else 0, "created_ms": created, "updated_ms": now}
+        return row, slot
 
     # -- capture ------------------------------------------------------------
 
@@ -250,8 +262,8 @@ class MemoryCore:
                  since_ms=since_ms, until_ms=until_ms, limit=limit)
 
         def both(conn: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-            ev = [] if session_id is not None else records.search_events(conn, **f)
-            return ev, records.search_summaries(conn, session_id=session_id, **f)
+            return (records.search_events(conn, session_id=session_id, **f),
+                    records.search_summaries(conn, session_id=session_id, **f))
 
         events, sums = await self.l2.aread(both)
         now = self.now_ms()

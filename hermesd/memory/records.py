@@ -14,7 +14,7 @@ import orjson
 
 __all__ = [
     "add_task", "close_project", "delete_anchor_memories", "delete_closed_projects", "delete_session",
-    "delete_summary", "get_summary", "insert_audit", "insert_event", "list_tasks", "load_anchors",
+    "get_summary", "insert_audit", "insert_event", "list_tasks", "load_anchors",
     "load_reply", "load_session", "load_sessions", "max_version", "merge_anchor", "search_events",
     "search_summaries", "set_task_status", "store_reply", "save_session", "upsert_alias", "upsert_anchor",
     "upsert_summary",
@@ -75,11 +75,6 @@ def get_summary(conn: sqlite3.Connection, uid: int, session_id: str, anchor: str
     return _row(cur, row, _SUMMARY_JSON) if row else None
 
 
-def delete_summary(conn: sqlite3.Connection, uid: int, session_id: str, anchor: str) -> int:
-    return conn.execute("DELETE FROM summaries WHERE uid=? AND session_id=? AND anchor=?",
-                        (uid, session_id, anchor)).rowcount
-
-
 def _fts_phrase(token: str) -> str:
     return '"' + token.replace('"', '""') + '"'
 
@@ -100,7 +95,7 @@ def _text_filters(tokens: list[str], fts_table: str, id_col: str, text_expr: str
 
 def search_events(conn: sqlite3.Connection, *, uid: int | None, tokens: list[str], anchors: list[str],
                   action: str | None, kind: str | None, since_ms: int | None, until_ms: int | None,
-                  limit: int) -> list[dict[str, Any]]:
+                  limit: int, session_id: str | None = None) -> list[dict[str, Any]]:
     """Events matching every given filter, newest first, at most ``limit``.
 
     ``tokens`` must all occur in the event's text; ``[since_ms, until_ms)`` is half-open on ``at_ms``.
@@ -108,6 +103,8 @@ def search_events(conn: sqlite3.Connection, *, uid: int | None, tokens: list[str
     where, args = ["1"], []
     if uid is not None:
         where.append("e.uid=?"); args.append(uid)
+    if session_id is not None:
+        where.append("e.session_id=?"); args.append(session_id)
     if anchors:
         where.append(f"e.target_anchor IN ({','.join('?' * len(anchors))})"); args += anchors
     if action:

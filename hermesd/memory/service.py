@@ -195,8 +195,9 @@ class MemoryService(Subsystem):
         while True:
             await asyncio.sleep(self.settings.decay.window_s)
             try:
-                assert self.core is not None
+                assert self.core is not None and self.graph is not None
                 await self.core.decay()
+                self.graph.prune_mentions()
             except Exception:
                 log.exception("decay run failed")
 
@@ -350,19 +351,30 @@ class MemoryService(Subsystem):
 
     async def commit_turn(self, *, session: dict[str, Any] | None = None,
                           reply: tuple[str, str, int, dict[str, Any]] | None = None,
-                          events: list[dict[str, Any]] | None = None) -> list[int]:
-        """Session state + stored reply + events in ONE transaction; returns the event ids.
+                          events: list[dict[str, Any]] | None = None,
+                          slots: list[dict[str, Any]] | None = None) -> list[int]:
+        """Session state + stored reply + events + memory slots in ONE transaction.
 
+        :param session: see :meth:`save_session`.
         :param reply: ``(session_id, message_id, uid, reply)``.
         :param events: rows from :meth:`MemoryCore.event_row`.
+        :param slots: ``[{uid, session_id, anchor, data, memory_class?, project?}]``;
+            they are in L1 at once and in L2 with the rest of the turn.
+        :return: the event ids. Durable when it returns; on error nothing of the turn is in L2.
         """
         now = self.now_ms()
+        core = self._c()
+        rows = [core.stage_put(s["uid"], s["session_id"], s["anchor"], s["data"],
+                               memory_class=s.get("memory_class", "scratch"), project=s.get("project"))[0]
+                for s in slots or []]
 
         def op(conn: Any) -> list[int]:
             if session is not None:
                 records.save_session(conn, session)
             if reply is not None:
                 records.store_reply(conn, *reply, now)
+            for r in rows:
+                records.upsert_summary(conn, r)
             return [records.insert_event(conn, e) for e in events or []]
 
         return await self._l2().awrite(op)

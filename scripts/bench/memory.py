@@ -227,8 +227,6 @@ async def l2_bench(tmp: Path, rows: int, reads: int) -> None:
         for i in range(reads):
             l2.read(records.get_summary, 1000, f"s{(i * 7919) % rows}", "a").result()
         results[f"read_{mode}"] = (time.perf_counter() - t) / reads * 1e6
-        conn = l2.read(lambda c: c).result()  # same connection, used here only after the thread is idle
-        del conn
         l2.close()
         import sqlite3
         c = sqlite3.connect(path, isolation_level=None)
@@ -301,7 +299,7 @@ async def replay(name: str, dialogues: list[list[dict[str, Any]]], tmp: Path, *,
     queue = [(p, d) for p in range(passes) for d in range(len(dialogues))]
     active: list[tuple[str, list[dict[str, Any]], int]] = []
     known: dict[str, set[str]] = {}
-    reads = cold = 0
+    reads = 0
     next_decay = settings.decay.window_s
     qi = 0
     while qi < len(queue) or active:
@@ -333,7 +331,6 @@ async def replay(name: str, dialogues: list[list[dict[str, Any]]], tmp: Path, *,
     print(f"  {name:<10} L1 {max_bytes / 1048576:5.2f} MiB  sessions {passes * len(dialogues):5d}  reads {reads:6d}  "
           f"L1 hits {l1.hits:6d}  hit ratio {l1.hit_ratio() * 100:6.2f}%  (reference 99.3%)  "
           f"evictions {l1.evictions}  promotions {core.promotions}  demotions {core.demotions}")
-    del cold
     l2.close()
 
 

@@ -26,8 +26,10 @@ async def test_session_choice_is_cached_per_session_with_ttl(graph: AnchorGraph,
     r = await graph.resolve("张工", session_id="s1")
     assert (r.status, r.anchor_id, r.via) == ("resolved", "person:sales/zhang", "session")
     assert (await graph.resolve("张工", session_id="s2")).status == "ambiguous"  # other sessions unaffected
+    graph.bind("s3", "李经理", "person:sales/li")
     clock.t += 7200.0
     assert (await graph.resolve("张工", session_id="s1")).status == "ambiguous"  # binding expired
+    assert graph.prune_mentions() == 1 and graph._sessions == {}  # s3's binding; s1's went at lookup
 
 
 async def test_unknown_mention_passes_through_marked(graph: AnchorGraph) -> None:

@@ -100,8 +100,28 @@ async def test_sessions_replies_tasks_survive_restart(tmp_path: Path, clock: Fak
 
 
 async def test_commit_turn_is_atomic(service) -> None:
+    from hermesd.memory import records
+
     bad_event = {"uid": UID}  # missing columns: the whole turn must roll back
+    slot = {"uid": UID, "session_id": "s2", "anchor": "slot:date", "data": {"value": "2024-06-12"}}
     with pytest.raises(KeyError):
         await service.commit_turn(session={"session_id": "s2", "uid": UID, "state": "IDLE", "version": 1,
-                                           "updated_ms": 1}, reply=("s2", "m", UID, {"t": 1}), events=[bad_event])
+                                           "updated_ms": 1}, reply=("s2", "m", UID, {"t": 1}), events=[bad_event],
+                                  slots=[slot])
     assert await service.load_session("s2") is None and await service.load_reply("s2", "m") is None
+    assert await service.l2.aread(records.get_summary, UID, "s2", "slot:date") is None
+    await service.commit_turn(slots=[slot])
+    row = await service.l2.aread(records.get_summary, UID, "s2", "slot:date")
+    assert row["data"] == {"value": "2024-06-12"}
+    assert (await service.get(UID, "s2", "slot:date"))["tier"] == "l1"
+
+
+async def test_search_within_one_session(service) -> None:
+    for sid in ("s1", "s2"):
+        await service.record_event(UID, sid, actor="u", action="send", object=f"Q-{sid}", object_kind="报价单",
+                                   target_anchor="person:sales/zhang", at_ms=T0_MS)
+        await service.put(UID, sid, "note", {"text": f"note {sid}"})
+    hits = await service.search(UID, query="报价单", session_id="s2", k=10)
+    assert [h["object"] for h in hits] == ["Q-s2"]
+    hits = await service.search(UID, query="note", session_id="s1", k=10)
+    assert [h["session_id"] for h in hits] == ["s1"]
