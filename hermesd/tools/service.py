@@ -160,8 +160,27 @@ class ToolsService(Subsystem):
                     path = Path(env[var])
                     path.mkdir(parents=True, exist_ok=True)
                     # workers may run as another user (worker_user); they write state and outbox
-                    if var != "HERMESD_DOCUMENTS_DIR" and os.geteuid() == 0 and uid != 0:
-                        os.chown(path, uid, -1)
+                    if var != "HERMESD_DOCUMENTS_DIR":
+                        self._hand_over(path, uid)
+
+    def _hand_over(self, path: Path, uid: int) -> None:
+        """Let workers running as ``uid`` (daemon is root) write ``path``: chown it, and give the
+        folders between it and the state dir search permission (o+x: pass through, not list)."""
+        if os.geteuid() != 0 or uid == 0:
+            return
+        os.chown(path, uid, -1)
+        state = self.state_dir.resolve()
+        p = path.resolve().parent
+        while True:
+            if p == state or state in p.parents:
+                mode = p.stat().st_mode
+                if not mode & 0o001:
+                    os.chmod(p, (mode & 0o7777) | 0o001)
+            if p == state or p == p.parent:
+                break
+            p = p.parent
+        if not all(os.stat(a).st_mode & 0o001 for a in state.parents):
+            log.warning("tool workers cannot reach the state dir", extra={"kv": {"path": str(state), "uid": uid}})
 
     async def _self_test(self, registry: Registry, pool: Pool, uid: int) -> None:
         scratch_root = self.state_dir / "selftest"
@@ -175,23 +194,22 @@ class ToolsService(Subsystem):
             for var in ("HERMESD_TOOL_STATE_DIR", "HERMESD_OUTBOX_DIR", "HERMESD_DOCUMENTS_DIR"):
                 path = scratch / var.lower()
                 path.mkdir(parents=True)
-                if os.geteuid() == 0 and uid != 0:
-                    os.chown(path, uid, -1)
+                self._hand_over(path, uid)
                 env[var] = str(path)
-            os.chmod(scratch_root, 0o755)
             try:
                 for case in tool.cases:
-                    output, error = None, None
+                    output, error, detail = None, None, ""
                     try:
                         res = await self._execute(tool, case.input, pool, env=env)
                         if res["ok"]:
                             output = res["output"]
                         else:
-                            error = res["error"]["code"]
+                            error, detail = res["error"]["code"], res["error"]["message"]
                     except HermesError as exc:
-                        error = exc.code
+                        error, detail = exc.code, exc.message
                     why = case.check(output, error)
                     if why is not None:
+                        why += f" ({detail})" if detail else ""
                         tool.health, tool.failing_case = "unhealthy", f"{case.name}: {why}"
                         log.error("tool self-test failed", extra={"kv": {"tool": tool.name, "case": case.name,
                                                                           "reason": why}})
