@@ -192,3 +192,33 @@ def test_status_reports_health(daemon):
     assert st["status"] == "ok" and st["pid"] == daemon.pid
     assert st["rss_bytes"] > 1_000_000 and st["connections"] == 1
     assert len(st["config_digest"]) == 16 and st["subsystems"]["server"]["status"] == "ok"
+
+
+def test_flooding_client_is_slowed_not_the_daemon(daemon):
+    flood = daemon.raw()
+    line = b'{"jsonrpc":"2.0","id":1,"method":"admin.ping"}\n'
+    flood.sock.setblocking(False)
+    sent = 0
+    deadline = time.monotonic() + 2
+    # write without ever reading for 2 s, retrying whenever the socket is full: a daemon that
+    # kept reading would let megabytes through; one that pushes back stops at the socket buffers
+    while time.monotonic() < deadline:
+        try:
+            sent += flood.sock.send(line * 512)
+        except BlockingIOError:
+            time.sleep(0.02)
+    assert sent < 2 * 1024 * 1024, f"the daemon kept reading a client that never reads ({sent} bytes)"
+    t0 = time.monotonic()
+    with daemon.client() as c:
+        for _ in range(50):
+            assert c.call("admin.ping")["pong"]
+        rss = c.call("admin.status")["rss_bytes"]
+    assert time.monotonic() - t0 < 5
+    assert rss < 200 * 1024 * 1024
+    # reading the replies lets the daemon catch up: every complete request gets its answer
+    flood.sock.setblocking(True)
+    flood.sock.settimeout(10)
+    want, got = sent // len(line), 0
+    while got < want:
+        got += flood.sock.recv(1 << 20).count(b"\n")
+    assert got == want
