@@ -10,6 +10,7 @@ A pack::
         templates: [把{doc}发给{person}, send the {doc} to {person}]
         keywords: [发给, send]
         examples: [把报价单发给张工, send the quote to Mr. Smith]
+    out_of_scope: [讲个笑话, what's the capital of France]   # trains the "oos" class
 """
 
 from __future__ import annotations
@@ -23,7 +24,10 @@ import yaml
 from ..errors import InputInvalid
 from .intents import IntentSpec
 
-__all__ = ["Packs", "load_packs"]
+__all__ = ["OOS_LABEL", "Packs", "load_packs"]
+
+#: training label of a pack's ``out_of_scope`` examples (things no intent should claim).
+OOS_LABEL = "oos"
 
 
 @dataclass(slots=True)
@@ -32,11 +36,12 @@ class Packs:
 
     intents: list[IntentSpec] = field(default_factory=list)
     gazetteers: dict[str, dict[str, str]] = field(default_factory=dict)
+    out_of_scope: list[str] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
 
     def examples(self) -> list[tuple[str, str]]:
-        """``(text, intent)`` training pairs."""
-        return [(e, s.name) for s in self.intents for e in s.examples]
+        """``(text, intent)`` training pairs; out-of-scope examples carry :data:`OOS_LABEL`."""
+        return [(e, s.name) for s in self.intents for e in s.examples] + [(t, OOS_LABEL) for t in self.out_of_scope]
 
 
 def _strs(v: Any, where: str) -> tuple[str, ...]:
@@ -64,7 +69,7 @@ def load_packs(dirs: Iterable[Path | str]) -> Packs:
                 problems.append(f"{path}: {exc}")
                 continue
             out.files.append(str(path))
-            unknown = set(doc) - {"pack", "gazetteers", "intents"}
+            unknown = set(doc) - {"pack", "gazetteers", "intents", "out_of_scope"}
             if unknown:
                 problems.append(f"{path}: unknown keys {sorted(unknown)}")
             for typ, terms in (doc.get("gazetteers") or {}).items():
@@ -72,6 +77,10 @@ def load_packs(dirs: Iterable[Path | str]) -> Packs:
                     problems.append(f"{path}: gazetteers.{typ} must map surface form → canonical term")
                     continue
                 out.gazetteers.setdefault(typ, {}).update({str(k): str(v) for k, v in terms.items()})
+            try:
+                out.out_of_scope.extend(_strs(doc.get("out_of_scope"), f"{path}: out_of_scope"))
+            except InputInvalid as exc:
+                problems.append(exc.message)
             for i, it in enumerate(doc.get("intents") or []):
                 where = f"{path}: intents[{i}]"
                 try:

@@ -28,7 +28,7 @@ from ..protocol import CallContext, Method
 from ..subsystem import DaemonContext, Subsystem
 from .entities import DEFAULT_ID_PATTERNS, IdPattern
 from .intents import train_cached
-from .packs import Packs, load_packs
+from .packs import OOS_LABEL, Packs, load_packs
 from .parser import NluEngine, ParseResult, parse
 from .settings import NluSettings
 
@@ -109,7 +109,8 @@ class NluSubsystem(Subsystem):
         examples = packs.examples()
         model = None
         if len({y for _, y in examples}) >= 2:
-            model = train_cached(examples, self._cache_dir, epochs=s.train_epochs)
+            model = train_cached(examples, self._cache_dir, epochs=s.train_epochs,
+                                 oos_label=OOS_LABEL if packs.out_of_scope else None)
         self._packs, self._model = packs, model
         self._rebuild()
         log.info("nlu loaded", extra={"kv": {"files": len(packs.files), "intents": len(packs.intents),

@@ -420,7 +420,9 @@ def _range(norm: Normalized, g1: _Group, g2: _Group, ref: datetime, tz: ZoneInfo
         f2["month"] = f1["month"]
         if "year" in f1:
             f2.setdefault("year", f1["year"])
-    s1, s2 = norm.span(g1.start, g1.end)[0], norm.span(g2.start, g2.end)[1]
+    lead = re.search(r"(?:from|between|从)\s*$", norm.text[:g1.start])
+    s1 = norm.span(lead.start() if lead else g1.start, g1.end)[0]
+    s2 = norm.span(g2.start, g2.end)[1]
     text = norm.original[s1:s2]
     try:
         k1, a1, b1, gr1, _ = _resolve(f1, ref, tz)

@@ -353,10 +353,10 @@ def _en_noon(m):
     return {"hour": 12, "minute": 0, "ampm": "pm"} if m[1] == "noon" else {"hour": 0, "minute": 0, "ampm": "am", "midnight": True}
 
 
-@_p(r"(?<![\d:])(\d{1,2})(?:点|時|时)(?:(\d{1,2})分?|(半)|(1|3)刻|整)?(?:钟)?(?:(\d{1,2})秒)?", "clock")
+@_p(r"(?<![\d:])(\d{1,2})(?:点|時|时)(?:(1|3)刻|(\d{1,2})分?|(半)|整)?(?:钟)?(?:(\d{1,2})秒)?", "clock")
 def _zh_clock(m):
     h = int(m[1])
-    mi = int(m[2]) if m[2] else 30 if m[3] else (15 * int(m[4]) if m[4] else None)
+    mi = 15 * int(m[2]) if m[2] else int(m[3]) if m[3] else 30 if m[4] else None
     if h > 24 or (mi is not None and mi > 59):
         return None
     return {"hour": h, "minute": mi, "second": int(m[5]) if m[5] else None}
@@ -528,7 +528,7 @@ def find_atoms(text: str) -> list[Atom]:
             s, e = m.span()
             if cat != "offset":
                 p = _LEAD.match(text, s, e)
-                if p and p.end() < e:
+                if p and p.end() < e and not text.startswith(("day after", "day before", "week after"), p.end()):
                     s = p.end()
             # don't let an optional trailing space belong to the atom
             while e > s and text[e - 1] == " ":

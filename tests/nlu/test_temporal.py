@@ -1,0 +1,141 @@
+"""Time expressions: the generated vectors (every form × week-boundary references) and specific rules."""
+
+import time
+from datetime import date, datetime, timedelta
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from hermesd.nlu.eval import main as eval_main
+from hermesd.nlu.temporal import parse_times
+
+VECTORS = Path(__file__).with_name("temporal_vectors.jsonl")
+SH = ZoneInfo("Asia/Shanghai")
+SUNDAY_0730 = datetime(2026, 11, 29, 7, 30, tzinfo=SH)
+
+
+def _vectors():
+    import json
+
+    return [json.loads(line) for line in VECTORS.read_text(encoding="utf-8").splitlines()]
+
+
+def test_vector_file_covers_several_hundred_cases():
+    assert len(_vectors()) >= 500
+
+
+@pytest.mark.parametrize("vec", _vectors(), ids=lambda v: f"{v['text']}@{v['ref']}")
+def test_vector(vec):
+    got = parse_times(vec["text"], datetime.fromisoformat(vec["ref"]), vec["tz"])
+    assert got, "no time expression found"
+    x = got[0]
+    assert x.kind == vec["kind"], x
+    assert list(x.span) == vec.get("span", [0, len(vec["text"])]), x
+    if vec["kind"] == "duration":
+        assert x.seconds == vec["seconds"]
+    elif vec["kind"] != "invalid":
+        assert x.start.isoformat() == vec["start"]
+        assert x.end.isoformat() == vec["end"]
+
+
+def test_eval_cli_on_vectors(capsys):
+    import json
+
+    assert eval_main(["temporal", "--data", str(VECTORS)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["mismatches"] == [] and out["accuracy"] == 1.0
+
+
+def test_today_is_local_date_whatever_process_tz(monkeypatch):
+    """07:30 in Shanghai is still yesterday in UTC; the process runs with TZ=UTC."""
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    try:
+        ref_utc = datetime(2026, 11, 28, 23, 30, tzinfo=ZoneInfo("UTC"))
+        (x,) = parse_times("今天", ref_utc, "Asia/Shanghai")
+        assert x.start == date(2026, 11, 29)
+        (y,) = parse_times("today", ref_utc, "UTC")
+        assert y.start == date(2026, 11, 28)
+        (n,) = parse_times("今天", datetime(2026, 11, 29, 7, 30), "Asia/Shanghai")  # naive = local in tz
+        assert n.start == date(2026, 11, 29)
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+
+
+@pytest.mark.parametrize("text,span", [("五月三十一日", (0, 6)), ("一月二十三", (0, 5)), ("发给张工的五月三十一日报价单", (5, 11)),
+                                       ("一月二十三那天", (0, 5))])
+def test_exact_spans_of_chinese_numeral_dates(text, span):
+    (x,) = parse_times(text, SUNDAY_0730, SH)
+    assert x.span == span
+    assert text[span[0]:span[1]] == x.text
+
+
+def test_zh_last_wednesday_differs_from_english_last_wednesday_on_purpose():
+    mon = datetime(2026, 11, 30, 9, 0, tzinfo=SH)  # Monday
+    (zh,) = parse_times("上周三", mon, SH)
+    (en,) = parse_times("last Wednesday", mon, SH)
+    assert zh.start == date(2026, 11, 25)  # Wednesday of the previous Monday-start week
+    assert en.start == date(2026, 11, 25)
+    thu = datetime(2026, 12, 3, 9, 0, tzinfo=SH)  # Thursday
+    (zh,) = parse_times("上周三", thu, SH)
+    (en,) = parse_times("last Wednesday", thu, SH)
+    assert zh.start == date(2026, 11, 25)
+    assert en.start == date(2026, 12, 2)  # most recent Wednesday strictly before today
+
+
+@pytest.mark.parametrize("text,ref", [("下个月31号", datetime(2027, 1, 15, tzinfo=SH)), ("2月30日", SUNDAY_0730),
+                                      ("February 30", SUNDAY_0730), ("4月31号", SUNDAY_0730),
+                                      ("2月29日", datetime(2027, 3, 1, tzinfo=SH))])
+def test_impossible_date_is_invalid_with_reason(text, ref):
+    (x,) = parse_times(text, ref, SH)
+    assert x.kind == "invalid" and x.start is None
+    assert "has no day" in x.reason
+
+
+def test_february_29_exists_in_a_leap_year():
+    (x,) = parse_times("2月29日", datetime(2028, 1, 10, tzinfo=SH), SH)
+    assert x.start == date(2028, 2, 29)
+
+
+def test_expressions_in_a_sentence_with_spans():
+    text = "把上周三发给张工的报价单再发一遍，明天下午3点前"
+    xs = parse_times(text, SUNDAY_0730, SH)
+    assert [x.text for x in xs] == ["上周三", "明天下午3点"]
+    assert xs[0].start == date(2026, 11, 18)
+    assert xs[1].start == datetime(2026, 11, 30, 15, 0, tzinfo=SH)
+    for x in xs:
+        assert text[x.span[0]:x.span[1]] == x.text
+
+
+def test_english_sentence():
+    text = "Remind me to call Mr. Smith next Friday at 3:30 pm"
+    (x,) = parse_times(text, SUNDAY_0730, SH)
+    assert x.text == "next Friday at 3:30 pm"
+    assert x.start == datetime(2026, 12, 4, 15, 30, tzinfo=SH)
+
+
+def test_recurring_expressions_are_not_resolved_to_one_date():
+    assert parse_times("每周一提醒我", SUNDAY_0730, SH) == []
+    assert parse_times("every Monday at 9", SUNDAY_0730, SH)[0].text != "Monday" if parse_times("every Monday at 9", SUNDAY_0730, SH) else True
+
+
+def test_half_open_ranges():
+    (x,) = parse_times("下周", SUNDAY_0730, SH)
+    assert x.end - x.start == timedelta(days=7)
+    assert x.start.isoweekday() == 1
+    (y,) = parse_times("this weekend", SUNDAY_0730, SH)
+    assert y.start.isoweekday() == 6 and y.end - y.start == timedelta(days=2)
+
+
+def test_no_time_in_plain_text():
+    assert parse_times("把报价单发给张工", SUNDAY_0730, SH) == []
+    assert parse_times("what is my disk usage", SUNDAY_0730, SH) == []
+
+
+def test_unknown_zone_raises():
+    from zoneinfo import ZoneInfoNotFoundError
+
+    with pytest.raises(ZoneInfoNotFoundError):
+        parse_times("今天", SUNDAY_0730, "Mars/Olympus")
