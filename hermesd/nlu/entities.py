@@ -233,13 +233,14 @@ class EntityExtractor:
         for typ, rx, mapping in self._gaz:
             for m in rx.finditer(t):
                 cands.append(_Cand(*m.span(), typ, mapping[m.group()], 2))
-        chosen: list[_Cand] = []
+        # overlaps are judged in the original text: one original character (¼ → 1⁄4) is one place
+        chosen: list[tuple[int, int, _Cand]] = []
         for c in sorted(cands, key=lambda c: (-c.ctx, -(c.end - c.start), -c.rank, c.start)):
-            if all(c.end <= o.start or c.start >= o.end for o in chosen):
-                chosen.append(c)
-        out = []
-        for c in sorted(chosen, key=lambda c: c.start):
             s, e = norm.span(c.start, c.end)
+            if all(e <= o[0] or s >= o[1] for o in chosen):
+                chosen.append((s, e, c))
+        out = []
+        for s, e, c in sorted(chosen, key=lambda x: x[0]):
             out.append(Entity(c.type, c.value, norm.original[s:e], (s, e)))
         return out
 

@@ -1,0 +1,112 @@
+"""Entities: types, spans in the original text, collisions settled by context and length."""
+
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from hermesd.nlu.entities import EntityExtractor, IdPattern
+from hermesd.nlu.normalize import normalize
+from hermesd.nlu.temporal import parse_times
+
+SH = ZoneInfo("Asia/Shanghai")
+REF = datetime(2026, 11, 29, 7, 30, tzinfo=SH)
+EX = EntityExtractor(
+    people={"张伟": "person:sales/zhang", "Alice Smith": "person:alice", "强哥": "person:rd/zhang"},
+    gazetteers={"doc_type": {"报价单": "quote", "合同": "contract", "quote": "quote", "invoice": "invoice", "报表": "report"},
+                "service": {"nginx": "nginx", "数据库": "database"}},
+)
+
+
+def ents(text):
+    n = normalize(text)
+    return [(e.type, e.text) for e in EX.extract(n, parse_times(n, REF, SH))]
+
+
+CASES = [
+    ("把上周三发给张工的报价单再发一遍", [("datetime", "上周三"), ("person", "张工"), ("doc_type", "报价单")]),
+    ("李经理说合同没问题", [("person", "李经理"), ("doc_type", "合同")]),
+    ("王总和刘老师", [("person", "王总"), ("person", "刘老师")]),
+    ("陈医生明天来", [("person", "陈医生"), ("datetime", "明天")]),
+    ("小陈和老周", [("person", "小陈"), ("person", "老周")]),
+    ("欧阳经理", [("person", "欧阳经理")]),
+    ("张伟 and Alice Smith", [("person", "张伟"), ("person", "Alice Smith")]),
+    ("强哥在吗", [("person", "强哥")]),
+    ("ask Mr. Smith and Dr. Chen", [("person", "Mr. Smith"), ("person", "Dr. Chen")]),
+    ("Ms Lee called", [("person", "Ms Lee")]),
+    ("施工进度", []),
+    ("一个小时", [("datetime", "一个小时")]),
+    ("小心点", []),
+    ("发到 alice@example.com", [("email", "alice@example.com")]),
+    ("邮箱是zhang.wei+work@mail.example.cn吗", [("email", "zhang.wei+work@mail.example.cn")]),
+    ("电话13812345678", [("phone", "13812345678")]),
+    ("手机 138 1234 5678", [("phone", "138 1234 5678")]),
+    ("call +86-138-1234-5678", [("phone", "+86-138-1234-5678")]),
+    ("座机010-12345678", [("phone", "010-12345678")]),
+    ("call +44 20 7946 0958 now", [("phone", "+44 20 7946 0958"), ("datetime", "now")]),
+    ("订单号13812345678的状态", [("order_id", "13812345678")]),
+    ("电话13812345678的状态", [("phone", "13812345678")]),
+    ("订单号：20240615001", [("order_id", "20240615001")]),
+    ("order #A123456 status", [("order_id", "A123456")]),
+    ("order number 98765432", [("order_id", "98765432")]),
+    ("订单SO20240615到哪了", [("order_id", "SO20240615")]),
+    ("工单 4521 还没处理", [("ticket_id", "4521")]),
+    ("ticket INC-20931 is open", [("ticket_id", "INC-20931")]),
+    ("报价¥1,200", [("money", "¥1,200")]),
+    ("一共50块钱", [("money", "50块钱")]),
+    ("预算3万元", [("money", "3万元")]),
+    ("it costs $45.50", [("money", "$45.50")]),
+    ("pay 300 RMB", [("money", "300 RMB")]),
+    ("买三台", [("quantity", "三台")]),
+    ("use 80%", [("quantity", "80%")]),
+    ("the answer is 42", [("number", "42")]),
+    ("重启nginx", [("service", "nginx")]),
+    ("数据库报错", [("service", "数据库")]),
+    ("send the quote and the invoice", [("doc_type", "quote"), ("doc_type", "invoice")]),
+    ("导出报表", [("doc_type", "报表")]),
+]
+
+
+@pytest.mark.parametrize("text,expected", CASES)
+def test_entities(text, expected):
+    assert ents(text) == expected
+
+
+@pytest.mark.parametrize("text,_", CASES)
+def test_spans_index_original_text(text, _):
+    n = normalize(text)
+    for e in EX.extract(n, parse_times(n, REF, SH)):
+        assert text[e.span[0]:e.span[1]] == e.text
+
+
+@pytest.mark.parametrize("text,_", CASES)
+def test_entities_never_overlap(text, _):
+    n = normalize(text)
+    es = EX.extract(n, parse_times(n, REF, SH))
+    for a, b in zip(es, es[1:]):
+        assert a.span[1] <= b.span[0]
+
+
+def test_values():
+    n = normalize("电话 +86 138-1234-5678，预算¥2.5万，张伟")
+    es = {e.type: e.value for e in EX.extract(n, [])}
+    assert es["phone"] == "+8613812345678"
+    assert es["money"] == {"amount": 25000.0, "currency": "CNY"}
+    assert es["person"] == "person:sales/zhang"
+
+
+def test_datetime_entity_carries_resolution():
+    n = normalize("明天下午3点")
+    (e,) = EX.extract(n, parse_times(n, REF, SH))
+    assert e.type == "datetime" and e.value["start"] == "2026-11-30T15:00:00+08:00"
+
+
+def test_configurable_id_pattern():
+    ex = EntityExtractor(id_patterns=[IdPattern("asset_id", r"(?<![a-z0-9])ast-\d{4}(?![a-z0-9])")])
+    n = normalize("检查 AST-0042 的状态")
+    assert [(e.type, e.value) for e in ex.extract(n, [])] == [("asset_id", "AST-0042")]
+
+
+def test_context_required_pattern_needs_its_context():
+    n = normalize("数字98765432")
+    assert [e.type for e in EX.extract(n, [])] == ["number"]
