@@ -1,0 +1,63 @@
+"""The ``session:`` config section (state timeouts, TTL, caps, rule packs, load thresholds)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field
+
+from ..config import Section, shipped_path
+
+__all__ = ["ETC_RULES_DIR", "SessionSettings", "resolve_rules_dir"]
+
+#: rule packs on a device (DESIGN.md, "Files on a device").
+ETC_RULES_DIR = Path("/etc/hermesd/rules")
+
+
+class SessionSettings(Section):
+    """Session engine settings; every field has a default so hermesd runs with no config.
+
+    State timeouts (DESIGN.md, "Session state machine"):
+
+    :param listening_s: LISTENING with no input this long → IDLE.
+    :param parsing_ms: PARSING over this budget → keyword-only parse.
+    :param routing_ms: ROUTING over this budget → fallback path.
+    :param executing_s: a whole tool plan over this long → ERROR_HANDLING (a watchdog above
+        the per-tool timeouts, which the tools subsystem enforces).
+    :param confirming_s: no answer to a confirmation card this long → cancelled.
+    :param handoff_after_failures: consecutive failed turns/steps that raise ``handoff``.
+    :param max_retries: retries of a failed step that is safe to retry before degrading.
+    :param ttl_s: a session not touched this long is closed.
+    :param max_sessions_per_user: live sessions one uid may hold (oldest closed past it).
+    :param rules_dir: folder of rule packs; ``None`` = ``/etc/hermesd/rules`` when it
+        exists, else the shipped ``config/rules``.
+    :param poll_interval_ms: how often rule files are checksummed for hot reload.
+    :param load_cpu_percent: above this CPU use (psutil, cached), optional expensive paths
+        are skipped and the trace says ``degraded=load``.
+    :param load_memory_percent: same for memory use.
+    :param load_sample_interval_ms: how long one CPU/memory sample is reused.
+    """
+
+    listening_s: float = Field(30.0, gt=0)
+    parsing_ms: int = Field(500, ge=1)
+    routing_ms: int = Field(200, ge=1)
+    executing_s: float = Field(30.0, gt=0)
+    confirming_s: float = Field(60.0, gt=0)
+    handoff_after_failures: int = Field(3, ge=1, le=100)
+    max_retries: int = Field(1, ge=0, le=10)
+    ttl_s: float = Field(1800.0, gt=0)
+    max_sessions_per_user: int = Field(8, ge=1, le=100_000)
+    rules_dir: Path | None = None
+    poll_interval_ms: int = Field(1000, ge=50, le=60_000)
+    load_cpu_percent: float = Field(85.0, gt=0, le=100)
+    load_memory_percent: float = Field(90.0, gt=0, le=100)
+    load_sample_interval_ms: int = Field(2000, ge=100)
+
+
+def resolve_rules_dir(settings: SessionSettings) -> Path:
+    """The rule pack folder: config, else ``/etc/hermesd/rules`` if present, else shipped ``config/rules``."""
+    if settings.rules_dir is not None:
+        return settings.rules_dir
+    if ETC_RULES_DIR.is_dir():
+        return ETC_RULES_DIR
+    return shipped_path("config", "rules")
