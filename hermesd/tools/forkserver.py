@@ -43,7 +43,6 @@ import importlib.util
 import json
 import os
 import pwd
-import grp
 import resource
 import selectors
 import signal
@@ -53,7 +52,12 @@ import sys
 from . import worker
 
 PR_SET_PDEATHSIG = 1
+PR_SET_KEEPCAPS = 8
 PR_SET_CHILD_SUBREAPER = 36
+PR_CAP_AMBIENT = 47
+PR_CAP_AMBIENT_RAISE = 2
+CAP_DAC_OVERRIDE = 1
+_LINUX_CAPABILITY_VERSION_3 = 0x20080522
 CLONE_NEWUSER = 0x10000000
 CLONE_NEWNET = 0x40000000
 MAX_CONTROL_BYTES = 1 << 20
@@ -84,6 +88,38 @@ def _unshare_net() -> None:
                            ("/proc/self/gid_map", f"{gid} {gid} 1")):
             with open(path, "w") as fh:
                 fh.write(text)
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+
+def _drop_root(uid: int, gid: int) -> None:
+    """Become ``uid``/``gid`` keeping only CAP_DAC_OVERRIDE (capabilities(7)).
+
+    The worker keeps the daemon's file access (state folders, the journal) but
+    loses every other privilege; with a non-zero uid and no CAP_SYS_RESOURCE
+    or CAP_SYS_ADMIN, RLIMIT_NPROC finally binds (the kernel exempts root).
+    The capability is also made ambient so programs a tool runs (journalctl)
+    keep it across execve.
+    """
+    _prctl(PR_SET_KEEPCAPS, 1)
+    os.setgroups([])
+    os.setgid(gid)
+    os.setuid(uid)
+    keep = 1 << CAP_DAC_OVERRIDE
+    header = _CapHeader(_LINUX_CAPABILITY_VERSION_3, 0)
+    data = (_CapData * 2)(_CapData(keep, keep, keep), _CapData(0, 0, 0))
+    if _libc.capset(ctypes.byref(header), data) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"capset: {os.strerror(err)}")
+    _prctl(PR_SET_KEEPCAPS, 0)
+    if _libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, CAP_DAC_OVERRIDE, 0, 0) != 0:
+        pass  # kernels before 4.3: children a tool executes lose the capability; the tool itself keeps it
 
 
 def _probe_netns() -> str:
@@ -137,7 +173,6 @@ class Server:
         self.netns_error = ""
         self.worker_uid: int | None = None
         self.worker_gid: int | None = None
-        self.groups: list[int] = []
 
     def send(self, obj: dict, fds: list[int] | None = None) -> None:
         data = json.dumps(obj, separators=(",", ":")).encode()
@@ -153,10 +188,6 @@ class Server:
         if os.geteuid() == 0 and user:
             pw = pwd.getpwnam(user)
             self.worker_uid, self.worker_gid = pw.pw_uid, pw.pw_gid
-            try:  # journal_query reads the system journal through this group when it exists
-                self.groups = [grp.getgrnam("systemd-journal").gr_gid]
-            except KeyError:
-                self.groups = []
         self.netns_error = _probe_netns()
         self.handlers, report = _load_handlers(init.get("tools", {}))
         self.send({"op": "ready", "pid": os.getpid(), "tools": report, "netns": not self.netns_error,
@@ -218,9 +249,7 @@ class Server:
         if not network and not self.netns_error:
             _unshare_net()
         if self.worker_uid is not None:
-            os.setgroups(self.groups)
-            os.setgid(self.worker_gid)
-            os.setuid(self.worker_uid)
+            _drop_root(self.worker_uid, self.worker_gid)
         os.environ.clear()
         os.environ.update(self.init.get("worker_env", {}))
         os.chdir("/")

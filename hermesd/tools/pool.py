@@ -47,6 +47,7 @@ FRAME_SLACK_BYTES = 4096
 KILL_GRACE_S = 0.5
 START_TIMEOUT_S = 30.0
 SPAWN_RETRY_S = 0.2
+RESTART_PAUSE_S = 0.05
 OOM_RSS_FRACTION = 0.9
 _HEADER = frames.HEADER
 
@@ -183,6 +184,8 @@ class Pool:
         for w in list(self._workers.values()):
             self._fail(w, ToolUnavailable("tool pool is stopping"))
             self._discard(w)
+            self._close(w)
+        self._workers.clear()
         if self._ctrl is not None and self._loop is not None:
             try:
                 self._send({"op": "stop"})
@@ -342,6 +345,7 @@ class Pool:
             chunk = b""
         if not chunk:
             self._loop.remove_reader(w.sock.fileno())  # type: ignore[union-attr]
+            self._discard(w)
             if w.pending is not None and not w.pending.done():
                 # the exit report classifies the death; this bounds the wait if it never comes
                 self._loop.call_later(KILL_GRACE_S, self._fail, w,  # type: ignore[union-attr]
@@ -416,7 +420,7 @@ class Pool:
     def _on_deadline(self, w: _Worker) -> None:
         w.timer = None
         w.killed_for = "deadline"
-        self._kill(w)
+        self._discard(w)
         assert self._loop is not None
         self._loop.call_later(KILL_GRACE_S, self._fail, w, ToolTimeout(
             "tool passed its wall-clock deadline", data={"pid": w.pid, "limit": "timeout_ms"}))
@@ -502,6 +506,17 @@ class Pool:
             self._idle[w.network].remove(w)
         except ValueError:
             pass
+        self._close(w)
+        self._net_ids.discard(w.worker_id)
+        fut = w.pending
+        if fut is not None and not fut.done():
+            self._fail(w, self._classify(w, msg))
+        self.respawns += 1
+        self._top_up()
+
+    def _close(self, w: _Worker) -> None:
+        if w.pidfd < 0:
+            return
         assert self._loop is not None
         try:
             self._loop.remove_reader(w.sock.fileno())
@@ -509,12 +524,7 @@ class Pool:
             pass
         w.sock.close()
         os.close(w.pidfd)
-        self._net_ids.discard(w.worker_id)
-        fut = w.pending
-        if fut is not None and not fut.done():
-            self._fail(w, self._classify(w, msg))
-        self.respawns += 1
-        self._top_up()
+        w.pidfd = -1
 
     def _classify(self, w: _Worker, msg: dict) -> HermesError:
         sig, code = msg.get("signal"), msg.get("exit_code")
@@ -539,12 +549,7 @@ class Pool:
         for w in list(self._workers.values()):
             self._fail(w, ToolCrashed("tool fork server died", data={"pid": w.pid}))
             w.dead = True
-            try:
-                self._loop.remove_reader(w.sock.fileno())
-            except (ValueError, OSError):
-                pass
-            w.sock.close()
-            os.close(w.pidfd)
+            self._close(w)
         self._workers.clear()
         for q in self._idle.values():
             q.clear()
@@ -553,7 +558,17 @@ class Pool:
             self._proc.poll()
         if self._running:
             log.error("tool fork server died; restarting", extra={"kv": {"pid": self.server_pid}})
-            self._loop.create_task(self._start_server())
+            self._loop.call_later(RESTART_PAUSE_S, lambda: self._loop.create_task(self._restart()))
+
+    async def _restart(self) -> None:
+        if not self._running or self._ctrl is not None:
+            return
+        try:
+            await self._start_server()
+        except Exception as exc:  # keep trying: tools are unavailable meanwhile, the daemon lives on
+            log.error("tool fork server restart failed", extra={"kv": {"error": str(exc)}})
+            assert self._loop is not None
+            self._loop.call_later(RESTART_PAUSE_S, lambda: self._loop.create_task(self._restart()))
 
     def _top_up(self) -> None:
         if not self._running or self._ctrl is None:

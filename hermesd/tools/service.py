@@ -119,13 +119,13 @@ class ToolsService(Subsystem):
             if not self.netns and any(not d.sandbox.network for d in descs):
                 log.warning("tool network isolation not enforced: no unprivileged network namespace",
                             extra={"kv": {"reason": ready.get("netns_error")}})
-            self._prepare_dirs(registry, envs, int(ready["uid"]))
+            self._prepare_dirs(envs)
             for name, err in (ready.get("tools") or {}).items():
                 if err:
                     tool = registry.tools[name]
                     tool.health, tool.failing_case = "unhealthy", f"handler import failed: {err}"
             if settings.self_test:
-                await self._self_test(registry, pool, int(ready["uid"]))
+                await self._self_test(registry, pool)
             else:
                 for tool in registry.tools.values():
                     if tool.health == "unknown":
@@ -153,48 +153,31 @@ class ToolsService(Subsystem):
             env[var] = str(Path(path).resolve())
         return env
 
-    def _prepare_dirs(self, registry: Registry, envs: dict[str, dict[str, str]], uid: int) -> None:
-        for name, env in envs.items():
+    @staticmethod
+    def _prepare_dirs(envs: dict[str, dict[str, str]]) -> None:
+        for env in envs.values():
             for var in ("HERMESD_TOOL_STATE_DIR", "HERMESD_OUTBOX_DIR", "HERMESD_DOCUMENTS_DIR"):
                 if var in env:
-                    path = Path(env[var])
-                    path.mkdir(parents=True, exist_ok=True)
-                    # workers may run as another user (worker_user); they write state and outbox
-                    if var != "HERMESD_DOCUMENTS_DIR":
-                        self._hand_over(path, uid)
+                    Path(env[var]).mkdir(parents=True, exist_ok=True)
 
-    def _hand_over(self, path: Path, uid: int) -> None:
-        """Let workers running as ``uid`` (daemon is root) write ``path``: chown it, and give the
-        folders between it and the state dir search permission (o+x: pass through, not list)."""
-        if os.geteuid() != 0 or uid == 0:
-            return
-        os.chown(path, uid, -1)
-        state = self.state_dir.resolve()
-        p = path.resolve().parent
-        while True:
-            if p == state or state in p.parents:
-                mode = p.stat().st_mode
-                if not mode & 0o001:
-                    os.chmod(p, (mode & 0o7777) | 0o001)
-            if p == state or p == p.parent:
-                break
-            p = p.parent
-        if not all(os.stat(a).st_mode & 0o001 for a in state.parents):
-            log.warning("tool workers cannot reach the state dir", extra={"kv": {"path": str(state), "uid": uid}})
-
-    async def _self_test(self, registry: Registry, pool: Pool, uid: int) -> None:
+    async def _self_test(self, registry: Registry, pool: Pool) -> None:
         scratch_root = self.state_dir / "selftest"
+        # at most one tool per worker at a time, so no case waits for a worker past its deadline
+        slots = {net: asyncio.Semaphore(max(1, pool.sizes[net])) for net in (False, True)}
 
         async def run_cases(tool: Tool) -> None:
             if tool.health == "unhealthy":
                 return
+            async with slots[tool.descriptor.sandbox.network]:
+                await run_cases_now(tool)
+
+        async def run_cases_now(tool: Tool) -> None:
             scratch = scratch_root / tool.name
             shutil.rmtree(scratch, ignore_errors=True)
             env = {}
             for var in ("HERMESD_TOOL_STATE_DIR", "HERMESD_OUTBOX_DIR", "HERMESD_DOCUMENTS_DIR"):
                 path = scratch / var.lower()
                 path.mkdir(parents=True)
-                self._hand_over(path, uid)
                 env[var] = str(path)
             try:
                 for case in tool.cases:

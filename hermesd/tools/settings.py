@@ -44,7 +44,8 @@ class ToolsSettings(Section):
     ``<state_dir>/documents`` and ``<state_dir>/outbox`` (``send_document``);
     ``directory_file`` ``None`` means ``<state_dir>/directory.yaml`` (``contacts``).
     ``worker_user`` is the account workers switch to when the daemon runs as
-    root (so ``RLIMIT_NPROC`` binds; root ignores it); empty keeps root.
+    root, keeping only CAP_DAC_OVERRIDE (the daemon's file access), so that
+    ``RLIMIT_NPROC`` binds (the kernel exempts root); empty keeps full root.
     """
 
     tools_dir: Path | None = None
