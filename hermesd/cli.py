@@ -1,7 +1,8 @@
 """Entry points ``hermesd`` (the daemon) and ``hermesctl`` (the operator's client); the only ``sys.exit``.
 
 Exit statuses follow sysexits.h: 0 ok, 1 the daemon answered with an error,
-2 usage, 69 (EX_UNAVAILABLE) daemon not running, 73 (EX_CANTCREAT) the socket
+2 usage, 69 (EX_UNAVAILABLE) daemon not running, 70 (EX_SOFTWARE) a subsystem
+failed to start, 73 (EX_CANTCREAT) the socket
 path cannot be used, 75 (EX_TEMPFAIL) another hermesd already serves the path,
 78 (EX_CONFIG) bad configuration.
 """
@@ -19,7 +20,7 @@ from . import __version__
 __all__ = ["ctl_main", "main"]
 
 EX_OK, EX_ERROR, EX_USAGE = 0, 1, 2
-EX_UNAVAILABLE, EX_CANTCREAT, EX_TEMPFAIL, EX_CONFIG = 69, 73, 75, 78
+EX_UNAVAILABLE, EX_SOFTWARE, EX_CANTCREAT, EX_TEMPFAIL, EX_CONFIG = 69, 70, 73, 75, 78
 
 
 # ---------------------------------------------------------------------------
@@ -69,6 +70,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
         return EX_CANTCREAT
     except KeyboardInterrupt:
         return EX_OK
+    except Exception as exc:  # a subsystem could not start; its log line has the details
+        print(f"hermesd: start-up failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return EX_SOFTWARE
 
 
 def _cmd_check_config(args: argparse.Namespace) -> int:

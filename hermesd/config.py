@@ -149,13 +149,23 @@ class LoggingSettings(Section):
     access_log: Literal["off", "debug", "info"] = "debug"
 
 
+# Subsystems own their sections; they import ``Section`` from here, so these
+# imports must come after it is defined.
+from .memory.settings import MemorySettings  # noqa: E402
+from .nlu.settings import NluSettings  # noqa: E402
+from .tools.settings import ToolsSettings  # noqa: E402
+
+
 class HermesConfig(Section):
-    """The whole configuration. Subsystem sections are added as they land."""
+    """The whole configuration: the daemon's own sections plus one per subsystem."""
 
     paths: PathsSettings = PathsSettings()
     server: ServerSettings = ServerSettings()
     roles: RolesSettings = RolesSettings()
     logging: LoggingSettings = LoggingSettings()
+    nlu: NluSettings = NluSettings()
+    memory: MemorySettings = MemorySettings()
+    tools: ToolsSettings = ToolsSettings()
 
     @field_validator("*", mode="before")
     @classmethod

@@ -36,9 +36,32 @@ __all__ = ["Daemon", "build_subsystems"]
 log = logging.getLogger("hermesd.daemon")
 
 
-def build_subsystems(cfg: HermesConfig) -> list[Subsystem]:
-    """The subsystems of this build, in start order (dependencies first)."""
-    return []
+def build_subsystems(cfg: HermesConfig) -> list[list[Subsystem]]:
+    """The subsystems of this build as start stages: stages start in order, the
+    subsystems of one stage concurrently (they do not depend on each other).
+
+    Each reads its own config section from the :class:`DaemonContext` at start.
+    """
+    from .memory.service import MemoryService
+    from .nlu.service import NluSubsystem
+    from .tools.service import ToolsService
+
+    return [[MemoryService()], [NluSubsystem(), ToolsService()]]
+
+
+def _link(subsystems: dict[str, Subsystem]) -> None:
+    """Cross-subsystem wiring once all are started: the directory's names feed NLU person entities."""
+    memory, nlu = subsystems.get("memory"), subsystems.get("nlu")
+    graph = getattr(memory, "graph", None)
+    directory = getattr(graph, "directory", None)
+    if nlu is None or directory is None:
+        return
+    people: dict[str, str] = {}
+    for person in directory.people.values():
+        for form in (person.name, *person.aliases):
+            if form:
+                people[form] = person.anchor_id
+    nlu.set_people(people)  # type: ignore[attr-defined]
 
 
 class Daemon:
@@ -97,13 +120,13 @@ class Daemon:
             self.socket_path = Path(sock.getsockname() or self.socket_path)
         try:
             ctx = DaemonContext(config=self.cfg, state_dir=self.state_dir, subsystems={})
-            for sub in build_subsystems(self.cfg):
-                t0 = time.perf_counter()
-                await sub.start(ctx)
-                ctx.subsystems[sub.name] = sub
-                self.subsystems.append(sub)
-                log.info("subsystem.started", extra={"kv": {"name": sub.name,
-                                                             "duration_ms": (time.perf_counter() - t0) * 1000}})
+            for stage in build_subsystems(self.cfg):
+                results = await asyncio.gather(*(self._start_one(sub, ctx) for sub in stage),
+                                               return_exceptions=True)
+                failed = [r for r in results if isinstance(r, BaseException)]
+                if failed:
+                    raise failed[0]
+            _link(ctx.subsystems)
             AdminMethods(self).register(self.server)
             if self.cfg.server.debug_methods:
                 DebugMethods().register(self.server)
@@ -124,6 +147,19 @@ class Daemon:
         finally:
             await self._shutdown(loop)
         return 0
+
+    async def _start_one(self, sub: Subsystem, ctx: DaemonContext) -> None:
+        t0 = time.perf_counter()
+        try:
+            await sub.start(ctx)
+        except BaseException as exc:
+            log.error("subsystem.start_failed", exc_info=exc, extra={"kv": {"name": sub.name}})
+            # stopped in the finally with the others, so what it opened is closed
+            self.subsystems.append(sub)
+            raise
+        ctx.subsystems[sub.name] = sub
+        self.subsystems.append(sub)
+        log.info("subsystem.started", extra={"kv": {"name": sub.name, "duration_ms": (time.perf_counter() - t0) * 1000}})
 
     def request_stop(self, reason: str = "request") -> None:
         if not self._stop.is_set():

@@ -6,6 +6,7 @@ The machinery (a real daemon child process, a real notify socket) lives in
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -19,6 +20,9 @@ from hermesd_testing import Daemon
 def short_dir() -> Iterator[Path]:
     """A fresh folder with a short path (< 30 bytes) for sockets."""
     d = Path(tempfile.mkdtemp(prefix="hd-", dir="/tmp"))
+    # like /var/lib: others may pass through (not list), so sandbox workers that run as
+    # another user (tools.worker_user) reach their folders under the state dir
+    os.chmod(d, 0o711)
     try:
         yield d
     finally:
@@ -30,8 +34,14 @@ def short_socket_path(short_dir: Path) -> Path:
     return short_dir / "h.sock"
 
 
+@pytest.fixture(scope="session")
+def nlu_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One NLU model cache for the whole run: the scorer trains once, later daemons load it."""
+    return tmp_path_factory.mktemp("nlu-cache")
+
+
 @pytest.fixture
-def start_daemon(short_dir: Path) -> Iterator[Callable[..., Daemon]]:
+def start_daemon(short_dir: Path, nlu_cache_dir: Path) -> Iterator[Callable[..., Daemon]]:
     """Factory: ``start_daemon(config=None, env=None, args=(), wait=True)`` → :class:`Daemon`."""
     started: list[Daemon] = []
     counter = [0]
@@ -42,7 +52,7 @@ def start_daemon(short_dir: Path) -> Iterator[Callable[..., Daemon]]:
             counter[0] += 1
             root = short_dir / str(counter[0])
             root.mkdir()
-        d = Daemon(root, config, env or {}, list(args))
+        d = Daemon(root, config, {"HERMESD_NLU__MODEL_CACHE_DIR": str(nlu_cache_dir), **(env or {})}, list(args))
         started.append(d)
         if wait:
             d.wait_ready()
