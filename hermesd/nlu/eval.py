@@ -60,10 +60,16 @@ def _pct(xs: list[float], q: float) -> float:
 def cmd_intents(a: argparse.Namespace) -> dict[str, Any]:
     tr_splits = set(a.train_splits.split(",")) if a.train_splits else None
     te_splits = set(a.test_splits.split(",")) if a.test_splits else None
-    train = [r for r in _read(a.train) if _split_ok(r, a.split_field, tr_splits) and (not a.lang or r.get("lang", a.lang) == a.lang)]
-    test = [r for r in _read(a.test) if _split_ok(r, a.split_field, te_splits) and (not a.lang or r.get("lang", a.lang) == a.lang)]
-    if a.train == a.test and not (tr_splits or te_splits):
-        raise SystemExit("--train and --test are the same file: give --split-field and splits")
+    rows_tr = _read(a.train)
+    rows_te = rows_tr if a.test == a.train else _read(a.test)
+    train = [r for r in rows_tr if _split_ok(r, a.split_field, tr_splits) and (not a.lang or r.get("lang", a.lang) == a.lang)]
+    test = [r for r in rows_te if _split_ok(r, a.split_field, te_splits) and (not a.lang or r.get("lang", a.lang) == a.lang)]
+    if a.train == a.test:
+        if not (tr_splits or te_splits):
+            raise SystemExit("--train and --test are the same file: give --split-field and splits")
+        # a record listed in both splits (SNIPS has a few) is a test record only
+        test_ids = {id(r) for r in test}
+        train = [r for r in train if id(r) not in test_ids]
     t0 = time.perf_counter()
     model = train_cached([(r["text"], r[a.label_field]) for r in train], a.cache_dir,
                          oos_label=a.oos_label, epochs=a.epochs)

@@ -6,10 +6,9 @@ Order of matching (:meth:`IntentRecognizer.rank`):
    entities replaced by ``{type}`` placeholders, must match the whole
    template (polite words and end particles aside). A hit scores 1.0.
 2. **Scorer**: a multi-class linear model over sparse TF-IDF features
-   (:mod:`.features`), trained with averaged Passive-Aggressive II updates
-   (Crammer et al. 2006, "Online Passive-Aggressive Algorithms", JMLR 7; the
-   averaging of Freund & Schapire 1999). It needs no numpy and scores an
-   utterance in tens to hundreds of microseconds.
+   (:mod:`.features`), trained as an averaged margin perceptron (Crammer &
+   Singer 2003; averaging: Freund & Schapire 1999). It needs no numpy and
+   scores an utterance in tens to hundreds of microseconds.
 3. **Keywords**: the fallback when the parse is over budget (``degraded``).
 
 Out of scope: the top score must reach ``threshold``, calibrated at training
@@ -42,7 +41,7 @@ from .normalize import normalize
 
 __all__ = ["IntentMatch", "IntentModel", "IntentRecognizer", "IntentSpec", "train", "train_cached"]
 
-MODEL_VERSION = 3
+MODEL_VERSION = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,51 +121,53 @@ def _vectorise(texts: Sequence[str]) -> tuple[list[dict[str, float]], dict[str, 
     return [tfidf_vector(c, idf) for c in counts], idf
 
 
-def _fit(vecs: list[dict[str, float]], labels: list[str], classes: list[str], epochs: int, c_reg: float,
+def _fit(vecs: list[dict[str, float]], labels: list[str], classes: list[str], epochs: int, margin: float,
          seed: int) -> dict[str, dict[str, float]]:
-    """Averaged multi-class PA-II; returns averaged weights feature → {class: w}."""
-    W: dict[str, dict[str, float]] = defaultdict(dict)
-    U: dict[str, dict[str, float]] = defaultdict(dict)
+    """Averaged multi-class margin perceptron; returns averaged weights feature → {class: w}.
+
+    An update happens when the true class does not beat the best rival by ``margin``
+    (Crammer & Singer 2003 multi-class perceptron with a margin; Freund & Schapire 1999
+    averaging). Updates touch two rows per feature, so rows stay sparse and a pass over
+    CLINC150's 15k utterances takes seconds in pure Python.
+    """
+    fid: dict[str, int] = {}
+    cid = {c: i for i, c in enumerate(classes)}
+    data = []
+    for v, y in zip(vecs, labels):
+        data.append(([(fid.setdefault(k, len(fid)), a) for k, a in v.items()], cid[y]))
+    W: list[dict[int, float]] = [{} for _ in fid]
+    U: list[dict[int, float]] = [{} for _ in fid]
     step = 1
-    order = list(range(len(vecs)))
+    order = list(range(len(data)))
     rng = random.Random(seed)
+    default_rival = [1 if y == 0 else 0 for y in range(len(classes))]
     for _ in range(epochs):
         rng.shuffle(order)
         for i in order:
-            v, y = vecs[i], labels[i]
-            if not v:
-                step += 1
-                continue
-            sc: dict[str, float] = defaultdict(float)
-            for k, a in v.items():
-                row = W.get(k)
-                if row:
-                    for c, x in row.items():
-                        sc[c] += a * x
-            sy = sc.get(y, 0.0)
-            rival, rs = None, float("-inf")
-            for c, s in sc.items():
-                if c != y and s > rs:
-                    rival, rs = c, s
-            if rival is None:
-                rival = next(c for c in classes if c != y)
-                rs = 0.0
-            loss = 1.0 - (sy - rs)
-            if loss > 0:
-                tau = loss / (2.0 + 1.0 / (2.0 * c_reg))  # PA-II with ||x||² = 1, two rows updated
-                ct = step * tau
-                for k, a in v.items():
+            v, y = data[i]
+            sc: dict[int, float] = {}
+            for k, a in v:
+                for c, x in W[k].items():
+                    sc[c] = sc.get(c, 0.0) + a * x
+            sy = sc.pop(y, 0.0)
+            if sc:
+                rival = max(sc, key=sc.__getitem__)
+                rs = sc[rival]
+            else:
+                rival, rs = default_rival[y], 0.0
+            if sy - rs <= margin:
+                for k, a in v:
                     wk, uk = W[k], U[k]
-                    wk[y] = wk.get(y, 0.0) + tau * a
-                    uk[y] = uk.get(y, 0.0) + ct * a
-                    wk[rival] = wk.get(rival, 0.0) - tau * a
-                    uk[rival] = uk.get(rival, 0.0) - ct * a
+                    wk[y] = wk.get(y, 0.0) + a
+                    uk[y] = uk.get(y, 0.0) + step * a
+                    wk[rival] = wk.get(rival, 0.0) - a
+                    uk[rival] = uk.get(rival, 0.0) - step * a
             step += 1
     out: dict[str, dict[str, float]] = {}
-    for k, row in W.items():
-        uk = U[k]
-        avg = {c: w - uk.get(c, 0.0) / step for c, w in row.items()}
-        avg = {c: round(x, 5) for c, x in avg.items() if abs(x) >= 1e-4}
+    for k, j in fid.items():
+        row, uk = W[j], U[j]
+        avg = {classes[c]: round(w - uk.get(c, 0.0) / step, 5) for c, w in row.items()}
+        avg = {c: x for c, x in avg.items() if abs(x) >= 1e-4}
         if avg:
             out[k] = avg
     return out
@@ -180,25 +181,25 @@ def _top(sc: Mapping[str, float]) -> tuple[str | None, float]:
 
 
 def train(examples: Sequence[tuple[str, str]], *, oos_label: str | None = None, epochs: int = 10,
-          c_reg: float = 1.0, seed: int = 13, holdout: float = 0.1, target_in_scope_recall: float = 0.95) -> IntentModel:
+          margin: float = 0.2, seed: int = 13, holdout: float = 0.1, target_in_scope_recall: float = 0.95) -> IntentModel:
     """Train a scorer on ``(text, intent)`` pairs and calibrate its out-of-scope threshold.
 
     :param examples: training pairs; texts are normalised here.
     :param oos_label: label of out-of-scope training examples (e.g. ``oos``), if any.
-    :param epochs: passes over the data. :param c_reg: PA-II aggressiveness C.
+    :param epochs: passes over the data. :param margin: update unless the true class wins by this.
     :param holdout: share of each class held out (once) to calibrate the threshold.
     :raises ValueError: fewer than two classes.
     """
     classes = sorted({y for _, y in examples})
     if len(classes) < 2:
         raise ValueError("need at least two intents to train a scorer")
-    threshold = _calibrate(examples, classes, oos_label, epochs, c_reg, seed, holdout, target_in_scope_recall)
+    threshold = _calibrate(examples, classes, oos_label, epochs, margin, seed, holdout, target_in_scope_recall)
     vecs, idf = _vectorise([t for t, _ in examples])
-    weights = _fit(vecs, [y for _, y in examples], classes, epochs, c_reg, seed)
+    weights = _fit(vecs, [y for _, y in examples], classes, epochs, margin, seed)
     return IntentModel(classes, idf, weights, threshold, oos_label)
 
 
-def _calibrate(examples, classes, oos_label, epochs, c_reg, seed, holdout, target) -> float:
+def _calibrate(examples, classes, oos_label, epochs, margin, seed, holdout, target) -> float:
     rng = random.Random(seed + 1)
     by_class: dict[str, list[int]] = defaultdict(list)
     for i, (_, y) in enumerate(examples):
@@ -215,7 +216,7 @@ def _calibrate(examples, classes, oos_label, epochs, c_reg, seed, holdout, targe
     if len({y for _, y in tr}) < 2:
         return 0.0
     vecs, idf = _vectorise([t for t, _ in tr])
-    w = _fit(vecs, [y for _, y in tr], classes, epochs, c_reg, seed)
+    w = _fit(vecs, [y for _, y in tr], classes, epochs, margin, seed)
     model = IntentModel(classes, idf, w, 0.0, oos_label)
     pts = []  # (top score, is_oos, correct-if-accepted)
     for i in held:

@@ -122,6 +122,9 @@ def _merge_frames(f1: dict[str, Any], f2: dict[str, Any]) -> dict[str, Any] | No
 
 _CATS_MERGEABLE = {"date", "pod", "clock", "hourish", "now"}
 _RECURRING = re.compile(r"(?:每[天日周月年晚早]?|每个|每隔|every|each|daily|weekly|nightly)\s*$")
+# a recurrence anywhere in the utterance ("每五分钟响一次", "daily at 7 am", "every minute for 20 minutes")
+_RECURRENCE = re.compile(r"每|(?<![a-z])(?:every|each|daily|weekly|nightly|monthly|hourly|recurring|weekdays|weekends)(?![a-z])")
+_DATE_KEYS = ("rel_day", "weekday", "day", "month", "period", "year")
 
 
 @dataclass(slots=True)
@@ -334,9 +337,10 @@ _COMMON_WORDS = re.compile(r"[A-Z][a-z]+")
 
 
 def _looks_like_title(norm: Normalized, g: _Group) -> bool:
-    """A capitalised English common noun inside a sentence (Good Morning Sunshine, Jazzy Dinner)
-    is part of a title, not a time; weekday and month names are capitalised anyway."""
-    if not ({"pod", "now"} & g.cats or g.f.get("period") in ("season", "decade")) or "clock" in g.cats:
+    """A capitalised English common noun inside a sentence (Good Morning Sunshine, Jazzy Dinner,
+    20 Hours in America) is part of a title, not a time; weekday and month names, which are
+    capitalised anyway, are never judged by this."""
+    if not ({"pod", "now", "duration"} & g.cats or g.f.get("period") in ("season", "decade")) or "clock" in g.cats:
         return False
     s, e = norm.span(g.start, g.end)
     words = norm.original[s:e].split()
@@ -360,6 +364,7 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
     ref = ref.replace(tzinfo=tz) if ref.tzinfo is None else ref.astimezone(tz)
     t = norm.text
     groups = _group(t, _select(find_atoms(t)))
+    recurring = bool(_RECURRENCE.search(t))
     out: list[TimeExpr] = []
     i = 0
     while i < len(groups):
@@ -389,8 +394,10 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
                             out.append(expr)
                             i += 1
                             continue
-        if not (_RECURRING.search(t[:g.start]) or g.f.get("recurring") or _looks_like_title(norm, g)
-                or (g.f.get("now") and len(g.cats) == 1 and t.startswith("的", g.end))):
+        # in a recurring schedule, clock times and durations belong to the recurrence, not to one date
+        in_recurrence = recurring and not any(k in g.f for k in _DATE_KEYS) and not g.f.get("now") and (
+            "offset" not in g.f or g.f.get("within"))
+        if not (_RECURRING.search(t[:g.start]) or g.f.get("recurring") or _looks_like_title(norm, g) or in_recurrence):
             out.append(_single(norm, g, ref, tz))
         i += 1
     return out
