@@ -188,6 +188,35 @@ def _ctl_tools(c: Any, a: argparse.Namespace) -> Any:
     return res
 
 
+def _ctl_call(c: Any, a: argparse.Namespace) -> Any:
+    import orjson
+
+    try:
+        params = orjson.loads(a.params) if a.params else None
+    except orjson.JSONDecodeError as exc:
+        raise SystemExit(f"hermesctl: params are not JSON: {exc}") from None
+    res = c.call(a.method, params)
+    if not a.json:
+        _print_json(res)
+    return res
+
+
+def _ctl_parse(c: Any, a: argparse.Namespace) -> Any:
+    params: dict[str, Any] = {"text": a.text}
+    if a.at:
+        params["reference_time"] = a.at
+    res = c.call("nlu.parse", params)
+    if not a.json:
+        intents = ", ".join(f"{m['intent']} {m['score']:.2f}" for m in res.get("intents", [])[:3])
+        print(f"intent={res.get('intent')}  kind={res.get('kind')}  lang={res.get('lang')}  [{intents}]")
+        for e in res.get("entities", []):
+            value = e.get("value")
+            if isinstance(value, dict):
+                value = " ".join(f"{k}={v}" for k, v in value.items() if v is not None and k not in ("text", "span"))
+            print(f"  {e['type']:<10} {e['text']!r:<14} {value}")
+    return res
+
+
 def _turn(c: Any, session: str | None, text: str, at: str | None) -> tuple[str, dict[str, Any]]:
     if session is None:
         session = c.call("session.open", {})["session_id"]
@@ -236,7 +265,7 @@ def _ctl_chat(c: Any, a: argparse.Namespace) -> Any:
 
 
 def ctl_main(argv: list[str] | None = None) -> None:
-    """``hermesctl [--socket P] [--json] status|ping|say|chat|sessions|tools|metrics|reload``."""
+    """``hermesctl [--socket P] [--json] status|ping|say|chat|sessions|tools|metrics|reload|parse|call``."""
     from .client import Client, DaemonNotRunning
     from .errors import HermesError, MethodNotFound
 
@@ -248,15 +277,23 @@ def ctl_main(argv: list[str] | None = None) -> None:
     commands: dict[str, Callable[[Any, argparse.Namespace], Any]] = {
         "status": _ctl_status, "ping": _ctl_ping, "metrics": _ctl_metrics, "reload": _ctl_reload,
         "sessions": _ctl_sessions, "tools": _ctl_tools, "say": _ctl_say, "chat": _ctl_chat,
+        "parse": _ctl_parse, "call": _ctl_call,
     }
     helps = {"status": "health of the daemon and each subsystem", "ping": "round trip to the daemon",
              "metrics": "Prometheus metrics", "reload": "re-read the config (like SIGHUP)",
              "sessions": "list sessions", "tools": "list tools with health and breaker state",
-             "say": "one turn: say TEXT [--session ID]", "chat": "interactive conversation"}
+             "say": "one turn: say TEXT [--session ID]", "chat": "interactive conversation",
+             "parse": "what the NLU understands in TEXT (intent, entities, times)",
+             "call": "any JSON-RPC method: call METHOD ['{\"json\": \"params\"}']"}
     for name, fn in commands.items():
         p = sub.add_parser(name, help=helps[name])
-        if name == "say":
+        if name in ("say", "parse"):
             p.add_argument("text")
+        if name == "parse":
+            p.add_argument("--at", help="reference time, ISO 8601 with offset")
+        if name == "call":
+            p.add_argument("method")
+            p.add_argument("params", nargs="?", help="params as a JSON object")
         if name in ("say", "chat"):
             p.add_argument("--session", help="continue this session (default: open a new one)")
             p.add_argument("--at", help="reference time for the turn, ISO 8601 with offset")
