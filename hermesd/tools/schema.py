@@ -8,7 +8,9 @@ dependencies (~300 KB; ``jsonschema`` pulls ``referencing``, ``rpds-py``,
 the time. It stops at the first violation, so on the (cold) failure path each
 top-level property is checked on its own against its sub-schema, plus
 ``required`` and ``additionalProperties``, to report one violation per field,
-each with its JSON Pointer (RFC 6901).
+each with its JSON Pointer (RFC 6901). A missing top-level field points at the
+field (``/unit``); deeper down, the first violation inside a field is reported
+where fastjsonschema finds it (a missing nested property points at its object).
 
 Shorthand (accepted in ``tool.yaml``)::
 
@@ -30,7 +32,9 @@ import fastjsonschema
 __all__ = ["SchemaError", "Validator", "expand", "is_shorthand"]
 
 _SNAKE = re.compile(r"_([a-z])")
-_SCHEMA_KEYS = {"type", "properties", "$schema", "$ref", "allOf", "anyOf", "oneOf", "not", "items", "enum", "const"}
+# keywords whose value is a mapping in a real schema; a shorthand cannot use them as field names
+_SCHEMA_ONLY = {"properties", "patternProperties", "$schema", "$ref", "$defs", "definitions", "allOf", "anyOf",
+                "oneOf", "not", "if", "then", "else"}
 
 
 class SchemaError(ValueError):
@@ -38,8 +42,13 @@ class SchemaError(ValueError):
 
 
 def is_shorthand(spec: Any) -> bool:
-    """True when ``spec`` is a mapping of field name → field spec rather than a JSON Schema."""
-    return isinstance(spec, dict) and bool(spec) and not (_SCHEMA_KEYS & spec.keys()) and all(
+    """True when ``spec`` is a mapping of field name → field spec rather than a JSON Schema.
+
+    A schema's ``type`` is a string or list, so ``{type: {type: string}}`` is a
+    shorthand with a field called ``type``; fields named like the keywords in
+    ``_SCHEMA_ONLY`` need the full form.
+    """
+    return isinstance(spec, dict) and bool(spec) and not (_SCHEMA_ONLY & spec.keys()) and all(
         isinstance(v, dict) for v in spec.values())
 
 
