@@ -1,0 +1,142 @@
+"""NLU benchmark: parse latency, and English time phrases vs dateparser (same run).
+
+    .venv/bin/pip install dateparser      # bench-only dependency, never imported by hermesd
+    .venv/bin/python scripts/bench/nlu.py [--data ../shared/data] [--n 2000]
+
+1. ``parse()`` p50/p99 on ~30-character utterances (zh from xSID, en from SNIPS; 25–35
+   characters), full pipeline with the shipped intent packs. The reference design's
+   keyword match took 80 ms (published figure, not measured here); ``dateparser.search``
+   over the same utterances is measured in this run as the Python baseline for finding
+   times in free text.
+2. SNIPS ``timeRange`` phrases resolved by hermesd (:func:`parse_times`) and by
+   ``dateparser.parse`` against the same reference instant and zone. Agreement: both give
+   a value and dateparser's instant lies in hermesd's half-open [start, end) (for a day or
+   a range) or equals its start (for a clock time). Speed ratio: mean time per phrase.
+
+This is a benchmark, not a test: it prints numbers and never fails on speed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import statistics
+import sys
+import tempfile
+import time
+from datetime import date, datetime, timedelta
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))
+
+from hermesd.nlu.parser import parse  # noqa: E402
+from hermesd.nlu.service import NluSubsystem  # noqa: E402
+from hermesd.nlu.settings import NluSettings  # noqa: E402
+from hermesd.nlu.temporal import parse_times  # noqa: E402
+
+TZ = ZoneInfo("Asia/Shanghai")
+REF = datetime(2026, 11, 25, 10, 0, tzinfo=TZ)  # a Wednesday morning
+
+
+def pct(xs: list[float], q: float) -> float:
+    s = sorted(xs)
+    return s[min(len(s) - 1, int(q * len(s)))]
+
+
+def utterances(data: Path, lang: str, n: int) -> list[str]:
+    f = data / "xsid" / "xsid_zh.jsonl" if lang == "zh" else data / "snips" / "snips.jsonl"
+    texts = [json.loads(line)["text"].strip() for line in f.open(encoding="utf-8")]
+    texts = [t for t in texts if 25 <= len(t) <= 35]
+    random.Random(7).shuffle(texts)
+    return (texts * (n // max(1, len(texts)) + 1))[:n]
+
+
+def bench_parse(engine, texts: list[str]) -> tuple[float, float]:
+    for t in texts[:50]:
+        parse(t, ref=REF, tz=TZ, engine=engine)
+    lat = []
+    for t in texts:
+        t0 = time.perf_counter_ns()
+        parse(t, ref=REF, tz=TZ, engine=engine)
+        lat.append((time.perf_counter_ns() - t0) / 1000)
+    return pct(lat, 0.5), pct(lat, 0.99)
+
+
+def agree(x, dp: datetime) -> bool:
+    if x.kind in ("date", "range") and isinstance(x.start, date) and not isinstance(x.start, datetime):
+        return x.start <= dp.date() < x.end
+    if x.kind == "range":
+        return x.start <= dp < x.end
+    if x.kind == "datetime":
+        return abs((dp - x.start).total_seconds()) < 60
+    return False
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--data", default=str(REPO / ".." / "shared" / "data"))
+    ap.add_argument("--n", type=int, default=2000)
+    a = ap.parse_args()
+    data = Path(a.data)
+    try:
+        import dateparser
+        from dateparser.search import search_dates
+    except ImportError:
+        print("dateparser is not installed: .venv/bin/pip install dateparser", file=sys.stderr)
+        return 2
+    sub = NluSubsystem(NluSettings())
+    with tempfile.TemporaryDirectory() as cache:
+        asyncio.run(sub.start_standalone(Path(cache)))
+    engine = sub.engine
+    print(f"reference instant {REF.isoformat()} ({TZ.key})\n")
+    print("1. parse() latency, full pipeline, ~30-character utterances")
+    for lang in ("zh", "en"):
+        texts = utterances(data, lang, a.n)
+        p50, p99 = bench_parse(engine, texts)
+        sample = texts[: max(1, min(300, len(texts)))]
+        t0 = time.perf_counter()
+        for t in sample:
+            search_dates(t, languages=[lang], settings={"RELATIVE_BASE": REF.replace(tzinfo=None)})
+        dp_us = (time.perf_counter() - t0) / len(sample) * 1e6
+        print(f"   {lang}: hermesd parse p50 {p50:7.1f} µs  p99 {p99:7.1f} µs   | dateparser.search_dates mean "
+              f"{dp_us:9.1f} µs ({dp_us / p50:5.1f}× hermesd p50) | reference keyword match 80 ms ({80000 / p99:6.0f}× hermesd p99)")
+    print("\n2. SNIPS timeRange phrases: hermesd parse_times vs dateparser.parse")
+    phrases = []
+    for line in (data / "snips" / "snips.jsonl").open(encoding="utf-8"):
+        for e in json.loads(line)["entities"]:
+            if e["slot"] == "timeRange":
+                phrases.append(e["value"].strip())
+    ds = {"RELATIVE_BASE": REF.replace(tzinfo=None), "TIMEZONE": TZ.key, "RETURN_AS_TIMEZONE_AWARE": True,
+          "PREFER_DATES_FROM": "future"}
+    h_res, d_res = [], []
+    t0 = time.perf_counter()
+    for p in phrases:
+        xs = parse_times(p, REF, TZ)
+        h_res.append(xs[0] if xs and xs[0].kind not in ("invalid", "duration") else None)
+    h_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    for p in phrases:
+        d_res.append(dateparser.parse(p, languages=["en"], settings=ds))
+    d_s = time.perf_counter() - t0
+    both = [(h, d) for h, d in zip(h_res, d_res) if h is not None and d is not None]
+    agreed = sum(agree(h, d.astimezone(TZ)) for h, d in both)
+    n = len(phrases)
+    print(f"   phrases {n}; resolved: hermesd {sum(h is not None for h in h_res)} ({sum(h is not None for h in h_res) / n:.1%}), "
+          f"dateparser {sum(d is not None for d in d_res)} ({sum(d is not None for d in d_res) / n:.1%}), both {len(both)}")
+    print(f"   agreement where both resolve: {agreed}/{len(both)} = {agreed / max(1, len(both)):.1%}")
+    print(f"   mean time per phrase: hermesd {h_s / n * 1e6:.1f} µs, dateparser {d_s / n * 1e6:.1f} µs "
+          f"→ hermesd is {d_s / h_s:.1f}× faster")
+    dis = [(p, h, d) for p, h, d in zip(phrases, h_res, d_res) if h is not None and d is not None and not agree(h, d.astimezone(TZ))]
+    random.Random(1).shuffle(dis)
+    print("   sample disagreements (phrase | hermesd | dateparser):")
+    for p, h, d in dis[:12]:
+        print(f"     {p!r:40} | {h.kind} {h.start} | {d.astimezone(TZ).isoformat()}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,69 @@
+"""The eval CLI on small files written here, and (when present) on the shared data."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .conftest import DATA, REPO
+
+HERE = Path(__file__).parent
+
+
+def run(*args):
+    p = subprocess.run([sys.executable, "-m", "hermesd.nlu.eval", *args], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout)
+
+
+def _write(path: Path, rows):
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+
+
+def test_intents_cli(tmp_path):
+    train = [{"text": t, "intent": i, "source_split": "train"} for t, i in [
+        ("turn on the light", "on"), ("switch the light on", "on"), ("lights on", "on"), ("light on please", "on"),
+        ("turn off the light", "off"), ("switch the light off", "off"), ("lights off", "off"), ("light off please", "off"),
+        ("tell me a joke", "oos"), ("what's the weather", "oos"), ("who are you", "oos"), ("sing a song", "oos")]]
+    test = [{"text": "please switch on the light", "intent": "on", "source_split": "val"},
+            {"text": "the lights off now", "intent": "off", "source_split": "val"},
+            {"text": "tell me a story", "intent": "oos", "source_split": "val"}]
+    f = tmp_path / "d.jsonl"
+    _write(f, train + test)
+    out = run("intents", "--train", str(f), "--test", str(f), "--split-field", "source_split",
+              "--train-splits", "train", "--test-splits", "val", "--cache-dir", str(tmp_path / "c"))
+    assert out["n"] == 3 and out["n_train"] == 12 and out["n_oos"] == 1
+    for k in ("in_scope_accuracy", "oos_recall", "oos_precision", "macro_f1", "p50_us", "p99_us"):
+        assert k in out
+    assert out["in_scope_accuracy"] == 1.0
+
+
+def test_slots_cli(tmp_path):
+    rows = [{"text": "wake me tomorrow at 7 am", "entities": [{"slot": "time", "start": 8, "end": 24, "value": "tomorrow at 7 am"}]},
+            {"text": "明天下午3点开会", "entities": [{"slot": "time", "start": 0, "end": 6, "value": "明天下午3点"}]},
+            {"text": "call mom", "entities": []}]
+    f = tmp_path / "s.jsonl"
+    _write(f, rows)
+    m = tmp_path / "m.yaml"
+    m.write_text("time: datetime\n", encoding="utf-8")
+    out = run("slots", "--data", str(f), "--map", str(m))
+    assert out["types"]["datetime"]["f1"] == 1.0 and out["n"] == 3
+
+
+def test_temporal_cli_reports_mismatches(tmp_path):
+    rows = [{"text": "明天", "ref": "2026-11-29T07:30:00+08:00", "tz": "Asia/Shanghai", "kind": "date", "start": "2026-11-30", "end": "2026-12-01"},
+            {"text": "明天", "ref": "2026-11-29T07:30:00+08:00", "tz": "Asia/Shanghai", "kind": "date", "start": "2026-12-25", "end": None}]
+    f = tmp_path / "t.jsonl"
+    _write(f, rows)
+    out = run("temporal", "--data", str(f))
+    assert out["correct"] == 1 and len(out["mismatches"]) == 1 and out["mismatches"][0]["expected"]["start"] == "2026-12-25"
+
+
+@pytest.mark.skipif(not (DATA / "xsid" / "xsid_en.jsonl").exists(), reason="shared data not present (../shared/data)")
+def test_xsid_datetime_spans_on_shared_data():
+    for lang in ("en", "zh"):
+        out = run("slots", "--data", str(DATA / "xsid" / f"xsid_{lang}.jsonl"), "--map", str(HERE / "maps" / "xsid.yaml"),
+                  "--tz", "Asia/Shanghai")
+        assert out["types"]["datetime"]["f1"] >= 0.85, out
