@@ -21,6 +21,7 @@ the manifest is the ``l3_manifest`` table in the memory subsystem's L2 file.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import os
 import random
@@ -147,7 +148,7 @@ class ArchiveService(Subsystem):
         self.root.mkdir(parents=True, exist_ok=True)
         if self.settings.dictionary:
             self._dictionary = await asyncio.to_thread(Path(self.settings.dictionary).read_bytes)
-            self._dict_id = self._codec(None).dict_id
+            self._dict_id = l3.Codec(self.settings.level, self._dictionary).dict_id
         if self.upstream.url:
             upstream.target(self.upstream.url, self.upstream.device_id, "probe")  # raises on a bad URL
         await self.l2.awrite(l3_schema.ensure)
@@ -283,7 +284,7 @@ class ArchiveService(Subsystem):
                 log.error("archive.quarantined", extra={"kv": {"path": rel, "reason": exc.reason, "orphan": True}})
                 continue
             meta = {"path": rel, "session_id": str(header["session_id"]), "sha256": vol.sha256,
-                    "bytes": len(vol.data), "records": vol.records, "dict_id": self._dict_id,
+                    "bytes": len(vol.data), "records": vol.records, "dict_id": l3.frame_dict_id(vol.data),
                     "created_ms": int(header.get("created_ms", self.now_ms()))}
             await self.l2.awrite(l3_schema.insert, meta)
             adopted += 1
@@ -396,13 +397,13 @@ class ArchiveService(Subsystem):
             result = await asyncio.to_thread(self._verify_and_put, row, t, token)
         except l3.VolumeCorrupt as exc:
             await asyncio.to_thread(self._quarantine_file, rel)
-            await self.l2.awrite(l3_schema.finish, row["id"], lease, "quarantined", error=str(exc)[:200])
+            await self._finish(row["id"], lease, "quarantined", error=str(exc)[:200])
             self.quarantined.inc(exc.reason)
             self.uploads.inc("quarantined")
             log.error("archive.quarantined", extra={"kv": {"path": rel, "reason": exc.reason}})
             return "quarantined"
         except LookupError as exc:
-            await self.l2.awrite(l3_schema.finish, row["id"], lease, "failed", error=str(exc))
+            await self._finish(row["id"], lease, "failed", error=str(exc))
             self.uploads.inc("failed")
             log.error("archive.upload_failed", extra={"kv": {"path": rel, "error": str(exc)}})
             return "failed"
@@ -410,7 +411,7 @@ class ArchiveService(Subsystem):
         kv = {"path": rel, "status": result.status, "attempt": row["attempts"] + 1,
               "elapsed_ms": round(result.elapsed_s * 1000, 1), "target": str(t)}
         if result.outcome == "ok":
-            changed = await self.l2.awrite(l3_schema.finish, row["id"], lease, "uploaded", uploaded_ms=self.now_ms())
+            changed = await self._finish(row["id"], lease, "uploaded", uploaded_ms=self.now_ms())
             self._due.pop(row["id"], None)
             self.uploaded_bytes.inc(amount=row["bytes"])
             self.last_success_ms = self.now_ms()
@@ -423,12 +424,12 @@ class ArchiveService(Subsystem):
                 delay = max(delay, min(result.retry_after_s, self.upstream.backoff_max_s))
             self._due[row["id"]] = self.clock() + delay
             self.last_error = result.error
-            await self.l2.awrite(l3_schema.finish, row["id"], lease, "pending", error=result.error)
+            await self._finish(row["id"], lease, "pending", error=result.error)
             log.warning("archive.upload_retry", extra={"kv": {**kv, "error": result.error,
                                                               "retry_in_s": round(delay, 2)}})
         else:
             self.last_error = result.error
-            await self.l2.awrite(l3_schema.finish, row["id"], lease, "failed", error=result.error)
+            await self._finish(row["id"], lease, "failed", error=result.error)
             log.error("archive.upload_failed", extra={"kv": {**kv, "error": result.error}})
         return result.outcome
 
@@ -437,6 +438,10 @@ class ArchiveService(Subsystem):
         data = l3.verify_file(codec, self.root / row["path"], records=row["records"], sha256=row["sha256"])
         return upstream.put(t, data, row["sha256"], token=token, timeout_s=self.upstream.timeout_s,
                             max_bytes_per_s=self.upstream.max_bytes_per_s)
+
+    async def _finish(self, row_id: int, lease: str | None, state: str, **fields: Any) -> bool:
+        assert self.l2 is not None
+        return await self.l2.awrite(functools.partial(l3_schema.finish, **fields), row_id, lease, state)
 
     # -- clock, retention, budget -----------------------------------------------------------
 
@@ -451,7 +456,7 @@ class ArchiveService(Subsystem):
             rel = await self._allocate(row["session_id"], now)
             try:
                 await asyncio.to_thread(l3.move_atomic, self.root, row["path"], rel)
-                await self.l2.awrite(l3_schema.finish, row["id"], None, row["state"], error=row["last_error"],
+                await self._finish(row["id"], None, row["state"], error=row["last_error"],
                                      path=rel, created_ms=now)
             finally:
                 self._reserved.discard(rel)
@@ -466,7 +471,7 @@ class ArchiveService(Subsystem):
         for row in await self.l2.aread(l3_schema.rows, "state = 'uploaded' AND local = 1 AND uploaded_ms <= ?",
                                        (cutoff,)):
             await asyncio.to_thread(l3.remove_file, self._local_path(row))
-            await self.l2.awrite(l3_schema.finish, row["id"], None, "uploaded", local=0)
+            await self._finish(row["id"], None, "uploaded", local=0)
 
     async def _enforce_budget(self) -> None:
         """Delete local files until the archive fits ``max_bytes`` (uploaded first, oldest first)."""
@@ -480,12 +485,12 @@ class ArchiveService(Subsystem):
         assert self.l2 is not None
         await asyncio.to_thread(l3.remove_file, self._local_path(row))
         if row["state"] == "uploaded":
-            await self.l2.awrite(l3_schema.finish, row["id"], None, "uploaded", local=0)
+            await self._finish(row["id"], None, "uploaded", local=0)
             log.info("archive.evicted", extra={"kv": {"path": row["path"], "bytes": row["bytes"]}})
             return
         # only quarantined files keep their state (evidence is gone, the reason stays)
         state = "quarantined" if row["state"] == "quarantined" else "dropped"
-        await self.l2.awrite(l3_schema.finish, row["id"], None, state, local=0,
+        await self._finish(row["id"], None, state, local=0,
                              error=f"deleted by disk budget; was {row['state']}")
         self.dropped.inc(row["state"])
         self._due.pop(row["id"], None)
@@ -511,7 +516,7 @@ class ArchiveService(Subsystem):
                     continue
                 except l3.VolumeCorrupt as exc:
                     await asyncio.to_thread(self._quarantine_file, row["path"])
-                    await self.l2.awrite(l3_schema.finish, row["id"], None, "quarantined", error=str(exc)[:200])
+                    await self._finish(row["id"], None, "quarantined", error=str(exc)[:200])
                     self.quarantined.inc(exc.reason)
                     log.error("archive.quarantined", extra={"kv": {"path": row["path"], "reason": exc.reason}})
                     bad.append({"path": row["path"], "reason": exc.reason})

@@ -34,7 +34,7 @@ import orjson
 import zstandard
 
 __all__ = ["FORMAT", "UNSYNCED", "QUARANTINE", "Codec", "Volume", "VolumeCorrupt", "clock_plausible",
-           "encode_volume", "move_atomic", "plan_budget", "read_header", "relative_path", "remove_file",
+           "encode_volume", "frame_dict_id", "move_atomic", "plan_budget", "read_header", "relative_path", "remove_file",
            "temp_files", "train_dictionary", "verify", "verify_file", "write_atomic"]
 
 FORMAT = "hermesd-l3"
@@ -170,6 +170,11 @@ def verify_file(codec: Codec, path: Path, *, records: int, sha256: str) -> bytes
     data = _read(path)
     verify(codec, data, records=records, sha256=sha256)
     return data
+
+
+def frame_dict_id(data: bytes) -> int:
+    """The dictionary id a zstd frame was written with (0 = none)."""
+    return zstandard.get_frame_parameters(data).dict_id
 
 
 def clock_plausible(now_ms: int, floor: date) -> bool:

@@ -5,7 +5,7 @@ repeated ``Idempotency-Key`` without storing again (like an object store with
 idempotency support; ``idempotency=False`` makes it a plain server that simply
 overwrites), and records every request. ``script(*modes)`` queues what the next
 PUTs do: ``"ok"``, an int status (``500``, ``429``, ``401`` …), ``"close_mid_body"``,
-``"drop"`` (close after the headers), ``("slow", seconds)``, ``"hang_before_body"``
+``"drop"`` (close after the headers), ``("slow", seconds)``, ``("status", code, headers)``, ``"hang_before_body"``
 and ``"store_then_hang"`` (set ``self.hung`` and block until :meth:`release`).
 """
 
@@ -87,6 +87,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         if isinstance(mode, int):
             entry["status"] = mode
             self._reply(mode, {"Retry-After": "0"} if mode in (429, 503) else None)
+            return
+        if isinstance(mode, tuple) and mode[0] == "status":
+            entry["status"] = mode[1]
+            self._reply(mode[1], mode[2])
             return
         key = headers.get("idempotency-key", "")
         with up.lock:
