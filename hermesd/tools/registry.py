@@ -35,6 +35,7 @@ class Tool:
     breaker: Breaker
     health: Literal["unknown", "healthy", "unhealthy"] = "unknown"
     failing_case: str | None = None
+    limits: dict[str, int] = field(default_factory=dict)  # the worker's per-call limits, built once
     calls: int = 0
     failures: int = 0
     outcomes: dict[str, int] = field(default_factory=dict)
@@ -76,7 +77,8 @@ class Registry:
                 breaker=Breaker(threshold=desc.failure_threshold(breaker.thresholds()),
                                 cooldown_ms=desc.breaker.cooldown_ms or breaker.cooldown_ms,
                                 cooldown_max_ms=desc.breaker.cooldown_max_ms or breaker.cooldown_max_ms,
-                                probe_every=breaker.probe_every, on_transition=on_transition))
+                                probe_every=breaker.probe_every, on_transition=on_transition),
+                limits=desc.sandbox.limits())
         if not folder.is_dir():
             log.warning("tools folder missing", extra={"kv": {"path": str(folder)}})
         return cls(tools, broken, folder)

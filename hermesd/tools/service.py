@@ -307,7 +307,7 @@ class ToolsService(Subsystem):
             raise InputInvalid(f"invalid input for {d.name}: {violations[0]['message']}",
                                data={"tool": d.name, "violations": violations})
         loop = asyncio.get_running_loop()
-        reply = await pool.run(d.name, value, d.sandbox.limits(), network=d.sandbox.network,
+        reply = await pool.run(d.name, value, tool.limits, network=d.sandbox.network,
                                deadline=loop.time() + d.sandbox.timeout_ms / 1000, env=env)
         if reply.ok:
             _, violations = tool.output_validator.validate(reply.output)

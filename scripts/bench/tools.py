@@ -11,7 +11,7 @@
 Then recovery: SIGKILL an idle worker and time until the pool is back at full
 strength, and until the next call has been answered.
 
-Usage: ``.venv/bin/python scripts/bench/tools.py [--calls 3000] [--spawn-calls 100]``
+Usage: ``.venv/bin/python scripts/bench/tools.py [--calls 3000] [--spawn-calls 100] [--rounds 10]``
 """
 
 from __future__ import annotations
@@ -71,27 +71,18 @@ def pct(samples: list[float]) -> dict[str, float]:
     return {"p50": at(0.50), "p95": at(0.95), "p99": at(0.99), "n": len(s)}
 
 
-def bench_spawn(handler: Path, n: int) -> list[float]:
-    body = json.dumps(ARGS).encode()
-    out = []
-    for _ in range(n):
-        t = time.perf_counter()
-        proc = subprocess.run([sys.executable, str(handler)], input=body, capture_output=True, check=True)
-        json.loads(proc.stdout)
-        out.append(time.perf_counter() - t)
-    return out
+def spawn_once(handler: Path) -> float:
+    t = time.perf_counter()
+    proc = subprocess.run([sys.executable, str(handler)], input=json.dumps(ARGS).encode(), capture_output=True,
+                          check=True)
+    json.loads(proc.stdout)
+    return time.perf_counter() - t
 
 
-def bench_ppe(n: int) -> list[float]:
-    out = []
-    with concurrent.futures.ProcessPoolExecutor(max_workers=2) as ex:
-        for _ in range(50):
-            ex.submit(handle, ARGS).result()
-        for _ in range(n):
-            t = time.perf_counter()
-            ex.submit(handle, ARGS).result()
-            out.append(time.perf_counter() - t)
-    return out
+def ppe_once(ex: concurrent.futures.ProcessPoolExecutor) -> float:
+    t = time.perf_counter()
+    ex.submit(handle, ARGS).result()
+    return time.perf_counter() - t
 
 
 def _recv_exact(sock: socket.socket, n: int) -> bytes:
@@ -104,7 +95,8 @@ def _recv_exact(sock: socket.socket, n: int) -> bytes:
     return buf
 
 
-def bench_bare(n: int) -> list[float]:
+def bare_worker() -> tuple[socket.socket, int]:
+    """Fork a worker that answers length-prefixed JSON frames over a socketpair, nothing else."""
     parent, child = socket.socketpair()
     pid = os.fork()
     if pid == 0:
@@ -118,42 +110,50 @@ def bench_bare(n: int) -> list[float]:
         except EOFError:
             os._exit(0)
     child.close()
-    out = []
+    return parent, pid
+
+
+def bare_once(sock: socket.socket) -> float:
     body = json.dumps(ARGS).encode()
-    frame = HDR.pack(len(body)) + body
-    for i in range(n + 50):
-        t = time.perf_counter()
-        parent.sendall(frame)
-        (size,) = HDR.unpack(_recv_exact(parent, 4))
-        json.loads(_recv_exact(parent, size))
-        if i >= 50:
-            out.append(time.perf_counter() - t)
-    parent.close()
-    os.waitpid(pid, 0)
-    return out
+    t = time.perf_counter()
+    sock.sendall(HDR.pack(len(body)) + body)
+    (size,) = HDR.unpack(_recv_exact(sock, 4))
+    json.loads(_recv_exact(sock, size))
+    return time.perf_counter() - t
 
 
-async def bench_hermesd(folder: Path, state: Path, n: int, recoveries: int) -> dict:
+async def run_all(folder: Path, state: Path, handler: Path, n: int, spawn_n: int, rounds: int,
+                  recoveries: int) -> dict:
+    """All dispatchers in interleaved rounds, so a burst of load on this shared machine hits them alike."""
     svc = ToolsService(ToolsSettings(tools_dir=folder))
     t0 = time.perf_counter()
     await svc.start(DaemonContext(config=None, state_dir=state, subsystems={}))
     startup = time.perf_counter() - t0
     assert svc.health()["tools"]["hello"]["health"] == "healthy"
-    for _ in range(200):
-        await svc.call("hello", ARGS, role="user")
-    full = []
-    for _ in range(n):
-        t = time.perf_counter()
-        await svc.call("hello", ARGS, role="user")
-        full.append(time.perf_counter() - t)
     pool = svc.pool
     limits = svc.registry.get("hello").descriptor.sandbox.limits()
     loop = asyncio.get_running_loop()
-    raw = []
-    for _ in range(n):
-        t = time.perf_counter()
-        await pool.run("hello", ARGS, limits, network=False, deadline=loop.time() + 2)
-        raw.append(time.perf_counter() - t)
+    sock, bare_pid = bare_worker()
+    samples: dict[str, list[float]] = {k: [] for k in ("full", "raw", "bare", "ppe", "spawn")}
+    with concurrent.futures.ProcessPoolExecutor(max_workers=2) as ex:
+        for _ in range(200):  # warm-up
+            await svc.call("hello", ARGS, role="user")
+            bare_once(sock)
+            ppe_once(ex)
+        for _ in range(rounds):
+            for _ in range(n // rounds):
+                t = time.perf_counter()
+                await svc.call("hello", ARGS, role="user")
+                samples["full"].append(time.perf_counter() - t)
+            for _ in range(n // rounds):
+                t = time.perf_counter()
+                await pool.run("hello", ARGS, limits, network=False, deadline=loop.time() + 2)
+                samples["raw"].append(time.perf_counter() - t)
+            samples["bare"] += [bare_once(sock) for _ in range(n // rounds)]
+            samples["ppe"] += [ppe_once(ex) for _ in range(n // rounds)]
+            samples["spawn"] += [spawn_once(handler) for _ in range(spawn_n // rounds)]
+    sock.close()
+    os.waitpid(bare_pid, 0)
     strength, answered = [], []
     for _ in range(recoveries):
         victim = pool.worker_pids()[0]
@@ -165,7 +165,7 @@ async def bench_hermesd(folder: Path, state: Path, n: int, recoveries: int) -> d
         await svc.call("hello", ARGS, role="user")
         answered.append(time.perf_counter() - t)
     await svc.stop()
-    return {"full": full, "raw": raw, "startup": startup, "strength": strength, "answered": answered}
+    return {**samples, "startup": startup, "strength": strength, "answered": answered}
 
 
 def main() -> None:
@@ -173,6 +173,7 @@ def main() -> None:
     ap.add_argument("--calls", type=int, default=3000)
     ap.add_argument("--spawn-calls", type=int, default=100)
     ap.add_argument("--recoveries", type=int, default=30)
+    ap.add_argument("--rounds", type=int, default=10)
     a = ap.parse_args()
     with tempfile.TemporaryDirectory(dir="/tmp") as tmp:
         root = Path(tmp)
@@ -185,14 +186,15 @@ def main() -> None:
             [{"name": "hello", "input": ARGS, "expect": {"values": {"greeting": "hello bench"}}}]))
         state = root / "state"
         state.mkdir()
-        h = uvloop.run(bench_hermesd(root / "tools", state, a.calls, a.recoveries))
-        rows = {
-            "hermesd (service.call)": pct(h["full"]),
-            "hermesd pool.run (no validation/breaker)": pct(h["raw"]),
-            "bare pre-forked worker (floor)": pct(bench_bare(a.calls)),
-            "ProcessPoolExecutor(2)": pct(bench_ppe(a.calls)),
-            "spawn python handler.py per call": pct(bench_spawn(folder / "handler.py", a.spawn_calls)),
-        }
+        h = uvloop.run(run_all(root / "tools", state, folder / "handler.py", a.calls, a.spawn_calls, a.rounds,
+                               a.recoveries))
+    rows = {
+        "hermesd (service.call)": pct(h["full"]),
+        "hermesd pool.run (no validation/breaker)": pct(h["raw"]),
+        "bare pre-forked worker (floor)": pct(h["bare"]),
+        "ProcessPoolExecutor(2)": pct(h["ppe"]),
+        "spawn python handler.py per call": pct(h["spawn"]),
+    }
     ours = rows["hermesd (service.call)"]
     print(f"{'dispatcher':<42} {'n':>6} {'p50 µs':>10} {'p95 µs':>10} {'p99 µs':>10}  {'p95 vs hermesd':>15}")
     for name, r in rows.items():
