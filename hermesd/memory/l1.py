@@ -165,8 +165,9 @@ class L1Cache:
             self._slots[key] = slot
             self.bytes += size
             while self._slots and (self.bytes > self.max_bytes or len(self._slots) > self.max_entries):
-                k, s = next(iter(self._slots.items()))
-                self._drop(k, s)
+                # popitem is one atomic call, safe against a concurrent lock-free move_to_end
+                _, lru = self._slots.popitem(last=False)
+                self.bytes -= lru.size
                 self.evictions += 1
             return slot
 
@@ -189,5 +190,7 @@ class L1Cache:
         return self.hits / total if total else 0.0
 
     def _drop(self, key: Key, slot: Slot) -> None:
-        if self._slots.pop(key, None) is slot:
+        # only if ``slot`` is still the one stored: a put may have replaced it meanwhile
+        if self._slots.get(key) is slot:
+            del self._slots[key]
             self.bytes -= slot.size

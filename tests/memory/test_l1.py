@@ -83,10 +83,13 @@ def test_get_racing_expiry_and_eviction_never_raises() -> None:
     errors: list[BaseException] = []
 
     def writer() -> None:
-        i = 0
-        while not stop.is_set():
-            l1.put((1, "s", f"k{i % 80}"), {"i": i}, version=i)
-            i += 1
+        try:
+            i = 0
+            while not stop.is_set():
+                l1.put((1, "s", f"k{i % 80}"), {"i": i}, version=i)
+                i += 1
+        except BaseException as exc:  # noqa: BLE001
+            errors.append(exc)
 
     def reader() -> None:
         try:
@@ -106,6 +109,7 @@ def test_get_racing_expiry_and_eviction_never_raises() -> None:
         t.join()
     assert errors == []
     assert l1.hits + l1.misses > 0
+    assert l1.bytes == sum(slot.size for _, slot in l1.items())  # accounting survived the races
 
 
 def test_charged_bytes_bound_real_memory() -> None:
