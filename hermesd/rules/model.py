@@ -1,0 +1,379 @@
+"""Rule packs as pydantic models, in the reference design's form.
+
+A pack file::
+
+    pack: office
+    fallback:                       # this pack's intents matched, but no rule's needs/conditions held
+      - reply: {zh: 请再说具体一点, en: Could you say a bit more?}
+    rules:
+      - rule_id: doc.send.confirmed
+        priority: 100               # higher is tried first; ties keep file order
+        trigger: {intent: doc.send, entities: [doc, person]}   # entity needs: present, not null
+        conditions: ["role in ['admin', 'user']", "not has(session.pending)"]   # all must hold
+        actions:                    # run in order by the controller
+          - tool: contacts
+            id: who                 # its result is {{steps.who.…}} for later steps
+            params: {query: "{{entities.person}}"}
+          - confirm: {zh: "把{{entities.doc}}发给{{steps.who.matches.0.name}}？", en: …}
+            fields: {document: "{{entities.doc}}"}
+          - tool: send_document
+            id: send
+            params: {document: "{{entities.doc}}", recipient: "{{steps.who.matches.0.name}}"}
+            on_failure: [...]       # compensation: undoes this step if a LATER step fails
+          - remember: last_sent
+            value: {doc: "{{entities.doc}}", message_id: "{{steps.send.message_id}}"}
+          - reply: {zh: 已发送, en: Sent.}
+        fallback:                   # a step failed: these run after the compensations
+          - reply: {zh: 发送失败, en: Sending failed.}
+
+Action kinds (exactly one kind key per action): ``tool``, ``ask``, ``confirm``, ``reply``,
+``remember``, ``set_state``, ``handoff``. Strings may hold ``{{path}}`` templates
+(:mod:`.templating`); conditions are :mod:`.conditions` expressions. Both are parsed when
+the pack is validated, so a pack that loads cannot fail to parse at run time.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, ClassVar, Literal, Union
+
+from pydantic import (
+    AfterValidator, BaseModel, BeforeValidator, ConfigDict, Discriminator, Field, PrivateAttr, Tag, ValidationInfo,
+    field_validator, model_validator,
+)
+
+from .conditions import Condition, ConditionError, parse as parse_condition
+from .templating import TemplateSyntaxError, compile_value, paths_in, render
+
+__all__ = [
+    "ACTION_KINDS",
+    "Action",
+    "AskAction",
+    "ConfirmAction",
+    "HandoffAction",
+    "RememberAction",
+    "ReplyAction",
+    "Rule",
+    "RulePack",
+    "SetStateAction",
+    "Text",
+    "ToolAction",
+    "Trigger",
+]
+
+ACTION_KINDS = ("tool", "ask", "confirm", "reply", "remember", "set_state", "handoff")
+_NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"
+_DOTTED = r"^[A-Za-z0-9_][A-Za-z0-9_.:-]*$"
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def _compiled(value: Any) -> Any:
+    try:
+        return compile_value(value)
+    except TemplateSyntaxError as exc:
+        raise ValueError(f"template {exc.source!r}: {exc}") from None
+
+
+def _check_templates(value: Any) -> Any:
+    _compiled(value)
+    return value
+
+
+def _check_condition(src: str) -> str:
+    try:
+        parse_condition(src)
+    except ConditionError as exc:
+        raise ValueError(f"condition {src!r}: {exc}") from None
+    return src
+
+
+#: a value whose strings may hold ``{{path}}`` templates (checked when validated).
+Templated = Annotated[Any, AfterValidator(_check_templates)]
+ConditionText = Annotated[str, AfterValidator(_check_condition)]
+
+
+class Text(_Model):
+    """A bilingual text template; at least one of ``zh`` / ``en``.
+
+    :meth:`render` picks the caller's language, else the other one.
+    """
+
+    zh: Annotated[str, AfterValidator(_check_templates)] | None = None
+    en: Annotated[str, AfterValidator(_check_templates)] | None = None
+    _compiled: dict[str, Any] = PrivateAttr(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _check(self) -> "Text":
+        if self.zh is None and self.en is None:
+            raise ValueError("give at least one of zh, en")
+        self._compiled = {k: _compiled(v) for k, v in (("zh", self.zh), ("en", self.en)) if v is not None}
+        return self
+
+    @property
+    def paths(self) -> list[tuple[str, ...]]:
+        """Template paths read by either language."""
+        return [p for v in self._compiled.values() for p in paths_in(v)]
+
+    def render(self, ctx: dict[str, Any], lang: str) -> str:
+        """The text in ``lang`` (``zh``/``en``), templates filled. :raises MissingValue:"""
+        key = lang if lang in self._compiled else next(iter(self._compiled))
+        return render(self._compiled[key], ctx)
+
+
+class _Templated(_Model):
+    """An action whose ``params``-like payload holds templates (compiled once)."""
+
+    _payload: Any = PrivateAttr(default=None)
+
+    def _template_source(self) -> Any:  # pragma: no cover - overridden
+        return None
+
+    def model_post_init(self, __context: Any) -> None:
+        self._payload = _compiled(self._template_source())
+
+    @property
+    def paths(self) -> list[tuple[str, ...]]:
+        """Template paths read by this action (not counting nested actions)."""
+        own = paths_in(self._payload)
+        for v in self.__dict__.values():
+            if isinstance(v, Text):
+                own += v.paths
+        return own
+
+    def render_payload(self, ctx: dict[str, Any]) -> Any:
+        """The templated payload rendered against ``ctx``. :raises MissingValue:"""
+        return render(self._payload, ctx)
+
+
+class ToolAction(_Templated):
+    """Call a tool. ``id`` names its result for later ``{{steps.<id>.…}}``.
+
+    A tool whose descriptor says ``confirm: true`` is confirmed by the controller even
+    without a ``confirm`` action before it; a ``confirm`` action adds a card for any step.
+    :param on_failure: compensation — actions that undo this step, run (newest step first)
+        when a later step of the same plan fails (saga, Garcia-Molina & Salem 1987).
+    """
+
+    tool: str = Field(pattern=_NAME)
+    id: str | None = Field(None, pattern=_NAME)
+    params: dict[str, Templated] = Field(default_factory=dict)
+    on_failure: list["Action"] = Field(default_factory=list)
+
+    kind: ClassVar[str] = "tool"
+
+    def _template_source(self) -> Any:
+        return self.params
+
+    def render_params(self, ctx: dict[str, Any]) -> dict[str, Any]:
+        """``params`` with templates filled (typed when a value is one placeholder)."""
+        return self.render_payload(ctx)
+
+
+class AskAction(_Templated):
+    """Ask for a required slot: the plan stops in LISTENING until the slot is filled.
+
+    :param ask: the slot name. :param entity: the entity type that fills it (default: same name).
+    """
+
+    ask: str = Field(pattern=_NAME)
+    prompt: Text
+    entity: str | None = Field(None, pattern=_NAME)
+
+    kind: ClassVar[str] = "ask"
+
+
+class ConfirmAction(_Templated):
+    """Stop in CONFIRMING with a card: ``confirm`` is its question, ``fields`` label → value."""
+
+    confirm: Text
+    fields: dict[str, Templated] = Field(default_factory=dict)
+
+    kind: ClassVar[str] = "confirm"
+
+    def _template_source(self) -> Any:
+        return self.fields
+
+
+class ReplyAction(_Templated):
+    """Say something (zh/en templates)."""
+
+    reply: Text
+
+    kind: ClassVar[str] = "reply"
+
+
+class RememberAction(_Templated):
+    """Write ``value`` to memory under ``remember`` (the key), decay class ``memory_class``."""
+
+    remember: str = Field(pattern=_DOTTED)
+    value: Templated
+    memory_class: Literal["session", "project", "person"] = Field("session", alias="class")
+
+    kind: ClassVar[str] = "remember"
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    def _template_source(self) -> Any:
+        return self.value
+
+
+class SetStateAction(_Templated):
+    """Set session state variables (``session.<name>`` in conditions), e.g. ``{auth: AUTHED}``."""
+
+    set_state: dict[Annotated[str, Field(pattern=_NAME)], Templated] = Field(min_length=1)
+
+    kind: ClassVar[str] = "set_state"
+
+    def _template_source(self) -> Any:
+        return self.set_state
+
+
+class HandoffAction(_Templated):
+    """Hand the conversation to a person: raises the ``handoff`` event, state → IDLE."""
+
+    handoff: str = Field(min_length=1, description="reason, for the event and the trace")
+    message: Text | None = None
+
+    kind: ClassVar[str] = "handoff"
+
+
+def _kind_of(v: Any) -> str | None:
+    if isinstance(v, dict):
+        kinds = [k for k in ACTION_KINDS if k in v]
+        return kinds[0] if len(kinds) == 1 else None
+    return getattr(v, "kind", None)
+
+
+def _one_kind(v: Any) -> Any:
+    if isinstance(v, dict):
+        kinds = [k for k in ACTION_KINDS if k in v]
+        if len(kinds) != 1:
+            have = f"found {', '.join(kinds)}" if kinds else "found none"
+            raise ValueError(f"an action needs exactly one of {', '.join(ACTION_KINDS)} ({have})")
+    elif not isinstance(v, _Model):
+        raise ValueError(f"an action is a mapping, not {type(v).__name__}")
+    return v
+
+
+Action = Annotated[
+    Annotated[
+        Union[
+            Annotated[ToolAction, Tag("tool")],
+            Annotated[AskAction, Tag("ask")],
+            Annotated[ConfirmAction, Tag("confirm")],
+            Annotated[ReplyAction, Tag("reply")],
+            Annotated[RememberAction, Tag("remember")],
+            Annotated[SetStateAction, Tag("set_state")],
+            Annotated[HandoffAction, Tag("handoff")],
+        ],
+        Discriminator(_kind_of),
+    ],
+    BeforeValidator(_one_kind),
+]
+ToolAction.model_rebuild()
+
+
+class Trigger(_Model):
+    """When a rule is considered: ``intent`` and the entities it needs (present, not null)."""
+
+    intent: str = Field(min_length=1, pattern=_DOTTED)
+    entities: list[Annotated[str, Field(pattern=_NAME)]] = Field(default_factory=list)
+
+
+def _step_refs(actions: list[Any]) -> list[tuple[int, bool, str, tuple[str, ...]]]:
+    """(index, in on_failure, kind, path) of every ``steps.*`` path in ``actions``.
+
+    Paths inside a tool step's ``on_failure`` carry that step's index.
+    """
+    out = []
+    for i, a in enumerate(actions):
+        out += [(i, False, a.kind, p) for p in a.paths if p[0] == "steps"]
+        if isinstance(a, ToolAction):
+            out += [(i, True, k, p) for _, _, k, p in _step_refs(a.on_failure)]
+    return out
+
+
+def _step_ids(actions: list[Any]) -> dict[str, int]:
+    ids: dict[str, int] = {}
+    for i, a in enumerate(actions):
+        if isinstance(a, ToolAction) and a.id is not None:
+            if a.id in ids:
+                raise ValueError(f"step id {a.id!r} used twice (actions {ids[a.id]} and {i})")
+            ids[a.id] = i
+    return ids
+
+
+class Rule(_Model):
+    """One rule. ``priority``: higher first. ``conditions``: all must hold (one string or a list).
+
+    ``fallback`` runs when a step of ``actions`` fails, after the compensations.
+    """
+
+    rule_id: str = Field(min_length=1, max_length=128, pattern=_DOTTED)
+    priority: int = 0
+    description: str = ""
+    trigger: Trigger
+    conditions: list[ConditionText] = Field(default_factory=list)
+    actions: list[Action] = Field(min_length=1)
+    fallback: list[Action] = Field(default_factory=list)
+    _conditions: tuple[Condition, ...] = PrivateAttr(default=())
+
+    @field_validator("conditions", mode="before")
+    @classmethod
+    def _one_or_many(cls, v: Any) -> Any:
+        return [v] if isinstance(v, str) else v
+
+    @field_validator("actions")
+    @classmethod
+    def _check_steps(cls, actions: list[Any]) -> list[Any]:
+        ids = _step_ids(actions)
+        for i, compensating, kind, path in _step_refs(actions):
+            # a compensation runs after its own step succeeded, so it may read that step too
+            if len(path) >= 2 and path[1] in ids and ids[path[1]] <= i - (not compensating):
+                continue
+            known = ", ".join(sorted(ids)) or "none"
+            raise ValueError(f"actions[{i}] ({kind}) reads {{{{{'.'.join(path)}}}}} but no earlier "
+                             f"tool step has that id (step ids: {known})")
+        return actions
+
+    @field_validator("fallback")
+    @classmethod
+    def _check_fallback(cls, fallback: list[Any], info: ValidationInfo) -> list[Any]:
+        ids = _step_ids(info.data.get("actions") or [])
+        for _, _, kind, path in _step_refs(fallback):
+            if len(path) < 2 or path[1] not in ids:
+                raise ValueError(f"fallback ({kind}) reads {{{{{'.'.join(path)}}}}}: no step has that id")
+        return fallback
+
+    def model_post_init(self, __context: Any) -> None:
+        self._conditions = tuple(parse_condition(src) for src in self.conditions)
+
+    @property
+    def compiled_conditions(self) -> tuple[Condition, ...]:
+        """The parsed conditions, in order."""
+        return self._conditions
+
+
+class RulePack(_Model):
+    """One pack file: a name, rules, and the pack's fallback.
+
+    ``fallback`` runs when an intent this pack has rules for is recognised but none of
+    them holds (typically a clarification ``reply`` or an ``ask``).
+    """
+
+    pack: str = Field(min_length=1, max_length=64, pattern=_DOTTED)
+    description: str = ""
+    rules: list[Rule] = Field(default_factory=list)
+    fallback: list[Action] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _unique_ids(self) -> "RulePack":
+        seen: dict[str, int] = {}
+        for i, r in enumerate(self.rules):
+            if r.rule_id in seen:
+                raise ValueError(f"rule_id {r.rule_id!r} used twice (rules {seen[r.rule_id]} and {i})")
+            seen[r.rule_id] = i
+        for _, _, kind, path in _step_refs(self.fallback):
+            raise ValueError(f"pack fallback ({kind}) reads {{{{{'.'.join(path)}}}}}: no steps run before it")
+        return self

@@ -1,0 +1,187 @@
+"""Loader: shipped packs, errors with file:line, broken packs keep the old rules, checksum polling."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import pytest
+import yaml
+
+from hermesd.rules.loader import RulePackError, RuleSource, checksum, load_rules
+from hermesd.rules.model import ACTION_KINDS, ToolAction
+
+REPO = Path(__file__).resolve().parents[2]
+SHIPPED = REPO / "config" / "rules"
+
+GOOD = """\
+pack: demo
+rules:
+  - rule_id: greet
+    trigger: {intent: greet}
+    actions:
+      - reply: {zh: 你好, en: hello}
+"""
+
+
+def intents_of_nlu_packs() -> set[str]:
+    out = set()
+    for f in (REPO / "config" / "intents").glob("*.yaml"):
+        out |= {i["name"] for i in yaml.safe_load(f.read_text(encoding="utf-8")).get("intents") or []}
+    return out
+
+
+def shipped_tools() -> set[str]:
+    return {p.name for p in (REPO / "tools").iterdir() if (p / "tool.yaml").is_file()}
+
+
+def problems(folder: Path) -> list[str]:
+    with pytest.raises(RulePackError) as info:
+        load_rules(folder)
+    return [str(p) for p in info.value.problems]
+
+
+def test_shipped_packs_load_against_nlu_intents_and_shipped_tools():
+    intents, tools = intents_of_nlu_packs(), shipped_tools()
+    if not intents or not tools:
+        pytest.skip("config/intents or tools/ not in this checkout")
+    loaded = load_rules(SHIPPED, known_intents=intents, known_tools=tools)
+    assert [Path(f).name for f in loaded.files] == ["device.yaml", "office.yaml"]
+    assert loaded.engine.intents == intents - {"out_of_scope"} or loaded.engine.intents <= intents
+    kinds, compensations, rule_fallbacks = set(), 0, 0
+    for _, pack in loaded.packs:
+        assert pack.fallback
+        for rule in pack.rules:
+            kinds |= {a.kind for a in rule.actions}
+            compensations += sum(bool(a.on_failure) for a in rule.actions if isinstance(a, ToolAction))
+            rule_fallbacks += bool(rule.fallback)
+    assert kinds == set(ACTION_KINDS)
+    assert compensations >= 2 and rule_fallbacks >= 2
+
+
+def test_shipped_signature_example_routes_and_renders():
+    engine = load_rules(SHIPPED).engine
+    ctx = {"role": "user", "slots": {}, "session": {},
+           "entities": {"doc": "quote", "person": "张工", "when": {"start": "2026-11-18", "end": "2026-11-19"}},
+           "memory": {"last_sent": {"doc": "quote", "document": "报价单-v3.pdf", "sent_at": "2026-11-18T10:02:00+08:00"}}}
+    plan = engine.match("doc.resend", ctx)
+    assert plan.rule_id == "doc.resend.from_memory"
+    assert [a.kind for a in plan.actions] == ["confirm", "tool", "remember", "reply"]
+    assert plan.actions[0].confirm.render(ctx, "zh") == "把报价单-v3.pdf再发给张工？"
+    assert plan.actions[1].render_params(ctx) == {"document": "报价单-v3.pdf", "recipient": "张工", "note": "resend"}
+    steps = {"send": {"message_id": "m-1", "document": "报价单-v3.pdf"}}
+    assert plan.actions[3].reply.render({**ctx, "steps": steps}, "en") == "Sent again to 张工 (m-1)."
+    # nothing in memory: the lower rule offers to send now
+    assert engine.match("doc.resend", {**ctx, "memory": {}}).rule_id == "doc.resend.not_in_memory"
+    # a user may not read the journal; an admin may
+    c = {"role": "user", "entities": {"when": {"start": "2026-11-29"}}, "slots": {}, "memory": {}, "session": {}}
+    assert engine.match("device.errors_since", c).rule_id == "device.errors_since.user"
+    assert engine.match("device.errors_since", {**c, "role": "admin"}).rule_id == "device.errors_since.admin"
+
+
+@pytest.mark.parametrize(("name", "text", "expected"), [
+    ("bad_yaml.yaml", "pack: x\nrules:\n  - rule_id: a\n    trigger: {intent: a\n", "bad_yaml.yaml:5: invalid YAML"),
+    ("bad_json.json", '{"pack": "x",\n "rules": [\n}', "bad_json.json:3: invalid JSON"),
+    ("unknown_key.yaml", GOOD.replace("    trigger:", "    triger: {intent: x}\n    trigger:"),
+     "unknown_key.yaml:4: rules.0.triger: unknown key (rule greet)"),
+    ("bad_cond.yaml", GOOD.replace("    actions:", "    conditions:\n      - role == 'a'\n      - __import__('os')\n    actions:"),
+     "bad_cond.yaml:7: rules.0.conditions.1: condition \"__import__('os')\": names starting with '__' are not allowed"),
+    ("bad_tpl.yaml", GOOD.replace("hello}", "hello}\n      - tool: note\n        params:\n          key: '{{os.environ}}'"),
+     "bad_tpl.yaml:9: rules.0.actions.1.tool.params.key: template '{{os.environ}}': unknown root 'os'"),
+    ("two_kinds.yaml", GOOD.replace("      - reply: {zh: 你好, en: hello}", "      - reply: {en: hi}\n        handoff: x"),
+     "two_kinds.yaml:6: rules.0.actions.0: an action needs exactly one of"),
+    ("no_actions.yaml", GOOD.replace("    actions:\n      - reply: {zh: 你好, en: hello}\n", "    actions: []\n"),
+     "no_actions.yaml:5: rules.0.actions: List should have at least 1 item"),
+    ("bad_step.yaml", GOOD.replace("en: hello}", "en: \"{{steps.x.y}}\"}"),
+     "bad_step.yaml:5: rules.0.actions: actions[0] (reply) reads {{steps.x.y}}"),
+    ("dup_key.yaml", GOOD.replace("    trigger:", "    priority: 1\n    priority: 2\n    trigger:"),
+     "dup_key.yaml:5: rules.0.priority: duplicate key (first at line 4)"),
+    ("bad_priority.yaml", GOOD.replace("    trigger:", "    priority: high\n    trigger:"),
+     "bad_priority.yaml:4: rules.0.priority: Input should be a valid integer"),
+    ("not_mapping.yaml", "- a\n- b\n", "not_mapping.yaml:1: Input should be a valid dictionary"),
+    ("empty_text.yaml", GOOD.replace("{zh: 你好, en: hello}", "{}"),
+     "empty_text.yaml:6: rules.0.actions.0.reply.reply: give at least one of zh, en"),
+])
+def test_errors_name_file_and_line(tmp_path, name, text, expected):
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    found = problems(tmp_path)
+    assert any(p.startswith(str(tmp_path / expected.split(":")[0]) + ":") and expected.split(":", 1)[1] in p
+               for p in found), found
+
+
+def test_every_problem_of_every_file_at_once(tmp_path):
+    (tmp_path / "a.yaml").write_text(GOOD.replace("intent: greet", "intent: 1.x y"), encoding="utf-8")
+    (tmp_path / "b.yaml").write_text(GOOD.replace("pack: demo", "pack: b"), encoding="utf-8")
+    (tmp_path / "c.json").write_text(json.dumps({"pack": "c", "rules": [{"rule_id": "greet", "trigger": {"intent": "greet"},
+                                                 "actions": [{"reply": {"en": "x"}}]}]}, indent=1), encoding="utf-8")
+    (tmp_path / "notes.txt").write_text("ignored", encoding="utf-8")
+    found = problems(tmp_path)
+    assert any("a.yaml:4: rules.0.trigger.intent" in p for p in found), found
+    # rule_id 'greet' in b.yaml and again in c.json: the second names the first's file:line
+    assert any("c.json:5: rules.0.rule_id: rule_id 'greet' is also defined at" in p and "b.yaml:3" in p
+               for p in found), found
+
+
+def test_unknown_intents_and_tools_when_asked(tmp_path):
+    (tmp_path / "p.yaml").write_text(GOOD.replace("hello}", "hello}\n      - tool: sendmail"), encoding="utf-8")
+    with pytest.raises(RulePackError) as info:
+        load_rules(tmp_path, known_intents={"doc.send"}, known_tools={"note"})
+    found = [str(p) for p in info.value.problems]
+    assert any(":4: rules.0.trigger.intent: unknown intent 'greet'" in p for p in found), found
+    assert any(":7: rules.0.actions.1.tool: unknown tool 'sendmail'" in p for p in found), found
+
+
+def test_json_packs_and_empty_folder(tmp_path):
+    assert len(load_rules(tmp_path).engine) == 0
+    (tmp_path / "p.json").write_text(json.dumps(yaml.safe_load(GOOD), ensure_ascii=False), encoding="utf-8")
+    assert load_rules(tmp_path).engine.rules_for("greet")[0].rule_id == "greet"
+    with pytest.raises(RulePackError, match="does not exist"):
+        load_rules(tmp_path / "missing")
+
+
+def test_checksum_follows_content_and_names(tmp_path):
+    empty = checksum(tmp_path)
+    (tmp_path / "a.yaml").write_text(GOOD, encoding="utf-8")
+    one = checksum(tmp_path)
+    assert one != empty and checksum(tmp_path) == one
+    (tmp_path / "a.yaml").write_text(GOOD.replace("hello", "hullo"), encoding="utf-8")
+    assert checksum(tmp_path) != one
+    (tmp_path / "a.yaml").rename(tmp_path / "b.yaml")
+    renamed = checksum(tmp_path)
+    (tmp_path / "b.yaml").rename(tmp_path / "a.yaml")
+    assert renamed != checksum(tmp_path)
+
+
+def test_hot_reload_keeps_previous_pack_on_error(tmp_path, caplog):
+    (tmp_path / "p.yaml").write_text(GOOD, encoding="utf-8")
+    src = RuleSource(tmp_path)
+    assert src.engine.intents == frozenset()  # nothing loaded yet: all fallback
+    assert src.poll() is True
+    first = src.engine
+    assert src.poll() is False and src.engine is first  # unchanged files: no reload
+    (tmp_path / "p.yaml").write_text(GOOD.replace("rule_id: greet", "rule_id: greet\n    priority: x"), encoding="utf-8")
+    with caplog.at_level(logging.ERROR, logger="hermesd.rules"):
+        assert src.poll() is False
+    assert src.engine is first  # still serving the old rules
+    rec = [r for r in caplog.records if r.getMessage() == "rule pack rejected"]
+    assert len(rec) == 1 and rec[0].kv["file"] == str(tmp_path / "p.yaml") and rec[0].kv["line"] == 4
+    assert rec[0].kv["kept"] is True
+    status = src.status()
+    assert status["errors"][0]["line"] == 4 and status["rules"] == 1
+    caplog.clear()
+    with caplog.at_level(logging.ERROR, logger="hermesd.rules"):
+        assert src.poll() is False  # same broken files: not re-parsed, not re-logged
+    assert not caplog.records
+    (tmp_path / "p.yaml").write_text(GOOD.replace("greet", "hello"), encoding="utf-8")
+    assert src.poll() is True
+    assert src.engine is not first and src.engine.intents == {"hello"} and src.last_error is None
+    assert src.status()["errors"] == []
+    assert src.reload() is True  # SIGHUP / admin.reload: forced even when unchanged
+
+
+def test_first_load_broken_serves_fallback(tmp_path):
+    (tmp_path / "p.yaml").write_text("pack: [", encoding="utf-8")
+    src = RuleSource(tmp_path)
+    assert src.reload() is False and src.current is None and len(src.engine) == 0
+    assert src.engine.match("greet", {}).path == "fallback"
