@@ -160,6 +160,11 @@ class ArchiveService(Subsystem):
                                                   "dict_id": self._dict_id, "released_leases": released,
                                                   "adopted": adopted, "pending": self._summary["pending"]["files"]}})
         if run_loop:
+            self.start_loop()
+
+    def start_loop(self) -> None:
+        """Start the background pass loop (``open`` does unless ``run_loop=False``)."""
+        if self._task is None:
             self._task = asyncio.create_task(self._loop(), name="hermesd-archive")
 
     async def stop(self) -> None:

@@ -1,0 +1,116 @@
+"""kill -9 of a real uploader process at each step of an upload, then a restart:
+exactly one remote object per archive, all delivered, none left "uploading", token never logged."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from archive_helpers import TOKEN, UpstreamServer, wait_for
+
+CHILD = Path(__file__).with_name("uploader_child.py")
+N = 3
+
+
+class Child:
+    def __init__(self, state: Path, url: str, n: int, mode: str, token_file: Path) -> None:
+        self.proc = subprocess.Popen([sys.executable, str(CHILD), str(state), url, str(n), mode, str(token_file)],
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.out: list[str] = []
+        self.err: list[str] = []
+        for stream, sink in ((self.proc.stdout, self.out), (self.proc.stderr, self.err)):
+            threading.Thread(target=self._pump, args=(stream, sink), daemon=True).start()
+
+    @staticmethod
+    def _pump(stream, sink: list[str]) -> None:
+        for line in stream:
+            sink.append(line)
+
+    def kill9(self) -> None:
+        os.kill(self.proc.pid, signal.SIGKILL)
+        assert self.proc.wait(10) == -signal.SIGKILL
+
+    def wait(self) -> int:
+        return self.proc.wait(30)
+
+
+def manifest(state: Path) -> list[tuple[str, str, str, int]]:
+    conn = sqlite3.connect(state / "l2.sqlite3")
+    try:
+        return conn.execute("SELECT path, sha256, state, local FROM l3_manifest ORDER BY id").fetchall()
+    finally:
+        conn.close()
+
+
+def finish_and_check(state: Path, server: UpstreamServer, token_file: Path, logs: list[str]) -> list[tuple]:
+    server.release()
+    server.script()  # from now on every PUT succeeds
+    again = Child(state, server.url, 0, "until-idle", token_file)
+    assert again.wait() == 0, "".join(again.err)
+    rows = manifest(state)
+    assert len(rows) == N
+    assert {r[2] for r in rows} == {"uploaded"}, rows  # none left uploading or pending
+    assert sorted(server.objects) == sorted(f"/fleet/dev1/{r[0]}" for r in rows)  # exactly one object each
+    for path, sha, _, local in rows:
+        assert hashlib.sha256(server.objects[f"/fleet/dev1/{path}"]).hexdigest() == sha
+        assert local == 0 and not (state / "archive" / path).exists()
+    assert all(r["headers"]["authorization"] == f"Bearer {TOKEN}" for r in server.requests)
+    text = "".join(logs) + "".join(again.err)
+    assert "archive.uploaded" in text and TOKEN not in text
+    return rows
+
+
+@pytest.mark.parametrize("idempotency", [True, False], ids=["idempotent-server", "plain-server"])
+def test_kill_after_server_stored_before_marked(tmp_path: Path, token_file: Path, idempotency: bool) -> None:
+    server = UpstreamServer(idempotency=idempotency)
+    try:
+        server.script("store_then_hang")
+        child = Child(tmp_path, server.url, N, "loop", token_file)
+        wait_for(server.hung.is_set, 20)
+        stored = list(server.objects)
+        assert len(stored) == 1
+        child.kill9()
+        finish_and_check(tmp_path, server, token_file, child.err)
+        # the first volume was PUT again after the restart (it was never marked) to the SAME path
+        assert len(server.puts(stored[0])) == 2
+        assert server.writes[stored[0]] == (1 if idempotency else 2)
+    finally:
+        server.down()
+
+
+def test_kill_mid_upload_before_anything_stored(tmp_path: Path, token_file: Path) -> None:
+    server = UpstreamServer()
+    try:
+        server.script("hang_before_body")
+        child = Child(tmp_path, server.url, N, "loop", token_file)
+        wait_for(server.hung.is_set, 20)
+        assert server.objects == {}
+        child.kill9()
+        assert [r[2] for r in manifest(tmp_path)].count("uploading") == 1  # the lease the crash left behind
+        finish_and_check(tmp_path, server, token_file, child.err)
+        assert all(n == 1 for n in server.writes.values())
+    finally:
+        server.down()
+
+
+def test_kill_after_marked_uploaded(tmp_path: Path, token_file: Path) -> None:
+    server = UpstreamServer()
+    try:
+        child = Child(tmp_path, server.url, N, "loop", token_file)
+        wait_for(lambda: any("archive.uploaded" in line for line in child.err), 20)
+        child.kill9()
+        first = [line for line in child.err if "archive.uploaded" in line]
+        finish_and_check(tmp_path, server, token_file, child.err)
+        # whatever was marked before the kill is never sent again
+        for line in first:
+            path = line.split("'path': '")[1].split("'")[0]
+            assert len(server.puts(path)) == 1
+    finally:
+        server.down()

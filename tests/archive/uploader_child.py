@@ -1,0 +1,63 @@
+"""A real uploader process for the kill -9 tests.
+
+``python uploader_child.py STATE_DIR URL N MODE [TOKEN_FILE]``: open the L2 file
+and archive folder under STATE_DIR, archive N sessions (``c0`` … prints
+``ARCHIVED``), then MODE ``loop`` runs the background upload loop until killed,
+and ``until-idle`` runs passes until nothing is pending (prints ``IDLE``, exit 0;
+exit 3 after 20 s). Log records go to stderr unredacted (message + fields), so
+the parent can wait for ``archive.uploaded`` and look for the token.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from archive_helpers import audit, turns  # noqa: E402
+
+from hermesd.memory.archive_service import ArchiveService  # noqa: E402
+from hermesd.memory.archive_settings import ArchiveSettings, UpstreamSettings  # noqa: E402
+from hermesd.memory.l2 import L2Store  # noqa: E402
+
+
+class Raw(logging.Handler):
+    def emit(self, record: logging.LogRecord) -> None:
+        sys.stderr.write(f"{record.levelname} {record.getMessage()} {getattr(record, 'kv', {})!r}\n")
+        sys.stderr.flush()
+
+
+async def main(state: Path, url: str, n: int, mode: str, token_file: str) -> int:
+    logger = logging.getLogger("hermesd")
+    logger.addHandler(Raw())
+    logger.setLevel(logging.DEBUG)
+    l2 = L2Store(state / "l2.sqlite3")
+    l2.open()
+    svc = ArchiveService(ArchiveSettings(), UpstreamSettings(url=url, device_id="dev1", interval_s=0.05, timeout_s=5,
+                                                            backoff_base_s=0.01, backoff_max_s=0.05,
+                                                            token_file=token_file), l2=l2)
+    await svc.open(state / "archive", run_loop=False)
+    for i in range(n):
+        await svc.archive_session(f"c{i}", turns(f"c{i}"), audit(f"c{i}"))
+    print("ARCHIVED", flush=True)
+    if mode == "loop":
+        svc.start_loop()
+        await asyncio.Event().wait()
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        await svc.run_pass()
+        if svc.status()["pending"] == 0:
+            await svc.stop()
+            l2.close()
+            print("IDLE", flush=True)
+            return 0
+        await asyncio.sleep(0.05)
+    return 3
+
+
+if __name__ == "__main__":
+    args = sys.argv[1:]
+    sys.exit(asyncio.run(main(Path(args[0]), args[1], int(args[2]), args[3], args[4] if len(args) > 4 else "")))
