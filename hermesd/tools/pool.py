@@ -126,6 +126,7 @@ class Pool:
         self._running = False
         self._strength_waiters: list[asyncio.Future] = []
         self._net_ids: set[int] = set()
+        self._draining = False
 
     # ---- life cycle -------------------------------------------------------------------------
 
@@ -172,6 +173,17 @@ class Pool:
         log.info("tool fork server ready", extra={"kv": {
             "pid": self.ready["pid"], "worker_uid": self.ready["uid"], "netns": self.ready["netns"]}})
         self._top_up()
+
+    async def stop_when_idle(self, timeout_s: float) -> None:
+        """Refuse new calls, let running ones finish (at most ``timeout_s``), then :meth:`stop`."""
+        self._draining = True
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout_s
+        try:
+            while any(w.busy for w in self._workers.values()) and loop.time() < end:
+                await asyncio.sleep(0.01)
+        finally:
+            await self.stop()
 
     async def stop(self) -> None:
         """Kill every worker and the fork server; never raises."""
@@ -256,6 +268,8 @@ class Pool:
         """
         loop = self._loop
         assert loop is not None
+        if self._draining:
+            raise ToolUnavailable("tool pool is being replaced")
         w = await self._acquire(network, deadline)
         w.req_id += 1
         w.limits = limits

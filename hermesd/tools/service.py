@@ -45,6 +45,7 @@ from .settings import ToolsSettings, resolve_tools_dir
 if TYPE_CHECKING:
     from ..config import HermesConfig
     from ..protocol import CallContext
+    from .descriptor import Descriptor
 
 __all__ = ["ToolsService", "WORKER_ENV"]
 
@@ -89,6 +90,7 @@ class ToolsService(Subsystem):
         self.state_dir = Path(".")
         self.netns = False
         self._ready: dict = {}
+        self._retiring: set[asyncio.Task] = set()
 
     # ---- life cycle -------------------------------------------------------------------------
 
@@ -206,6 +208,9 @@ class ToolsService(Subsystem):
         shutil.rmtree(scratch_root, ignore_errors=True)
 
     async def stop(self) -> None:
+        for task in list(self._retiring):
+            task.cancel()
+        await asyncio.gather(*self._retiring, return_exceptions=True)
         if self.pool is not None:
             await self.pool.stop()
 
@@ -219,7 +224,17 @@ class ToolsService(Subsystem):
             return
         old, self.pool, self.registry, self.settings = self.pool, pool, registry, settings
         if old is not None:
-            await old.stop()
+            # calls already running on the old pool finish there; new calls go to the new one
+            grace_s = max([2.0, *(t.descriptor.sandbox.timeout_ms / 1000 for t in registry.tools.values())]) + 1
+            task = asyncio.get_running_loop().create_task(old.stop_when_idle(grace_s))
+            self._retiring.add(task)
+            task.add_done_callback(self._retiring.discard)
+        log.info("tools reloaded", extra={"kv": {"tools": len(registry.tools)}})
+
+    def descriptor(self, name: str) -> "Descriptor | None":
+        """The descriptor of tool ``name`` (``confirm``, ``roles``, ``idempotent``, schemas), or None."""
+        tool = self.registry.get(name) if self.registry is not None else None
+        return tool.descriptor if tool is not None else None
 
     # ---- calls ------------------------------------------------------------------------------
 

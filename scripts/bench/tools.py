@@ -2,7 +2,8 @@
 """Benchmark: one trivial tool call through hermesd's sandbox pool vs three baselines, same run.
 
 1. ``hermesd``: ``ToolsService.call`` (schema validation in and out, breaker,
-   setrlimit per call, fork-server pool, uvloop) — what the daemon does;
+   setrlimit per call, fork-server pool, uvloop) — what the daemon does; also
+   with its INFO log line per call formatted by ``hermesd.logging`` (to /dev/null);
 2. ``pool.run``: the same pool without the service layer (no validation, no breaker);
 3. ``spawn``: ``python handler.py`` per call with JSON on stdin (the reference design's naive dispatcher);
 4. ``ProcessPoolExecutor``: ``concurrent.futures`` with 2 workers (pickle over pipes);
@@ -36,6 +37,7 @@ import uvloop
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from hermesd import logging as hermes_logging  # noqa: E402
 from hermesd.subsystem import DaemonContext  # noqa: E402
 from hermesd.tools.service import ToolsService  # noqa: E402
 from hermesd.tools.settings import ToolsSettings  # noqa: E402
@@ -134,7 +136,8 @@ async def run_all(folder: Path, state: Path, handler: Path, n: int, spawn_n: int
     limits = svc.registry.get("hello").descriptor.sandbox.limits()
     loop = asyncio.get_running_loop()
     sock, bare_pid = bare_worker()
-    samples: dict[str, list[float]] = {k: [] for k in ("full", "raw", "bare", "ppe", "spawn")}
+    samples: dict[str, list[float]] = {k: [] for k in ("full", "logged", "raw", "bare", "ppe", "spawn")}
+    devnull = open(os.devnull, "w")
     with concurrent.futures.ProcessPoolExecutor(max_workers=2) as ex:
         for _ in range(200):  # warm-up
             await svc.call("hello", ARGS, role="user")
@@ -145,6 +148,12 @@ async def run_all(folder: Path, state: Path, handler: Path, n: int, spawn_n: int
                 t = time.perf_counter()
                 await svc.call("hello", ARGS, role="user")
                 samples["full"].append(time.perf_counter() - t)
+            hermes_logging.setup("info", "plain", devnull)  # the daemon's one line per call, formatted
+            for _ in range(n // rounds):
+                t = time.perf_counter()
+                await svc.call("hello", ARGS, role="user")
+                samples["logged"].append(time.perf_counter() - t)
+            hermes_logging.setup("warning", "plain", devnull)
             for _ in range(n // rounds):
                 t = time.perf_counter()
                 await pool.run("hello", ARGS, limits, network=False, deadline=loop.time() + 2)
@@ -153,6 +162,7 @@ async def run_all(folder: Path, state: Path, handler: Path, n: int, spawn_n: int
             samples["ppe"] += [ppe_once(ex) for _ in range(n // rounds)]
             samples["spawn"] += [spawn_once(handler) for _ in range(spawn_n // rounds)]
     sock.close()
+    devnull.close()
     os.waitpid(bare_pid, 0)
     strength, answered = [], []
     for _ in range(recoveries):
@@ -190,6 +200,7 @@ def main() -> None:
                                a.recoveries))
     rows = {
         "hermesd (service.call)": pct(h["full"]),
+        "hermesd service.call + INFO call log line": pct(h["logged"]),
         "hermesd pool.run (no validation/breaker)": pct(h["raw"]),
         "bare pre-forked worker (floor)": pct(h["bare"]),
         "ProcessPoolExecutor(2)": pct(h["ppe"]),

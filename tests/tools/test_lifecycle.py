@@ -84,3 +84,20 @@ async def test_stop_leaves_no_process(state_dir):
     await svc.stop()
     await asyncio.sleep(0.05)
     assert [p for p in pids if _state(p) != "gone"] == []
+
+
+async def test_reload_lets_running_calls_finish(fixture_service):
+    svc = fixture_service
+    old_server = svc.pool.server_pid
+    running = asyncio.ensure_future(svc.call("flaky", {"mode": "run"}, role="user"))  # 200 ms
+    await asyncio.sleep(0.05)
+    await svc.reload(None)
+    assert svc.pool.server_pid != old_server
+    res = await running
+    assert res["error"]["code"] == "UPSTREAM_DOWN"  # answered by the old pool, not cut off
+    assert (await svc.call("echo", {"mode": "run"}, role="user"))["ok"]
+    for _ in range(100):
+        if _state(old_server) == "gone":
+            break
+        await asyncio.sleep(0.02)
+    assert _state(old_server) == "gone"
