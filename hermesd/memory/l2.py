@@ -120,6 +120,10 @@ class L2Store:
         self._thread.join(timeout_s)
         self._thread = None
 
+    def backlog(self) -> int:
+        """Operations queued and not yet taken by the thread (approximate)."""
+        return self._queue.qsize()
+
     @property
     def running(self) -> bool:
         return self._thread is not None and self._thread.is_alive()

@@ -15,6 +15,7 @@ an item matched plus 1 for an exact key (object id or anchor equal to the query)
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import logging
 import math
 import time
@@ -152,9 +153,7 @@ class MemoryCore:
         row, slot = self.stage_put(uid, session_id, anchor, data, memory_class=memory_class, project=project,
                                    ttl_s=ttl_s, summary=summary, keywords=keywords, entities=entities,
                                    actions=actions, size_before=size_before)
-        fut = self.l2.write(records.upsert_summary, row)
-        if durable:
-            await asyncio.wrap_future(fut)
+        await self._settle(self.l2.write(records.upsert_summary, row), durable)
         if slot is not None:
             return self._view(slot, "l1")
         return self._row_view(row)
@@ -239,7 +238,14 @@ class MemoryCore:
     async def record_event(self, uid: int, session_id: str, *, durable: bool = False, **fields: Any) -> int | None:
         """Append one event (see :meth:`event_row`); returns its id when ``durable``."""
         fut = self.l2.write(records.insert_event, self.event_row(uid, session_id, **fields))
-        return await asyncio.wrap_future(fut) if durable else None
+        result = await self._settle(fut, durable)
+        return result if durable else None
+
+    async def _settle(self, fut: "concurrent.futures.Future[Any]", durable: bool) -> Any:
+        # durable: the caller waits for COMMIT; otherwise only when the L2 queue is long (backpressure)
+        if durable or self.l2.backlog() > self.settings.l2.max_queue:
+            return await asyncio.wrap_future(fut)
+        return None
 
     # -- retrieval ------------------------------------------------------------
 
@@ -293,7 +299,7 @@ class MemoryCore:
     async def forget(self, anchor: str, uid: int | None) -> dict[str, int]:
         """Erase ``anchor`` everywhere: L1 slots, L2 slots and events, and mark it for L3.
 
-        :return: ``{"l1": n, "summaries": n, "events": n}``. Awaits durability.
+        :return: ``{"l1_bytes": n, "summaries": n, "events": n}``. Awaits durability.
         """
         n_l1 = 0
         for key, slot in self.l1.items():

@@ -398,6 +398,46 @@ def rss_bench() -> None:
     print(f"  L1 holds {entries} slots, {l1_bytes / mb:.2f} MiB charged; L2 file {l2_size / mb:.1f} MB")
 
 
+def daemon_rss_bench(tmp: Path) -> None:
+    """A real ``hermesd run`` (all subsystems of this build) given 10,000 sessions' memories
+    through memory.put on its socket; RSS read from /proc via psutil."""
+    import psutil
+
+    from hermesd.client import Client
+
+    sock, state = tmp / "d.sock", tmp / "dstate"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HERMESD_", "NOTIFY_SOCKET", "LISTEN_"))}
+    proc = subprocess.Popen([sys.executable, "-m", "hermesd", "run", "--socket", str(sock), "--state-dir", str(state)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=tmp)
+    try:
+        deadline = time.monotonic() + 30
+        while not sock.exists():
+            if proc.poll() is not None or time.monotonic() > deadline:
+                print(f"  daemon RSS skipped: hermesd did not start (exit {proc.poll()})")
+                return
+            time.sleep(0.05)
+        ps = psutil.Process(proc.pid)
+        with Client(sock).connect() as c:
+            c.call("admin.status")
+            idle = ps.memory_info().rss
+            for s in range(10000):
+                sid = f"session-{s:05d}"
+                c.call("memory.put", {"session_id": sid, "anchor": "person:sales/zhang", "durable": False,
+                                      "data": {"phone": f"+86-139-{s:08d}", "dept": "sales"}})
+                c.call("memory.put", {"session_id": sid, "anchor": "doc:last", "durable": False,
+                                      "data": {"kind": "报价单", "id": f"Q-2024-{s % 1000:03d}"}})
+                c.call("memory.put", {"session_id": sid, "anchor": "slot:date", "durable": s == 9999,
+                                      "data": {"value": "2024-06-12", "text": "上周三"}})
+            full = ps.memory_info().rss
+            st = c.call("admin.status")["subsystems"]["memory"]
+        mb = 1024 * 1024
+        print(f"  real daemon (python -m hermesd run): idle {idle / mb:6.1f} MB   with 10,000 sessions' memories "
+              f"{full / mb:6.1f} MB  (target < 60 MB); L1 {st['l1_entries']} slots, {st['l1_bytes'] / mb:.2f} MiB")
+    finally:
+        proc.terminate()
+        proc.wait(15)
+
+
 async def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer iterations")
@@ -432,6 +472,7 @@ async def main() -> None:
         await l2_bench(tmp, rows=10000 if args.quick else 50000, reads=5000 if args.quick else 20000)
         await trace_bench(tmp, args.quick)
         rss_bench()
+        daemon_rss_bench(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -125,3 +125,26 @@ async def test_search_within_one_session(service) -> None:
     assert [h["object"] for h in hits] == ["Q-s2"]
     hits = await service.search(UID, query="note", session_id="s1", k=10)
     assert [h["session_id"] for h in hits] == ["s1"]
+
+
+async def test_write_flood_gets_backpressure(tmp_path: Path, clock: FakeClock, wall: FakeWall) -> None:
+    import asyncio
+    import threading
+
+    svc = await start_service(tmp_path, clock, wall, l2={"max_queue": 5})
+    try:
+        gate = threading.Event()
+        blocked = svc.l2.write(lambda c: gate.wait(10))  # the L2 thread is busy
+        while svc.l2.backlog():
+            await asyncio.sleep(0.001)
+        for i in range(5):  # fills the queue without waiting: not durable
+            await asyncio.wait_for(svc.put(UID, "s", f"k{i}", {"i": i}, durable=False), 1)
+        flood = asyncio.ensure_future(svc.put(UID, "s", "k5", {"i": 5}, durable=False))
+        await asyncio.sleep(0.1)
+        assert not flood.done() and svc.l2.backlog() == 6  # the 6th waits for its commit
+        gate.set()
+        await asyncio.wait_for(flood, 5)
+        assert blocked.result(5) is True
+        assert (await svc.get(UID, "s", "k5"))["data"] == {"i": 5}
+    finally:
+        await svc.stop()
