@@ -384,6 +384,8 @@ class MemoryCore:
             "# TYPE hermes_mcp_l1_bytes gauge", f"hermes_mcp_l1_bytes {l1.bytes}",
             "# TYPE hermes_mcp_l1_entries gauge", f"hermes_mcp_l1_entries {len(l1)}",
             "# TYPE hermes_mcp_l2_commits_total counter", f"hermes_mcp_l2_commits_total {self.l2.commits}",
+            "# TYPE hermes_mcp_l2_writes_total counter", f"hermes_mcp_l2_writes_total {self.l2.batched_writes}",
+            "# TYPE hermes_mcp_l2_queue gauge", f"hermes_mcp_l2_queue {self.l2.backlog()}",
             "# TYPE hermes_mcp_l2_failed_commits_total counter",
             f"hermes_mcp_l2_failed_commits_total {self.l2.failed_commits}",
             "# TYPE hermes_mcp_decay_last_run_timestamp_seconds gauge",
