@@ -405,7 +405,7 @@ class Pool:
             self._fault(w, ToolTimeout(f"tool used its {limits.get('cpu_ms')} ms CPU budget",
                                        data={"pid": w.pid, "limit": "cpu_ms"}))
         elif code == "TOOL_OOM":
-            self._fault(w, ToolOOM(msg.get("message") or "memory budget exhausted",
+            self._fault(w, ToolOOM(f"tool passed its memory budget of {limits.get('memory_mb')} MiB",
                                    data={"pid": w.pid, "memory_mb": limits.get("memory_mb")}))
         elif code == "OUTPUT_INVALID" and not msg.get("fatal"):
             fut.set_exception(OutputInvalid(msg.get("message") or "invalid output", data={"pid": w.pid}))

@@ -160,22 +160,22 @@ def _call(req: Any, handlers: dict, tool_env: dict, base_data: int, base_as: int
         os.environ.update(env)
     cpu0 = _cpu_s()
     cpu_budget_s = lim["cpu_ms"] / 1000.0
-    _soft(resource.RLIMIT_DATA, base_data + lim["memory_mb"] * MIB)
-    _soft(resource.RLIMIT_AS, base_as + lim["memory_mb"] * MIB + AS_SLACK_BYTES)
-    _soft(resource.RLIMIT_NOFILE, BASE_FDS + lim["max_open_files"])
-    _soft(resource.RLIMIT_FSIZE, lim["max_file_bytes"])
-    _soft(resource.RLIMIT_NPROC, lim["max_processes"])
+    if lim != current.get("limits"):  # the same tool again (the common case) needs no syscalls
+        _soft(resource.RLIMIT_DATA, base_data + lim["memory_mb"] * MIB)
+        _soft(resource.RLIMIT_AS, base_as + lim["memory_mb"] * MIB + AS_SLACK_BYTES)
+        _soft(resource.RLIMIT_NOFILE, BASE_FDS + lim["max_open_files"])
+        _soft(resource.RLIMIT_FSIZE, lim["max_file_bytes"])
+        _soft(resource.RLIMIT_NPROC, lim["max_processes"])
+        current["limits"] = lim
     _soft(resource.RLIMIT_CPU, math.ceil(cpu0 + cpu_budget_s) + 1)
     current["id"] = rid
     signal.setitimer(signal.ITIMER_PROF, cpu_budget_s)
     body: bytes | None = None
     reply: dict | None = None
-    oom = {"id": rid, "ok": False, "code": "TOOL_OOM", "fatal": True,
-           "message": f"memory budget of {lim['memory_mb']} MiB exhausted"}
     try:
         output = handler(arguments)
     except MemoryError:
-        reply = oom
+        reply = _oom(rid)  # the handler's frames are gone by now, so this small dict fits
     except BaseException as exc:  # the handler's fault, whatever it is (SystemExit included)
         reply = _raised(rid, exc)
     else:
@@ -187,7 +187,7 @@ def _call(req: Any, handlers: dict, tool_env: dict, base_data: int, base_as: int
                 body = json.dumps({"id": rid, "ok": True, "output": output}, ensure_ascii=False,
                                   separators=(",", ":")).encode("utf-8")
             except MemoryError:
-                reply = oom
+                reply = _oom(rid)
             except (TypeError, ValueError) as exc:
                 reply = {"id": rid, "ok": False, "code": "OUTPUT_INVALID", "fatal": False,
                          "message": f"output is not JSON: {exc}"}
@@ -212,6 +212,10 @@ def _call(req: Any, handlers: dict, tool_env: dict, base_data: int, base_as: int
         current["fatal"] = reply["code"]
     reply.update(cpu_ms=cpu_ms, rss_kb=rss_kb, retire=current["fatal"] == "RETIRE")
     return frames.encode(reply)
+
+
+def _oom(rid: Any) -> dict:
+    return {"id": rid, "ok": False, "code": "TOOL_OOM", "fatal": True, "message": "memory budget exhausted"}
 
 
 def _with_stats(body: bytes, cpu_ms: float, rss_kb: int, retire: bool) -> bytes:
