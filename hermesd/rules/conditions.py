@@ -28,7 +28,10 @@ levels of nesting, so hostile input fails with a :class:`ConditionError`, never 
 from __future__ import annotations
 
 import operator
-from dataclasses import dataclass
+import re
+from collections import abc
+from functools import lru_cache
+from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 __all__ = [
@@ -86,69 +89,64 @@ class _Tok:
     value: Any = None
 
 
+_TOKEN = re.compile(r"""
+    (?P<ws>\s+)
+  | (?P<name>[A-Za-z_][A-Za-z0-9_]*)
+  | (?P<num>[0-9]+(?:\.[0-9]+)?)
+  | (?P<str>'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")
+  | (?P<op>==|!=|<=|>=|<|>)
+  | (?P<punct>[()\[\],.\-])
+""", re.X | re.S)
+_ESCAPE = re.compile(r"\\(.)", re.S)
+
+
+def _unescape(body: str, col: int, src: str) -> str:
+    def sub(m: re.Match[str]) -> str:
+        if m.group(1) not in _ESCAPES:
+            raise ConditionError("unknown escape in string (allowed: \\n \\t \\\\ \\' \\\")", col + m.start(), src)
+        return _ESCAPES[m.group(1)]
+    return _ESCAPE.sub(sub, body) if "\\" in body else body
+
+
 def _tokenize(src: str) -> list[_Tok]:
     toks: list[_Tok] = []
-    i, n = 0, len(src)
-    while i < n:
-        c = src[i]
-        col = i + 1
-        if c in " \t\r\n":
-            i += 1
-        elif c.isascii() and (c.isalpha() or c == "_"):
-            j = i + 1
-            while j < n and src[j].isascii() and (src[j].isalnum() or src[j] == "_"):
-                j += 1
-            word = src[i:j]
-            if word.startswith("__"):
-                raise ConditionError(f"names starting with '__' are not allowed: {word!r}", col, src)
-            toks.append(_Tok("name", word, col))
-            i = j
-        elif c.isdigit():
-            j = i
-            while j < n and src[j].isdigit():
-                j += 1
-            is_float = j + 1 < n and src[j] == "." and src[j + 1].isdigit() and not (toks and toks[-1].kind == ".")
-            if is_float:
-                j += 1
-                while j < n and src[j].isdigit():
-                    j += 1
-            text = src[i:j]
-            toks.append(_Tok("num", text, col, float(text) if is_float else int(text)))
-            i = j
-        elif c in "'\"":
-            j, out = i + 1, []
-            while True:
-                if j >= n:
-                    raise ConditionError("unterminated string", col, src)
-                ch = src[j]
-                if ch == c:
-                    break
-                if ch == "\\":
-                    if j + 1 >= n or src[j + 1] not in _ESCAPES:
-                        raise ConditionError("unknown escape in string (allowed: \\n \\t \\\\ \\' \\\")", j + 1, src)
-                    out.append(_ESCAPES[src[j + 1]])
-                    j += 2
-                    continue
-                out.append(ch)
-                j += 1
-            toks.append(_Tok("str", src[i:j + 1], col, "".join(out)))
-            i = j + 1
-        elif src.startswith(("==", "!=", "<=", ">="), i):
-            toks.append(_Tok("op", src[i:i + 2], col))
-            i += 2
-        elif c in "<>":
-            toks.append(_Tok("op", c, col))
-            i += 1
-        elif c in "()[],.-":
-            toks.append(_Tok(c, c, col))
-            i += 1
-        elif c == "=":
-            raise ConditionError("'=' is not an operator; use '=='", col, src)
-        elif c in "&|!":
-            word = {"&": "and", "|": "or", "!": "not"}[c]
-            raise ConditionError(f"unexpected {c!r}; use '{word}'", col, src)
-        else:
+    pos, n = 0, len(src)
+    match = _TOKEN.match
+    while pos < n:
+        m = match(src, pos)
+        col = pos + 1
+        if m is None:
+            c = src[pos]
+            if c in "'\"":
+                raise ConditionError("unterminated string", col, src)
+            if c == "=":
+                raise ConditionError("'=' is not an operator; use '=='", col, src)
+            if c in "&|!":
+                word = {"&": "and", "|": "or", "!": "not"}[c]
+                raise ConditionError(f"unexpected {c!r}; use '{word}'", col, src)
             raise ConditionError(f"unexpected character {c!r}", col, src)
+        kind, text = m.lastgroup, m.group()
+        pos = m.end()
+        if kind == "ws":
+            continue
+        if kind == "name":
+            if text.startswith("__"):
+                raise ConditionError(f"names starting with '__' are not allowed: {text!r}", col, src)
+            toks.append(_Tok("name", text, col))
+        elif kind == "num":
+            if "." in text and toks and toks[-1].kind == ".":
+                # a path segment such as matches.0.1 is two digit parts, not the float 0.1
+                head = text.split(".")[0]
+                toks.append(_Tok("num", head, col, int(head)))
+                pos = m.start() + len(head)
+                continue
+            toks.append(_Tok("num", text, col, float(text) if "." in text else int(text)))
+        elif kind == "str":
+            toks.append(_Tok("str", text, col, _unescape(text[1:-1], col + 1, src)))
+        elif kind == "op":
+            toks.append(_Tok("op", text, col))
+        else:
+            toks.append(_Tok(text, text, col))
     toks.append(_Tok("end", "", n + 1))
     return toks
 
@@ -165,13 +163,14 @@ def resolve_path(ctx: Mapping[str, Any], parts: Sequence[str]) -> Any:
     """
     cur: Any = ctx
     for part in parts:
-        if isinstance(cur, Mapping):
+        kind = type(cur)
+        if kind is dict or (kind is not list and kind is not tuple and isinstance(cur, abc.Mapping)):
             cur = cur.get(part, MISSING)
-        elif isinstance(cur, (list, tuple)) and part.isdigit() and int(part) < len(cur):
+            if cur is MISSING:
+                return MISSING
+        elif (kind is list or kind is tuple) and part.isdigit() and int(part) < len(cur):
             cur = cur[int(part)]
         else:
-            return MISSING
-        if cur is MISSING:
             return MISSING
     return cur
 
@@ -241,7 +240,7 @@ def _ordered(op: Callable[[Any, Any], bool]) -> Callable[[Any, Any], bool]:
 def _contains(a: Any, b: Any) -> bool:
     if isinstance(b, str):
         return isinstance(a, str) and a in b
-    if isinstance(b, (list, tuple, Mapping)):
+    if isinstance(b, (list, tuple, abc.Mapping)):
         try:
             return a in b
         except TypeError:  # unhashable key against a mapping
@@ -263,9 +262,13 @@ class Compare(Node):
     op: str
     left: Node
     right: Node
+    fn: Callable[[Any, Any], bool] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "fn", _OPS[self.op])
 
     def value(self, ctx: Mapping[str, Any]) -> Any:
-        return _OPS[self.op](self.left.value(ctx), self.right.value(ctx))
+        return self.fn(self.left.value(ctx), self.right.value(ctx))
 
 
 @dataclass(frozen=True, slots=True)
@@ -468,6 +471,50 @@ def _describe(t: _Tok) -> str:
     return "the end" if t.kind == "end" else repr(t.text)
 
 
+def _compile(node: Node) -> Callable[[Mapping[str, Any]], Any]:
+    """The AST as nested closures (what :meth:`Node.value` computes, without method dispatch)."""
+    if isinstance(node, (Literal, ListLiteral)):
+        v = node.v if isinstance(node, Literal) else node.items
+        return lambda ctx: v
+    if isinstance(node, Path):
+        parts = node.parts
+        if len(parts) == 1:
+            key = parts[0]
+            return lambda ctx: ctx.get(key)
+        def path(ctx: Mapping[str, Any]) -> Any:
+            v = resolve_path(ctx, parts)
+            return None if v is MISSING else v
+        return path
+    if isinstance(node, Has):
+        parts = node.path.parts
+        def has(ctx: Mapping[str, Any]) -> Any:
+            v = resolve_path(ctx, parts)
+            return v is not MISSING and v is not None
+        return has
+    if isinstance(node, Compare):
+        fn, left, right = node.fn, _compile(node.left), _compile(node.right)
+        return lambda ctx: fn(left(ctx), right(ctx))
+    if isinstance(node, Not):
+        item = _compile(node.item)
+        return lambda ctx: not item(ctx)
+    if isinstance(node, (And, Or)):
+        items = tuple(_compile(i) for i in node.items)
+        if isinstance(node, And):
+            def all_of(ctx: Mapping[str, Any]) -> Any:
+                for f in items:
+                    if not f(ctx):
+                        return False
+                return True
+            return all_of
+        def any_of(ctx: Mapping[str, Any]) -> Any:
+            for f in items:
+                if f(ctx):
+                    return True
+            return False
+        return any_of
+    raise TypeError(f"not a condition node: {node!r}")  # pragma: no cover - the parser makes only these
+
+
 @dataclass(frozen=True, slots=True)
 class Condition:
     """A parsed condition: ``source`` text and its AST ``node``.
@@ -478,9 +525,13 @@ class Condition:
 
     source: str
     node: Node
+    fn: Callable[[Mapping[str, Any]], Any] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "fn", _compile(self.node))
 
     def __call__(self, ctx: Mapping[str, Any]) -> bool:
-        return bool(self.node.value(ctx))
+        return bool(self.fn(ctx))
 
 
 def parse(source: str, roots: Sequence[str] = CONDITION_ROOTS) -> Condition:
@@ -495,4 +546,10 @@ def parse(source: str, roots: Sequence[str] = CONDITION_ROOTS) -> Condition:
         raise ConditionError(f"a condition must be a string, not {type(source).__name__}", 1, str(source))
     if len(source) > MAX_SOURCE_CHARS:
         raise ConditionError(f"condition longer than {MAX_SOURCE_CHARS} characters", MAX_SOURCE_CHARS + 1, source)
+    return _parse_cached(source, tuple(roots))
+
+
+@lru_cache(maxsize=4096)
+def _parse_cached(source: str, roots: tuple[str, ...]) -> Condition:
+    # conditions are immutable and packs repeat them: a reload re-parses only new text
     return Condition(source, _Parser(source, roots).parse())

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal, Mapping, Sequence
 
+from .conditions import Condition
 from .model import Action, ReplyAction, Rule, RulePack, Text, ToolAction
 
 __all__ = ["DEFAULT_FALLBACK", "Plan", "RuleEngine", "Skip"]
@@ -76,9 +77,14 @@ class Plan:
 
 @dataclass(frozen=True, slots=True)
 class _Entry:
+    # copies of the rule's parts as plain tuples: pydantic private attributes are slow to read
     rule: Rule
+    rule_id: str
     pack: str
     needs: tuple[str, ...]
+    conditions: tuple[Condition, ...]
+    actions: tuple[Action, ...]
+    on_error: tuple[Action, ...]
 
 
 class RuleEngine:
@@ -102,7 +108,8 @@ class RuleEngine:
                 if rule.rule_id in owner:
                     raise ValueError(f"rule_id {rule.rule_id!r} is in packs {owner[rule.rule_id]!r} and {pack.pack!r}")
                 owner[rule.rule_id] = pack.pack
-                entry = _Entry(rule, pack.pack, tuple(rule.trigger.entities))
+                entry = _Entry(rule, rule.rule_id, pack.pack, tuple(rule.trigger.entities),
+                               rule.compiled_conditions, tuple(rule.actions), tuple(rule.fallback))
                 buckets.setdefault(rule.trigger.intent, []).append((-rule.priority, order, entry))
                 order += 1
                 if pack.fallback and rule.trigger.intent not in fallbacks:
@@ -140,17 +147,20 @@ class RuleEngine:
         if intent is not None:
             entities = ctx.get("entities") or {}
             for entry in self._index.get(intent, ()):
-                missing = next((n for n in entry.needs if entities.get(n) is None), None)
-                if missing is not None:
-                    skipped.append(Skip(entry.rule.rule_id, f"missing entity {missing}"))
+                reason = None
+                for name in entry.needs:
+                    if entities.get(name) is None:
+                        reason = f"missing entity {name}"
+                        break
+                else:
+                    for cond in entry.conditions:
+                        if not cond.fn(ctx):
+                            reason = f"condition false: {cond.source}"
+                            break
+                if reason is not None:
+                    skipped.append(Skip(entry.rule_id, reason))
                     continue
-                failed = next((c for c in entry.rule.compiled_conditions if not c(ctx)), None)
-                if failed is not None:
-                    skipped.append(Skip(entry.rule.rule_id, f"condition false: {failed.source}"))
-                    continue
-                rule = entry.rule
-                return Plan("rule", intent, rule.rule_id, entry.pack, tuple(rule.actions),
-                            tuple(rule.fallback), tuple(skipped))
+                return Plan("rule", intent, entry.rule_id, entry.pack, entry.actions, entry.on_error, tuple(skipped))
             if intent in self._fallbacks:
                 pack, actions = self._fallbacks[intent]
                 return Plan("fallback", intent, None, pack, actions, (), tuple(skipped))

@@ -14,6 +14,7 @@ and the first key that was absent.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
@@ -76,6 +77,10 @@ class Template:
     @classmethod
     def parse(cls, source: str, roots: Sequence[str] = TEMPLATE_ROOTS) -> "Template":
         """Parse ``source``; :raises TemplateSyntaxError: bad path, unknown root, stray braces."""
+        return _parse_cached(source, tuple(roots))
+
+    @classmethod
+    def _parse(cls, source: str, roots: tuple[str, ...]) -> "Template":
         parts: list[str | tuple[str, ...]] = []
         pos = 0
         for m in _PLACEHOLDER.finditer(source):
@@ -116,6 +121,12 @@ class Template:
         for p in self.parts:
             out.append(p if isinstance(p, str) else _text(_lookup(ctx, p)))
         return "".join(out)
+
+
+@lru_cache(maxsize=8192)
+def _parse_cached(source: str, roots: tuple[str, ...]) -> Template:
+    # templates are immutable and packs repeat them: a reload re-parses only new text
+    return Template._parse(source, roots)
 
 
 def _lookup(ctx: Mapping[str, Any], path: tuple[str, ...]) -> Any:
