@@ -120,6 +120,15 @@ class AnchorGraph:
                 self._import_person(p, "directory")
         await self.l2.awrite(lambda conn: None)  # barrier: the import is committed
 
+    async def set_directory(self, directory: Directory | None) -> int:
+        """Swap in a reloaded directory and import its new or changed people; returns how many."""
+        self.directory = directory
+        people = list(directory.people.values()) if directory else []
+        for p in people:
+            self._import_person(p, "directory")
+        await self.l2.awrite(lambda conn: None)
+        return len(people)
+
     def _import_person(self, p: Person, source: str) -> Anchor:
         now = self.now_ms()
         old = self.pool.get(p.anchor_id)

@@ -47,6 +47,8 @@ log = logging.getLogger("hermesd.archive")
 ARCHIVE_DIRNAME = "archive"
 _BOOT_ID = Path("/proc/sys/kernel/random/boot_id")
 _MIN_WAIT_S = 0.05
+#: volumes claimed in one commit (all of one pass on a small device).
+_CLAIM_BATCH = 64
 
 
 def _boot_id() -> str:
@@ -383,19 +385,51 @@ class ArchiveService(Subsystem):
             log.error("archive.token_unreadable", extra={"kv": {"token_file": self.upstream.token_file,
                                                                 "error": exc.strerror}})
             return
-        for row in todo:
-            outcome = await self._upload_one(row, token)
-            if outcome:
-                outcomes[outcome] = outcomes.get(outcome, 0) + 1
-            if outcome == "retry" and not force:
-                break  # the upstream is struggling: do not hammer it with the rest now
+        for i in range(0, len(todo), _CLAIM_BATCH):
+            if await self._upload_batch(todo[i:i + _CLAIM_BATCH], token, force, outcomes):
+                break
+        await self._apply_retention()
 
-    async def _upload_one(self, row: dict[str, Any], token: str | None) -> str:
+    async def _upload_batch(self, batch: list[dict[str, Any]], token: str | None, force: bool,
+                            outcomes: dict[str, int]) -> bool:
+        """Claim ``batch`` in one commit, upload it in order; True if a retry stopped it early.
+
+        A 2xx is marked ``uploaded`` without waiting for its commit, so the next
+        PUT overlaps the fsync; every mark is durable before this returns (and so
+        before retention may delete a file). A crash before a mark commits means
+        one more identical PUT to the same path after the restart, never a copy.
+        """
         assert self.l2 is not None
         self._claims += 1
         lease = f"{self._owner}#{self._claims}"
-        if not await self.l2.awrite(l3_schema.claim, row["id"], lease, self.clock() + self.settings.lease_s):
-            return ""
+        claimed = set(await self.l2.awrite(l3_schema.claim, [r["id"] for r in batch], lease,
+                                           self.clock() + self.settings.lease_s))
+        marks: list[tuple[dict[str, Any], dict[str, Any], Any]] = []
+        unattempted: list[int] = []
+        stopped = False
+        for row in batch:
+            if row["id"] not in claimed:
+                continue
+            if stopped:
+                unattempted.append(row["id"])
+                continue
+            outcome = await self._upload_one(row, lease, token, marks)
+            outcomes[outcome] = outcomes.get(outcome, 0) + 1
+            stopped = outcome == "retry" and not force  # the upstream is struggling: do not hammer it
+        if unattempted:
+            await self.l2.awrite(l3_schema.unclaim, unattempted, lease)
+        for row, kv, fut in marks:
+            try:
+                changed = await asyncio.wrap_future(fut)
+            except Exception as exc:  # stays "uploading" until its lease expires, then is PUT again
+                log.error("archive.mark_failed", extra={"kv": {"path": row["path"], "error": str(exc)}})
+                continue
+            log.info("archive.uploaded", extra={"kv": {**kv, "bytes": row["bytes"], "marked": changed}})
+        return stopped
+
+    async def _upload_one(self, row: dict[str, Any], lease: str, token: str | None,
+                          marks: list[tuple[dict[str, Any], dict[str, Any], Any]]) -> str:
+        assert self.l2 is not None
         rel = row["path"]
         t = upstream.target(self.upstream.url or "", self.upstream.device_id, rel)
         try:
@@ -416,12 +450,12 @@ class ArchiveService(Subsystem):
         kv = {"path": rel, "status": result.status, "attempt": row["attempts"] + 1,
               "elapsed_ms": round(result.elapsed_s * 1000, 1), "target": str(t)}
         if result.outcome == "ok":
-            changed = await self._finish(row["id"], lease, "uploaded", uploaded_ms=self.now_ms())
+            fut = self.l2.write(functools.partial(l3_schema.finish, uploaded_ms=self.now_ms()), row["id"], lease,
+                                "uploaded")
+            marks.append((row, kv, fut))
             self._due.pop(row["id"], None)
             self.uploaded_bytes.inc(amount=row["bytes"])
             self.last_success_ms = self.now_ms()
-            log.info("archive.uploaded", extra={"kv": {**kv, "bytes": row["bytes"], "marked": changed}})
-            await self._apply_retention()
         elif result.outcome == "retry":
             delay = upstream.backoff_s(row["attempts"] + 1, self.upstream.backoff_base_s,
                                        self.upstream.backoff_max_s, self.rng)
@@ -473,10 +507,10 @@ class ArchiveService(Subsystem):
         if not l3.clock_plausible(now, self.settings.clock_floor):
             return
         cutoff = now - int(self.settings.retention_s * 1000)
-        for row in await self.l2.aread(l3_schema.rows, "state = 'uploaded' AND local = 1 AND uploaded_ms <= ?",
-                                       (cutoff,)):
-            await asyncio.to_thread(l3.remove_file, self._local_path(row))
-            await self._finish(row["id"], None, "uploaded", local=0)
+        due = await self.l2.aread(l3_schema.rows, "state = 'uploaded' AND local = 1 AND uploaded_ms <= ?", (cutoff,))
+        if due:
+            await asyncio.to_thread(l3.remove_files, [self._local_path(r) for r in due])
+            await self.l2.awrite(l3_schema.set_local_gone, [r["id"] for r in due])
 
     async def _enforce_budget(self) -> None:
         """Delete local files until the archive fits ``max_bytes`` (uploaded first, oldest first)."""

@@ -34,7 +34,7 @@ import orjson
 import zstandard
 
 __all__ = ["FORMAT", "UNSYNCED", "QUARANTINE", "Codec", "Volume", "VolumeCorrupt", "clock_plausible",
-           "encode_volume", "frame_dict_id", "move_atomic", "plan_budget", "read_header", "relative_path", "remove_file",
+           "encode_volume", "frame_dict_id", "move_atomic", "plan_budget", "read_header", "relative_path", "remove_file", "remove_files",
            "temp_files", "train_dictionary", "verify", "verify_file", "write_atomic"]
 
 FORMAT = "hermesd-l3"
@@ -266,6 +266,22 @@ def remove_file(path: Path) -> bool:
         return False
     _fsync_dir(path.parent)
     return True
+
+
+def remove_files(paths: list[Path]) -> int:
+    """Unlink many files, fsyncing each folder once; returns how many existed."""
+    gone = 0
+    folders = set()
+    for p in paths:
+        try:
+            p.unlink()
+        except FileNotFoundError:
+            continue
+        gone += 1
+        folders.add(p.parent)
+    for d in folders:
+        _fsync_dir(d)
+    return gone
 
 
 def temp_files(root: Path) -> Iterable[Path]:

@@ -15,7 +15,8 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-__all__ = ["DDL", "STATES", "claim", "ensure", "insert", "finish", "release_expired", "rows", "summary", "summary_empty"]
+__all__ = ["DDL", "STATES", "claim", "ensure", "insert", "finish", "release_expired", "rows", "set_local_gone", "summary", "summary_empty",
+           "unclaim"]
 
 STATES = ("pending", "uploading", "uploaded", "failed", "quarantined", "dropped")
 
@@ -93,12 +94,29 @@ def summary(conn: sqlite3.Connection) -> dict[str, Any]:
     return out
 
 
-def claim(conn: sqlite3.Connection, row_id: int, owner: str, lease_until: float) -> bool:
-    """``pending`` → ``uploading`` leased to ``owner`` until ``lease_until``; False if not pending."""
-    cur = conn.execute(
-        "UPDATE l3_manifest SET state = 'uploading', lease_owner = ?, lease_until = ?, attempts = attempts + 1 "
-        "WHERE id = ? AND state = 'pending'", (owner, lease_until, row_id))
-    return cur.rowcount == 1
+def claim(conn: sqlite3.Connection, ids: list[int], lease: str, lease_until: float) -> list[int]:
+    """``pending`` → ``uploading`` leased to ``lease`` until ``lease_until`` (monotonic s), one attempt
+    counted each; returns the ids claimed (a row no longer pending is skipped)."""
+    out = []
+    for row_id in ids:
+        cur = conn.execute(
+            "UPDATE l3_manifest SET state = 'uploading', lease_owner = ?, lease_until = ?, attempts = attempts + 1 "
+            "WHERE id = ? AND state = 'pending'", (lease, lease_until, row_id))
+        if cur.rowcount == 1:
+            out.append(row_id)
+    return out
+
+
+def unclaim(conn: sqlite3.Connection, ids: list[int], lease: str) -> None:
+    """Give back claims that were never attempted (``uploading`` → ``pending``, attempt uncounted)."""
+    conn.executemany(
+        "UPDATE l3_manifest SET state = 'pending', lease_owner = NULL, lease_until = NULL, attempts = attempts - 1 "
+        "WHERE id = ? AND state = 'uploading' AND lease_owner = ?", [(i, lease) for i in ids])
+
+
+def set_local_gone(conn: sqlite3.Connection, ids: list[int]) -> None:
+    """Record that these rows' local files were deleted (``local = 0``)."""
+    conn.executemany("UPDATE l3_manifest SET local = 0 WHERE id = ?", [(i,) for i in ids])
 
 
 def release_expired(conn: sqlite3.Connection, owner: str, now: float) -> int:

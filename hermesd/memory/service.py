@@ -114,6 +114,19 @@ def hide(obj: Any, paths: list[str]) -> Any:
     return out
 
 
+def _load_directory(s: MemorySettings) -> Directory | None:
+    """The configured directory, the shipped one when none is configured, or None.
+
+    :raises ValueError: a configured file is missing or malformed.
+    """
+    path = Path(s.directory_path) if s.directory_path else _SHIPPED_DIRECTORY
+    if path.is_file():
+        return Directory.load(path)
+    if s.directory_path:
+        raise ValueError(f"memory.directory_path {path} does not exist")
+    return None
+
+
 class MemoryService(Subsystem):
     """The ``memory`` subsystem.
 
@@ -163,13 +176,7 @@ class MemoryService(Subsystem):
                           busy_timeout_ms=s.l2.busy_timeout_ms, batch_ms=s.l2.batch_ms,
                           max_batch_ops=s.l2.max_batch_ops, unsafe=s.l2.unsafe)
         await asyncio.to_thread(self.l2.open)
-        directory = None
-        dpath = Path(s.directory_path) if s.directory_path else _SHIPPED_DIRECTORY
-        if dpath.is_file():
-            directory = Directory.load(dpath)
-        elif s.directory_path:
-            raise ValueError(f"memory.directory_path {dpath} does not exist")
-        self.graph = AnchorGraph(self.l2, directory, mention_ttl_s=s.mention_ttl_s, clock=self.clock,
+        self.graph = AnchorGraph(self.l2, _load_directory(s), mention_ttl_s=s.mention_ttl_s, clock=self.clock,
                                  now_ms=self.now_ms)
         await self.graph.load()
         self.core = MemoryCore(s, self.l2, clock=self.clock, now_ms=self.now_ms, tz=self.tz,
@@ -211,12 +218,19 @@ class MemoryService(Subsystem):
         return self.core.metrics_text() if self.core is not None else ""
 
     async def reload(self, config: Any) -> None:
-        """Apply hidden fields, default k, decay and L1 bounds; L2 settings need a restart."""
+        """Apply hidden fields, default k, decay, L1 bounds and the directory file;
+        L2 settings need a restart. A directory file that does not load keeps the old one.
+        """
         new = getattr(config, "memory", None)
-        if new is None or self.core is None:
+        if new is None or self.core is None or self.graph is None:
             return
         if new.l2 != self.settings.l2:
             log.warning("memory.l2 changes take effect at the next start")
+        try:
+            n = await self.graph.set_directory(_load_directory(new))
+            log.info("directory reloaded", extra={"kv": {"people": n}})
+        except (OSError, ValueError) as exc:
+            log.error("directory reload failed; keeping the old one", extra={"kv": {"error": str(exc)}})
         self._settings = new
         self.core.settings = new
         self.core.l1.max_bytes, self.core.l1.max_entries = new.l1.max_bytes, new.l1.max_entries
@@ -311,6 +325,10 @@ class MemoryService(Subsystem):
             if key[2] == old:
                 core.l1.pop(key)
         return await self.graph.merge(old, new)
+
+    async def close_project(self, project: str, closed_ms: int | None = None) -> None:
+        """Mark a project closed; its project-class memories go ``decay.project_keep_s`` later."""
+        await self._c().close_project(project, closed_ms)
 
     async def save_session(self, session: dict[str, Any], *, durable: bool = True) -> None:
         """Upsert ``{session_id, uid, state, version, data, updated_ms, expires_ms}``."""

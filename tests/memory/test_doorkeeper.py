@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 from memory_helpers import FakeClock, FakeWall, start_service
@@ -35,14 +36,18 @@ async def _bulk_search_then_count(tmp_path: Path, clock: FakeClock, wall: FakeWa
         raise
 
 
-async def test_bulk_search_does_not_flush_l1(tmp_path: Path, clock: FakeClock, wall: FakeWall) -> None:
+async def test_bulk_search_does_not_flush_l1(tmp_path: Path, clock: FakeClock, wall: FakeWall, caplog) -> None:
+    caplog.set_level(logging.INFO, logger="hermesd.memory")
     svc, hot_left, entries = await _bulk_search_then_count(tmp_path, clock, wall, doorkeeper=True)
     try:
         assert hot_left == HOT and entries == HOT
         assert svc.core.promotions == 0
-        # a second touch inside the window does promote
+        # a second touch inside the window does promote, with its audit line
+        caplog.clear()
         assert (await svc.get(UID, "bulk", "doc:7"))["tier"] == "l2"
         assert svc.core.l1.peek((UID, "bulk", "doc:7")) is not None and svc.core.promotions == 1
+        assert [r.getMessage().split(" SIZE_")[0] for r in caplog.records if r.getMessage().startswith("[MCP]")] == [
+            "[MCP] ACTION=promote SOURCE=bulk TARGET=memory_l1"]
     finally:
         await svc.stop()
 

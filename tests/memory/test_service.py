@@ -148,3 +148,18 @@ async def test_write_flood_gets_backpressure(tmp_path: Path, clock: FakeClock, w
         assert (await svc.get(UID, "s", "k5"))["data"] == {"i": 5}
     finally:
         await svc.stop()
+
+
+async def test_reload_swaps_the_directory_and_keeps_it_when_broken(service, tmp_path: Path) -> None:
+    from types import SimpleNamespace
+
+    assert (await service.resolve("钱经理")).status == "unresolved"
+    d = tmp_path / "directory.yaml"
+    d.write_text("people:\n  - {id: person:hr/qian, name: 钱敏, title: 经理, dept: hr, "
+                 "email: qian.min@example.com}\n", encoding="utf-8")
+    await service.reload(SimpleNamespace(memory=MemorySettings(directory_path=str(d))))
+    assert (await service.resolve("钱经理")).anchor_id == "person:hr/qian"
+    d.write_text("people: 7\n", encoding="utf-8")
+    await service.reload(SimpleNamespace(memory=MemorySettings(directory_path=str(d))))
+    assert service.graph.directory is not None and service.graph.directory.get("person:hr/qian") is not None
+    assert service.settings.directory_path == str(d)
