@@ -549,8 +549,8 @@ class Pool:
         if code == worker_mod.EXIT_TIMEOUT or sig == signal.SIGXCPU or (
                 sig == signal.SIGKILL and msg.get("cpu_ms", 0) >= limits.get("cpu_ms", 1 << 30)):
             return ToolTimeout("tool used its CPU budget", data={**data, "limit": "cpu_ms"})
-        if code == worker_mod.EXIT_OOM or (
-                sig is not None and msg.get("maxrss_kb", 0) >= OOM_RSS_FRACTION * limits.get("memory_mb", 1 << 30) * 1024):
+        budget_kb = limits.get("memory_mb", 1 << 30) * 1024
+        if code == worker_mod.EXIT_OOM or (sig is not None and msg.get("maxrss_kb", 0) >= OOM_RSS_FRACTION * budget_kb):
             return ToolOOM("tool passed its memory budget", data={**data, "memory_mb": limits.get("memory_mb")})
         how = f"signal {signal.Signals(sig).name}" if sig else f"exit code {code}"
         return ToolCrashed(f"tool worker died ({how})", data=data)

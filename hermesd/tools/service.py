@@ -22,7 +22,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import os
 import shutil
 import time
 from pathlib import Path
@@ -149,7 +148,7 @@ class ToolsService(Subsystem):
         paths = {"documents_dir": ("HERMESD_DOCUMENTS_DIR", settings.documents_dir or self.state_dir / "documents"),
                  "outbox_dir": ("HERMESD_OUTBOX_DIR", settings.outbox_dir or self.state_dir / "outbox"),
                  "directory_file": ("HERMESD_DIRECTORY_FILE",
-                                    settings.directory_file or self.state_dir / "directory.yaml")}
+                                    settings.directory_file or _people_directory())}
         for need in d.needs:
             var, path = paths[need]
             env[var] = str(Path(path).resolve())
@@ -427,3 +426,10 @@ class ToolsService(Subsystem):
         lines.append("# TYPE hermes_tool_worker_respawns_total counter")
         lines.append(f"hermes_tool_worker_respawns_total {pool.respawns}")
         return "\n".join(lines) + "\n"
+
+
+def _people_directory() -> Path:
+    """The people directory the ``contacts`` tool reads by default: the same file the anchors use."""
+    from ..config import shipped_path
+
+    return shipped_path("config", "directory.yaml")

@@ -142,7 +142,8 @@ def _call(req: Any, handlers: dict, tool_env: dict, base_data: int, base_as: int
         lim = req["limits"]
         arguments = req["input"]
     except (KeyError, TypeError):
-        return frames.encode({"id": rid, "ok": False, "code": "INTERNAL", "message": "malformed request", "fatal": False})
+        return frames.encode({"id": rid, "ok": False, "code": "INTERNAL", "message": "malformed request",
+                              "fatal": False})
     handler = handlers.get(tool)
     if not callable(handler):
         return frames.encode({"id": rid, "ok": False, "code": "TOOL_UNHEALTHY",

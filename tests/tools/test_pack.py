@@ -75,7 +75,9 @@ async def test_contacts_lookup(pack_service, state_dir):
     res = await pack_service.call("contacts", {"query": "张工"}, role="user")
     assert not res["ok"] and res["error"]["code"] == "DIRECTORY_MISSING"
     (state_dir / "directory.yaml").write_text(
-        "people:\n  - {id: p1, name: 张伟, aliases: [张工], title: 工程师}\n  - {id: p2, name: 李娜, aliases: [李经理]}\n",
+        "people:\n"
+        "  - {id: p1, name: 张伟, aliases: [张工], title: 工程师}\n"
+        "  - {id: p2, name: 李娜, aliases: [李经理]}\n",
         encoding="utf-8")
     res = await pack_service.call("contacts", {"query": "张工"}, role="user")
     assert [m["id"] for m in res["output"]["matches"]] == ["p1"]
