@@ -93,7 +93,7 @@ def test_kill_mid_upload_before_anything_stored(tmp_path: Path, token_file: Path
         wait_for(server.hung.is_set, 20)
         assert server.objects == {}
         child.kill9()
-        assert [r[2] for r in manifest(tmp_path)].count("uploading") == 1  # the lease the crash left behind
+        assert "uploading" in [r[2] for r in manifest(tmp_path)]  # the lease the crash left behind
         finish_and_check(tmp_path, server, token_file, child.err)
         assert all(n == 1 for n in server.writes.values())
     finally:

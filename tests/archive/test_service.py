@@ -136,12 +136,12 @@ async def test_stale_lease_released_at_start_and_on_expiry(harness, server) -> N
     svc = await harness.open(now_ms=Wall(NOW_MS))
     await svc.archive_session("s1", turns("s1"), audit("s1"))
     row = (await _rows(svc))[0]
-    assert await svc.l2.awrite(l3_schema.claim, row["id"], "deadboot:1:dead#1", svc.clock() + 3600)
+    assert await svc.l2.awrite(l3_schema.claim, [row["id"]], "deadboot:1:dead#1", svc.clock() + 3600) == [row["id"]]
     await harness.close(svc)
     svc = await harness.open(url=server.url, now_ms=Wall(NOW_MS))
     assert (await _rows(svc))[0]["state"] == "pending"  # foreign lease released at start
     # our own lease past its deadline (an upload thread that never came back)
-    assert await svc.l2.awrite(l3_schema.claim, row["id"], svc._owner + "#99", svc.clock() - 1)
+    assert await svc.l2.awrite(l3_schema.claim, [row["id"]], svc._owner + "#99", svc.clock() - 1) == [row["id"]]
     assert await svc.run_pass() == {"ok": 1}
     assert (await _rows(svc))[0]["state"] == "uploaded"
 
