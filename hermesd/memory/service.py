@@ -11,8 +11,9 @@ The session controller uses the Python API: :meth:`capture`, :meth:`search`,
 (:meth:`save_session`, :meth:`load_session`, :meth:`load_sessions`,
 :meth:`delete_session`), stored replies (:meth:`store_reply`, :meth:`load_reply`),
 pending tasks (:meth:`add_pending_task`, :meth:`pending_tasks`,
-:meth:`set_task_status`) and :meth:`commit_turn` (session state + reply +
-events in one transaction).
+:meth:`set_task_status`), :meth:`close_project`, :meth:`merge_anchors` and
+:meth:`commit_turn` (session state + stored reply + events + memory slots in one
+transaction).
 """
 
 from __future__ import annotations
@@ -49,12 +50,18 @@ class _Params(BaseModel):
 
 
 class GetParams(_Params):
+    """``memory.get``: one slot by exact key; ``uid`` (admin only) reads another user's."""
+
     session_id: str = Field(min_length=1, max_length=256)
     anchor: str = Field(min_length=1, max_length=512)
     uid: int | None = None
 
 
 class PutParams(_Params):
+    """``memory.put``: write a slot; ``durable`` (default) answers after the L2 COMMIT;
+    ``ttl_s`` bounds its stay in L1 (it stays in L2); ``project`` ties a project-class slot
+    to a project for decay."""
+
     session_id: str = Field(min_length=1, max_length=256)
     anchor: str = Field(min_length=1, max_length=512)
     data: dict[str, Any]
@@ -66,6 +73,9 @@ class PutParams(_Params):
 
 
 class SearchParams(_Params):
+    """``memory.search``: every given filter must hold; ``since``/``until`` are ms since the
+    epoch or ISO 8601 (naive = device zone), half-open; ``k`` defaults to ``memory.default_k``."""
+
     query: str | None = Field(None, max_length=1024)
     anchors: list[str] | None = None
     action: str | None = None
@@ -78,6 +88,9 @@ class SearchParams(_Params):
 
 
 class ForgetParams(_Params):
+    """``memory.forget``: erase an anchor's memories (the caller's; an admin's without
+    ``uid`` span every user)."""
+
     anchor: str = Field(min_length=1, max_length=512)
     uid: int | None = None
 

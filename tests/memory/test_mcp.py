@@ -8,7 +8,7 @@ import re
 from datetime import datetime
 
 import pytest
-from memory_helpers import CST, T0_MS
+from memory_helpers import T0_MS
 
 from hermesd.memory import records
 
