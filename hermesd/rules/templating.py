@@ -6,9 +6,9 @@ mappings and lists only, exactly as in conditions (no attribute access, no expre
 
 Typed substitution: a string that is exactly one placeholder (``"{{steps.find.matches}}"``,
 spaces inside the braces allowed) renders to the value itself — a list stays a list, a
-number a number. Anywhere else the value is inserted as text (``null`` → ``""``, lists and
-mappings as compact JSON). A missing value raises :class:`MissingValue` naming the path
-and the first key that was absent.
+number a number. Anywhere else the value is inserted as text (``null`` → ``""``, booleans as
+``true``/``false``, lists and mappings as compact JSON, anything else with ``str``). A missing
+value raises :class:`MissingValue` naming the path and the first key that was absent.
 """
 
 from __future__ import annotations
@@ -145,9 +145,9 @@ def _text(v: Any) -> str:
         return v
     if isinstance(v, bool):
         return "true" if v else "false"
-    if isinstance(v, (int, float)):
-        return str(v)
-    return orjson.dumps(v, default=str).decode()
+    if isinstance(v, (dict, list, tuple)):
+        return orjson.dumps(v, default=str).decode()
+    return str(v)  # numbers, and values such as datetime that the controller may pass in
 
 
 def compile_value(value: Any, roots: Sequence[str] = TEMPLATE_ROOTS) -> Any:
