@@ -44,6 +44,7 @@ __all__ = ["Pool", "WorkerReply"]
 log = logging.getLogger("hermesd.tools")
 
 FRAME_SLACK_BYTES = 4096
+RECV_BYTES = 1 << 16
 KILL_GRACE_S = 0.5
 START_TIMEOUT_S = 30.0
 SPAWN_RETRY_S = 0.2
@@ -352,7 +353,7 @@ class Pool:
 
     def _on_readable(self, w: _Worker) -> None:
         try:
-            chunk = w.sock.recv(1 << 20)
+            chunk = w.sock.recv(RECV_BYTES)
         except (BlockingIOError, InterruptedError):
             return
         except OSError:
@@ -365,17 +366,23 @@ class Pool:
                 self._loop.call_later(KILL_GRACE_S, self._fail, w,  # type: ignore[union-attr]
                                       ToolCrashed("tool worker closed its socket", data={"pid": w.pid}))
             return
-        w.buf += chunk
-        while len(w.buf) >= _HEADER.size:
-            (n,) = _HEADER.unpack_from(w.buf)
-            cap = int(w.limits.get("max_output_bytes", 0)) + FRAME_SLACK_BYTES
+        buf = w.buf
+        if buf:
+            buf += chunk
+            data: bytes | bytearray = buf
+        else:
+            data = chunk  # the usual case: one whole reply in one read, no copying
+        pos, end = 0, len(data)
+        cap = int(w.limits.get("max_output_bytes", 0)) + FRAME_SLACK_BYTES
+        while end - pos >= _HEADER.size:
+            (n,) = _HEADER.unpack_from(data, pos)
             if n > cap:
                 self._garbage(w, f"frame of {n} bytes exceeds the cap of {cap}")
                 return
-            if len(w.buf) < _HEADER.size + n:
-                return
-            body = bytes(w.buf[_HEADER.size:_HEADER.size + n])
-            del w.buf[:_HEADER.size + n]
+            if end - pos - _HEADER.size < n:
+                break
+            body = data[pos + _HEADER.size:pos + _HEADER.size + n]
+            pos += _HEADER.size + n
             try:
                 msg = orjson.loads(body)
             except orjson.JSONDecodeError:
@@ -385,6 +392,10 @@ class Pool:
                 self._garbage(w, "unexpected frame")
                 return
             self._on_reply(w, msg)
+        if data is buf:
+            del buf[:pos]
+        elif pos < end:
+            buf += data[pos:]
 
     def _on_reply(self, w: _Worker, msg: dict) -> None:
         fut = w.pending

@@ -42,7 +42,8 @@ class ToolsSettings(Section):
     from a checkout (found next to the ``hermesd`` package), else
     ``/usr/share/hermesd/tools``. ``documents_dir``/``outbox_dir`` ``None`` mean
     ``<state_dir>/documents`` and ``<state_dir>/outbox`` (``send_document``);
-    ``directory_file`` ``None`` means ``<state_dir>/directory.yaml`` (``contacts``).
+    ``directory_file`` ``None`` means the shipped people directory the anchors
+    use too, ``config/directory.yaml`` (``contacts``).
     ``worker_user`` is the account workers switch to when the daemon runs as
     root, keeping only CAP_DAC_OVERRIDE (the daemon's file access), so that
     ``RLIMIT_NPROC`` binds (the kernel exempts root); empty keeps full root.

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 from hermesd.errors import HermesError
 from hermesd.protocol import CallContext, Caller
+
+from .conftest import PACK, start_service
 
 PACK_NAMES = {"system_status", "disk_usage", "service_status", "journal_query", "network_check", "reminder",
               "note", "contacts", "send_document", "service_restart"}
@@ -71,16 +74,29 @@ async def test_send_document_copies_to_outbox(pack_service, state_dir):
     assert line["recipient"] == "张工" and line["sha256"] == out["sha256"]
 
 
-async def test_contacts_lookup(pack_service, state_dir):
+async def test_contacts_lookup(state_dir):
+    svc = await start_service(PACK, state_dir, directory_file=state_dir / "directory.yaml")
+    try:
+        res = await svc.call("contacts", {"query": "张工"}, role="user")
+        assert not res["ok"] and res["error"]["code"] == "DIRECTORY_MISSING"
+        (state_dir / "directory.yaml").write_text(
+            "people:\n"
+            "  - {id: p1, name: 张伟, aliases: [Zhang Wei], title: 工程师}\n"
+            "  - {id: p2, name: 李娜, title: 经理}\n",
+            encoding="utf-8")
+        for query, ids in (("张工", ["p1"]), ("李经理", ["p2"]), ("mr. zhang", ["p1"]), ("王工", [])):
+            res = await svc.call("contacts", {"query": query}, role="user")
+            assert [m["id"] for m in res["output"]["matches"]] == ids, query
+    finally:
+        await svc.stop()
+
+
+async def test_contacts_reads_the_shipped_directory_by_default(pack_service):
+    path = Path(pack_service.descriptor("contacts").folder).parents[1] / "config" / "directory.yaml"
+    if not path.exists():
+        pytest.skip("no shipped config/directory.yaml")
     res = await pack_service.call("contacts", {"query": "张工"}, role="user")
-    assert not res["ok"] and res["error"]["code"] == "DIRECTORY_MISSING"
-    (state_dir / "directory.yaml").write_text(
-        "people:\n"
-        "  - {id: p1, name: 张伟, aliases: [张工], title: 工程师}\n"
-        "  - {id: p2, name: 李娜, aliases: [李经理]}\n",
-        encoding="utf-8")
-    res = await pack_service.call("contacts", {"query": "张工"}, role="user")
-    assert [m["id"] for m in res["output"]["matches"]] == ["p1"]
+    assert res["output"]["exact"] >= 1 and all(m["name"].startswith("张") for m in res["output"]["matches"])
 
 
 async def test_system_tools_answer(pack_service):

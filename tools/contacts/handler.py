@@ -1,11 +1,19 @@
 """contacts: search ``$HERMESD_DIRECTORY_FILE`` (JSON, or YAML when PyYAML is importable).
 
-The file holds ``{"people": [{"id", "name", "aliases": [...], "title", "email", "phone"}]}``.
-Exact name/alias matches rank before substring matches.
+The file holds ``{"people": [{"id", "name", "aliases": [...], "title", "email", "phone", ...}]}``
+(the same directory the anchors use). Besides names and aliases, a person
+answers to surname + short title (张工 for 张伟, 工程师; 李经理 for 李娜, 经理) and
+"Mr./Ms. <surname>" for a pinyin alias. Exact matches rank before substring
+matches; several exact matches (two engineers named 张) are all returned, the
+caller asks which one.
 """
 
 import json
 import os
+
+SHORT_TITLES = {"工程师": "工", "高级工程师": "工", "总经理": "总", "总监": "总", "经理": "经理", "主任": "主任",
+                "会计": "会计", "老师": "老师", "医生": "医生", "律师": "律师"}
+KEEP = ("id", "name", "aliases", "title", "dept", "dept_name", "department", "email", "phone")
 
 
 class Failure(Exception):
@@ -32,6 +40,19 @@ def _load(path: str) -> list:
     return people
 
 
+def _names(p: dict) -> list:
+    name = str(p.get("name", ""))
+    names = [name] + [str(a) for a in p.get("aliases", []) or []]
+    title = str(p.get("title", ""))
+    if name and "\u4e00" <= name[0] <= "\u9fff" and title:
+        names.append(name[0] + SHORT_TITLES.get(title, title))
+    for alias in p.get("aliases", []) or []:
+        parts = str(alias).split()
+        if len(parts) == 2 and parts[0].isascii():
+            names += [f"Mr. {parts[0]}", f"Ms. {parts[0]}"]
+    return [n.casefold() for n in names if n]
+
+
 def handle(input: dict) -> dict:
     people = _load(os.environ.get("HERMESD_DIRECTORY_FILE", ""))
     q = input["query"].strip().casefold()
@@ -39,12 +60,11 @@ def handle(input: dict) -> dict:
     for p in people:
         if not isinstance(p, dict):
             continue
-        names = [str(p.get("name", ""))] + [str(a) for a in p.get("aliases", [])]
-        folded = [n.casefold() for n in names if n]
-        if q in folded:
+        names = _names(p)
+        if q in names:
             scored.append((0, p))
-        elif any(q in n for n in folded) or q in str(p.get("title", "")).casefold():
+        elif any(q in n for n in names) or q in str(p.get("title", "")).casefold():
             scored.append((1, p))
     scored.sort(key=lambda sp: (sp[0], str(sp[1].get("name", ""))))
-    keep = ("id", "name", "aliases", "title", "department", "email", "phone")
-    return {"matches": [{k: p[k] for k in keep if k in p} for _, p in scored[: input["limit"]]]}
+    return {"matches": [{k: p[k] for k in KEEP if k in p} for _, p in scored[: input["limit"]]],
+            "exact": sum(1 for rank, _ in scored if rank == 0)}
