@@ -181,45 +181,51 @@ def _top(sc: Mapping[str, float]) -> tuple[str | None, float]:
 
 
 def train(examples: Sequence[tuple[str, str]], *, oos_label: str | None = None, epochs: int = 10,
-          margin: float = 0.2, seed: int = 13, holdout: float = 0.1, target_in_scope_recall: float = 0.95) -> IntentModel:
+          margin: float = 1.0, seed: int = 13, holdout: float = 0.2, oos_prior: float = 0.05,
+          target_in_scope_recall: float = 0.95) -> IntentModel:
     """Train a scorer on ``(text, intent)`` pairs and calibrate its out-of-scope threshold.
 
     :param examples: training pairs; texts are normalised here.
     :param oos_label: label of out-of-scope training examples (e.g. ``oos``), if any.
     :param epochs: passes over the data. :param margin: update unless the true class wins by this.
-    :param holdout: share of each class held out (once) to calibrate the threshold.
+    :param holdout: share of each class held out (once, seeded) to calibrate the threshold; the
+        final model is then trained on everything.
+    :param oos_prior: assumed share of out-of-scope utterances in real traffic. With OOS examples
+        the threshold maximises ``(1 − oos_prior)·in-scope accuracy + oos_prior·OOS recall`` on the
+        held-out slice (expected accuracy at that prevalence, independent of how many OOS examples
+        the training set happens to have).
+    :param target_in_scope_recall: without OOS examples, the threshold keeps this share of the
+        held-out in-scope examples.
     :raises ValueError: fewer than two classes.
     """
     classes = sorted({y for _, y in examples})
     if len(classes) < 2:
         raise ValueError("need at least two intents to train a scorer")
-    threshold = _calibrate(examples, classes, oos_label, epochs, margin, seed, holdout, target_in_scope_recall)
+    threshold = _calibrate(examples, classes, oos_label, epochs, margin, seed, holdout, oos_prior,
+                           target_in_scope_recall)
     vecs, idf = _vectorise([t for t, _ in examples])
     weights = _fit(vecs, [y for _, y in examples], classes, epochs, margin, seed)
     return IntentModel(classes, idf, weights, threshold, oos_label)
 
 
-def _calibrate(examples, classes, oos_label, epochs, margin, seed, holdout, target) -> float:
+def _calibrate(examples, classes, oos_label, epochs, margin, seed, holdout, oos_prior, target) -> float:
     rng = random.Random(seed + 1)
     by_class: dict[str, list[int]] = defaultdict(list)
     for i, (_, y) in enumerate(examples):
         by_class[y].append(i)
     held: set[int] = set()
-    for y, idx in by_class.items():
+    for y, idx in sorted(by_class.items()):
         if len(idx) < 4:
             continue
-        k = max(1, round(len(idx) * (holdout * 2 if y == oos_label else holdout)))
-        held.update(rng.sample(idx, k))
-    if not held:
-        return 0.0
+        held.update(rng.sample(idx, max(1, round(len(idx) * holdout))))
     tr = [examples[i] for i in range(len(examples)) if i not in held]
-    if len({y for _, y in tr}) < 2:
+    if not held or len({y for _, y in tr}) < 2:
         return 0.0
     vecs, idf = _vectorise([t for t, _ in tr])
     w = _fit(vecs, [y for _, y in tr], classes, epochs, margin, seed)
     model = IntentModel(classes, idf, w, 0.0, oos_label)
-    pts = []  # (top score, is_oos, correct-if-accepted)
-    for i in held:
+    pts = []  # (top score, is_oos, predicted right)
+    for i in sorted(held):
         t, y = examples[i]
         c, s = _top(model.scores(normalize(t).text))
         pts.append((s, y == oos_label, c == y))
@@ -231,11 +237,12 @@ def _calibrate(examples, classes, oos_label, epochs, margin, seed, holdout, targ
         ss = sorted(p[0] for p in ins)
         return ss[int((1 - target) * len(ss))]
     best, best_th = -1.0, 0.0
-    for th in sorted({p[0] for p in pts} | {0.0}):
+    for th in sorted({p[0] for p in pts}):
         acc = sum(1 for s, _, ok in ins if ok and s >= th) / len(ins)
         rec = sum(1 for s, _, ok in oos if s < th or ok) / len(oos)
-        if acc + rec > best:
-            best, best_th = acc + rec, th
+        v = (1 - oos_prior) * acc + oos_prior * rec
+        if v > best:
+            best, best_th = v, th
     return best_th
 
 
