@@ -10,16 +10,23 @@ The controller's view::
 
 from .conditions import Condition, ConditionError
 from .engine import DEFAULT_FALLBACK, Plan, RuleEngine, Skip
-from .loader import LoadedRules, Problem, RulePackError, RuleSource, checksum, load_rules
+from .loader import (
+    LoadedRules,
+    Problem,
+    RulePackError,
+    RuleSource,
+    checksum,
+    load_rules,
+)
 from .model import ACTION_KINDS, Action, Rule, RulePack
 from .templating import MissingValue, Template, TemplateSyntaxError, render
 
 __all__ = [
     "ACTION_KINDS",
+    "DEFAULT_FALLBACK",
     "Action",
     "Condition",
     "ConditionError",
-    "DEFAULT_FALLBACK",
     "LoadedRules",
     "MissingValue",
     "Plan",

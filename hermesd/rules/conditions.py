@@ -30,9 +30,10 @@ from __future__ import annotations
 import operator
 import re
 from collections import abc
-from functools import lru_cache
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from functools import lru_cache
+from typing import Any
 
 __all__ = [
     "CONDITION_ROOTS",
@@ -96,8 +97,8 @@ _TOKEN = re.compile(r"""
   | (?P<str>'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")
   | (?P<op>==|!=|<=|>=|<|>)
   | (?P<punct>[()\[\],.\-])
-""", re.X | re.S)
-_ESCAPE = re.compile(r"\\(.)", re.S)
+""", re.VERBOSE | re.DOTALL)
+_ESCAPE = re.compile(r"\\(.)", re.DOTALL)
 
 
 def _unescape(body: str, col: int, src: str) -> str:

@@ -12,8 +12,9 @@ so a trace can explain the decision.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Mapping, Sequence
+from typing import Any, Literal
 
 from .conditions import Condition
 from .model import Action, ReplyAction, Rule, RulePack, Text, ToolAction
@@ -94,7 +95,7 @@ class RuleEngine:
     :raises ValueError: the same ``rule_id`` in two packs.
     """
 
-    __slots__ = ("_index", "_fallbacks", "_default", "_count", "packs")
+    __slots__ = ("_count", "_default", "_fallbacks", "_index", "packs")
 
     def __init__(self, packs: Sequence[RulePack], *, default_fallback: Sequence[Action] = DEFAULT_FALLBACK) -> None:
         self.packs: tuple[RulePack, ...] = tuple(packs)

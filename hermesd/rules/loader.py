@@ -20,9 +20,10 @@ import hashlib
 import json
 import logging
 import time
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Collection, Iterable
+from typing import Any
 
 import yaml
 from pydantic import ValidationError

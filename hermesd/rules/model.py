@@ -34,14 +34,24 @@ the pack is validated, so a pack that loads cannot fail to parse at run time.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, Literal, Union
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
-    AfterValidator, BaseModel, BeforeValidator, ConfigDict, Discriminator, Field, PrivateAttr, Tag, ValidationInfo,
-    field_validator, model_validator,
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Discriminator,
+    Field,
+    PrivateAttr,
+    Tag,
+    ValidationInfo,
+    field_validator,
+    model_validator,
 )
 
-from .conditions import Condition, ConditionError, parse as parse_condition
+from .conditions import Condition, ConditionError
+from .conditions import parse as parse_condition
 from .templating import TemplateSyntaxError, compile_value, paths_in, render
 
 __all__ = [
@@ -105,7 +115,7 @@ class Text(_Model):
     _compiled: dict[str, Any] = PrivateAttr(default_factory=dict)
 
     @model_validator(mode="after")
-    def _check(self) -> "Text":
+    def _check(self) -> Text:
         if self.zh is None and self.en is None:
             raise ValueError("give at least one of zh, en")
         self._compiled = {k: _compiled(v) for k, v in (("zh", self.zh), ("en", self.en)) if v is not None}
@@ -130,7 +140,7 @@ class _Templated(_Model):
     def _template_source(self) -> Any:  # pragma: no cover - overridden
         return None
 
-    def model_post_init(self, __context: Any) -> None:
+    def model_post_init(self, context: Any, /) -> None:
         self._payload = _compiled(self._template_source())
 
     @property
@@ -159,7 +169,7 @@ class ToolAction(_Templated):
     tool: str = Field(pattern=_NAME)
     id: str | None = Field(None, pattern=_NAME)
     params: dict[str, Templated] = Field(default_factory=dict)
-    on_failure: list["Action"] = Field(default_factory=list)
+    on_failure: list[Action] = Field(default_factory=list)
 
     kind: ClassVar[str] = "tool"
 
@@ -252,21 +262,13 @@ def _one_kind(v: Any) -> Any:
             have = f"found {', '.join(kinds)}" if kinds else "found none"
             raise ValueError(f"an action needs exactly one of {', '.join(ACTION_KINDS)} ({have})")
     elif not isinstance(v, _Model):
-        raise ValueError(f"an action is a mapping, not {type(v).__name__}")
+        raise ValueError(f"an action is a mapping, not {type(v).__name__}")  # noqa: TRY004 - pydantic reports ValueError
     return v
 
 
 Action = Annotated[
     Annotated[
-        Union[
-            Annotated[ToolAction, Tag("tool")],
-            Annotated[AskAction, Tag("ask")],
-            Annotated[ConfirmAction, Tag("confirm")],
-            Annotated[ReplyAction, Tag("reply")],
-            Annotated[RememberAction, Tag("remember")],
-            Annotated[SetStateAction, Tag("set_state")],
-            Annotated[HandoffAction, Tag("handoff")],
-        ],
+        Annotated[ToolAction, Tag("tool")] | Annotated[AskAction, Tag("ask")] | Annotated[ConfirmAction, Tag("confirm")] | Annotated[ReplyAction, Tag("reply")] | Annotated[RememberAction, Tag("remember")] | Annotated[SetStateAction, Tag("set_state")] | Annotated[HandoffAction, Tag("handoff")],
         Discriminator(_kind_of),
     ],
     BeforeValidator(_one_kind),
@@ -346,7 +348,7 @@ class Rule(_Model):
                 raise ValueError(f"fallback ({kind}) reads {{{{{'.'.join(path)}}}}}: no step has that id")
         return fallback
 
-    def model_post_init(self, __context: Any) -> None:
+    def model_post_init(self, context: Any, /) -> None:
         self._conditions = tuple(parse_condition(src) for src in self.conditions)
 
     @property
@@ -368,7 +370,7 @@ class RulePack(_Model):
     fallback: list[Action] = Field(default_factory=list)
 
     @model_validator(mode="after")
-    def _unique_ids(self) -> "RulePack":
+    def _unique_ids(self) -> RulePack:
         seen: dict[str, int] = {}
         for i, r in enumerate(self.rules):
             if r.rule_id in seen:

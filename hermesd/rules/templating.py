@@ -14,9 +14,10 @@ value raises :class:`MissingValue` naming the path and the first key that was ab
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from functools import lru_cache
+from typing import Any
 
 import orjson
 
@@ -35,7 +36,7 @@ __all__ = [
 
 #: names a template path may start with.
 TEMPLATE_ROOTS: tuple[str, ...] = ("role", "slots", "entities", "memory", "session", "steps")
-_PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}", re.S)
+_PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}", re.DOTALL)
 _PATH = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]+))*$")
 
 
@@ -75,12 +76,12 @@ class Template:
     whole: bool
 
     @classmethod
-    def parse(cls, source: str, roots: Sequence[str] = TEMPLATE_ROOTS) -> "Template":
+    def parse(cls, source: str, roots: Sequence[str] = TEMPLATE_ROOTS) -> Template:
         """Parse ``source``; :raises TemplateSyntaxError: bad path, unknown root, stray braces."""
         return _parse_cached(source, tuple(roots))
 
     @classmethod
-    def _parse(cls, source: str, roots: tuple[str, ...]) -> "Template":
+    def _parse(cls, source: str, roots: tuple[str, ...]) -> Template:
         parts: list[str | tuple[str, ...]] = []
         pos = 0
         for m in _PLACEHOLDER.finditer(source):

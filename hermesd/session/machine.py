@@ -26,21 +26,21 @@ the controller which of retry / degrade / handoff to send.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from types import MappingProxyType
-from typing import Mapping
 
 from .settings import SessionSettings
 
 __all__ = [
+    "TABLE",
+    "TIMEOUT_ACTIONS",
     "Event",
     "Limits",
     "Machine",
     "Refusal",
     "State",
-    "TABLE",
-    "TIMEOUT_ACTIONS",
     "Transition",
     "new_machine",
     "recovery",
@@ -141,7 +141,7 @@ class Limits:
     max_retries: int = 1
 
     @classmethod
-    def from_settings(cls, s: SessionSettings) -> "Limits":
+    def from_settings(cls, s: SessionSettings) -> Limits:
         """Timeouts from the ``session:`` section (ms fields converted to seconds)."""
         return cls(
             timeouts_s=MappingProxyType({

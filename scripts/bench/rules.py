@@ -24,18 +24,19 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from hermesd.rules import conditions, templating  # noqa: E402
-from hermesd.rules.engine import RuleEngine  # noqa: E402
-from hermesd.rules.loader import load_rules  # noqa: E402
-from hermesd.rules.model import Rule, RulePack  # noqa: E402
+from hermesd.rules import conditions, templating
+from hermesd.rules.engine import RuleEngine
+from hermesd.rules.loader import load_rules
+from hermesd.rules.model import Rule, RulePack
 
 RULES_PER_INTENT = 4
 CTX = {"role": "user", "slots": {"form": "resend"}, "memory": {"last_sent": {"doc": "quote"}},
@@ -114,8 +115,8 @@ def main() -> None:
         engine, scan = RuleEngine([pack]), LinearScan(pack)
         expected = engine.match(target, CTX).rule_id
         assert expected is not None and scan.match(target, CTX) == expected, (expected, scan.match(target, CTX))
-        t_index = per_call_us(lambda: engine.match(target, CTX), iterations, repeats)
-        t_scan = per_call_us(lambda: scan.match(target, CTX), iterations, repeats)
+        t_index = per_call_us(lambda e=engine, t=target: e.match(t, CTX), iterations, repeats)
+        t_scan = per_call_us(lambda s=scan, t=target: s.match(t, CTX), iterations, repeats)
         results.append((n, t_index))
         tried = len(engine.match(target, CTX).skipped) + 1
         print(f"{n:>6} {len(engine.intents):>8} {tried:>6} {t_index:>17.2f} {t_scan:>15.2f} {t_scan / t_index:>10.1f}x")

@@ -19,13 +19,14 @@ import gc
 import sys
 import time
 import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from hermesd.session.timers import DeadlineHeap  # noqa: E402
+from hermesd.session.timers import DeadlineHeap
 
 
 def _fill_heap(ids: list[str], now: float) -> DeadlineHeap:

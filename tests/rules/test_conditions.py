@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from hermesd.rules.conditions import MAX_DEPTH, And, Compare, ConditionError, Has, Not, Or, Path, parse
+from hermesd.rules.conditions import (
+    MAX_DEPTH,
+    And,
+    Compare,
+    ConditionError,
+    Has,
+    Not,
+    Or,
+    Path,
+    parse,
+)
 
 CTX = {
     "role": "user",
@@ -148,7 +158,7 @@ def test_values_are_not_python_objects_reachable_by_path():
     """A path indexes mappings and lists only: an object's attributes stay out of reach."""
     class Secret:
         token = "s3cret"
-        def __getitem__(self, k):  # noqa: ANN001 - a mapping look-alike that is not a Mapping
+        def __getitem__(self, k):
             return "leak"
     c = parse("memory.obj.token == 's3cret' or memory.obj.x == 'leak'")
     assert c({"memory": {"obj": Secret()}}) is False

@@ -96,7 +96,7 @@ def test_compensation_runs_undo_of_completed_steps_newest_first_then_fallback():
         "fallback": [reply("sorry")],
     }])
     plan = RuleEngine([p]).match("chain", ctx())
-    texts = lambda acts: [a.reply.en for a in acts]  # noqa: E731
+    texts = lambda acts: [a.reply.en for a in acts]
     assert texts(plan.compensation(0)) == ["sorry"]
     assert texts(plan.compensation(2)) == ["undo a", "sorry"]
     assert texts(plan.compensation(3)) == ["undo b1", "undo b2", "undo a", "sorry"]

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hermesd.rules.conditions import ConditionError, parse
 from hermesd.rules.templating import MissingValue, Template, TemplateSyntaxError

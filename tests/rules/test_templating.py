@@ -5,7 +5,14 @@ from __future__ import annotations
 import pytest
 
 from hermesd.errors import InputInvalid
-from hermesd.rules.templating import MissingValue, Template, TemplateSyntaxError, compile_value, paths_in, render
+from hermesd.rules.templating import (
+    MissingValue,
+    Template,
+    TemplateSyntaxError,
+    compile_value,
+    paths_in,
+    render,
+)
 
 CTX = {
     "role": "user",

@@ -8,7 +8,17 @@ import logging
 import pytest
 
 from hermesd.session.machine import (
-    TABLE, Event, Limits, Machine, Refusal, State, Transition, new_machine, recovery, restore, transition,
+    TABLE,
+    Event,
+    Limits,
+    Machine,
+    Refusal,
+    State,
+    Transition,
+    new_machine,
+    recovery,
+    restore,
+    transition,
 )
 from hermesd.session.settings import SessionSettings
 
