@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import threading
 import time
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
@@ -307,6 +308,8 @@ class RuleSource:
     current: LoadedRules | None = None
     last_error: RulePackError | None = None
     _seen: str | None = field(default=None, repr=False)
+    # poll (timer) and reload (SIGHUP, admin.reload) may run in two worker threads at once
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @property
     def engine(self) -> RuleEngine:
@@ -315,16 +318,20 @@ class RuleSource:
 
     def poll(self) -> bool:
         """Reload if the files' checksum changed since the last attempt. :return: True if a new pack set is in use."""
-        digest = checksum(Path(self.folder))
-        if digest == self._seen:
-            return False
-        return self.reload()
+        with self._lock:
+            if checksum(Path(self.folder)) == self._seen:
+                return False
+            return self._reload()
 
     def reload(self) -> bool:
         """Load now; on success swap :attr:`current`, on failure keep it and set :attr:`last_error`.
 
         :return: True when the new rules are in use. Never raises for a broken pack.
         """
+        with self._lock:
+            return self._reload()
+
+    def _reload(self) -> bool:
         t0 = time.perf_counter()
         try:
             loaded = load_rules(Path(self.folder), known_intents=self.known_intents, known_tools=self.known_tools)
