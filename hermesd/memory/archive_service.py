@@ -385,12 +385,16 @@ class ArchiveService(Subsystem):
             log.error("archive.token_unreadable", extra={"kv": {"token_file": self.upstream.token_file,
                                                                 "error": exc.strerror}})
             return
-        for i in range(0, len(todo), _CLAIM_BATCH):
-            if await self._upload_batch(todo[i:i + _CLAIM_BATCH], token, force, outcomes):
-                break
+        client = upstream.Client(self.upstream.timeout_s, self.upstream.max_bytes_per_s)
+        try:
+            for i in range(0, len(todo), _CLAIM_BATCH):
+                if await self._upload_batch(client, todo[i:i + _CLAIM_BATCH], token, force, outcomes):
+                    break
+        finally:
+            client.close()
         await self._apply_retention()
 
-    async def _upload_batch(self, batch: list[dict[str, Any]], token: str | None, force: bool,
+    async def _upload_batch(self, client: upstream.Client, batch: list[dict[str, Any]], token: str | None, force: bool,
                             outcomes: dict[str, int]) -> bool:
         """Claim ``batch`` in one commit, upload it in order; True if a retry stopped it early.
 
@@ -413,7 +417,7 @@ class ArchiveService(Subsystem):
             if stopped:
                 unattempted.append(row["id"])
                 continue
-            outcome = await self._upload_one(row, lease, token, marks)
+            outcome = await self._upload_one(client, row, lease, token, marks)
             outcomes[outcome] = outcomes.get(outcome, 0) + 1
             stopped = outcome == "retry" and not force  # the upstream is struggling: do not hammer it
         if unattempted:
@@ -427,13 +431,13 @@ class ArchiveService(Subsystem):
             log.info("archive.uploaded", extra={"kv": {**kv, "bytes": row["bytes"], "marked": changed}})
         return stopped
 
-    async def _upload_one(self, row: dict[str, Any], lease: str, token: str | None,
+    async def _upload_one(self, client: upstream.Client, row: dict[str, Any], lease: str, token: str | None,
                           marks: list[tuple[dict[str, Any], dict[str, Any], Any]]) -> str:
         assert self.l2 is not None
         rel = row["path"]
         t = upstream.target(self.upstream.url or "", self.upstream.device_id, rel)
         try:
-            result = await asyncio.to_thread(self._verify_and_put, row, t, token)
+            result = await asyncio.to_thread(self._verify_and_put, client, row, t, token)
         except l3.VolumeCorrupt as exc:
             await asyncio.to_thread(self._quarantine_file, rel)
             await self._finish(row["id"], lease, "quarantined", error=str(exc)[:200])
@@ -472,11 +476,11 @@ class ArchiveService(Subsystem):
             log.error("archive.upload_failed", extra={"kv": {**kv, "error": result.error}})
         return result.outcome
 
-    def _verify_and_put(self, row: dict[str, Any], t: upstream.Target, token: str | None) -> upstream.UploadResult:
+    def _verify_and_put(self, client: upstream.Client, row: dict[str, Any], t: upstream.Target,
+                        token: str | None) -> upstream.UploadResult:
         codec = self._codec(row["dict_id"])
         data = l3.verify_file(codec, self.root / row["path"], records=row["records"], sha256=row["sha256"])
-        return upstream.put(t, data, row["sha256"], token=token, timeout_s=self.upstream.timeout_s,
-                            max_bytes_per_s=self.upstream.max_bytes_per_s)
+        return client.put(t, data, row["sha256"], token=token)
 
     async def _finish(self, row_id: int, lease: str | None, state: str, **fields: Any) -> bool:
         assert self.l2 is not None

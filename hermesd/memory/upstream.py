@@ -36,7 +36,7 @@ from urllib.parse import quote, urlsplit
 
 import psutil
 
-__all__ = ["Target", "UploadResult", "backoff_s", "classify", "network_up", "put", "read_token", "target"]
+__all__ = ["Client", "Target", "UploadResult", "backoff_s", "classify", "network_up", "put", "read_token", "target"]
 
 _CHUNK_BYTES = 64 * 1024
 _MAX_REPLY_BYTES = 64 * 1024
@@ -172,22 +172,68 @@ def _retry_after(value: str | None) -> float | None:
         return None  # an HTTP-date: fall back to our own backoff
 
 
-def put(t: Target, data: bytes, sha256_hex: str, *, token: str | None, timeout_s: float,
-        max_bytes_per_s: int = 0) -> UploadResult:
-    """PUT ``data`` to ``t``; never raises for network trouble (it becomes ``retry``).
+class Client:
+    """PUTs over one kept-alive connection (HTTP/1.1 persistent connections, RFC 9112 §9.3).
 
-    :param sha256_hex: digest of ``data`` (Idempotency-Key and Content-Digest).
     :param timeout_s: socket timeout of connect, each send and the reply.
     :param max_bytes_per_s: body rate cap (0 = unlimited), sent in chunks with sleeps.
+
+    Used by one thread at a time; :meth:`close` when the pass ends. A PUT that
+    fails on a REUSED connection before any reply (the server closed it while
+    idle) is sent once more on a fresh one — PUT is idempotent (RFC 9110 §9.2.2).
     """
-    start = time.monotonic()
-    digest = base64.b64encode(bytes.fromhex(sha256_hex)).decode("ascii")
-    if t.scheme == "https":
-        conn: http.client.HTTPConnection = http.client.HTTPSConnection(
-            t.host, t.port, timeout=timeout_s, context=ssl.create_default_context())
-    else:
-        conn = http.client.HTTPConnection(t.host, t.port, timeout=timeout_s)
-    try:
+
+    def __init__(self, timeout_s: float, max_bytes_per_s: int = 0) -> None:
+        self.timeout_s = timeout_s
+        self.max_bytes_per_s = max_bytes_per_s
+        self._conn: http.client.HTTPConnection | None = None
+        self._origin: tuple[str, str, int] | None = None
+        self.connections = 0
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def _connection(self, t: Target) -> tuple[http.client.HTTPConnection, bool]:
+        origin = (t.scheme, t.host, t.port)
+        if self._conn is not None and self._origin == origin:
+            return self._conn, True
+        self.close()
+        if t.scheme == "https":
+            conn: http.client.HTTPConnection = http.client.HTTPSConnection(
+                t.host, t.port, timeout=self.timeout_s, context=ssl.create_default_context())
+        else:
+            conn = http.client.HTTPConnection(t.host, t.port, timeout=self.timeout_s)
+        self._conn, self._origin = conn, origin
+        self.connections += 1
+        return conn, False
+
+    def put(self, t: Target, data: bytes, sha256_hex: str, *, token: str | None) -> UploadResult:
+        """PUT ``data`` to ``t``; never raises for network trouble (it becomes ``retry``).
+
+        :param sha256_hex: digest of ``data`` (Idempotency-Key and Content-Digest).
+        :param token: bearer token or None.
+        """
+        start = time.monotonic()
+        for _ in range(2):
+            conn, reused = self._connection(t)
+            try:
+                return self._put_once(conn, t, data, sha256_hex, token, start)
+            except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError) as exc:
+                self.close()
+                if not reused:
+                    return UploadResult("retry", None, f"{type(exc).__name__}: {exc}"[:200], None,
+                                        time.monotonic() - start)
+            except (OSError, http.client.HTTPException) as exc:
+                # str(exc) of these never holds request headers, so no token can leak here
+                self.close()
+                return UploadResult("retry", None, f"{type(exc).__name__}: {exc}"[:200], None, time.monotonic() - start)
+        raise AssertionError("unreachable")
+
+    def _put_once(self, conn: http.client.HTTPConnection, t: Target, data: bytes, sha256_hex: str,
+                  token: str | None, start: float) -> UploadResult:
+        digest = base64.b64encode(bytes.fromhex(sha256_hex)).decode("ascii")
         conn.putrequest("PUT", t.path, skip_accept_encoding=True)
         conn.putheader("Content-Type", "application/zstd")
         conn.putheader("Content-Length", str(len(data)))
@@ -197,19 +243,26 @@ def put(t: Target, data: bytes, sha256_hex: str, *, token: str | None, timeout_s
         if token:
             conn.putheader("Authorization", f"Bearer {token}")
         conn.endheaders()
-        _send_body(conn, data, max_bytes_per_s)
+        _send_body(conn, data, self.max_bytes_per_s)
         resp = conn.getresponse()
-        resp.read(_MAX_REPLY_BYTES)
+        body = resp.read(_MAX_REPLY_BYTES + 1)
+        if resp.will_close or len(body) > _MAX_REPLY_BYTES:
+            self.close()
         status = resp.status
         outcome = classify(status)
         ra = _retry_after(resp.getheader("Retry-After")) if status in (429, 503) else None
         return UploadResult(outcome, status, "" if outcome == "ok" else f"HTTP {status} {resp.reason}"[:200],
                             ra, time.monotonic() - start)
-    except (OSError, http.client.HTTPException) as exc:
-        # str(exc) of these never holds request headers, so no token can leak here
-        return UploadResult("retry", None, f"{type(exc).__name__}: {exc}"[:200], None, time.monotonic() - start)
+
+
+def put(t: Target, data: bytes, sha256_hex: str, *, token: str | None, timeout_s: float,
+        max_bytes_per_s: int = 0) -> UploadResult:
+    """One PUT on its own connection (see :class:`Client`)."""
+    client = Client(timeout_s, max_bytes_per_s)
+    try:
+        return client.put(t, data, sha256_hex, token=token)
     finally:
-        conn.close()
+        client.close()
 
 
 def _send_body(conn: http.client.HTTPConnection, data: bytes, max_bytes_per_s: int) -> None:

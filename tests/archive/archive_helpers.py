@@ -5,7 +5,7 @@ repeated ``Idempotency-Key`` without storing again (like an object store with
 idempotency support; ``idempotency=False`` makes it a plain server that simply
 overwrites), and records every request. ``script(*modes)`` queues what the next
 PUTs do: ``"ok"``, an int status (``500``, ``429``, ``401`` …), ``"close_mid_body"``,
-``"drop"`` (close after the headers), ``("slow", seconds)``, ``("status", code, headers)``, ``"hang_before_body"``
+``"drop"`` (close after the headers), ``("slow", seconds)``, ``("status", code, headers)``, ``"ok_then_close"`` (reply, then close the kept-alive connection silently), ``"hang_before_body"``
 and ``"store_then_hang"`` (set ``self.hung`` and block until :meth:`release`).
 """
 
@@ -58,7 +58,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         up = self.server.owner
         mode = up.next_mode()
         headers = {k.lower(): v for k, v in self.headers.items()}
-        entry: dict[str, Any] = {"path": self.path, "headers": headers, "mode": mode, "status": None, "stored": False}
+        entry: dict[str, Any] = {"path": self.path, "headers": headers, "mode": mode, "status": None, "stored": False,
+                                 "client_port": self.client_address[1]}
         with up.lock:
             up.requests.append(entry)
         length = int(headers.get("content-length", "0"))
@@ -109,6 +110,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             return
         entry["status"] = entry["status"] or 201
         self._reply(entry["status"])
+        if mode == "ok_then_close":  # an idle keep-alive connection the server drops without notice
+            self.close_connection = True
 
 
 class _Server(http.server.ThreadingHTTPServer):

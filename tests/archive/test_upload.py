@@ -167,3 +167,18 @@ async def test_background_loop_uploads_after_archive(harness, server) -> None:
         await asyncio.sleep(0.02)
     assert list(server.objects) == ["/fleet/dev1/2025/11/29/s1.zst"]
 
+
+
+async def test_one_connection_per_pass_and_stale_connection_resent(harness, server) -> None:
+    svc = await harness.open(url=server.url, now_ms=now)
+    for i in range(3):
+        await svc.archive_session(f"s{i}", turns(f"s{i}"), audit(f"s{i}"))
+    assert await svc.run_pass() == {"ok": 3}
+    assert len({r["client_port"] for r in server.puts()}) == 1  # kept alive across the pass
+    for i in range(3, 5):
+        await svc.archive_session(f"s{i}", turns(f"s{i}"), audit(f"s{i}"))
+    server.script("ok_then_close")
+    assert await svc.run_pass() == {"ok": 2}
+    later = server.puts()[3:]
+    assert len(later) == 2 and later[0]["client_port"] != later[1]["client_port"]
+    assert len(server.objects) == 5
