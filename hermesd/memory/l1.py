@@ -24,7 +24,7 @@ Key = tuple[int, str, str]
 
 #: bytes charged per slot besides its data and key strings: the Slot object with its
 #: floats and ints, the key tuple and the OrderedDict entry (CPython 3.11, 64-bit;
-#: checked against tracemalloc in tests/memory/test_l1.py).
+#: checked against tracemalloc in tests/memory/test_memory_l1.py).
 SLOT_OVERHEAD_BYTES = 320
 
 
