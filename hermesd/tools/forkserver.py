@@ -49,7 +49,7 @@ import signal
 import socket
 import sys
 
-from . import worker
+from . import frames, worker
 
 PR_SET_PDEATHSIG = 1
 PR_SET_KEEPCAPS = 8
@@ -61,7 +61,7 @@ _LINUX_CAPABILITY_VERSION_3 = 0x20080522
 CLONE_NEWUSER = 0x10000000
 CLONE_NEWNET = 0x40000000
 MAX_CONTROL_BYTES = 1 << 20
-EXIT_SETUP = 75
+EXIT_SETUP = worker.EXIT_SETUP
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -173,6 +173,7 @@ class Server:
         self.netns_error = ""
         self.worker_uid: int | None = None
         self.worker_gid: int | None = None
+        self._child_fd_moved = False
 
     def send(self, obj: dict, fds: list[int] | None = None) -> None:
         data = json.dumps(obj, separators=(",", ":")).encode()
@@ -205,13 +206,15 @@ class Server:
             return
         if pid == 0:
             code = EXIT_SETUP
+            fd = child_end.detach()
             try:
                 parent_end.close()
-                self._child(child_end.detach(), network)
+                self._child(fd, network)
                 code = 0
-            except BaseException as exc:
+            except BaseException as exc:  # tell the daemon why on the worker's own socket, then leave
                 try:
-                    os.write(2, f"hermesd worker setup failed: {exc}\n".encode())
+                    frames.write_all(3 if self._child_fd_moved else fd, frames.encode(
+                        {"id": None, "setup_error": f"{type(exc).__name__}: {exc}"[:300]}))
                 except OSError:
                     pass
             finally:
@@ -241,6 +244,7 @@ class Server:
         if fd != 3:
             os.dup2(fd, 3)
             os.close(fd)
+        self._child_fd_moved = True
         os.closerange(4, 1 << 16)
         null = os.open(os.devnull, os.O_RDWR)
         for std in (0, 1, 2):
@@ -339,7 +343,11 @@ class Server:
                     msg = json.loads(data)
                     op = msg.get("op")
                     if op == "init":
-                        self.setup(msg)
+                        try:
+                            self.setup(msg)
+                        except Exception as exc:  # e.g. no such worker_user: say so, then stop
+                            self.send({"op": "init_failed", "error": f"{type(exc).__name__}: {exc}"[:500]})
+                            return 1
                     elif op == "spawn":
                         self.spawn(int(msg["worker_id"]), bool(msg.get("network")))
                     elif op == "stop":

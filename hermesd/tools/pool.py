@@ -49,6 +49,9 @@ KILL_GRACE_S = 0.5
 START_TIMEOUT_S = 30.0
 SPAWN_RETRY_S = 0.2
 RESTART_PAUSE_S = 0.05
+SETUP_BACKOFF_S = 0.1
+SETUP_BACKOFF_MAX_S = 10.0
+SETUP_FAILURES_AT_START = 3
 OOM_RSS_FRACTION = 0.9
 _HEADER = frames.HEADER
 
@@ -128,6 +131,8 @@ class Pool:
         self._strength_waiters: list[asyncio.Future] = []
         self._net_ids: set[int] = set()
         self._draining = False
+        self._setup_failures = 0
+        self.setup_error = ""
 
     # ---- life cycle -------------------------------------------------------------------------
 
@@ -169,7 +174,11 @@ class Pool:
         self._send(self._init)
         try:
             self.ready = await asyncio.wait_for(self._ready_fut, START_TIMEOUT_S)
-        except asyncio.TimeoutError:
+        except (asyncio.TimeoutError, RuntimeError) as exc:
+            self._running = False
+            await self.stop()
+            if isinstance(exc, RuntimeError):
+                raise
             raise RuntimeError("tool fork server did not start within 30 s") from None
         log.info("tool fork server ready", extra={"kv": {
             "pid": self.ready["pid"], "worker_uid": self.ready["uid"], "netns": self.ready["netns"]}})
@@ -388,6 +397,10 @@ class Pool:
             except orjson.JSONDecodeError:
                 self._garbage(w, "frame is not JSON")
                 return
+            if isinstance(msg, dict) and "setup_error" in msg:
+                self.setup_error = str(msg["setup_error"])
+                log.error("tool worker setup failed", extra={"kv": {"pid": w.pid, "error": self.setup_error}})
+                continue
             if not isinstance(msg, dict) or msg.get("id") != w.req_id or w.pending is None or w.pending.done():
                 self._garbage(w, "unexpected frame")
                 return
@@ -401,6 +414,7 @@ class Pool:
         fut = w.pending
         assert fut is not None
         w.calls += 1
+        self._setup_failures = 0
         rss = int(msg.get("rss_kb") or 0)
         if not w.first_rss_kb:
             w.first_rss_kb = rss
@@ -492,6 +506,9 @@ class Pool:
             if op == "ready":
                 if self._ready_fut is not None and not self._ready_fut.done():
                     self._ready_fut.set_result(msg)
+            elif op == "init_failed":
+                if self._ready_fut is not None and not self._ready_fut.done():
+                    self._ready_fut.set_exception(RuntimeError(f"tool fork server failed: {msg.get('error')}"))
             elif op == "spawned":
                 self._on_spawned(msg, fds)
             elif op == "spawn_failed":
@@ -537,6 +554,15 @@ class Pool:
         if fut is not None and not fut.done():
             self._fail(w, self._classify(w, msg))
         self.respawns += 1
+        if msg.get("exit_code") == worker_mod.EXIT_SETUP:
+            # a worker that cannot even start will not start next time either: back off, do not fork-storm
+            self._setup_failures += 1
+            delay = min(SETUP_BACKOFF_MAX_S, SETUP_BACKOFF_S * 2 ** (self._setup_failures - 1))
+            for fut in self._strength_waiters:
+                if not fut.done() and self._setup_failures >= SETUP_FAILURES_AT_START:
+                    fut.set_exception(RuntimeError(f"tool workers fail to start: {self.setup_error or 'exit 75'}"))
+            self._loop.call_later(delay, self._top_up)  # type: ignore[union-attr]
+            return
         self._top_up()
 
     def _close(self, w: _Worker) -> None:
@@ -571,6 +597,12 @@ class Pool:
         self._loop.remove_reader(self._ctrl.fileno())
         self._ctrl.close()
         self._ctrl = None
+        if self._ready_fut is not None and not self._ready_fut.done():
+            # it died before it was ready: starting again would fail the same way
+            self._ready_fut.set_exception(RuntimeError("tool fork server exited during start-up"))
+            if self._proc is not None:
+                self._proc.poll()
+            return
         for w in list(self._workers.values()):
             self._fail(w, ToolCrashed("tool fork server died", data={"pid": w.pid}))
             w.dead = True

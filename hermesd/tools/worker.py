@@ -44,10 +44,11 @@ from typing import Any, Callable
 
 from . import frames
 
-__all__ = ["EXIT_OOM", "EXIT_TIMEOUT", "serve"]
+__all__ = ["EXIT_OOM", "EXIT_SETUP", "EXIT_TIMEOUT", "serve"]
 
 EXIT_TIMEOUT = 70
 EXIT_OOM = 71
+EXIT_SETUP = 75  # the fork server's child failed before serving (namespace, capabilities, limits)
 MAX_REQUEST_BYTES = 1 << 20
 RETIRE_FRACTION = 0.75
 AS_SLACK_BYTES = 256 << 20

@@ -101,3 +101,14 @@ async def test_reload_lets_running_calls_finish(fixture_service):
             break
         await asyncio.sleep(0.02)
     assert _state(old_server) == "gone"
+
+
+async def test_start_fails_fast_and_clean_when_workers_cannot_be_made(state_dir):
+    if os.geteuid() != 0:
+        pytest.skip("worker_user only applies when the daemon runs as root")
+    import time
+
+    t0 = time.monotonic()
+    with pytest.raises(RuntimeError, match="no-such-user-hermesd"):
+        await start_service(FIXTURES, state_dir, worker_user="no-such-user-hermesd")
+    assert time.monotonic() - t0 < 5
