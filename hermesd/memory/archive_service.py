@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import hashlib
 import logging
 import os
 import random
@@ -229,6 +230,10 @@ class ArchiveService(Subsystem):
             await self.l2.awrite(l3_schema.insert, meta)
         finally:
             self._reserved.discard(rel)
+        if meta.get("state") == "quarantined":
+            self.quarantined.inc(meta["reason"])
+            log.error("archive.quarantined", extra={"kv": {"path": rel, "reason": meta["reason"], "read_back": True}})
+            raise HermesError(f"archive volume {rel} failed its read-back check: {meta['last_error']}")
         self.archived.inc()
         log.info("archive.written", extra={"kv": {"path": rel, "records": meta["records"], "bytes": meta["bytes"]}})
         await self._enforce_budget()
@@ -260,14 +265,14 @@ class ArchiveService(Subsystem):
             path = l3.write_atomic(self.root, rel, vol.data)
         except OSError as exc:
             raise HermesError(f"cannot write archive volume {rel}: {exc.strerror or exc}") from None
+        meta = {"path": rel, "session_id": session_id, "sha256": vol.sha256, "bytes": len(vol.data),
+                "records": vol.records, "dict_id": codec.dict_id, "created_ms": now}
         try:  # read back what the disk holds, not what we meant to write
             l3.verify_file(codec, path, records=vol.records, sha256=vol.sha256)
         except l3.VolumeCorrupt as exc:
             self._quarantine_file(rel)
-            self.quarantined.inc(exc.reason)
-            raise HermesError(f"archive volume {rel} failed its read-back check: {exc}") from None
-        return {"path": rel, "session_id": session_id, "sha256": vol.sha256, "bytes": len(vol.data),
-                "records": vol.records, "dict_id": codec.dict_id, "created_ms": now}
+            meta.update(state="quarantined", last_error=str(exc)[:200], reason=exc.reason)
+        return meta
 
     # -- crash recovery ----------------------------------------------------------------
 
@@ -277,16 +282,32 @@ class ArchiveService(Subsystem):
             log.warning("archive.temp_removed", extra={"kv": {"path": str(tmp.relative_to(self.root))}})
 
     async def _adopt_orphans(self) -> int:
-        """Volumes on disk without a manifest row (a crash after rename, before the insert)."""
+        """Reconcile the folder with the manifest after a crash.
+
+        A volume without a row (crash after its rename, before the insert) is
+        verified against its own header and adopted as ``pending``, or quarantined
+        with a ``quarantined`` row (so the budget still counts it). A file whose
+        row says it was deleted (an unlink the crash undid) is deleted again.
+        """
         assert self.l2 is not None
-        known = {r["path"] for r in await self.l2.aread(l3_schema.rows)}
+        rows = {r["path"]: r for r in await self.l2.aread(l3_schema.rows)}
         found = await asyncio.to_thread(self._scan)
+        stale = [self.root / rel for rel in found if rel in rows and not rows[rel]["local"]
+                 and rows[rel]["state"] in ("uploaded", "dropped")]
+        if stale:
+            await asyncio.to_thread(l3.remove_files, stale)
         adopted = 0
-        for rel in sorted(set(found) - known):
+        for rel in sorted(set(found) - set(rows)):
+            path = self.root / rel
             try:
-                header, vol = await asyncio.to_thread(l3.read_header, self._codec(None), self.root / rel)
+                header, vol = await asyncio.to_thread(l3.read_header, self._codec(None), path)
             except l3.VolumeCorrupt as exc:
+                data = await asyncio.to_thread(path.read_bytes)
                 await asyncio.to_thread(self._quarantine_file, rel)
+                await self.l2.awrite(l3_schema.insert, {
+                    "path": rel, "session_id": path.name.split(".")[0], "sha256": hashlib.sha256(data).hexdigest(),
+                    "bytes": len(data), "records": 0, "dict_id": 0, "created_ms": self.now_ms(),
+                    "state": "quarantined", "last_error": str(exc)[:200]})
                 self.quarantined.inc(exc.reason)
                 log.error("archive.quarantined", extra={"kv": {"path": rel, "reason": exc.reason, "orphan": True}})
                 continue

@@ -6,7 +6,7 @@ import socket
 from datetime import date
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from ..config import Section
 
@@ -76,3 +76,10 @@ class UpstreamSettings(Section):
     backoff_base_s: float = Field(2.0, gt=0)
     backoff_max_s: float = Field(600.0, gt=0)
     device_id: str = Field(default_factory=default_device_id, pattern=r"^[A-Za-z0-9._-]{1,128}$")
+
+    @field_validator("url")
+    @classmethod
+    def _http_url(cls, v: str | None) -> str | None:
+        if v is not None and not (v.startswith("http://") or v.startswith("https://")):
+            raise ValueError("must be an http:// or https:// URL (or null to disable uploads)")
+        return v

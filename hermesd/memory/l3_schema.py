@@ -60,16 +60,17 @@ def ensure(conn: sqlite3.Connection) -> None:
 
 
 def insert(conn: sqlite3.Connection, meta: dict[str, Any]) -> int:
-    """Add a verified volume as ``pending``; returns its id.
+    """Add a volume (verified: ``pending``; failed its check: ``quarantined``); returns its id.
 
-    :param meta: ``path, session_id, sha256, bytes, records, dict_id, created_ms``.
+    :param meta: ``path, session_id, sha256, bytes, records, dict_id, created_ms``, and
+        optionally ``state`` (default ``pending``) and ``last_error``.
     :raises sqlite3.IntegrityError: the path already has a row.
     """
     cur = conn.execute(
-        "INSERT INTO l3_manifest (path, session_id, sha256, bytes, records, dict_id, created_ms) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO l3_manifest (path, session_id, sha256, bytes, records, dict_id, created_ms, state, last_error) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (meta["path"], meta["session_id"], meta["sha256"], meta["bytes"], meta["records"], meta["dict_id"],
-         meta["created_ms"]))
+         meta["created_ms"], meta.get("state", "pending"), meta.get("last_error")))
     return int(cur.lastrowid or 0)
 
 

@@ -111,9 +111,11 @@ async def test_bad_input_is_refused(harness) -> None:
     assert await _rows(svc) == [] and list(svc.root.rglob("*.zst")) == []
 
 
-async def test_crash_leftovers_are_cleaned_adopted_or_quarantined(harness, raw_logs) -> None:
-    svc = await harness.open(now_ms=Wall(NOW_MS))
+async def test_crash_leftovers_are_cleaned_adopted_or_quarantined(harness, server, raw_logs) -> None:
+    svc = await harness.open(url=server.url, now_ms=Wall(NOW_MS))
     root = svc.root
+    gone = await svc.archive_session("gone", turns("g"), audit("g"))
+    assert await svc.run_pass() == {"ok": 1} and not gone.exists()
     await harness.close(svc)
     codec = l3.Codec(3)
     # renamed into place but the manifest insert never committed
@@ -124,12 +126,16 @@ async def test_crash_leftovers_are_cleaned_adopted_or_quarantined(harness, raw_l
     # something that is not a whole volume
     bad = l3.encode_volume(codec, "bad", turns("b"), [], NOW_MS).data[:-5]
     (root / "2025/11/28/bad.zst").write_bytes(bad)
+    # an unlink after upload that the crash undid
+    gone.write_bytes(b"resurrected")
     svc = await harness.open(now_ms=Wall(NOW_MS))
-    rows = await _rows(svc)
-    assert [(r["path"], r["state"], r["records"]) for r in rows] == [("2025/11/28/orphan.zst", "pending", 9)]
-    assert not tmp.exists()
+    rows = {r["path"]: r for r in await _rows(svc)}
+    assert rows["2025/11/28/orphan.zst"]["state"] == "pending" and rows["2025/11/28/orphan.zst"]["records"] == 9
+    assert rows["2025/11/28/bad.zst"]["state"] == "quarantined" and rows["2025/11/28/bad.zst"]["bytes"] == len(bad)
+    assert not tmp.exists() and not gone.exists()
     assert (root / "quarantine/2025/11/28/bad.zst").exists() and not (root / "2025/11/28/bad.zst").exists()
     assert len(raw_logs.events("archive.adopted")) == 1
+    assert svc.status()["local_bytes"] == rows["2025/11/28/orphan.zst"]["bytes"] + len(bad)
 
 
 async def test_stale_lease_released_at_start_and_on_expiry(harness, server) -> None:
