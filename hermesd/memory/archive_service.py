@@ -21,16 +21,19 @@ the manifest is the ``l3_manifest`` table in the memory subsystem's L2 file.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import hashlib
 import logging
 import os
 import random
 import secrets
+import sqlite3
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -42,7 +45,7 @@ from . import l3, l3_schema, upstream
 from .archive_settings import ArchiveSettings, UpstreamSettings
 from .l2 import L2Store
 
-__all__ = ["ArchiveService", "ARCHIVE_DIRNAME"]
+__all__ = ["ARCHIVE_DIRNAME", "ArchiveService"]
 
 log = logging.getLogger("hermesd.archive")
 ARCHIVE_DIRNAME = "archive"
@@ -173,10 +176,8 @@ class ArchiveService(Subsystem):
     async def stop(self) -> None:
         if self._task is not None:
             self._task.cancel()
-            try:
+            with contextlib.suppress(asyncio.CancelledError):
                 await self._task
-            except (asyncio.CancelledError, Exception):
-                pass
             self._task = None
 
     async def reload(self, config: Any) -> None:
@@ -357,7 +358,7 @@ class ArchiveService(Subsystem):
             self._wake.clear()
             try:
                 await asyncio.wait_for(self._wake.wait(), delay)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
 
     async def run_pass(self, *, force: bool = False) -> dict[str, int]:
@@ -446,7 +447,7 @@ class ArchiveService(Subsystem):
         for row, kv, fut in marks:
             try:
                 changed = await asyncio.wrap_future(fut)
-            except Exception as exc:  # stays "uploading" until its lease expires, then is PUT again
+            except (HermesError, sqlite3.Error) as exc:  # stays "uploading" until its lease expires, then PUT again
                 log.error("archive.mark_failed", extra={"kv": {"path": row["path"], "error": str(exc)}})
                 continue
             log.info("archive.uploaded", extra={"kv": {**kv, "bytes": row["bytes"], "marked": changed}})

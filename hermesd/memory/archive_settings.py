@@ -80,6 +80,6 @@ class UpstreamSettings(Section):
     @field_validator("url")
     @classmethod
     def _http_url(cls, v: str | None) -> str | None:
-        if v is not None and not (v.startswith("http://") or v.startswith("https://")):
+        if v is not None and not v.startswith(("http://", "https://")):
             raise ValueError("must be an http:// or https:// URL (or null to disable uploads)")
         return v

@@ -25,17 +25,37 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import orjson
 import zstandard
 
-__all__ = ["FORMAT", "UNSYNCED", "QUARANTINE", "Codec", "Volume", "VolumeCorrupt", "clock_plausible",
-           "encode_volume", "frame_dict_id", "move_atomic", "plan_budget", "read_header", "relative_path", "remove_file", "remove_files",
-           "temp_files", "train_dictionary", "verify", "verify_file", "write_atomic"]
+__all__ = [
+    "FORMAT",
+    "QUARANTINE",
+    "UNSYNCED",
+    "Codec",
+    "Volume",
+    "VolumeCorrupt",
+    "clock_plausible",
+    "encode_volume",
+    "frame_dict_id",
+    "move_atomic",
+    "plan_budget",
+    "read_header",
+    "relative_path",
+    "remove_file",
+    "remove_files",
+    "temp_files",
+    "train_dictionary",
+    "verify",
+    "verify_file",
+    "write_atomic",
+]
 
 FORMAT = "hermesd-l3"
 #: folder for volumes written while the wall clock was implausible (before ``clock_floor``).
@@ -179,7 +199,7 @@ def frame_dict_id(data: bytes) -> int:
 
 def clock_plausible(now_ms: int, floor: date) -> bool:
     """True when the wall clock is at or after ``floor`` (UTC midnight); an RTC-less device boots in 1970."""
-    return now_ms >= int(datetime(floor.year, floor.month, floor.day, tzinfo=timezone.utc).timestamp() * 1000)
+    return now_ms >= int(datetime(floor.year, floor.month, floor.day, tzinfo=UTC).timestamp() * 1000)
 
 
 def relative_path(session_id: str, now_ms: int, floor: date, n: int = 0) -> str:
@@ -187,7 +207,7 @@ def relative_path(session_id: str, now_ms: int, floor: date, n: int = 0) -> str:
     name = f"{session_id}.zst" if n == 0 else f"{session_id}.{n}.zst"
     if not clock_plausible(now_ms, floor):
         return f"{UNSYNCED}/{name}"
-    day = datetime.fromtimestamp(now_ms / 1000, tz=timezone.utc)
+    day = datetime.fromtimestamp(now_ms / 1000, tz=UTC)
     return f"{day:%Y/%m/%d}/{name}"
 
 

@@ -15,8 +15,20 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-__all__ = ["DDL", "STATES", "claim", "ensure", "insert", "finish", "release_expired", "rows", "set_local_gone", "summary", "summary_empty",
-           "unclaim"]
+__all__ = [
+    "DDL",
+    "STATES",
+    "claim",
+    "ensure",
+    "finish",
+    "insert",
+    "release_expired",
+    "rows",
+    "set_local_gone",
+    "summary",
+    "summary_empty",
+    "unclaim",
+]
 
 STATES = ("pending", "uploading", "uploaded", "failed", "quarantined", "dropped")
 

@@ -33,8 +33,9 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import orjson
 import zstandard
@@ -42,10 +43,10 @@ import zstandard
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from hermesd.memory import l3, upstream  # noqa: E402
-from hermesd.memory.archive_service import ArchiveService  # noqa: E402
-from hermesd.memory.archive_settings import ArchiveSettings, UpstreamSettings  # noqa: E402
-from hermesd.memory.l2 import L2Store  # noqa: E402
+from hermesd.memory import l3, upstream
+from hermesd.memory.archive_service import ArchiveService
+from hermesd.memory.archive_settings import ArchiveSettings, UpstreamSettings
+from hermesd.memory.l2 import L2Store
 
 DATA = ROOT / ".." / "shared" / "data"
 SOURCES = ("crosswoz/crosswoz_turns.jsonl", "multiwoz_zh/multiwoz_zh_turns.jsonl", "sgd/sgd_turns.jsonl")
@@ -132,10 +133,11 @@ def compression(sessions: list[tuple[str, list[dict[str, Any]]]], quick: bool) -
         codec = l3.Codec(level, d)
         blobs = [codec.compress(r) for r in raws]
         size = sum(map(len, blobs))
-        c_s = timed(lambda: [codec.compress(r) for r in raws])
+        c_s = timed(lambda codec=codec: [codec.compress(r) for r in raws])
         shas = [hashlib.sha256(b).hexdigest() for b in blobs]
         lines = [r.count(b"\n") - 1 for r in raws]
-        v_s = timed(lambda: [l3.verify(codec, b, records=n, sha256=s) for b, n, s in zip(blobs, lines, shas)])
+        v_s = timed(lambda codec=codec, blobs=blobs, lines=lines, shas=shas:
+                    [l3.verify(codec, b, records=n, sha256=s) for b, n, s in zip(blobs, lines, shas, strict=True)])
         name = f"zstd -{level}" + (" +dict" if d else "")
         print(f"{name:<22}{size:>10}{raw_total / size:>7.2f}{gz_sizes / size:>9.2f}{mb / c_s:>11.1f}"
               f"{gz_c / c_s:>9.2f}{mb / v_s:>13.1f}{gz_d / v_s:>9.2f}")

@@ -18,8 +18,9 @@ import socket
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 TOKEN = "s3cr3t-t0ken-9f8e7d"
 
@@ -42,9 +43,9 @@ def audit(session: str, n: int = 3) -> list[dict[str, Any]]:
 
 class _Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
-    server: "_Server"
+    server: _Server
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - keep pytest output clean
+    def log_message(self, format: str, *args: Any) -> None:
         pass
 
     def _reply(self, status: int, extra: dict[str, str] | None = None) -> None:
@@ -117,7 +118,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 class _Server(http.server.ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
-    owner: "UpstreamServer"
+    owner: UpstreamServer
 
 
 class UpstreamServer:

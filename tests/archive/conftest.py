@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import logging
 import random
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
-from typing import Any, AsyncIterator, Iterator
+from typing import Any
 
 import pytest
 from archive_helpers import TOKEN, UpstreamServer

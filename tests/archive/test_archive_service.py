@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pydantic
 import pytest
 from archive_helpers import audit, turns
 
@@ -171,7 +172,7 @@ async def test_admin_archive_method(harness, server) -> None:
     for line in ('hermes_archive_files{state="uploaded"} 1', 'hermes_archive_uploads_total{outcome="ok"} 1',
                  "hermes_archive_last_success_timestamp_seconds 1764400000"):
         assert line in text
-    with pytest.raises(Exception):
+    with pytest.raises(pydantic.ValidationError):
         method.params_model(action="delete")
 
 

@@ -5,7 +5,11 @@ from __future__ import annotations
 import pydantic
 import pytest
 
-from hermesd.memory.archive_settings import ArchiveSettings, UpstreamSettings, default_device_id
+from hermesd.memory.archive_settings import (
+    ArchiveSettings,
+    UpstreamSettings,
+    default_device_id,
+)
 
 
 def test_defaults_run_with_no_config() -> None:

@@ -17,11 +17,11 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from archive_helpers import audit, turns  # noqa: E402
+from archive_helpers import audit, turns
 
-from hermesd.memory.archive_service import ArchiveService  # noqa: E402
-from hermesd.memory.archive_settings import ArchiveSettings, UpstreamSettings  # noqa: E402
-from hermesd.memory.l2 import L2Store  # noqa: E402
+from hermesd.memory.archive_service import ArchiveService
+from hermesd.memory.archive_settings import ArchiveSettings, UpstreamSettings
+from hermesd.memory.l2 import L2Store
 
 
 class Raw(logging.Handler):
