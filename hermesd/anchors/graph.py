@@ -9,8 +9,10 @@ with an in-memory index. Resolution of a mention, in order:
 2. the alias index (directory names, address forms, learnt aliases);
 3. the directory tool, if one is configured, called with a deadline;
 4. fuzzy match within the type: same surname with another title (张总 → the 张s),
-   or a close spelling (``difflib`` ratio ≥ 0.8: "Jon Smith");
-5. several candidates left → ``ambiguous`` with the candidates, for the session to ask;
+   or a close spelling (``difflib`` ratio ≥ 0.8: "Jon Smith"; a linear scan of the
+   aliases, fine for a device's directory of hundreds of people);
+5. several candidates left → ``ambiguous`` with (at most 8 of) the candidates, for the
+   session to ask;
 6. none, but the mention came with context (email, dept) → a new anchor is created;
 7. otherwise ``unresolved``: the raw text passes through marked 【张工】 — never an error.
 
@@ -39,6 +41,8 @@ log = logging.getLogger("hermesd.anchors")
 #: ``lookup(mention) -> [Person]``: an external directory (e.g. a directory tool).
 DirectoryLookup = Callable[[str], Awaitable[list[Person]]]
 FUZZY_RATIO = 0.8
+#: most candidates offered for a clarification question (a longer list is not a question).
+MAX_CANDIDATES = 8
 
 
 @dataclass(slots=True)
@@ -205,7 +209,8 @@ class AnchorGraph:
                 return self._resolved(mention, found[0], via, session_id)
             if len(found) > 1:
                 cands = [{"anchor_id": a.anchor_id, "display": a.display, "dept": a.attributes.get("dept", ""),
-                          "title": a.attributes.get("title", "")} for a in sorted(found, key=lambda a: a.anchor_id)]
+                          "title": a.attributes.get("title", "")}
+                         for a in sorted(found, key=lambda a: a.anchor_id)[:MAX_CANDIDATES]]
                 log.info("anchor ambiguous", extra={"kv": {"mention": mention, "candidates": len(cands)}})
                 return Resolution(mention, "ambiguous", None, cands, f"【{mention}】", via)
         if ctx.get("email") or ctx.get("dept"):
