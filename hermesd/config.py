@@ -153,6 +153,7 @@ class LoggingSettings(Section):
 # imports must come after it is defined.
 from .memory.settings import MemorySettings  # noqa: E402
 from .nlu.settings import NluSettings  # noqa: E402
+from .session.settings import SessionSettings  # noqa: E402
 from .tools.settings import ToolsSettings  # noqa: E402
 
 
@@ -166,6 +167,7 @@ class HermesConfig(Section):
     nlu: NluSettings = NluSettings()
     memory: MemorySettings = MemorySettings()
     tools: ToolsSettings = ToolsSettings()
+    session: SessionSettings = SessionSettings()
 
     @field_validator("*", mode="before")
     @classmethod

@@ -44,9 +44,10 @@ def build_subsystems(cfg: HermesConfig) -> list[list[Subsystem]]:
     """
     from .memory.service import MemoryService
     from .nlu.service import NluSubsystem
+    from .session.service import SessionService
     from .tools.service import ToolsService
 
-    return [[MemoryService()], [NluSubsystem(), ToolsService()]]
+    return [[MemoryService()], [NluSubsystem(), ToolsService()], [SessionService()]]
 
 
 def _link(subsystems: dict[str, Subsystem]) -> None:

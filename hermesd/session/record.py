@@ -1,0 +1,107 @@
+"""One session's data (the controller's unit of state) and its L2 row.
+
+A session is owned by the uid that opened it. ``machine`` is the state machine
+snapshot (:mod:`.machine`); ``slots`` are the form's filled slots by slot name;
+``vars`` are ``set_state`` variables (``session.<name>`` in rules); ``pending`` is a
+plan suspended at an ``ask`` or ``confirm`` step, to be resumed by the next turn.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from .machine import Machine, State
+
+__all__ = ["Session", "new_session_id"]
+
+_B62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+_RANDOM_CHARS = 17  # 62**17 ≈ 2**101: at least 96 random bits
+
+
+def _b62(n: int, width: int) -> str:
+    out = []
+    for _ in range(width):
+        n, r = divmod(n, 62)
+        out.append(_B62[r])
+    return "".join(reversed(out))
+
+
+def new_session_id(now_ms: int | None = None) -> str:
+    """``<8 chars of ms time><17 random chars>``, base62: sortable by creation, unguessable.
+
+    The prefix orders ids by creation time (like ULID, https://github.com/ulid/spec);
+    the suffix comes from :mod:`secrets` (≥ 96 bits), so ids are not an existence oracle.
+    """
+    ms = int(time.time() * 1000) if now_ms is None else now_ms
+    return _b62(ms, 8) + "".join(secrets.choice(_B62) for _ in range(_RANDOM_CHARS))
+
+
+@dataclass(slots=True)
+class Session:
+    """A live session. Times are integer ms since the epoch (wall clock) unless named ``_mono``."""
+
+    session_id: str
+    uid: int
+    role: str
+    machine: Machine
+    created_ms: int
+    updated_ms: int
+    expires_ms: int
+    user: str | None = None
+    locale: str | None = None
+    tz: str | None = None
+    channel: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    slots: dict[str, Any] = field(default_factory=dict)
+    vars: dict[str, Any] = field(default_factory=dict)
+    pending: dict[str, Any] | None = None
+    executing: dict[str, Any] | None = None
+    history: list[dict[str, Any]] = field(default_factory=list)
+    last_trace: dict[str, Any] | None = None
+    turns: int = 0
+    interrupted: bool = False
+    closed: bool = False
+    busy: bool = False
+    busy_since_mono: float = 0.0
+
+    @property
+    def state(self) -> State:
+        return self.machine.state
+
+    def summary(self) -> dict[str, Any]:
+        """What ``session.get`` / ``session.list`` show."""
+        return {"session_id": self.session_id, "state": self.machine.state.value, "version": self.machine.version,
+                "uid": self.uid, "user": self.user, "locale": self.locale, "tz": self.tz, "channel": self.channel,
+                "created_ms": self.created_ms, "updated_ms": self.updated_ms, "expires_ms": self.expires_ms,
+                "turns": self.turns, "slots": self.slots, "vars": self.vars, "interrupted": self.interrupted,
+                "executing": self.executing,
+                "pending": None if self.pending is None else {k: self.pending.get(k) for k in ("kind", "intent", "slot",
+                                                                                                "card")}}
+
+    def to_row(self) -> dict[str, Any]:
+        """The L2 ``sessions`` row (``data`` holds everything but the indexed columns)."""
+        return {"session_id": self.session_id, "uid": self.uid, "state": self.machine.state.value,
+                "version": self.machine.version, "updated_ms": self.updated_ms, "expires_ms": self.expires_ms,
+                "data": {"role": self.role, "user": self.user, "locale": self.locale, "tz": self.tz,
+                         "channel": self.channel, "metadata": self.metadata, "slots": self.slots, "vars": self.vars,
+                         "pending": self.pending, "executing": self.executing, "history": self.history[-20:], "turns": self.turns,
+                         "created_ms": self.created_ms, "interrupted": self.interrupted,
+                         "failures": self.machine.failures, "last_trace": self.last_trace}}
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> "Session":
+        """Rebuild from an L2 row; the machine's deadline is re-armed by the caller."""
+        d = row.get("data") or {}
+        machine = Machine(row["session_id"], state=State(row["state"]), version=int(row["version"]),
+                          failures=int(d.get("failures", 0)))
+        return cls(session_id=row["session_id"], uid=int(row["uid"]), role=d.get("role", "user"), machine=machine,
+                   created_ms=int(d.get("created_ms", row["updated_ms"])), updated_ms=int(row["updated_ms"]),
+                   expires_ms=int(row.get("expires_ms") or row["updated_ms"]), user=d.get("user"),
+                   locale=d.get("locale"), tz=d.get("tz"), channel=d.get("channel"), metadata=d.get("metadata") or {},
+                   slots=d.get("slots") or {}, vars=d.get("vars") or {}, pending=d.get("pending"),
+                   executing=d.get("executing"),
+                   history=d.get("history") or [], last_trace=d.get("last_trace"), turns=int(d.get("turns", 0)),
+                   interrupted=bool(d.get("interrupted", False)))

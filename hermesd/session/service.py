@@ -1,0 +1,259 @@
+"""The session subsystem: ``session.*`` methods, the one timer task, rule hot reload, restore.
+
+Methods (admin and user; a session belongs to the uid that opened it, anyone else
+gets ``SESSION_NOT_FOUND``; admin may list and read every session):
+
+- ``session.open {user?, locale?, tz?, channel?, metadata?}`` → ``{session_id, state, version, offer?}``
+- ``session.turn {session_id, text, message_id?, reference_time?}`` → ``{reply: {text, card?}, state,
+  version, intent, entities, actions, path, trace_id, timings_ms}``
+- ``session.confirm {session_id, accept | choice, message_id?}`` → same as a turn
+- ``session.get {session_id}``, ``session.trace {session_id}``, ``session.close {session_id}``, ``session.list``
+
+One asyncio task serves every session's deadlines (a heap, not a task or timer
+per session), the TTL sweep and the rule-file poll (checksum, ``poll_interval_ms``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from datetime import datetime
+from typing import Any, Literal
+from zoneinfo import ZoneInfo
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from ..errors import InputInvalid
+from ..protocol import CallContext, Method
+from ..rules.loader import RuleSource
+from ..subsystem import DaemonContext, Subsystem
+from .controller import Controller
+from .settings import SessionSettings, resolve_rules_dir
+
+__all__ = ["SessionService"]
+
+log = logging.getLogger("hermesd.session")
+_ALL = frozenset({"admin", "user"})
+_SID = Field(min_length=8, max_length=64, pattern=r"^[0-9A-Za-z]+$")
+
+
+class _P(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class OpenParams(_P):
+    user: str | None = Field(None, max_length=128)
+    locale: Literal["zh", "en"] | None = None
+    tz: str | None = Field(None, max_length=64)
+    channel: str | None = Field(None, max_length=64)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("tz")
+    @classmethod
+    def _zone(cls, v: str | None) -> str | None:
+        if v is not None:
+            try:
+                ZoneInfo(v)
+            except Exception:
+                raise ValueError(f"unknown IANA time zone {v!r}") from None
+        return v
+
+
+class TurnParams(_P):
+    session_id: str = _SID
+    text: str = Field(max_length=4096)
+    message_id: str | None = Field(None, min_length=1, max_length=128)
+    reference_time: datetime | None = None
+
+    @field_validator("reference_time")
+    @classmethod
+    def _aware(cls, v: datetime | None) -> datetime | None:
+        if v is not None and v.tzinfo is None:
+            raise ValueError("reference_time needs a UTC offset, e.g. 2024-06-19T10:00:00+08:00")
+        return v
+
+
+class ConfirmParams(_P):
+    session_id: str = _SID
+    accept: bool | None = None
+    choice: int | None = Field(None, ge=1, le=100, description="1-based, as shown in the card")
+    message_id: str | None = Field(None, min_length=1, max_length=128)
+
+    @model_validator(mode="after")
+    def _one(self) -> "ConfirmParams":
+        if (self.accept is None) == (self.choice is None):
+            raise ValueError("give exactly one of accept, choice")
+        return self
+
+
+class SessionParams(_P):
+    session_id: str = _SID
+
+
+class ListParams(_P):
+    all_users: bool = False
+
+
+class SessionService(Subsystem):
+    """Subsystem ``session``; needs ``memory``, ``nlu`` and ``tools`` started before it."""
+
+    name = "session"
+
+    def __init__(self, settings: SessionSettings | None = None) -> None:
+        self._override = settings
+        self.settings = settings or SessionSettings()
+        self.controller: Controller | None = None
+        self.rules: RuleSource | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._wake = asyncio.Event()
+        self._last_poll = 0.0
+
+    async def start(self, ctx: DaemonContext) -> None:
+        if self._override is None:
+            self.settings = getattr(ctx.config, "session", None) or SessionSettings()
+        subs = ctx.subsystems
+        for need in ("memory", "nlu", "tools"):
+            if need not in subs:
+                raise RuntimeError(f"the session subsystem needs {need}, which did not start")
+        tools, nlu = subs["tools"], subs["nlu"]
+        known_tools = set(tools.registry.tools) if getattr(tools, "registry", None) else None
+        known_intents = {spec.name for spec in nlu.engine.specs} or None
+        self.rules = RuleSource(resolve_rules_dir(self.settings), known_intents=known_intents, known_tools=known_tools)
+        await asyncio.to_thread(self.rules.reload)
+        self.controller = Controller(self.settings, nlu=nlu, memory=subs["memory"], tools=tools,
+                                     rules=lambda: self.rules.engine)  # type: ignore[union-attr]
+        restored = await self.controller.restore()
+        self._task = asyncio.get_running_loop().create_task(self._timer_loop(), name="hermesd-session-timers")
+        log.info("sessions ready", extra={"kv": {"restored": restored, **{k: v for k, v in self.rules.status().items()
+                                                                           if k in ("rules", "folder")}}})
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            try:
+                await self._task
+            except (asyncio.CancelledError, Exception):
+                pass
+
+    async def reload(self, config: Any) -> None:
+        new = getattr(config, "session", None)
+        if new is not None and self._override is None:
+            self.settings = new
+        if self.rules is not None:
+            await asyncio.to_thread(self.rules.reload)
+
+    # -- the one timer task -----------------------------------------------------
+
+    async def _timer_loop(self) -> None:
+        assert self.controller is not None and self.rules is not None
+        c = self.controller
+        poll_s = self.settings.poll_interval_ms / 1000
+        while True:
+            nxt = c.deadlines.next_deadline()
+            now = time.monotonic()
+            wait = poll_s if nxt is None else max(0.0, min(poll_s, nxt - now))
+            try:
+                await asyncio.wait_for(self._wake.wait(), timeout=wait)
+            except TimeoutError:
+                pass
+            self._wake.clear()
+            try:
+                await c.fire_timeouts()
+                if time.monotonic() - self._last_poll >= poll_s:
+                    self._last_poll = time.monotonic()
+                    await c.expire()
+                    if await asyncio.to_thread(self.rules.poll):
+                        log.info("rules hot-reloaded", extra={"kv": {"rules": len(self.rules.engine)}})
+            except Exception:
+                log.exception("session timer loop step failed")
+
+    def _poke(self) -> None:
+        """Wake the timer task (a deadline earlier than the one it sleeps on may have been armed)."""
+        self._wake.set()
+
+    # -- methods --------------------------------------------------------------------
+
+    def methods(self) -> list[Method]:
+        return [
+            Method("session.open", self._open, _ALL, OpenParams),
+            Method("session.turn", self._turn, _ALL, TurnParams),
+            Method("session.confirm", self._confirm, _ALL, ConfirmParams),
+            Method("session.get", self._get, _ALL, SessionParams),
+            Method("session.trace", self._trace, _ALL, SessionParams),
+            Method("session.close", self._close, _ALL, SessionParams),
+            Method("session.list", self._list, _ALL, ListParams),
+        ]
+
+    def _c(self) -> Controller:
+        if self.controller is None:
+            raise RuntimeError("the session subsystem is not started")
+        return self.controller
+
+    async def _open(self, p: OpenParams, ctx: CallContext) -> dict[str, Any]:
+        out = await self._c().open(ctx.caller, user=p.user, locale=p.locale, tz=p.tz, channel=p.channel,
+                                   metadata=p.metadata)
+        self._poke()
+        return out
+
+    async def _turn(self, p: TurnParams, ctx: CallContext) -> dict[str, Any]:
+        if not p.text.strip():
+            raise InputInvalid("text is empty", data={"violations": [{"pointer": "/text", "message": "empty"}]})
+        out = await self._c().turn(ctx.caller, p.session_id, p.text, message_id=p.message_id,
+                                   reference_time=p.reference_time, trace_id=ctx.trace_id)
+        self._poke()
+        return out
+
+    async def _confirm(self, p: ConfirmParams, ctx: CallContext) -> dict[str, Any]:
+        c = self._c()
+        s = c.get(ctx.caller, p.session_id)
+        if p.message_id:
+            stored = await c.memory.load_reply(p.session_id, p.message_id)
+            if stored is not None:  # a retried answer: the stored reply, nothing runs again
+                return {**stored, "replayed": True}
+        if not s.pending or s.pending.get("kind") not in ("confirm", "choice", "offer"):
+            raise InputInvalid("nothing to confirm in this session", data={"state": s.state.value})
+        answer: dict[str, Any] = {"accept": p.accept} if p.accept is not None else {"choice": p.choice - 1}  # type: ignore[operator]
+        out = await c.turn(ctx.caller, p.session_id, "", message_id=p.message_id, reference_time=None,
+                           trace_id=ctx.trace_id, answer=answer)
+        self._poke()
+        return out
+
+    async def _get(self, p: SessionParams, ctx: CallContext) -> dict[str, Any]:
+        return self._c().get(ctx.caller, p.session_id).summary()
+
+    async def _trace(self, p: SessionParams, ctx: CallContext) -> dict[str, Any]:
+        s = self._c().get(ctx.caller, p.session_id)
+        return {"session_id": s.session_id, "traces": s.history[-20:]}
+
+    async def _close(self, p: SessionParams, ctx: CallContext) -> dict[str, Any]:
+        c = self._c()
+        s = c.get(ctx.caller, p.session_id)
+        await c.close_session(s, "closed by client")
+        return {"session_id": s.session_id, "closed": True}
+
+    async def _list(self, p: ListParams, ctx: CallContext) -> dict[str, Any]:
+        c = self._c()
+        everyone = ctx.caller.role == "admin" and p.all_users
+        rows = [s.summary() for s in c.sessions.values()
+                if not s.closed and (everyone or s.uid == ctx.caller.uid)]
+        return {"sessions": sorted(rows, key=lambda r: r["updated_ms"], reverse=True)}
+
+    # -- status -----------------------------------------------------------------------
+
+    def health(self) -> dict[str, Any]:
+        if self.controller is None or self.rules is None:
+            return {"status": "down"}
+        st = self.rules.status()
+        return {"status": "degraded" if st["errors"] else "ok", "sessions": len(self.controller.sessions),
+                "rules": st["rules"], "rules_checksum": st["checksum"], "rule_errors": st["errors"]}
+
+    def metrics_text(self) -> str:
+        if self.controller is None:
+            return ""
+        lines = ["# HELP hermes_turns_total Turns by routing path (rule, fallback, form, confirm, error, ...).",
+                 "# TYPE hermes_turns_total counter"]
+        lines += [f'hermes_turns_total{{path="{k}"}} {v}' for k, v in sorted(self.controller.turns_by_path.items())]
+        lines += ["# HELP hermes_sessions Live sessions.", "# TYPE hermes_sessions gauge",
+                  f"hermes_sessions {len(self.controller.sessions)}"]
+        return "\n".join(lines) + "\n"
