@@ -1,7 +1,7 @@
 """A real uploader process for the kill -9 tests.
 
-``python uploader_child.py STATE_DIR URL N MODE [TOKEN_FILE]``: open the L2 file
-and archive folder under STATE_DIR, archive N sessions (``c0`` … prints
+``python uploader_child.py STATE_DIR URL N MODE [TOKEN_FILE [PREFIX]]``: open the L2 file
+and archive folder under STATE_DIR, archive N sessions (``<PREFIX>0`` …, default ``c``; prints
 ``ARCHIVED``), then MODE ``loop`` runs the background upload loop until killed,
 and ``until-idle`` runs passes until nothing is pending (prints ``IDLE``, exit 0;
 exit 3 after 20 s). Log records go to stderr unredacted (message + fields), so
@@ -30,7 +30,7 @@ class Raw(logging.Handler):
         sys.stderr.flush()
 
 
-async def main(state: Path, url: str, n: int, mode: str, token_file: str) -> int:
+async def main(state: Path, url: str, n: int, mode: str, token_file: str, prefix: str) -> int:
     logger = logging.getLogger("hermesd")
     logger.addHandler(Raw())
     logger.setLevel(logging.DEBUG)
@@ -41,10 +41,14 @@ async def main(state: Path, url: str, n: int, mode: str, token_file: str) -> int
                                                             token_file=token_file), l2=l2)
     await svc.open(state / "archive", run_loop=False)
     for i in range(n):
-        await svc.archive_session(f"c{i}", turns(f"c{i}"), audit(f"c{i}"))
+        await svc.archive_session(f"{prefix}{i}", turns(f"{prefix}{i}"), audit(f"{prefix}{i}"))
     print("ARCHIVED", flush=True)
-    if mode == "loop":
+    if mode in ("loop", "archive-while-uploading"):
         svc.start_loop()
+    if mode == "archive-while-uploading":  # uploads and new volumes interleave
+        for i in range(n):
+            await svc.archive_session(f"{prefix}x{i}", turns(f"{prefix}x{i}"), audit(f"{prefix}x{i}"))
+    if mode in ("loop", "archive-while-uploading"):
         await asyncio.Event().wait()
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
@@ -60,4 +64,5 @@ async def main(state: Path, url: str, n: int, mode: str, token_file: str) -> int
 
 if __name__ == "__main__":
     args = sys.argv[1:]
-    sys.exit(asyncio.run(main(Path(args[0]), args[1], int(args[2]), args[3], args[4] if len(args) > 4 else "")))
+    sys.exit(asyncio.run(main(Path(args[0]), args[1], int(args[2]), args[3], args[4] if len(args) > 4 else "",
+                              args[5] if len(args) > 5 else "c")))
