@@ -4,8 +4,8 @@ The session controller calls :meth:`ArchiveService.archive_session` when a
 session closes or expires; a background task uploads pending volumes when the
 network is up, applies retention and the disk budget, and moves volumes out of
 ``archive/unsynced/`` once the wall clock is plausible. ``admin.archive``
-(admin only) reports status, runs a pass now (``sync``) or re-verifies every
-local file (``verify``).
+(admin only) reports status, runs a pass now (``sync``, which also requeues
+``failed`` volumes) or re-verifies every local file (``verify``).
 
 Exactly one remote copy: a volume is claimed (``uploading`` with a lease) before
 its PUT and marked ``uploaded`` only after a 2xx. A crash between the two
@@ -380,9 +380,14 @@ class ArchiveService(Subsystem):
             return outcomes
 
     async def sync(self) -> dict[str, Any]:
-        """Run a pass now, ignoring backoff; returns its outcomes and the new status."""
+        """Requeue ``failed`` volumes and run a pass now, ignoring backoff (an operator's "push it all").
+
+        :return: ``{"requeued": n, "outcomes": {...}, **status}``.
+        """
+        assert self.l2 is not None
+        requeued = await self.l2.awrite(l3_schema.requeue_failed)
         outcomes = await self.run_pass(force=True)
-        return {"outcomes": outcomes, **self.status()}
+        return {"requeued": requeued, "outcomes": outcomes, **self.status()}
 
     async def _upload_due(self, force: bool, outcomes: dict[str, int]) -> None:
         assert self.l2 is not None

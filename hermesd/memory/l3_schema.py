@@ -132,6 +132,11 @@ def set_local_gone(conn: sqlite3.Connection, ids: list[int]) -> None:
     conn.executemany("UPDATE l3_manifest SET local = 0 WHERE id = ?", [(i,) for i in ids])
 
 
+def requeue_failed(conn: sqlite3.Connection) -> int:
+    """``failed`` rows whose file is still local → ``pending`` (an operator fixed the cause); returns the count."""
+    return conn.execute("UPDATE l3_manifest SET state = 'pending' WHERE state = 'failed' AND local = 1").rowcount
+
+
 def release_expired(conn: sqlite3.Connection, owner: str, now: float) -> int:
     """Back to ``pending``: leases not taken by ``owner`` (a dead process) or past ``now``; returns the count.
 

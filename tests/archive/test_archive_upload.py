@@ -88,6 +88,10 @@ async def test_4xx_marks_failed_and_keeps_the_file(harness, server, token_file, 
     h = svc.health()
     assert h["status"] == "degraded" and h["failed"] == 1
     assert not any(TOKEN in line for line in raw_logs.lines)
+    # the operator fixed the credentials: sync requeues failed volumes
+    res = await svc.sync()
+    assert res["requeued"] == 1 and res["outcomes"] == {"ok": 1} and res["failed"] == 0
+    assert svc.health()["status"] == "ok" and not path.exists()
 
 
 async def test_redirect_is_not_followed_so_the_token_stays_home(harness, server, token_file) -> None:
