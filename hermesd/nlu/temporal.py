@@ -41,6 +41,8 @@ __all__ = ["TimeExpr", "parse_times"]
 
 _GAP = re.compile(r"^(?:\s|,|的|at|on|in the|in|of|around|about|by|this)*$")
 _RANGE_CONN = re.compile(r"^\s*(到|至|~|-|to|until|till|through|thru|and)\s*$")
+_GRAIN_ORDER = ["second", "minute", "hour", "part_of_day", "day", "week", "weekend", "month", "season", "quarter",
+                "year", "decade"]
 _FINER = {"decade": 0, "year": 1, "season": 2, "quarter": 3, "month": 4, "week": 5, "weekend": 6}
 _UNIT_TD = {"second": timedelta(seconds=1), "minute": timedelta(minutes=1), "hour": timedelta(hours=1),
             "day": timedelta(days=1), "week": timedelta(weeks=1), "fortnight": timedelta(weeks=2)}
@@ -113,8 +115,6 @@ def _merge_frames(f1: dict[str, Any], f2: dict[str, Any]) -> dict[str, Any] | No
         if k in out and out[k] != v:
             return None
         out[k] = v
-    if "weekday" in out and "week_shift" in out and out.get("wd_mode") == "upcoming" and "period" not in fine:
-        pass
     if "rel_day" in out and ("weekday" in out or "day" in out):
         return None
     return out
@@ -387,13 +387,10 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
                 if v is not None and v == int(v) and 0 <= v <= 24 and (m[2] != "and" or re.search(r"between\s*$", t[:m.start()])):
                     first = _Group(m.start(1), m.end(1), {"hour": int(v), "minute": None}, {"clock"})
                     expr = _range(norm, first, g, ref, tz)
-                    if expr is not None:
-                        if out and out[-1].span[1] > norm.span(first.start, first.end)[0]:
-                            pass
-                        else:
-                            out.append(expr)
-                            i += 1
-                            continue
+                    if expr is not None and not (out and out[-1].span[1] > expr.span[0]):
+                        out.append(expr)
+                        i += 1
+                        continue
         # in a recurring schedule, clock times and durations belong to the recurrence, not to one date
         in_recurrence = recurring and not any(k in g.f for k in _DATE_KEYS) and not g.f.get("now") and (
             "offset" not in g.f or g.f.get("within"))
@@ -455,5 +452,4 @@ def _range(norm: Normalized, g1: _Group, g2: _Group, ref: datetime, tz: ZoneInfo
         a1, b2 = _as_dt(a1, tz), _as_dt(b2, tz)
     if b2 <= a1:
         return TimeExpr("invalid", None, None, gr1, text, (s1, s2), reason="range ends before it starts")
-    grain = gr1 if gr1 == gr2 else min(gr1, gr2, key=lambda g: ["second", "minute", "hour", "part_of_day", "day"].index(g) if g in ("second", "minute", "hour", "part_of_day", "day") else 9)
-    return TimeExpr("range", a1, b2, grain, text, (s1, s2))
+    return TimeExpr("range", a1, b2, min(gr1, gr2, key=_GRAIN_ORDER.index), text, (s1, s2))

@@ -383,7 +383,7 @@ def _en_ampm(m):
         if v is None or v != int(v):
             return None
         h, mi = int(v), None
-    if h > 12 and not (h <= 24) or (mi is not None and mi > 59):
+    if h > 24 or (mi is not None and mi > 59):
         return None
     return {"hour": h, "minute": mi, "ampm": "am" if m[2][0] == "a" else "pm"}
 
@@ -449,8 +449,6 @@ def _zh_offset(m):
         n += 0.5
     if unit == "month" and not m[3] and m[2] != "半":
         return None  # "3月前" is 3 months ago only with 个
-    if unit == "minute" and m[5] == "分" and not m[3]:
-        pass
     d = m[6]
     direction = -1 if d in ("以前", "之前", "前") else 1
     return {"offset": [(n, unit)], "direction": direction, "within": d in ("以内", "之内", "内")}
@@ -460,8 +458,6 @@ def _zh_offset(m):
 def _zh_duration(m):
     unit_word = m[4]
     if unit_word == "年" and (m[1] == "半" or float(m[1]) >= 100):
-        return None
-    if unit_word in ("周", "星期", "礼拜") and m[1] != "半" and not m[2] and float(m[1]) <= 7 and unit_word != "周":
         return None
     unit = "month" if unit_word == "个月" else _ZH_UNITS[unit_word]
     n = 0.5 if m[1] == "半" else float(m[1])
