@@ -613,7 +613,8 @@ class ArchiveService(Subsystem):
         if self._task is not None and self._task.done():
             return {"status": "down", **self.status()}
         st = self.status()
-        bad = st["failed"] or st["quarantined"] or st["dropped"]
+        # failed and quarantined volumes wait for a human; drops degrade until the next start
+        bad = st["failed"] or st["quarantined"] or sum(self.dropped.values.values())
         return {"status": "degraded" if bad else "ok", **st}
 
     def metrics_text(self) -> str:
