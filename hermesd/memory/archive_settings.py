@@ -34,8 +34,10 @@ class ArchiveSettings(Section):
     :param retention_s: how long a local copy is kept after a 2xx upload (0 = delete
         at once); the disk budget may delete it sooner.
     :param dictionary: path of a trained zstd dictionary (``scripts/bench/archive.py
-        --train`` or :func:`hermesd.memory.l3.train_dictionary`); empty = none. Every
-        reader of the archive needs the same dictionary, recorded by id per file.
+        --write-dictionary PATH`` trains one on recorded turns, or
+        :func:`hermesd.memory.l3.train_dictionary` on a device's own volumes); empty =
+        none. Every reader of the archive needs the same dictionary (its id is in
+        each frame and in the manifest row).
     :param clock_floor: the wall clock is trusted only after this date; before it
         (an RTC-less device booting in 1970) volumes go to ``archive/unsynced/``.
     :param lease_s: how long an "uploading" claim holds before another pass may

@@ -16,7 +16,7 @@ Sections (each prints hermesd next to its baseline and the ratio):
    commits), vs ``curl -T`` once per file and one ``curl`` run for all files
    (connection reuse). Per-session files and one large volume.
 
-Usage: .venv/bin/python scripts/bench/archive.py [--quick]
+Usage: .venv/bin/python scripts/bench/archive.py [--quick] [--write-dictionary PATH]
 Benchmarks are not tests: nothing here asserts a speed.
 """
 
@@ -102,7 +102,7 @@ def audit_for(turns: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{"op": "capture", "turn": t.get("turn"), "slots": sorted(t.get("slots") or {})} for t in turns if t.get("slots")]
 
 
-def compression(sessions: list[tuple[str, list[dict[str, Any]]]], quick: bool) -> None:
+def compression(sessions: list[tuple[str, list[dict[str, Any]]]], quick: bool, dict_out: Path | None) -> None:
     half = len(sessions) // 2
     train, test = sessions[:half], sessions[half:]
     plain1 = l3.Codec(1)
@@ -113,6 +113,9 @@ def compression(sessions: list[tuple[str, list[dict[str, Any]]]], quick: bool) -
     t0 = time.perf_counter()
     dictionary = l3.train_dictionary(train_raw, 16 * 1024)
     train_s = time.perf_counter() - t0
+    if dict_out is not None:
+        dict_out.write_bytes(dictionary)
+        print(f"dictionary written to {dict_out} (id {l3.Codec(3, dictionary).dict_id})")
     raw_total = sum(map(len, raws))
     mb = raw_total / 1e6
     print(f"\n== 1. per-session volumes: {len(test)} dialogues ({raw_total / 1e6:.2f} MB NDJSON, "
@@ -249,13 +252,15 @@ def upload(sessions: list[tuple[str, list[dict[str, Any]]]], quick: bool) -> Non
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer dialogues and codecs")
+    ap.add_argument("--write-dictionary", type=Path, metavar="PATH",
+                    help="also save the trained dictionary (for archive.dictionary)")
     args = ap.parse_args()
     sessions = load_sessions(400 if args.quick else 100_000)
     if not sessions:
         print(f"no recorded turns under {DATA.resolve()}: skipping (see shared/data/README.md)")
         return
     print(f"zstandard {zstandard.__version__} (libzstd {zstandard.backend}), python {sys.version.split()[0]}")
-    compression(sessions, args.quick)
+    compression(sessions, args.quick, args.write_dictionary)
     if shutil.which("curl") is None:
         print("\ncurl not found: upload baseline skipped")
         return
