@@ -394,7 +394,10 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
         # in a recurring schedule, clock times and durations belong to the recurrence, not to one date
         in_recurrence = recurring and not any(k in g.f for k in _DATE_KEYS) and not g.f.get("now") and (
             "offset" not in g.f or g.f.get("within"))
-        if not (_RECURRING.search(t[:g.start]) or g.f.get("recurring") or _looks_like_title(norm, g) or in_recurrence):
+        # 现在的X is "the current X" (an attribute, like English "current"), not a time
+        attributive_now = g.cats == {"now"} and t.startswith("的", g.end)
+        if not (_RECURRING.search(t[:g.start]) or g.f.get("recurring") or _looks_like_title(norm, g) or in_recurrence
+                or attributive_now):
             out.append(_single(norm, g, ref, tz))
         i += 1
     return out

@@ -335,12 +335,12 @@ def _en_season(m):
 
 
 # ---- parts of day, clock times ----------------------------------------------------------
-@_p("(" + _ZH_POD_ALT + ")", "pod")
+@_p("(" + _ZH_POD_ALT + ")(?!好)", "pod")  # 早上好 / 晚上好 are greetings
 def _zh_pod(m):
     return {"pod": m[1]}
 
 
-@_p(rf"{L}(?:(this|in the|at|the)\s+)?({_EN_POD_ALT})(?:time)?(?:'s)?{R}", "pod")
+@_p(rf"(?<!good ){L}(?:(this|in the|at|the)\s+)?({_EN_POD_ALT})(?:time)?(?:'s)?{R}", "pod")  # good morning: a greeting
 def _en_pod(m):
     out: dict[str, Any] = {"pod": m[2]}
     if m[1] == "this":

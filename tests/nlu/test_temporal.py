@@ -139,3 +139,19 @@ def test_unknown_zone_raises():
 
     with pytest.raises(ZoneInfoNotFoundError):
         parse_times("今天", SUNDAY_0730, "Mars/Olympus")
+
+
+def test_attributive_now_is_not_a_time():
+    assert parse_times("现在的位置会下雪吗", SUNDAY_0730, SH) == []
+    (x,) = parse_times("现在几点", SUNDAY_0730, SH)
+    assert x.kind == "datetime" and x.start == SUNDAY_0730
+
+
+def test_recurring_schedule_durations_are_not_times():
+    assert parse_times("设置闹钟为20分钟以内每分钟响一次", SUNDAY_0730, SH) == []
+    assert parse_times("set alarm every minute for 20 minutes", SUNDAY_0730, SH) == []
+
+
+def test_capitalised_title_words_are_not_times():
+    assert parse_times("play Good Morning Sunshine", SUNDAY_0730, SH) == []
+    assert [x.text for x in parse_times("Good morning, remind me this evening", SUNDAY_0730, SH)] == ["this evening"]
