@@ -4,8 +4,10 @@ Works on any JSON Lines file in the ``../shared/data`` format, so the same comma
 runs on data we do not have (the held-out 20%):
 
 - ``intents --train F --test F [--split-field source_split --train-splits train,oos_train
-  --test-splits val,oos_val] [--oos-label oos] [--lang zh|en] [--cache-dir D]``: in-scope accuracy,
-  OOS recall/precision, macro F1 over in-scope intents, n, p50/p99 µs per utterance.
+  --test-splits val,oos_val] [--oos-label oos] [--lang zh|en] [--cache-dir D]``: in-scope accuracy
+  (an in-scope utterance rejected as out of scope counts as wrong), closed-set accuracy (top-1, no
+  rejection: the figure for closed-set benchmarks such as SNIPS), OOS recall/precision, macro F1 over
+  in-scope intents, n, p50/p99 µs per utterance.
   ``--train`` and ``--test`` may name the same file when splits select the records; without
   split options, the whole ``--train`` file trains and the whole ``--test`` file tests.
 - ``slots --data F --map MAP.yaml [--ref ISO] [--tz ZONE]``: precision/recall/F1 per hermesd
@@ -78,6 +80,7 @@ def cmd_intents(a: argparse.Namespace) -> dict[str, Any]:
     lat: list[float] = []
     gold: list[str] = []
     pred: list[str] = []
+    first: list[str | None] = []  # top-1 with no out-of-scope rejection (closed-set accuracy)
     for r in test:
         t1 = time.perf_counter_ns()
         text = normalize(r["text"]).text
@@ -86,6 +89,7 @@ def cmd_intents(a: argparse.Namespace) -> dict[str, Any]:
         lat.append((time.perf_counter_ns() - t1) / 1000)
         gold.append(r[a.label_field])
         pred.append(a.oos_label if oos else top)
+        first.append(ranked[0].intent if ranked else None)
     oos_l = a.oos_label
     ins = [(g, p) for g, p in zip(gold, pred) if g != oos_l]
     oos = [(g, p) for g, p in zip(gold, pred) if g == oos_l]
@@ -99,6 +103,7 @@ def cmd_intents(a: argparse.Namespace) -> dict[str, Any]:
     return {
         "n_train": len(train), "n": len(test), "n_in_scope": len(ins), "n_oos": len(oos),
         "in_scope_accuracy": round(sum(g == p for g, p in ins) / len(ins), 4) if ins else None,
+        "closed_set_accuracy": round(sum(g == f for g, f in zip(gold, first) if g != oos_l) / len(ins), 4) if ins else None,
         "oos_recall": round(sum(p == oos_l for _, p in oos) / len(oos), 4) if oos else None,
         "oos_precision": round(sum(p == oos_l for _, p in oos) / pred_oos, 4) if pred_oos and oos else None,
         "macro_f1": round(sum(f1s) / len(f1s), 4) if f1s else None,

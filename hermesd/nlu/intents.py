@@ -41,7 +41,7 @@ from .normalize import normalize
 
 __all__ = ["IntentMatch", "IntentModel", "IntentRecognizer", "IntentSpec", "train", "train_cached"]
 
-MODEL_VERSION = 4
+MODEL_VERSION = 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -263,8 +263,13 @@ def train_cached(examples: Sequence[tuple[str, str]], cache_dir: Path | str | No
     """
     if cache_dir is None:
         return train(examples, **params)
+    # hash the effective hyper-parameters (defaults included), so a changed default retrains
+    import inspect
+
+    full = {k: p.default for k, p in inspect.signature(train).parameters.items() if p.kind is p.KEYWORD_ONLY}
+    full.update(params)
     cache = Path(cache_dir)
-    path = cache / f"intent-model-{content_hash(examples, **params)[:32]}.json"
+    path = cache / f"intent-model-{content_hash(examples, **full)[:32]}.json"
     try:
         return IntentModel.from_json(path.read_bytes())
     except (OSError, ValueError, KeyError, orjson.JSONDecodeError):

@@ -16,7 +16,8 @@ Rules (documented choices, see tests/nlu/temporal_vectors.jsonl):
 - A date that does not exist (下个月31号 asked in January, 2月30日) is returned
   with ``kind="invalid"`` and a ``reason``; it is never rolled over.
 - A month and day without a year (6月15日, June 15) is in the reference year.
-- A clock hour with neither am/pm nor a part of day: without a date it is the
+- A clock hour with neither am/pm nor a part of day (and not written on a
+  24-hour clock like 09:30): without a date it is the
   next such hour at or after ``ref`` (3点 at 07:30 → 15:00); with a date,
   1–6 o'clock is read as afternoon (明天3点 → 15:00), other hours as written.
 - Offsets by months or years clamp the day to the month's end (1月31日 + 1个月
@@ -307,7 +308,7 @@ def _resolve(f: dict[str, Any], ref: datetime, tz: ZoneInfo, anchor: date | None
         mi, sec = f.get("minute") or 0, f.get("second") or 0
         if f.get("midnight"):
             extra = 1
-        if not f.get("ampm") and not f.get("pod") and 1 <= f["hour"] <= 12:
+        if not f.get("ampm") and not f.get("pod") and not f.get("h24") and 1 <= f["hour"] <= 12:
             if dp is None:
                 cand = [datetime.combine(day, time(hh, mi, sec), tz) for hh in (h % 12, h % 12 + 12)]
                 later = [c for c in cand if c >= ref.replace(microsecond=0)]

@@ -370,6 +370,8 @@ def _colon_clock(m):
     out: dict[str, Any] = {"hour": h, "minute": mi, "second": int(m[3]) if m[3] else None}
     if m[4]:
         out["ampm"] = "am" if m[4][0] == "a" else "pm"
+    elif len(m[1]) == 2:
+        out["h24"] = True  # 09:30 is written on a 24-hour clock
     return out
 
 
