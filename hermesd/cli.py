@@ -217,6 +217,51 @@ def _ctl_parse(c: Any, a: argparse.Namespace) -> Any:
     return res
 
 
+def _ctl_trace(c: Any, a: argparse.Namespace) -> Any:
+    res = c.call("session.trace", {"session_id": a.session_id})
+    if a.json:
+        return res
+    for t in res.get("traces", [])[-a.last:]:
+        plan = t.get("plan") or {}
+        print(f"— trace {t.get('trace_id')}  path={t.get('path')}  {t.get('state_before')} → {t.get('state_after')}"
+              f"  v{t.get('version')}")
+        print(f"  said     {t.get('text')!r}")
+        print(f"  intent   {t.get('intent')}  kind={t.get('kind')}"
+              + ("  degraded" if t.get("degraded") else ""))
+        if t.get("entities"):
+            print(f"  entities {t['entities']}")
+        if plan:
+            print(f"  rule     {plan.get('rule_id') or '(fallback)'}  pack={plan.get('pack')}"
+                  f"  actions={','.join(plan.get('actions') or [])}")
+            for skip in plan.get("skipped") or []:
+                print(f"    skipped {skip['rule_id']}: {skip['reason']}")
+        for act in t.get("actions") or []:
+            extra = f" {act['tool']} {act.get('duration_ms', 0):.1f} ms" if act.get("tool") else ""
+            print(f"  step {act['index']}   {act['kind']}{extra} → {act['outcome']}"
+                  + (f" ({act['error']})" if act.get("error") else ""))
+        if t.get("failure"):
+            print(f"  failure  {t['failure']['code']}: {t['failure']['message']}")
+        print(f"  reply    {t.get('reply')!r}")
+        print("  timings  " + " ".join(f"{k}={v:.2f}ms" for k, v in (t.get("timings_ms") or {}).items()))
+    return None
+
+
+def _ctl_events(c: Any, a: argparse.Namespace) -> Any:
+    kinds = [k for k in (a.kinds or "").split(",") if k]
+    res = c.call("events.subscribe", {"kinds": kinds})
+    print(f"following {', '.join(res['subscribed'])} ({res['backlog']} waiting) — Ctrl-C to stop", file=sys.stderr)
+    seen = 0
+    while a.count is None or seen < a.count:
+        note = c.read_notification(timeout_s=None)
+        ev = note.get("params") or {}
+        if a.json:
+            _print_json(ev)
+        else:
+            print(f"{ev.get('created_ms')} #{ev.get('id')} {ev.get('kind')} {ev.get('data')}", flush=True)
+        seen += 1
+    return None
+
+
 def _turn(c: Any, session: str | None, text: str, at: str | None) -> tuple[str, dict[str, Any]]:
     if session is None:
         session = c.call("session.open", {})["session_id"]
@@ -265,7 +310,7 @@ def _ctl_chat(c: Any, a: argparse.Namespace) -> Any:
 
 
 def ctl_main(argv: list[str] | None = None) -> None:
-    """``hermesctl [--socket P] [--json] status|ping|say|chat|sessions|tools|metrics|reload|parse|call``."""
+    """``hermesctl [--socket P] [--json] status|ping|say|chat|sessions|tools|metrics|reload|parse|call|trace|events``."""
     from .client import Client, DaemonNotRunning
     from .errors import HermesError, MethodNotFound
 
@@ -277,20 +322,29 @@ def ctl_main(argv: list[str] | None = None) -> None:
     commands: dict[str, Callable[[Any, argparse.Namespace], Any]] = {
         "status": _ctl_status, "ping": _ctl_ping, "metrics": _ctl_metrics, "reload": _ctl_reload,
         "sessions": _ctl_sessions, "tools": _ctl_tools, "say": _ctl_say, "chat": _ctl_chat,
-        "parse": _ctl_parse, "call": _ctl_call,
+        "parse": _ctl_parse, "call": _ctl_call, "trace": _ctl_trace,
+        "events": _ctl_events,
     }
     helps = {"status": "health of the daemon and each subsystem", "ping": "round trip to the daemon",
              "metrics": "Prometheus metrics", "reload": "re-read the config (like SIGHUP)",
              "sessions": "list sessions", "tools": "list tools with health and breaker state",
              "say": "one turn: say TEXT [--session ID]", "chat": "interactive conversation",
              "parse": "what the NLU understands in TEXT (intent, entities, times)",
-             "call": "any JSON-RPC method: call METHOD ['{\"json\": \"params\"}']"}
+             "call": "any JSON-RPC method: call METHOD ['{\"json\": \"params\"}']",
+             "trace": "how the last turns of a session were decided: trace SESSION_ID",
+             "events": "follow this user's events (reminders, handoffs, …)"}
     for name, fn in commands.items():
         p = sub.add_parser(name, help=helps[name])
         if name in ("say", "parse"):
             p.add_argument("text")
         if name == "parse":
             p.add_argument("--at", help="reference time, ISO 8601 with offset")
+        if name == "trace":
+            p.add_argument("session_id")
+            p.add_argument("--last", type=int, default=5, help="how many turns (default 5)")
+        if name == "events":
+            p.add_argument("--kinds", help="comma-separated kinds (default: all)")
+            p.add_argument("--count", type=int, help="exit after this many events")
         if name == "call":
             p.add_argument("method")
             p.add_argument("params", nargs="?", help="params as a JSON object")

@@ -128,6 +128,7 @@ class Daemon:
                 if failed:
                     raise failed[0]
             _link(ctx.subsystems)
+            self.server.on_connection_lost_hook(self._connection_closed)
             AdminMethods(self).register(self.server)
             if self.cfg.server.debug_methods:
                 DebugMethods().register(self.server)
@@ -161,6 +162,11 @@ class Daemon:
         ctx.subsystems[sub.name] = sub
         self.subsystems.append(sub)
         log.info("subsystem.started", extra={"kv": {"name": sub.name, "duration_ms": (time.perf_counter() - t0) * 1000}})
+
+    def _connection_closed(self, conn: object) -> None:
+        cid = getattr(conn, "cid", 0)
+        for sub in self.subsystems:
+            sub.connection_closed(cid)
 
     def request_stop(self, reason: str = "request") -> None:
         if not self._stop.is_set():

@@ -62,5 +62,8 @@ class Subsystem(abc.ABC):
         """Prometheus text exposition lines (``hermes_`` prefix), or ``""``."""
         return ""
 
+    def connection_closed(self, connection_id: int) -> None:
+        """A client connection went away (drop its subscriptions); must not block."""
+
     async def reload(self, config: "HermesConfig") -> None:
         """Apply a new config on SIGHUP / ``admin.reload``; keep the old one if it is unusable."""

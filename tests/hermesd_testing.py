@@ -9,6 +9,7 @@ and stops it at teardown (SIGTERM, then SIGKILL). Nothing of ours is mocked.
 from __future__ import annotations
 
 import os
+import pwd
 import signal
 import socket
 import subprocess
@@ -184,3 +185,45 @@ class RawConn:
         self.sock.close()
 
 
+try:
+    NOBODY: Any = pwd.getpwnam("nobody")
+except KeyError:  # pragma: no cover - every Debian has it
+    NOBODY = None
+
+
+def as_nobody(path: str, lines: list[bytes]) -> list[dict]:
+    """Fork, drop to nobody, connect, send ``lines``, return the replies (until EOF or one per line)."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # child
+        try:
+            os.close(r)
+            os.setgroups([])
+            os.setgid(NOBODY.pw_gid)
+            os.setuid(NOBODY.pw_uid)
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.settimeout(5)
+            s.connect(path)
+            try:
+                for line in lines:
+                    s.sendall(line)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # refused peers are told why and closed at once; read the reason below
+            buf = b""
+            while buf.count(b"\n") < max(1, len(lines)):
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                buf += chunk
+            os.write(w, buf)
+        except BaseException as exc:  # report, never return into pytest
+            os.write(w, orjson.dumps({"child_error": repr(exc)}) + b"\n")
+        finally:
+            os._exit(0)
+    os.close(w)
+    out = b""
+    while chunk := os.read(r, 65536):
+        out += chunk
+    os.close(r)
+    os.waitpid(pid, 0)
+    return [orjson.loads(x) for x in out.splitlines() if x.strip()]

@@ -211,7 +211,10 @@ class Controller:
         """Unfinished slots go to pending tasks (offered at the user's next session), not the bin."""
         p = s.pending or {}
         if p.get("intent"):
-            await self.memory.add_pending_task(s.uid, s.session_id, p["intent"], {**s.slots, **p.get("entities", {})})
+            slots = {**s.slots, **p.get("entities", {})}
+            task_id = await self.memory.add_pending_task(s.uid, s.session_id, p["intent"], slots)
+            self.on_event(s.uid, "pending_task", {"task_id": task_id, "intent": p["intent"], "slots": slots,
+                                                  "session_id": s.session_id})
 
     async def expire(self) -> int:
         """Close sessions past their TTL; returns how many."""

@@ -8,6 +8,7 @@ gets ``SESSION_NOT_FOUND``; admin may list and read every session):
   version, intent, entities, actions, path, trace_id, timings_ms}``
 - ``session.confirm {session_id, accept | choice, message_id?}`` → same as a turn
 - ``session.get {session_id}``, ``session.trace {session_id}``, ``session.close {session_id}``, ``session.list``
+- ``events.subscribe {kinds?}``: the connection becomes a stream of ``event`` notifications (:mod:`.events`)
 
 One asyncio task serves every session's deadlines (a heap, not a task or timer
 per session), the TTL sweep and the rule-file poll (checksum, ``poll_interval_ms``).
@@ -29,6 +30,7 @@ from ..protocol import CallContext, Method
 from ..rules.loader import RuleSource
 from ..subsystem import DaemonContext, Subsystem
 from .controller import Controller
+from .events import EVENT_KINDS, EventBus
 from .settings import SessionSettings, resolve_rules_dir
 
 __all__ = ["SessionService"]
@@ -95,6 +97,11 @@ class ListParams(_P):
     all_users: bool = False
 
 
+class SubscribeParams(_P):
+    kinds: list[Literal[EVENT_KINDS]] = Field(default_factory=list,  # type: ignore[valid-type]
+                                             description="empty = every kind")
+
+
 class SessionService(Subsystem):
     """Subsystem ``session``; needs ``memory``, ``nlu`` and ``tools`` started before it."""
 
@@ -108,6 +115,8 @@ class SessionService(Subsystem):
         self._task: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()
         self._last_poll = 0.0
+        self.events: EventBus | None = None
+        self._publishing: set[asyncio.Task[Any]] = set()
 
     async def start(self, ctx: DaemonContext) -> None:
         if self._override is None:
@@ -123,6 +132,9 @@ class SessionService(Subsystem):
         await asyncio.to_thread(self.rules.reload)
         self.controller = Controller(self.settings, nlu=nlu, memory=subs["memory"], tools=tools,
                                      rules=lambda: self.rules.engine)  # type: ignore[union-attr]
+        self.events = EventBus(subs["memory"].l2)
+        await self.events.start()
+        self.controller.on_event = self._publish
         restored = await self.controller.restore()
         self._task = asyncio.get_running_loop().create_task(self._timer_loop(), name="hermesd-session-timers")
         log.info("sessions ready", extra={"kv": {"restored": restored, **{k: v for k, v in self.rules.status().items()
@@ -168,6 +180,17 @@ class SessionService(Subsystem):
             except Exception:
                 log.exception("session timer loop step failed")
 
+    def _publish(self, uid: int, kind: str, data: dict[str, Any]) -> None:
+        """Controller callback: publish in the background (the outbox write is durable)."""
+        assert self.events is not None
+        task = asyncio.get_running_loop().create_task(self.events.publish(uid, kind, data))
+        self._publishing.add(task)
+        task.add_done_callback(self._publishing.discard)
+
+    def connection_closed(self, connection_id: int) -> None:
+        if self.events is not None:
+            self.events.unsubscribe(connection_id)
+
     def _poke(self) -> None:
         """Wake the timer task (a deadline earlier than the one it sleeps on may have been armed)."""
         self._wake.set()
@@ -183,6 +206,7 @@ class SessionService(Subsystem):
             Method("session.trace", self._trace, _ALL, SessionParams),
             Method("session.close", self._close, _ALL, SessionParams),
             Method("session.list", self._list, _ALL, ListParams),
+            Method("events.subscribe", self._subscribe, _ALL, SubscribeParams),
         ]
 
     def _c(self) -> Controller:
@@ -199,10 +223,26 @@ class SessionService(Subsystem):
     async def _turn(self, p: TurnParams, ctx: CallContext) -> dict[str, Any]:
         if not p.text.strip():
             raise InputInvalid("text is empty", data={"violations": [{"pointer": "/text", "message": "empty"}]})
+        started_ms = int(time.time() * 1000)
         out = await self._c().turn(ctx.caller, p.session_id, p.text, message_id=p.message_id,
                                    reference_time=p.reference_time, trace_id=ctx.trace_id)
         self._poke()
+        return await self._with_events(out, ctx, started_ms)
+
+    async def _with_events(self, out: dict[str, Any], ctx: CallContext, started_ms: int) -> dict[str, Any]:
+        """Events that waited for this user (no subscriber was connected) ride on the reply;
+        those this very turn raised are not echoed back."""
+        ev = self.events
+        if ev is not None and not out.get("replayed") and not any(s.uid == ctx.caller.uid for s in ev.subs.values()):
+            pending = await ev.take_pending(ctx.caller.uid, before_ms=started_ms)
+            if pending:
+                out["events"] = pending
         return out
+
+    async def _subscribe(self, p: SubscribeParams, ctx: CallContext) -> dict[str, Any]:
+        assert self.events is not None
+        n = await self.events.subscribe(ctx.connection_id, ctx.caller.uid, list(p.kinds), ctx.notify)
+        return {"subscribed": list(p.kinds) or list(EVENT_KINDS), "backlog": n}
 
     async def _confirm(self, p: ConfirmParams, ctx: CallContext) -> dict[str, Any]:
         c = self._c()
@@ -214,10 +254,11 @@ class SessionService(Subsystem):
         if not s.pending or s.pending.get("kind") not in ("confirm", "choice", "offer"):
             raise InputInvalid("nothing to confirm in this session", data={"state": s.state.value})
         answer: dict[str, Any] = {"accept": p.accept} if p.accept is not None else {"choice": p.choice - 1}  # type: ignore[operator]
+        started_ms = int(time.time() * 1000)
         out = await c.turn(ctx.caller, p.session_id, "", message_id=p.message_id, reference_time=None,
                            trace_id=ctx.trace_id, answer=answer)
         self._poke()
-        return out
+        return await self._with_events(out, ctx, started_ms)
 
     async def _get(self, p: SessionParams, ctx: CallContext) -> dict[str, Any]:
         return self._c().get(ctx.caller, p.session_id).summary()

@@ -9,11 +9,12 @@ import signal
 import time
 from pathlib import Path
 
+import orjson
 import pytest
 
 from hermesd import errors
 from hermesd.client import AsyncClient
-from hermesd_testing import REPO
+from hermesd_testing import NOBODY, REPO, as_nobody
 
 FIXTURES = Path(__file__).parent / "fixtures"
 AT = "2024-06-12T10:00:00+08:00"
@@ -271,3 +272,65 @@ def test_bad_params_and_expired_sessions(start_daemon, world):
         time.sleep(1.0)
         with pytest.raises((errors.SessionExpired, errors.SessionNotFound)):
             _say(c, sid, "disk space")
+
+
+def test_events_wait_for_a_subscriber_survive_a_restart_and_arrive_once(start_daemon, world, short_dir):
+    root = short_dir / "ev"
+    root.mkdir()
+    cfg = {"tools": {"tools_dir": world["tools"]}, "session": {"rules_dir": world["rules"]}}
+    d = start_daemon(cfg, root=root)
+    with d.client() as c:
+        sid = _open(c, locale="en")
+        r = _say(c, sid, "what is the status of order 12345678")
+        assert r["state"] == "IDLE" and r["reply"]["text"] == "I am asking a colleague."
+    time.sleep(0.3)  # the outbox write is in flight in the background
+    d.stop()
+    d2 = start_daemon(cfg, root=root)
+    with d2.client() as sub:
+        res = sub.call("events.subscribe", {"kinds": ["handoff"]})
+        assert res["backlog"] == 1
+        ev = sub.read_notification(timeout_s=5)
+        assert ev["method"] == "event" and ev["params"]["kind"] == "handoff"
+        assert ev["params"]["data"]["session_id"] == sid
+        with d2.client() as c:  # a live event reaches the subscriber at once
+            sid2 = _open(c, locale="en")
+            _say(c, sid2, "what is the status of order 87654321")
+        live = sub.read_notification(timeout_s=5)
+        assert live["params"]["data"]["session_id"] == sid2
+    with d2.client() as again:  # nothing is delivered twice
+        assert again.call("events.subscribe", {})["backlog"] == 0
+
+
+def test_events_ride_on_the_next_turn_when_nobody_subscribes(sd):
+    with sd.client() as c:
+        sid = _open(c, locale="en")
+        _say(c, sid, "what is the status of order 12345678")
+        time.sleep(0.3)
+        sid2 = _open(c, locale="en")
+        r = _say(c, sid2, "how much disk space is left")
+        assert [e["kind"] for e in r.get("events", [])] == ["handoff"]
+        assert "events" not in _say(c, sid2, "how much disk space is left")
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or NOBODY is None, reason="needs root (to setuid to nobody)")
+def test_another_uid_cannot_touch_a_session(start_daemon, world):
+    d = start_daemon({"tools": {"tools_dir": world["tools"]}, "session": {"rules_dir": world["rules"]},
+                      "server": {"socket_mode": "0666"}, "roles": {"user": {"uids": [NOBODY.pw_uid]}}})
+    os.chmod(d.root, 0o755)
+    with d.client() as c:
+        sid = _open(c, locale="en")
+        _say(c, sid, "send the quote")
+    req = [orjson.dumps({"jsonrpc": "2.0", "id": i, "method": m, "params": p}) + b"\n" for i, (m, p) in enumerate([
+        ("session.get", {"session_id": sid}),
+        ("session.turn", {"session_id": sid, "text": "to Li Na"}),
+        ("session.close", {"session_id": sid}),
+        ("session.list", {"all_users": True}),
+        ("session.open", {})])]
+    replies = {r["id"]: r for r in as_nobody(str(d.socket), req)}
+    for i in (0, 1, 2):
+        assert replies[i]["error"]["data"]["code"] == "SESSION_NOT_FOUND", replies[i]
+    assert replies[3]["result"]["sessions"] == []  # a user sees only their own sessions
+    assert "session_id" in replies[4]["result"]
+    with d.client() as c:  # untouched, and root (admin) sees both
+        assert c.call("session.get", {"session_id": sid})["state"] == "LISTENING"
+        assert len(c.call("session.list", {"all_users": True})["sessions"]) == 2

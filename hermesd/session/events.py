@@ -1,0 +1,129 @@
+"""Events to clients: ``events.subscribe`` streams, an L2 outbox so nothing is lost.
+
+An event (``reminder``, ``handoff``, ``session_expired``, ``pending_task``,
+``confirmation_cancelled``, …) belongs to one uid. :meth:`EventBus.publish`
+writes it to the ``event_outbox`` table first, then pushes it as a JSON-RPC
+notification (``{"method": "event", "params": {id, kind, data, created_ms}}``)
+to every connection of that uid subscribed to its kind, and marks it delivered.
+With no subscriber it stays undelivered — across restarts too — until the uid
+subscribes (the backlog is sent first, oldest first) or takes its next turn
+(the reply carries it under ``events``). Each event is marked delivered once,
+so no subscriber receives it twice.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from typing import Any, Awaitable, Callable
+
+import orjson
+
+__all__ = ["EVENT_KINDS", "EventBus", "OUTBOX_DDL"]
+
+log = logging.getLogger("hermesd.events")
+
+EVENT_KINDS = ("reminder", "handoff", "session_expired", "pending_task", "confirmation_cancelled",
+               "breaker", "memory_updated")
+
+#: the outbox table, created idempotently at start (CREATE ... IF NOT EXISTS); statement by statement,
+#: because ``executescript`` would COMMIT the L2 writer's batch transaction.
+OUTBOX_DDL = (
+    """CREATE TABLE IF NOT EXISTS event_outbox (
+        id INTEGER PRIMARY KEY,
+        uid INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        data TEXT NOT NULL,
+        created_ms INTEGER NOT NULL,
+        delivered_ms INTEGER
+    )""",
+    "CREATE INDEX IF NOT EXISTS event_outbox_pending ON event_outbox (uid, id) WHERE delivered_ms IS NULL",
+)
+
+Notify = Callable[[str, dict[str, Any]], Awaitable[None]]
+
+
+@dataclass(slots=True)
+class _Sub:
+    connection_id: int
+    uid: int
+    kinds: frozenset[str]
+    notify: Notify
+
+
+def _create(conn: Any) -> None:
+    for statement in OUTBOX_DDL:
+        conn.execute(statement)
+
+
+def _insert(conn: Any, uid: int, kind: str, data: bytes, created_ms: int) -> int:
+    return conn.execute("INSERT INTO event_outbox (uid, kind, data, created_ms) VALUES (?,?,?,?)",
+                        (uid, kind, data.decode(), created_ms)).lastrowid
+
+
+def _mark(conn: Any, ids: list[int], at_ms: int) -> None:
+    conn.executemany("UPDATE event_outbox SET delivered_ms=? WHERE id=? AND delivered_ms IS NULL",
+                     [(at_ms, i) for i in ids])
+
+
+def _pending(conn: Any, uid: int, limit: int, before_ms: int) -> list[dict[str, Any]]:
+    rows = conn.execute("SELECT id, kind, data, created_ms FROM event_outbox WHERE uid=? AND delivered_ms IS NULL "
+                        "AND created_ms < ? ORDER BY id LIMIT ?", (uid, before_ms, limit)).fetchall()
+    return [{"id": r[0], "kind": r[1], "data": orjson.loads(r[2]), "created_ms": r[3]} for r in rows]
+
+
+class EventBus:
+    """Per-uid event streams backed by the L2 outbox.
+
+    :param l2: the memory subsystem's ``L2Store`` (``awrite``/``aread``).
+    :param now_ms: wall clock in ms.
+    """
+
+    def __init__(self, l2: Any, now_ms: Callable[[], int] = lambda: int(time.time() * 1000)) -> None:
+        self.l2 = l2
+        self.now_ms = now_ms
+        self.subs: dict[int, _Sub] = {}
+        self.published = 0
+        self.delivered = 0
+
+    async def start(self) -> None:
+        await self.l2.awrite(_create)
+
+    async def publish(self, uid: int, kind: str, data: dict[str, Any]) -> int:
+        """Store the event durably, then push it to subscribers; returns its id."""
+        eid = await self.l2.awrite(_insert, uid, kind, orjson.dumps(data, default=str), self.now_ms())
+        self.published += 1
+        event = {"id": eid, "kind": kind, "data": data, "created_ms": self.now_ms()}
+        targets = [s for s in self.subs.values() if s.uid == uid and (not s.kinds or kind in s.kinds)]
+        if targets:
+            for sub in targets:
+                await sub.notify("event", event)
+            await self.l2.awrite(_mark, [eid], self.now_ms())
+            self.delivered += 1
+        log.info("event", extra={"kv": {"id": eid, "kind": kind, "uid": uid, "subscribers": len(targets)}})
+        return eid
+
+    async def subscribe(self, connection_id: int, uid: int, kinds: list[str], notify: Notify) -> int:
+        """Stream this uid's events to the connection; sends the undelivered backlog first. Returns its size."""
+        self.subs[connection_id] = _Sub(connection_id, uid, frozenset(kinds), notify)
+        backlog = await self.take_pending(uid, kinds)
+        for event in backlog:
+            await notify("event", event)
+        return len(backlog)
+
+    async def take_pending(self, uid: int, kinds: list[str] | None = None, limit: int = 100,
+                           before_ms: int | None = None) -> list[dict[str, Any]]:
+        """Undelivered events of ``uid`` created before ``before_ms`` (default: now), oldest first;
+        marked delivered."""
+        cutoff = self.now_ms() + 1 if before_ms is None else before_ms
+        events = await self.l2.aread(_pending, uid, limit, cutoff)
+        if kinds:
+            events = [e for e in events if e["kind"] in kinds]
+        if events:
+            await self.l2.awrite(_mark, [e["id"] for e in events], self.now_ms())
+            self.delivered += len(events)
+        return events
+
+    def unsubscribe(self, connection_id: int) -> None:
+        self.subs.pop(connection_id, None)
