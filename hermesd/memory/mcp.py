@@ -268,8 +268,16 @@ class MemoryCore:
                  since_ms=since_ms, until_ms=until_ms, limit=limit)
 
         def both(conn: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-            return (records.search_events(conn, session_id=session_id, **f),
-                    records.search_summaries(conn, session_id=session_id, **f))
+            exact: list[dict[str, Any]] = []
+            if len(tokens) == 1:  # exact keys first: an object id needs no keyword index
+                exact = records.search_events(conn, session_id=session_id, object_eq=tokens[0],
+                                              **{**f, "tokens": []})
+            if len(exact) >= k:
+                return exact, []
+            seen = {e["id"] for e in exact}
+            events = exact + [e for e in records.search_events(conn, session_id=session_id, **f)
+                              if e["id"] not in seen]
+            return events, records.search_summaries(conn, session_id=session_id, **f)
 
         events, sums = await self.l2.aread(both)
         now = self.now_ms()

@@ -95,14 +95,19 @@ def _text_filters(tokens: list[str], fts_table: str, id_col: str, text_expr: str
 
 def search_events(conn: sqlite3.Connection, *, uid: int | None, tokens: list[str], anchors: list[str],
                   action: str | None, kind: str | None, since_ms: int | None, until_ms: int | None,
-                  limit: int, session_id: str | None = None) -> list[dict[str, Any]]:
+                  limit: int, session_id: str | None = None, object_eq: str | None = None) -> list[dict[str, Any]]:
     """Events matching every given filter, newest first, at most ``limit``.
 
-    ``tokens`` must all occur in the event's text; ``[since_ms, until_ms)`` is half-open on ``at_ms``.
+    ``tokens`` must all occur in the event's text; ``object_eq`` is an exact object id;
+    ``[since_ms, until_ms)`` is half-open on ``at_ms``.
     """
     where, args = ["1"], []
+    if object_eq is not None:
+        where.append("e.object=?"); args.append(object_eq)
     if uid is not None:
-        where.append("e.uid=?"); args.append(uid)
+        # "+" keeps the planner off the (uid, at_ms) index when a more selective one applies
+        selective = object_eq is not None or anchors or any(len(t) >= 3 for t in tokens)
+        where.append("+e.uid=?" if selective else "e.uid=?"); args.append(uid)
     if session_id is not None:
         where.append("e.session_id=?"); args.append(session_id)
     if anchors:
@@ -130,7 +135,7 @@ def search_summaries(conn: sqlite3.Connection, *, uid: int | None, tokens: list[
     """
     where, args = ["1"], []
     if uid is not None:
-        where.append("s.uid=?"); args.append(uid)
+        where.append("+s.uid=?" if any(len(t) >= 3 for t in tokens) else "s.uid=?"); args.append(uid)
     if session_id is not None:
         where.append("s.session_id=?"); args.append(session_id)
     if anchors:

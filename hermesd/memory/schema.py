@@ -154,6 +154,11 @@ CREATE TRIGGER events_ad AFTER DELETE ON events BEGIN
 END;
 """
 
+# v2: exact object ids ("Q-2024-061") are looked up before the keyword index.
+_V2 = """
+CREATE INDEX events_object ON events (object);
+"""
+
 #: ``MIGRATIONS[i]`` is the SQL taking ``user_version`` i → i+1 (run in one transaction).
-MIGRATIONS: tuple[str, ...] = (_V1,)
+MIGRATIONS: tuple[str, ...] = (_V1, _V2)
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -275,6 +275,41 @@ async def l2_bench(tmp: Path, rows: int, reads: int) -> None:
     l2.close()
 
 
+async def search_bench(tmp: Path, events: int, reps: int) -> None:
+    """The signature question over a year of events: anchor + action + kind + one day, and by text."""
+    print(f"\n[2b] memory.search over {events} events and 5,000 memories (signature query; FTS keyword query)")
+    l2 = L2Store(tmp / "search.sqlite3")
+    l2.open()
+    core = MemoryCore(MemorySettings(), l2)
+    await core.start()
+    day_ms = 86_400_000
+    t0 = 1_700_000_000_000
+    kinds = ["报价单", "合同", "发票", "周报", "图纸"]
+    rows = [core.event_row(1000 + i % 20, f"s{i % 3000}", actor="user", action=("send", "view", "print")[i % 3],
+                           object=f"Q-2024-{i:06d}", object_kind=kinds[i % 5], target_anchor=f"person:d{i % 10}/p{i % 97}",
+                           at_ms=t0 + (i * 7919 % 365) * day_ms + i % 86_400_000) for i in range(events)]
+    await l2.awrite(lambda c: [records.insert_event(c, r) for r in rows])
+    for k in range(5000):
+        await core.put(1000 + k % 20, f"s{k}", f"person:d{k % 10}/p{k % 97}", {"note": f"备注 第{k}条 报价单"})
+    await l2.awrite(lambda c: None)
+    probe = rows[12345 % events]
+    day0 = probe["at_ms"] - (probe["at_ms"] - t0) % day_ms
+
+    async def signature() -> None:
+        hits = await core.search(probe["uid"], anchors=[probe["target_anchor"]], action=probe["action"],
+                                 kind=probe["object_kind"], since_ms=day0, until_ms=day0 + day_ms)
+        assert hits and hits[0]["object"] == probe["object"]
+
+    async def keyword() -> None:
+        hits = await core.search(probe["uid"], query=probe["object"])
+        assert hits[0]["object"] == probe["object"]
+
+    for name, fn in (("anchor+action+kind+day", signature), ("keyword (FTS5 trigram)", keyword)):
+        best, p50, p99 = await aper_op_us(fn, reps)
+        print(f"  {name:<26} best {best:8.1f} µs   p50 {p50:8.1f} µs   p99 {p99:8.1f} µs")
+    l2.close()
+
+
 # -- trace replay -----------------------------------------------------------------------
 
 def load_trace(path: Path, dialogue_key: str = "dialogue_id") -> list[list[dict[str, Any]]]:
@@ -469,6 +504,7 @@ async def main() -> None:
         row("await MemoryCore.put (L1+L2 queue)", ours["aput"], g("capture"), "SETEX JSON slot")
         row("(no session write in L1 path)", None, g("start_session"), "start_session HSET+EXPIRE")
         await l2_bench(tmp, rows=10000 if args.quick else 50000, reads=5000 if args.quick else 20000)
+        await search_bench(tmp, events=20000 if args.quick else 100000, reps=500 if args.quick else 2000)
         await trace_bench(tmp, args.quick)
         rss_bench()
         daemon_rss_bench(tmp)

@@ -176,3 +176,33 @@ def test_closed_store_fails_fast(tmp_path: Path) -> None:
     store = L2Store(tmp_path / "l2.sqlite3")
     with pytest.raises(Exception, match="not open"):
         store.read(lambda c: 1).result(1)
+
+
+def test_older_schema_is_migrated_in_place(tmp_path: Path) -> None:
+    from hermesd.memory.schema import MIGRATIONS
+
+    path = tmp_path / "l2.sqlite3"
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.executescript(f"BEGIN; {MIGRATIONS[0]} PRAGMA user_version=1; COMMIT;")
+    conn.execute("INSERT INTO audit (at_ms, action, source, target) VALUES (1, 'kept', 's', 't')")
+    conn.close()
+    store = L2Store(path)
+    store.open()
+    try:
+        version, indexes, kept = store.read(lambda c: (
+            c.execute("PRAGMA user_version").fetchone()[0],
+            {r[1] for r in c.execute("PRAGMA index_list(events)")},
+            c.execute("SELECT action FROM audit").fetchall())).result()
+    finally:
+        store.close()
+    assert version == SCHEMA_VERSION == 2
+    assert "events_object" in indexes and kept == [("kept",)]
+
+
+def test_newer_schema_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "l2.sqlite3"
+    conn = sqlite3.connect(path)
+    conn.execute(f"PRAGMA user_version={SCHEMA_VERSION + 1}")
+    conn.close()
+    with pytest.raises(Exception, match="newer"):
+        L2Store(path).open()
