@@ -73,6 +73,19 @@ def pct(samples: list[float]) -> dict[str, float]:
     return {"p50": at(0.50), "p95": at(0.95), "p99": at(0.99), "n": len(s)}
 
 
+_TICK_S = 1 / os.sysconf("SC_CLK_TCK")
+
+
+def cpu_s(pids: list[int]) -> float:
+    """CPU seconds used so far by this process plus ``pids`` (/proc/<pid>/stat utime + stime, proc(5))."""
+    total = time.process_time()
+    for pid in pids:
+        with open(f"/proc/{pid}/stat") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+        total += (int(fields[11]) + int(fields[12])) * _TICK_S
+    return total
+
+
 def spawn_once(handler: Path) -> float:
     t = time.perf_counter()
     proc = subprocess.run([sys.executable, str(handler)], input=json.dumps(ARGS).encode(), capture_output=True,
@@ -143,23 +156,33 @@ async def run_all(folder: Path, state: Path, handler: Path, n: int, spawn_n: int
             await svc.call("hello", ARGS, role="user")
             bare_once(sock)
             ppe_once(ex)
+        ppe_pids = list(ex._processes)  # noqa: SLF001 - only to read their CPU time
+        cpu: dict[str, float] = {k: 0.0 for k in ("full", "raw", "bare", "ppe")}
         for _ in range(rounds):
+            c0 = cpu_s([*pool.worker_pids()])
             for _ in range(n // rounds):
                 t = time.perf_counter()
                 await svc.call("hello", ARGS, role="user")
                 samples["full"].append(time.perf_counter() - t)
+            cpu["full"] += cpu_s([*pool.worker_pids()]) - c0
             hermes_logging.setup("info", "plain", devnull)  # the daemon's one line per call, formatted
             for _ in range(n // rounds):
                 t = time.perf_counter()
                 await svc.call("hello", ARGS, role="user")
                 samples["logged"].append(time.perf_counter() - t)
             hermes_logging.setup("warning", "plain", devnull)
+            c0 = cpu_s([*pool.worker_pids()])
             for _ in range(n // rounds):
                 t = time.perf_counter()
                 await pool.run("hello", ARGS, limits, network=False, deadline=loop.time() + 2)
                 samples["raw"].append(time.perf_counter() - t)
+            cpu["raw"] += cpu_s([*pool.worker_pids()]) - c0
+            c0 = cpu_s([bare_pid])
             samples["bare"] += [bare_once(sock) for _ in range(n // rounds)]
+            cpu["bare"] += cpu_s([bare_pid]) - c0
+            c0 = cpu_s(ppe_pids)
             samples["ppe"] += [ppe_once(ex) for _ in range(n // rounds)]
+            cpu["ppe"] += cpu_s(ppe_pids) - c0
             samples["spawn"] += [spawn_once(handler) for _ in range(spawn_n // rounds)]
     sock.close()
     devnull.close()
@@ -175,7 +198,8 @@ async def run_all(folder: Path, state: Path, handler: Path, n: int, spawn_n: int
         await svc.call("hello", ARGS, role="user")
         answered.append(time.perf_counter() - t)
     await svc.stop()
-    return {**samples, "startup": startup, "strength": strength, "answered": answered}
+    per_call = {k: v / (n // rounds * rounds) for k, v in cpu.items()}
+    return {**samples, "cpu": per_call, "startup": startup, "strength": strength, "answered": answered}
 
 
 def main() -> None:
@@ -217,6 +241,10 @@ def main() -> None:
           "  (aim: >= 100x)")
     print(f"ProcessPoolExecutor p95 / hermesd  = {rows['ProcessPoolExecutor(2)']['p95'] / ours['p95']:.2f}x")
     print(f"reference design pooled p95 135 ms / hermesd p95 = {135e3 / ours['p95']:.0f}x")
+    c = h["cpu"]
+    print(f"\nCPU per call, caller + workers (does not depend on the machine's load): hermesd {c['full'] * 1e6:.1f} µs,"
+          f" pool.run {c['raw'] * 1e6:.1f} µs, bare {c['bare'] * 1e6:.1f} µs, ProcessPoolExecutor {c['ppe'] * 1e6:.1f} µs"
+          f"  → hermesd / bare = {c['full'] / c['bare']:.2f}x")
     s, ans = [x * 1e3 for x in h["strength"]], [x * 1e3 for x in h["answered"]]
     print(f"\nrecovery after SIGKILL of a worker ({len(s)} runs): back to full strength "
           f"median {statistics.median(s):.2f} ms, max {max(s):.2f} ms; next call answered "
