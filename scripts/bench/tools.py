@@ -242,9 +242,9 @@ def main() -> None:
     print(f"ProcessPoolExecutor p95 / hermesd  = {rows['ProcessPoolExecutor(2)']['p95'] / ours['p95']:.2f}x")
     print(f"reference design pooled p95 135 ms / hermesd p95 = {135e3 / ours['p95']:.0f}x")
     c = h["cpu"]
-    print(f"\nCPU per call, caller + workers (does not depend on the machine's load): hermesd {c['full'] * 1e6:.1f} µs,"
-          f" pool.run {c['raw'] * 1e6:.1f} µs, bare {c['bare'] * 1e6:.1f} µs, ProcessPoolExecutor {c['ppe'] * 1e6:.1f} µs"
-          f"  → hermesd / bare = {c['full'] / c['bare']:.2f}x")
+    print(f"\nCPU per call, caller + workers (less sensitive to other load than wall time): "
+          f"hermesd {c['full'] * 1e6:.1f} µs, pool.run {c['raw'] * 1e6:.1f} µs, bare {c['bare'] * 1e6:.1f} µs, "
+          f"ProcessPoolExecutor {c['ppe'] * 1e6:.1f} µs → hermesd / bare = {c['full'] / c['bare']:.2f}x")
     s, ans = [x * 1e3 for x in h["strength"]], [x * 1e3 for x in h["answered"]]
     print(f"\nrecovery after SIGKILL of a worker ({len(s)} runs): back to full strength "
           f"median {statistics.median(s):.2f} ms, max {max(s):.2f} ms; next call answered "
