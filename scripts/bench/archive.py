@@ -86,7 +86,7 @@ def load_sessions(limit: int) -> list[tuple[str, list[dict[str, Any]]]]:
     return out[:limit]
 
 
-def timed(fn: Callable[[], Any], min_s: float = 0.3) -> float:
+def timed(fn: Callable[[], Any], min_s: float = 1.0) -> float:
     """Seconds per call of ``fn`` (repeated until ``min_s`` elapsed)."""
     n, t0 = 0, time.perf_counter()
     while True:
