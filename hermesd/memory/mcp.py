@@ -179,7 +179,9 @@ class MemoryCore:
         row = {
             "uid": uid, "session_id": session_id, "anchor": anchor, "version": version,
             "memory_class": memory_class, "project": project,
-            "summary": summary or f"{anchor} {orjson.dumps(data).decode()}",
+            # a plain put is indexed by its anchor and scalar values (the data itself is returned
+            # with every hit); captures bring their compressed summary and keywords
+            "summary": summary or anchor,
             "keywords": keywords or " ".join(str(v) for v in data.values() if isinstance(v, (str, int, float))),
             "entities": entities or {}, "actions": actions or [], "data": data,
             "size_before": size_after if size_before is None else size_before, "size_after": size_after,

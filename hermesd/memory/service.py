@@ -383,7 +383,7 @@ class MemoryService(Subsystem):
     async def commit_turn(self, *, session: dict[str, Any] | None = None,
                           reply: tuple[str, str, int, dict[str, Any]] | None = None,
                           events: list[dict[str, Any]] | None = None,
-                          slots: list[dict[str, Any]] | None = None) -> list[int]:
+                          slots: list[dict[str, Any]] | None = None, durable: bool = True) -> list[int]:
         """Session state + stored reply + events + memory slots in ONE transaction.
 
         :param session: see :meth:`save_session`.
@@ -391,7 +391,11 @@ class MemoryService(Subsystem):
         :param events: rows from :meth:`MemoryCore.event_row`.
         :param slots: ``[{uid, session_id, anchor, data, memory_class?, project?}]``;
             they are in L1 at once and in L2 with the rest of the turn.
-        :return: the event ids. Durable when it returns; on error nothing of the turn is in L2.
+        :param durable: wait for the COMMIT (fsync); False queues the same single transaction and
+            returns at once (for turns without side effects: losing one to a crash only means the
+            client's retry runs it again).
+        :return: the event ids (empty when not durable). Durable when it returns with ``durable``;
+            on error nothing of the turn is in L2.
         """
         now = self.now_ms()
         core = self._c()
@@ -408,6 +412,9 @@ class MemoryService(Subsystem):
                 records.upsert_summary(conn, r)
             return [records.insert_event(conn, e) for e in events or []]
 
+        if not durable:
+            self._l2().write(op)
+            return []
         return await self._l2().awrite(op)
 
     def _l2(self) -> L2Store:

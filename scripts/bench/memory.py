@@ -205,7 +205,7 @@ async def hermes_l1(n: int, tmp: Path) -> dict[str, tuple[float, float, float]]:
 
     async def aput() -> None:
         i[0] += 1
-        await core.put(1000, sids[i[0] % 5000], "person:sales/zhang", SLOT)
+        await core.put(1000, sids[i[0] % 5000], "person:sales/zhang", {**SLOT, "n": i[0]})  # new text: re-indexed
 
     res["aget"] = await aper_op_us(aget, n)
     res["aput"] = await aper_op_us(aput, min(n, 20000))

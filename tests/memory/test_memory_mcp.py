@@ -196,3 +196,19 @@ async def test_l2_catches_up_within_one_batch(service) -> None:
     # a stale version never overwrites a newer row in L2
     stale = {**row, "version": v1["version"], "data": {"n": 1}}
     assert await service.l2.awrite(records.upsert_summary, stale) is False
+
+
+async def test_keyword_index_follows_rewrites(service) -> None:
+    await service.put(UID, "s", "person:sales/li", {"city": "深圳南山"})
+    await service.put(UID, "s", "person:sales/li", {"city": "深圳南山"})  # same text: not re-indexed
+    assert [h["anchor"] for h in await service.search(UID, query="深圳南山")] == ["person:sales/li"]
+    await service.put(UID, "s", "person:sales/li", {"city": "北京海淀"}, durable=True)
+    assert await service.search(UID, query="深圳南山") == []
+    assert [h["data"] for h in await service.search(UID, query="北京海淀")] == [{"city": "北京海淀"}]
+    await service.forget("person:sales/li", UID)
+
+    def check(conn) -> None:  # raises SQLITE_CORRUPT_VTAB if the index disagrees with its table
+        conn.execute("INSERT INTO summaries_fts (summaries_fts) VALUES ('integrity-check')")
+        conn.execute("INSERT INTO events_fts (events_fts) VALUES ('integrity-check')")
+
+    await service.l2.aread(check)
