@@ -26,6 +26,7 @@ from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import Any, Callable
 
+import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import InputInvalid, PermissionDenied
@@ -300,8 +301,15 @@ class MemoryService(Subsystem):
         return await self._c().get(uid, session_id, anchor)
 
     async def put(self, uid: int, session_id: str, anchor: str, data: dict[str, Any], **kw: Any) -> dict[str, Any]:
-        """Write a slot (see :meth:`MemoryCore.put`; ``durable=True`` awaits the COMMIT)."""
-        return await self._c().put(uid, session_id, anchor, data, **kw)
+        """Write a slot (see :meth:`MemoryCore.put`; ``durable=True`` awaits the COMMIT).
+
+        An explicit put is a capture: it writes one audit record and one ``[MCP]`` line.
+        """
+        view = await self._c().put(uid, session_id, anchor, data, **kw)
+        size = len(orjson.dumps(data))
+        self._c().audit("capture", session_id, "memory_l1" if view["tier"] == "l1" else "memory_l2", size, size,
+                        uid=uid, subject=anchor, detail="put")
+        return view
 
     async def capture(self, uid: int, session_id: str, turn: dict[str, Any], **kw: Any) -> dict[str, Any] | None:
         """Capture a turn (see :meth:`MemoryCore.capture`)."""

@@ -84,6 +84,9 @@ class Controller:
         self.nlu, self.memory, self.tools, self.rules = nlu, memory, tools, rules
         self.now_ms, self.mono = now_ms, mono
         self.sessions: dict[str, Session] = {}
+        self.by_uid: dict[int, dict[str, Session]] = {}
+        #: uids with open pending tasks (loaded at restore), so ``open`` reads L2 only when needed
+        self.task_uids: set[int] = set()
         self.deadlines = DeadlineHeap()
         self.turns_by_path: dict[str, int] = {}
         self.on_event: Callable[[int, str, dict[str, Any]], None] = lambda uid, kind, data: None
@@ -103,8 +106,7 @@ class Controller:
     async def open(self, caller: Caller, *, user: str | None, locale: str | None, tz: str | None,
                    channel: str | None, metadata: dict[str, Any]) -> dict[str, Any]:
         """Open a session for ``caller``; the oldest live one is closed past ``max_sessions_per_user``."""
-        mine = sorted((s for s in self.sessions.values() if s.uid == caller.uid and not s.closed),
-                      key=lambda s: s.updated_ms)
+        mine = sorted(self.by_uid.get(caller.uid, {}).values(), key=lambda s: s.updated_ms)
         while len(mine) >= self.settings.max_sessions_per_user:
             oldest = mine.pop(0)
             await self.close_session(oldest, "per-user cap")
@@ -113,16 +115,19 @@ class Controller:
         s = Session(sid, caller.uid, caller.role, new_machine(sid, self.mono(), self.limits), now, now,
                     now + int(self.settings.ttl_s * 1000), user=user, locale=locale, tz=tz, channel=channel,
                     metadata=metadata)
-        self.sessions[sid] = s
+        self._add(s)
         offer = None
-        tasks = await self.memory.pending_tasks(caller.uid)
+        tasks = await self.memory.pending_tasks(caller.uid) if caller.uid in self.task_uids else []
+        if not tasks:
+            self.task_uids.discard(caller.uid)
         if tasks:
             task = tasks[-1]
             lang = locale or "zh"
             offer = {"task_id": task["id"], "intent": task["intent"], "slots": task.get("slots") or {},
                      "text": _t("offer", lang, intent=task["intent"])}
             s.pending = {"kind": "offer", **offer}
-        await self.memory.save_session(s.to_row())
+        # not awaited to disk: a session lost to a crash within the batch window was never used
+        await self.memory.save_session(s.to_row(), durable=False)
         self._arm(s)
         log.info("session.open", extra={"kv": {"session": sid, "uid": caller.uid, "role": caller.role,
                                                "offer": offer is not None}})
@@ -135,12 +140,14 @@ class Controller:
         s.closed = True
         self.deadlines.cancel(s.session_id)
         self.sessions.pop(s.session_id, None)
+        self.by_uid.get(s.uid, {}).pop(s.session_id, None)
         await self.memory.delete_session(s.session_id)
         log.info("session.close", extra={"kv": {"session": s.session_id, "reason": reason, "turns": s.turns}})
 
     async def restore(self) -> int:
         """Reload sessions from L2 after a restart; one caught EXECUTING becomes ERROR_HANDLING, interrupted."""
         now, mono = self.now_ms(), self.mono()
+        self.task_uids = {t["uid"] for t in await self.memory.pending_tasks(None)}
         n = 0
         for row in await self.memory.load_sessions():
             s = Session.from_row(row)
@@ -153,10 +160,14 @@ class Controller:
                 s.interrupted = True
                 log.warning("session.interrupted", extra={"kv": {"session": s.session_id, "pending": bool(s.pending)}})
                 await self.memory.save_session(s.to_row())
-            self.sessions[s.session_id] = s
+            self._add(s)
             self._arm(s)
             n += 1
         return n
+
+    def _add(self, s: Session) -> None:
+        self.sessions[s.session_id] = s
+        self.by_uid.setdefault(s.uid, {})[s.session_id] = s
 
     def _arm(self, s: Session) -> None:
         if s.machine.deadline is None:
@@ -204,7 +215,7 @@ class Controller:
         s.updated_ms = self.now_ms()
         log.info("session.timeout", extra={"kv": {"session": s.session_id, "from": state.value,
                                                   "to": s.state.value}})
-        await self.memory.save_session(s.to_row())
+        await self.memory.save_session(s.to_row(), durable=False)
         self._arm(s)
 
     async def _park_pending(self, s: Session) -> None:
@@ -213,6 +224,7 @@ class Controller:
         if p.get("intent"):
             slots = {**s.slots, **p.get("entities", {})}
             task_id = await self.memory.add_pending_task(s.uid, s.session_id, p["intent"], slots)
+            self.task_uids.add(s.uid)
             self.on_event(s.uid, "pending_task", {"task_id": task_id, "intent": p["intent"], "slots": slots,
                                                   "session_id": s.session_id})
 
@@ -556,8 +568,11 @@ class Controller:
                     object=str(output.get("document") or params.get("document") or ""),
                     object_kind=str(params.get("kind") or ""), target_anchor=str(params.get("recipient_anchor") or ""),
                     at_ms=self.now_ms(), payload={"params": params, "output": output}))
+        # a turn with side effects (a tool ran, something was remembered) is on disk before its
+        # reply goes out; a pure turn is queued in the same single transaction without waiting
+        durable = bool(slots or events)
         await self.memory.commit_turn(session=s.to_row(), reply=(s.session_id, message_id, s.uid, reply)
-                                      if message_id else None, events=events, slots=slots)
+                                      if message_id else None, events=events, slots=slots, durable=durable)
 
     def _apply_effects(self, s: Session, result: Any) -> None:
         s.vars.update(result.state_vars)

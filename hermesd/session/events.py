@@ -67,6 +67,10 @@ def _mark(conn: Any, ids: list[int], at_ms: int) -> None:
                      [(at_ms, i) for i in ids])
 
 
+def _waiting_uids(conn: Any) -> list[int]:
+    return [r[0] for r in conn.execute("SELECT DISTINCT uid FROM event_outbox WHERE delivered_ms IS NULL")]
+
+
 def _pending(conn: Any, uid: int, limit: int, before_ms: int) -> list[dict[str, Any]]:
     rows = conn.execute("SELECT id, kind, data, created_ms FROM event_outbox WHERE uid=? AND delivered_ms IS NULL "
                         "AND created_ms < ? ORDER BY id LIMIT ?", (uid, before_ms, limit)).fetchall()
@@ -84,11 +88,15 @@ class EventBus:
         self.l2 = l2
         self.now_ms = now_ms
         self.subs: dict[int, _Sub] = {}
+        #: uids that may have undelivered events (filled from L2 at start), so a turn
+        #: never queues a read behind the writer just to find nothing
+        self.waiting: set[int] = set()
         self.published = 0
         self.delivered = 0
 
     async def start(self) -> None:
         await self.l2.awrite(_create)
+        self.waiting = set(await self.l2.aread(_waiting_uids))
 
     async def publish(self, uid: int, kind: str, data: dict[str, Any]) -> int:
         """Store the event durably, then push it to subscribers; returns its id."""
@@ -101,6 +109,8 @@ class EventBus:
                 await sub.notify("event", event)
             await self.l2.awrite(_mark, [eid], self.now_ms())
             self.delivered += 1
+        else:
+            self.waiting.add(uid)
         log.info("event", extra={"kv": {"id": eid, "kind": kind, "uid": uid, "subscribers": len(targets)}})
         return eid
 
@@ -116,8 +126,12 @@ class EventBus:
                            before_ms: int | None = None) -> list[dict[str, Any]]:
         """Undelivered events of ``uid`` created before ``before_ms`` (default: now), oldest first;
         marked delivered."""
+        if uid not in self.waiting:
+            return []
         cutoff = self.now_ms() + 1 if before_ms is None else before_ms
         events = await self.l2.aread(_pending, uid, limit, cutoff)
+        if len(events) < limit and before_ms is None:
+            self.waiting.discard(uid)
         if kinds:
             events = [e for e in events if e["kind"] in kinds]
         if events:

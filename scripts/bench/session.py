@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""Session benchmark: whole turns through a real hermesd, against ``admin.ping`` in the same run.
+
+Cases, each on one connection, sequential, after a warm-up:
+
+- ``admin.ping`` — the protocol floor;
+- a rule-routed turn with no tool ("cancel" in an idle session: parse, route, commit);
+- a rule-routed turn with one pooled tool call ("how much disk space is left" →
+  ``disk_usage`` in the sandbox pool, then a reply; parse, anchor, route, execute, commit);
+- the same tool turn again with 10,000 sessions open (RSS before and after, latency ratio).
+
+Matching time against the number of rules (1 / 100 / 1,000) is ``scripts/bench/rules.py``.
+Reported: p50 / p99 in ms and the ratio to ping. Benchmarks are not tests.
+
+Usage: .venv/bin/python scripts/bench/session.py [--n 300] [--sessions 10000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from hermesd.client import Client  # noqa: E402
+
+AT = "2024-06-19T10:00:00+08:00"
+
+
+def _start(root: Path) -> tuple[subprocess.Popen[bytes], Path]:
+    sock, notify_path = root / "h.sock", root / "notify"
+    notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    notify.bind(str(notify_path))
+    notify.settimeout(60)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HERMESD_")}
+    env.update(NOTIFY_SOCKET=str(notify_path), HERMESD_SESSION__MAX_SESSIONS_PER_USER="100000",
+               HERMESD_LOGGING__LEVEL="warning")
+    proc = subprocess.Popen([sys.executable, "-m", "hermesd", "run", "--socket", str(sock), "--state-dir",
+                             str(root / "state")], env=env, cwd=root, stderr=subprocess.DEVNULL)
+    while b"READY=1" not in notify.recv(4096):
+        pass
+    notify.close()
+    return proc, sock
+
+
+def _rss_mb(pid: int) -> float:
+    for line in open(f"/proc/{pid}/status"):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def _time(fn, n: int) -> list[float]:
+    for _ in range(min(30, n)):
+        fn()
+    out = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        fn()
+        out.append((time.perf_counter() - t0) * 1000)
+    return sorted(out)
+
+
+def _p(xs: list[float], q: float) -> float:
+    return xs[min(len(xs) - 1, int(q * len(xs)))]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=300, help="turns per case")
+    ap.add_argument("--sessions", type=int, default=10_000, help="open sessions for the last case")
+    args = ap.parse_args()
+    root = Path(tempfile.mkdtemp(prefix="hdbs-", dir="/tmp"))
+    os.chmod(root, 0o711)
+    proc, sock = _start(root)
+    try:
+        with Client(sock) as c:
+            sid = c.call("session.open", {"locale": "en"})["session_id"]
+            rows = []
+            ping = _time(lambda: c.call("admin.ping"), args.n)
+            rows.append(("admin.ping", ping))
+            no_tool = _time(lambda: c.call("session.turn", {"session_id": sid, "text": "cancel",
+                                                            "reference_time": AT}), args.n)
+            rows.append(("turn, rule, no tool", no_tool))
+            tool = _time(lambda: c.call("session.turn", {"session_id": sid, "text": "how much disk space is left",
+                                                         "reference_time": AT}), args.n)
+            rows.append(("turn, one pooled tool", tool))
+            rss0 = _rss_mb(proc.pid)
+            t0 = time.perf_counter()
+            for _ in range(args.sessions):
+                c.call("session.open", {"locale": "en"})
+            opened_s = time.perf_counter() - t0
+            rss1 = _rss_mb(proc.pid)
+            tool_many = _time(lambda: c.call("session.turn", {"session_id": sid, "text": "how much disk space is left",
+                                                              "reference_time": AT}), args.n)
+            rows.append((f"turn, one tool, {args.sessions:,} sessions", tool_many))
+        base = _p(ping, 0.5)
+        print(f"{'case':<34} {'p50 ms':>8} {'p99 ms':>8} {'p50 / ping':>11}")
+        for name, xs in rows:
+            print(f"{name:<34} {_p(xs, 0.5):>8.3f} {_p(xs, 0.99):>8.3f} {_p(xs, 0.5) / base:>10.1f}x")
+        print(f"\nrule-routed turn without tools vs ping: {_p(no_tool, 0.5) / base:.1f}x (aim: within 3x)")
+        print(f"{args.sessions:,} sessions opened in {opened_s:.1f} s; RSS {rss0:.1f} MB → {rss1:.1f} MB "
+              f"(+{(rss1 - rss0) * 1024 / args.sessions:.2f} KB per session)")
+        print(f"tool turn p50 with {args.sessions:,} sessions / without: {_p(tool_many, 0.5) / _p(tool, 0.5):.2f}x")
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(30)
+        shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
