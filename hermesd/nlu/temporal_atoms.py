@@ -471,7 +471,7 @@ def _zh_duration(m):
 
 
 _EN_QTY = rf"(?:({EN_NUM}|half an|half a|a half)\s+(?:and\s+a\s+half\s+)?({_EN_UNIT_ALT})(?:\s+and\s+a\s+half)?)"
-_EN_QTYS = rf"{_EN_QTY}(?:(?:,\s*|\s+and\s+|\s+){_EN_QTY})?"
+_EN_QTYS = rf"{_EN_QTY}(?:(?:,\s*|\s+and\s+|\s+){_EN_QTY}){{0,3}}"
 
 
 def _en_qtys(text: str) -> list[tuple[float, str]] | None:

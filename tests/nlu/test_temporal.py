@@ -155,3 +155,10 @@ def test_recurring_schedule_durations_are_not_times():
 def test_capitalised_title_words_are_not_times():
     assert parse_times("play Good Morning Sunshine", SUNDAY_0730, SH) == []
     assert [x.text for x in parse_times("Good morning, remind me this evening", SUNDAY_0730, SH)] == ["this evening"]
+
+
+def test_compound_offsets():
+    (x,) = parse_times("23 hours twenty one minutes and one second from now", SUNDAY_0730, SH)
+    assert x.start == SUNDAY_0730 + timedelta(hours=23, minutes=21, seconds=1)
+    (y,) = parse_times("1 hour and 1 second from now", SUNDAY_0730, SH)
+    assert y.start == SUNDAY_0730 + timedelta(hours=1, seconds=1)
