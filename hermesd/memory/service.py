@@ -391,7 +391,8 @@ class MemoryService(Subsystem):
     async def commit_turn(self, *, session: dict[str, Any] | None = None,
                           reply: tuple[str, str, int, dict[str, Any]] | None = None,
                           events: list[dict[str, Any]] | None = None,
-                          slots: list[dict[str, Any]] | None = None, durable: bool = True) -> list[int]:
+                          slots: list[dict[str, Any]] | None = None, durable: bool = True,
+                          extra: list[Callable[[Any], Any]] | None = None) -> list[int]:
         """Session state + stored reply + events + memory slots in ONE transaction.
 
         :param session: see :meth:`save_session`.
@@ -399,6 +400,7 @@ class MemoryService(Subsystem):
         :param events: rows from :meth:`MemoryCore.event_row`.
         :param slots: ``[{uid, session_id, anchor, data, memory_class?, project?}]``;
             they are in L1 at once and in L2 with the rest of the turn.
+        :param extra: more ``fn(conn)`` writes of the caller's own tables, in the same transaction.
         :param durable: wait for the COMMIT (fsync); False queues the same single transaction and
             returns at once (for turns without side effects: losing one to a crash only means the
             client's retry runs it again).
@@ -418,6 +420,8 @@ class MemoryService(Subsystem):
                 records.store_reply(conn, *reply, now)
             for r in rows:
                 records.upsert_summary(conn, r)
+            for fn in extra or []:
+                fn(conn)
             return [records.insert_event(conn, e) for e in events or []]
 
         if not durable:

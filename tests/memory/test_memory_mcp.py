@@ -198,6 +198,13 @@ async def test_l2_catches_up_within_one_batch(service) -> None:
     assert await service.l2.awrite(records.upsert_summary, stale) is False
 
 
+async def test_explicit_put_is_audited(service, caplog) -> None:
+    caplog.set_level(logging.INFO, logger="hermesd.memory")
+    await service.put(UID, "s9", ZHANG, {"phone": "139"}, durable=True)
+    assert mcp_lines(caplog) == [("capture", "s9", "memory_l1", "15", "15")]  # {"phone":"139"}
+    assert (await audit_rows(service))[-1] == ("capture", "s9", "memory_l1", 15, 15)
+
+
 async def test_keyword_index_follows_rewrites(service) -> None:
     await service.put(UID, "s", "person:sales/li", {"city": "深圳南山"})
     await service.put(UID, "s", "person:sales/li", {"city": "深圳南山"})  # same text: not re-indexed

@@ -138,8 +138,8 @@ async def test_write_flood_gets_backpressure(tmp_path: Path, clock: FakeClock, w
         while svc.l2.backlog():
             await asyncio.sleep(0.001)
         for i in range(5):  # fills the queue without waiting: not durable
-            await asyncio.wait_for(svc.put(UID, "s", f"k{i}", {"i": i}, durable=False), 1)
-        flood = asyncio.ensure_future(svc.put(UID, "s", "k5", {"i": 5}, durable=False))
+            await asyncio.wait_for(svc.core.put(UID, "s", f"k{i}", {"i": i}, durable=False), 1)
+        flood = asyncio.ensure_future(svc.core.put(UID, "s", "k5", {"i": 5}, durable=False))
         await asyncio.sleep(0.1)
         assert not flood.done() and svc.l2.backlog() == 6  # the 6th waits for its commit
         gate.set()
