@@ -330,10 +330,6 @@ def _as_dt(v: date | datetime, tz: ZoneInfo) -> datetime:
     return v if isinstance(v, datetime) else datetime.combine(v, time(0), tz)
 
 
-def _bare_number_before(text: str, pos: int) -> re.Match[str] | None:
-    return re.search(rf"(?<![\d:])(\d{{1,2}}|{EN_NUM})\s*(?:点|时)?$", text[:pos])
-
-
 _COMMON_WORDS = re.compile(r"[A-Z][a-z]+")
 
 

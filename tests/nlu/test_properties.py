@@ -1,6 +1,6 @@
 """Property tests: any string parses without an exception and every span indexes the original."""
 
-from datetime import datetime, timedelta
+from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from hypothesis import given, settings, strategies as st

@@ -1,7 +1,7 @@
 """The NLU subsystem: nlu.parse method, params, errors, health, metrics, reload, settings."""
 
 import asyncio
-from datetime import datetime
+
 from pathlib import Path
 
 import pytest
