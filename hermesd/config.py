@@ -151,6 +151,7 @@ class LoggingSettings(Section):
 
 # Subsystems own their sections; they import ``Section`` from here, so these
 # imports must come after it is defined.
+from .memory.archive_settings import ArchiveSettings, UpstreamSettings  # noqa: E402
 from .memory.settings import MemorySettings  # noqa: E402
 from .nlu.settings import NluSettings  # noqa: E402
 from .session.settings import SessionSettings  # noqa: E402
@@ -168,6 +169,8 @@ class HermesConfig(Section):
     memory: MemorySettings = MemorySettings()
     tools: ToolsSettings = ToolsSettings()
     session: SessionSettings = SessionSettings()
+    archive: ArchiveSettings = ArchiveSettings()
+    upstream: UpstreamSettings = UpstreamSettings()
 
     @field_validator("*", mode="before")
     @classmethod

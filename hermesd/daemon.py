@@ -42,12 +42,13 @@ def build_subsystems(cfg: HermesConfig) -> list[list[Subsystem]]:
 
     Each reads its own config section from the :class:`DaemonContext` at start.
     """
+    from .memory.archive_service import ArchiveService
     from .memory.service import MemoryService
     from .nlu.service import NluSubsystem
     from .session.service import SessionService
     from .tools.service import ToolsService
 
-    return [[MemoryService()], [NluSubsystem(), ToolsService()], [SessionService()]]
+    return [[MemoryService()], [NluSubsystem(), ToolsService(), ArchiveService()], [SessionService()]]
 
 
 def _link(subsystems: dict[str, Subsystem]) -> None:

@@ -33,8 +33,18 @@ from ..errors import SessionBusy, SessionExpired, SessionNotFound
 from ..logging import session_id_var
 from ..protocol import Caller
 from ..rules.engine import Plan
+from . import turnlog
 from .executor import Executor, Failure, Finished, Handoff, Suspend
-from .machine import Event, Limits, Refusal, State, new_machine, recovery, restore, transition
+from .machine import (
+    Event,
+    Limits,
+    Refusal,
+    State,
+    new_machine,
+    recovery,
+    restore,
+    transition,
+)
 from .record import Session, new_session_id
 from .settings import SessionSettings
 from .timers import DeadlineHeap
@@ -90,6 +100,8 @@ class Controller:
         self.deadlines = DeadlineHeap()
         self.turns_by_path: dict[str, int] = {}
         self.on_event: Callable[[int, str, dict[str, Any]], None] = lambda uid, kind, data: None
+        #: the archive subsystem (L3), or None: ended sessions' turns then are only deleted
+        self.archive: Any = None
 
     # ------------------------------------------------------------------ sessions
 
@@ -137,12 +149,32 @@ class Controller:
         return out
 
     async def close_session(self, s: Session, reason: str) -> None:
+        """End ``s``: its turns and audit lines go to the L3 archive, then the live rows are deleted."""
         s.closed = True
         self.deadlines.cancel(s.session_id)
         self.sessions.pop(s.session_id, None)
         self.by_uid.get(s.uid, {}).pop(s.session_id, None)
+        archived = await self._archive(s, reason)
         await self.memory.delete_session(s.session_id)
-        log.info("session.close", extra={"kv": {"session": s.session_id, "reason": reason, "turns": s.turns}})
+        log.info("session.close", extra={"kv": {"session": s.session_id, "reason": reason, "turns": s.turns,
+                                                "archive": archived}})
+
+    async def _archive(self, s: Session, reason: str) -> str | None:
+        l2 = self.memory.l2
+        turns = await l2.aread(turnlog.records, s.session_id)
+        if self.archive is None or not turns:
+            await l2.awrite(turnlog.delete, s.session_id)
+            return None
+        audit = await l2.aread(turnlog.audit_rows, s.session_id)
+        header = {"kind": "session", "session_id": s.session_id, "uid": s.uid, "role": s.role,
+                  "created_ms": s.created_ms, "closed_ms": self.now_ms(), "reason": reason, "turns": s.turns}
+        try:
+            path = await self.archive.archive_session(s.session_id, [header, *turns], audit)
+        except Exception as exc:  # kept in L2: nothing acknowledged is lost; retried at the next close/restart
+            log.error("session.archive_failed", extra={"kv": {"session": s.session_id, "error": str(exc)}})
+            return None
+        await l2.awrite(turnlog.delete, s.session_id)
+        return str(path)
 
     async def restore(self) -> int:
         """Reload sessions from L2 after a restart; one caught EXECUTING becomes ERROR_HANDLING, interrupted."""
@@ -571,8 +603,13 @@ class Controller:
         # a turn with side effects (a tool ran, something was remembered) is on disk before its
         # reply goes out; a pure turn is queued in the same single transaction without waiting
         durable = bool(slots or events)
+        trace = s.last_trace or {}
+        raw = {"at_ms": s.updated_ms, "message_id": message_id, "text": trace.get("text"), "reply": reply,
+               "intent": trace.get("intent"), "path": trace.get("path"), "actions": trace.get("actions"),
+               "state": s.state.value, "version": s.machine.version, "trace_id": trace.get("trace_id")}
         await self.memory.commit_turn(session=s.to_row(), reply=(s.session_id, message_id, s.uid, reply)
-                                      if message_id else None, events=events, slots=slots, durable=durable)
+                                      if message_id else None, events=events, slots=slots, durable=durable,
+                                      extra=[lambda conn: turnlog.insert(conn, s.session_id, s.updated_ms, raw)])
 
     def _apply_effects(self, s: Session, result: Any) -> None:
         s.vars.update(result.state_vars)

@@ -30,6 +30,7 @@ from ..protocol import CallContext, Method
 from ..rules.loader import RuleSource
 from ..subsystem import DaemonContext, Subsystem
 from .controller import Controller
+from . import turnlog
 from .events import EVENT_KINDS, EventBus
 from .settings import SessionSettings, resolve_rules_dir
 
@@ -134,6 +135,8 @@ class SessionService(Subsystem):
                                      rules=lambda: self.rules.engine)  # type: ignore[union-attr]
         self.events = EventBus(subs["memory"].l2)
         await self.events.start()
+        await subs["memory"].l2.awrite(turnlog.create)
+        self.controller.archive = subs.get("archive")
         self.controller.on_event = self._publish
         restored = await self.controller.restore()
         self._task = asyncio.get_running_loop().create_task(self._timer_loop(), name="hermesd-session-timers")

@@ -334,3 +334,21 @@ def test_another_uid_cannot_touch_a_session(start_daemon, world):
     with d.client() as c:  # untouched, and root (admin) sees both
         assert c.call("session.get", {"session_id": sid})["state"] == "LISTENING"
         assert len(c.call("session.list", {"all_users": True})["sessions"]) == 2
+
+
+def test_a_closed_session_is_archived_to_l3(sd):
+    import zstandard
+
+    with sd.client() as c:
+        sid = _open(c, locale="en")
+        _say(c, sid, "how much disk space is left")
+        _say(c, sid, "send the quote")
+        c.call("session.close", {"session_id": sid})
+        status = c.call("admin.archive", {"action": "status"})
+    files = list((sd.state_dir / "archive").rglob(f"{sid}*.zst"))
+    assert len(files) == 1, status
+    lines = zstandard.ZstdDecompressor().stream_reader(files[0].open("rb")).read().splitlines()
+    records = [orjson.loads(x).get("data") or {} for x in lines[1:]]  # after the volume header
+    texts = [r.get("text") for r in records]
+    assert "how much disk space is left" in texts and "send the quote" in texts
+    assert any(r.get("kind") == "session" and r.get("reason") == "closed by client" for r in records)
