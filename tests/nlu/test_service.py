@@ -1,7 +1,6 @@
 """The NLU subsystem: nlu.parse method, params, errors, health, metrics, reload, settings."""
 
 import asyncio
-
 from pathlib import Path
 
 import pytest
