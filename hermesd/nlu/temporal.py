@@ -347,6 +347,17 @@ def _looks_like_title(norm: Normalized, g: _Group) -> bool:
     return bool(before) and before[-1] not in ".!?。！？"
 
 
+def _looks_like_address(norm: Normalized, g: _Group) -> bool:
+    """A bare number (at 24, 1919) followed by a capitalised word is a house number or a name
+    ("at 24 Willie Mays Plaza", "1919 Mount Diablo Boulevard"), not an hour or a year."""
+    bare_hour = g.cats == {"clock"} and g.f.get("minute") is None and "ampm" not in g.f
+    bare_year = g.cats == {"date"} and g.f.get("period") == "year" and set(g.f) == {"period", "year"}
+    if not (bare_hour or bare_year):
+        return False
+    e = norm.span(g.start, g.end)[1]
+    return bool(re.match(r"\s+[A-Z][a-z]", norm.original[e:]))
+
+
 def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> list[TimeExpr]:
     """Find and resolve every time expression in ``text``.
 
@@ -391,10 +402,10 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
         # in a recurring schedule, clock times and durations belong to the recurrence, not to one date
         in_recurrence = recurring and not any(k in g.f for k in _DATE_KEYS) and not g.f.get("now") and (
             "offset" not in g.f or g.f.get("within"))
-        # 现在的X is "the current X" (an attribute, like English "current"), not a time
-        attributive_now = g.cats == {"now"} and t.startswith("的", g.end)
+        # 现在的X is "the current X" (an attribute, like English "current"), not a time; "for now" is an idiom
+        attributive_now = g.cats == {"now"} and (t.startswith("的", g.end) or t.endswith("for ", 0, g.start))
         if not (_RECURRING.search(t[:g.start]) or g.f.get("recurring") or _looks_like_title(norm, g) or in_recurrence
-                or attributive_now):
+                or attributive_now or _looks_like_address(norm, g)):
             out.append(_single(norm, g, ref, tz))
         i += 1
     return out

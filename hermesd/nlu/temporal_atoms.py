@@ -23,6 +23,8 @@ _MONTHS = {"january": 1, "jan": 1, "february": 2, "feb": 2, "march": 3, "mar": 3
            "may": 5, "june": 6, "jun": 6, "july": 7, "jul": 7, "august": 8, "aug": 8, "september": 9,
            "sept": 9, "sep": 9, "october": 10, "oct": 10, "november": 11, "nov": 11, "december": 12, "dec": 12}
 _MONTH_ALT = "|".join(sorted(_MONTHS, key=len, reverse=True))
+# "mar." but not the full stop after "March."
+_MONTH_DOT = r"(?:(?<=\b[a-z]{3})\.|(?<=\bsept)\.)?"
 _WEEKDAYS = {"monday": 1, "mon": 1, "tuesday": 2, "tues": 2, "tue": 2, "wednesday": 3, "wed": 3,
              "thursday": 4, "thurs": 4, "thur": 4, "thu": 4, "friday": 5, "fri": 5, "saturday": 6, "sat": 6,
              "sunday": 7, "sun": 7}
@@ -140,7 +142,7 @@ def _zh_day(m):
     return {"day": int(m[1])}
 
 
-@_p(rf"{L}(?:({_WD_ALT})\.?,?\s+)?({_MONTH_ALT})\.?\s+(?:the\s+)?({EN_ORD})(?:,?\s+(\d{{4}}))?{R}", "date")
+@_p(rf"{L}(?:({_WD_ALT})\.?,?\s+)?({_MONTH_ALT}){_MONTH_DOT}\s+(?:the\s+)?({EN_ORD})(?:,?\s+(\d{{4}}))?{R}", "date")
 def _en_month_day(m):
     d = en_ordinal(m[3])
     if d is None:
@@ -151,7 +153,7 @@ def _en_month_day(m):
     return out
 
 
-@_p(rf"{L}(?:the\s+)?({EN_ORD})\s+(?:of\s+)?({_MONTH_ALT})\.?(?:,?\s+(\d{{4}}))?{R}", "date")
+@_p(rf"{L}(?:the\s+)?({EN_ORD})\s+(?:of\s+)?({_MONTH_ALT}){_MONTH_DOT}(?:,?\s+(\d{{4}}))?{R}", "date")
 def _en_day_month(m):
     d = en_ordinal(m[1])
     if d is None:
@@ -162,7 +164,7 @@ def _en_day_month(m):
     return out
 
 
-@_p(rf"{L}(?:(this|next|last|in|of|during|since|until|by|early|late|mid)\s+)?({_MONTH_ALT})\.?(?:,?\s+(\d{{4}}))?{R}", "date")
+@_p(rf"{L}(?:(this|next|last|in|of|during|since|until|by|early|late|mid)\s+)?({_MONTH_ALT}){_MONTH_DOT}(?:,?\s+(\d{{4}}))?{R}", "date")
 def _en_month(m):
     name = m[2]
     if name in ("may", "march", "mar", "jan", "sat") and not (m[1] or m[3]):
@@ -173,6 +175,14 @@ def _en_month(m):
     elif m[1] in ("next", "last"):
         out["month_rel"] = 1 if m[1] == "next" else -1
     return out
+
+
+@_p(rf"{L}(?:the\s+)?({EN_ORD})\s+of\s+(this|next|last|the\s+next|the\s+last|the\s+current)\s+month{R}", "date")
+def _en_day_of_rel_month(m):
+    d = en_ordinal(m[1])
+    if d is None:
+        return None
+    return {"day": d, "month_shift": {"this": 0, "the current": 0, "next": 1, "the next": 1}.get(re.sub(r"\s+", " ", m[2]), -1)}
 
 
 @_p(rf"{L}(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th){R}(?!\s+(?:of\s+)?[a-z])", "date")
@@ -406,6 +416,14 @@ def _en_at_hour(m):
     if v is None or v != int(v) or not 0 <= v <= 24:
         return None
     return {"hour": int(v), "minute": None}
+
+
+@_p(rf"{L}(?:at\s+)?(\d{{1,2}}|{EN_NUM})(?:\s+o'?clock)?(?=\s+in\s+the\s+(?:morning|afternoon|evening|night){R})", "hourish")
+def _hour_before_pod(m):
+    if m[1] in ("a", "an", "a few", "a couple of"):
+        return None
+    v = en_number(m[1])
+    return {"hour": int(v), "minute": None} if v is not None and v == int(v) and 0 <= v <= 12 else None
 
 
 @_p(r"(?<![\d:])(\d{1,2})(?=\s*(?:tomorrow|today|tonight|明天|今天|今晚))", "hourish")

@@ -163,3 +163,20 @@ def test_compound_offsets():
     assert x.start == SUNDAY_0730 + timedelta(hours=23, minutes=21, seconds=1)
     (y,) = parse_times("1 hour and 1 second from now", SUNDAY_0730, SH)
     assert y.start == SUNDAY_0730 + timedelta(hours=1, seconds=1)
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("Select the 12th of March.", ("12th of March", date(2026, 3, 12))),
+    ("the 14th of this month", ("14th of this month", date(2026, 11, 14))),
+    ("the 1st of next month", ("1st of next month", date(2026, 12, 1))),
+    ("6 in the evening.", ("6 in the evening", datetime(2026, 11, 29, 18, 0, tzinfo=SH))),
+])
+def test_english_day_forms(text, expected):
+    (x,) = parse_times(text, SUNDAY_0730, SH)
+    assert (x.text, x.start) == expected
+
+
+def test_house_numbers_and_for_now_are_not_times():
+    assert [x.text for x in parse_times("The event starts at 8 pm at 24 Willie Mays Plaza.", SUNDAY_0730, SH)] == ["8 pm"]
+    assert parse_times("1919 Mount Diablo Boulevard", SUNDAY_0730, SH) == []
+    assert parse_times("That's it for now.", SUNDAY_0730, SH) == []
