@@ -182,7 +182,7 @@ def _top(sc: Mapping[str, float]) -> tuple[str | None, float]:
 
 def train(examples: Sequence[tuple[str, str]], *, oos_label: str | None = None, epochs: int = 10,
           margin: float = 1.0, seed: int = 13, holdout: float = 0.2, oos_prior: float = 0.05,
-          target_in_scope_recall: float = 0.95) -> IntentModel:
+          target_in_scope_recall: float = 0.98) -> IntentModel:
     """Train a scorer on ``(text, intent)`` pairs and calibrate its out-of-scope threshold.
 
     :param examples: training pairs; texts are normalised here.
