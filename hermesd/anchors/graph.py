@@ -188,7 +188,7 @@ class AnchorGraph:
         return dropped
 
     async def resolve(self, mention: str, *, session_id: str = "", type: str = "person",
-                      context: dict[str, Any] | None = None) -> Resolution:
+                      context: dict[str, Any] | None = None, fuzzy: bool = True) -> Resolution:
         """Map a mention to an anchor (see the module docstring for the order). Never raises."""
         ctx = {k: v for k, v in (context or {}).items() if v}
         form = normalize_mention(mention)
@@ -203,6 +203,8 @@ class AnchorGraph:
             ("directory", lambda: self._by_lookup(mention)),
             ("fuzzy", lambda: self._by_fuzzy(form, type)),
         ]
+        if not fuzzy:  # the caller is under load: exact steps only
+            steps.pop()
         for via, step in steps:
             found = self._narrow(await step(), ctx)
             if len(found) == 1:

@@ -333,10 +333,11 @@ class MemoryService(Subsystem):
         return await self._c().forget(anchor, uid)
 
     async def resolve(self, mention: str, *, session_id: str = "", type: str = "person",
-                      context: dict[str, Any] | None = None) -> Resolution:
-        """Anchor resolution (see :class:`~hermesd.anchors.graph.AnchorGraph`)."""
+                      context: dict[str, Any] | None = None, fuzzy: bool = True) -> Resolution:
+        """Anchor resolution (see :class:`~hermesd.anchors.graph.AnchorGraph`); ``fuzzy=False`` skips
+        the fuzzy step (the session layer does so under load)."""
         assert self.graph is not None
-        return await self.graph.resolve(mention, session_id=session_id, type=type, context=context)
+        return await self.graph.resolve(mention, session_id=session_id, type=type, context=context, fuzzy=fuzzy)
 
     async def merge_anchors(self, old: str, new: str) -> dict[str, int]:
         """Merge two anchors found to be the same; L1 copies of ``old`` are flushed first."""

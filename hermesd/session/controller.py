@@ -40,11 +40,13 @@ from .machine import (
     Limits,
     Refusal,
     State,
+    Transition,
     new_machine,
     recovery,
     restore,
     transition,
 )
+from .policy import LoadMonitor, Policy
 from .record import Session, new_session_id
 from .settings import SessionSettings
 from .timers import DeadlineHeap
@@ -65,6 +67,7 @@ _TEXTS = {
     "failed": {"zh": "这一步没有成功（{code}）。", "en": "That step did not work ({code})."},
     "handoff": {"zh": "我已经请同事来处理。", "en": "I have asked a colleague to take over."},
     "offer": {"zh": "上次的“{intent}”还没完成，要继续吗？", "en": "Last time's \"{intent}\" is unfinished. Continue?"},
+    "auth": {"zh": "请先完成身份验证。", "en": "Please verify your identity first."},
     "interrupted": {"zh": "上次的操作被中断了，没有重复执行。", "en": "The last action was interrupted and was not repeated."},
 }
 
@@ -91,6 +94,8 @@ class Controller:
                  mono: Callable[[], float] = time.monotonic) -> None:
         self.settings = settings
         self.limits = Limits.from_settings(settings)
+        self.policy = Policy(settings)
+        self.load = LoadMonitor(settings, mono)
         self.nlu, self.memory, self.tools, self.rules = nlu, memory, tools, rules
         self.now_ms, self.mono = now_ms, mono
         self.sessions: dict[str, Session] = {}
@@ -127,6 +132,7 @@ class Controller:
         s = Session(sid, caller.uid, caller.role, new_machine(sid, self.mono(), self.limits), now, now,
                     now + int(self.settings.ttl_s * 1000), user=user, locale=locale, tz=tz, channel=channel,
                     metadata=metadata)
+        s.vars.update(self.policy.initial_vars(s.summary()))
         self._add(s)
         offer = None
         tasks = await self.memory.pending_tasks(caller.uid) if caller.uid in self.task_uids else []
@@ -208,6 +214,12 @@ class Controller:
             self.deadlines.arm(s.session_id, s.machine.deadline)
 
     def _move(self, s: Session, event: Event, reason: str = "") -> bool:
+        ok, why = self.policy.can_transition(s.state.value, event.value, {"session_id": s.session_id,
+                                                                        "vars": s.vars, "uid": s.uid})
+        if not ok:
+            log.info("transition refused", extra={"kv": {"session": s.session_id, "state": s.state.value,
+                                                         "event": event.value, "reason": f"policy: {why}"}})
+            return False
         result = transition(s.machine, event, now=self.mono(), limits=self.limits, reason=reason)
         if isinstance(result, Refusal):
             return False
@@ -234,16 +246,22 @@ class Controller:
 
     async def _timeout(self, s: Session) -> None:
         state = s.state
-        if not self._move(s, Event.TIMEOUT, "deadline passed"):
+        ok, why = self.policy.can_transition(state.value, Event.TIMEOUT.value, {"session_id": s.session_id,
+                                                                              "vars": s.vars, "uid": s.uid})
+        result = transition(s.machine, Event.TIMEOUT, now=self.mono(), limits=self.limits,
+                            reason="deadline passed") if ok else None
+        if not isinstance(result, Transition):
             self._arm(s)
             return
-        if state is State.CONFIRMING:
+        self.policy.on_timeout(s.summary(), state.value)
+        # park what was unfinished before the new state shows, so a client that sees IDLE
+        # and opens a new session is offered the task
+        if state is State.CONFIRMING or (state is State.LISTENING and s.pending and s.pending.get("kind") == "ask"):
             await self._park_pending(s)
             s.pending = None
-            self.on_event(s.uid, "confirmation_cancelled", {"session_id": s.session_id})
-        elif state is State.LISTENING and s.pending and s.pending.get("kind") == "ask":
-            await self._park_pending(s)
-            s.pending = None
+            if state is State.CONFIRMING:
+                self.on_event(s.uid, "confirmation_cancelled", {"session_id": s.session_id})
+        s.machine = result.machine
         s.updated_ms = self.now_ms()
         log.info("session.timeout", extra={"kv": {"session": s.session_id, "from": state.value,
                                                   "to": s.state.value}})
@@ -302,6 +320,13 @@ class Controller:
                 self._move(s, Event.DEGRADE, "internal error")
                 await self.memory.save_session(s.to_row())
                 raise
+            if s.state in (State.PARSING, State.ROUTING, State.EXECUTING):
+                # a refused transition (policy hook) left the turn mid-way: never leave a session there
+                log.warning("turn ended mid-pipeline", extra={"kv": {"state": s.state.value}})
+                s.pending = None
+                self._move(s, Event.FAIL, "turn ended mid-pipeline")
+                self._move(s, Event.DEGRADE, "turn ended mid-pipeline")
+                reply["state"], reply["version"] = s.state.value, s.machine.version
             if message_id:
                 reply["message_id"] = message_id
             await self._commit(s, reply, message_id, result)
@@ -336,14 +361,18 @@ class Controller:
             lang = s.locale or parsed.lang
         self._move(s, Event.PARSED, "parsed")
         a0 = time.perf_counter()
-        entities, ambiguous = await self._entities(s, parsed)
+        load = self.load.overloaded()
+        if load:
+            trace["degraded"] = f"load:{load}"
+        entities, ambiguous = await self._entities(s, parsed, fuzzy=load is None)
         timings["anchor"] = (time.perf_counter() - a0) * 1000
         intent = parsed.intent if parsed else None
         kind = parsed.kind if parsed else ("affirm" if (answer or {}).get("accept") else "deny")
         if answer is not None and "accept" in answer:
             kind = "affirm" if answer["accept"] else "deny"
-        trace.update({"intent": intent, "kind": kind, "entities": {k: v for k, v in entities.items()},
-                      "degraded": bool(parsed and parsed.degraded)})
+        trace.update({"intent": intent, "kind": kind, "entities": {k: v for k, v in entities.items()}})
+        if parsed is not None and parsed.degraded:
+            trace["degraded"] = "parse_budget"
         r0 = time.perf_counter()
         texts: list[str] = []
         pending = s.pending
@@ -460,6 +489,11 @@ class Controller:
             return self._reply(s, [_t("nothing_to_cancel", lang)], None, None, parsed, [], trace, timings, t0, r0,
                                "cancel"), None
 
+        if not self.policy.gate(intent, s.vars):
+            self._move(s, Event.ROUTED, "auth gate")
+            self._move(s, Event.DONE, "auth required")
+            return self._reply(s, [_t("auth", lang)], None, intent, parsed, [], trace, timings, t0, r0,
+                               "auth"), None
         engine = self.rules()
         if resume is not None:
             rule = _rule_by_id(engine, resume.get("rule_id"))
@@ -626,7 +660,8 @@ class Controller:
             return None
         return bool(tool.descriptor.confirm), bool(tool.descriptor.idempotent)
 
-    async def _entities(self, s: Session, parsed: Any) -> tuple[dict[str, list[Any]], tuple[str, list] | None]:
+    async def _entities(self, s: Session, parsed: Any, *,
+                        fuzzy: bool = True) -> tuple[dict[str, list[Any]], tuple[str, list] | None]:
         """Entity values by type (first mention first), person mentions anchored.
 
         :return: (type → [value, ...], (mention, candidates) of the first ambiguous person or None).
@@ -639,7 +674,7 @@ class Controller:
             d = e.to_dict()
             value: Any = d.get("value")
             if e.type == "person":
-                res = await self.memory.resolve(d["text"], session_id=s.session_id, type="person")
+                res = await self.memory.resolve(d["text"], session_id=s.session_id, type="person", fuzzy=fuzzy)
                 if res.status == "resolved":
                     value = res.text
                 elif res.status == "ambiguous" and ambiguous is None:

@@ -36,6 +36,10 @@ class SessionSettings(Section):
         are skipped and the trace says ``degraded=load``.
     :param load_memory_percent: same for memory use.
     :param load_sample_interval_ms: how long one CPU/memory sample is reused.
+    :param require_auth: sessions start ``PRE_AUTH``; only ``pre_auth_intents`` are routed until a
+        rule sets ``auth: AUTHED`` (see :mod:`.policy`).
+    :param policy_module: importable module with optional ``on_start`` / ``on_timeout`` /
+        ``can_transition`` hooks.
     """
 
     listening_s: float = Field(30.0, gt=0)
@@ -52,6 +56,9 @@ class SessionSettings(Section):
     load_cpu_percent: float = Field(85.0, gt=0, le=100)
     load_memory_percent: float = Field(90.0, gt=0, le=100)
     load_sample_interval_ms: int = Field(2000, ge=100)
+    require_auth: bool = False
+    pre_auth_intents: list[str] = Field(default_factory=list)
+    policy_module: str | None = None
 
 
 def resolve_rules_dir(settings: SessionSettings) -> Path:

@@ -352,3 +352,57 @@ def test_a_closed_session_is_archived_to_l3(sd):
     texts = [r.get("text") for r in records]
     assert "how much disk space is left" in texts and "send the quote" in texts
     assert any(r.get("kind") == "session" and r.get("reason") == "closed by client" for r in records)
+
+
+def test_auth_gate_until_a_rule_marks_the_session_authed(start_daemon, world):
+    d = start_daemon({"tools": {"tools_dir": world["tools"]},
+                      "session": {"rules_dir": world["rules"], "require_auth": True,
+                                  "pre_auth_intents": ["device.disk_space", "device.network_check"]}})
+    with d.client() as c:
+        sid = _open(c, locale="en")
+        assert c.call("session.get", {"session_id": sid})["vars"]["auth"] == "PRE_AUTH"
+        r = _say(c, sid, "send the quote to Li Na")
+        assert r["path"] == "auth" and r["reply"]["text"] == "Please verify your identity first."
+        assert _say(c, sid, "how much disk space is left")["path"] == "rule"
+        assert _say(c, sid, "is the network up")["reply"]["text"] == "Verified."
+        assert c.call("session.get", {"session_id": sid})["vars"]["auth"] == "AUTHED"
+        assert _say(c, sid, "send the quote to Li Na")["state"] == "CONFIRMING"
+
+
+def test_policy_hooks_and_load_degradation(start_daemon, world):
+    d = start_daemon({"tools": {"tools_dir": world["tools"]},
+                      "session": {"rules_dir": world["rules"], "policy_module": "policy_hooks",
+                                  "listening_s": 0.3, "poll_interval_ms": 100,
+                                  "load_cpu_percent": 100, "load_memory_percent": 0.001,
+                                  "load_sample_interval_ms": 100}},
+                     env={"PYTHONPATH": str(FIXTURES)})
+    with d.client() as c:
+        sid = _open(c, locale="en", channel="kiosk")
+        got = c.call("session.get", {"session_id": sid})
+        assert got["vars"]["greeting"] == "hello" and got["vars"]["channel_seen"] == "kiosk"
+        r = _say(c, sid, "send the quote to Li Na")
+        assert r["state"] != "CONFIRMING"  # the hook refused the confirm transition
+        trace = c.call("session.trace", {"session_id": sid})["traces"][-1]
+        assert trace["degraded"] == "load:memory"
+        time.sleep(1.0)  # LISTENING times out; the raising on_timeout hook is logged, not fatal
+        assert c.call("session.get", {"session_id": sid})["state"] == "IDLE"
+        assert _say(c, sid, "how much disk space is left")["path"] == "rule"
+    log = d.log()
+    assert "policy hook failed" in log and "kiosks do not confirm" in log
+
+
+def test_timeouts_never_interleave_with_a_turn(start_daemon, world):
+    d = start_daemon({"tools": {"tools_dir": world["tools"]},
+                      "session": {"rules_dir": world["rules"], "listening_s": 0.05, "poll_interval_ms": 50},
+                      "logging": {"level": "warning"}})
+    with d.client() as c:
+        sid = _open(c, locale="en")
+        last_version = 0
+        for _ in range(200):
+            r = _say(c, sid, "any errors since yesterday")
+            # the LISTENING deadline (50 ms) passes during the 100 ms tool call: the timer must wait
+            assert r["state"] == "LISTENING" and r["reply"]["text"] == "done", r
+            assert r["version"] > last_version
+            last_version = r["version"]
+        time.sleep(0.3)
+        assert c.call("session.get", {"session_id": sid})["state"] == "IDLE"  # and it does fire afterwards

@@ -1,0 +1,111 @@
+"""Session policy: the auth gate, an optional Python hook module, and load-aware degradation.
+
+Config (``session:``): ``require_auth`` starts every session in ``PRE_AUTH``
+(``session.auth`` in rules); until a rule sets ``auth: AUTHED`` (typically after a
+tool validated a PIN or a phone number) only ``pre_auth_intents`` are routed.
+``policy_module`` names an importable module that may define any of::
+
+    def on_start(session: dict) -> dict | None       # extra session vars at open
+    def on_timeout(session: dict, state: str) -> None  # a state timed out
+    def can_transition(state: str, event: str, session: dict) -> tuple[bool, str]
+
+A hook that raises is logged and ignored (``can_transition`` then allows): a
+broken hook must not wedge every session.
+
+:class:`LoadMonitor` samples CPU and memory with psutil at most once per
+``load_sample_interval_ms`` (never per turn); above the thresholds the turn skips
+optional expensive work (fuzzy anchor search) and its trace says ``degraded=load``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import time
+from types import ModuleType
+from typing import Any, Callable
+
+from .settings import SessionSettings
+
+__all__ = ["LoadMonitor", "Policy"]
+
+log = logging.getLogger("hermesd.session")
+
+
+class Policy:
+    """Hooks from ``session.policy_module`` plus the auth gate.
+
+    :raises ImportError: the module named in the config cannot be imported (start-up fails loudly).
+    """
+
+    def __init__(self, settings: SessionSettings) -> None:
+        self.settings = settings
+        self.module: ModuleType | None = None
+        if settings.policy_module:
+            self.module = importlib.import_module(settings.policy_module)
+            log.info("policy loaded", extra={"kv": {"module": settings.policy_module,
+                                                    "hooks": ",".join(self._hooks())}})
+
+    def _hooks(self) -> list[str]:
+        return [n for n in ("on_start", "on_timeout", "can_transition") if callable(getattr(self.module, n, None))]
+
+    def _call(self, name: str, *args: Any) -> Any:
+        fn = getattr(self.module, name, None) if self.module is not None else None
+        if not callable(fn):
+            return None
+        try:
+            return fn(*args)
+        except Exception as exc:
+            log.error("policy hook failed", extra={"kv": {"hook": name, "error": f"{type(exc).__name__}: {exc}"}})
+            return None
+
+    def initial_vars(self, session: dict[str, Any]) -> dict[str, Any]:
+        """``auth`` (PRE_AUTH / AUTHED) plus what ``on_start`` returns."""
+        out: dict[str, Any] = {"auth": "PRE_AUTH" if self.settings.require_auth else "AUTHED"}
+        extra = self._call("on_start", session)
+        if isinstance(extra, dict):
+            out.update(extra)
+        return out
+
+    def on_timeout(self, session: dict[str, Any], state: str) -> None:
+        self._call("on_timeout", session, state)
+
+    def can_transition(self, state: str, event: str, session: dict[str, Any]) -> tuple[bool, str]:
+        res = self._call("can_transition", state, event, session)
+        if isinstance(res, tuple) and len(res) == 2:
+            return bool(res[0]), str(res[1])
+        return True, ""
+
+    def gate(self, intent: str | None, session_vars: dict[str, Any]) -> bool:
+        """True when ``intent`` may be routed in a session with these vars."""
+        if not self.settings.require_auth or session_vars.get("auth") == "AUTHED" or intent is None:
+            return True
+        return intent in self.settings.pre_auth_intents
+
+
+class LoadMonitor:
+    """Cached CPU / memory sample (psutil); :meth:`overloaded` is cheap enough for every turn.
+
+    :param clock: monotonic seconds. The first CPU sample primes psutil and reads 0 %.
+    """
+
+    def __init__(self, settings: SessionSettings, clock: Callable[[], float] = time.monotonic) -> None:
+        import psutil
+
+        self.psutil = psutil
+        self.settings = settings
+        self.clock = clock
+        self._at = -1e9
+        self._state: str | None = None
+        psutil.cpu_percent(interval=None)
+
+    def overloaded(self) -> str | None:
+        """``"cpu"`` / ``"memory"`` when above the configured thresholds, else None."""
+        now = self.clock()
+        if now - self._at >= self.settings.load_sample_interval_ms / 1000:
+            self._at = now
+            cpu = self.psutil.cpu_percent(interval=None)
+            mem = self.psutil.virtual_memory().percent
+            self._state = ("cpu" if cpu > self.settings.load_cpu_percent else
+                           "memory" if mem > self.settings.load_memory_percent else None)
+        return self._state
