@@ -28,7 +28,14 @@ from typing import Any, Literal, Mapping
 
 import orjson
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, Field, ValidationError, field_validator
+
+from .memory.archive_settings import ArchiveSettings, UpstreamSettings
+from .memory.settings import MemorySettings
+from .nlu.settings import NluSettings
+from .section import Section, shipped_path
+from .session.settings import SessionSettings
+from .tools.settings import ToolsSettings
 
 __all__ = [
     "ConfigError",
@@ -49,23 +56,6 @@ __all__ = [
     "shipped_path",
 ]
 
-#: where shipped data lives: the checkout (``<repo>/config``, ``<repo>/tools``), else
-#: what ``scripts/install`` copies to ``/usr/share/hermesd``.
-SHARE_DIRS = (Path(__file__).resolve().parent.parent, Path("/usr/share/hermesd"))
-
-
-def shipped_path(*parts: str) -> Path:
-    """First existing ``<share dir>/<parts>`` (checkout first), else the checkout's path.
-
-    E.g. ``shipped_path("config", "intents")`` or ``shipped_path("tools")``.
-    """
-    for base in SHARE_DIRS:
-        candidate = base.joinpath(*parts)
-        if candidate.exists():
-            return candidate
-    return SHARE_DIRS[0].joinpath(*parts)
-
-
 #: shipped defaults (``config/hermesd.yaml``).
 SHIPPED_CONFIG = shipped_path("config", "hermesd.yaml")
 ETC_CONFIG = Path("/etc/hermesd/hermesd.yaml")
@@ -73,12 +63,6 @@ ENV_PREFIX = "HERMESD_"
 #: HERMESD_* variables that are not config keys (read elsewhere).
 _ENV_NOT_CONFIG = frozenset({"HERMESD_CONFIG"})
 _ENV_ALIASES = {"HERMESD_SOCKET": ("paths", "socket_path"), "HERMESD_STATE_DIR": ("paths", "state_dir")}
-
-
-class Section(BaseModel):
-    """Base of every config section: unknown keys are errors, models are frozen."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 class PathsSettings(Section):
@@ -149,13 +133,6 @@ class LoggingSettings(Section):
     access_log: Literal["off", "debug", "info"] = "debug"
 
 
-# Subsystems own their sections; they import ``Section`` from here, so these
-# imports must come after it is defined.
-from .memory.archive_settings import ArchiveSettings, UpstreamSettings  # noqa: E402
-from .memory.settings import MemorySettings  # noqa: E402
-from .nlu.settings import NluSettings  # noqa: E402
-from .session.settings import SessionSettings  # noqa: E402
-from .tools.settings import ToolsSettings  # noqa: E402
 
 
 class HermesConfig(Section):

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from pydantic import Field, field_validator
 
-from ..config import Section
+from ..section import Section
 
 __all__ = ["ArchiveSettings", "UpstreamSettings", "default_device_id"]
 

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator
 
-from ..config import Section
+from ..section import Section
 
 __all__ = ["IdPatternSettings", "NluSettings"]
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from pydantic import Field
 
-from ..config import Section, shipped_path
+from ..section import Section, shipped_path
 
 __all__ = ["ETC_RULES_DIR", "SessionSettings", "resolve_rules_dir"]
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from pydantic import Field
 
-from ..config import Section
+from ..section import Section
 
 __all__ = ["BreakerSettings", "ToolsSettings", "INSTALLED_TOOLS_DIR", "resolve_tools_dir"]
 
