@@ -67,3 +67,13 @@ def test_xsid_datetime_spans_on_shared_data():
         out = run("slots", "--data", str(DATA / "xsid" / f"xsid_{lang}.jsonl"), "--map", str(HERE / "maps" / "xsid.yaml"),
                   "--tz", "Asia/Shanghai")
         assert out["types"]["datetime"]["f1"] >= 0.85, out
+
+
+@pytest.mark.skipif(not (DATA / "xsid" / "xsid_zh.jsonl").exists(), reason="shared data not present (../shared/data)")
+def test_xsid_intents_on_shared_data(tmp_path):
+    for lang, floor in (("zh", 0.85), ("en", 0.83)):
+        f = str(DATA / "xsid" / f"xsid_{lang}.jsonl")
+        out = run("intents", "--train", f, "--test", f, "--split-field", "source_split", "--train-splits", "valid",
+                  "--test-splits", "test", "--cache-dir", str(tmp_path))
+        assert out["n_train"] == 228 and out["n"] == 394
+        assert out["closed_set_accuracy"] >= floor, out
