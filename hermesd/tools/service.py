@@ -29,9 +29,6 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-# hermesd.config imports .settings (to build HermesConfig) and .settings imports
-# Section from hermesd.config: config has to be imported first, whoever imports this
-from .. import config as _config  # noqa: F401  isort: skip
 from ..errors import (HermesError, InputInvalid, OutputInvalid, PermissionDenied, ToolCrashed, ToolNotFound,
                       ToolUnavailable, ToolUnhealthy)
 from ..logging import REDACTED, redact
