@@ -20,12 +20,15 @@ Values of keys that look secret are replaced by ``***``, and ``key=value`` /
 from __future__ import annotations
 
 import contextvars
+import functools
 import logging
 import os
 import re
 import sys
 import time
 from typing import Any, TextIO
+
+import orjson
 
 __all__ = ["REDACTED", "KVFormatter", "is_secret_key", "redact", "session_id_var", "setup", "trace_id_var"]
 
@@ -38,10 +41,13 @@ _SECRET_TEXT = re.compile(
     r"(?i)\b((?:[\w-]*(?:token|password|passwd|secret|api[_-]?key|authorization))\s*[=:]\s*)(\"[^\"]*\"|'[^']*'|[^\s,;&]+)"
 )
 _BEARER = re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{4,}")
+#: cheap pre-filter: free text is only scanned for secrets when one of these appears
+_SECRET_HINT = re.compile(r"(?i)token|passw|secret|api[_-]?key|authori|bearer|basic")
 _PRIORITY = {logging.DEBUG: 7, logging.INFO: 6, logging.WARNING: 4, logging.ERROR: 3, logging.CRITICAL: 2}
 _NEEDS_QUOTES = re.compile(r'[\s="\\]')
 
 
+@functools.lru_cache(maxsize=4096)
 def is_secret_key(key: str) -> bool:
     """True when a field name looks like it holds a secret (token, password, api_key, …)."""
     return bool(_SECRET_KEY.search(key))
@@ -65,23 +71,26 @@ def redact(value: Any, _depth: int = 0) -> Any:
 
 
 def _redact_text(text: str) -> str:
-    if not text:
+    if not text or not _SECRET_HINT.search(text):
         return text
     text = _SECRET_TEXT.sub(lambda m: m.group(1) + REDACTED, text)
     return _BEARER.sub(lambda m: m.group(1) + " " + REDACTED, text)
 
 
 def _fmt_value(v: Any) -> str:
-    if isinstance(v, bool):
+    t = type(v)
+    if t is int:
+        return str(v)
+    if t is str:
+        s = _redact_text(v)
+    elif t is bool:
         return "true" if v else "false"
-    if v is None:
+    elif v is None:
         return "-"
-    if isinstance(v, float):
+    elif t is float:
         s = f"{v:.3f}".rstrip("0").rstrip(".")
         return s or "0"
-    if isinstance(v, (dict, list, tuple)):
-        import orjson
-
+    elif isinstance(v, (dict, list, tuple)):
         s = orjson.dumps(redact(v), default=str).decode()
     else:
         s = _redact_text(str(v))
