@@ -227,7 +227,7 @@ def _ctl_trace(c: Any, a: argparse.Namespace) -> Any:
               f"  v{t.get('version')}")
         print(f"  said     {t.get('text')!r}")
         print(f"  intent   {t.get('intent')}  kind={t.get('kind')}"
-              + ("  degraded" if t.get("degraded") else ""))
+              + (f"  degraded={t['degraded']}" if t.get("degraded") else ""))
         if t.get("entities"):
             print(f"  entities {t['entities']}")
         if plan:
@@ -309,6 +309,18 @@ def _ctl_chat(c: Any, a: argparse.Namespace) -> Any:
             _show_turn(res)
 
 
+def _ctl_replay(c: Any, a: argparse.Namespace) -> Any:
+    from .replay import run_replay, run_xsid
+
+    socket_path = a.socket  # run_* open their own connection (same lookup as this one)
+    as_json = a.json or a.replay_json
+    if a.xsid:
+        run_xsid(socket_path, a.file, json_out=as_json, limit=a.limit)
+    else:
+        run_replay(socket_path, a.file, json_out=as_json, limit=a.limit, results_file=a.results)
+    return None
+
+
 def ctl_main(argv: list[str] | None = None) -> None:
     """``hermesctl [--socket P] [--json] status|ping|say|chat|sessions|tools|metrics|reload|parse|call|trace|events``."""
     from .client import Client, DaemonNotRunning
@@ -323,7 +335,7 @@ def ctl_main(argv: list[str] | None = None) -> None:
         "status": _ctl_status, "ping": _ctl_ping, "metrics": _ctl_metrics, "reload": _ctl_reload,
         "sessions": _ctl_sessions, "tools": _ctl_tools, "say": _ctl_say, "chat": _ctl_chat,
         "parse": _ctl_parse, "call": _ctl_call, "trace": _ctl_trace,
-        "events": _ctl_events,
+        "events": _ctl_events, "replay": _ctl_replay,
     }
     helps = {"status": "health of the daemon and each subsystem", "ping": "round trip to the daemon",
              "metrics": "Prometheus metrics", "reload": "re-read the config (like SIGHUP)",
@@ -332,7 +344,8 @@ def ctl_main(argv: list[str] | None = None) -> None:
              "parse": "what the NLU understands in TEXT (intent, entities, times)",
              "call": "any JSON-RPC method: call METHOD ['{\"json\": \"params\"}']",
              "trace": "how the last turns of a session were decided: trace SESSION_ID",
-             "events": "follow this user's events (reminders, handoffs, …)"}
+             "events": "follow this user's events (reminders, handoffs, …)",
+             "replay": "replay recorded dialogues (SGD turns, or --xsid) and score intents and API calls"}
     for name, fn in commands.items():
         p = sub.add_parser(name, help=helps[name])
         if name in ("say", "parse"):
@@ -348,6 +361,12 @@ def ctl_main(argv: list[str] | None = None) -> None:
         if name == "call":
             p.add_argument("method")
             p.add_argument("params", nargs="?", help="params as a JSON object")
+        if name == "replay":
+            p.add_argument("file", help="JSON Lines in the format of ../shared/data/sgd/sgd_turns.jsonl")
+            p.add_argument("--json", dest="replay_json", action="store_true", help="print the scores as JSON")
+            p.add_argument("--limit", type=int, help="replay only the first N dialogues (records with --xsid)")
+            p.add_argument("--xsid", action="store_true", help="FILE is xSID: single-turn sessions")
+            p.add_argument("--results", help="where to write the recorded API results (default: a temp file)")
         if name in ("say", "chat"):
             p.add_argument("--session", help="continue this session (default: open a new one)")
             p.add_argument("--at", help="reference time for the turn, ISO 8601 with offset")

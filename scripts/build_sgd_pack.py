@@ -1,0 +1,368 @@
+#!/usr/bin/env python3
+"""Build the SGD pack (``config/packs/sgd/``) from the SGD schema and TRAINING dialogues only.
+
+Usage: ``python scripts/build_sgd_pack.py [--data ../shared/data/sgd] [--out config/packs/sgd]``
+
+Source: Schema-Guided Dialogue dataset (Rastogi et al., AAAI 2020, arXiv:1909.05855),
+CC BY-SA 4.0 — the pack keeps that licence (``LICENSE``, ``ATTRIBUTION.md`` in the pack).
+
+Split (never evaluate on what built the pack): a dialogue builds the pack when its
+``source_split`` is ``train`` and ``int(sha1(dialogue_id), 16) % 5`` is not :data:`EVAL_BUCKET`
+(bucket 0 is already held out of the shared extract by the dataset README's rule). Everything
+else — train dialogues in bucket 1, and every dev/test dialogue (Alarm_1, Payment_1) — is
+the evaluation side (:func:`is_build_dialogue`).
+
+Writes ``intents/sgd.yaml`` (intents with templates-free examples, slot → entity type maps,
+gazetteers of slot values seen in the build dialogues' user turns plus the schema's
+categorical values), ``rules/sgd.yaml`` (slot asks, confirmation of transactional
+intents, calls), ``tools/<name>/`` (one tool per SGD method + ``sgd_track``), and
+``schema.json`` (the services as the tools read them).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import re
+import shutil
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+EVAL_BUCKET = 1
+#: slots whose values are dates or times: filled from the NLU's ``datetime`` entity
+DATE_SLOTS = {"date", "event_date"}
+TIME_SLOTS = {"time", "event_time", "new_alarm_time", "alarm_time"}
+#: categorical values said in other words (hand-written, generic English, not from the data)
+SYNONYMS = {
+    "price_range": {"cheap": "inexpensive", "economical": "inexpensive", "affordable": "inexpensive",
+                    "budget": "inexpensive", "low cost": "inexpensive", "low-cost": "inexpensive", "inexpensive": "inexpensive", "not expensive": "inexpensive",
+                    "moderate": "moderate", "moderately priced": "moderate", "reasonably priced": "moderate",
+                    "expensive": "expensive", "pricey": "expensive", "very expensive": "very expensive"},
+    "has_live_music": {"live music": "True"},
+    "serves_alcohol": {"alcohol": "True", "serves alcohol": "True", "serve alcohol": "True", "liquor": "True"},
+    "category": {"music": "Music", "concert": "Music", "concerts": "Music", "sports": "Sports",
+                 "sport": "Sports", "game": "Sports", "games": "Sports", "match": "Sports"},
+    "payment_method": {"app balance": "app balance", "balance": "app balance", "debit card": "debit card",
+                       "debit": "debit card", "credit card": "credit card", "credit": "credit card"},
+    "private_visibility": {"private": "True", "privately": "True", "public": "False", "publicly": "False"},
+}
+COUNT_WORDS = {"one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
+               "1": "1", "2": "2", "3": "3", "4": "4", "5": "5", "6": "6"}
+COUNT_SLOTS = {"party_size", "number_of_seats"}
+#: dialogue acts of a user turn → the pack's dialogue-act intents (for turns that name no service intent)
+ACT_INTENTS = {"AFFIRM_INTENT": "sgd.affirm_intent", "NEGATE_INTENT": "sgd.bye", "REQUEST_ALTS": "sgd.request_alts",
+               "SELECT": "sgd.select", "INFORM": "sgd.inform", "AFFIRM": "sgd.affirm_intent", "REQUEST": "sgd.request",
+               "NEGATE": "sgd.bye", "THANK_YOU": "sgd.thanks", "GOODBYE": "sgd.thanks"}
+
+
+def bucket(dialogue_id: str) -> int:
+    """The README's split bucket: ``int(sha1(dialogue_id), 16) % 5``."""
+    return int(hashlib.sha1(dialogue_id.encode()).hexdigest(), 16) % 5
+
+
+def is_build_dialogue(first_turn: dict) -> bool:
+    """True when a dialogue (given its first turn record) may be used to build the pack."""
+    return first_turn.get("source_split") == "train" and bucket(first_turn["dialogue_id"]) != EVAL_BUCKET
+
+
+def slot_entity(slot: str) -> str:
+    """Entity type that fills ``slot``."""
+    if slot in DATE_SLOTS or slot in TIME_SLOTS:
+        return "datetime"
+    if slot == "amount":
+        return "money"
+    if slot in COUNT_SLOTS:
+        return "sgd_count"
+    if slot in ("city", "city_of_event"):
+        return "sgd_city"
+    return f"sgd_{slot}"
+
+
+def load(data: Path) -> tuple[list[dict], dict[str, list[dict]]]:
+    schema = json.loads((data / "sgd_schema.json").read_text())
+    dialogues: dict[str, list[dict]] = defaultdict(list)
+    with (data / "sgd_turns.jsonl").open() as f:
+        for line in f:
+            r = json.loads(line)
+            dialogues[r["dialogue_id"]].append(r)
+    return schema, {k: v for k, v in dialogues.items() if is_build_dialogue(v[0])}
+
+
+def _acts(turn: dict) -> set[str]:
+    return {a["act"] for a in turn.get("actions") or []}
+
+
+def gazetteers(schema: list[dict], build: dict[str, list[dict]]) -> dict[str, dict[str, str]]:
+    gaz: dict[str, dict[str, str]] = defaultdict(dict)
+    for svc in schema:
+        for s in svc["slots"]:
+            typ = slot_entity(s["name"])
+            if not typ.startswith("sgd_") or s["name"] in COUNT_SLOTS:
+                continue
+            for v in s["possible_values"]:
+                if v not in ("True", "False"):
+                    gaz[typ][v.lower()] = v
+            for k, v in SYNONYMS.get(s["name"], {}).items():
+                gaz[typ][k] = v
+    gaz["sgd_count"] = dict(COUNT_WORDS)
+    seen: Counter = Counter()
+    for turns in build.values():
+        for t in turns:
+            if t["speaker"] != "USER":
+                continue
+            canon = {(a["slot"], v): c for a in t.get("actions") or []
+                     for v, c in zip(a.get("values") or [], a.get("canonical_values") or [])}
+            for sp in t.get("spans") or []:
+                typ = slot_entity(sp["slot"])
+                if typ.startswith("sgd_") and len(sp["value"]) >= 2:
+                    seen[(typ, sp["value"], canon.get((sp["slot"], sp["value"]), sp["value"]))] += 1
+    for (typ, value, canonical), _ in seen.most_common():
+        gaz[typ].setdefault(value.lower(), canonical)
+    return {k: dict(sorted(v.items())) for k, v in sorted(gaz.items())}
+
+
+def examples(build: dict[str, list[dict]]) -> dict[str, list[str]]:
+    """Training utterances: a service intent where the user states it, else the turn's dialogue act."""
+    out: dict[str, list[str]] = defaultdict(list)
+    for turns in build.values():
+        for t in turns:
+            if t["speaker"] != "USER":
+                continue
+            acts = _acts(t)
+            if "INFORM_INTENT" in acts:
+                out[t["intent"]].append(t["text"])
+                continue
+            for act, label in ACT_INTENTS.items():
+                if act in acts:
+                    out[label].append(t["text"])
+                    break
+    return {k: sorted(set(v)) for k, v in out.items()}
+
+
+def schema_examples(it: dict) -> list[str]:
+    """A few utterances made from the schema alone (intent name and description), for intents
+    the training dialogues do not cover (Alarm_1, Payment_1)."""
+    desc = it["description"].rstrip(".")
+    d = desc[0].lower() + desc[1:]
+    words = " ".join(re.findall(r"[A-Z][a-z]+", it["name"])).lower()
+    return [desc, f"I want to {d}", f"Can you {d}?", f"Please {d}", f"I'd like to {words}", words]
+
+
+def intents_doc(schema: list[dict], build: dict[str, list[dict]]) -> dict:
+    ex = examples(build)
+    intents = []
+    for svc in schema:
+        for it in svc["intents"]:
+            slots = {s: slot_entity(s) for s in [*it["required_slots"], *it["optional_slots"]]}
+            # one datetime can carry both a date and a time ("tomorrow at 7 pm"): map the first two
+            # datetime mentions to when/when2; sgd_track splits them into the SGD slots
+            slots = {k: v for k, v in slots.items() if v != "datetime"}
+            if any(slot_entity(s) == "datetime" for s in [*it["required_slots"], *it["optional_slots"]]):
+                slots.update({"when": "datetime", "when2": "datetime"})
+            words = re.findall(r"[A-Z][a-z]+", it["name"])
+            intents.append({"name": it["name"], "description": it["description"], "slots": slots,
+                            "keywords": [w.lower() for w in words if w not in ("Get", "Find", "Make", "Add")],
+                            "examples": ex.get(it["name"], []) + schema_examples(it)})
+    all_slots: dict[str, str] = {}
+    for svc in schema:
+        for s in svc["slots"]:
+            if slot_entity(s["name"]) != "datetime":
+                all_slots[s["name"]] = slot_entity(s["name"])
+    all_slots.update({"when": "datetime", "when2": "datetime"})
+    for label in sorted(set(ACT_INTENTS.values())):
+        intents.append({"name": label, "slots": all_slots, "examples": ex.get(label, [])})
+    return {"pack": "sgd", "gazetteers": gazetteers(schema, build), "intents": intents}
+
+
+def _has(slot: str, transactional: bool = False) -> str:
+    if transactional:  # a transactional call also takes the offered result's value (the restaurant shown)
+        return f"(has(session.sgd.offered.{slot}) or {_has(slot)})"
+    if slot in DATE_SLOTS:
+        return f"(has(entities.{slot}) or has(session.sgd.slots.{slot}) or has(entities.when))"
+    if slot in TIME_SLOTS:
+        return (f"(has(entities.{slot}) or has(session.sgd.slots.{slot}) or entities.when.grain in ['hour', 'minute'] "
+                f"or entities.when2.grain in ['hour', 'minute'])")
+    return f"(has(entities.{slot}) or has(session.sgd.slots.{slot}))"
+
+
+def _intent_slots(it: dict) -> list[str]:
+    """Slot names of an intent as the NLU fills them (date/time slots come as when/when2)."""
+    slots = [s for s in [*it["required_slots"], *it["optional_slots"]] if slot_entity(s) != "datetime"]
+    if len(slots) < len(it["required_slots"]) + len(it["optional_slots"]):
+        slots += ["when", "when2"]
+    return slots
+
+
+def _track(intent: str) -> list[dict]:
+    return [{"tool": "sgd_track", "id": "st",
+             "params": {"intent": intent, "entities": "{{entities}}", "session": "{{session}}"}},
+            {"set_state": {"sgd": "{{steps.st.state}}"}}]
+
+
+def rules_doc(schema: list[dict]) -> dict:
+    rules = []
+    for svc in schema:
+        for it in svc["intents"]:
+            name, tx = it["name"], it["is_transactional"]
+            req = it["required_slots"]
+            # a turn with no service intent continues the tracked one: new values for it
+            # (sgd.inform, or "something else, in Palo Alto" = request_alts with values) re-run it
+            values = " or ".join(f"has(entities.{s})" for s in _intent_slots(it))
+            triggers = [(name, [], "")] + [
+                ("sgd.inform", [f"session.sgd.active == '{name}'"], ".inform"),
+                ("sgd.affirm_intent", [f"session.sgd.offer == '{name}'"], ".affirm")]
+            if values:
+                triggers.append(("sgd.request_alts", [f"session.sgd.active == '{name}'", f"({values})"], ".alts"))
+            for trig, conds, suffix in triggers:
+                for i, slot in enumerate(req):
+                    rules.append({
+                        "rule_id": f"sgd.{name}{suffix}.ask.{slot}", "priority": 100 - i,
+                        "trigger": {"intent": trig}, "conditions": [*conds, f"not {_has(slot, tx)}"],
+                        "actions": [*_track(name), {"ask": slot, "entity": slot_entity(slot),
+                                                    "prompt": {"en": f"What {slot.replace('_', ' ')} would you like?"}}]})
+                call = [*_track(name)]
+                if tx:
+                    call.append({"confirm": {"en": f"Please confirm {name}: {{{{steps.st.summary}}}}"},
+                                 "fields": {"method": name, "args": "{{steps.st.args}}"}})
+                call += [{"tool": tool_name(name), "id": "api",
+                          "params": {"method": name, "args": "{{steps.st.args}}",
+                                     "results_file": "{{memory.sgd_results_file}}"}},
+                         {"tool": "sgd_track", "id": "done",
+                          "params": {"intent": name, "entities": {}, "session": "{{session}}",
+                                     "results": "{{steps.api.results}}"}},
+                         {"set_state": {"sgd": "{{steps.done.state}}"}},
+                         {"reply": {"en": "{{steps.done.say}}"}}]
+                rules.append({"rule_id": f"sgd.{name}{suffix}.call", "priority": 10, "trigger": {"intent": trig},
+                              "conditions": [*conds, "has(memory.sgd_results_file)"], "actions": call})
+                rules.append({"rule_id": f"sgd.{name}{suffix}.no_source", "priority": 0, "trigger": {"intent": trig},
+                              "conditions": conds,
+                              "actions": [{"reply": {"en": "No recorded results are configured for this user "
+                                                           "(memory key sgd_results_file)."}}]})
+    # dialogue acts with no service intent: answer from the tracked state
+    for label, reply in (("sgd.request", "{{steps.st.say}}"), ("sgd.thanks", "{{steps.st.say}}"), ("sgd.request_alts", "{{steps.st.say}}"),
+                         ("sgd.select", "{{steps.st.say}}"), ("sgd.bye", "{{steps.st.say}}"),
+                         ("sgd.inform", "{{steps.st.say}}"), ("sgd.affirm_intent", "{{steps.st.say}}")):
+        rules.append({"rule_id": f"{label}.state", "priority": -10, "trigger": {"intent": label},
+                      "actions": [{"tool": "sgd_track", "id": "st",
+                                   "params": {"intent": label, "entities": "{{entities}}", "session": "{{session}}"}},
+                                  {"set_state": {"sgd": "{{steps.st.state}}"}}, {"reply": {"en": reply}}]})
+    return {"pack": "sgd", "description": "Schema-Guided Dialogue services (generated by scripts/build_sgd_pack.py)",
+            "fallback": [{"reply": {"en": "Could you tell me a bit more?"}}], "rules": rules}
+
+
+def tool_name(method: str) -> str:
+    """``ReserveRestaurant`` → ``sgd_reserve_restaurant``."""
+    return "sgd_" + re.sub(r"(?<!^)(?=[A-Z])", "_", method).lower()
+
+
+def write_tools(schema: list[dict], out: Path) -> None:
+    src = Path(__file__).resolve().parent / "sgd_pack_src"
+    tools = out / "tools"
+    if tools.exists():
+        shutil.rmtree(tools)
+    for svc in schema:
+        for it in svc["intents"]:
+            name = tool_name(it["name"])
+            d = tools / name
+            d.mkdir(parents=True)
+            shutil.copy(src / "api_handler.py", d / "handler.py")
+            args = [*it["required_slots"], *it["optional_slots"]]
+            desc = {"name": name, "version": "1.0.0",
+                    "description": {"en": f"SGD {svc['service_name']}.{it['name']} answered from recorded results: "
+                                          f"{it['description']}"},
+                    "input": {"method": {"type": "string", "required": True, "enum": [it["name"]]},
+                              "args": {"type": "object", "required": True},
+                              "results_file": {"type": "string", "required": True, "min_length": 1}},
+                    "output": {"method": {"type": "string", "required": True},
+                               "args": {"type": "object", "required": True},
+                               "results": {"type": "array", "required": True, "items": {"type": "object"}}},
+                    "errors": {"RESULTS_FILE_MISSING": "the recorded-results file cannot be read"},
+                    "confirm": bool(it["is_transactional"]), "idempotent": not it["is_transactional"],
+                    "sandbox": {"memory_mb": 128, "cpu_ms": 2000, "timeout_ms": 5000}}
+            (d / "tool.yaml").write_text(yaml.safe_dump(desc, sort_keys=False, allow_unicode=True))
+            example = {a: "x" for a in args}
+            cases = [{"name": "no results file", "input": {"method": it["name"], "args": example,
+                                                            "results_file": "/nonexistent/sgd-results.jsonl"},
+                      "expect": {"error": "RESULTS_FILE_MISSING"}}]
+            (d / "test_cases.json").write_text(json.dumps(cases, indent=1) + "\n")
+    d = tools / "sgd_track"
+    d.mkdir()
+    shutil.copy(src / "track_handler.py", d / "handler.py")
+    shutil.copy(out / "schema.json", d / "schema.json")
+    (d / "tool.yaml").write_text(yaml.safe_dump({
+        "name": "sgd_track", "version": "1.0.0",
+        "description": {"en": "SGD dialogue state: merges this turn's slot values into the tracked state, "
+                              "canonicalises dates/times/counts, builds API arguments and the reply."},
+        "input": {"intent": {"type": "string", "required": True}, "entities": {"type": "object", "required": True},
+                  "session": {"type": "object", "required": True}, "results": {"type": "array"}},
+        "output": {"state": {"type": "object", "required": True}, "args": {"type": "object", "required": True},
+                   "summary": {"type": "string", "required": True}, "say": {"type": "string", "required": True}},
+        "idempotent": True, "sandbox": {"memory_mb": 64, "cpu_ms": 500, "timeout_ms": 2000}}, sort_keys=False))
+    (d / "test_cases.json").write_text(json.dumps([
+        {"name": "find with city", "input": {"intent": "FindRestaurants", "entities": {"city": "San Jose"},
+                                             "session": {}},
+         "expect": {"values": {"args": {"city": "San Jose"}}}},
+        {"name": "time from a datetime", "input": {"intent": "AddAlarm", "entities": {"when": {
+            "kind": "point", "start": "2019-03-01T18:30:00-08:00", "end": None, "grain": "minute",
+            "text": "6:30 pm"}}, "session": {}},
+         "expect": {"values": {"args": {"new_alarm_time": "18:30", "new_alarm_name": "New alarm"}}}},
+    ], indent=1, ensure_ascii=False) + "\n")
+
+
+def split_files(data: Path, build_out: Path, eval_out: Path) -> tuple[int, int]:
+    """Write the build and evaluation dialogues of ``sgd_turns.jsonl`` to two files (for measuring)."""
+    dialogues: dict[str, list[str]] = defaultdict(list)
+    first: dict[str, dict] = {}
+    with (data / "sgd_turns.jsonl").open() as f:
+        for line in f:
+            r = json.loads(line)
+            dialogues[r["dialogue_id"]].append(line)
+            first.setdefault(r["dialogue_id"], r)
+    nb = ne = 0
+    with build_out.open("w") as b, eval_out.open("w") as e:
+        for did, lines in dialogues.items():
+            if is_build_dialogue(first[did]):
+                b.writelines(lines)
+                nb += 1
+            else:
+                e.writelines(lines)
+                ne += 1
+    return nb, ne
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data" / "sgd")
+    ap.add_argument("--out", type=Path, default=REPO / "config" / "packs" / "sgd")
+    ap.add_argument("--split-to", type=Path, metavar="DIR",
+                    help="also write DIR/sgd_build.jsonl and DIR/sgd_eval.jsonl (the two sides of the split)")
+    a = ap.parse_args(argv)
+    if a.split_to:
+        a.split_to.mkdir(parents=True, exist_ok=True)
+        print("split: build %d, eval %d dialogues" % split_files(a.data, a.split_to / "sgd_build.jsonl",
+                                                                 a.split_to / "sgd_eval.jsonl"))
+    schema, build = load(a.data)
+    out = a.out
+    (out / "intents").mkdir(parents=True, exist_ok=True)
+    (out / "rules").mkdir(parents=True, exist_ok=True)
+    slim = [{"service_name": s["service_name"], "slots": s["slots"], "intents": s["intents"]} for s in schema]
+    (out / "schema.json").write_text(json.dumps(slim, indent=1) + "\n")
+    head = ("# Generated by scripts/build_sgd_pack.py from sgd_schema.json and the SGD training dialogues\n"
+            "# (build split only). Derived from the Schema-Guided Dialogue dataset, CC BY-SA 4.0: see\n"
+            "# ../ATTRIBUTION.md. Do not edit by hand; rerun the script.\n")
+    (out / "intents" / "sgd.yaml").write_text(head + yaml.safe_dump(intents_doc(schema, build), sort_keys=False,
+                                                                     allow_unicode=True, width=120))
+    (out / "rules" / "sgd.yaml").write_text(head + yaml.safe_dump(rules_doc(schema), sort_keys=False,
+                                                                   allow_unicode=True, width=120))
+    write_tools(schema, out)
+    shutil.copy(a.data / "LICENSE", out / "LICENSE")
+    print(f"built {out} from {len(build)} training dialogues")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

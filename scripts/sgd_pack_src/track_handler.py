@@ -1,0 +1,173 @@
+"""SGD dialogue state tracking for the rule pack (pure function of its input).
+
+Input ``{intent, entities, session, results?}``: ``intent`` is an SGD intent (FindRestaurants)
+or a dialogue-act intent of the pack (``sgd.inform``, ``sgd.request_alts``, ``sgd.select``,
+``sgd.affirm_intent``, ``sgd.request``, ``sgd.bye``); ``entities`` the turn's values by slot
+name (``when``/``when2`` are the NLU's datetime mentions); ``session`` the session variables
+(``session.sgd`` is the state this tool returned last turn); ``results`` an API call's results.
+
+Output ``{state, args, summary, say}``: ``state = {active, offer, slots, results, index}``;
+``args`` the arguments of ``active``'s API call: required and informed optional slots, and for
+transactional intents the schema's defaults for optional slots not given (as SGD's system
+does); values in SGD's canonical forms (dates ``YYYY-MM-DD``, times ``HH:MM``, counts ``"2"``,
+amounts ``"50"``). Schema: ``schema.json`` beside this file (SGD, CC BY-SA 4.0).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+_SCHEMA = json.loads((Path(__file__).parent / "schema.json").read_text(encoding="utf-8"))
+INTENTS = {it["name"]: (svc, it) for svc in _SCHEMA for it in svc["intents"]}
+DATE_SLOTS = ("date", "event_date")
+TIME_SLOTS = ("time", "event_time", "new_alarm_time", "alarm_time")
+_DATE_WORDS = re.compile(
+    r"\b(today|tonight|tomorrow|yesterday|monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
+    r"weekend|week|month|jan(uary)?|feb(ruary)?|march|mar|april|apr|may|june|jun|july|jul|august|aug|"
+    r"sept?(ember)?|oct(ober)?|nov(ember)?|dec(ember)?|\d{1,2}(st|nd|rd|th)|first|second|third|\d+/\d+|"
+    r"(fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|teenth|tieth)\b)", re.I)
+#: a finding intent's natural follow-up (what SGD's system offers after results)
+FOLLOW_UP = {"FindRestaurants": "ReserveRestaurant", "FindEvents": "BuyEventTickets",
+             "GetAvailableTime": "AddEvent", "GetEvents": "AddEvent", "GetAlarms": "AddAlarm"}
+
+
+def _date_time(v: dict) -> tuple[str | None, str | None]:
+    start = v.get("start") or ""
+    if len(start) < 10:
+        return None, None
+    grain = v.get("grain") or ""
+    has_time = grain in ("hour", "minute", "second") and len(start) >= 16
+    has_date = not has_time or bool(_DATE_WORDS.search(v.get("text") or ""))
+    return (start[:10] if has_date else None), (start[11:16] if has_time else None)
+
+
+#: function words that are never a slot value on their own (pattern matches like "find a" food)
+_STOP = set("a an the some any good nice great find me my i we you it one this that another other "
+            "place places something somewhere get want like looking look for to and or of in on at "
+            "make send pay request please thanks thank yes no okay ok fine sure".split())
+
+
+def _pattern_value(v: str) -> str | None:
+    """A value from the NLU's regex patterns (upper-cased by the extractor): title case, or None
+    when it is only function words."""
+    words = v.lower().split()
+    while words and words[0] in _STOP:
+        words.pop(0)
+    if not words or all(w in _STOP for w in words):
+        return None
+    return " ".join(w if w[:1].isdigit() or w.startswith("#") else w[:1].upper() + w[1:] for w in words)
+
+
+def _canon(slot: str, v):
+    if isinstance(v, str) and v.isupper():
+        return _pattern_value(v)
+    if isinstance(v, dict) and "start" in v:
+        d, t = _date_time(v)
+        return t if slot in TIME_SLOTS else d
+    if isinstance(v, dict) and "amount" in v:
+        a = float(v["amount"])
+        return str(int(a)) if a.is_integer() else str(a)
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return None if v is None else str(v)
+
+
+def _slot_names(svc: dict) -> set[str]:
+    return {s["name"] for s in svc["slots"]}
+
+
+def merge(state: dict, intent_name: str, entities: dict) -> None:
+    """Fold this turn's values into ``state['slots']`` (in place) for ``intent_name``'s service."""
+    if intent_name not in INTENTS:
+        return
+    svc, it = INTENTS[intent_name]
+    names = _slot_names(svc)
+    args = [*it["required_slots"], *it["optional_slots"]]
+    date_slot = next((s for s in DATE_SLOTS if s in args), next((s for s in DATE_SLOTS if s in names), None))
+    time_slot = next((s for s in TIME_SLOTS if s in args and s != "alarm_time"), None)
+    for k in ("when", "when2"):
+        v = entities.get(k)
+        if isinstance(v, dict) and "start" in v:
+            d, t = _date_time(v)
+            if d and date_slot and not entities.get(date_slot):
+                state["slots"][date_slot] = d
+            if t and time_slot and not entities.get(time_slot):
+                state["slots"][time_slot] = t
+    for k, v in entities.items():
+        if k in names and v is not None:
+            c = _canon(k, v)
+            if c is not None:
+                state["slots"][k] = c
+
+
+def api_args(state: dict, intent_name: str) -> dict:
+    """Arguments of ``intent_name``'s call from the tracked state."""
+    if intent_name not in INTENTS:
+        return {}
+    _, it = INTENTS[intent_name]
+    slots = state["slots"]
+    offered = state["results"][state["index"]] if state.get("results") and state["index"] < len(state["results"]) else {}
+    out = {}
+    for a in it["required_slots"]:
+        v = slots.get(a) if it["is_transactional"] and a not in slots else slots.get(a)
+        if v is None and it["is_transactional"]:
+            v = offered.get(a)
+        if v is not None:
+            out[a] = v
+    for a, default in it["optional_slots"].items():
+        v = slots.get(a)
+        if v is None and it["is_transactional"]:
+            v = offered.get(a, default)
+        if v is not None and v != "dontcare":
+            out[a] = v
+    return out
+
+
+def _describe(item: dict) -> str:
+    return ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in item.items())
+
+
+def handle(input: dict) -> dict:
+    intent = input["intent"]
+    prior = (input.get("session") or {}).get("sgd") or {}
+    state = {"active": prior.get("active"), "offer": prior.get("offer"), "slots": dict(prior.get("slots") or {}),
+             "results": list(prior.get("results") or []), "index": int(prior.get("index") or 0)}
+    entities = input.get("entities") or {}
+    say = ""
+    if intent in INTENTS:
+        if state["active"] != intent and intent == state.get("offer"):
+            state["offer"] = None
+        state["active"] = intent
+    elif intent == "sgd.affirm_intent" and state.get("offer"):
+        state["active"], state["offer"] = state["offer"], None
+    elif intent == "sgd.bye":
+        state["active"], state["offer"] = None, None
+        say = "Have a nice day."
+    elif intent == "sgd.thanks":
+        say = "You're welcome."
+    elif intent == "sgd.request_alts":
+        state["index"] += 1
+    elif intent == "sgd.select" and state["active"] in FOLLOW_UP:
+        state["offer"] = FOLLOW_UP[state["active"]]
+        say = f"Shall I go ahead with {state['offer']}?"
+    if state["active"]:
+        merge(state, state["active"], entities)
+    if "results" in input and input["results"] is not None:
+        state["results"], state["index"] = list(input["results"])[:10], 0
+        if state["results"]:
+            say = f"I found {len(state['results'])}: {_describe(state['results'][0])}."
+            if state["active"] in FOLLOW_UP:
+                state["offer"] = FOLLOW_UP[state["active"]]
+        else:
+            say = "Sorry, I found nothing for that."
+    elif intent in ("sgd.request_alts",):
+        say = (f"How about {_describe(state['results'][state['index']])}?"
+               if state["index"] < len(state["results"]) else "I have nothing else.")
+    elif intent == "sgd.request" and state["index"] < len(state["results"]):
+        say = _describe(state["results"][state["index"]])
+    state["offered"] = state["results"][state["index"]] if state["index"] < len(state["results"]) else {}
+    args = api_args(state, state["active"]) if state["active"] else {}
+    summary = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in args.items())
+    return {"state": state, "args": args, "summary": summary, "say": say or "OK."}

@@ -1,0 +1,109 @@
+"""Replay of recorded SGD and xSID dialogues through a real hermesd with the SGD pack.
+
+Reads ``../shared/data`` (skipped with a reason when it is absent). The four SGD dialogues are
+on the evaluation side of ``scripts/build_sgd_pack.py``'s split (never used to build the
+pack), one per service kind; their annotated API calls are written out below and must be
+made exactly — method and arguments — and a transactional one only after the recorded
+user's confirmation.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+from pathlib import Path
+
+import pytest
+import yaml
+
+from hermesd import replay
+from hermesd.client import Client
+from hermesd.replay import run_replay, run_xsid
+
+REPO = Path(__file__).resolve().parents[2]
+DATA = REPO.parent / "shared" / "data"
+PACK = REPO / "config" / "packs" / "sgd"
+
+pytestmark = pytest.mark.skipif(not (DATA / "sgd" / "sgd_turns.jsonl").exists(),
+                                reason="public dialogue data not found at ../shared/data (see its README)")
+
+#: dialogue id → its annotated API calls (from sgd_turns.jsonl), in order
+EXPECTED = {
+    "train_2_00002": [
+        ("FindRestaurants", {"city": "San Francisco", "cuisine": "Japanese"}),
+        ("ReserveRestaurant", {"city": "San Francisco", "date": "2019-03-02", "party_size": "1",
+                               "restaurant_name": "2g Japanese Brasserie", "time": "12:30"})],
+    "train_11_00068": [("FindEvents", {"category": "Music", "city_of_event": "Phoenix"})],
+    "train_38_00087": [("GetEvents", {"event_date": "2019-03-09"}),
+                       ("GetAvailableTime", {"event_date": "2019-03-09"})],
+    "test_5_00044": [("GetAlarms", {}), ("AddAlarm", {"new_alarm_name": "Phone home", "new_alarm_time": "16:00"})],
+}
+TRANSACTIONAL = {"ReserveRestaurant", "AddAlarm"}
+
+
+def _sgd_config() -> dict:
+    layer = yaml.safe_load((PACK / "hermesd.yaml").read_text())
+    layer["nlu"]["intent_dirs"] = [str(PACK / "intents")]
+    layer["session"] = {"rules_dir": str(PACK / "rules")}
+    layer["tools"] = {"tools_dir": str(PACK / "tools")}
+    return layer
+
+
+@pytest.fixture(scope="module")
+def dialogues_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("sgd") / "few.jsonl"
+    with (DATA / "sgd" / "sgd_turns.jsonl").open() as f, out.open("w") as w:
+        for line in f:
+            if json.loads(line)["dialogue_id"] in EXPECTED:
+                w.write(line)
+    return out
+
+
+def _fold(args: dict) -> dict:
+    return {k.lower(): " ".join(str(v).split()).lower() for k, v in args.items()}
+
+
+def test_short_sgd_dialogues_make_exactly_the_annotated_calls(start_daemon, dialogues_file, tmp_path) -> None:
+    d = start_daemon(_sgd_config())
+    out = io.StringIO()
+    res = run_replay(d.socket, dialogues_file, results_file=tmp_path / "results.jsonl", out=out)
+    by_id = {x["dialogue_id"]: x for x in res["dialogues"]}
+    assert set(by_id) == set(EXPECTED)
+    for did, calls in EXPECTED.items():
+        made = by_id[did]["calls_made"]
+        assert [(c["method"], _fold(c["args"])) for c in made] == [(m, _fold(a)) for m, a in calls], did
+        for c in made:
+            assert c["confirmed"] == (c["method"] in TRANSACTIONAL), (did, c)
+    overall = res["overall"]
+    assert overall["call_recall"] == overall["call_precision"] == 1.0
+    assert overall["false_transactional_calls"] == 0
+    assert overall["dialogues_all_calls_matched"] == len(EXPECTED)
+    assert "overall" in out.getvalue() and "recall" in out.getvalue()
+
+
+def test_a_call_not_in_the_results_file_gets_no_results(start_daemon, dialogues_file, tmp_path) -> None:
+    """The tools answer only recorded calls: with an empty results file the Find returns
+    nothing, so no restaurant is offered and no reservation is made."""
+    d = start_daemon(_sgd_config())
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    turns = replay.load_dialogues(dialogues_file)["train_2_00002"]
+    with Client(d.socket) as c:
+        c.call("memory.put", {"session_id": f"user:{os.getuid()}", "anchor": "sgd_results_file",
+                              "data": {"value": str(empty)}})
+        r = replay._replay_dialogue(c, turns, [])
+    assert [m for (m, _), _ in r["made"]] == ["FindRestaurants"]
+
+
+@pytest.mark.skipif(not (DATA / "xsid" / "xsid_zh.jsonl").exists(), reason="xSID data not found")
+def test_xsid_chinese_single_turn_sessions(start_daemon, tmp_path) -> None:
+    """Chinese utterances end to end on the shipped packs: every record answered in its own
+    session, datetimes resolved by the daemon where xSID annotates one."""
+    d = start_daemon({})
+    res = run_xsid(d.socket, DATA / "xsid" / "xsid_zh.jsonl", limit=40, out=io.StringIO())
+    o = res["overall"]
+    assert o["records"] == 40
+    assert o["datetime_annotated"] > 0
+    assert o["datetime_resolved"] / o["datetime_annotated"] >= 0.5
+    assert o["in_scope_records"] > 0  # the first 40 hold reminders, which the shipped office pack covers
