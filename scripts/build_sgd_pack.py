@@ -109,17 +109,25 @@ def gazetteers(schema: list[dict], build: dict[str, list[dict]]) -> dict[str, di
             for k, v in SYNONYMS.get(s["name"], {}).items():
                 gaz[typ][k] = v
     gaz["sgd_count"] = dict(COUNT_WORDS)
+    args = {a for svc in schema for it in svc["intents"] for a in [*it["required_slots"], *it["optional_slots"]]}
+    open_slots = {s["name"] for svc in schema for s in svc["slots"] if not s["is_categorical"]} & args
     seen: Counter = Counter()
     for turns in build.values():
         for t in turns:
-            if t["speaker"] != "USER":
-                continue
+            # surface forms the user said, with the value the annotators resolved them to (NYC → New York)
             canon = {(a["slot"], v): c for a in t.get("actions") or []
                      for v, c in zip(a.get("values") or [], a.get("canonical_values") or [])}
             for sp in t.get("spans") or []:
                 typ = slot_entity(sp["slot"])
                 if typ.startswith("sgd_") and len(sp["value"]) >= 2:
                     seen[(typ, sp["value"], canon.get((sp["slot"], sp["value"]), sp["value"]))] += 1
+            # values the (training) system and its API named: cities, restaurants, events, places
+            records = [(t.get("api_call") or {}).get("args") or {}, *(t.get("api_results") or [])]
+            for rec in records:
+                for slot, value in rec.items():
+                    if slot in open_slots and isinstance(value, str) and len(value) >= 2 \
+                            and not value.replace(":", "").replace("-", "").isdigit():
+                        seen[(slot_entity(slot), value, value)] += 1
     for (typ, value, canonical), _ in seen.most_common():
         gaz[typ].setdefault(value.lower(), canonical)
     return {k: dict(sorted(v.items())) for k, v in sorted(gaz.items())}
@@ -167,63 +175,82 @@ def intents_doc(schema: list[dict], build: dict[str, list[dict]]) -> dict:
             intents.append({"name": it["name"], "description": it["description"], "slots": slots,
                             "keywords": [w.lower() for w in words if w not in ("Get", "Find", "Make", "Add")],
                             "examples": ex.get(it["name"], []) + schema_examples(it)})
-    all_slots: dict[str, str] = {}
-    for svc in schema:
-        for s in svc["slots"]:
-            if slot_entity(s["name"]) != "datetime":
-                all_slots[s["name"]] = slot_entity(s["name"])
+    # dialogue-act intents name their slots by entity type: the tracker maps them onto the
+    # active intent's slots (one sgd_city value is city for Restaurants_1, city_of_event for Events_1)
+    all_slots = {slot_entity(s["name"]): slot_entity(s["name"]) for svc in schema for s in svc["slots"]
+                 if slot_entity(s["name"]) != "datetime"}
     all_slots.update({"when": "datetime", "when2": "datetime"})
     for label in sorted(set(ACT_INTENTS.values())):
         intents.append({"name": label, "slots": all_slots, "examples": ex.get(label, [])})
     return {"pack": "sgd", "gazetteers": gazetteers(schema, build), "intents": intents}
 
 
-def _has(slot: str, transactional: bool = False) -> str:
-    if transactional:  # a transactional call also takes the offered result's value (the restaurant shown)
-        return f"(has(session.sgd.offered.{slot}) or {_has(slot)})"
+def _key(slot: str, by_type: bool) -> str:
+    """The entity key a rule reads for ``slot``: the slot name for a service intent, the entity
+    type for the dialogue-act intents (whose slots are named by type, see :func:`intents_doc`)."""
+    return slot_entity(slot) if by_type else slot
+
+
+def _has(slot: str, *, by_type: bool = False, transactional: bool = False) -> str:
+    """Condition: ``slot`` has a value this turn, in the tracked state, or (transactional) in the
+    offered result; or it was asked last turn (the tracker takes the answer's text for it)."""
+    k = _key(slot, by_type)
+    parts = [f"has(session.sgd.slots.{slot})", f"session.sgd.asked == '{slot}'"]
+    if transactional:
+        parts.append(f"has(session.sgd.offered.{slot})")
     if slot in DATE_SLOTS:
-        return f"(has(entities.{slot}) or has(session.sgd.slots.{slot}) or has(entities.when))"
-    if slot in TIME_SLOTS:
-        return (f"(has(entities.{slot}) or has(session.sgd.slots.{slot}) or entities.when.grain in ['hour', 'minute'] "
-                f"or entities.when2.grain in ['hour', 'minute'])")
-    return f"(has(entities.{slot}) or has(session.sgd.slots.{slot}))"
+        parts += [f"has(entities.{slot})", "has(entities.when)"]
+    elif slot in TIME_SLOTS:
+        parts += [f"has(entities.{slot})", "entities.when.grain in ['hour', 'minute']",
+                  "entities.when2.grain in ['hour', 'minute']"]
+    else:
+        parts.append(f"has(entities.{k})")
+    return "(" + " or ".join(parts) + ")"
 
 
-def _intent_slots(it: dict) -> list[str]:
-    """Slot names of an intent as the NLU fills them (date/time slots come as when/when2)."""
-    slots = [s for s in [*it["required_slots"], *it["optional_slots"]] if slot_entity(s) != "datetime"]
-    if len(slots) < len(it["required_slots"]) + len(it["optional_slots"]):
-        slots += ["when", "when2"]
-    return slots
+def _intent_keys(it: dict, by_type: bool) -> list[str]:
+    """Entity keys that carry a value for one of the intent's slots (datetimes come as when/when2)."""
+    keys = []
+    for s in [*it["required_slots"], *it["optional_slots"]]:
+        k = "when" if slot_entity(s) == "datetime" else _key(s, by_type)
+        if k not in keys:
+            keys.append(k)
+    return keys + (["when2"] if "when" in keys else [])
 
 
-def _track(intent: str) -> list[dict]:
-    return [{"tool": "sgd_track", "id": "st",
-             "params": {"intent": intent, "entities": "{{entities}}", "session": "{{session}}"}},
-            {"set_state": {"sgd": "{{steps.st.state}}"}}]
+def _track(intent: str, ask: str | None = None) -> list[dict]:
+    params = {"intent": intent, "entities": "{{entities}}", "session": "{{session}}"}
+    if ask:
+        params["ask"] = ask
+    return [{"tool": "sgd_track", "id": "st", "params": params}, {"set_state": {"sgd": "{{steps.st.state}}"}}]
 
 
 def rules_doc(schema: list[dict]) -> dict:
+    """Per service intent, for its own intent and for the dialogue-act intents that continue it:
+    ask each missing required slot (highest priority first), else call — after a confirmation
+    card when the intent is transactional. The tracker (tool ``sgd_track``) keeps the state."""
     rules = []
     for svc in schema:
         for it in svc["intents"]:
             name, tx = it["name"], it["is_transactional"]
             req = it["required_slots"]
-            # a turn with no service intent continues the tracked one: new values for it
-            # (sgd.inform, or "something else, in Palo Alto" = request_alts with values) re-run it
-            values = " or ".join(f"has(entities.{s})" for s in _intent_slots(it))
-            triggers = [(name, [], "")] + [
-                ("sgd.inform", [f"session.sgd.active == '{name}'"], ".inform"),
-                ("sgd.affirm_intent", [f"session.sgd.offer == '{name}'"], ".affirm")]
-            if values:
-                triggers.append(("sgd.request_alts", [f"session.sgd.active == '{name}'", f"({values})"], ".alts"))
-            for trig, conds, suffix in triggers:
+            typed_values = " or ".join(f"has(entities.{k})" for k in _intent_keys(it, True))
+            # a turn with no service intent continues the tracked one when it brings values for it
+            # (or answers the question asked), or accepts the intent the system offered
+            triggers = [(name, [], "", False),
+                        ("sgd.affirm_intent", [f"session.sgd.offer == '{name}'"], ".affirm", True)]
+            if typed_values:
+                more = f"({typed_values} or has(session.sgd.asked))"
+                triggers += [("sgd.inform", [f"session.sgd.active == '{name}'", more], ".inform", True),
+                             ("sgd.request_alts", [f"session.sgd.active == '{name}'", f"({typed_values})"],
+                              ".alts", True)]
+            for trig, conds, suffix, by_type in triggers:
                 for i, slot in enumerate(req):
                     rules.append({
                         "rule_id": f"sgd.{name}{suffix}.ask.{slot}", "priority": 100 - i,
-                        "trigger": {"intent": trig}, "conditions": [*conds, f"not {_has(slot, tx)}"],
-                        "actions": [*_track(name), {"ask": slot, "entity": slot_entity(slot),
-                                                    "prompt": {"en": f"What {slot.replace('_', ' ')} would you like?"}}]})
+                        "trigger": {"intent": trig},
+                        "conditions": [*conds, f"not {_has(slot, by_type=by_type, transactional=tx)}"],
+                        "actions": [*_track(name, ask=slot), {"reply": {"en": "{{steps.st.say}}"}}]})
                 call = [*_track(name)]
                 if tx:
                     call.append({"confirm": {"en": f"Please confirm {name}: {{{{steps.st.summary}}}}"},
@@ -242,14 +269,11 @@ def rules_doc(schema: list[dict]) -> dict:
                               "conditions": conds,
                               "actions": [{"reply": {"en": "No recorded results are configured for this user "
                                                            "(memory key sgd_results_file)."}}]})
-    # dialogue acts with no service intent: answer from the tracked state
-    for label, reply in (("sgd.request", "{{steps.st.say}}"), ("sgd.thanks", "{{steps.st.say}}"), ("sgd.request_alts", "{{steps.st.say}}"),
-                         ("sgd.select", "{{steps.st.say}}"), ("sgd.bye", "{{steps.st.say}}"),
-                         ("sgd.inform", "{{steps.st.say}}"), ("sgd.affirm_intent", "{{steps.st.say}}")):
+    # dialogue acts that continue nothing: answer from the tracked state
+    for label in ("sgd.request", "sgd.thanks", "sgd.request_alts", "sgd.select", "sgd.bye", "sgd.inform",
+                  "sgd.affirm_intent"):
         rules.append({"rule_id": f"{label}.state", "priority": -10, "trigger": {"intent": label},
-                      "actions": [{"tool": "sgd_track", "id": "st",
-                                   "params": {"intent": label, "entities": "{{entities}}", "session": "{{session}}"}},
-                                  {"set_state": {"sgd": "{{steps.st.state}}"}}, {"reply": {"en": reply}}]})
+                      "actions": [*_track(label), {"reply": {"en": "{{steps.st.say}}"}}]})
     return {"pack": "sgd", "description": "Schema-Guided Dialogue services (generated by scripts/build_sgd_pack.py)",
             "fallback": [{"reply": {"en": "Could you tell me a bit more?"}}], "rules": rules}
 
@@ -298,7 +322,8 @@ def write_tools(schema: list[dict], out: Path) -> None:
         "description": {"en": "SGD dialogue state: merges this turn's slot values into the tracked state, "
                               "canonicalises dates/times/counts, builds API arguments and the reply."},
         "input": {"intent": {"type": "string", "required": True}, "entities": {"type": "object", "required": True},
-                  "session": {"type": "object", "required": True}, "results": {"type": "array"}},
+                  "session": {"type": "object", "required": True}, "results": {"type": "array"},
+                  "ask": {"type": "string"}},
         "output": {"state": {"type": "object", "required": True}, "args": {"type": "object", "required": True},
                    "summary": {"type": "string", "required": True}, "say": {"type": "string", "required": True}},
         "idempotent": True, "sandbox": {"memory_mb": 64, "cpu_ms": 500, "timeout_ms": 2000}}, sort_keys=False))
@@ -349,7 +374,8 @@ def main(argv: list[str] | None = None) -> int:
     out = a.out
     (out / "intents").mkdir(parents=True, exist_ok=True)
     (out / "rules").mkdir(parents=True, exist_ok=True)
-    slim = [{"service_name": s["service_name"], "slots": s["slots"], "intents": s["intents"]} for s in schema]
+    slim = [{"service_name": s["service_name"], "intents": s["intents"],
+             "slots": [{**sl, "entity": slot_entity(sl["name"])} for sl in s["slots"]]} for s in schema]
     (out / "schema.json").write_text(json.dumps(slim, indent=1) + "\n")
     head = ("# Generated by scripts/build_sgd_pack.py from sgd_schema.json and the SGD training dialogues\n"
             "# (build split only). Derived from the Schema-Guided Dialogue dataset, CC BY-SA 4.0: see\n"

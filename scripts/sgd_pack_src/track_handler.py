@@ -78,13 +78,41 @@ def _slot_names(svc: dict) -> set[str]:
     return {s["name"] for s in svc["slots"]}
 
 
+_FILLERS = re.compile(
+    r"^(?:(?:yes|yeah|ok|okay|sure|well|so|and|um|uh|please|just|then|actually|no|hmm)\b[\s,.!]*|"
+    r"(?:i'?d like|i would like|i want|i need|let'?s|can you|could you|make it|make that|change it to|"
+    r"set it (?:to|as)|call it|name it|label it|title it|put it as|put|use|it'?s|it is|that'?s|that is|"
+    r"the name is|the title is|the location is|the address is|its name is|it should be|how about|"
+    r"try|maybe|i think|i guess|i'?m thinking|i am thinking|to|for|at|in|on|the|a|an)\b[\s,.!]*)+", re.I)
+_TAIL = re.compile(r"(?:[\s,.!?]+|\b(?:please|thanks|thank you|for me|instead|as well|too|then)\b)+$", re.I)
+
+
+def free_text(utterance: str, max_words: int = 6) -> str | None:
+    """The answer to a question in a short utterance ("Call it Phone home, please" → "Phone home")."""
+    t = _TAIL.sub("", _FILLERS.sub("", utterance.strip()))
+    t = _TAIL.sub("", t)
+    if not t or len(t.split()) > max_words:
+        return None
+    return t
+
+
 def merge(state: dict, intent_name: str, entities: dict) -> None:
-    """Fold this turn's values into ``state['slots']`` (in place) for ``intent_name``'s service."""
+    """Fold this turn's values into ``state['slots']`` (in place) for ``intent_name``'s service.
+
+    Keys are slot names (a service intent's entities) or entity types (the dialogue-act
+    intents): a type goes to the intent's slot of that type, else the service's.
+    """
     if intent_name not in INTENTS:
         return
     svc, it = INTENTS[intent_name]
     names = _slot_names(svc)
     args = [*it["required_slots"], *it["optional_slots"]]
+    entities = dict(entities)
+    for k in [k for k in entities if k not in names and k not in ("when", "when2")]:
+        typed = [s["name"] for s in svc["slots"] if s.get("entity") == k]
+        typed.sort(key=lambda n: n not in args)
+        if typed and typed[0] not in entities:
+            entities[typed[0]] = entities.pop(k)
     date_slot = next((s for s in DATE_SLOTS if s in args), next((s for s in DATE_SLOTS if s in names), None))
     time_slot = next((s for s in TIME_SLOTS if s in args and s != "alarm_time"), None)
     for k in ("when", "when2"):
@@ -152,8 +180,18 @@ def handle(input: dict) -> dict:
     elif intent == "sgd.select" and state["active"] in FOLLOW_UP:
         state["offer"] = FOLLOW_UP[state["active"]]
         say = f"Shall I go ahead with {state['offer']}?"
+    asked = prior.get("asked")
     if state["active"]:
+        before = dict(state["slots"])
         merge(state, state["active"], entities)
+        if asked and state["slots"].get(asked) == before.get(asked) and intent in (state["active"], "sgd.inform"):
+            # the question was answered in words no entity covers ("Phone home"): take the words
+            text = free_text(str((input.get("session") or {}).get("utterance") or ""))
+            if text and asked not in DATE_SLOTS + TIME_SLOTS:
+                state["slots"][asked] = text
+    state["asked"] = input.get("ask")
+    if state["asked"]:
+        say = f"What {state['asked'].replace('_', ' ')} would you like?"
     if "results" in input and input["results"] is not None:
         state["results"], state["index"] = list(input["results"])[:10], 0
         if state["results"]:
