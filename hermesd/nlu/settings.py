@@ -57,7 +57,10 @@ class NluSettings(Section):
     #: where trained models are cached by content hash; empty = ``<state_dir>/nlu-cache``.
     model_cache_dir: str = ""
     #: extra order/ticket id patterns, tried with the built-in ones.
-    id_patterns: list[IdPatternSettings] = []
+    id_patterns: list[IdPatternSettings] = [
+        # document numbers such as Q-2024-061 (quote), HT-2024-0012 (contract): letters, year, serial
+        IdPatternSettings(type="doc_id", regex=r"(?<![a-z0-9_-])[a-z]{1,4}-\d{4}-\d{2,6}(?![a-z0-9_-])"),
+    ]
 
     @field_validator("timezone")
     @classmethod

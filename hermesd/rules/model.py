@@ -61,6 +61,7 @@ __all__ = [
     "ConfirmAction",
     "HandoffAction",
     "RememberAction",
+    "RecallAction",
     "ReplyAction",
     "Rule",
     "RulePack",
@@ -70,7 +71,7 @@ __all__ = [
     "Trigger",
 ]
 
-ACTION_KINDS = ("tool", "ask", "confirm", "reply", "remember", "set_state", "handoff")
+ACTION_KINDS = ("tool", "recall", "ask", "confirm", "reply", "remember", "set_state", "handoff")
 _NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"
 _DOTTED = r"^[A-Za-z0-9_][A-Za-z0-9_.:-]*$"
 
@@ -239,6 +240,27 @@ class SetStateAction(_Templated):
         return self.set_state
 
 
+class RecallAction(_Templated):
+    """Search the caller's memory (events and remembered items) in the daemon, not in a tool.
+
+    ``recall`` holds the filters, each templated: ``action`` (e.g. ``send_document``),
+    ``kind`` (a document kind as said), ``person`` (a person as anchored this turn),
+    ``since`` / ``until`` (a half-open time range: dates or ISO 8601), ``query`` (keywords),
+    ``k`` (how many, default 3). The result ``{items: [...], count}`` is ``{{steps.<id>.…}}``,
+    best first. With ``required`` (the default) no match ends the plan with the rule's
+    ``fallback`` — a clear answer, and nothing after it runs.
+    """
+
+    recall: dict[Annotated[str, Field(pattern=r"^(action|kind|person|since|until|query|k)$")], Templated]
+    id: str | None = Field(None, pattern=_NAME)
+    required: bool = True
+
+    kind: ClassVar[str] = "recall"
+
+    def _template_source(self) -> Any:
+        return self.recall
+
+
 class HandoffAction(_Templated):
     """Hand the conversation to a person: raises the ``handoff`` event, state → IDLE."""
 
@@ -268,7 +290,7 @@ def _one_kind(v: Any) -> Any:
 
 Action = Annotated[
     Annotated[
-        Annotated[ToolAction, Tag("tool")] | Annotated[AskAction, Tag("ask")] | Annotated[ConfirmAction, Tag("confirm")] | Annotated[ReplyAction, Tag("reply")] | Annotated[RememberAction, Tag("remember")] | Annotated[SetStateAction, Tag("set_state")] | Annotated[HandoffAction, Tag("handoff")],
+        Annotated[ToolAction, Tag("tool")] | Annotated[RecallAction, Tag("recall")] | Annotated[AskAction, Tag("ask")] | Annotated[ConfirmAction, Tag("confirm")] | Annotated[ReplyAction, Tag("reply")] | Annotated[RememberAction, Tag("remember")] | Annotated[SetStateAction, Tag("set_state")] | Annotated[HandoffAction, Tag("handoff")],
         Discriminator(_kind_of),
     ],
     BeforeValidator(_one_kind),
@@ -299,7 +321,7 @@ def _step_refs(actions: list[Any]) -> list[tuple[int, bool, str, tuple[str, ...]
 def _step_ids(actions: list[Any]) -> dict[str, int]:
     ids: dict[str, int] = {}
     for i, a in enumerate(actions):
-        if isinstance(a, ToolAction) and a.id is not None:
+        if isinstance(a, (ToolAction, RecallAction)) and a.id is not None:
             if a.id in ids:
                 raise ValueError(f"step id {a.id!r} used twice (actions {ids[a.id]} and {i})")
             ids[a.id] = i

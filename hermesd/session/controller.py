@@ -353,6 +353,7 @@ class Controller:
                 s.pending = None
         self._move(s, Event.TEXT, "utterance")
         ref = ref or datetime.now(timezone.utc)
+        s.ref_ms = int(ref.timestamp() * 1000)
         parsed = None
         if text:
             p0 = time.perf_counter()
@@ -364,7 +365,12 @@ class Controller:
         load = self.load.overloaded()
         if load:
             trace["degraded"] = f"load:{load}"
+        if not (s.pending and s.pending.get("refs")):
+            s.refs = {}
         entities, ambiguous = await self._entities(s, parsed, fuzzy=load is None)
+        if ambiguous and await self._disambiguate_by_memory(s, ambiguous, entities):
+            trace["disambiguated_by"] = "memory"
+            entities, ambiguous = await self._entities(s, parsed, fuzzy=load is None)
         timings["anchor"] = (time.perf_counter() - a0) * 1000
         intent = parsed.intent if parsed else None
         kind = parsed.kind if parsed else ("affirm" if (answer or {}).get("accept") else "deny")
@@ -528,7 +534,10 @@ class Controller:
                 await self.memory.save_session(row)
             s.executing = step  # visible in session.get only once it is on disk
 
-        executor = Executor(self._tool_caller(s, trace_id), self._tool_info, lang, before_tool)
+        async def recall(params: dict[str, Any]) -> dict[str, Any]:
+            return await self._recall(s, params)
+
+        executor = Executor(self._tool_caller(s, trace_id), self._tool_info, lang, before_tool, recall)
         result = await executor.run(plan.actions, ctx, start=start, confirmed=confirmed, steps=steps)
         if isinstance(result, Failure) and result.retryable:
             self._move(s, Event.FAIL, result.code)
@@ -546,7 +555,8 @@ class Controller:
         elif isinstance(result, Suspend):
             s.pending = {"kind": result.kind, "intent": intent, "rule_id": plan.rule_id, "index": result.index,
                          "steps": dict(ctx.get("steps") or {}), "entities": turn_entities, "slot": result.slot,
-                         "entity": result.entity, "prompt": result.prompt, "card": result.card}
+                         "entity": result.entity, "prompt": result.prompt, "card": result.card,
+                         "refs": True}
             s.slots = {k: v for k, v in turn_entities.items() if v is not None}
             texts.append(result.prompt)
             card = result.card
@@ -555,6 +565,13 @@ class Controller:
             s.pending, s.slots = None, {}
             self._move(s, Event.HANDOFF, result.reason)
             self.on_event(s.uid, "handoff", {"session_id": s.session_id, "reason": result.reason, "trace_id": trace_id})
+        elif isinstance(result, Failure) and not result.counts:
+            # an answer, not a fault (a required recall found nothing): the rule's fallback says so
+            result.log.extend(await executor.compensate(plan.on_error, ctx))
+            texts += ctx.pop("_compensation_texts", [])
+            s.pending, s.slots = None, {}
+            self._move(s, Event.DONE, result.code)
+            trace["failure"] = {"index": result.index, "code": result.code, "message": result.message}
         elif isinstance(result, Failure):
             comp = await executor.compensate(plan.compensation(result.index), ctx)
             result.log.extend(comp)
@@ -628,12 +645,18 @@ class Controller:
             for key, value, mclass in result.remembered:
                 slots.append({"uid": s.uid, "session_id": f"user:{s.uid}", "anchor": key, "data": {"value": value},
                               "memory_class": {"session": "scratch"}.get(mclass, mclass)})
+            anchors, kinds = s.refs.get("anchors", {}), s.refs.get("kinds", {})
+            kind = next(iter(kinds.values()), "") or ""
             for tool, params, output in result.tool_results:
+                who = params.get("recipient") or params.get("person") or params.get("query")
+                target = anchors.get(who) if isinstance(who, str) else None
+                if target is None and len(anchors) == 1:
+                    target = next(iter(anchors.values()))
                 events.append(self.memory.core.event_row(
                     s.uid, s.session_id, actor=f"uid:{s.uid}", action=tool,
                     object=str(output.get("document") or params.get("document") or ""),
-                    object_kind=str(params.get("kind") or ""), target_anchor=str(params.get("recipient_anchor") or ""),
-                    at_ms=self.now_ms(), payload={"params": params, "output": output}))
+                    object_kind=str(kind), target_anchor=str(target or ""),
+                    at_ms=s.ref_ms or self.now_ms(), payload={"params": params, "output": output}))
         # a turn with side effects (a tool ran, something was remembered) is on disk before its
         # reply goes out; a pure turn is queued in the same single transaction without waiting
         durable = bool(slots or events)
@@ -664,12 +687,16 @@ class Controller:
                         fuzzy: bool = True) -> tuple[dict[str, list[Any]], tuple[str, list] | None]:
         """Entity values by type (first mention first), person mentions anchored.
 
+        Also fills ``s.refs``: ``anchors`` (shown name → anchor id) and ``kinds`` (document kind as
+        said → canonical kind), which recall steps and captured events use.
+
         :return: (type → [value, ...], (mention, candidates) of the first ambiguous person or None).
         """
         out: dict[str, list[Any]] = {}
         ambiguous = None
         if parsed is None:
             return out, None
+        anchors, kinds = s.refs.setdefault("anchors", {}), s.refs.setdefault("kinds", {})
         for e in parsed.entities:
             d = e.to_dict()
             value: Any = d.get("value")
@@ -677,6 +704,7 @@ class Controller:
                 res = await self.memory.resolve(d["text"], session_id=s.session_id, type="person", fuzzy=fuzzy)
                 if res.status == "resolved":
                     value = res.text
+                    anchors[value] = res.anchor_id
                 elif res.status == "ambiguous" and ambiguous is None:
                     ambiguous = (d["text"], res.candidates)
                     value = res.text
@@ -684,8 +712,73 @@ class Controller:
                     value = res.text or d["text"]
             elif e.type == "doc_type":
                 value = d["text"]
+                kinds[value] = d.get("value")
             out.setdefault(e.type, []).append(value)
         return out, ambiguous
+
+    async def _disambiguate_by_memory(self, s: Session, ambiguous: tuple[str, list], entities: dict[str, list[Any]]) -> bool:
+        """"上周三发给张工的…": of the people a mention could be, keep the one this user dealt with in the
+        time range the utterance names. Binds the mention for the session and returns True when
+        exactly one candidate has memories there; otherwise the user is asked."""
+        times = [t for t in entities.get("datetime", []) if isinstance(t, dict) and t.get("start") and t.get("end")]
+        if not times:
+            return False
+        since, until = self._ms_range(s, times[0])
+        if since is None:
+            return False
+        mention, cands = ambiguous
+        hits = []
+        for cand in cands:
+            found = await self.memory.search(s.uid, anchors=[cand["anchor_id"]], since=since, until=until, k=1)
+            if found:
+                hits.append(cand)
+        if len(hits) != 1:
+            return False
+        self.memory.graph.bind(s.session_id, mention, hits[0]["anchor_id"])
+        log.info("anchor.disambiguated", extra={"kv": {"mention": mention, "anchor": hits[0]["anchor_id"],
+                                                       "via": "memory", "candidates": len(cands)}})
+        return True
+
+    def _zone(self, s: Session) -> Any:
+        from zoneinfo import ZoneInfo
+
+        return ZoneInfo(s.tz or self.nlu.settings.timezone)
+
+    def _ms_range(self, s: Session, when: dict[str, Any]) -> tuple[int | None, int | None]:
+        """A time expression's half-open [start, end) in epoch ms (dates at local midnight in the session zone)."""
+        def ms(v: Any) -> int | None:
+            if not v:
+                return None
+            try:
+                dt = datetime.fromisoformat(str(v))
+            except ValueError:
+                return None
+            if dt.tzinfo is None:
+                dt = dt.replace(tzinfo=self._zone(s))
+            return int(dt.timestamp() * 1000)
+        return ms(when.get("start")), ms(when.get("end"))
+
+    async def _recall(self, s: Session, params: dict[str, Any]) -> dict[str, Any]:
+        """The memory search behind a rule's ``recall`` step (this user's memories only)."""
+        person = params.get("person")
+        anchors = s.refs.get("anchors", {})
+        anchor = anchors.get(person) if isinstance(person, str) else None
+        if anchor is None and isinstance(person, str) and ":" in person:
+            anchor = person
+        kind = params.get("kind")
+        kind = s.refs.get("kinds", {}).get(kind, kind) if isinstance(kind, str) else None
+        since, until = self._ms_range(s, {"start": params.get("since"), "end": params.get("until")})
+        items = await self.memory.search(s.uid, anchors=[anchor] if anchor else None, action=params.get("action"),
+                                         kind=kind, since=since, until=until, query=params.get("query"),
+                                         k=int(params.get("k") or 3))
+        out = []
+        for it in items:
+            payload = it.get("payload") or {}
+            out.append({"type": it.get("type"), "action": it.get("action"), "object": it.get("object"),
+                        "kind": it.get("object_kind"), "anchor": it.get("target_anchor"), "at_ms": it.get("at_ms"),
+                        "at": datetime.fromtimestamp((it.get("at_ms") or 0) / 1000, self._zone(s)).strftime(
+                            "%Y-%m-%d %H:%M"), "params": payload.get("params"), "output": payload.get("output")})
+        return {"items": out, "count": len(out)}
 
     def _spec_slots(self, intent: str | None) -> dict[str, str]:
         if intent is None:

@@ -27,7 +27,7 @@ from typing import Any, Awaitable, Callable, Mapping
 from ..errors import HermesError
 from ..logging import redact
 from ..rules.model import (
-    AskAction, ConfirmAction, HandoffAction, RememberAction, ReplyAction, SetStateAction, ToolAction,
+    AskAction, ConfirmAction, HandoffAction, RecallAction, RememberAction, ReplyAction, SetStateAction, ToolAction,
 )
 from ..rules.templating import MissingValue
 
@@ -114,6 +114,9 @@ class Failure(_Outcome):
     code: str = "INTERNAL"
     message: str = ""
     retryable: bool = False
+    #: False for an answer rather than a fault (a required recall found nothing): it does not
+    #: count toward the consecutive failures that hand a session to a person
+    counts: bool = True
 
 
 class Executor:
@@ -124,14 +127,17 @@ class Executor:
     :param lang: ``zh`` or ``en``: which reply template to render.
     :param before_tool: ``await before_tool(name, index, idempotent)`` just before a tool runs
         (the controller makes EXECUTING durable there, so a crash never re-runs the tool).
+    :param recall: ``await recall(filters) -> {"items", "count"}``: the memory search behind ``recall`` steps.
     """
 
     def __init__(self, call_tool: ToolCaller, tool_info: ToolInfo, lang: str,
-                 before_tool: Callable[[str, int, bool], Awaitable[None]] | None = None) -> None:
+                 before_tool: Callable[[str, int, bool], Awaitable[None]] | None = None,
+                 recall: Callable[[dict[str, Any]], Awaitable[dict[str, Any]]] | None = None) -> None:
         self.call_tool = call_tool
         self.tool_info = tool_info
         self.lang = lang
         self.before_tool = before_tool
+        self.recall = recall
 
     async def run(self, actions: tuple[Any, ...], ctx: dict[str, Any], *, start: int = 0,
                   confirmed: int | None = None, steps: dict[str, Any] | None = None) -> Finished | Suspend | Handoff | Failure:
@@ -174,6 +180,19 @@ class Executor:
                         steps[a.id] = result
                     out.tool_results.append((a.tool, params, result))
                     out.log.append(StepLog("tool", i, a.tool, "ok", dt, params))
+                elif isinstance(a, RecallAction):
+                    params = a.render_payload(ctx)
+                    t0 = time.perf_counter()
+                    found = await self.recall(params) if self.recall is not None else {"items": [], "count": 0}
+                    dt = (time.perf_counter() - t0) * 1000
+                    if a.id:
+                        steps[a.id] = found
+                    if a.required and not found.get("count"):
+                        out.log.append(StepLog("recall", i, None, "not_found", dt, params))
+                        failure = self._fail(out, i, "NOT_FOUND", "nothing in memory matches", retryable=False)
+                        failure.counts = False
+                        return failure
+                    out.log.append(StepLog("recall", i, None, "ok", dt, params))
                 elif isinstance(a, AskAction):
                     if (ctx.get("entities") or {}).get(a.ask) is not None:
                         out.log.append(StepLog("ask", i, outcome="filled"))

@@ -59,6 +59,10 @@ class Session:
     vars: dict[str, Any] = field(default_factory=dict)
     pending: dict[str, Any] | None = None
     executing: dict[str, Any] | None = None
+    #: this turn's (or the pending plan's) anchors and document kinds: ``{"anchors": {name: id}, "kinds": {...}}``
+    refs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: the reference instant of the running turn, epoch ms (events are stamped with it)
+    ref_ms: int = 0
     history: list[dict[str, Any]] = field(default_factory=list)
     last_trace: dict[str, Any] | None = None
     turns: int = 0
@@ -87,7 +91,7 @@ class Session:
                 "version": self.machine.version, "updated_ms": self.updated_ms, "expires_ms": self.expires_ms,
                 "data": {"role": self.role, "user": self.user, "locale": self.locale, "tz": self.tz,
                          "channel": self.channel, "metadata": self.metadata, "slots": self.slots, "vars": self.vars,
-                         "pending": self.pending, "executing": self.executing, "history": self.history[-20:], "turns": self.turns,
+                         "pending": self.pending, "executing": self.executing, "refs": self.refs, "history": self.history[-20:], "turns": self.turns,
                          "created_ms": self.created_ms, "interrupted": self.interrupted,
                          "failures": self.machine.failures, "last_trace": self.last_trace}}
 
@@ -102,6 +106,6 @@ class Session:
                    expires_ms=int(row.get("expires_ms") or row["updated_ms"]), user=d.get("user"),
                    locale=d.get("locale"), tz=d.get("tz"), channel=d.get("channel"), metadata=d.get("metadata") or {},
                    slots=d.get("slots") or {}, vars=d.get("vars") or {}, pending=d.get("pending"),
-                   executing=d.get("executing"),
+                   executing=d.get("executing"), refs=d.get("refs") or {},
                    history=d.get("history") or [], last_trace=d.get("last_trace"), turns=int(d.get("turns", 0)),
                    interrupted=bool(d.get("interrupted", False)))

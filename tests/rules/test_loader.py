@@ -62,18 +62,24 @@ def test_shipped_packs_load_against_nlu_intents_and_shipped_tools():
 
 def test_shipped_signature_example_routes_and_renders():
     engine = load_rules(SHIPPED).engine
-    ctx = {"role": "user", "slots": {}, "session": {},
-           "entities": {"doc": "quote", "person": "张工", "when": {"start": "2026-11-18", "end": "2026-11-19"}},
-           "memory": {"last_sent": {"doc": "quote", "document": "报价单-v3.pdf", "sent_at": "2026-11-18T10:02:00+08:00"}}}
+    ctx = {"role": "user", "slots": {}, "session": {}, "memory": {},
+           "entities": {"doc": "报价单", "person": "张伟", "when": {"start": "2024-06-12", "end": "2024-06-13",
+                                                                   "text": "上周三"}}}
     plan = engine.match("doc.resend", ctx)
     assert plan.rule_id == "doc.resend.from_memory"
-    assert [a.kind for a in plan.actions] == ["confirm", "tool", "remember", "reply"]
-    assert plan.actions[0].confirm.render(ctx, "zh") == "把报价单-v3.pdf再发给张工？"
-    assert plan.actions[1].render_params(ctx) == {"document": "报价单-v3.pdf", "recipient": "张工", "note": "resend"}
-    steps = {"send": {"message_id": "m-1", "document": "报价单-v3.pdf"}}
-    assert plan.actions[3].reply.render({**ctx, "steps": steps}, "en") == "Sent again to 张工 (m-1)."
-    # nothing in memory: the lower rule offers to send now
-    assert engine.match("doc.resend", {**ctx, "memory": {}}).rule_id == "doc.resend.not_in_memory"
+    assert [a.kind for a in plan.actions] == ["recall", "confirm", "tool", "remember", "reply"]
+    assert plan.actions[0].render_payload(ctx) == {"action": "send_document", "kind": "报价单", "person": "张伟",
+                                                   "since": "2024-06-12", "until": "2024-06-13", "k": 1}
+    steps = {"sent": {"items": [{"object": "报价单Q-2024-061.pdf", "at": "2024-06-12 10:00"}], "count": 1}}
+    assert plan.actions[1].confirm.render({**ctx, "steps": steps}, "zh") == \
+        "把报价单Q-2024-061.pdf再发给张伟吗？（原发送于 2024-06-12 10:00）"
+    assert plan.actions[2].render_params({**ctx, "steps": steps}) == {
+        "document": "报价单Q-2024-061.pdf", "recipient": "张伟", "note": "resend"}
+    # nothing found: the rule's fallback answers, naming what was looked for
+    assert plan.on_error[0].reply.render(ctx, "zh") == "没有找到上周三发给张伟的报价单，没有发送任何文件。"
+    # no day named: the most recent send to that person
+    no_day = {**ctx, "entities": {"doc": "报价单", "person": "张伟"}}
+    assert engine.match("doc.resend", no_day).rule_id == "doc.resend.last_sent"
     # a user may not read the journal; an admin may
     c = {"role": "user", "entities": {"when": {"start": "2026-11-29"}}, "slots": {}, "memory": {}, "session": {}}
     assert engine.match("device.errors_since", c).rule_id == "device.errors_since.user"

@@ -13,7 +13,7 @@ from hermesd.protocol import CallContext, Caller
 from .conftest import PACK, start_service
 
 PACK_NAMES = {"system_status", "disk_usage", "service_status", "journal_query", "network_check", "reminder",
-              "note", "contacts", "send_document", "service_restart"}
+              "note", "contacts", "send_document", "find_document", "service_restart"}
 
 
 async def _noop(method, params):
@@ -72,6 +72,19 @@ async def test_send_document_copies_to_outbox(pack_service, state_dir):
     assert (state_dir / "outbox" / out["message_id"] / "报价单.pdf").read_bytes() == b"%PDF-1.4 quote"
     line = json.loads((state_dir / "outbox" / "manifest.jsonl").read_text().splitlines()[-1])
     assert line["recipient"] == "张工" and line["sha256"] == out["sha256"]
+
+
+async def test_find_document_matches_every_term_newest_first(pack_service, state_dir):
+    docs = state_dir / "documents"
+    (docs / "报价单Q-2024-061.pdf").write_bytes(b"q61")
+    (docs / "报价单Q-2024-070.pdf").write_bytes(b"q70")
+    (docs / "合同HT-2024-0012.pdf").write_bytes(b"ht")
+    res = await pack_service.call("find_document", {"terms": ["报价单", "q-2024-061"]}, role="user")
+    assert [m["document"] for m in res["output"]["matches"]] == ["报价单Q-2024-061.pdf"]
+    res = await pack_service.call("find_document", {"terms": ["报价单"]}, role="user")
+    assert res["output"]["count"] == 2
+    res = await pack_service.call("find_document", {"terms": ["发票"]}, role="user")
+    assert not res["ok"] and res["error"]["code"] == "NO_MATCH"
 
 
 async def test_contacts_lookup(state_dir):
