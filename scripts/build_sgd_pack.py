@@ -38,12 +38,16 @@ DATE_SLOTS = {"date", "event_date"}
 TIME_SLOTS = {"time", "event_time", "new_alarm_time", "alarm_time"}
 #: categorical values said in other words (hand-written, generic English, not from the data)
 SYNONYMS = {
-    "price_range": {"cheap": "inexpensive", "economical": "inexpensive", "affordable": "inexpensive",
-                    "budget": "inexpensive", "low cost": "inexpensive", "low-cost": "inexpensive", "inexpensive": "inexpensive", "not expensive": "inexpensive",
+    # SGD's annotators' reading (mined from the training turns' INFORM acts): "affordable",
+    # "reasonably priced", "average" are moderate; "fancy", "pricey" expensive; "budget", "low cost" cheap
+    "price_range": {"cheap": "inexpensive", "budget": "inexpensive", "low cost": "inexpensive",
+                    "low-cost": "inexpensive", "inexpensive": "inexpensive", "affordable": "moderate",
                     "moderate": "moderate", "moderately priced": "moderate", "reasonably priced": "moderate",
-                    "expensive": "expensive", "pricey": "expensive", "very expensive": "very expensive"},
+                    "average": "moderate", "intermediate": "moderate", "expensive": "expensive",
+                    "pricey": "expensive", "fancy": "expensive", "very expensive": "very expensive"},
     "has_live_music": {"live music": "True"},
-    "serves_alcohol": {"alcohol": "True", "serves alcohol": "True", "serve alcohol": "True", "liquor": "True"},
+    "serves_alcohol": {"alcohol": "True", "serves alcohol": "True", "serve alcohol": "True", "liquor": "True",
+                       "drinks": "True", "serves drinks": "True"},
     "category": {"music": "Music", "concert": "Music", "concerts": "Music", "sports": "Sports",
                  "sport": "Sports", "game": "Sports", "games": "Sports", "match": "Sports"},
     "payment_method": {"app balance": "app balance", "balance": "app balance", "debit card": "debit card",
@@ -53,6 +57,9 @@ SYNONYMS = {
 COUNT_WORDS = {"one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
                "1": "1", "2": "2", "3": "3", "4": "4", "5": "5", "6": "6"}
 COUNT_SLOTS = {"party_size", "number_of_seats"}
+#: open-class slots a question is answered in plain words ("Phone home"): a turn right after the
+#: question is taken to answer it (the tracker keeps the words when no entity fills the slot)
+FREE_TEXT_SLOTS = {"new_alarm_name", "event_name", "event_location", "receiver"}
 #: dialogue acts of a user turn → the pack's dialogue-act intents (for turns that name no service intent)
 ACT_INTENTS = {"AFFIRM_INTENT": "sgd.affirm_intent", "NEGATE_INTENT": "sgd.bye", "REQUEST_ALTS": "sgd.request_alts",
                "SELECT": "sgd.select", "INFORM": "sgd.inform", "AFFIRM": "sgd.affirm_intent", "REQUEST": "sgd.request",
@@ -151,13 +158,25 @@ def examples(build: dict[str, list[dict]]) -> dict[str, list[str]]:
     return {k: sorted(set(v)) for k, v in out.items()}
 
 
+#: everyday verbs for the verb an SGD intent name starts with (hand-written English, not from the data)
+VERBS = {"Add": ["add", "set", "create", "set up", "make"], "Get": ["get", "show", "list", "check", "tell me"],
+         "Find": ["find", "search for", "look for", "show me"], "Reserve": ["reserve", "book", "make a reservation for"],
+         "Buy": ["buy", "purchase", "get", "book"], "Make": ["make", "send", "pay", "transfer"],
+         "Request": ["request", "ask for", "collect", "receive"]}
+
+
 def schema_examples(it: dict) -> list[str]:
-    """A few utterances made from the schema alone (intent name and description), for intents
-    the training dialogues do not cover (Alarm_1, Payment_1)."""
+    """Utterances made from the schema alone (intent name, verb, description), so intents the
+    training dialogues do not cover (Alarm_1, Payment_1) still have a few examples."""
     desc = it["description"].rstrip(".")
     d = desc[0].lower() + desc[1:]
-    words = " ".join(re.findall(r"[A-Z][a-z]+", it["name"])).lower()
-    return [desc, f"I want to {d}", f"Can you {d}?", f"Please {d}", f"I'd like to {words}", words]
+    verb, *noun = re.findall(r"[A-Z][a-z]+", it["name"])
+    obj = " ".join(noun).lower()
+    out = [desc, f"I want to {d}", f"Can you {d}?", f"Please {d}"]
+    for v in VERBS.get(verb, [verb.lower()]):
+        out += [f"{v} {obj}", f"I want to {v} a {obj}", f"can you {v} a {obj} for me", f"please {v} my {obj}",
+                f"I'd like to {v} {obj}"]
+    return out
 
 
 def intents_doc(schema: list[dict], build: dict[str, list[dict]]) -> dict:
@@ -195,7 +214,9 @@ def _has(slot: str, *, by_type: bool = False, transactional: bool = False) -> st
     """Condition: ``slot`` has a value this turn, in the tracked state, or (transactional) in the
     offered result; or it was asked last turn (the tracker takes the answer's text for it)."""
     k = _key(slot, by_type)
-    parts = [f"has(session.sgd.slots.{slot})", f"session.sgd.asked == '{slot}'"]
+    parts = [f"has(session.sgd.slots.{slot})"]
+    if slot in FREE_TEXT_SLOTS:
+        parts.append(f"session.sgd.asked == '{slot}'")
     if transactional:
         parts.append(f"has(session.sgd.offered.{slot})")
     if slot in DATE_SLOTS:
@@ -380,11 +401,14 @@ def main(argv: list[str] | None = None) -> int:
     head = ("# Generated by scripts/build_sgd_pack.py from sgd_schema.json and the SGD training dialogues\n"
             "# (build split only). Derived from the Schema-Guided Dialogue dataset, CC BY-SA 4.0: see\n"
             "# ../ATTRIBUTION.md. Do not edit by hand; rerun the script.\n")
-    (out / "intents" / "sgd.yaml").write_text(head + yaml.safe_dump(intents_doc(schema, build), sort_keys=False,
+    doc = intents_doc(schema, build)
+    (out / "intents" / "sgd.yaml").write_text(head + yaml.safe_dump(doc, sort_keys=False,
                                                                      allow_unicode=True, width=120))
     (out / "rules" / "sgd.yaml").write_text(head + yaml.safe_dump(rules_doc(schema), sort_keys=False,
                                                                    allow_unicode=True, width=120))
     write_tools(schema, out)
+    # the tracker maps values the NLU's regex patterns found through the same gazetteers
+    (out / "tools" / "sgd_track" / "canon.json").write_text(json.dumps(doc["gazetteers"], ensure_ascii=False) + "\n")
     shutil.copy(a.data / "LICENSE", out / "LICENSE")
     print(f"built {out} from {len(build)} training dialogues")
     return 0

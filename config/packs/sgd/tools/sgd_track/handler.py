@@ -20,6 +20,9 @@ import re
 from pathlib import Path
 
 _SCHEMA = json.loads((Path(__file__).parent / "schema.json").read_text(encoding="utf-8"))
+#: entity type → {surface form (lower case) → canonical value}: the pack's gazetteers
+CANON = json.loads((Path(__file__).parent / "canon.json").read_text(encoding="utf-8"))
+SLOT_TYPES = {s["name"]: s.get("entity") for svc in _SCHEMA for s in svc["slots"]}
 INTENTS = {it["name"]: (svc, it) for svc in _SCHEMA for it in svc["intents"]}
 DATE_SLOTS = ("date", "event_date")
 TIME_SLOTS = ("time", "event_time", "new_alarm_time", "alarm_time")
@@ -46,7 +49,9 @@ def _date_time(v: dict) -> tuple[str | None, str | None]:
 #: function words that are never a slot value on their own (pattern matches like "find a" food)
 _STOP = set("a an the some any good nice great find me my i we you it one this that another other "
             "place places something somewhere get want like looking look for to and or of in on at "
-            "make send pay request please thanks thank yes no okay ok fine sure".split())
+            "make send pay request please thanks thank yes no okay ok fine sure have has is are be do does "
+            "suggest other another different more new local same kind type sort eat eating what which "
+            "there here then now also too very really".split())
 
 
 def _pattern_value(v: str) -> str | None:
@@ -55,14 +60,17 @@ def _pattern_value(v: str) -> str | None:
     words = v.lower().split()
     while words and words[0] in _STOP:
         words.pop(0)
-    if not words or all(w in _STOP for w in words):
+    if not words or any(w in _STOP for w in words):
         return None
     return " ".join(w if w[:1].isdigit() or w.startswith("#") else w[:1].upper() + w[1:] for w in words)
 
 
 def _canon(slot: str, v):
     if isinstance(v, str) and v.isupper():
-        return _pattern_value(v)
+        words = _pattern_value(v)
+        if words is None:
+            return None
+        return CANON.get(SLOT_TYPES.get(slot) or "", {}).get(words.lower()) or words
     if isinstance(v, dict) and "start" in v:
         d, t = _date_time(v)
         return t if slot in TIME_SLOTS else d
@@ -184,7 +192,7 @@ def handle(input: dict) -> dict:
     if state["active"]:
         before = dict(state["slots"])
         merge(state, state["active"], entities)
-        if asked and state["slots"].get(asked) == before.get(asked) and intent in (state["active"], "sgd.inform"):
+        if asked and state["slots"] == before and intent in (state["active"], "sgd.inform"):
             # the question was answered in words no entity covers ("Phone home"): take the words
             text = free_text(str((input.get("session") or {}).get("utterance") or ""))
             if text and asked not in DATE_SLOTS + TIME_SLOTS:
@@ -196,10 +204,10 @@ def handle(input: dict) -> dict:
         state["results"], state["index"] = list(input["results"])[:10], 0
         if state["results"]:
             say = f"I found {len(state['results'])}: {_describe(state['results'][0])}."
-            if state["active"] in FOLLOW_UP:
-                state["offer"] = FOLLOW_UP[state["active"]]
         else:
             say = "Sorry, I found nothing for that."
+        if state["active"] in FOLLOW_UP:  # what the user may accept next ("yes, book it")
+            state["offer"] = FOLLOW_UP[state["active"]]
     elif intent in ("sgd.request_alts",):
         say = (f"How about {_describe(state['results'][state['index']])}?"
                if state["index"] < len(state["results"]) else "I have nothing else.")
