@@ -54,6 +54,11 @@ class Person:
             short = TITLE_SHORT.get(self.title)
             if short:
                 forms.add(self.name[0] + short)
+            # a pinyin alias puts the family name first ("Zhang Wei"): "Mr. Zhang" names this person too
+            for alias in self.aliases:
+                words = alias.split()
+                if len(words) == 2 and words[0].isascii() and words[0].isalpha():
+                    forms.add(words[0])
         else:
             last = self.name.split()[-1] if self.name.split() else self.name
             forms.add(last)

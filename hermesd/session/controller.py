@@ -393,9 +393,6 @@ class Controller:
             s.interrupted = False
             s.pending = None
             pending = None
-            self._move(s, Event.DEGRADE, "interrupted turn acknowledged")
-            self._move(s, Event.TEXT, "utterance")
-            self._move(s, Event.PARSED, "parsed")
 
         if ambiguous and not (pending and pending.get("kind") == "choice"):
             # ask which person before anything runs; the turn resumes from the answer
@@ -447,9 +444,6 @@ class Controller:
             elif kind in ("deny", "cancel"):
                 s.pending = None
                 s.slots = {}
-                self._move(s, Event.CANCEL, "declined")
-                self._move(s, Event.TEXT, "utterance")
-                self._move(s, Event.PARSED, "parsed")
                 self._move(s, Event.ROUTED, "declined")
                 self._move(s, Event.DONE, "declined")
                 return self._reply(s, [_t("cancelled", lang)], None, pending.get("intent"), parsed, [], trace,
@@ -765,6 +759,8 @@ class Controller:
         anchor = anchors.get(person) if isinstance(person, str) else None
         if anchor is None and isinstance(person, str) and ":" in person:
             anchor = person
+        if person and anchor is None:
+            return {"items": [], "count": 0}  # an unresolved person matches nobody's memories
         kind = params.get("kind")
         kind = s.refs.get("kinds", {}).get(kind, kind) if isinstance(kind, str) else None
         since, until = self._ms_range(s, {"start": params.get("since"), "end": params.get("until")})
