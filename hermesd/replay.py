@@ -140,17 +140,21 @@ def _calls_of(res: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
 
 
 def _card_agrees(card: dict[str, Any] | None, system_turn: dict[str, Any] | None,
-                 agreed: dict[str, set[str]]) -> bool:
+                 agreed: dict[str, set[str]], intent: str | None = None) -> bool:
     """The daemon's confirmation card names the values the recorded user confirmed.
 
     The recorded user said yes to the recorded system's ``CONFIRM`` acts (``system_turn``, the
     turn just before; ``agreed`` holds the latest confirmed values of every slot so far in the
     dialogue). A card whose arguments differ from any of them, or lack one the system just
     confirmed, asks something that user never agreed to; so does a card shown when the
-    recorded system asked no confirmation at all.
+    recorded system asked no confirmation at all, or one for another intent than the user's
+    (``intent``: the user turn's annotated active intent).
     """
-    args = ((card or {}).get("fields") or {}).get("args")
+    fields = (card or {}).get("fields") or {}
+    args = fields.get("args")
     if not isinstance(args, dict) or system_turn is None:
+        return False
+    if intent and fields.get("method") and _fold(fields["method"]) != _fold(intent):
         return False
     folded = {_fold(k): _fold(v) for k, v in args.items()}
     now = {_fold(a["slot"]) for a in system_turn.get("actions") or [] if a["act"] == "CONFIRM"}
@@ -189,7 +193,7 @@ def _replay_dialogue(c: Client, turns: list[dict[str, Any]], latencies: list[flo
             confirmed = False
             if state == "CONFIRMING" and "AFFIRM" in acts and "NEGATE" not in acts:
                 # the recorded user agreed to the recorded system's values: yes only to the same ones
-                confirmed = _card_agrees(card, system_turn, agreed)
+                confirmed = _card_agrees(card, system_turn, agreed, r.get("intent"))
                 declined += not confirmed
                 method, params = "session.confirm", {"session_id": sid, "accept": confirmed}
                 if not confirmed and "INFORM" in acts:

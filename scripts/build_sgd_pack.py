@@ -179,8 +179,32 @@ def schema_examples(it: dict) -> list[str]:
     return out
 
 
+def openers(build: dict[str, list[dict]], n: int = 12) -> list[str]:
+    """The commonest short acknowledgements users open a turn with in the build dialogues
+    ("Yes", "That sounds good.", "Thank you."): a new request often follows one."""
+    c: Counter = Counter()
+    for turns in build.values():
+        for t in turns:
+            if t["speaker"] == "USER" and _acts(t) & {"AFFIRM", "SELECT", "THANK_YOU", "AFFIRM_INTENT"} \
+                    and len(t["text"].split()) <= 4 and not t.get("spans"):
+                c[t["text"].strip()] += 1
+    return [text for text, _ in c.most_common(n)]
+
+
+def _augmented(texts: list[str], opens: list[str], per_text: int = 2) -> list[str]:
+    """``texts`` plus each one after ``per_text`` openers ("Yes, I'd like to make a payment"),
+    picked by a stable hash so the pack is the same on every build."""
+    out = list(texts)
+    for t in texts:
+        h = int(hashlib.sha1(t.encode()).hexdigest(), 16)
+        for i in range(per_text):
+            out.append(f"{opens[(h + i * 7) % len(opens)]} {t}")
+    return out
+
+
 def intents_doc(schema: list[dict], build: dict[str, list[dict]]) -> dict:
     ex = examples(build)
+    opens = openers(build)
     intents = []
     for svc in schema:
         for it in svc["intents"]:
@@ -193,7 +217,7 @@ def intents_doc(schema: list[dict], build: dict[str, list[dict]]) -> dict:
             words = re.findall(r"[A-Z][a-z]+", it["name"])
             intents.append({"name": it["name"], "description": it["description"], "slots": slots,
                             "keywords": [w.lower() for w in words if w not in ("Get", "Find", "Make", "Add")],
-                            "examples": ex.get(it["name"], []) + schema_examples(it)})
+                            "examples": _augmented(ex.get(it["name"], []) + schema_examples(it), opens)})
     # dialogue-act intents name their slots by entity type: the tracker maps them onto the
     # active intent's slots (one sgd_city value is city for Restaurants_1, city_of_event for Events_1)
     all_slots = {slot_entity(s["name"]): slot_entity(s["name"]) for svc in schema for s in svc["slots"]

@@ -191,7 +191,8 @@ def handle(input: dict) -> dict:
     asked = prior.get("asked")
     if state["active"]:
         before = dict(state["slots"])
-        merge(state, state["active"], entities)
+        if intent != "sgd.request":  # "do they have live music?" asks about the offer; it sets nothing
+            merge(state, state["active"], entities)
         if asked and state["slots"] == before and intent in (state["active"], "sgd.inform"):
             # the question was answered in words no entity covers ("Phone home"): take the words
             text = free_text(str((input.get("session") or {}).get("utterance") or ""))
