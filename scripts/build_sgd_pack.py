@@ -103,6 +103,20 @@ def _acts(turn: dict) -> set[str]:
     return {a["act"] for a in turn.get("actions") or []}
 
 
+def _ordinary_words(build: dict[str, list[dict]], min_turns: int = 3) -> set[str]:
+    """Words users said outside any annotated value in at least ``min_turns`` build turns."""
+    c: Counter = Counter()
+    for turns in build.values():
+        for t in turns:
+            if t["speaker"] != "USER":
+                continue
+            text = t["text"]
+            for sp in sorted(t.get("spans") or [], key=lambda sp: -sp["start"]):
+                text = text[:sp["start"]] + " " + text[sp["end"]:]
+            c.update(set(re.findall(r"[a-z']+", text.lower())))
+    return {w for w, n in c.items() if n >= min_turns}
+
+
 def gazetteers(schema: list[dict], build: dict[str, list[dict]]) -> dict[str, dict[str, str]]:
     gaz: dict[str, dict[str, str]] = defaultdict(dict)
     for svc in schema:
@@ -135,8 +149,10 @@ def gazetteers(schema: list[dict], build: dict[str, list[dict]]) -> dict[str, di
                     if slot in open_slots and isinstance(value, str) and len(value) >= 2 \
                             and not value.replace(":", "").replace("-", "").isdigit():
                         seen[(slot_entity(slot), value, value)] += 1
+    common = _ordinary_words(build)
     for (typ, value, canonical), _ in seen.most_common():
-        gaz[typ].setdefault(value.lower(), canonical)
+        if value.lower() not in common:  # "Friends" is an event somewhere, and an everyday word
+            gaz[typ].setdefault(value.lower(), canonical)
     return {k: dict(sorted(v.items())) for k, v in sorted(gaz.items())}
 
 
@@ -283,12 +299,28 @@ def rules_doc(schema: list[dict]) -> dict:
             # a turn with no service intent continues the tracked one when it brings values for it
             # (or answers the question asked), or accepts the intent the system offered
             triggers = [(name, [], "", False),
-                        ("sgd.affirm_intent", [f"session.sgd.offer == '{name}'"], ".affirm", True)]
+                        ("sgd.affirm_intent", [f"session.sgd.offer == '{name}'"], ".affirm", True),
+                        # "yes" to a question about the tracked intent that has not been called yet
+                        ("sgd.affirm_intent", [f"session.sgd.active == '{name}'", "not has(session.sgd.offer)",
+                                               f"session.sgd.called != '{name}'"], ".affirm_active", True)]
             if typed_values:
                 more = f"({typed_values} or has(session.sgd.asked))"
                 triggers += [("sgd.inform", [f"session.sgd.active == '{name}'", more], ".inform", True),
                              ("sgd.request_alts", [f"session.sgd.active == '{name}'", f"({typed_values})"],
                               ".alts", True)]
+            # values only this intent takes, said while a sibling intent of the service is tracked
+            # ("set it for 3:15, name it Cooking" while the alarms were being listed)
+            mine = _intent_keys(it, True)
+            for sib in svc["intents"]:
+                if sib["name"] == name:
+                    continue
+                theirs = _intent_keys(sib, True)
+                only = [k for k in mine if k not in theirs]
+                if only:
+                    cond = [f"session.sgd.active == '{sib['name']}'", "(" + " or ".join(f"has(entities.{k})" for k in only) + ")"]
+                    if theirs:
+                        cond.append("not (" + " or ".join(f"has(entities.{k})" for k in theirs) + ")")
+                    triggers.append(("sgd.inform", cond, f".from_{sib['name']}", True))
             for trig, conds, suffix, by_type in triggers:
                 for i, slot in enumerate(req):
                     rules.append({

@@ -161,6 +161,33 @@ def api_args(state: dict, intent_name: str) -> dict:
     return out
 
 
+def _args_of(name: str) -> set[str]:
+    _, it = INTENTS[name]
+    return {*it["required_slots"], *it["optional_slots"]}
+
+
+def _takes(name: str, key: str) -> bool:
+    svc, _ = INTENTS[name]
+    args = _args_of(name)
+    if key in ("when", "when2"):
+        return bool(args & {*DATE_SLOTS, *TIME_SLOTS})
+    return key in args or any(s.get("entity") == key and s["name"] in args for s in svc["slots"])
+
+
+def _intent_for(active: str, entities: dict, offer: str | None) -> str:
+    """``active``, unless none of ``entities`` fits it and some fit the offered (or the only
+    other) intent of the same service."""
+    keys = [k for k, v in entities.items() if v is not None]
+    if not keys or any(_takes(active, k) for k in keys):
+        return active
+    svc, _ = INTENTS[active]
+    others = [offer] if offer in INTENTS else [it["name"] for it in svc["intents"] if it["name"] != active]
+    for name in others:
+        if INTENTS[name][0] is svc and any(_takes(name, k) for k in keys):
+            return name
+    return active
+
+
 def _describe(item: dict) -> str:
     return ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in item.items())
 
@@ -175,9 +202,11 @@ def handle(input: dict) -> dict:
     if intent in INTENTS:
         if state["active"] != intent and intent == state.get("offer"):
             state["offer"] = None
+        if state["active"] != intent:
+            state["called"] = None
         state["active"] = intent
     elif intent == "sgd.affirm_intent" and state.get("offer"):
-        state["active"], state["offer"] = state["offer"], None
+        state["active"], state["offer"], state["called"] = state["offer"], None, None
     elif intent == "sgd.bye":
         state["active"], state["offer"] = None, None
         say = "Have a nice day."
@@ -189,6 +218,13 @@ def handle(input: dict) -> dict:
         state["offer"] = FOLLOW_UP[state["active"]]
         say = f"Shall I go ahead with {state['offer']}?"
     asked = prior.get("asked")
+    state["called"] = prior.get("called")
+    if intent in ("sgd.inform", "sgd.affirm_intent") and state["active"] in INTENTS and entities:
+        # values that only the service's other intent takes ("set it for 3:15" while the alarms
+        # were being listed) move the dialogue to that intent
+        target = _intent_for(state["active"], entities, state.get("offer"))
+        if target != state["active"]:
+            state["active"], state["offer"] = target, None
     if state["active"]:
         before = dict(state["slots"])
         if intent != "sgd.request":  # "do they have live music?" asks about the offer; it sets nothing
@@ -203,6 +239,7 @@ def handle(input: dict) -> dict:
         say = f"What {state['asked'].replace('_', ' ')} would you like?"
     if "results" in input and input["results"] is not None:
         state["results"], state["index"] = list(input["results"])[:10], 0
+        state["called"] = state["active"]
         if state["results"]:
             say = f"I found {len(state['results'])}: {_describe(state['results'][0])}."
         else:
