@@ -53,6 +53,10 @@ class LineDecoder:
         return len(self._buf)
 
     def feed(self, data: bytes) -> list[bytes | FrameTooLarge]:
+        # fast path: exactly one whole line in one read, nothing buffered (the usual request)
+        if not self._buf and not self._discarding and data.endswith(b"\n") and data.find(b"\n") == len(data) - 1:
+            if len(data) - 1 <= self.max_line_bytes:
+                return [data[:-2] if data.endswith(b"\r\n") else data[:-1]]
         out: list[bytes | FrameTooLarge] = []
         start = 0
         n = len(data)
