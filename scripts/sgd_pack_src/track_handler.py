@@ -25,6 +25,8 @@ CANON = json.loads((Path(__file__).parent / "canon.json").read_text(encoding="ut
 SLOT_TYPES = {s["name"]: s.get("entity") for svc in _SCHEMA for s in svc["slots"]}
 INTENTS = {it["name"]: (svc, it) for svc in _SCHEMA for it in svc["intents"]}
 DATE_SLOTS = ("date", "event_date")
+#: slots whose values are names said in words, not drawn from a closed list
+NAME_SLOTS = ("new_alarm_name", "event_name", "event_location", "receiver", "restaurant_name")
 TIME_SLOTS = ("time", "event_time", "new_alarm_time", "alarm_time")
 _DATE_WORDS = re.compile(
     r"\b(today|tonight|tomorrow|yesterday|monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
@@ -65,12 +67,31 @@ def _pattern_value(v: str) -> str | None:
     return " ".join(w if w[:1].isdigit() or w.startswith("#") else w[:1].upper() + w[1:] for w in words)
 
 
+def _pattern_canon(slot: str, v: str) -> str | None:
+    """A regex-pattern value: its longest known tail in the slot's gazetteer ("feeling japanese"
+    → Japanese, "try punjabi" → Indian), else at most two unknown words that no other gazetteer
+    claims ("pricey" is a price, not a cuisine)."""
+    own = CANON.get(SLOT_TYPES.get(slot) or "", {})
+    if slot in NAME_SLOTS:  # a name is what was said ("Grocery run", "2075 Lincoln Avenue")
+        rest = _pattern_value(v)
+        return own.get(rest.lower(), rest) if rest else None
+    words = v.lower().split()
+    for i in range(len(words)):
+        hit = own.get(" ".join(words[i:]))
+        if hit:
+            return hit
+    rest = _pattern_value(v)
+    if rest is None or len(rest.split()) > 2:
+        return None
+    others = [m for t, m in CANON.items() if t != SLOT_TYPES.get(slot)]
+    if any(w in m for w in rest.lower().split() for m in others):
+        return None
+    return rest
+
+
 def _canon(slot: str, v):
     if isinstance(v, str) and v.isupper():
-        words = _pattern_value(v)
-        if words is None:
-            return None
-        return CANON.get(SLOT_TYPES.get(slot) or "", {}).get(words.lower()) or words
+        return _pattern_canon(slot, v)
     if isinstance(v, dict) and "start" in v:
         d, t = _date_time(v)
         return t if slot in TIME_SLOTS else d
