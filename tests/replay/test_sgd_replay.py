@@ -12,6 +12,8 @@ from __future__ import annotations
 import io
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -80,6 +82,15 @@ def test_short_sgd_dialogues_make_exactly_the_annotated_calls(start_daemon, dial
     assert overall["false_transactional_calls"] == 0
     assert overall["dialogues_all_calls_matched"] == len(EXPECTED)
     assert "overall" in out.getvalue() and "recall" in out.getvalue()
+    # the same through the command line, as JSON
+    cli = subprocess.run([sys.executable, "-c", "from hermesd.cli import ctl_main; ctl_main()", "--socket",
+                          str(d.socket), "replay", str(dialogues_file), "--json", "--limit", "1",
+                          "--results", str(tmp_path / "cli-results.jsonl")],
+                         capture_output=True, text=True, timeout=120)
+    assert cli.returncode == 0, cli.stderr
+    table = json.loads(cli.stdout)
+    assert table["overall"]["dialogues"] == 1 and table["overall"]["false_transactional_calls"] == 0
+    assert table["overall"]["call_recall"] == 1.0
 
 
 def test_a_call_not_in_the_results_file_gets_no_results(start_daemon, dialogues_file, tmp_path) -> None:
