@@ -341,7 +341,10 @@ def rules_doc(schema: list[dict]) -> dict:
                          {"set_state": {"sgd": "{{steps.done.state}}"}},
                          {"reply": {"en": "{{steps.done.say}}"}}]
                 rules.append({"rule_id": f"sgd.{name}{suffix}.call", "priority": 10, "trigger": {"intent": trig},
-                              "conditions": [*conds, "has(memory.sgd_results_file)"], "actions": call})
+                              "conditions": [*conds, "has(memory.sgd_results_file)"], "actions": call,
+                              # the tool refused the arguments (a required one was not understood)
+                              "fallback": [{"reply": {"en": f"I still need more details for {name}; "
+                                                            "so far I have {{steps.st.summary}}."}}]})
                 rules.append({"rule_id": f"sgd.{name}{suffix}.no_source", "priority": 0, "trigger": {"intent": trig},
                               "conditions": conds,
                               "actions": [{"reply": {"en": "No recorded results are configured for this user "
@@ -375,9 +378,15 @@ def write_tools(schema: list[dict], out: Path) -> None:
             desc = {"name": name, "version": "1.0.0",
                     "description": {"en": f"SGD {svc['service_name']}.{it['name']} answered from recorded results: "
                                           f"{it['description']}"},
-                    "input": {"method": {"type": "string", "required": True, "enum": [it["name"]]},
-                              "args": {"type": "object", "required": True},
-                              "results_file": {"type": "string", "required": True, "min_length": 1}},
+                    # the API's own contract: a call without a required argument never reaches it
+                    "input": {"type": "object", "additionalProperties": False,
+                              "required": ["method", "args", "results_file"],
+                              "properties": {
+                                  "method": {"type": "string", "enum": [it["name"]]},
+                                  "args": {"type": "object", "additionalProperties": False,
+                                           "required": list(it["required_slots"]),
+                                           "properties": {a: {"type": "string", "minLength": 1} for a in args}},
+                                  "results_file": {"type": "string", "minLength": 1}}},
                     "output": {"method": {"type": "string", "required": True},
                                "args": {"type": "object", "required": True},
                                "results": {"type": "array", "required": True, "items": {"type": "object"}}},
@@ -389,6 +398,10 @@ def write_tools(schema: list[dict], out: Path) -> None:
             cases = [{"name": "no results file", "input": {"method": it["name"], "args": example,
                                                             "results_file": "/nonexistent/sgd-results.jsonl"},
                       "expect": {"error": "RESULTS_FILE_MISSING"}}]
+            if it["required_slots"]:
+                cases.append({"name": "a required argument missing", "input": {
+                    "method": it["name"], "args": {}, "results_file": "/nonexistent/sgd-results.jsonl"},
+                    "expect": {"error": "INPUT_INVALID"}})
             (d / "test_cases.json").write_text(json.dumps(cases, indent=1) + "\n")
     d = tools / "sgd_track"
     d.mkdir()

@@ -53,7 +53,11 @@ _STOP = set("a an the some any good nice great find me my i we you it one this t
             "place places something somewhere get want like looking look for to and or of in on at "
             "make send pay request please thanks thank yes no okay ok fine sure have has is are be do does "
             "suggest other another different more new local same kind type sort eat eating what which "
-            "there here then now also too very really".split())
+            "there here then now also too very really perfect best popular favorite favourite decent "
+            "lovely delicious tasty usual regular normal".split())
+#: an utterance that answers yes/no or thanks is not the free-text answer to a question
+_ACK = re.compile(r"^\W*(?:yes|yeah|yep|yup|sure|ok|okay|no|nope|nah|thanks|thank|that'?s|that is|correct|great|"
+                  r"perfect|sounds|fine|alright|right|cool|awesome|please do|go ahead)\b", re.I)
 
 
 def _pattern_value(v: str) -> str | None:
@@ -118,6 +122,8 @@ _TAIL = re.compile(r"(?:[\s,.!?]+|\b(?:please|thanks|thank you|for me|instead|as
 
 def free_text(utterance: str, max_words: int = 6) -> str | None:
     """The answer to a question in a short utterance ("Call it Phone home, please" → "Phone home")."""
+    if _ACK.match(utterance):
+        return None
     t = _TAIL.sub("", _FILLERS.sub("", utterance.strip()))
     t = _TAIL.sub("", t)
     if not t or len(t.split()) > max_words:
