@@ -471,13 +471,17 @@ def main(argv: list[str] | None = None) -> int:
             "# (build split only). Derived from the Schema-Guided Dialogue dataset, CC BY-SA 4.0: see\n"
             "# ../ATTRIBUTION.md. Do not edit by hand; rerun the script.\n")
     doc = intents_doc(schema, build)
+    canon = dict(doc["gazetteers"])
+    # counts come from the sgd_count pattern in hermesd.yaml (a bare "one" is no count);
+    # the words → digits map stays for the tracker
+    doc["gazetteers"] = {k: v for k, v in doc["gazetteers"].items() if k != "sgd_count"}
     (out / "intents" / "sgd.yaml").write_text(head + yaml.safe_dump(doc, sort_keys=False,
                                                                      allow_unicode=True, width=120))
     (out / "rules" / "sgd.yaml").write_text(head + yaml.safe_dump(rules_doc(schema), sort_keys=False,
                                                                    allow_unicode=True, width=120))
     write_tools(schema, out)
     # the tracker maps values the NLU's regex patterns found through the same gazetteers
-    (out / "tools" / "sgd_track" / "canon.json").write_text(json.dumps(doc["gazetteers"], ensure_ascii=False) + "\n")
+    (out / "tools" / "sgd_track" / "canon.json").write_text(json.dumps(canon, ensure_ascii=False) + "\n")
     shutil.copy(a.data / "LICENSE", out / "LICENSE")
     print(f"built {out} from {len(build)} training dialogues")
     return 0
