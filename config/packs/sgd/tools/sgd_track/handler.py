@@ -60,13 +60,14 @@ _ACK = re.compile(r"^\W*(?:yes|yeah|yep|yup|sure|ok|okay|no|nope|nah|thanks|than
                   r"perfect|sounds|fine|alright|right|cool|awesome|please do|go ahead)\b", re.I)
 
 
-def _pattern_value(v: str) -> str | None:
-    """A value from the NLU's regex patterns (upper-cased by the extractor): title case, or None
-    when it is only function words."""
+def _pattern_value(v: str, name: bool = False) -> str | None:
+    """A value from the NLU's regex patterns (upper-cased by the extractor) without its leading
+    function words, in title case; None when a function word remains (a name may hold them:
+    "Leave for home")."""
     words = v.lower().split()
     while words and words[0] in _STOP:
         words.pop(0)
-    if not words or any(w in _STOP for w in words):
+    if not words or (not name and any(w in _STOP for w in words)) or all(w in _STOP for w in words):
         return None
     return " ".join(w if w[:1].isdigit() or w.startswith("#") else w[:1].upper() + w[1:] for w in words)
 
@@ -77,7 +78,7 @@ def _pattern_canon(slot: str, v: str) -> str | None:
     claims ("pricey" is a price, not a cuisine)."""
     own = CANON.get(SLOT_TYPES.get(slot) or "", {})
     if slot in NAME_SLOTS:  # a name is what was said ("Grocery run", "2075 Lincoln Avenue")
-        rest = _pattern_value(v)
+        rest = _pattern_value(v, name=True)
         return own.get(rest.lower(), rest) if rest else None
     words = v.lower().split()
     for i in range(len(words)):
