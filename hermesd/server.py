@@ -256,6 +256,7 @@ class Connection(asyncio.Protocol):
         self._paused_writing = False
         self._reading_paused = False
         self.closed = False
+        self.peer_eof = False
 
     # -- life cycle -----------------------------------------------------------------
 
@@ -350,7 +351,9 @@ class Connection(asyncio.Protocol):
                 self.server.dispatch(self, item)
 
     def eof_received(self) -> bool:
-        # a half-closed peer still gets the replies to what it already sent
+        # a half-closed peer still gets the replies to what it already sent; the connection is
+        # closed when the last of them is written (Server._task_done), never left half-open
+        self.peer_eof = True
         return bool(self.inflight)
 
     def write(self, payload: bytes) -> None:
@@ -571,6 +574,9 @@ class Server:
     def _task_done(self, conn: Connection, task: asyncio.Task[Any]) -> None:
         conn.inflight.discard(task)
         conn.last_activity = time.monotonic()
+        if conn.peer_eof and not conn.inflight:
+            conn.close()  # the peer is gone and owed nothing more
+            return
         if conn._paused_inflight and len(conn.inflight) < self.settings.max_inflight_per_connection:
             conn._paused_inflight = False
             conn._update_reading()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import stat
+import socket
 import time
 
 import orjson
@@ -222,3 +223,21 @@ def test_flooding_client_is_slowed_not_the_daemon(daemon):
     while got < want:
         got += flood.sock.recv(1 << 20).count(b"\n")
     assert got == want
+
+
+def test_a_client_that_leaves_mid_request_does_not_leak_its_connection(daemon):
+    for _ in range(30):
+        c = daemon.raw()
+        c.request("debug.echo", {"text": "x", "delay_ms": 20})
+        c.sock.shutdown(socket.SHUT_WR)  # half-close while the request runs
+        assert c.recv()["result"]["text"] == "x"  # still answered
+        c.close()
+    for _ in range(30):  # and clients that read their reply and close at once
+        with daemon.client() as cl:
+            cl.call("debug.echo", {"text": "y", "delay_ms": 1})
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        if daemon.call("admin.status")["connections"] == 1:  # only this one
+            break
+        time.sleep(0.05)
+    assert daemon.call("admin.status")["connections"] == 1
