@@ -418,6 +418,8 @@ def _single(norm: Normalized, g: _Group, ref: datetime, tz: ZoneInfo) -> TimeExp
         return TimeExpr(kind, start, end, grain, norm.original[s:e], (s, e), secs)
     except _Invalid as exc:
         return TimeExpr("invalid", None, None, "day", norm.original[s:e], (s, e), reason=str(exc))
+    except (OverflowError, ValueError):  # "99999999天后": beyond the calendar (year 9999)
+        return TimeExpr("invalid", None, None, "day", norm.original[s:e], (s, e), reason="out of the calendar's range")
 
 
 def _range(norm: Normalized, g1: _Group, g2: _Group, ref: datetime, tz: ZoneInfo) -> TimeExpr | None:
@@ -455,6 +457,8 @@ def _range(norm: Normalized, g1: _Group, g2: _Group, ref: datetime, tz: ZoneInfo
             k2, a2, b2, gr2, _ = _resolve(f2, ref, tz)
     except _Invalid as exc:
         return TimeExpr("invalid", None, None, "day", text, (s1, s2), reason=str(exc))
+    except (OverflowError, ValueError):
+        return TimeExpr("invalid", None, None, "day", text, (s1, s2), reason="out of the calendar's range")
     if a1 is None or b2 is None:
         return None
     if k2 == "datetime":
