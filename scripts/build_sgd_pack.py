@@ -306,6 +306,9 @@ def rules_doc(schema: list[dict]) -> dict:
             if typed_values:
                 more = f"({typed_values} or has(session.sgd.asked))"
                 triggers += [("sgd.inform", [f"session.sgd.active == '{name}'", more], ".inform", True),
+                             # "No, call it Cleaning": a no that brings values corrects, it is no goodbye
+                             ("sgd.bye", [f"session.sgd.active == '{name}'", f"({typed_values})"], ".bye_values",
+                              True),
                              ("sgd.request_alts", [f"session.sgd.active == '{name}'", f"({typed_values})"],
                               ".alts", True)]
             # values only this intent takes, said while a sibling intent of the service is tracked

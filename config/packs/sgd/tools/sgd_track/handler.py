@@ -235,7 +235,7 @@ def handle(input: dict) -> dict:
         state["active"] = intent
     elif intent == "sgd.affirm_intent" and state.get("offer"):
         state["active"], state["offer"], state["called"] = state["offer"], None, None
-    elif intent == "sgd.bye":
+    elif intent == "sgd.bye" and not any(v is not None for v in entities.values()):
         state["active"], state["offer"] = None, None
         say = "Have a nice day."
     elif intent == "sgd.thanks":
