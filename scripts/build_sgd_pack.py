@@ -286,11 +286,30 @@ def _track(intent: str, ask: str | None = None) -> list[dict]:
     return [{"tool": "sgd_track", "id": "st", "params": params}, {"set_state": {"sgd": "{{steps.st.state}}"}}]
 
 
+def _starters(schema: list[dict]) -> dict[str, list[str]]:
+    """Intent → the entity types that name it when no intent is tracked yet: a type only one
+    service's intents take goes to that service's searching intent if it takes it, else to
+    the intent that does ("Italian food in Dublin" starts FindRestaurants)."""
+    by_type: dict[str, set[tuple[str, str, bool]]] = defaultdict(set)
+    for svc in schema:
+        for it in svc["intents"]:
+            for k in _intent_keys(it, True):
+                if k not in ("when", "when2"):
+                    by_type[k].add((svc["service_name"], it["name"], it["is_transactional"]))
+    out: dict[str, list[str]] = defaultdict(list)
+    for typ, owners in sorted(by_type.items()):
+        if len({svc for svc, _, _ in owners}) == 1:
+            name = sorted(owners, key=lambda o: (o[2], o[1]))[0][1]
+            out[name].append(typ)
+    return out
+
+
 def rules_doc(schema: list[dict]) -> dict:
     """Per service intent, for its own intent and for the dialogue-act intents that continue it:
     ask each missing required slot (highest priority first), else call — after a confirmation
     card when the intent is transactional. The tracker (tool ``sgd_track``) keeps the state."""
     rules = []
+    starters = _starters(schema)
     for svc in schema:
         for it in svc["intents"]:
             name, tx = it["name"], it["is_transactional"]
@@ -311,6 +330,9 @@ def rules_doc(schema: list[dict]) -> dict:
                               True),
                              ("sgd.request_alts", [f"session.sgd.active == '{name}'", f"({typed_values})"],
                               ".alts", True)]
+            if starters.get(name):
+                triggers.append(("sgd.inform", ["not has(session.sgd.active)", "(" + " or ".join(
+                    f"has(entities.{k})" for k in starters[name]) + ")"], ".start", True))
             # values only this intent takes, said while a sibling intent of the service is tracked
             # ("set it for 3:15, name it Cooking" while the alarms were being listed)
             mine = _intent_keys(it, True)
