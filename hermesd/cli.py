@@ -164,11 +164,15 @@ def _ctl_metrics(c: Any, a: argparse.Namespace) -> Any:
 
 def _ctl_reload(c: Any, a: argparse.Namespace) -> Any:
     res = c.call("admin.reload")
-    if not a.json:
+    if a.json:
+        _print_json(res)
+    else:
         print(f"reload {'ok' if res['ok'] else 'REJECTED'} (config {res['config']})")
         for p in res["problems"]:
             print(f"  {p}")
-    return res
+    if not res["ok"]:
+        sys.exit(EX_ERROR)  # the running config was kept; scripts must see the failure
+    return None
 
 
 def _ctl_sessions(c: Any, a: argparse.Namespace) -> Any:

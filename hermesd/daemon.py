@@ -15,6 +15,7 @@ its own line, and the running one is kept.
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import logging
 import os
 import signal
@@ -93,6 +94,7 @@ class Daemon:
         self.last_reload: dict[str, object] = {"ok": True, "at": None, "problems": []}
         self._stop = asyncio.Event()
         self._lock_fd: int | None = None
+        self._state_lock_fd: int | None = None
         self._owns_socket_file = False
         self._watchdog: asyncio.TimerHandle | None = None
         self._apply_logging(cfg)
@@ -114,6 +116,7 @@ class Daemon:
         loop = asyncio.get_running_loop()
         self.notifier.status("starting")
         self.state_dir.mkdir(parents=True, exist_ok=True, mode=0o750)
+        self._state_lock_fd = _lock_state_dir(self.state_dir)
         sock = inherited_socket()
         if sock is None:
             sock, self._lock_fd = bind_unix_socket(self.socket_path, self.cfg.server.socket_mode)
@@ -195,6 +198,8 @@ class Daemon:
                 pass
         if self._lock_fd is not None:
             os.close(self._lock_fd)
+        if self._state_lock_fd is not None:
+            os.close(self._state_lock_fd)
         log.info("daemon.stopped", extra={"kv": {"cancelled_requests": cancelled,
                                                  "uptime_s": time.monotonic() - self.started_mono}})
         self.notifier.close()
@@ -291,6 +296,22 @@ class Daemon:
             except Exception:
                 log.exception("subsystem.metrics_failed", extra={"kv": {"name": sub.name}})
         return self.registry.render(blocks)
+
+
+def _lock_state_dir(state_dir: Path) -> int:
+    """Hold ``<state_dir>/.lock`` (flock) for the daemon's life: one daemon per state folder.
+
+    :raises AlreadyRunning: another hermesd uses this state folder (its L2 file is exclusive).
+    """
+    from .server import AlreadyRunning
+
+    fd = os.open(state_dir / ".lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise AlreadyRunning(f"another hermesd uses the state folder {state_dir}") from None
+    return fd
 
 
 def _rss_bytes() -> int:

@@ -202,3 +202,13 @@ def test_stopping_is_notified_and_exit_is_clean(start_daemon):
     os.kill(d.pid, signal.SIGINT)
     d.notify.wait_for("STOPPING", "1", 5)
     assert d.proc.wait(10) == 0
+
+
+def test_second_daemon_on_the_same_state_folder_exits_at_once(daemon):
+    t0 = time.monotonic()
+    p = subprocess.run([sys.executable, "-m", "hermesd", "run", "--socket", str(daemon.root / "other.sock"),
+                        "--state-dir", str(daemon.state_dir)], env=clean_env(), capture_output=True, text=True,
+                       timeout=30)
+    assert p.returncode == 75 and "state folder" in p.stderr
+    assert time.monotonic() - t0 < 5
+    assert daemon.call("admin.ping")["pong"]

@@ -131,6 +131,9 @@ class SessionService(Subsystem):
         known_intents = {spec.name for spec in nlu.engine.specs} or None
         self.rules = RuleSource(resolve_rules_dir(self.settings), known_intents=known_intents, known_tools=known_tools)
         await asyncio.to_thread(self.rules.reload)
+        if not len(self.rules.engine):
+            log.warning("no rules loaded: every turn will take the fallback path",
+                        extra={"kv": {"folder": str(self.rules.folder)}})
         self.controller = Controller(self.settings, nlu=nlu, memory=subs["memory"], tools=tools,
                                      rules=lambda: self.rules.engine)  # type: ignore[union-attr]
         self.events = EventBus(subs["memory"].l2)

@@ -62,9 +62,10 @@ class SessionSettings(Section):
 
 
 def resolve_rules_dir(settings: SessionSettings) -> Path:
-    """The rule pack folder: config, else ``/etc/hermesd/rules`` if present, else shipped ``config/rules``."""
+    """The rule pack folder: config, else ``/etc/hermesd/rules`` if it holds packs, else shipped ``config/rules``."""
     if settings.rules_dir is not None:
         return settings.rules_dir
-    if ETC_RULES_DIR.is_dir():
+    # an empty /etc/hermesd/rules (as scripts/install creates it) must not hide the shipped packs
+    if ETC_RULES_DIR.is_dir() and any(p.suffix in (".yaml", ".yml", ".json") for p in ETC_RULES_DIR.iterdir()):
         return ETC_RULES_DIR
     return shipped_path("config", "rules")
