@@ -26,3 +26,17 @@ def test_a_tool_and_memory_through_the_socket(daemon):
     # subsystems append their own series to the daemon's
     assert 'hermes_requests_total{method="tools.call",outcome="ok"} 1' in metrics
     assert "hermes_nlu_parses_total" in metrics and "hermes_mcp_l1_hit_ratio" in metrics
+
+
+def test_raw_tools_call_of_a_confirm_tool_needs_confirmed(daemon):
+    import pytest
+
+    from hermesd import errors
+
+    with daemon.client() as c:
+        with pytest.raises(errors.InputInvalid) as ei:
+            c.call("tools.call", {"name": "send_document", "arguments": {"document": "x.pdf", "recipient": "李娜"}})
+        assert ei.value.data["needs_confirmation"] is True
+        res = c.call("tools.call", {"name": "send_document", "confirmed": True,
+                                    "arguments": {"document": "x.pdf", "recipient": "李娜"}})
+        assert res["isError"] and res["structuredContent"]["error"]["code"] == "DOCUMENT_NOT_FOUND"

@@ -667,7 +667,8 @@ class Controller:
 
     def _tool_caller(self, s: Session, trace_id: str) -> Callable[..., Any]:
         async def call(name: str, params: dict[str, Any]) -> dict[str, Any]:
-            return await self.tools.call(name, params, role=s.role, session_id=s.session_id, trace_id=trace_id)
+            return await self.tools.call(name, params, role=s.role, session_id=s.session_id, trace_id=trace_id,
+                                         uid=s.uid)
         return call
 
     def _tool_info(self, name: str) -> tuple[bool, bool] | None:

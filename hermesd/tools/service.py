@@ -68,6 +68,9 @@ class CallParams(BaseModel):
     model_config = ConfigDict(extra="forbid")
     name: str = Field(min_length=1, max_length=64)
     arguments: dict[str, Any] = {}
+    #: a tool declared ``confirm: true`` runs through this raw API only when the client says the
+    #: user confirmed (sessions ask with a card instead)
+    confirmed: bool = False
 
 
 class ToolsService(Subsystem):
@@ -85,6 +88,7 @@ class ToolsService(Subsystem):
         self.pool: Pool | None = None
         self.state_dir = Path(".")
         self.netns = False
+        self._user_dirs: set[Path] = set()
         self._ready: dict = {}
         self._retiring: set[asyncio.Task] = set()
 
@@ -235,7 +239,7 @@ class ToolsService(Subsystem):
     # ---- calls ------------------------------------------------------------------------------
 
     async def call(self, name: str, arguments: dict[str, Any], *, role: str, session_id: str | None = None,
-                   trace_id: str | None = None) -> dict[str, Any]:
+                   trace_id: str | None = None, uid: int | None = None) -> dict[str, Any]:
         """Run tool ``name`` with ``arguments`` for a caller of ``role``.
 
         :return: ``{"ok": True, "output": {...}, "duration_ms": float}``, or for a
@@ -268,7 +272,7 @@ class ToolsService(Subsystem):
                                             "retry_after_ms": tool.breaker.retry_after_ms(now_ms)})
             infra_ok: bool | None = None
             try:
-                result = await self._execute(tool, arguments, pool)
+                result = await self._execute(tool, arguments, pool, env=self._caller_env(tool, uid))
                 infra_ok = result["ok"] or not result["error"]["retryable"]
             except (InputInvalid, ToolUnavailable):
                 infra_ok = None  # not the tool's fault
@@ -308,6 +312,17 @@ class ToolsService(Subsystem):
             arguments = {k: (REDACTED if k in tool.descriptor.secrets else v) for k, v in arguments.items()}
         text = json.dumps(redact(arguments), ensure_ascii=False, default=str)
         return text if len(text) <= _LOG_ARGS_CHARS else text[:_LOG_ARGS_CHARS] + "…"
+
+    def _caller_env(self, tool: Tool, uid: int | None) -> dict[str, str] | None:
+        """A stateful tool (``state: true``) keeps each caller's data apart: its state folder for a
+        call is ``<state_dir>/tools/<name>/users/<uid>``, made on first use."""
+        if uid is None or not tool.descriptor.state:
+            return None
+        path = self.state_dir / "tools" / tool.name / "users" / str(uid)
+        if path not in self._user_dirs:
+            path.mkdir(parents=True, exist_ok=True)  # workers keep CAP_DAC_OVERRIDE: no chown needed
+            self._user_dirs.add(path)
+        return {"HERMESD_TOOL_STATE_DIR": str(path)}
 
     async def _execute(self, tool: Tool, arguments: Any, pool: Pool, *,
                        env: dict[str, str] | None = None) -> dict[str, Any]:
@@ -369,7 +384,13 @@ class ToolsService(Subsystem):
         return {"tools": self.describe(ctx.caller.role)}
 
     async def _m_call(self, params: CallParams, ctx: "CallContext") -> dict[str, Any]:
-        res = await self.call(params.name, params.arguments, role=ctx.caller.role, trace_id=ctx.trace_id)
+        tool = self.registry.get(params.name) if self.registry is not None else None
+        if tool is not None and tool.descriptor.confirm and not params.confirmed:
+            raise InputInvalid(f"{params.name} changes something and needs the user's confirmation: "
+                               "ask, then call again with confirmed: true",
+                               data={"tool": params.name, "needs_confirmation": True})
+        res = await self.call(params.name, params.arguments, role=ctx.caller.role, trace_id=ctx.trace_id,
+                              uid=ctx.caller.uid)
         if res["ok"]:
             return {"content": [{"type": "text", "text": json.dumps(res["output"], ensure_ascii=False)}],
                     "structuredContent": res["output"], "isError": False}

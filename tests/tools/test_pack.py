@@ -122,3 +122,12 @@ async def test_system_tools_answer(pack_service):
     with pytest.raises(HermesError) as info:
         await pack_service.call("journal_query", {}, role="user")
     assert info.value.code == "PERMISSION_DENIED"
+
+
+async def test_stateful_tools_keep_each_callers_data_apart(pack_service, state_dir):
+    await pack_service.call("note", {"action": "remember", "key": "k", "text": "root secret"}, role="user", uid=0)
+    mine = await pack_service.call("note", {"action": "recall", "query": "secret"}, role="user", uid=0)
+    theirs = await pack_service.call("note", {"action": "recall", "query": "secret"}, role="user", uid=65534)
+    assert [n["text"] for n in mine["output"]["notes"]] == ["root secret"]
+    assert theirs["output"]["notes"] == []
+    assert (state_dir / "tools" / "note" / "users" / "0").is_dir()
