@@ -107,6 +107,8 @@ class Controller:
         self.on_event: Callable[[int, str, dict[str, Any]], None] = lambda uid, kind, data: None
         #: the archive subsystem (L3), or None: ended sessions' turns then are only deleted
         self.archive: Any = None
+        #: ``await on_tool_result(uid, session_id, tool, params, output)`` after a turn commits
+        self.on_tool_result: Callable[..., Any] | None = None
 
     # ------------------------------------------------------------------ sessions
 
@@ -661,6 +663,12 @@ class Controller:
         await self.memory.commit_turn(session=s.to_row(), reply=(s.session_id, message_id, s.uid, reply)
                                       if message_id else None, events=events, slots=slots, durable=durable,
                                       extra=[lambda conn: turnlog.insert(conn, s.session_id, s.updated_ms, raw)])
+        if result is not None and self.on_tool_result is not None:
+            for tool, params, output in result.tool_results:
+                try:
+                    await self.on_tool_result(s.uid, s.session_id, tool, params, output)
+                except Exception:
+                    log.exception("tool result hook failed", extra={"kv": {"tool": tool}})
 
     def _apply_effects(self, s: Session, result: Any) -> None:
         s.vars.update(result.state_vars)

@@ -1,7 +1,9 @@
 """Events to clients: ``events.subscribe`` streams, an L2 outbox so nothing is lost.
 
 An event (``reminder``, ``handoff``, ``session_expired``, ``pending_task``,
-``confirmation_cancelled``, …) belongs to one uid. :meth:`EventBus.publish`
+``confirmation_cancelled``) belongs to one uid. Reminders are scheduled
+(``event_schedule``) when the ``reminder`` tool creates one and published by the
+session timer task when due. :meth:`EventBus.publish`
 writes it to the ``event_outbox`` table first, then pushes it as a JSON-RPC
 notification (``{"method": "event", "params": {id, kind, data, created_ms}}``)
 to every connection of that uid subscribed to its kind, and marks it delivered.
@@ -13,6 +15,7 @@ so no subscriber receives it twice.
 
 from __future__ import annotations
 
+import heapq
 import logging
 import time
 from dataclasses import dataclass
@@ -24,8 +27,7 @@ __all__ = ["EVENT_KINDS", "EventBus", "OUTBOX_DDL"]
 
 log = logging.getLogger("hermesd.events")
 
-EVENT_KINDS = ("reminder", "handoff", "session_expired", "pending_task", "confirmation_cancelled",
-               "breaker", "memory_updated")
+EVENT_KINDS = ("reminder", "handoff", "session_expired", "pending_task", "confirmation_cancelled")
 
 #: the outbox table, created idempotently at start (CREATE ... IF NOT EXISTS); statement by statement,
 #: because ``executescript`` would COMMIT the L2 writer's batch transaction.
@@ -39,6 +41,17 @@ OUTBOX_DDL = (
         delivered_ms INTEGER
     )""",
     "CREATE INDEX IF NOT EXISTS event_outbox_pending ON event_outbox (uid, id) WHERE delivered_ms IS NULL",
+    # events due later (reminders): published by the timer task when due, across restarts
+    """CREATE TABLE IF NOT EXISTS event_schedule (
+        id INTEGER PRIMARY KEY,
+        uid INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        key TEXT NOT NULL,
+        data TEXT NOT NULL,
+        due_ms INTEGER NOT NULL,
+        state TEXT NOT NULL DEFAULT 'waiting'
+    )""",
+    "CREATE INDEX IF NOT EXISTS event_schedule_waiting ON event_schedule (due_ms) WHERE state = 'waiting'",
 )
 
 Notify = Callable[[str, dict[str, Any]], Awaitable[None]]
@@ -67,6 +80,27 @@ def _mark(conn: Any, ids: list[int], at_ms: int) -> None:
                      [(at_ms, i) for i in ids])
 
 
+def _schedule(conn: Any, uid: int, kind: str, key: str, data: bytes, due_ms: int) -> int:
+    return conn.execute("INSERT INTO event_schedule (uid, kind, key, data, due_ms) VALUES (?,?,?,?,?)",
+                        (uid, kind, key, data.decode(), due_ms)).lastrowid
+
+
+def _unschedule(conn: Any, uid: int, key: str) -> int:
+    return conn.execute("UPDATE event_schedule SET state='cancelled' WHERE uid=? AND key=? AND state='waiting'",
+                        (uid, key)).rowcount
+
+
+def _waiting_schedule(conn: Any) -> list[tuple[int, int]]:
+    return conn.execute("SELECT due_ms, id FROM event_schedule WHERE state='waiting'").fetchall()
+
+
+def _take_scheduled(conn: Any, sid: int) -> tuple[int, str, str] | None:
+    row = conn.execute("SELECT uid, kind, data FROM event_schedule WHERE id=? AND state='waiting'", (sid,)).fetchone()
+    if row is not None:
+        conn.execute("UPDATE event_schedule SET state='fired' WHERE id=?", (sid,))
+    return row
+
+
 def _waiting_uids(conn: Any) -> list[int]:
     return [r[0] for r in conn.execute("SELECT DISTINCT uid FROM event_outbox WHERE delivered_ms IS NULL")]
 
@@ -93,10 +127,13 @@ class EventBus:
         self.waiting: set[int] = set()
         self.published = 0
         self.delivered = 0
+        #: (due_ms, schedule id) of events waiting to be due, soonest first
+        self.timeline: list[tuple[int, int]] = []
 
     async def start(self) -> None:
         await self.l2.awrite(_create)
         self.waiting = set(await self.l2.aread(_waiting_uids))
+        self.timeline = sorted(tuple(r) for r in await self.l2.aread(_waiting_schedule))
 
     async def publish(self, uid: int, kind: str, data: dict[str, Any]) -> int:
         """Store the event durably, then push it to subscribers; returns its id."""
@@ -138,6 +175,32 @@ class EventBus:
             await self.l2.awrite(_mark, [e["id"] for e in events], self.now_ms())
             self.delivered += len(events)
         return events
+
+    async def schedule(self, uid: int, kind: str, key: str, data: dict[str, Any], due_ms: int) -> int:
+        """Publish ``kind`` for ``uid`` at ``due_ms`` (epoch ms), durably; ``key`` names it for :meth:`unschedule`."""
+        sid = await self.l2.awrite(_schedule, uid, kind, key, orjson.dumps(data, default=str), due_ms)
+        heapq.heappush(self.timeline, (due_ms, sid))
+        log.info("event.scheduled", extra={"kv": {"kind": kind, "key": key, "uid": uid, "due_ms": due_ms}})
+        return sid
+
+    async def unschedule(self, uid: int, key: str) -> int:
+        """Cancel this uid's waiting events named ``key`` (a cancelled reminder)."""
+        return await self.l2.awrite(_unschedule, uid, key)
+
+    def next_due_ms(self) -> int | None:
+        return self.timeline[0][0] if self.timeline else None
+
+    async def fire_due(self) -> int:
+        """Publish every scheduled event that is due now; returns how many."""
+        now, n = self.now_ms(), 0
+        while self.timeline and self.timeline[0][0] <= now:
+            _, sid = heapq.heappop(self.timeline)
+            row = await self.l2.awrite(_take_scheduled, sid)
+            if row is not None:  # not cancelled meanwhile
+                uid, kind, data = row
+                await self.publish(uid, kind, orjson.loads(data))
+                n += 1
+        return n
 
     def unsubscribe(self, connection_id: int) -> None:
         self.subs.pop(connection_id, None)

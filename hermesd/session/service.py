@@ -141,6 +141,7 @@ class SessionService(Subsystem):
         await subs["memory"].l2.awrite(turnlog.create)
         self.controller.archive = subs.get("archive")
         self.controller.on_event = self._publish
+        self.controller.on_tool_result = self._on_tool_result
         restored = await self.controller.restore()
         self._task = asyncio.get_running_loop().create_task(self._timer_loop(), name="hermesd-session-timers")
         log.info("sessions ready", extra={"kv": {"restored": restored, **{k: v for k, v in self.rules.status().items()
@@ -171,6 +172,9 @@ class SessionService(Subsystem):
             nxt = c.deadlines.next_deadline()
             now = time.monotonic()
             wait = poll_s if nxt is None else max(0.0, min(poll_s, nxt - now))
+            due_ms = self.events.next_due_ms() if self.events is not None else None
+            if due_ms is not None:
+                wait = max(0.0, min(wait, (due_ms - time.time() * 1000) / 1000))
             try:
                 await asyncio.wait_for(self._wake.wait(), timeout=wait)
             except TimeoutError:
@@ -178,6 +182,8 @@ class SessionService(Subsystem):
             self._wake.clear()
             try:
                 await c.fire_timeouts()
+                if self.events is not None:
+                    await self.events.fire_due()
                 if time.monotonic() - self._last_poll >= poll_s:
                     self._last_poll = time.monotonic()
                     await c.expire()
@@ -192,6 +198,27 @@ class SessionService(Subsystem):
         task = asyncio.get_running_loop().create_task(self.events.publish(uid, kind, data))
         self._publishing.add(task)
         task.add_done_callback(self._publishing.discard)
+
+    async def _on_tool_result(self, uid: int, session_id: str, tool: str, params: dict[str, Any],
+                              output: dict[str, Any]) -> None:
+        """The reminder tool stores reminders; the daemon makes them fire (an event when due)."""
+        if tool != "reminder" or self.events is None:
+            return
+        action = params.get("action")
+        if action == "create":
+            for r in output.get("reminders") or []:
+                try:
+                    due = datetime.fromisoformat(str(r.get("due")))
+                except ValueError:
+                    continue
+                if due.tzinfo is None:
+                    due = due.replace(tzinfo=ZoneInfo(self.controller.nlu.settings.timezone))  # type: ignore[union-attr]
+                await self.events.schedule(uid, "reminder", f"reminder:{r.get('id')}",
+                                           {"reminder_id": r.get("id"), "text": r.get("text"), "due": r.get("due"),
+                                            "session_id": session_id}, int(due.timestamp() * 1000))
+            self._poke()
+        elif action == "cancel" and params.get("id"):
+            await self.events.unschedule(uid, f"reminder:{params['id']}")
 
     def connection_closed(self, connection_id: int) -> None:
         if self.events is not None:

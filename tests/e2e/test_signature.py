@@ -120,3 +120,17 @@ def test_a_caller_whose_role_may_not_send_contracts(start_daemon):
     r = as_nobody(str(d.socket), [turn + b"\n"])[0]["result"]
     assert r["reply"]["text"] == "只有管理员可以发送合同，我没有发送任何文件。" and r["state"] == "LISTENING"
     assert not (d.state_dir / "outbox" / "manifest.jsonl").exists()
+
+
+def test_a_reminder_fires_as_an_event(office):
+    from datetime import datetime, timedelta, timezone
+
+    two_minutes_ago = (datetime.now(timezone.utc) - timedelta(minutes=2)).isoformat()
+    with office.client() as sub:
+        sub.call("events.subscribe", {"kinds": ["reminder"]})
+        with office.client() as c:
+            sid = c.call("session.open", {"locale": "zh"})["session_id"]
+            r = _turn(c, sid, "提醒我一分钟后给李经理打电话", two_minutes_ago)  # so it is due already
+            assert [a["tool"] for a in r["actions"] if a.get("tool")] == ["reminder"], r
+        ev = sub.read_notification(timeout_s=10)
+    assert ev["params"]["kind"] == "reminder" and "李经理" in ev["params"]["data"]["text"]
