@@ -278,8 +278,13 @@ def _turn(c: Any, session: str | None, text: str, at: str | None) -> tuple[str, 
 def _show_turn(res: dict[str, Any]) -> None:
     reply = res.get("reply") or {}
     print(reply.get("text", ""))
-    if reply.get("card"):
-        _print_json(reply["card"])
+    card = reply.get("card") or {}
+    for i, choice in enumerate(card.get("choices") or [], 1):
+        print(f"  {i}) {choice.get('display')}  {choice.get('dept', '')} {choice.get('title', '')}".rstrip())
+    for key, value in (card.get("fields") or {}).items():
+        print(f"  {key}: {value}")
+    for event in res.get("events") or []:
+        print(f"  [event {event.get('kind')}] {event.get('data')}")
 
 
 def _ctl_say(c: Any, a: argparse.Namespace) -> Any:
@@ -313,6 +318,13 @@ def _ctl_chat(c: Any, a: argparse.Namespace) -> Any:
             _show_turn(res)
 
 
+def _ctl_archive(c: Any, a: argparse.Namespace) -> Any:
+    res = c.call("admin.archive", {"action": a.action})
+    if not a.json:
+        _print_json(res)
+    return res
+
+
 def _ctl_replay(c: Any, a: argparse.Namespace) -> Any:
     from .replay import run_replay, run_xsid
 
@@ -339,7 +351,7 @@ def ctl_main(argv: list[str] | None = None) -> None:
         "status": _ctl_status, "ping": _ctl_ping, "metrics": _ctl_metrics, "reload": _ctl_reload,
         "sessions": _ctl_sessions, "tools": _ctl_tools, "say": _ctl_say, "chat": _ctl_chat,
         "parse": _ctl_parse, "call": _ctl_call, "trace": _ctl_trace,
-        "events": _ctl_events, "replay": _ctl_replay,
+        "events": _ctl_events, "replay": _ctl_replay, "archive": _ctl_archive,
     }
     helps = {"status": "health of the daemon and each subsystem", "ping": "round trip to the daemon",
              "metrics": "Prometheus metrics", "reload": "re-read the config (like SIGHUP)",
@@ -349,7 +361,8 @@ def ctl_main(argv: list[str] | None = None) -> None:
              "call": "any JSON-RPC method: call METHOD ['{\"json\": \"params\"}']",
              "trace": "how the last turns of a session were decided: trace SESSION_ID",
              "events": "follow this user's events (reminders, handoffs, …)",
-             "replay": "replay recorded dialogues (SGD turns, or --xsid) and score intents and API calls"}
+             "replay": "replay recorded dialogues (SGD turns, or --xsid) and score intents and API calls",
+             "archive": "L3 archive: archive status | sync | verify"}
     for name, fn in commands.items():
         p = sub.add_parser(name, help=helps[name])
         if name in ("say", "parse"):
@@ -359,6 +372,8 @@ def ctl_main(argv: list[str] | None = None) -> None:
         if name == "trace":
             p.add_argument("session_id")
             p.add_argument("--last", type=int, default=5, help="how many turns (default 5)")
+        if name == "archive":
+            p.add_argument("action", choices=["status", "sync", "verify"])
         if name == "events":
             p.add_argument("--kinds", help="comma-separated kinds (default: all)")
             p.add_argument("--count", type=int, help="exit after this many events")

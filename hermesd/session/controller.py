@@ -66,7 +66,7 @@ _TEXTS = {
     "choose": {"zh": "你说的{m}是哪一位？{opts}", "en": "Which {m} do you mean? {opts}"},
     "failed": {"zh": "这一步没有成功（{code}）。", "en": "That step did not work ({code})."},
     "handoff": {"zh": "我已经请同事来处理。", "en": "I have asked a colleague to take over."},
-    "offer": {"zh": "上次的“{intent}”还没完成，要继续吗？", "en": "Last time's \"{intent}\" is unfinished. Continue?"},
+    "offer": {"zh": "上次的“{what}”还没完成，要继续吗？", "en": "Last time's \"{what}\" is unfinished. Continue?"},
     "auth": {"zh": "请先完成身份验证。", "en": "Please verify your identity first."},
     "interrupted": {"zh": "上次的操作被中断了，没有重复执行。", "en": "The last action was interrupted and was not repeated."},
 }
@@ -144,7 +144,7 @@ class Controller:
             task = tasks[-1]
             lang = locale or "zh"
             offer = {"task_id": task["id"], "intent": task["intent"], "slots": task.get("slots") or {},
-                     "text": _t("offer", lang, intent=task["intent"])}
+                     "text": _t("offer", lang, what=(task.get("slots") or {}).get("_utterance") or task["intent"])}
             s.pending = {"kind": "offer", **offer}
         # not awaited to disk: a session lost to a crash within the batch window was never used
         await self.memory.save_session(s.to_row(), durable=False)
@@ -275,6 +275,8 @@ class Controller:
         p = s.pending or {}
         if p.get("intent"):
             slots = {**s.slots, **p.get("entities", {})}
+            if p.get("utterance"):
+                slots["_utterance"] = p["utterance"]  # what the user said, for the offer
             task_id = await self.memory.add_pending_task(s.uid, s.session_id, p["intent"], slots)
             self.task_uids.add(s.uid)
             self.on_event(s.uid, "pending_task", {"task_id": task_id, "intent": p["intent"], "slots": slots,
@@ -431,6 +433,7 @@ class Controller:
             if kind == "affirm":
                 await self.memory.set_task_status(pending["task_id"], "resumed")
                 intent, form_entities = pending["intent"], dict(pending.get("slots") or {})
+                form_entities.pop("_utterance", None)
                 path = "pending_task"
             elif kind in ("deny", "cancel"):
                 await self.memory.set_task_status(pending["task_id"], "dropped")
@@ -552,7 +555,7 @@ class Controller:
             s.pending = {"kind": result.kind, "intent": intent, "rule_id": plan.rule_id, "index": result.index,
                          "steps": dict(ctx.get("steps") or {}), "entities": turn_entities, "slot": result.slot,
                          "entity": result.entity, "prompt": result.prompt, "card": result.card,
-                         "refs": True}
+                         "refs": True, "utterance": (pending or {}).get("utterance") or trace.get("text")}
             s.slots = {k: v for k, v in turn_entities.items() if v is not None}
             texts.append(result.prompt)
             card = result.card
