@@ -453,6 +453,11 @@ class Controller:
                 self._move(s, Event.DONE, "declined")
                 return self._reply(s, [_t("cancelled", lang)], None, pending.get("intent"), parsed, [], trace,
                                    timings, t0, r0, "cancel"), None
+            elif intent == pending.get("intent") and kind == "command" and \
+                    len(self._slot_values(intent, entities)) >= 2:
+                # a whole new request of the same kind ("send the contract to Li Na") replaces the old one
+                s.pending = None
+                pending = None
             elif kind == "correction" or (intent in (None, pending.get("intent")) and entities):
                 # replace the corrected slots, then run the plan again: it stops at the confirmation anew
                 form_entities = {**pending.get("entities", {}), **self._slot_values(pending.get("intent"), entities)}
@@ -808,6 +813,20 @@ class Controller:
                 used[etype] = i + 1
         return out
 
+    def _aliases(self, s: Session, intent: str | None, entities: dict[str, Any]) -> dict[str, list[str]]:
+        """``<slot>_aliases``: every name the gazetteer knows for a slot's canonical value (报价单, 报价,
+        quote, quotation for "quote"), so a rule can match files or records named in any language."""
+        out: dict[str, list[str]] = {}
+        gazetteers = getattr(self.nlu.engine, "gazetteers", {}) or {}
+        for slot, etype in self._spec_slots(intent).items():
+            gaz, value = gazetteers.get(etype), entities.get(slot)
+            if not gaz or not isinstance(value, str):
+                continue
+            canonical = s.refs.get("kinds", {}).get(value) or gaz.get(value) or gaz.get(value.casefold())
+            if canonical:
+                out[f"{slot}_aliases"] = sorted({surface for surface, c in gaz.items() if c == canonical} | {value})
+        return out
+
     def _value_of_type(self, entities: dict[str, list[Any]], etype: str, intent: str | None, slot: str) -> Any:
         values = entities.get(etype) or entities.get(self._spec_slots(intent).get(slot, ""), [])
         return values[0] if values else None
@@ -838,6 +857,7 @@ class Controller:
             slot = await self.memory.get(s.uid, f"user:{s.uid}", key)
             if slot is not None:
                 memory[key] = (slot.get("data") or {}).get("value")
+        entities = {**entities, **self._aliases(s, intent, entities)}
         return {"role": s.role, "slots": dict(s.slots), "entities": entities, "memory": memory,
                 "session": {**s.vars, "state": s.state.value, "channel": s.channel, "user": s.user,
                             "utterance": text, "locale": s.locale}}

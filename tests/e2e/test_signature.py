@@ -134,3 +134,14 @@ def test_a_reminder_fires_as_an_event(office):
             assert [a["tool"] for a in r["actions"] if a.get("tool")] == ["reminder"], r
         ev = sub.read_notification(timeout_s=10)
     assert ev["params"]["kind"] == "reminder" and "李经理" in ev["params"]["data"]["text"]
+
+
+def test_english_send_finds_a_file_named_in_chinese(office):
+    with office.client() as c:
+        sid = c.call("session.open", {"locale": "en"})["session_id"]
+        r = _turn(c, sid, "send quote Q-2024-061 to Li Na", DAY1)
+        assert r["reply"]["card"]["fields"] == {"document": "报价单Q-2024-061.pdf", "recipient": "李娜"}
+        r = _turn(c, sid, "send the contract to Li Na", DAY1)  # a digression while confirming: a new send
+        assert r["reply"]["card"]["fields"]["document"] == "合同HT-2024-0012.pdf"
+        assert _turn(c, sid, "yes", DAY1)["reply"]["text"] == "Sent 合同HT-2024-0012.pdf to 李娜."
+    assert [x["document"] for x in _sent(office)] == ["合同HT-2024-0012.pdf"]
