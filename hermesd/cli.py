@@ -83,12 +83,23 @@ def _cmd_check_config(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         _print_config_errors(exc)
         return EX_CONFIG
+    from .rules.loader import RulePackError, load_rules
+    from .session.settings import resolve_rules_dir
+
+    rules_dir = resolve_rules_dir(cfg.session)
+    try:
+        loaded = load_rules(rules_dir)
+    except RulePackError as exc:
+        print(f"hermesd: rule packs in {rules_dir} have {len(exc.problems)} error(s):", file=sys.stderr)
+        for p in exc.problems:
+            print(f"  {p}", file=sys.stderr)
+        return EX_CONFIG
     if args.print:
         import yaml
 
         print(yaml.safe_dump(cfg.model_dump(mode="json"), sort_keys=False, allow_unicode=True), end="")
     else:
-        print(f"config ok (digest {digest(cfg)})")
+        print(f"config ok (digest {digest(cfg)}); {len(loaded.engine)} rules in {rules_dir}")
     return EX_OK
 
 
@@ -101,7 +112,7 @@ def main(argv: list[str] | None = None) -> None:
     run.add_argument("--socket", help="socket path (default: $RUNTIME_DIRECTORY/hermesd.sock or ./var/hermesd.sock)")
     run.add_argument("--state-dir", help="state folder (default: $STATE_DIRECTORY or ./var/state)")
     run.set_defaults(fn=_cmd_run)
-    chk = sub.add_parser("check-config", help="validate the layered config; exit 78 listing every error")
+    chk = sub.add_parser("check-config", help="validate the layered config and the rule packs; exit 78 listing every error")
     chk.add_argument("file", nargs="?", help="config file to check on top of the defaults")
     chk.add_argument("--print", action="store_true", help="print the effective config as YAML")
     chk.set_defaults(fn=_cmd_check_config)

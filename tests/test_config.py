@@ -116,3 +116,15 @@ def test_env_override_reaches_the_daemon(start_daemon):
 
 def test_shipped_config_file_is_in_the_repo():
     assert (REPO / "config" / "hermesd.yaml").is_file()
+
+
+def test_check_config_also_checks_rule_packs(tmp_path):
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    (rules / "bad.yaml").write_text("pack: x\nrules:\n  - rule_id: a\n    trigger: {intnt: x}\n    actions: []\n")
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(f"session:\n  rules_dir: {rules}\n")
+    p = _hermesd("check-config", str(cfg))
+    assert p.returncode == 78 and "bad.yaml:4" in p.stderr
+    ok = _hermesd("check-config")
+    assert ok.returncode == 0 and "rules in" in ok.stdout
