@@ -38,12 +38,14 @@ DATE_SLOTS = {"date", "event_date"}
 TIME_SLOTS = {"time", "event_time", "new_alarm_time", "alarm_time"}
 #: categorical values said in other words (hand-written, generic English, not from the data)
 SYNONYMS = {
-    # SGD's annotators' reading (mined from the training turns' INFORM acts): "affordable",
+    # SGD's annotators' reading (mined from the training turns' INFORM acts, typos included): "affordable",
     # "reasonably priced", "average" are moderate; "fancy", "pricey" expensive; "budget", "low cost" cheap
     "price_range": {"cheap": "inexpensive", "budget": "inexpensive", "low cost": "inexpensive",
                     "low-cost": "inexpensive", "inexpensive": "inexpensive", "affordable": "moderate",
                     "moderate": "moderate", "moderately priced": "moderate", "reasonably priced": "moderate",
                     "average": "moderate", "intermediate": "moderate", "expensive": "expensive",
+                    "afforadable": "moderate", "economical": "moderate", "not very costly": "moderate",
+                    "not too costly": "moderate", "moderately": "moderate",
                     "pricey": "expensive", "fancy": "expensive", "very expensive": "very expensive"},
     "has_live_music": {"live music": "True"},
     "serves_alcohol": {"alcohol": "True", "serves alcohol": "True", "serve alcohol": "True", "liquor": "True",
@@ -141,7 +143,8 @@ def gazetteers(schema: list[dict], build: dict[str, list[dict]]) -> dict[str, di
             for sp in t.get("spans") or []:
                 typ = slot_entity(sp["slot"])
                 if typ.startswith("sgd_") and len(sp["value"]) >= 2:
-                    seen[(typ, sp["value"], canon.get((sp["slot"], sp["value"]), sp["value"]))] += 1
+                    # what users said, as annotated, outranks what the API listed
+                    seen[(typ, sp["value"], canon.get((sp["slot"], sp["value"]), sp["value"]))] += 1000
             # values the (training) system and its API named: cities, restaurants, events, places
             records = [(t.get("api_call") or {}).get("args") or {}, *(t.get("api_results") or [])]
             for rec in records:
