@@ -30,7 +30,7 @@ NAME_SLOTS = ("new_alarm_name", "event_name", "event_location", "receiver", "res
 TIME_SLOTS = ("time", "event_time", "new_alarm_time", "alarm_time")
 _DATE_WORDS = re.compile(
     r"\b(today|tonight|tomorrow|yesterday|monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
-    r"weekend|week|month|jan(uary)?|feb(ruary)?|march|mar|april|apr|may|june|jun|july|jul|august|aug|"
+    r"weekend|week|month|days?|jan(uary)?|feb(ruary)?|march|mar|april|apr|may|june|jun|july|jul|august|aug|"
     r"sept?(ember)?|oct(ober)?|nov(ember)?|dec(ember)?|\d{1,2}(st|nd|rd|th)|first|second|third|\d+/\d+|"
     r"(fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|teenth|tieth)\b)", re.I)
 #: a finding intent's natural follow-up (what SGD's system offers after results)
@@ -44,7 +44,8 @@ def _date_time(v: dict) -> tuple[str | None, str | None]:
         return None, None
     grain = v.get("grain") or ""
     has_time = grain in ("hour", "minute", "second") and len(start) >= 16
-    has_date = not has_time or bool(_DATE_WORDS.search(v.get("text") or ""))
+    # a date only when one was said: "in the evening" resolves to today, but names no day
+    has_date = bool(_DATE_WORDS.search(v.get("text") or ""))
     return (start[:10] if has_date else None), (start[11:16] if has_time else None)
 
 
