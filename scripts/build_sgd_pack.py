@@ -263,12 +263,12 @@ def _has(slot: str, *, by_type: bool = False, transactional: bool = False) -> st
     if transactional:
         parts.append(f"has(session.sgd.offered.{slot})")
     if slot in DATE_SLOTS:
-        parts += [f"has(entities.{slot})", "has(entities.when)"]
+        parts += [f"has(entities.{slot})", "has(entities.when)", "has(session.sgd.pool.when)"]
     elif slot in TIME_SLOTS:
         parts += [f"has(entities.{slot})", "entities.when.grain in ['hour', 'minute']",
                   "entities.when2.grain in ['hour', 'minute']"]
     else:
-        parts.append(f"has(entities.{k})")
+        parts += [f"has(entities.{k})", f"has(session.sgd.pool.{slot_entity(slot)})"]
     return "(" + " or ".join(parts) + ")"
 
 

@@ -248,12 +248,19 @@ def handle(input: dict) -> dict:
         say = f"Shall I go ahead with {state['offer']}?"
     asked = prior.get("asked")
     state["called"] = prior.get("called")
+    # values said before any intent was tracked ("look at the 6th", then "when am I free?")
+    state["pool"] = dict(prior.get("pool") or {})
     if intent in ("sgd.inform", "sgd.affirm_intent") and state["active"] in INTENTS and entities:
         # values that only the service's other intent takes ("set it for 3:15" while the alarms
         # were being listed) move the dialogue to that intent
         target = _intent_for(state["active"], entities, state.get("offer"))
         if target != state["active"]:
             state["active"], state["offer"] = target, None
+    if not state["active"] and intent != "sgd.bye":
+        state["pool"].update({k: v for k, v in entities.items() if v is not None})
+    if state["active"] and state["pool"]:
+        merge(state, state["active"], state.pop("pool"))
+        state["pool"] = {}
     if state["active"]:
         before = dict(state["slots"])
         if intent != "sgd.request":  # "do they have live music?" asks about the offer; it sets nothing
