@@ -63,9 +63,10 @@ class ToolsSettings(Section):
 
 
 def resolve_tools_dir(settings: ToolsSettings) -> Path:
-    """The tool folder to load (see :class:`ToolsSettings`)."""
+    """The tool folder to load (see :class:`ToolsSettings`); a relative path is taken from the
+    daemon's working directory (the fork server runs elsewhere, so it gets an absolute one)."""
     if settings.tools_dir is not None:
-        return settings.tools_dir
+        return settings.tools_dir.absolute()
     if any(_CHECKOUT_TOOLS_DIR.glob("*/tool.yaml")):
         return _CHECKOUT_TOOLS_DIR
     return INSTALLED_TOOLS_DIR
