@@ -10,6 +10,8 @@ Chinese substring of three or more characters matches without a word segmenter.
 
 from __future__ import annotations
 
+from .l3_schema import DDL as _L3_DDL
+
 __all__ = ["MIGRATIONS", "SCHEMA_VERSION"]
 
 _V1 = """
@@ -167,6 +169,9 @@ WHEN old.summary IS NOT new.summary OR old.keywords IS NOT new.keywords BEGIN
 END;
 """
 
+#: v3: the L3 archive manifest (:mod:`.l3_schema`; IF NOT EXISTS, as earlier builds created it at start).
+_V3 = _L3_DDL
+
 #: ``MIGRATIONS[i]`` is the SQL taking ``user_version`` i → i+1 (run in one transaction).
-MIGRATIONS: tuple[str, ...] = (_V1, _V2)
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3)
 SCHEMA_VERSION = len(MIGRATIONS)
