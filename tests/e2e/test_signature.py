@@ -145,3 +145,20 @@ def test_english_send_finds_a_file_named_in_chinese(office):
         assert r["reply"]["card"]["fields"]["document"] == "合同HT-2024-0012.pdf"
         assert _turn(c, sid, "yes", DAY1)["reply"]["text"] == "Sent 合同HT-2024-0012.pdf to 李娜."
     assert [x["document"] for x in _sent(office)] == ["合同HT-2024-0012.pdf"]
+
+
+def test_export_report_of_sent_documents_remembers_the_filter(office):
+    import csv
+
+    with office.client() as c:
+        _day1(c)
+        sid = c.call("session.open", {"locale": "zh"})["session_id"]
+        r = _turn(c, sid, "导出上周的报表", DAY2)
+        assert [a["tool"] for a in r["actions"] if a.get("tool")] == ["export_report"], r
+        assert "1 条发送记录" in r["reply"]["text"]
+        sid2 = c.call("session.open", {"locale": "zh"})["session_id"]
+        r = _turn(c, sid2, "再导出一次", DAY2)  # another session, the remembered filter
+        assert r["intent"] == "report.export" and "按上次的条件" in r["reply"]["text"], r
+    report = office.state_dir / "outbox" / "reports" / "sent_2024-06-10_2024-06-17.csv"
+    rows = list(csv.DictReader(report.open(encoding="utf-8")))
+    assert [(x["object"], x["params.recipient"]) for x in rows] == [("报价单Q-2024-061.pdf", "张伟")]
