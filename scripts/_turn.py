@@ -22,7 +22,8 @@ recalls = [f"recall({a['outcome']})" for a in r.get("actions", []) if a["kind"] 
 print(f"  you   {said}")
 for line in (r["reply"]["text"] or "").splitlines():
     print(f"  bot   {line}")
-print(f"        intent={r.get('intent')}  path={r.get('path')}  state={r.get('state')}  "
+rule = f"  rule={r['rule_id']}" if r.get("rule_id") else ""
+print(f"        intent={r.get('intent')}  path={r.get('path')}{rule}  state={r.get('state')}  "
       f"steps={', '.join(recalls + tools) or '-'}  {r['timings_ms'].get('total', 0):.1f} ms")
 if expect and not any(a.get("tool") == expect and a["outcome"] == "ok" for a in r.get("actions", [])):
     print(f"  !! expected a successful {expect} call")

@@ -633,7 +633,7 @@ class Controller:
             reply["card"] = card
         out = {"reply": reply, "state": s.state.value, "version": s.machine.version, "intent": intent,
                "entities": [e.to_dict() for e in parsed.entities] if parsed else [], "actions": actions,
-               "path": path, "trace_id": trace["trace_id"],
+               "path": path, "rule_id": (trace.get("plan") or {}).get("rule_id"), "trace_id": trace["trace_id"],
                "timings_ms": {k: round(v, 3) for k, v in timings.items()}}
         trace["at_ms"], trace["reply"] = now, reply["text"]
         s.history.append(trace)

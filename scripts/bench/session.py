@@ -11,7 +11,10 @@ Cases, each on one connection, sequential, after a warm-up:
   confirming "好的" (one pooled ``send_document``), against the reference design's 300 ms;
 - the same tool turn again with 10,000 sessions open (RSS before and after, latency ratio).
 
-Matching time against the number of rules (1 / 100 / 1,000) is ``scripts/bench/rules.py``.
+``session.open`` and a ``memory.put`` + ``memory.get`` pair over the socket compare with the
+reference design's Redis session start (HSET + EXPIRE) and SETEX/GET, measured by
+``scripts/bench/memory.py`` against a real redis-server. Matching time against the number of
+rules (1 / 100 / 1,000) is ``scripts/bench/rules.py``.
 Reported: p50 / p99 in ms and the ratio to ping. Benchmarks are not tests.
 
 Usage: .venv/bin/python scripts/bench/session.py [--n 300] [--sessions 10000]
@@ -90,6 +93,10 @@ def main() -> None:
             rows = []
             ping = _time(lambda: c.call("admin.ping"), args.n)
             rows.append(("admin.ping", ping))
+            rows.append(("session.open", _time(lambda: c.call("session.open", {"locale": "en"}), args.n)))
+            rows.append(("memory.put + memory.get", _time(lambda: (
+                c.call("memory.put", {"session_id": sid, "anchor": "person:sales/zhang", "data": {"phone": "1"}}),
+                c.call("memory.get", {"session_id": sid, "anchor": "person:sales/zhang"})), args.n)))
             no_tool = _time(lambda: c.call("session.turn", {"session_id": sid, "text": "cancel",
                                                             "reference_time": AT}), args.n)
             rows.append(("turn, rule, no tool", no_tool))
