@@ -162,3 +162,14 @@ def test_export_report_of_sent_documents_remembers_the_filter(office):
     report = office.state_dir / "outbox" / "reports" / "sent_2024-06-10_2024-06-17.csv"
     rows = list(csv.DictReader(report.open(encoding="utf-8")))
     assert [(x["object"], x["params.recipient"]) for x in rows] == [("报价单Q-2024-061.pdf", "张伟")]
+
+
+def test_order_status_from_the_order_book(office):
+    (office.state_dir / "documents" / "orders.jsonl").write_text(
+        '{"order_id": "SO-20240612", "status": "已发货", "updated": "2024-06-13"}\n', encoding="utf-8")
+    with office.client() as c:
+        sid = c.call("session.open", {"locale": "zh"})["session_id"]
+        r = _turn(c, sid, "查一下订单号SO-20240612的状态", DAY2)
+        assert r["reply"]["text"] == "订单SO-20240612：已发货", r
+        r = _turn(c, sid, "订单号SO-99999999到哪了", DAY2)
+        assert r["reply"]["text"] == "本机订单簿里没有订单SO-99999999。", r

@@ -13,7 +13,7 @@ from hermesd.protocol import CallContext, Caller
 from .conftest import PACK, start_service
 
 PACK_NAMES = {"system_status", "disk_usage", "service_status", "journal_query", "network_check", "reminder",
-              "note", "contacts", "send_document", "find_document", "export_report", "service_restart"}
+              "note", "contacts", "send_document", "find_document", "export_report", "order_status", "service_restart"}
 
 
 async def _noop(method, params):
