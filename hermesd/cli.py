@@ -279,7 +279,10 @@ def _ctl_events(c: Any, a: argparse.Namespace) -> Any:
 
 def _turn(c: Any, session: str | None, text: str, at: str | None) -> tuple[str, dict[str, Any]]:
     if session is None:
-        session = c.call("session.open", {})["session_id"]
+        opened = c.call("session.open", {})
+        session = opened["session_id"]
+        if opened.get("offer"):
+            print(opened["offer"]["text"], file=sys.stderr)
     params: dict[str, Any] = {"session_id": session, "text": text}
     if at:
         params["reference_time"] = at

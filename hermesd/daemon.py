@@ -115,7 +115,9 @@ class Daemon:
         """Serve until SIGTERM/SIGINT or :meth:`request_stop`; returns the exit status."""
         loop = asyncio.get_running_loop()
         self.notifier.status("starting")
-        self.state_dir.mkdir(parents=True, exist_ok=True, mode=0o750)
+        # state (L2, tool folders, archive) is for the daemon's user alone; the socket sets its own mode
+        os.umask(0o077)
+        self.state_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
         self._state_lock_fd = _lock_state_dir(self.state_dir)
         sock = inherited_socket()
         if sock is None:

@@ -321,7 +321,10 @@ class Controller:
                 s.machine, s.slots, s.pending, s.vars = snapshot
                 self._move(s, Event.TEXT, "failed turn")
                 self._move(s, Event.FAIL, "internal error")
-                self._move(s, Event.DEGRADE, "internal error")
+                if not self._move(s, Event.DEGRADE, "internal error"):
+                    self._move(s, Event.HANDOFF, "too many failures")
+                    self.on_event(s.uid, "handoff", {"session_id": s.session_id, "reason": "failures",
+                                                     "trace_id": trace_id})
                 await self.memory.save_session(s.to_row())
                 raise
             if s.state in (State.PARSING, State.ROUTING, State.EXECUTING):
@@ -354,7 +357,11 @@ class Controller:
                 self.memory.graph.bind(s.session_id, s.pending["mention"], chosen["anchor_id"])
                 trace["chosen"] = chosen["anchor_id"]
                 text, ref, answer = s.pending["text"], datetime.fromisoformat(s.pending["ref"]), None
-                s.pending = None
+                s.pending = s.pending.get("outer")  # the form or card the ambiguous answer belonged to
+        if s.state is State.ERROR_HANDLING and s.machine.failures >= self.limits.handoff_after:
+            # too many failures in a row: a person takes over before anything else runs
+            self._move(s, Event.HANDOFF, "too many failures")
+            self.on_event(s.uid, "handoff", {"session_id": s.session_id, "reason": "failures", "trace_id": trace_id})
         self._move(s, Event.TEXT, "utterance")
         ref = ref or datetime.now(timezone.utc)
         s.ref_ms = int(ref.timestamp() * 1000)
@@ -403,7 +410,7 @@ class Controller:
             mention, cands = ambiguous
             opts = " ".join(f"{i + 1}) {c['display']}{'（' + c['dept'] + '）' if c.get('dept') else ''}"
                             for i, c in enumerate(cands))
-            s.pending = {"kind": "choice", "text": text, "mention": mention, "candidates": cands,
+            s.pending = {"kind": "choice", "text": text, "mention": mention, "candidates": cands, "outer": pending,
                          "ref": ref.isoformat(), "card": {"question": _t("choose", lang, m=mention, opts=opts),
                                                           "choices": cands}}
             self._move(s, Event.ROUTED, "ambiguous mention")
@@ -595,11 +602,17 @@ class Controller:
                 self._move(s, Event.DEGRADE, result.code)
             trace["failure"] = {"index": result.index, "code": result.code, "message": result.message}
             path = "error"
-        if pending and pending.get("kind") in ("confirm", "ask") and s.pending is None and path == "rule":
+        if pending and pending.get("kind") in ("confirm", "ask") and s.pending is None and path in ("rule", "fallback"):
             # a digression finished: the open question comes back (asked again exactly once)
             if pending.get("reasked"):
+                # asked again once already: keep it open without repeating it, in its own state
+                # (so its timer still runs and a late "yes" after a timeout sends nothing)
                 s.pending = pending
                 s.slots = {k: v for k, v in pending.get("entities", {}).items() if v is not None}
+                self._move(s, Event.TEXT, "digression done")
+                self._move(s, Event.PARSED, "digression done")
+                self._move(s, Event.ROUTED, "digression done")
+                self._move(s, Event.CONFIRM if pending["kind"] == "confirm" else Event.ASK, "still open")
             else:
                 s.pending = {**pending, "reasked": True}
                 q = pending.get("prompt") or (pending.get("card") or {}).get("question", "")
@@ -814,8 +827,9 @@ class Controller:
         return out
 
     def _aliases(self, s: Session, intent: str | None, entities: dict[str, Any]) -> dict[str, list[str]]:
-        """``<slot>_aliases``: every name the gazetteer knows for a slot's canonical value (报价单, 报价,
-        quote, quotation for "quote"), so a rule can match files or records named in any language."""
+        """``<slot>_kind``: the slot's canonical value (合同, Contract, CONTRACT → ``contract``), for conditions;
+        ``<slot>_aliases``: every name the gazetteer knows for it (报价单, 报价, quote, quotation), so a rule
+        can match files or records named in any language."""
         out: dict[str, list[str]] = {}
         gazetteers = getattr(self.nlu.engine, "gazetteers", {}) or {}
         for slot, etype in self._spec_slots(intent).items():
@@ -824,6 +838,7 @@ class Controller:
                 continue
             canonical = s.refs.get("kinds", {}).get(value) or gaz.get(value) or gaz.get(value.casefold())
             if canonical:
+                out[f"{slot}_kind"] = canonical
                 out[f"{slot}_aliases"] = sorted({surface for surface, c in gaz.items() if c == canonical} | {value})
         return out
 

@@ -23,7 +23,7 @@ from datetime import datetime
 from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator, model_validator
 
 from ..errors import InputInvalid
 from ..protocol import CallContext, Method
@@ -74,12 +74,14 @@ class TurnParams(_P):
     def _aware(cls, v: datetime | None) -> datetime | None:
         if v is not None and v.tzinfo is None:
             raise ValueError("reference_time needs a UTC offset, e.g. 2024-06-19T10:00:00+08:00")
+        if v is not None and not 1971 <= v.year <= 9000:
+            raise ValueError("reference_time must be between the years 1971 and 9000")
         return v
 
 
 class ConfirmParams(_P):
     session_id: str = _SID
-    accept: bool | None = None
+    accept: StrictBool | None = None
     choice: int | None = Field(None, ge=1, le=100, description="1-based, as shown in the card")
     message_id: str | None = Field(None, min_length=1, max_length=128)
 
@@ -161,6 +163,10 @@ class SessionService(Subsystem):
             self.settings = new
         if self.rules is not None:
             await asyncio.to_thread(self.rules.reload)
+            if self.rules.last_error is not None:
+                first = self.rules.last_error.problems[0]
+                raise RuntimeError(f"rule packs rejected ({len(self.rules.last_error.problems)} problems, first: "
+                                   f"{first}); the previous rules keep running")
 
     # -- the one timer task -----------------------------------------------------
 
@@ -286,6 +292,16 @@ class SessionService(Subsystem):
                 return {**stored, "replayed": True}
         if not s.pending or s.pending.get("kind") not in ("confirm", "choice", "offer"):
             raise InputInvalid("nothing to confirm in this session", data={"state": s.state.value})
+        kind = s.pending.get("kind")
+        if p.choice is not None:
+            choices = (s.pending.get("card") or {}).get("choices") or []
+            if kind != "choice" or p.choice > len(choices):
+                raise InputInvalid(f"no choice {p.choice} here" + (f" (1–{len(choices)})" if choices else
+                                                                    ": answer with accept"),
+                                   data={"choices": len(choices)})
+        elif kind == "choice":
+            raise InputInvalid("this card needs a choice (1-based), not accept", data={"choices": len(
+                (s.pending.get("card") or {}).get("choices") or [])})
         answer: dict[str, Any] = {"accept": p.accept} if p.accept is not None else {"choice": p.choice - 1}  # type: ignore[operator]
         started_ms = int(time.time() * 1000)
         out = await c.turn(ctx.caller, p.session_id, "", message_id=p.message_id, reference_time=None,

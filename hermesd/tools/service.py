@@ -385,6 +385,11 @@ class ToolsService(Subsystem):
 
     async def _m_call(self, params: CallParams, ctx: "CallContext") -> dict[str, Any]:
         tool = self.registry.get(params.name) if self.registry is not None else None
+        if tool is not None and tool.descriptor.confirm and ctx.caller.role != "admin":
+            # a tool that changes something runs for users only through a session: the rules decide
+            # who may do what, and the user confirms a card
+            raise PermissionDenied(f"{params.name} needs confirmation: users run it through a session",
+                                   data={"tool": params.name, "role": ctx.caller.role})
         if tool is not None and tool.descriptor.confirm and not params.confirmed:
             raise InputInvalid(f"{params.name} changes something and needs the user's confirmation: "
                                "ask, then call again with confirmed: true",

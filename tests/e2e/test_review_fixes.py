@@ -1,0 +1,110 @@
+"""Regression tests for defects a reviewer found by trying to break the daemon."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import orjson
+import pytest
+
+from hermesd import errors
+from hermesd_testing import NOBODY, as_nobody
+
+DAY1 = "2024-06-12T10:00:00+08:00"
+
+
+@pytest.fixture
+def office(start_daemon):
+    def start(**session):
+        d = start_daemon({"server": {"socket_mode": "0666"}, "session": session,
+                          "roles": {"user": {"uids": [NOBODY.pw_uid] if NOBODY else []}}})
+        docs = d.state_dir / "documents"
+        docs.mkdir(parents=True, exist_ok=True)
+        (docs / "报价单Q-2024-061.pdf").write_bytes(b"quote")
+        (docs / "合同HT-2024-0012.pdf").write_bytes(b"contract")
+        os.chmod(d.root, 0o755)
+        return d
+    return start
+
+
+def _manifest(d) -> list:
+    path = d.state_dir / "outbox" / "manifest.jsonl"
+    return path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+
+
+def _turn(c, sid, text):
+    return c.call("session.turn", {"session_id": sid, "text": text, "reference_time": DAY1})
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or NOBODY is None, reason="needs root (to setuid to nobody)")
+def test_a_user_cannot_send_a_contract_however_it_is_spelled_nor_through_raw_tools_call(office):
+    d = office()
+    lines = [orjson.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools.call", "params": {
+        "name": "send_document", "confirmed": True,
+        "arguments": {"document": "合同HT-2024-0012.pdf", "recipient": "evil@example.org"}}}) + b"\n"]
+    r = as_nobody(str(d.socket), lines)[0]
+    assert r["error"]["data"]["code"] == "PERMISSION_DENIED"
+    sid = as_nobody(str(d.socket), [orjson.dumps({"jsonrpc": "2.0", "id": 1, "method": "session.open",
+                                                  "params": {"locale": "en"}}) + b"\n"])[0]["result"]["session_id"]
+    for text in ("send the Contract to Li Na", "email the CONTRACT to Li Na"):
+        line = orjson.dumps({"jsonrpc": "2.0", "id": 2, "method": "session.turn",
+                             "params": {"session_id": sid, "text": text, "reference_time": DAY1}}) + b"\n"
+        r = as_nobody(str(d.socket), [line])[0]["result"]
+        assert r["reply"]["text"] == "Only an admin may send contracts; nothing was sent.", r
+    assert _manifest(d) == []
+
+
+def test_a_confirmation_left_open_after_digressions_still_times_out(office):
+    d = office(confirming_s=0.6, poll_interval_ms=100)
+    with d.client() as c:
+        sid = c.call("session.open", {"locale": "zh"})["session_id"]
+        assert _turn(c, sid, "把报价单Q-2024-061发给王会计")["state"] == "CONFIRMING"
+        assert "还需要你确认" in _turn(c, sid, "磁盘还剩多少")["reply"]["text"]
+        r = _turn(c, sid, "系统状态")
+        assert r["state"] == "CONFIRMING" and "还需要你确认" not in r["reply"]["text"]  # open, not repeated
+        time.sleep(1.5)
+        assert c.call("session.get", {"session_id": sid})["state"] == "IDLE"
+        r = _turn(c, sid, "好的")
+        assert not [a for a in r["actions"] if a.get("tool") == "send_document"]
+    assert _manifest(d) == []
+
+
+def test_choosing_a_person_keeps_the_rest_of_the_form(office):
+    d = office()
+    with d.client() as c:
+        sid = c.call("session.open", {"locale": "zh"})["session_id"]
+        _turn(c, sid, "把报价单Q-2024-061发给王会计")
+        r = _turn(c, sid, "不对，是张工")
+        assert r["path"] == "clarify"
+        pick = 1 + [x["anchor_id"] for x in r["reply"]["card"]["choices"]].index("person:sales/zhang")
+        r = c.call("session.confirm", {"session_id": sid, "choice": pick})
+        assert r["reply"]["card"]["fields"] == {"document": "报价单Q-2024-061.pdf", "recipient": "张伟"}
+
+
+def test_bad_answers_to_cards_are_errors_not_cancellations(office):
+    d = office()
+    with d.client() as c:
+        sid = c.call("session.open", {"locale": "zh"})["session_id"]
+        _turn(c, sid, "把报价单Q-2024-061发给张工")
+        with pytest.raises(errors.InputInvalid):
+            c.call("session.confirm", {"session_id": sid, "choice": 3})
+        with pytest.raises(errors.InputInvalid):
+            c.call("session.confirm", {"session_id": sid, "accept": True})
+        with pytest.raises(errors.InputInvalid):
+            c.call("session.confirm", {"session_id": sid, "accept": "yes"})
+        assert c.call("session.get", {"session_id": sid})["pending"]["kind"] == "choice"
+        with pytest.raises(errors.InputInvalid):
+            c.call("session.turn", {"session_id": sid, "text": "磁盘还剩多少",
+                                    "reference_time": "9999-12-31T23:59:59+00:00"})
+
+
+def test_reload_reports_a_rejected_rule_pack(start_daemon, short_dir):
+    rules = short_dir / "rules"
+    rules.mkdir()
+    (rules / "ok.yaml").write_text("pack: t\nrules:\n  - rule_id: a\n    trigger: {intent: device.disk_space}\n"
+                                   "    actions:\n      - reply: {en: ok}\n")
+    d = start_daemon({"session": {"rules_dir": str(rules)}})
+    (rules / "ok.yaml").write_text("pack: t\nrules:\n  - rule_id: a\n    triger: {}\n")
+    res = d.call("admin.reload")
+    assert not res["ok"] and "rule packs rejected" in res["problems"][0]
