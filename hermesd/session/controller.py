@@ -347,7 +347,10 @@ class Controller:
                     answer: dict[str, Any] | None) -> tuple[dict[str, Any], Any]:
         t0 = time.perf_counter()
         timings: dict[str, float] = {}
-        lang = s.locale or ("zh" if re.search(r"[\u4e00-\u9fff]", text) else "en")
+        # the session's locale, else the text's script; an answer without text (session.confirm)
+        # keeps the language of the conversation so far
+        last = s.history[-1].get("lang") if s.history else None
+        lang = s.locale or (("zh" if re.search(r"[\u4e00-\u9fff]", text) else "en") if text else last or "zh")
         trace: dict[str, Any] = {"trace_id": trace_id, "text": text, "state_before": s.state.value}
         slots_before = dict(s.slots)
         if s.pending and s.pending.get("kind") == "choice":
@@ -370,7 +373,7 @@ class Controller:
             p0 = time.perf_counter()
             parsed = self.nlu.parse(text, ref, s.tz, s.locale)
             timings["parse"] = (time.perf_counter() - p0) * 1000
-            lang = s.locale or parsed.lang
+            lang = s.locale or (parsed.lang if re.search(r"[^\W\d_]", text) else last or parsed.lang)
         self._move(s, Event.PARSED, "parsed")
         a0 = time.perf_counter()
         load = self.load.overloaded()
@@ -649,6 +652,7 @@ class Controller:
                "path": path, "rule_id": (trace.get("plan") or {}).get("rule_id"), "trace_id": trace["trace_id"],
                "timings_ms": {k: round(v, 3) for k, v in timings.items()}}
         trace["at_ms"], trace["reply"] = now, reply["text"]
+        trace.setdefault("lang", "zh" if re.search(r"[\u4e00-\u9fff]", reply["text"]) else "en")
         s.history.append(trace)
         del s.history[:-20]
         log.info("turn", extra={"kv": {"path": path, "intent": intent, "state": s.state.value,

@@ -108,3 +108,15 @@ def test_reload_reports_a_rejected_rule_pack(start_daemon, short_dir):
     (rules / "ok.yaml").write_text("pack: t\nrules:\n  - rule_id: a\n    triger: {}\n")
     res = d.call("admin.reload")
     assert not res["ok"] and "rule packs rejected" in res["problems"][0]
+
+
+def test_answers_without_text_keep_the_conversations_language(office):
+    d = office()
+    with d.client() as c:
+        sid = c.call("session.open", {})["session_id"]  # no locale: taken from what is said
+        r = _turn(c, sid, "把报价单Q-2024-061发给张工")
+        pick = 1 + [x["anchor_id"] for x in r["reply"]["card"]["choices"]].index("person:sales/zhang")
+        r = c.call("session.confirm", {"session_id": sid, "choice": pick})
+        assert r["reply"]["text"] == "把报价单Q-2024-061.pdf发给张伟吗？"
+        r = c.call("session.confirm", {"session_id": sid, "accept": True})
+        assert r["reply"]["text"] == "已把报价单Q-2024-061.pdf发给张伟。"
