@@ -64,6 +64,11 @@ def _link(subsystems: dict[str, Subsystem]) -> None:
         for form in (person.name, *person.aliases):
             if form:
                 people[form] = person.anchor_id
+            # a pinyin alias puts the family name first: "Zhang" alone names a person too (which
+            # one, if several share it, the anchors decide: by memory or by asking)
+            words = form.split() if form else []
+            if len(words) == 2 and words[0].isascii() and words[0].isalpha() and not person.name.isascii():
+                people.setdefault(words[0], person.anchor_id)
     nlu.set_people(people)  # type: ignore[attr-defined]
 
 

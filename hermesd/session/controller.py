@@ -366,6 +366,8 @@ class Controller:
             self._move(s, Event.HANDOFF, "too many failures")
             self.on_event(s.uid, "handoff", {"session_id": s.session_id, "reason": "failures", "trace_id": trace_id})
         self._move(s, Event.TEXT, "utterance")
+        if ref is None and s.pending and s.pending.get("ref"):
+            ref = datetime.fromisoformat(s.pending["ref"])  # an answer continues its plan's moment
         ref = ref or datetime.now(timezone.utc)
         s.ref_ms = int(ref.timestamp() * 1000)
         parsed = None
@@ -570,7 +572,8 @@ class Controller:
             s.pending = {"kind": result.kind, "intent": intent, "rule_id": plan.rule_id, "index": result.index,
                          "steps": dict(ctx.get("steps") or {}), "entities": turn_entities, "slot": result.slot,
                          "entity": result.entity, "prompt": result.prompt, "card": result.card,
-                         "refs": True, "utterance": (pending or {}).get("utterance") or trace.get("text")}
+                         "refs": True, "utterance": (pending or {}).get("utterance") or trace.get("text"),
+                         "ref": datetime.fromtimestamp(s.ref_ms / 1000, timezone.utc).isoformat()}
             s.slots = {k: v for k, v in turn_entities.items() if v is not None}
             texts.append(result.prompt)
             card = result.card

@@ -84,6 +84,10 @@ class ConfirmParams(_P):
     accept: StrictBool | None = None
     choice: int | None = Field(None, ge=1, le=100, description="1-based, as shown in the card")
     message_id: str | None = Field(None, min_length=1, max_length=128)
+    #: default: the reference time of the turn that asked
+    reference_time: datetime | None = None
+
+    _aware = field_validator("reference_time")(TurnParams._aware.__func__)  # type: ignore[attr-defined]
 
     @model_validator(mode="after")
     def _one(self) -> "ConfirmParams":
@@ -304,7 +308,7 @@ class SessionService(Subsystem):
                 (s.pending.get("card") or {}).get("choices") or [])})
         answer: dict[str, Any] = {"accept": p.accept} if p.accept is not None else {"choice": p.choice - 1}  # type: ignore[operator]
         started_ms = int(time.time() * 1000)
-        out = await c.turn(ctx.caller, p.session_id, "", message_id=p.message_id, reference_time=None,
+        out = await c.turn(ctx.caller, p.session_id, "", message_id=p.message_id, reference_time=p.reference_time,
                            trace_id=ctx.trace_id, answer=answer)
         self._poke()
         return await self._with_events(out, ctx, started_ms)

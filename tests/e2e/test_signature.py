@@ -173,3 +173,18 @@ def test_order_status_from_the_order_book(office):
         assert r["reply"]["text"] == "订单SO-20240612：已发货", r
         r = _turn(c, sid, "订单号SO-99999999到哪了", DAY2)
         assert r["reply"]["text"] == "本机订单簿里没有订单SO-99999999。", r
+
+
+def test_the_issues_english_sentences_word_for_word(office):
+    with office.client() as c:
+        sid = c.call("session.open", {"locale": "en"})["session_id"]
+        r = _turn(c, sid, "send quote Q-2024-061 to Zhang", DAY1)
+        pick = 1 + [x["anchor_id"] for x in r["reply"]["card"]["choices"]].index("person:sales/zhang")
+        r = c.call("session.confirm", {"session_id": sid, "choice": pick})
+        assert r["reply"]["card"]["fields"] == {"document": "报价单Q-2024-061.pdf", "recipient": "张伟"}
+        c.call("session.confirm", {"session_id": sid, "accept": True})
+        sid = c.call("session.open", {"locale": "en"})["session_id"]
+        r = _turn(c, sid, "resend the quote I sent Zhang last Wednesday", DAY2)
+        assert "card" in r["reply"], r
+        assert r["reply"]["card"]["fields"]["first_sent"] == "2024-06-12 10:00"
+        assert r["reply"]["card"]["fields"]["recipient"] == "张伟"
