@@ -20,8 +20,15 @@ VPY="$ROOT/.venv/bin/python"
 # reinstall only when pyproject.toml changed since the last install
 STAMP="$ROOT/.venv/.hermesd-installed${EXTRA:+-$EXTRA}"
 if [ ! -f "$STAMP" ] || [ "$ROOT/pyproject.toml" -nt "$STAMP" ]; then
+    echo "installing hermesd${EXTRA:+ with [$EXTRA]} into .venv (log: .venv/install.log)…" >&2
     "$VPY" -m pip install --quiet --disable-pip-version-check --upgrade pip >/dev/null 2>&1 || true
-    "$VPY" -m pip install --quiet --disable-pip-version-check -e "$ROOT${EXTRA:+[$EXTRA]}"
+    # the build backend's banners go to the log; it is shown only when the install fails
+    if ! "$VPY" -m pip install --quiet --disable-pip-version-check -e "$ROOT${EXTRA:+[$EXTRA]}" \
+            >"$ROOT/.venv/install.log" 2>&1; then
+        cat "$ROOT/.venv/install.log" >&2
+        echo "installing hermesd failed (see above)" >&2
+        exit 1
+    fi
     touch "$STAMP"
 fi
 export PATH="$ROOT/.venv/bin:$PATH"
