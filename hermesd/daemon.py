@@ -15,7 +15,6 @@ its own line, and the running one is kept.
 from __future__ import annotations
 
 import asyncio
-import fcntl
 import logging
 import os
 import signal
@@ -29,7 +28,7 @@ from .config import ConfigError, HermesConfig, digest, resolve_socket_path, reso
 from .logging import setup as setup_logging
 from .metrics import Gauge, Registry
 from .sdnotify import Notifier, watchdog_interval_s
-from .server import Server, bind_unix_socket, inherited_socket
+from .server import Server, bind_unix_socket, hold_lock, inherited_socket
 from .subsystem import DaemonContext, Subsystem
 
 __all__ = ["Daemon", "build_subsystems"]
@@ -123,7 +122,9 @@ class Daemon:
         # state (L2, tool folders, archive) is for the daemon's user alone; the socket sets its own mode
         os.umask(0o077)
         self.state_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-        self._state_lock_fd = _lock_state_dir(self.state_dir)
+        # one daemon per state folder: its L2 file is opened exclusively
+        self._state_lock_fd = hold_lock(self.state_dir / ".lock",
+                                        f"another hermesd uses the state folder {self.state_dir}")
         sock = inherited_socket()
         if sock is None:
             sock, self._lock_fd = bind_unix_socket(self.socket_path, self.cfg.server.socket_mode)
@@ -303,22 +304,6 @@ class Daemon:
             except Exception:
                 log.exception("subsystem.metrics_failed", extra={"kv": {"name": sub.name}})
         return self.registry.render(blocks)
-
-
-def _lock_state_dir(state_dir: Path) -> int:
-    """Hold ``<state_dir>/.lock`` (flock) for the daemon's life: one daemon per state folder.
-
-    :raises AlreadyRunning: another hermesd uses this state folder (its L2 file is exclusive).
-    """
-    from .server import AlreadyRunning
-
-    fd = os.open(state_dir / ".lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        os.close(fd)
-        raise AlreadyRunning(f"another hermesd uses the state folder {state_dir}") from None
-    return fd
 
 
 def _rss_bytes() -> int:

@@ -46,7 +46,8 @@ from .logging import trace_id_var
 from .metrics import Counter, Gauge, Histogram, Registry
 from .protocol import CallContext, Caller, LineDecoder, Method, encode, error_response, parse_request
 
-__all__ = ["AlreadyRunning", "RoleResolver", "Server", "SocketPathError", "bind_unix_socket", "inherited_socket"]
+__all__ = ["AlreadyRunning", "RoleResolver", "Server", "SocketPathError", "bind_unix_socket", "hold_lock",
+           "inherited_socket"]
 
 log = logging.getLogger("hermesd.server")
 
@@ -90,6 +91,20 @@ def inherited_socket(env: dict[str, str] | None = None) -> socket.socket | None:
     return sock
 
 
+def hold_lock(path: Path, held_message: str) -> int:
+    """Take an exclusive ``flock`` on ``path`` (created 0600) for the caller's life; returns its fd.
+
+    :raises AlreadyRunning: ``held_message``, when another process holds the lock.
+    """
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise AlreadyRunning(held_message) from None
+    return fd
+
+
 def bind_unix_socket(path: Path, mode: int) -> tuple[socket.socket, int]:
     """Bind and listen on ``path`` with permissions ``mode``, replacing only a stale socket.
 
@@ -106,12 +121,7 @@ def bind_unix_socket(path: Path, mode: int) -> tuple[socket.socket, int]:
         raise SocketPathError(f"socket path is {len(raw)} bytes, the limit is {_SUN_PATH_MAX}: {path}")
     path.parent.mkdir(parents=True, exist_ok=True)
     lock_path = path.with_name(path.name + ".lock")
-    lock_fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-    try:
-        fcntl.flock(lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        os.close(lock_fd)
-        raise AlreadyRunning(f"another hermesd holds {lock_path}") from None
+    lock_fd = hold_lock(lock_path, f"another hermesd holds {lock_path}")
     try:
         try:
             st = os.lstat(path)
