@@ -28,6 +28,7 @@ from typing import Any
 import orjson
 
 from .errors import HermesError, from_wire
+from .tasks import cancel_and_wait
 
 __all__ = ["AsyncClient", "Client", "DaemonNotRunning", "ProtocolError", "candidate_socket_paths", "default_socket_path"]
 
@@ -228,13 +229,8 @@ class AsyncClient:
             except OSError:
                 pass
             self._writer = None
-        if self._task is not None:
-            self._task.cancel()
-            try:
-                await self._task
-            except (asyncio.CancelledError, Exception):
-                pass
-            self._task = None
+        await cancel_and_wait(self._task)
+        self._task = None
 
     async def _read_loop(self) -> None:
         assert self._reader is not None

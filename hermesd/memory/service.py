@@ -32,6 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..errors import InputInvalid, PermissionDenied
 from ..protocol import CallContext, Method
 from ..subsystem import DaemonContext, Subsystem
+from ..tasks import cancel_and_wait
 from ..anchors.directory import Directory
 from ..anchors.graph import AnchorGraph, Resolution
 from . import records
@@ -202,13 +203,8 @@ class MemoryService(Subsystem):
                                                  "anchors": len(self.graph.pool)}})
 
     async def stop(self) -> None:
-        if self._decay_task is not None:
-            self._decay_task.cancel()
-            try:
-                await self._decay_task
-            except (asyncio.CancelledError, Exception):
-                pass
-            self._decay_task = None
+        await cancel_and_wait(self._decay_task)
+        self._decay_task = None
         if self.l2 is not None:
             await asyncio.to_thread(self.l2.close)
 

@@ -29,6 +29,7 @@ from ..errors import InputInvalid
 from ..protocol import CallContext, Method
 from ..rules.loader import RuleSource
 from ..subsystem import DaemonContext, Subsystem
+from ..tasks import cancel_and_wait
 from .controller import Controller
 from . import turnlog
 from .events import EVENT_KINDS, EventBus
@@ -154,12 +155,7 @@ class SessionService(Subsystem):
                                                                            if k in ("rules", "folder")}}})
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            try:
-                await self._task
-            except (asyncio.CancelledError, Exception):
-                pass
+        await cancel_and_wait(self._task)
 
     async def reload(self, config: Any) -> None:
         new = getattr(config, "session", None)
