@@ -104,6 +104,9 @@ class Controller:
         self.task_uids: set[int] = set()
         self.deadlines = DeadlineHeap()
         self.turns_by_path: dict[str, int] = {}
+        #: memory keys each intent's rules read, for the engine they were computed from
+        self._keys_engine: Any = None
+        self._keys: dict[str | None, tuple[str, ...]] = {}
         self.on_event: Callable[[int, str, dict[str, Any]], None] = lambda uid, kind, data: None
         #: the archive subsystem (L3), or None: ended sessions' turns then are only deleted
         self.archive: Any = None
@@ -875,7 +878,12 @@ class Controller:
     async def _context(self, s: Session, intent: str | None, entities: dict[str, Any], text: str,
                        engine: Any) -> dict[str, Any]:
         memory: dict[str, Any] = {}
-        for key in _memory_keys(engine, intent):
+        if engine is not self._keys_engine:  # a (re)loaded rule set: its own cache, not one keyed by id()
+            self._keys_engine, self._keys = engine, {}
+        keys = self._keys.get(intent)
+        if keys is None:
+            keys = self._keys[intent] = _memory_keys(engine, intent)
+        for key in keys:
             slot = await self.memory.get(s.uid, f"user:{s.uid}", key)
             if slot is not None:
                 memory[key] = (slot.get("data") or {}).get("value")
@@ -910,24 +918,14 @@ def _rule_by_id(engine: Any, rule_id: str | None) -> Any:
     return None
 
 
-_KEYS_CACHE: dict[tuple[int, str | None], tuple[str, ...]] = {}
-
-
 def _memory_keys(engine: Any, intent: str | None) -> tuple[str, ...]:
-    """``memory.<key>`` names the rules of ``intent`` read (conditions and templates), cached per engine."""
+    """``memory.<key>`` names the rules of ``intent`` read (conditions and templates)."""
     if intent is None:
         return ()
-    ck = (id(engine), intent)
-    hit = _KEYS_CACHE.get(ck)
-    if hit is not None:
-        return hit
     keys: set[str] = set()
     for rule in engine.rules_for(intent):
         for cond in rule.conditions:
             keys.update(_MEMORY_KEY.findall(cond))
         for action in (*rule.actions, *rule.fallback):
             keys.update(p[1] for p in action.paths if len(p) > 1 and p[0] == "memory")
-    if len(_KEYS_CACHE) > 4096:
-        _KEYS_CACHE.clear()
-    _KEYS_CACHE[ck] = tuple(sorted(keys))
-    return _KEYS_CACHE[ck]
+    return tuple(sorted(keys))
