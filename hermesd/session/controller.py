@@ -587,17 +587,16 @@ class Controller:
             self.on_event(s.uid, "handoff", {"session_id": s.session_id, "reason": result.reason, "trace_id": trace_id})
         elif isinstance(result, Failure) and not result.counts:
             # an answer, not a fault (a required recall found nothing): the rule's fallback says so
-            result.log.extend(await executor.compensate(plan.on_error, ctx))
-            texts += ctx.pop("_compensation_texts", [])
+            undo = await executor.compensate(plan.on_error, ctx)
+            self._merge(s, result, undo)
+            texts += undo.texts
             s.pending, s.slots = None, {}
             self._move(s, Event.DONE, result.code)
             trace["failure"] = {"index": result.index, "code": result.code, "message": result.message}
         elif isinstance(result, Failure):
-            comp = await executor.compensate(plan.compensation(result.index), ctx)
-            result.log.extend(comp)
-            texts += ctx.pop("_compensation_texts", []) or [_t("failed", lang, code=result.code)]
-            for key, value, mclass in ctx.pop("_compensation_remember", []):
-                result.remembered.append((key, value, mclass))
+            undo = await executor.compensate(plan.compensation(result.index), ctx)
+            self._merge(s, result, undo)
+            texts += undo.texts or [_t("failed", lang, code=result.code)]
             s.slots = slots_before  # only this turn's changes are dropped
             if s.state is not State.ERROR_HANDLING:
                 self._move(s, Event.FAIL, result.code)
@@ -703,6 +702,12 @@ class Controller:
 
     def _apply_effects(self, s: Session, result: Any) -> None:
         s.vars.update(result.state_vars)
+
+    def _merge(self, s: Session, result: Failure, undo: Finished) -> None:
+        """Fold what the compensation/fallback steps did into the failed plan's outcome."""
+        result.log.extend(undo.log)
+        result.remembered.extend(undo.remembered)
+        self._apply_effects(s, undo)
 
     def _tool_caller(self, s: Session, trace_id: str) -> Callable[..., Any]:
         async def call(name: str, params: dict[str, Any]) -> dict[str, Any]:

@@ -234,37 +234,41 @@ class Executor:
                 return self._fail(out, i, exc.code, exc.message, retryable=bool(info and info[1] and infra))
         return Finished(**_fields(out))
 
-    async def compensate(self, actions: tuple[Any, ...], ctx: dict[str, Any]) -> list[StepLog]:
+    async def compensate(self, actions: tuple[Any, ...], ctx: dict[str, Any]) -> Finished:
         """Run compensation / fallback actions best-effort (a failing one is logged, the rest still run).
 
         Only ``tool``, ``reply``, ``remember`` and ``set_state`` make sense here; ``ask``,
         ``confirm`` and ``handoff`` are skipped (the plan already failed).
+
+        :return: what they did (texts, log, remembered values, state variables), for the caller to
+            merge into the failed plan's outcome.
         """
-        logs: list[StepLog] = []
-        texts = ctx.setdefault("_compensation_texts", [])
+        out = Finished()
         for i, a in enumerate(actions):
             try:
                 if isinstance(a, ToolAction):
                     params = a.render_params(ctx)
                     t0 = time.perf_counter()
                     res = await self.call_tool(a.tool, params)
-                    logs.append(StepLog("compensate", i, a.tool, "ok" if res.get("ok") else "business_error",
-                                        (time.perf_counter() - t0) * 1000, params))
+                    out.log.append(StepLog("compensate", i, a.tool, "ok" if res.get("ok") else "business_error",
+                                           (time.perf_counter() - t0) * 1000, params))
                 elif isinstance(a, ReplyAction):
-                    texts.append(a.reply.render(ctx, self.lang))
-                    logs.append(StepLog("reply", i))
+                    out.texts.append(a.reply.render(ctx, self.lang))
+                    out.log.append(StepLog("reply", i))
                 elif isinstance(a, RememberAction):
-                    ctx.setdefault("memory", {})[a.remember] = a.render_payload(ctx)
-                    ctx.setdefault("_compensation_remember", []).append(
-                        (a.remember, ctx["memory"][a.remember], a.memory_class))
-                    logs.append(StepLog("remember", i))
+                    value = a.render_payload(ctx)
+                    ctx.setdefault("memory", {})[a.remember] = value
+                    out.remembered.append((a.remember, value, a.memory_class))
+                    out.log.append(StepLog("remember", i))
                 elif isinstance(a, SetStateAction):
-                    ctx.setdefault("session", {}).update(a.render_payload(ctx))
-                    logs.append(StepLog("set_state", i))
+                    values = a.render_payload(ctx)
+                    ctx.setdefault("session", {}).update(values)
+                    out.state_vars.update(values)
+                    out.log.append(StepLog("set_state", i))
             except (HermesError, MissingValue) as exc:
                 log.warning("compensation step failed", extra={"kv": {"index": i, "kind": a.kind, "code": exc.code}})
-                logs.append(StepLog("compensate", i, getattr(a, "tool", None), exc.code, error=exc.message))
-        return logs
+                out.log.append(StepLog("compensate", i, getattr(a, "tool", None), exc.code, error=exc.message))
+        return out
 
     def _tool_question(self, tool: str, params: Mapping[str, Any]) -> str:
         shown = ", ".join(f"{k}={v}" for k, v in redact(dict(params)).items())
