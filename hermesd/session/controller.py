@@ -399,6 +399,13 @@ class Controller:
         if parsed is not None and parsed.degraded:
             trace["degraded"] = "parse_budget"
         r0 = time.perf_counter()
+
+        def answer(text_: str, intent_: str | None, path_: str, reason: str) -> tuple[dict[str, Any], None]:
+            """End the turn with one sentence: nothing to run (cancelled, refused, nothing to cancel)."""
+            self._move(s, Event.ROUTED, reason)
+            self._move(s, Event.DONE, reason)
+            return self._reply(s, [text_], None, intent_, parsed, [], trace, timings, t0, r0, path_), None
+
         texts: list[str] = []
         pending = s.pending
         result: Any = None
@@ -431,10 +438,7 @@ class Controller:
             # no usable choice in this answer
             s.pending = None
             if kind in ("cancel", "deny"):
-                self._move(s, Event.ROUTED, "choice cancelled")
-                self._move(s, Event.DONE, "choice cancelled")
-                return self._reply(s, [_t("cancelled", lang)], None, intent, parsed, [], trace, timings, t0, r0,
-                                   "cancel"), None
+                return answer(_t("cancelled", lang), intent, "cancel", "choice cancelled")
             s.pending = pending
             self._move(s, Event.ROUTED, "no choice")
             self._move(s, Event.CONFIRM, "choice again")
@@ -452,10 +456,7 @@ class Controller:
                 path = "pending_task"
             elif kind in ("deny", "cancel"):
                 await self.memory.set_task_status(pending["task_id"], "dropped")
-                self._move(s, Event.ROUTED, "offer declined")
-                self._move(s, Event.DONE, "offer declined")
-                return self._reply(s, [_t("cancelled", lang)], None, intent, parsed, [], trace, timings, t0, r0,
-                                   "cancel"), None
+                return answer(_t("cancelled", lang), intent, "cancel", "offer declined")
         elif pending and pending.get("kind") == "confirm":
             if kind == "affirm":
                 resume = pending
@@ -464,10 +465,7 @@ class Controller:
             elif kind in ("deny", "cancel"):
                 s.pending = None
                 s.slots = {}
-                self._move(s, Event.ROUTED, "declined")
-                self._move(s, Event.DONE, "declined")
-                return self._reply(s, [_t("cancelled", lang)], None, pending.get("intent"), parsed, [], trace,
-                                   timings, t0, r0, "cancel"), None
+                return answer(_t("cancelled", lang), pending.get("intent"), "cancel", "declined")
             elif intent == pending.get("intent") and kind == "command" and \
                     len(self._slot_values(intent, entities)) >= 2:
                 # a whole new request of the same kind ("send the contract to Li Na") replaces the old one
@@ -491,10 +489,7 @@ class Controller:
             if kind == "cancel":
                 s.pending = None
                 s.slots = {}
-                self._move(s, Event.ROUTED, "form cancelled")
-                self._move(s, Event.DONE, "form cancelled")
-                return self._reply(s, [_t("cancelled", lang)], None, pending.get("intent"), parsed, [], trace,
-                                   timings, t0, r0, "cancel"), None
+                return answer(_t("cancelled", lang), pending.get("intent"), "cancel", "form cancelled")
             if value is not None and not digression:
                 form_entities = {**pending.get("entities", {}), slot: value,
                                  **self._slot_values(pending.get("intent"), entities)}
@@ -509,16 +504,10 @@ class Controller:
                 self._move(s, Event.ASK, "ask again")
                 return self._reply(s, texts, None, pending.get("intent"), parsed, [], trace, timings, t0, r0, "form"), None
         elif kind == "cancel" and not intent:
-            self._move(s, Event.ROUTED, "cancel")
-            self._move(s, Event.DONE, "nothing to cancel")
-            return self._reply(s, [_t("nothing_to_cancel", lang)], None, None, parsed, [], trace, timings, t0, r0,
-                               "cancel"), None
+            return answer(_t("nothing_to_cancel", lang), None, "cancel", "nothing to cancel")
 
         if not self.policy.gate(intent, s.vars):
-            self._move(s, Event.ROUTED, "auth gate")
-            self._move(s, Event.DONE, "auth required")
-            return self._reply(s, [_t("auth", lang)], None, intent, parsed, [], trace, timings, t0, r0,
-                               "auth"), None
+            return answer(_t("auth", lang), intent, "auth", "auth required")
         engine = self.rules()
         if resume is not None:
             rule = _rule_by_id(engine, resume.get("rule_id"))
