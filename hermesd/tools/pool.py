@@ -470,15 +470,19 @@ class Pool:
         except OSError:
             pass
 
-    def _discard(self, w: _Worker) -> None:
-        """Never reuse ``w``: kill it; its exit report frees the slot and triggers the replacement."""
-        if w.dead:
-            return
+    def _retire(self, w: _Worker) -> None:
+        """Mark ``w`` dead and take it out of the idle list (it is never handed a call again)."""
         w.dead = True
         try:
             self._idle[w.network].remove(w)
         except ValueError:
             pass
+
+    def _discard(self, w: _Worker) -> None:
+        """Never reuse ``w``: kill it; its exit report frees the slot and triggers the replacement."""
+        if w.dead:
+            return
+        self._retire(w)
         if not w.killed_for:
             w.killed_for = "discarded"
         self._kill(w)
@@ -543,11 +547,7 @@ class Pool:
         w = self._workers.pop(int(msg["worker_id"]), None)
         if w is None:
             return
-        w.dead = True
-        try:
-            self._idle[w.network].remove(w)
-        except ValueError:
-            pass
+        self._retire(w)
         self._close(w)
         self._net_ids.discard(w.worker_id)
         fut = w.pending
