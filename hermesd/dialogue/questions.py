@@ -1,0 +1,170 @@
+"""The open questions a session can hold between turns (typed, never dicts).
+
+A session asks at most one question at a time; the next turn is first read as an
+answer to it (:mod:`.reader`) and :func:`hermesd.dialogue.policy.decide` says what
+follows. Each question round-trips through :func:`to_dict` / :func:`from_dict` so
+it survives a restart in the session's L2 row (``kind`` names the class).
+
+- :class:`Ask`: a rule's ``ask`` step wants one slot (``slot``, filled by an
+  entity of type ``entity``); the plan resumes from the start with it filled.
+- :class:`Confirm`: a yes/no card before step ``index`` of rule ``rule_id``.
+- :class:`Choice`: a mention ("张工") that names several people; the answer picks
+  one of ``candidates`` and the original utterance ``text`` runs again.
+- :class:`Offer`: unfinished work from an earlier session (a pending task).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, Mapping, Union
+
+__all__ = ["Ask", "Candidate", "Choice", "Confirm", "Offer", "OpenQuestion", "from_dict", "reasked", "to_dict"]
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """One choice of a :class:`Choice` card: a directory person (or any anchor).
+
+    :param anchor_id: e.g. ``person:zhang.wei``. :param display: the name shown (张伟).
+    :param attrs: what the card shows and an answer may name: ``dept``, ``dept_name``,
+        ``title``, ``email``, ``aliases`` (a list) …
+    """
+
+    anchor_id: str
+    display: str
+    attrs: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"anchor_id": self.anchor_id, "display": self.display, **dict(self.attrs)}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "Candidate":
+        attrs = {k: v for k, v in d.items() if k not in ("anchor_id", "display")}
+        return cls(str(d["anchor_id"]), str(d.get("display") or d["anchor_id"]), attrs)
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """Where a suspended rule plan stands (shared by :class:`Ask` and :class:`Confirm`).
+
+    :param intent: the plan's intent. :param rule_id: the rule that suspended.
+    :param index: the action index it stopped at. :param entities: the form's slot values so far.
+    :param steps: results of the tool steps already run (``steps.<id>``).
+    :param prompt: the question as asked (rendered, in the session's language).
+    :param utterance: what the user first said for this plan (for a later offer).
+    :param ref: the plan's reference instant, ISO 8601 (an answer continues it).
+    :param reasked: asked again once already after a digression (never a second time).
+    """
+
+    intent: str | None
+    rule_id: str | None
+    index: int
+    entities: Mapping[str, Any] = field(default_factory=dict)
+    steps: Mapping[str, Any] = field(default_factory=dict)
+    prompt: str = ""
+    utterance: str | None = None
+    ref: str | None = None
+    reasked: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Ask(_Plan):
+    """A slot question: ``slot`` is filled by an entity of type ``entity`` (or any text when None)."""
+
+    slot: str = ""
+    entity: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Confirm(_Plan):
+    """A yes/no card shown before action ``index`` runs. :param card: the structured card."""
+
+    card: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """Which of several people a mention means.
+
+    :param mention: the words said (张工). :param candidates: in the order shown (1-based to a person).
+    :param text: the utterance to run again once chosen. :param ref: its reference instant (ISO 8601).
+    :param prompt: the question as asked. :param outer: the question the ambiguous utterance answered
+        (it comes back once the choice is made), or None.
+    """
+
+    mention: str
+    candidates: tuple[Candidate, ...]
+    text: str
+    ref: str | None = None
+    prompt: str = ""
+    outer: "OpenQuestion | None" = None
+    reasked: bool = False
+
+    @property
+    def card(self) -> dict[str, Any]:
+        return {"question": self.prompt, "choices": [c.to_dict() for c in self.candidates]}
+
+
+@dataclass(frozen=True, slots=True)
+class Offer:
+    """Resume unfinished work? :param task_id: the pending task. :param intent: its intent.
+    :param slots: what was filled. :param prompt: the offer as said."""
+
+    task_id: int
+    intent: str
+    slots: Mapping[str, Any] = field(default_factory=dict)
+    prompt: str = ""
+    reasked: bool = False
+
+
+OpenQuestion = Union[Ask, Confirm, Choice, Offer]
+
+_KINDS: dict[str, type] = {"ask": Ask, "confirm": Confirm, "choice": Choice, "offer": Offer}
+_NAMES = {cls: name for name, cls in _KINDS.items()}
+
+
+def kind_of(q: OpenQuestion) -> str:
+    """``ask`` | ``confirm`` | ``choice`` | ``offer``."""
+    return _NAMES[type(q)]
+
+
+def reasked(q: OpenQuestion) -> OpenQuestion:
+    """The same question, marked as asked again after a digression."""
+    return replace(q, reasked=True)
+
+
+def to_dict(q: OpenQuestion | None) -> dict[str, Any] | None:
+    """JSON-ready dict with ``kind`` (the session row's ``pending``); None stays None."""
+    if q is None:
+        return None
+    out: dict[str, Any] = {"kind": kind_of(q)}
+    for f in fields(q):
+        v = getattr(q, f.name)
+        if f.name == "candidates":
+            v = [c.to_dict() for c in v]
+        elif f.name == "outer":
+            v = to_dict(v)
+        elif isinstance(v, Mapping):
+            v = dict(v)
+        out[f.name] = v
+    if isinstance(q, Choice):
+        out["card"] = q.card
+    return out
+
+
+def from_dict(d: Mapping[str, Any] | None) -> OpenQuestion | None:
+    """Inverse of :func:`to_dict`. Unknown keys are ignored (an older row still loads).
+
+    :raises ValueError: ``kind`` is not one of ask / confirm / choice / offer.
+    """
+    if not d:
+        return None
+    cls = _KINDS.get(str(d.get("kind")))
+    if cls is None:
+        raise ValueError(f"unknown open question kind {d.get('kind')!r}")
+    names = {f.name for f in fields(cls)}
+    kw: dict[str, Any] = {k: v for k, v in d.items() if k in names}
+    if cls is Choice:
+        kw["candidates"] = tuple(Candidate.from_dict(c) for c in d.get("candidates") or ())
+        kw["outer"] = from_dict(d.get("outer"))
+    return cls(**kw)
