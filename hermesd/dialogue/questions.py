@@ -54,6 +54,7 @@ class _Plan:
     :param utterance: what the user first said for this plan (for a later offer).
     :param ref: the plan's reference instant, ISO 8601 (an answer continues it).
     :param reasked: asked again once already after a digression (never a second time).
+    :param then: requests said after this one in the same utterance, held until it is answered.
     """
 
     intent: str | None
@@ -65,6 +66,7 @@ class _Plan:
     utterance: str | None = None
     ref: str | None = None
     reasked: bool = False
+    then: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +101,7 @@ class Choice:
     prompt: str = ""
     outer: "OpenQuestion | None" = None
     reasked: bool = False
+    then: tuple[str, ...] = ()
 
     @property
     def card(self) -> dict[str, Any]:
@@ -115,6 +118,7 @@ class Offer:
     slots: Mapping[str, Any] = field(default_factory=dict)
     prompt: str = ""
     reasked: bool = False
+    then: tuple[str, ...] = ()
 
 
 OpenQuestion = Union[Ask, Confirm, Choice, Offer]
@@ -146,6 +150,8 @@ def to_dict(q: OpenQuestion | None) -> dict[str, Any] | None:
             v = to_dict(v)
         elif isinstance(v, Mapping):
             v = dict(v)
+        elif isinstance(v, tuple):
+            v = list(v)
         out[f.name] = v
     if isinstance(q, Choice):
         out["card"] = q.card
@@ -164,6 +170,8 @@ def from_dict(d: Mapping[str, Any] | None) -> OpenQuestion | None:
         raise ValueError(f"unknown open question kind {d.get('kind')!r}")
     names = {f.name for f in fields(cls)}
     kw: dict[str, Any] = {k: v for k, v in d.items() if k in names}
+    if "then" in kw:
+        kw["then"] = tuple(kw["then"] or ())
     if cls is Choice:
         kw["candidates"] = tuple(Candidate.from_dict(c) for c in d.get("candidates") or ())
         kw["outer"] = from_dict(d.get("outer"))

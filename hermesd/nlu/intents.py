@@ -52,6 +52,8 @@ class IntentSpec:
     :param templates: e.g. ``把{doc}发给{person}``; ``{slot}`` names a key of ``slots``.
     :param keywords: words whose presence suggests the intent (degraded path).
     :param slots: slot name → entity type, e.g. ``{"doc": "doc_type", "person": "person"}``.
+    :param pack: the pack that defines it. :param description: language (``zh``/``en``) → what it
+        does in a few words ("查看磁盘空间"), for "what can you do".
     """
 
     name: str
@@ -59,6 +61,8 @@ class IntentSpec:
     templates: tuple[str, ...] = ()
     keywords: tuple[str, ...] = ()
     slots: Mapping[str, str] = field(default_factory=dict)
+    pack: str = ""
+    description: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

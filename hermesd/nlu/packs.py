@@ -38,6 +38,8 @@ class Packs:
     gazetteers: dict[str, dict[str, str]] = field(default_factory=dict)
     out_of_scope: list[str] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
+    #: pack name → language → display title ("设备", "Device"), in load order
+    titles: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def examples(self) -> list[tuple[str, str]]:
         """``(text, intent)`` training pairs; out-of-scope examples carry :data:`OOS_LABEL`."""
@@ -50,6 +52,15 @@ def _strs(v: Any, where: str) -> tuple[str, ...]:
     if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
         raise InputInvalid(f"{where}: expected a list of strings")
     return tuple(v)
+
+
+def _lang_map(v: Any, default: str) -> dict[str, str]:
+    """``{zh: …, en: …}`` from a mapping, or a plain string (taken as English); empty when absent."""
+    if isinstance(v, dict):
+        return {str(k): str(x) for k, x in v.items()}
+    if isinstance(v, str):
+        return {"en": v}
+    return {"en": default} if default else {}
 
 
 def load_packs(dirs: Iterable[Path | str]) -> Packs:
@@ -69,9 +80,11 @@ def load_packs(dirs: Iterable[Path | str]) -> Packs:
                 problems.append(f"{path}: {exc}")
                 continue
             out.files.append(str(path))
-            unknown = set(doc) - {"pack", "gazetteers", "intents", "out_of_scope"}
+            unknown = set(doc) - {"pack", "title", "gazetteers", "intents", "out_of_scope"}
             if unknown:
                 problems.append(f"{path}: unknown keys {sorted(unknown)}")
+            pack = str(doc.get("pack") or path.stem)
+            out.titles.setdefault(pack, {}).update(_lang_map(doc.get("title"), pack))
             for typ, terms in (doc.get("gazetteers") or {}).items():
                 if not isinstance(terms, dict):
                     problems.append(f"{path}: gazetteers.{typ} must map surface form → canonical term")
@@ -95,7 +108,8 @@ def load_packs(dirs: Iterable[Path | str]) -> Packs:
                     out.intents.append(IntentSpec(
                         it["name"], _strs(it.get("examples"), where + ".examples"),
                         _strs(it.get("templates"), where + ".templates"),
-                        _strs(it.get("keywords"), where + ".keywords"), dict(it.get("slots") or {})))
+                        _strs(it.get("keywords"), where + ".keywords"), dict(it.get("slots") or {}),
+                        pack, _lang_map(it.get("description"), "")))
                 except InputInvalid as exc:
                     problems.append(exc.message)
     if problems:

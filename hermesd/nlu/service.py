@@ -135,6 +135,11 @@ class NluSubsystem(Subsystem):
             self.settings = old
             log.error("nlu reload failed; keeping the old packs", extra={"kv": {"error": str(exc)}})
 
+    @property
+    def pack_titles(self) -> dict[str, dict[str, str]]:
+        """Pack name → language → display title of the loaded intent packs, in load order."""
+        return self._packs.titles
+
     def set_people(self, people: Mapping[str, str]) -> None:
         """Replace the directory names/aliases (surface form → canonical person id)."""
         self._people = dict(people)

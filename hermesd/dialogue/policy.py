@@ -1,0 +1,236 @@
+"""What follows from (open question, heard utterance, its reading): one typed decision (pure).
+
+The controller carries a decision out (NLU, grounding, memory, tools, commit are
+its I/O); nothing here runs anything. The table (DESIGN.md, "Dialogue manager"):
+
+============  ============================================  =======================================
+open          reading                                        decision
+============  ============================================  =======================================
+Confirm       affirm                                         :class:`Resume` at the card's step
+Confirm       deny / cancel                                  :class:`Cancel`
+Confirm       hedge                                          :class:`Wait` (card stays open)
+Confirm       correct                                        :class:`Correct` (plan runs again)
+Ask           fill                                           :class:`Fill`
+Ask           correct                                        :class:`Fill` (the corrected values)
+Ask           cancel / deny                                  :class:`Cancel`
+Choice        choose                                         :class:`Choose`
+Choice        cancel / deny                                  :class:`Cancel`
+Offer         affirm                                         :class:`ResumeTask`
+Offer         deny / cancel / hedge                          :class:`DropTask`
+any           repeat / help                                  :class:`Repeat` / :class:`Help`
+any           request                                        :class:`Digress` (then asked again once),
+                                                             or :class:`Replace` for a complete new
+                                                             request of the plan's own intent
+any           smalltalk                                      :class:`SmallTalk` (then asked again)
+any           unrelated / anything else                      :class:`AskAgain` saying what is expected
+nothing       request / unrelated                            :class:`NewTurn`
+nothing       smalltalk                                      :class:`SmallTalk`
+nothing       affirm / deny / choose / fill / hedge          :class:`NothingOpen` (runs nothing)
+nothing       cancel                                         :class:`NothingOpen` (nothing to cancel)
+============  ============================================  =======================================
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Union
+
+from .heard import Heard, Reading
+from .questions import Ask, Candidate, Choice, Confirm, Offer, OpenQuestion
+
+__all__ = [
+    "AskAgain", "Cancel", "Choose", "Correct", "Decision", "Digress", "DropTask", "Fill", "Help", "NewTurn",
+    "NothingOpen", "Repeat", "Replace", "Resume", "ResumeTask", "SmallTalk", "Wait", "decide",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Resume:
+    """The card was accepted: run the plan from the confirmed step ``index``."""
+
+    index: int
+    name = "resume"
+
+
+@dataclass(frozen=True, slots=True)
+class Fill:
+    """The asked slot (and any other slots said) are given: run the plan again with ``values``."""
+
+    values: Mapping[str, Any]
+    name = "fill"
+
+
+@dataclass(frozen=True, slots=True)
+class Correct:
+    """Slot values replaced while a card was open: run the plan again (it stops at the card anew)."""
+
+    values: Mapping[str, Any]
+    name = "correct"
+
+
+@dataclass(frozen=True, slots=True)
+class Choose:
+    """One candidate chosen: bind the mention for the session, then run the original utterance."""
+
+    candidate: Candidate
+    name = "choose"
+
+
+@dataclass(frozen=True, slots=True)
+class Cancel:
+    """Drop the open question (and its plan). :param what: ``confirm`` / ``ask`` / ``choice``."""
+
+    what: str
+    name = "cancel"
+
+
+@dataclass(frozen=True, slots=True)
+class Wait:
+    """A hedge ("等等", "hold on"): nothing runs, the card stays open and says so."""
+
+    name = "wait"
+
+
+@dataclass(frozen=True, slots=True)
+class ResumeTask:
+    """The offered unfinished task is taken up again."""
+
+    name = "resume_task"
+
+
+@dataclass(frozen=True, slots=True)
+class DropTask:
+    """The offered unfinished task is declined."""
+
+    name = "drop_task"
+
+
+@dataclass(frozen=True, slots=True)
+class Repeat:
+    """Say the open question again."""
+
+    name = "repeat"
+
+
+@dataclass(frozen=True, slots=True)
+class Help:
+    """Say what answers the open question takes (the choices, or yes/no)."""
+
+    name = "help"
+
+
+@dataclass(frozen=True, slots=True)
+class AskAgain:
+    """Not an answer: ask again and say what is expected (``yes_no`` / ``choice`` / ``slot``)."""
+
+    expected: str
+    name = "ask_again"
+
+
+@dataclass(frozen=True, slots=True)
+class Digress:
+    """A new request while a question is open: handle it, then ask the question again once."""
+
+    name = "digress"
+
+
+@dataclass(frozen=True, slots=True)
+class Replace:
+    """A complete new request of the open plan's own intent replaces the open one."""
+
+    name = "replace"
+
+
+@dataclass(frozen=True, slots=True)
+class SmallTalk:
+    """Greeting, thanks, goodbye, who-are-you, what-can-you-do (``kind``); an open question comes back after."""
+
+    kind: str
+    name = "smalltalk"
+
+
+@dataclass(frozen=True, slots=True)
+class NewTurn:
+    """Nothing is open (or it was dropped): route the utterance as a request."""
+
+    name = "new_turn"
+
+
+@dataclass(frozen=True, slots=True)
+class NothingOpen:
+    """A bare yes / no / number / cancel with nothing open: run nothing, say so. :param act: the reading's act."""
+
+    act: str
+    name = "nothing_open"
+
+
+Decision = Union[Resume, Fill, Correct, Choose, Cancel, Wait, ResumeTask, DropTask, Repeat, Help, AskAgain,
+                 Digress, Replace, SmallTalk, NewTurn, NothingOpen]
+
+_ANSWER_ACTS = frozenset({"affirm", "deny", "hedge", "choose", "fill", "correct"})
+
+
+def _expected(q: OpenQuestion) -> str:
+    if isinstance(q, Choice):
+        return "choice"
+    if isinstance(q, Ask):
+        return "slot"
+    return "yes_no"
+
+
+def _request(q: OpenQuestion, heard: Heard) -> Decision:
+    """A new request while ``q`` is open: a digression, or a replacement of the open plan."""
+    if isinstance(q, (Ask, Confirm)) and heard.intent is not None and heard.intent == q.intent \
+            and len(heard.slot_values) >= 2:
+        return Replace()
+    return Digress()
+
+
+def decide(q: OpenQuestion | None, heard: Heard, reading: Reading) -> Decision:
+    """The decision for one turn (see the module table).
+
+    :param q: the session's open question, or None. :param heard: the utterance.
+    :param reading: :func:`hermesd.dialogue.reader.read_answer` of it against ``q``.
+    """
+    act = reading.act
+    if q is None:
+        if act == "smalltalk" and reading.smalltalk:
+            return SmallTalk(reading.smalltalk)
+        if act == "request":
+            return NewTurn()
+        if act in _ANSWER_ACTS or act == "cancel":
+            return NothingOpen(act)
+        return NewTurn()
+    if act == "request":
+        return _request(q, heard)
+    if act == "smalltalk" and reading.smalltalk:
+        return SmallTalk(reading.smalltalk)
+    if act == "repeat":
+        return Repeat()
+    if act == "help":
+        return Help()
+    if isinstance(q, Confirm):
+        if act == "affirm":
+            return Resume(q.index)
+        if act in ("deny", "cancel"):
+            return Cancel("confirm")
+        if act == "hedge":
+            return Wait()
+        if act in ("correct", "fill") and reading.values:
+            return Correct(reading.values)
+    elif isinstance(q, Ask):
+        if act in ("fill", "correct") and reading.values:
+            return Fill(reading.values)
+        if act in ("cancel", "deny"):
+            return Cancel("ask")
+    elif isinstance(q, Choice):
+        if act == "choose" and reading.choice is not None and 0 <= reading.choice < len(q.candidates):
+            return Choose(q.candidates[reading.choice])
+        if act in ("cancel", "deny"):
+            return Cancel("choice")
+    elif isinstance(q, Offer):
+        if act == "affirm":
+            return ResumeTask()
+        if act in ("deny", "cancel", "hedge"):
+            return DropTask()
+    return AskAgain(_expected(q))
