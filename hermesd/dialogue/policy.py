@@ -25,7 +25,8 @@ any           smalltalk                                      :class:`SmallTalk` 
 any           unrelated / anything else                      :class:`AskAgain` saying what is expected
 nothing       request / unrelated                            :class:`NewTurn`
 nothing       smalltalk                                      :class:`SmallTalk`
-nothing       affirm / deny / choose / fill / hedge          :class:`NothingOpen` (runs nothing)
+nothing       affirm / deny / choose / hedge                 :class:`NothingOpen` (runs nothing)
+nothing       fill / correct                                 :class:`NewTurn` (a request like any other)
 nothing       cancel                                         :class:`NothingOpen` (nothing to cancel)
 ============  ============================================  =======================================
 """
@@ -167,7 +168,8 @@ class NothingOpen:
 Decision = Union[Resume, Fill, Correct, Choose, Cancel, Wait, ResumeTask, DropTask, Repeat, Help, AskAgain,
                  Digress, Replace, SmallTalk, NewTurn, NothingOpen]
 
-_ANSWER_ACTS = frozenset({"affirm", "deny", "hedge", "choose", "fill", "correct"})
+#: answers that mean nothing without a question: with nothing open they run nothing
+_BARE_ACTS = frozenset({"affirm", "deny", "hedge", "choose", "cancel"})
 
 
 def _expected(q: OpenQuestion) -> str:
@@ -198,9 +200,9 @@ def decide(q: OpenQuestion | None, heard: Heard, reading: Reading) -> Decision:
             return SmallTalk(reading.smalltalk)
         if act == "request":
             return NewTurn()
-        if act in _ANSWER_ACTS or act == "cancel":
+        if act in _BARE_ACTS:
             return NothingOpen(act)
-        return NewTurn()
+        return NewTurn()  # a correction or slot value with nothing open is a request like any other
     if act == "request":
         return _request(q, heard)
     if act == "smalltalk" and reading.smalltalk:

@@ -2,8 +2,9 @@
 
 A session is owned by the uid that opened it. ``machine`` is the state machine
 snapshot (:mod:`.machine`); ``slots`` are the form's filled slots by slot name;
-``vars`` are ``set_state`` variables (``session.<name>`` in rules); ``pending`` is a
-plan suspended at an ``ask`` or ``confirm`` step, to be resumed by the next turn.
+``vars`` are ``set_state`` variables (``session.<name>`` in rules); ``pending`` is the
+open question (:mod:`hermesd.dialogue.questions`) the next turn is read against;
+``anchors`` are the session-local mention → anchor choices (:mod:`.grounding`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..dialogue.questions import OpenQuestion, from_dict, to_dict
 from .machine import Machine, State
 
 __all__ = ["Session", "new_session_id"]
@@ -57,7 +59,11 @@ class Session:
     metadata: dict[str, Any] = field(default_factory=dict)
     slots: dict[str, Any] = field(default_factory=dict)
     vars: dict[str, Any] = field(default_factory=dict)
-    pending: dict[str, Any] | None = None
+    pending: OpenQuestion | None = None
+    #: session-local people: normalised mention → anchor id (chosen, settled by memory, corrected)
+    anchors: dict[str, str] = field(default_factory=dict)
+    #: the last card that timed out unanswered: ``{"prompt", "at_ms"}`` (a late "yes" is told it expired)
+    expired: dict[str, Any] | None = None
     executing: dict[str, Any] | None = None
     #: this turn's (or the pending plan's) anchors and document kinds: ``{"anchors": {name: id}, "kinds": {...}}``
     refs: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -70,6 +76,8 @@ class Session:
     closed: bool = False
     busy: bool = False
     busy_since_mono: float = 0.0
+    #: transitions of the running turn, ``[from, event, to]`` (for its trace; not stored)
+    moves: list[list[str]] = field(default_factory=list)
 
     @property
     def state(self) -> State:
@@ -82,8 +90,7 @@ class Session:
                 "created_ms": self.created_ms, "updated_ms": self.updated_ms, "expires_ms": self.expires_ms,
                 "turns": self.turns, "slots": self.slots, "vars": self.vars, "interrupted": self.interrupted,
                 "executing": self.executing,
-                "pending": None if self.pending is None else {k: self.pending.get(k) for k in ("kind", "intent", "slot",
-                                                                                                "card")}}
+                "pending": _pending_summary(self.pending)}
 
     def to_row(self) -> dict[str, Any]:
         """The L2 ``sessions`` row (``data`` holds everything but the indexed columns)."""
@@ -91,7 +98,8 @@ class Session:
                 "version": self.machine.version, "updated_ms": self.updated_ms, "expires_ms": self.expires_ms,
                 "data": {"role": self.role, "user": self.user, "locale": self.locale, "tz": self.tz,
                          "channel": self.channel, "metadata": self.metadata, "slots": self.slots, "vars": self.vars,
-                         "pending": self.pending, "executing": self.executing, "refs": self.refs, "history": self.history[-20:], "turns": self.turns,
+                         "pending": to_dict(self.pending), "anchors": self.anchors, "expired": self.expired,
+                         "executing": self.executing, "refs": self.refs, "history": self.history[-20:], "turns": self.turns,
                          "created_ms": self.created_ms, "interrupted": self.interrupted,
                          "failures": self.machine.failures, "last_trace": self.last_trace}}
 
@@ -105,7 +113,23 @@ class Session:
                    created_ms=int(d.get("created_ms", row["updated_ms"])), updated_ms=int(row["updated_ms"]),
                    expires_ms=int(row.get("expires_ms") or row["updated_ms"]), user=d.get("user"),
                    locale=d.get("locale"), tz=d.get("tz"), channel=d.get("channel"), metadata=d.get("metadata") or {},
-                   slots=d.get("slots") or {}, vars=d.get("vars") or {}, pending=d.get("pending"),
+                   slots=d.get("slots") or {}, vars=d.get("vars") or {}, pending=_load_pending(d.get("pending")),
+                   anchors=d.get("anchors") or {}, expired=d.get("expired"),
                    executing=d.get("executing"), refs=d.get("refs") or {},
                    history=d.get("history") or [], last_trace=d.get("last_trace"), turns=int(d.get("turns", 0)),
                    interrupted=bool(d.get("interrupted", False)))
+
+
+def _pending_summary(q: OpenQuestion | None) -> dict[str, Any] | None:
+    d = to_dict(q)
+    if d is None:
+        return None
+    return {"kind": d["kind"], "intent": d.get("intent"), "slot": d.get("slot"), "card": d.get("card"),
+            "prompt": d.get("prompt")}
+
+
+def _load_pending(d: dict[str, Any] | None) -> OpenQuestion | None:
+    try:
+        return from_dict(d)
+    except (ValueError, TypeError, KeyError):  # a row from an incompatible version: the question is dropped
+        return None

@@ -25,6 +25,7 @@ from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator, model_validator
 
+from ..dialogue.questions import Choice, Confirm, Offer
 from ..errors import InputInvalid
 from ..protocol import CallContext, Method
 from ..rules.loader import RuleSource
@@ -290,18 +291,22 @@ class SessionService(Subsystem):
             stored = await c.memory.load_reply(p.session_id, p.message_id)
             if stored is not None:  # a retried answer: the stored reply, nothing runs again
                 return {**stored, "replayed": True}
-        if not s.pending or s.pending.get("kind") not in ("confirm", "choice", "offer"):
+        q = s.pending
+        if not isinstance(q, (Confirm, Choice, Offer)):
+            if s.expired:  # the card timed out: a plain sentence through the turn, nothing runs
+                p_choice = {"accept": True} if p.accept is not None else {"choice": 0}
+                return await self._with_events(await c.turn(
+                    ctx.caller, p.session_id, "", message_id=p.message_id, reference_time=p.reference_time,
+                    trace_id=ctx.trace_id, answer=p_choice), ctx, int(time.time() * 1000))
             raise InputInvalid("nothing to confirm in this session", data={"state": s.state.value})
-        kind = s.pending.get("kind")
         if p.choice is not None:
-            choices = (s.pending.get("card") or {}).get("choices") or []
-            if kind != "choice" or p.choice > len(choices):
+            choices = q.candidates if isinstance(q, Choice) else ()
+            if not isinstance(q, Choice) or p.choice > len(choices):
                 raise InputInvalid(f"no choice {p.choice} here" + (f" (1–{len(choices)})" if choices else
                                                                     ": answer with accept"),
                                    data={"choices": len(choices)})
-        elif kind == "choice":
-            raise InputInvalid("this card needs a choice (1-based), not accept", data={"choices": len(
-                (s.pending.get("card") or {}).get("choices") or [])})
+        elif isinstance(q, Choice):
+            raise InputInvalid("this card needs a choice (1-based), not accept", data={"choices": len(q.candidates)})
         answer: dict[str, Any] = {"accept": p.accept} if p.accept is not None else {"choice": p.choice - 1}  # type: ignore[operator]
         started_ms = int(time.time() * 1000)
         out = await c.turn(ctx.caller, p.session_id, "", message_id=p.message_id, reference_time=p.reference_time,

@@ -82,6 +82,8 @@ CASES = [
     (None, ZH, Reading("smalltalk", smalltalk="greeting"), dp.SmallTalk, {"kind": "greeting"}),
     (None, EN, Reading("smalltalk", smalltalk="capabilities"), dp.SmallTalk, {"kind": "capabilities"}),
     (None, EN, Reading("repeat"), dp.NewTurn, {}),
+    (None, _other("en"), Reading("correct", values={"time": "12:30"}), dp.NewTurn, {}),
+    (None, ZH, Reading("fill", values={"person": "李娜"}), dp.NewTurn, {}),
 ]
 
 

@@ -1,0 +1,57 @@
+"""The commit of a turn: what it changed, on disk together (DESIGN.md, "A turn, step by step", step 7)."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Callable
+
+from . import turnlog
+from .ports import MemoryPort
+from .record import Session
+
+__all__ = ["commit_turn"]
+
+log = logging.getLogger(__name__)
+
+
+async def commit_turn(memory: MemoryPort, s: Session, reply: dict[str, Any], message_id: str | None,
+                      results: list[Any], *, now_ms: int, on_tool_result: Callable[..., Any] | None) -> None:
+    """Session row, stored reply, events of tool calls and remembered values: one L2 transaction.
+
+    :param results: the executor outcomes of the turn's plans (``remembered``, ``tool_results``).
+    :param on_tool_result: ``await on_tool_result(uid, session_id, tool, params, output)`` after the commit.
+    """
+    slots, events = [], []
+    anchors, kinds = s.refs.get("anchors", {}), s.refs.get("kinds", {})
+    kind = next(iter(kinds.values()), "") or ""
+    tool_results = [tr for r in results for tr in r.tool_results]
+    for r in results:
+        for key, value, mclass in r.remembered:
+            slots.append({"uid": s.uid, "session_id": f"user:{s.uid}", "anchor": key, "data": {"value": value},
+                          "memory_class": {"session": "scratch"}.get(mclass, mclass)})
+    for tool, params, output in tool_results:
+        who = params.get("recipient") or params.get("person") or params.get("query")
+        target = anchors.get(who) if isinstance(who, str) else None
+        if target is None and len(anchors) == 1:
+            target = next(iter(anchors.values()))
+        events.append(memory.core.event_row(
+            s.uid, s.session_id, actor=f"uid:{s.uid}", action=tool,
+            object=str(output.get("document") or params.get("document") or ""),
+            object_kind=str(kind), target_anchor=str(target or ""),
+            at_ms=s.ref_ms or now_ms, payload={"params": params, "output": output}))
+    # a turn with side effects (a tool ran, something was remembered) is on disk before its
+    # reply goes out; a pure turn is queued in the same single transaction without waiting
+    durable = bool(slots or events)
+    trace = s.last_trace or {}
+    raw = {"at_ms": s.updated_ms, "message_id": message_id, "text": trace.get("text"), "reply": reply,
+           "intent": trace.get("intent"), "path": trace.get("path"), "actions": trace.get("actions"),
+           "state": s.state.value, "version": s.machine.version, "trace_id": trace.get("trace_id")}
+    await memory.commit_turn(session=s.to_row(), reply=(s.session_id, message_id, s.uid, reply)
+                                  if message_id else None, events=events, slots=slots, durable=durable,
+                                  extra=[lambda conn: turnlog.insert(conn, s.session_id, s.updated_ms, raw)])
+    if on_tool_result is not None:
+        for tool, params, output in tool_results:
+            try:
+                await on_tool_result(s.uid, s.session_id, tool, params, output)
+            except Exception:
+                log.exception("tool result hook failed", extra={"kv": {"tool": tool}})

@@ -1,0 +1,277 @@
+"""Grounding: a parse's entities → anchors, slot values, aliases, the rule context, recall.
+
+The I/O of understanding, apart from the decisions: people are resolved through
+the memory port (session-local choices first), document kinds through the intent
+pack's gazetteers, time ranges in the session's zone, and a rule's ``recall`` step
+searches this user's memories. The controller calls it; nothing here routes.
+
+Session-local anchors (DESIGN.md, "Dialogue manager"): a person chosen from a
+card, settled by memory, or named in a correction is kept in ``Session.anchors``
+(mention form → anchor id, saved with the session row, so it survives a
+restart). A later ambiguous mention whose candidates include exactly one of those
+anchors is that person, for the rest of the session.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from datetime import datetime
+from typing import Any, Mapping
+from zoneinfo import ZoneInfo
+
+from ..anchors.directory import normalize_mention
+from ..dialogue.heard import Heard
+from ..dialogue.questions import Ask, Confirm, OpenQuestion
+from .ports import MemoryPort, NluPort, RuleEnginePort
+from .record import Session
+
+__all__ = ["Ambiguity", "Grounding", "rest_chars"]
+
+log = logging.getLogger(__name__)
+
+_MEMORY_KEY = re.compile(r"\bmemory\.([A-Za-z0-9_]+)")
+_FILLER = re.compile(r"[\s\W_]+")
+
+#: ``(mention as said, candidate dicts)`` of the first person mention that names several people
+Ambiguity = tuple[str, list[dict[str, Any]]]
+
+
+def rest_chars(parsed: Any, types: frozenset[str] | None = None) -> int:
+    """Letters of ``parsed.text`` outside the spans of its entities (of ``types``, or all), once spaces
+    and punctuation are dropped: 0 for "李娜", 1 for "给李娜", many for a whole new sentence."""
+    if parsed is None:
+        return 0
+    text = parsed.text
+    spans = sorted(e.span for e in parsed.entities if types is None or e.type in types)
+    out, pos = [], 0
+    for a, b in spans:
+        if a >= pos:
+            out.append(text[pos:a])
+        pos = max(pos, b)
+    out.append(text[pos:])
+    return len(_FILLER.sub("", "".join(out)))
+
+
+class Grounding:
+    """Entities of one turn, grounded for the rules.
+
+    :param nlu: the NLU port (intent specs, gazetteers, the zone). :param memory: the memory port.
+    """
+
+    def __init__(self, nlu: NluPort, memory: MemoryPort) -> None:
+        self.nlu, self.memory = nlu, memory
+        self._keys_engine: Any = None
+        self._keys: dict[str | None, tuple[str, ...]] = {}
+
+    # -- people and kinds ---------------------------------------------------------------
+
+    def remember_anchor(self, s: Session, mention: str, anchor_id: str) -> None:
+        """Keep ``mention`` → ``anchor_id`` for the rest of the session (also in the graph's cache)."""
+        s.anchors[normalize_mention(mention)] = anchor_id
+        self.memory.graph.bind(s.session_id, mention, anchor_id)
+
+    async def _person(self, s: Session, mention: str, fuzzy: bool) -> tuple[Any, Ambiguity | None]:
+        """The shown value of a person mention, and its ambiguity when it names several people."""
+        bound = s.anchors.get(normalize_mention(mention))
+        if bound is not None:
+            self.memory.graph.bind(s.session_id, mention, bound)  # refresh the graph's cache (after a restart)
+        res = await self.memory.resolve(mention, session_id=s.session_id, type="person", fuzzy=fuzzy)
+        if res.status == "resolved":
+            s.refs.setdefault("anchors", {})[res.text] = res.anchor_id
+            return res.text, None
+        if res.status == "ambiguous":
+            chosen = [c for c in res.candidates if c["anchor_id"] in set(s.anchors.values())]
+            if len(chosen) == 1:  # the one this session already chose or corrected to
+                self.remember_anchor(s, mention, chosen[0]["anchor_id"])
+                s.refs.setdefault("anchors", {})[chosen[0]["display"]] = chosen[0]["anchor_id"]
+                log.info("anchor.session", extra={"kv": {"mention": mention, "anchor": chosen[0]["anchor_id"]}})
+                return chosen[0]["display"], None
+            return res.text, (mention, res.candidates)
+        return res.text or mention, None
+
+    async def entities(self, s: Session, parsed: Any, *,
+                       fuzzy: bool = True) -> tuple[dict[str, list[Any]], Ambiguity | None]:
+        """Entity values by type (first mention first), person mentions anchored.
+
+        Also fills ``s.refs``: ``anchors`` (shown name → anchor id) and ``kinds`` (document kind as
+        said → canonical kind), which recall steps and captured events use.
+
+        :return: (type → [value, ...], the first ambiguous person mention or None).
+        """
+        out: dict[str, list[Any]] = {}
+        ambiguous: Ambiguity | None = None
+        if parsed is None:
+            return out, None
+        kinds = s.refs.setdefault("kinds", {})
+        s.refs.setdefault("anchors", {})
+        for e in parsed.entities:
+            d = e.to_dict()
+            value: Any = d.get("value")
+            if e.type == "person":
+                value, amb = await self._person(s, d["text"], fuzzy)
+                if amb is not None and ambiguous is None:
+                    ambiguous = amb
+            elif e.type == "doc_type":
+                value = d["text"]
+                kinds[value] = d.get("value")
+            out.setdefault(e.type, []).append(value)
+        return out, ambiguous
+
+    async def disambiguate_by_memory(self, s: Session, ambiguous: Ambiguity, entities: dict[str, list[Any]]) -> bool:
+        """"上周三发给张工的…": of the people a mention could be, keep the one this user dealt with in the
+        time range the utterance names. Binds the mention for the session and returns True when
+        exactly one candidate has memories there; otherwise the user is asked."""
+        times = [t for t in entities.get("datetime", []) if isinstance(t, dict) and t.get("start") and t.get("end")]
+        if not times:
+            return False
+        since, until = self.ms_range(s, times[0])
+        if since is None:
+            return False
+        mention, cands = ambiguous
+        hits = []
+        for cand in cands:
+            if await self.memory.search(s.uid, anchors=[cand["anchor_id"]], since=since, until=until, k=1):
+                hits.append(cand)
+        if len(hits) != 1:
+            return False
+        self.remember_anchor(s, mention, hits[0]["anchor_id"])
+        log.info("anchor.disambiguated", extra={"kv": {"mention": mention, "anchor": hits[0]["anchor_id"],
+                                                       "via": "memory", "candidates": len(cands)}})
+        return True
+
+    # -- time ----------------------------------------------------------------------------
+
+    def zone(self, s: Session) -> ZoneInfo:
+        """The session's zone (its ``tz``, else the NLU's configured zone)."""
+        return ZoneInfo(s.tz or self.nlu.settings.timezone)
+
+    def ms_range(self, s: Session, when: Mapping[str, Any]) -> tuple[int | None, int | None]:
+        """A time expression's half-open [start, end) in epoch ms (naive times are local to the session)."""
+        def ms(v: Any) -> int | None:
+            if not v:
+                return None
+            try:
+                dt = datetime.fromisoformat(str(v))
+            except ValueError:
+                return None
+            if dt.tzinfo is None:
+                dt = dt.replace(tzinfo=self.zone(s))
+            return int(dt.timestamp() * 1000)
+        return ms(when.get("start")), ms(when.get("end"))
+
+    async def recall(self, s: Session, params: Mapping[str, Any]) -> dict[str, Any]:
+        """The memory search behind a rule's ``recall`` step (this user's memories only).
+
+        :return: ``{"items": [{type, action, object, kind, anchor, at_ms, at, params, output}], "count"}``.
+        """
+        person = params.get("person")
+        anchors = s.refs.get("anchors", {})
+        anchor = anchors.get(person) if isinstance(person, str) else None
+        if anchor is None and isinstance(person, str) and ":" in person:
+            anchor = person
+        if person and anchor is None:
+            return {"items": [], "count": 0}  # an unresolved person matches nobody's memories
+        kind = params.get("kind")
+        kind = s.refs.get("kinds", {}).get(kind, kind) if isinstance(kind, str) else None
+        since, until = self.ms_range(s, {"start": params.get("since"), "end": params.get("until")})
+        items = await self.memory.search(s.uid, anchors=[anchor] if anchor else None, action=params.get("action"),
+                                         kind=kind, since=since, until=until, query=params.get("query"),
+                                         k=int(params.get("k") or 3))
+        zone = self.zone(s)
+        out = []
+        for it in items:
+            payload = it.get("payload") or {}
+            out.append({"type": it.get("type"), "action": it.get("action"), "object": it.get("object"),
+                        "kind": it.get("object_kind"), "anchor": it.get("target_anchor"), "at_ms": it.get("at_ms"),
+                        "at": datetime.fromtimestamp((it.get("at_ms") or 0) / 1000, zone).strftime("%Y-%m-%d %H:%M"),
+                        "params": payload.get("params"), "output": payload.get("output")})
+        return {"items": out, "count": len(out)}
+
+    # -- slots ---------------------------------------------------------------------------
+
+    def spec_slots(self, intent: str | None) -> dict[str, str]:
+        """The intent's slot name → entity type (empty for None or an unknown intent)."""
+        if intent is None:
+            return {}
+        for spec in self.nlu.engine.specs:
+            if spec.name == intent:
+                return dict(spec.slots)
+        return {}
+
+    def slot_values(self, intent: str | None, entities: Mapping[str, list[Any]]) -> dict[str, Any]:
+        """This turn's entities by the intent's slot names (slot → entity type in the intent pack)."""
+        out: dict[str, Any] = {}
+        used: dict[str, int] = {}
+        for slot, etype in self.spec_slots(intent).items():
+            values = entities.get(etype) or []
+            i = used.get(etype, 0)
+            if i < len(values):
+                out[slot] = values[i]
+                used[etype] = i + 1
+        return out
+
+    def aliases(self, s: Session, intent: str | None, entities: Mapping[str, Any]) -> dict[str, Any]:
+        """``<slot>_kind``: the slot's canonical value (合同, Contract, CONTRACT → ``contract``), for conditions;
+        ``<slot>_aliases``: every name the gazetteer knows for it (报价单, 报价, quote, quotation), so a rule
+        can match files or records named in any language."""
+        out: dict[str, Any] = {}
+        gazetteers = getattr(self.nlu.engine, "gazetteers", {}) or {}
+        for slot, etype in self.spec_slots(intent).items():
+            gaz, value = gazetteers.get(etype), entities.get(slot)
+            if not gaz or not isinstance(value, str):
+                continue
+            canonical = s.refs.get("kinds", {}).get(value) or gaz.get(value) or gaz.get(value.casefold())
+            if canonical:
+                out[f"{slot}_kind"] = canonical
+                out[f"{slot}_aliases"] = sorted({surface for surface, c in gaz.items() if c == canonical} | {value})
+        return out
+
+    def heard(self, parsed: Any, q: OpenQuestion | None, entities: Mapping[str, list[Any]], lang: str) -> Heard:
+        """The utterance as the dialogue manager sees it, against the open question ``q``."""
+        if parsed is None:
+            return Heard(text="", lang=lang)
+        plan_intent = q.intent if isinstance(q, (Ask, Confirm)) else None
+        asked = None
+        if isinstance(q, Ask):
+            etype = q.entity or self.spec_slots(q.intent).get(q.slot) or q.slot
+            values = entities.get(etype) or []
+            asked = values[0] if values else None
+        return Heard(text=parsed.normalized, lang=lang, intent=parsed.intent, out_of_scope=parsed.out_of_scope,
+                     kind=parsed.kind, entity_types=frozenset(e.type for e in parsed.entities),
+                     slot_values=self.slot_values(plan_intent or parsed.intent, entities), asked_value=asked,
+                     rest_chars=rest_chars(parsed))
+
+    # -- the rule context ----------------------------------------------------------------
+
+    async def context(self, s: Session, intent: str | None, entities: Mapping[str, Any], text: str,
+                      engine: RuleEnginePort) -> dict[str, Any]:
+        """What conditions and templates see: ``role``, ``slots``, ``entities`` (with aliases),
+        ``memory`` (the keys the intent's rules read, this user's), ``session``."""
+        memory: dict[str, Any] = {}
+        if engine is not self._keys_engine:  # a (re)loaded rule set: its own cache, not one keyed by id()
+            self._keys_engine, self._keys = engine, {}
+        keys = self._keys.get(intent)
+        if keys is None:
+            keys = self._keys[intent] = memory_keys(engine, intent)
+        for key in keys:
+            slot = await self.memory.get(s.uid, f"user:{s.uid}", key)
+            if slot is not None:
+                memory[key] = (slot.get("data") or {}).get("value")
+        entities = {**entities, **self.aliases(s, intent, entities)}
+        return {"role": s.role, "slots": dict(s.slots), "entities": entities, "memory": memory,
+                "session": {**s.vars, "state": s.state.value, "channel": s.channel, "user": s.user,
+                            "utterance": text, "locale": s.locale}}
+
+
+def memory_keys(engine: RuleEnginePort, intent: str | None) -> tuple[str, ...]:
+    """``memory.<key>`` names the rules of ``intent`` read (conditions and templates)."""
+    if intent is None:
+        return ()
+    keys: set[str] = set()
+    for rule in engine.rules_for(intent):
+        for cond in rule.conditions:
+            keys.update(_MEMORY_KEY.findall(cond))
+        for action in (*rule.actions, *rule.fallback):
+            keys.update(p[1] for p in action.paths if len(p) > 1 and p[0] == "memory")
+    return tuple(sorted(keys))

@@ -1,0 +1,356 @@
+"""One utterance through the dialogue manager: parse → ground → read → decide → carry out.
+
+:class:`Pipeline` is the controller's turn body. It asks the NLU, grounds the
+entities (:mod:`.grounding`), reads the utterance against the session's open
+question (:func:`hermesd.dialogue.reader.read_answer`), lets the pure policy
+decide (:func:`hermesd.dialogue.policy.decide`) and carries the decision out —
+routing and running a plan (:mod:`.planrun`), binding a chosen person, cancelling,
+asking again, answering small talk. Several requests in one utterance run in
+order (:func:`hermesd.dialogue.split.split_requests`); one that stops at a
+question holds the ones after it until it is answered.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any
+
+from ..dialogue import catalogue, policy as dp
+from ..dialogue.heard import Heard, Reading
+from ..dialogue.questions import Ask, Candidate, Choice, Confirm, Offer, OpenQuestion, reasked
+from ..dialogue.reader import read_answer
+from ..dialogue.smalltalk import capabilities, smalltalk_reply
+from ..dialogue.split import split_requests
+from ..nlu.temporal import impossible_date_text
+from .machine import Event, State
+from .record import Session
+
+if TYPE_CHECKING:
+    from .controller import Controller
+
+__all__ = ["Part", "Pipeline"]
+
+log = logging.getLogger(__name__)
+
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+_LETTER = re.compile(r"[^\W\d_]")
+
+
+@dataclass(slots=True)
+class Part:
+    """What one request of a turn produced (a turn is one part, or several when split)."""
+
+    lang: str
+    r0: float
+    trace: dict[str, Any]
+    timings: dict[str, float]
+    slots_before: dict[str, Any]
+    texts: list[str] = field(default_factory=list)
+    card: Any = None
+    intent: str | None = None
+    parsed: Any = None
+    actions: list[dict[str, Any]] = field(default_factory=list)
+    path: str = "rule"
+    rule_id: str | None = None
+    result: Any = None
+    then: tuple[str, ...] = ()
+    repairs: list[str] = field(default_factory=list)
+
+    def end(self, s: Session, c: "Controller", text: str, path: str, reason: str) -> None:
+        """End the part with one sentence; nothing runs."""
+        c._move(s, Event.ROUTED, reason)
+        c._move(s, Event.DONE, reason)
+        self.texts.append(text)
+        self.path = path
+
+
+def _choice_line(cands: tuple[Candidate, ...], lang: str) -> str:
+    def label(c: Candidate) -> str:
+        dept = c.attrs.get("dept_name_en" if lang != "zh" else "dept_name") or c.attrs.get("dept_name") \
+            or c.attrs.get("dept")
+        return f"{c.display}（{dept}）" if dept and lang == "zh" else f"{c.display} ({dept})" if dept else c.display
+    return " ".join(f"{i + 1}) {label(c)}" for i, c in enumerate(cands))
+
+
+class Pipeline:
+    """The dialogue manager's I/O shell over the controller ``c``."""
+
+    def __init__(self, c: "Controller") -> None:
+        self.c = c
+
+    # -- the turn ------------------------------------------------------------------------
+
+    def language(self, s: Session, text: str) -> str:
+        """The session's locale, else the text's script; an answer without letters keeps the conversation's."""
+        last = s.history[-1].get("lang") if s.history else None
+        if s.locale:
+            return "zh" if s.locale.lower().startswith("zh") else "en"
+        if text and _LETTER.search(text):
+            return "zh" if _CJK.search(text) else "en"
+        return last or ("zh" if _CJK.search(text or "") else "zh" if not text else "en")
+
+    def split(self, s: Session, text: str, ref: datetime) -> list[str]:
+        """``text``'s requests, when every part is a request on its own; else ``[text]``."""
+        parts = split_requests(text, self.c.lexicon)
+        if len(parts) < 2:
+            return [text]
+        for part in parts:
+            parsed = self.c.nlu.parse(part, ref, s.tz, s.locale)
+            if parsed.intent is None or parsed.out_of_scope or parsed.kind in ("affirm", "deny", "cancel"):
+                return [text]
+        return parts
+
+    async def run(self, s: Session, text: str, ref: datetime | None, trace_id: str,
+                  answer: dict[str, Any] | None, lang: str, t0: float) -> list[Part]:
+        """Every part of the turn, in order (a question stops the rest; they wait on it)."""
+        queue = [text]
+        if text and answer is None and s.pending is None:
+            queue = self.split(s, text, ref or datetime.now(timezone.utc))
+        parts: list[Part] = []
+        while queue:
+            utterance = queue.pop(0)
+            p = Part(lang=lang, r0=time.perf_counter(), trace={}, timings={}, slots_before=dict(s.slots))
+            if len(parts) or queue:
+                p.repairs.append("several_requests")
+            await self.one(s, p, utterance, ref, trace_id, answer)
+            answer = None
+            parts.append(p)
+            queue = list(p.then) + queue
+            if s.pending is not None and queue:
+                s.pending = replace(s.pending, then=tuple(queue))
+                break
+            if s.state is State.IDLE:  # handed off: nothing more runs
+                break
+        return parts
+
+    async def one(self, s: Session, p: Part, text: str, ref: datetime | None, trace_id: str,
+                  answer: dict[str, Any] | None) -> None:
+        """One request: parse, read against the open question, decide, carry out."""
+        c = self.c
+        if s.state is State.ERROR_HANDLING and s.machine.failures >= c.limits.handoff_after:
+            # too many failures in a row: a person takes over before anything else runs
+            c._move(s, Event.HANDOFF, "too many failures")
+            c.on_event(s.uid, "handoff", {"session_id": s.session_id, "reason": "failures", "trace_id": trace_id})
+        c._move(s, Event.TEXT, "utterance")
+        q = s.pending
+        while True:
+            q_ref = getattr(q, "ref", None)
+            if ref is None and q_ref:
+                ref = datetime.fromisoformat(q_ref)  # an answer continues its plan's moment
+            ref_at = ref or datetime.now(timezone.utc)
+            s.ref_ms = int(ref_at.timestamp() * 1000)
+            parsed = None
+            if text:
+                p0 = time.perf_counter()
+                parsed = c.nlu.parse(text, ref_at, s.tz, s.locale)
+                p.timings["parse"] = p.timings.get("parse", 0.0) + (time.perf_counter() - p0) * 1000
+                if not s.locale and _LETTER.search(text):
+                    p.lang = parsed.lang
+            if s.state is State.PARSING:
+                c._move(s, Event.PARSED, "parsed")
+            p.parsed = parsed
+            if parsed is not None and parsed.degraded:
+                p.trace["degraded"] = "parse_budget"
+            entities, ambiguous = await self._ground(s, p, parsed, q)
+            heard = c.grounding.heard(parsed, q, entities, p.lang)
+            reading = self._read(q, heard, answer)
+            decision = dp.decide(q, heard, reading)
+            p.trace.update({"intent": parsed.intent if parsed else None, "kind": parsed.kind if parsed else None,
+                            "entities": entities, "reading": reading.to_trace(), "decision": decision.name})
+            if isinstance(decision, dp.Choose) and isinstance(q, Choice):
+                # bind the mention for this session, then run the original utterance again
+                c.grounding.remember_anchor(s, q.mention, decision.candidate.anchor_id)
+                p.trace["chosen"] = decision.candidate.anchor_id
+                p.repairs.append("choose")
+                text, ref, answer = q.text, datetime.fromisoformat(q.ref) if q.ref else ref, None
+                s.pending = q = q.outer
+                p.then = q.then if q is not None else ()
+                continue
+            break
+        await self._carry(s, p, q, heard, decision, entities, ambiguous, text, trace_id)
+
+    async def _ground(self, s: Session, p: Part, parsed: Any, q: OpenQuestion | None) -> tuple[dict, Any]:
+        c = self.c
+        a0 = time.perf_counter()
+        load = c.load.overloaded()
+        if load:
+            p.trace["degraded"] = f"load:{load}"
+        if not isinstance(q, (Ask, Confirm)):
+            s.refs = {}
+        entities, ambiguous = await c.grounding.entities(s, parsed, fuzzy=load is None)
+        if ambiguous and await c.grounding.disambiguate_by_memory(s, ambiguous, entities):
+            p.trace["disambiguated_by"] = "memory"
+            entities, ambiguous = await c.grounding.entities(s, parsed, fuzzy=load is None)
+        p.timings["anchor"] = p.timings.get("anchor", 0.0) + (time.perf_counter() - a0) * 1000
+        return entities, ambiguous
+
+    def _read(self, q: OpenQuestion | None, heard: Heard, answer: dict[str, Any] | None) -> Reading:
+        if answer is not None and "accept" in answer:
+            return Reading("affirm" if answer["accept"] else "deny", cue="session.confirm")
+        if answer is not None and isinstance(answer.get("choice"), int):
+            return Reading("choose", choice=answer["choice"], cue="session.confirm")
+        return read_answer(q, heard, self.c.lexicon)
+
+    # -- carrying a decision out ---------------------------------------------------------
+
+    async def _carry(self, s: Session, p: Part, q: OpenQuestion | None, heard: Heard, d: Any,
+                     entities: dict[str, list[Any]], ambiguous: Any, text: str, trace_id: str) -> None:
+        c, lang = self.c, p.lang
+        invalid = _invalid_date(p.parsed, lang)
+        routes = isinstance(d, (dp.NewTurn, dp.Digress, dp.Replace, dp.Fill, dp.Correct))
+        if invalid is not None and routes:
+            # an impossible date is answered in words; nothing runs, nothing is widened
+            p.repairs.append("impossible_date")
+            self._keep_or_end(s, p, q, invalid, "impossible date")
+            return
+        if ambiguous is not None and routes:
+            self._ask_choice(s, p, q, ambiguous, text)
+            return
+        if isinstance(d, dp.Resume) and isinstance(q, Confirm):
+            s.pending = None
+            p.path = "confirm"
+            p.then = q.then
+            await c.plans.run(s, p, intent=q.intent, entities=dict(q.entities), text=text, trace_id=trace_id,
+                              resume=q, utterance=q.utterance)
+        elif isinstance(d, (dp.Fill, dp.Correct)) and isinstance(q, (Ask, Confirm)):
+            values = {**q.entities, **c.grounding.slot_values(q.intent, entities), **d.values}
+            s.pending = None
+            p.path = "form" if isinstance(d, dp.Fill) else "correction"
+            p.repairs.append("fill" if isinstance(d, dp.Fill) else "correction")
+            p.then = q.then
+            await c.plans.run(s, p, intent=q.intent, entities=values, text=text, trace_id=trace_id,
+                              utterance=q.utterance)
+        elif isinstance(d, dp.ResumeTask) and isinstance(q, Offer):
+            s.pending = None
+            await c.memory.set_task_status(q.task_id, "resumed")
+            p.path = "pending_task"
+            slots = {k: v for k, v in q.slots.items() if k != "_utterance"}
+            await c.plans.run(s, p, intent=q.intent, entities=slots, text=text, trace_id=trace_id)
+        elif isinstance(d, dp.DropTask) and isinstance(q, Offer):
+            s.pending = None
+            await c.memory.set_task_status(q.task_id, "dropped")
+            p.end(s, c, catalogue.say("cancelled", lang), "cancel", "offer declined")
+        elif isinstance(d, dp.Cancel):
+            s.pending, s.slots = None, {}
+            p.repairs.append("cancel")
+            p.then = q.then if q is not None else ()
+            p.end(s, c, catalogue.say("cancelled", lang), "cancel", f"{d.what} cancelled")
+            p.intent = getattr(q, "intent", None)
+        elif isinstance(d, (dp.Repeat, dp.Help, dp.AskAgain, dp.Wait)) and q is not None:
+            p.repairs.append(d.name)
+            self._keep_or_end(s, p, q, self._again_text(q, d, lang), d.name)
+        elif isinstance(d, dp.SmallTalk):
+            p.repairs.append("smalltalk")
+            p.path = "smalltalk"
+            text_ = smalltalk_reply(d.kind, lang, capabilities(
+                c.nlu.engine.specs, getattr(c.nlu, "pack_titles", {}) or {}, lang))
+            if q is None:
+                p.end(s, c, text_, "smalltalk", d.kind)
+            else:
+                p.texts.append(text_)
+                self._reask(s, p, q)
+        elif isinstance(d, dp.NothingOpen):
+            self._nothing_open(s, p, d)
+        else:  # NewTurn, Digress, Replace
+            digression = isinstance(d, dp.Digress) and q is not None
+            s.pending = None
+            if digression:
+                p.repairs.append("digression")
+            await c.plans.run(s, p, intent=heard.intent, entities=c.grounding.slot_values(heard.intent, entities),
+                              text=text, trace_id=trace_id)
+            if digression and s.pending is None and s.state is State.LISTENING:
+                self._reask(s, p, q)
+
+    def _again_text(self, q: OpenQuestion, d: Any, lang: str) -> str:
+        prompt = q.prompt
+        if isinstance(d, dp.Repeat):
+            return catalogue.say("repeat", lang, q=prompt)
+        if isinstance(d, dp.Wait):
+            return catalogue.say("wait", lang, q=prompt)
+        expected = "choice" if isinstance(q, Choice) else "slot" if isinstance(q, Ask) else "yes_no"
+        if isinstance(d, dp.Help):
+            if isinstance(q, Choice):
+                return catalogue.say("help_choice", lang, opts=_choice_line(q.candidates, lang))
+            return catalogue.say("help_slot" if expected == "slot" else "help_yes_no", lang, q=prompt)
+        return catalogue.say({"choice": "expect_choice", "slot": "expect_slot"}.get(expected, "expect_yes_no"),
+                             lang, q=prompt)
+
+    def _keep_or_end(self, s: Session, p: Part, q: OpenQuestion | None, text: str, reason: str) -> None:
+        """Say ``text``; an open question stays open in its own state (its timer still runs)."""
+        c = self.c
+        if q is None:
+            p.end(s, c, text, "clarify", reason)
+            return
+        p.texts.append(text)
+        s.pending = q
+        p.path = "clarify"
+        p.card = q.card if isinstance(q, (Confirm, Choice)) else None
+        if isinstance(q, (Ask, Confirm)):
+            s.slots = {k: v for k, v in q.entities.items() if v is not None}
+        c._move(s, Event.ROUTED, reason)
+        self._reopen(s, q, reason)
+
+    def _reopen(self, s: Session, q: OpenQuestion, reason: str) -> None:
+        """From EXECUTING back to the state that waits for ``q``'s answer."""
+        if isinstance(q, Offer):
+            self.c._move(s, Event.DONE, reason)
+        else:
+            self.c._move(s, Event.ASK if isinstance(q, Ask) else Event.CONFIRM, reason)
+
+    def _reask(self, s: Session, p: Part, q: OpenQuestion) -> None:
+        """After a digression or small talk the open question comes back, asked again exactly once."""
+        c = self.c
+        if s.state is State.LISTENING:  # the digression's plan finished: a new round for the question
+            c._move(s, Event.TEXT, "digression done")
+            c._move(s, Event.PARSED, "digression done")
+        c._move(s, Event.ROUTED, "digression done")
+        if isinstance(q, (Ask, Confirm)):
+            s.slots = {k: v for k, v in q.entities.items() if v is not None}
+        if not q.reasked:
+            key = {Confirm: "confirm_again", Ask: "ask_again"}.get(type(q), "choose_again")
+            p.texts.append(catalogue.say(key, p.lang, q=q.prompt))
+            if isinstance(q, (Confirm, Choice)):
+                p.card = q.card
+            q = reasked(q)
+        s.pending = q
+        self._reopen(s, q, "asked again")
+
+    def _ask_choice(self, s: Session, p: Part, q: OpenQuestion | None, ambiguous: Any, text: str) -> None:
+        """Ask which person a mention means before anything runs; the answer resumes the turn."""
+        c = self.c
+        mention, cands = ambiguous
+        cands_t = tuple(Candidate.from_dict(x) for x in cands)
+        prompt = catalogue.say("choose", p.lang, m=mention, opts=_choice_line(cands_t, p.lang))
+        ref = datetime.fromtimestamp(s.ref_ms / 1000, timezone.utc).isoformat()
+        s.pending = Choice(mention=mention, candidates=cands_t, text=text, ref=ref, prompt=prompt, outer=q)
+        c._move(s, Event.ROUTED, "ambiguous mention")
+        c._move(s, Event.CONFIRM, "choice")
+        p.texts.append(prompt)
+        p.card = s.pending.card
+        p.path = "clarify"
+        p.repairs.append("ask_choice")
+
+    def _nothing_open(self, s: Session, p: Part, d: dp.NothingOpen) -> None:
+        c, lang = self.c, p.lang
+        p.repairs.append("nothing_open")
+        expired = s.expired
+        if expired and d.act != "cancel" and c.now_ms() - int(expired.get("at_ms", 0)) < c.expired_memory_ms:
+            s.expired = None
+            p.end(s, c, catalogue.say("expired", lang, q=expired.get("prompt", "")), "clarify", "card expired")
+            return
+        key = "nothing_to_cancel" if d.act == "cancel" else "nothing_open"
+        p.end(s, c, catalogue.say(key, lang), "clarify", "nothing open")
+
+
+def _invalid_date(parsed: Any, lang: str) -> str | None:
+    """The sentence for an impossible date in the utterance ("6月没有31号。"), or None."""
+    if parsed is None:
+        return None
+    for t in parsed.times:
+        if t.kind == "invalid":
+            return impossible_date_text(t, lang)
+    return None

@@ -1,0 +1,183 @@
+"""ROUTING and EXECUTING of one request: the winning rule's plan, run and settled.
+
+:class:`PlanRunner` takes the intent and the slot values a decision settled on,
+builds the rule context (:mod:`.grounding`), lets the rule engine pick the plan
+(or resumes a confirmed one), runs it with :class:`~.executor.Executor`, and
+settles the outcome on the session: finished, suspended at a question (a typed
+:class:`~hermesd.dialogue.questions.Ask` / :class:`~hermesd.dialogue.questions.Confirm`),
+handed off, or failed (compensation, retry, degrade, handoff).
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any, Mapping
+
+from ..dialogue import catalogue
+from ..dialogue.questions import Ask, Confirm
+from ..rules.engine import Plan
+from .executor import Executor, Failure, Finished, Handoff, Suspend
+from .machine import Event, State, recovery
+from .record import Session
+
+if TYPE_CHECKING:
+    from .controller import Controller
+    from .pipeline import Part
+
+__all__ = ["PlanRunner"]
+
+
+class PlanRunner:
+    """Runs plans for the controller ``c`` (its ports, state moves and events)."""
+
+    def __init__(self, c: "Controller") -> None:
+        self.c = c
+
+    def _plan_for(self, engine: Any, resume: Confirm | None) -> Plan | None:
+        if resume is None:
+            return None
+        rule = _rule_by_id(engine, resume.rule_id)
+        if rule is None:  # the pack was reloaded without that rule: route afresh
+            return None
+        return Plan("rule", resume.intent, rule.rule_id, None, tuple(rule.actions), tuple(rule.fallback))
+
+    async def run(self, s: Session, p: "Part", *, intent: str | None, entities: Mapping[str, Any], text: str,
+                  trace_id: str, resume: Confirm | None = None, utterance: str | None = None) -> None:
+        """Route and execute ``intent`` with ``entities`` (slot → value) into ``p``.
+
+        :param resume: an accepted card: its plan runs from the confirmed step with its tool results.
+        :param utterance: what the user first said for this plan (kept on a question it suspends at).
+        """
+        c = self.c
+        if not c.policy.gate(intent, s.vars):
+            p.end(s, c, catalogue.say("auth", p.lang), "auth", "auth required")
+            return
+        engine = c.rules()
+        plan = self._plan_for(engine, resume)
+        start, confirmed, steps = 0, None, {}
+        if plan is not None and resume is not None:
+            start = confirmed = resume.index
+            steps = dict(resume.steps)
+        ctx = await c.grounding.context(s, intent, entities, text, engine)
+        if plan is None:
+            plan = engine.match(intent, ctx)
+            if plan.path == "fallback" and p.path == "rule":
+                p.path = "fallback"
+        p.timings["route"] = (time.perf_counter() - p.r0) * 1000
+        p.trace["plan"] = plan.to_trace()
+        p.rule_id = plan.rule_id
+        c._move(s, Event.ROUTED, plan.path)
+        e0 = time.perf_counter()
+        executor = self._executor(s, p, plan, trace_id)
+        result = await executor.run(plan.actions, ctx, start=start, confirmed=confirmed, steps=steps)
+        if isinstance(result, Failure) and result.retryable:
+            c._move(s, Event.FAIL, result.code)
+            if recovery(s.machine, c.limits, retryable=True) is Event.RETRY and c._move(s, Event.RETRY):
+                result = await executor.run(plan.actions, ctx, start=result.index, confirmed=confirmed,
+                                            steps=dict(ctx.get("steps") or {}))
+        p.timings["execute"] = p.timings.get("execute", 0.0) + (time.perf_counter() - e0) * 1000
+        s.executing = None
+        p.intent = intent
+        await self._settle(s, p, plan, executor, ctx, result, dict(entities), utterance or text, trace_id)
+
+    def _executor(self, s: Session, p: "Part", plan: Plan, trace_id: str) -> Executor:
+        c = self.c
+
+        async def before_tool(tool: str, index: int, idempotent: bool) -> None:
+            # restart safety: a non-idempotent tool starts only once EXECUTING is on disk
+            step = {"tool": tool, "index": index, "rule_id": plan.rule_id, "trace_id": trace_id}
+            if not idempotent:
+                s.executing = step
+                row = s.to_row()
+                s.executing = None
+                await c.memory.save_session(row)
+            s.executing = step  # visible in session.get only once it is on disk
+
+        async def recall(params: dict[str, Any]) -> dict[str, Any]:
+            return await c.grounding.recall(s, params)
+
+        async def call(name: str, params: dict[str, Any]) -> dict[str, Any]:
+            return await c.tools.call(name, params, role=s.role, session_id=s.session_id, trace_id=trace_id,
+                                      uid=s.uid)
+
+        return Executor(call, c.tool_info, p.lang, before_tool, recall)
+
+    async def _settle(self, s: Session, p: "Part", plan: Plan, executor: Executor, ctx: dict[str, Any],
+                      result: Any, entities: dict[str, Any], utterance: str, trace_id: str) -> None:
+        """Fold the plan's outcome into the session and the part's reply."""
+        c = self.c
+        p.texts += result.texts
+        s.vars.update(result.state_vars)
+        p.result = result
+        p.actions = [x.to_dict() for x in result.log]
+        if isinstance(result, Finished):
+            s.slots = {}
+            c._move(s, Event.DONE, "plan finished")
+        elif isinstance(result, Suspend):
+            ref = datetime.fromtimestamp(s.ref_ms / 1000, timezone.utc).isoformat()
+            common = {"intent": plan.intent or p.intent, "rule_id": plan.rule_id, "index": result.index,
+                      "entities": entities, "steps": dict(ctx.get("steps") or {}), "prompt": result.prompt,
+                      "utterance": utterance, "ref": ref}
+            s.pending = (Confirm(card=result.card or {}, **common) if result.kind == "confirm"
+                         else Ask(slot=result.slot or "", entity=result.entity, **common))
+            s.slots = {k: v for k, v in entities.items() if v is not None}
+            p.texts.append(result.prompt)
+            p.card = result.card
+            c._move(s, Event.CONFIRM if result.kind == "confirm" else Event.ASK, result.kind)
+        elif isinstance(result, Handoff):
+            s.pending, s.slots = None, {}
+            c._move(s, Event.HANDOFF, result.reason)
+            c.on_event(s.uid, "handoff", {"session_id": s.session_id, "reason": result.reason, "trace_id": trace_id})
+        elif isinstance(result, Failure) and not result.counts:
+            # an answer, not a fault (a required recall found nothing): the rule's fallback says so
+            await self._compensate(s, p, executor, plan.on_error, ctx, result)
+            s.pending, s.slots = None, {}
+            c._move(s, Event.DONE, result.code)
+        elif isinstance(result, Failure):
+            await self._fail(s, p, plan, executor, ctx, result, trace_id)
+
+    async def _compensate(self, s: Session, p: "Part", executor: Executor, actions: tuple[Any, ...],
+                          ctx: dict[str, Any], result: Failure) -> list[str]:
+        undo = await executor.compensate(actions, ctx)
+        result.log.extend(undo.log)
+        result.remembered.extend(undo.remembered)
+        s.vars.update(undo.state_vars)
+        p.actions = [x.to_dict() for x in result.log]
+        p.trace["failure"] = {"index": result.index, "code": result.code, "message": result.message}
+        p.texts += undo.texts
+        return undo.texts
+
+    async def _fail(self, s: Session, p: "Part", plan: Plan, executor: Executor, ctx: dict[str, Any],
+                    result: Failure, trace_id: str) -> None:
+        """A failed step: compensate (saga order), say so in words, then degrade or hand off."""
+        c = self.c
+        said = await self._compensate(s, p, executor, plan.compensation(result.index), ctx, result)
+        if not said:
+            p.texts.append(catalogue.failure(result.code, p.lang, tool=_failed_tool(plan, result.index)))
+        s.slots = dict(p.slots_before)  # only this turn's changes are dropped
+        if s.state is not State.ERROR_HANDLING:
+            c._move(s, Event.FAIL, result.code)
+        if recovery(s.machine, c.limits, retryable=False) is Event.HANDOFF:
+            c._move(s, Event.HANDOFF, "too many failures")
+            p.texts.append(catalogue.say("handoff", p.lang))
+            c.on_event(s.uid, "handoff", {"session_id": s.session_id, "reason": "failures", "trace_id": trace_id})
+        else:
+            c._move(s, Event.DEGRADE, result.code)
+        p.path = "error"
+
+
+def _failed_tool(plan: Plan, index: int) -> str | None:
+    action = plan.actions[index] if 0 <= index < len(plan.actions) else None
+    return getattr(action, "tool", None)
+
+
+def _rule_by_id(engine: Any, rule_id: str | None) -> Any:
+    """The rule ``rule_id`` in the engine's packs (None when a reload removed it)."""
+    if rule_id is None:
+        return None
+    for pack in engine.packs:
+        for rule in pack.rules:
+            if rule.rule_id == rule_id:
+                return rule
+    return None

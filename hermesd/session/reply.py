@@ -1,0 +1,72 @@
+"""The reply of a turn, composed from its parts, and the trace a technician reads (``session.trace``).
+
+A trace holds, per turn: ``intent``, ``kind``, ``entities``, ``reading`` (how the answer
+was read), ``decision`` (what the dialogue manager decided), ``repairs`` (digression,
+correction, choose, several_requests …), ``transitions`` (``[from, event, to]`` of
+the state machine), ``plan``, ``actions``, ``path`` and ``timings_ms``.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from .pipeline import Part
+from .record import Session
+
+__all__ = ["compose_reply"]
+
+log = logging.getLogger(__name__)
+
+
+def compose_reply(s: Session, text: str, trace_id: str, prefix: list[str], parts: list[Part], t0: float, *,
+                  now_ms: int, ttl_s: float) -> dict[str, Any]:
+    """The turn's reply from its parts (one, or several requests in order); updates the session's
+    trace, history, turn count and TTL.
+
+    :param prefix: sentences said before the parts' (an interrupted action's note).
+    :param t0: ``time.perf_counter()`` at the turn's start. :param now_ms: wall clock, epoch ms.
+    :return: the ``session.turn`` result (see :meth:`Controller.turn`).
+    """
+    first, last = parts[0], parts[-1]
+    path = first.path if len(parts) == 1 else "multi"
+    timings: dict[str, float] = {}
+    for p in parts:
+        for k, v in p.timings.items():
+            timings[k] = timings.get(k, 0.0) + v
+    timings.setdefault("route", (time.perf_counter() - first.r0) * 1000)
+    timings["total"] = (time.perf_counter() - t0) * 1000
+    actions = [a for p in parts for a in p.actions]
+    intent = next((p.intent for p in parts if p.intent), None) if len(parts) > 1 else first.intent
+    trace: dict[str, Any] = {**first.trace, "trace_id": trace_id, "text": text, "path": path,
+                             "state_after": s.state.value, "version": s.machine.version, "actions": actions,
+                             "repairs": sorted({r for p in parts for r in p.repairs}),
+                             "transitions": list(s.moves), "lang": last.lang,
+                             "timings_ms": {k: round(v, 3) for k, v in timings.items()}}
+    trace["intent"] = intent
+    if len(parts) > 1:
+        trace["parts"] = [{"intent": p.intent, "decision": p.trace.get("decision"), "path": p.path,
+                           "rule_id": p.rule_id} for p in parts]
+    s.last_trace = trace
+    s.turns += 1
+    now = now_ms
+    s.updated_ms = now
+    s.expires_ms = now + int(ttl_s * 1000)
+    texts = prefix + [t for p in parts for t in p.texts]
+    reply: dict[str, Any] = {"text": "\n".join(t for t in texts if t)}
+    if last.card:
+        reply["card"] = dict(last.card)
+    entities = [e.to_dict() for p in parts if p.parsed for e in p.parsed.entities]
+    rule_id = (first.trace.get("plan") or {}).get("rule_id") if len(parts) == 1 else first.rule_id
+    out = {"reply": reply, "state": s.state.value, "version": s.machine.version, "intent": intent,
+           "entities": entities, "actions": actions, "path": path, "rule_id": rule_id,
+           "decision": first.trace.get("decision"), "trace_id": trace_id,
+           "timings_ms": trace["timings_ms"]}
+    trace["at_ms"], trace["reply"] = now, reply["text"]
+    s.history.append(trace)
+    del s.history[:-20]
+    log.info("turn", extra={"kv": {"path": path, "intent": intent, "state": s.state.value,
+                                   "decision": trace.get("decision"), "duration_ms": round(timings["total"], 3),
+                                   "trace": trace_id}})
+    return out
