@@ -352,7 +352,7 @@ def _ctl_replay(c: Any, a: argparse.Namespace) -> Any:
 
 
 def ctl_main(argv: list[str] | None = None) -> None:
-    """``hermesctl [--socket P] [--json] status|ping|say|chat|sessions|tools|metrics|reload|parse|call|trace|events``."""
+    """``hermesctl [--socket P] [--json] status|ping|say|chat|sessions|tools|metrics|reload|parse|call|trace|events|test``."""
     from .client import Client, DaemonNotRunning
     from .errors import HermesError, MethodNotFound
 
@@ -377,6 +377,10 @@ def ctl_main(argv: list[str] | None = None) -> None:
              "events": "follow this user's events (reminders, handoffs, …)",
              "replay": "replay recorded dialogues (SGD turns, or --xsid) and score intents and API calls",
              "archive": "L3 archive: archive status | sync | verify"}
+    from .stories.command import add_arguments as add_test_arguments
+
+    add_test_arguments(sub.add_parser("test", help="play conversation stories (YAML) and report passed/failed "
+                                                   "and coverage: test PATH…"))
     for name, fn in commands.items():
         p = sub.add_parser(name, help=helps[name])
         if name in ("say", "parse"):
@@ -405,6 +409,10 @@ def ctl_main(argv: list[str] | None = None) -> None:
             p.add_argument("--at", help="reference time for the turn, ISO 8601 with offset")
         p.set_defaults(fn=fn)
     args = parser.parse_args(argv)
+    if args.cmd == "test":  # its own asyncio connections; loads and checks the stories before connecting
+        from .stories.command import run_command
+
+        sys.exit(run_command(args))
     client = Client(args.socket, timeout_s=args.timeout)
     try:
         with client:

@@ -34,6 +34,7 @@ from .memory.archive_settings import ArchiveSettings, UpstreamSettings
 from .memory.settings import MemorySettings
 from .nlu.settings import NluSettings
 from .section import Section, shipped_path
+from .session.reminder_settings import RemindersSettings
 from .session.settings import SessionSettings
 from .tools.settings import ToolsSettings
 
@@ -146,6 +147,7 @@ class HermesConfig(Section):
     memory: MemorySettings = MemorySettings()
     tools: ToolsSettings = ToolsSettings()
     session: SessionSettings = SessionSettings()
+    reminders: RemindersSettings = RemindersSettings()
     archive: ArchiveSettings = ArchiveSettings()
     upstream: UpstreamSettings = UpstreamSettings()
 

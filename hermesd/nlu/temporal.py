@@ -13,8 +13,10 @@ Rules (documented choices, see tests/nlu/temporal_vectors.jsonl):
   "next X" the first X strictly after it; a bare weekday (周三, Wednesday, this
   Wednesday) is the first X on or after the reference date.
 - "today" is the local date in ``tz``, whatever the process ``TZ`` is.
-- A date that does not exist (下个月31号 asked in January, 2月30日) is returned
-  with ``kind="invalid"`` and a ``reason``; it is never rolled over.
+- A date that does not exist (下个月31号 asked in January, 2月30日, the 31st of June,
+  2月29日 in a common year) is returned with ``kind="invalid"``, a ``reason`` for logs and
+  a structured ``problem`` (see :class:`TimeExpr`); it is never rolled over or dropped.
+  :func:`impossible_date_text` says what is wrong in a sentence ("6月没有31号。").
 - A month and day without a year (6月15日, June 15) is in the reference year.
 - A clock hour with neither am/pm nor a part of day (and not written on a
   24-hour clock like 09:30): without a date it is the
@@ -29,16 +31,16 @@ from __future__ import annotations
 
 import calendar
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
-from typing import Any
+from typing import Any, Mapping
 from zoneinfo import ZoneInfo
 
 from .normalize import Normalized, normalize
 from .numbers import EN_NUM, en_number
 from .temporal_atoms import MEALS, PARTS_OF_DAY, UNIT_SECONDS, Atom, find_atoms
 
-__all__ = ["TimeExpr", "parse_times"]
+__all__ = ["TimeExpr", "impossible_date_text", "parse_times"]
 
 _GAP = re.compile(r"^(?:\s|,|的|at|on|in the|in|of|around|about|by|this)*$")
 _RANGE_CONN = re.compile(r"^\s*(到|至|~|-|to|until|till|through|thru|and)\s*$")
@@ -59,7 +61,16 @@ class TimeExpr:
     :param grain: ``second`` | ``minute`` | ``hour`` | ``part_of_day`` | ``day`` | ``week`` | ``weekend`` |
         ``month`` | ``season`` | ``quarter`` | ``year`` | ``decade``.
     :param text: the original text of ``span``. :param span: ``(start, end)`` in the original text.
-    :param seconds: length of a ``duration``. :param reason: why an ``invalid`` date does not exist.
+    :param seconds: length of a ``duration``. :param reason: why an ``invalid`` date does not exist (English, for logs).
+    :param problem: for ``invalid`` only, what is wrong, as data (JSON-ready):
+
+        - ``{"kind": "no_such_day", "year": 2025, "month": 6, "day": 31, "max_day": 30}``:
+          the month has fewer days (``year`` is the year the date was resolved in; it only
+          matters for February 29);
+        - ``{"kind": "no_such_month", "month": 13}``;
+        - ``{"kind": "reversed_range"}``: a range that ends before it starts (明天到昨天);
+        - ``{"kind": "out_of_calendar"}``: beyond year 1–9999 (99999999天后);
+        - ``{"kind": "no_date"}``: nothing to place on a calendar.
     """
 
     kind: str
@@ -70,16 +81,23 @@ class TimeExpr:
     span: tuple[int, int]
     seconds: float | None = None
     reason: str | None = None
+    problem: dict[str, Any] | None = field(default=None, hash=False)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict; dates as ``YYYY-MM-DD``, datetimes ISO 8601 with offset."""
         return {"kind": self.kind, "start": self.start.isoformat() if self.start else None,
                 "end": self.end.isoformat() if self.end else None, "grain": self.grain, "text": self.text,
-                "span": list(self.span), "seconds": self.seconds, "reason": self.reason}
+                "span": list(self.span), "seconds": self.seconds, "reason": self.reason,
+                "problem": dict(self.problem) if self.problem else None}
 
 
 class _Invalid(Exception):
-    pass
+    def __init__(self, reason: str, problem: dict[str, Any]) -> None:
+        super().__init__(reason)
+        self.problem = problem
+
+
+_OUT_OF_CALENDAR = {"kind": "out_of_calendar"}
 
 
 # ---- selection and merging -------------------------------------------------------------------
@@ -163,10 +181,11 @@ def _add_months(y: int, m: int, k: int) -> tuple[int, int]:
 
 def _valid_day(y: int, m: int, d: int) -> date:
     if not 1 <= m <= 12:
-        raise _Invalid(f"month {m} does not exist")
+        raise _Invalid(f"month {m} does not exist", {"kind": "no_such_month", "month": m})
     last = calendar.monthrange(y, m)[1]
     if not 1 <= d <= last:
-        raise _Invalid(f"{y:04d}-{m:02d} has no day {d} (last day is {last})")
+        raise _Invalid(f"{y:04d}-{m:02d} has no day {d} (last day is {last})",
+                       {"kind": "no_such_day", "year": y, "month": m, "day": d, "max_day": last})
     return date(y, m, d)
 
 
@@ -213,7 +232,7 @@ def _date_part(f: dict[str, Any], today: date) -> tuple[date, date, str] | None:
         else:
             y, m = _add_months(today.year, today.month, f.get("month_shift", 0))
         if not 1 <= m <= 12:
-            raise _Invalid(f"month {m} does not exist")
+            raise _Invalid(f"month {m} does not exist", {"kind": "no_such_month", "month": m})
         n = 3 if period == "season" else 1
         ey, em = _add_months(y, m, n)
         return date(y, m, 1), date(ey, em, 1), period
@@ -296,7 +315,7 @@ def _resolve(f: dict[str, Any], ref: datetime, tz: ZoneInfo, anchor: date | None
     has_clock = "hour" in f
     if not has_clock and "pod" not in f:
         if dp is None:
-            raise _Invalid("no date")
+            raise _Invalid("no date", {"kind": "no_date"})
         s, e, g = dp
         return ("date" if g == "day" else "range"), s, e, g, None
     if dp is not None and dp[2] != "day":
@@ -417,9 +436,10 @@ def _single(norm: Normalized, g: _Group, ref: datetime, tz: ZoneInfo) -> TimeExp
         kind, start, end, grain, secs = _resolve(g.f, ref, tz)
         return TimeExpr(kind, start, end, grain, norm.original[s:e], (s, e), secs)
     except _Invalid as exc:
-        return TimeExpr("invalid", None, None, "day", norm.original[s:e], (s, e), reason=str(exc))
+        return TimeExpr("invalid", None, None, "day", norm.original[s:e], (s, e), reason=str(exc), problem=exc.problem)
     except (OverflowError, ValueError):  # "99999999天后": beyond the calendar (year 9999)
-        return TimeExpr("invalid", None, None, "day", norm.original[s:e], (s, e), reason="out of the calendar's range")
+        return TimeExpr("invalid", None, None, "day", norm.original[s:e], (s, e), reason="out of the calendar's range",
+                        problem=dict(_OUT_OF_CALENDAR))
 
 
 def _range(norm: Normalized, g1: _Group, g2: _Group, ref: datetime, tz: ZoneInfo) -> TimeExpr | None:
@@ -456,9 +476,10 @@ def _range(norm: Normalized, g1: _Group, g2: _Group, ref: datetime, tz: ZoneInfo
         else:
             k2, a2, b2, gr2, _ = _resolve(f2, ref, tz)
     except _Invalid as exc:
-        return TimeExpr("invalid", None, None, "day", text, (s1, s2), reason=str(exc))
+        return TimeExpr("invalid", None, None, "day", text, (s1, s2), reason=str(exc), problem=exc.problem)
     except (OverflowError, ValueError):
-        return TimeExpr("invalid", None, None, "day", text, (s1, s2), reason="out of the calendar's range")
+        return TimeExpr("invalid", None, None, "day", text, (s1, s2), reason="out of the calendar's range",
+                        problem=dict(_OUT_OF_CALENDAR))
     if a1 is None or b2 is None:
         return None
     if k2 == "datetime":
@@ -466,5 +487,48 @@ def _range(norm: Normalized, g1: _Group, g2: _Group, ref: datetime, tz: ZoneInfo
     if isinstance(a1, datetime) != isinstance(b2, datetime):
         a1, b2 = _as_dt(a1, tz), _as_dt(b2, tz)
     if b2 <= a1:
-        return TimeExpr("invalid", None, None, gr1, text, (s1, s2), reason="range ends before it starts")
+        return TimeExpr("invalid", None, None, gr1, text, (s1, s2), reason="range ends before it starts",
+                        problem={"kind": "reversed_range"})
     return TimeExpr("range", a1, b2, min(gr1, gr2, key=_GRAIN_ORDER.index), text, (s1, s2))
+
+
+# ---- saying what is wrong with an impossible date ---------------------------------------------
+_EN_MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
+                   "October", "November", "December")
+
+
+def _en_ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def impossible_date_text(problem: TimeExpr | Mapping[str, Any] | None, lang: str) -> str:
+    """One sentence saying why a time expression has no date, and nothing else.
+
+    :param problem: an ``invalid`` :class:`TimeExpr`, its ``to_dict()``, or its ``problem`` mapping
+        (see :class:`TimeExpr`); None or an unknown kind gives the generic sentence.
+    :param lang: ``zh`` or ``en`` (anything else is English).
+    :return: e.g. ``6月没有31号。`` / ``June has no 31st.``; for February 29 in a common year the
+        year is named, because it is the year that makes the date impossible:
+        ``2025年2月没有29号（2025年不是闰年）。`` / ``February 2025 has no 29th (2025 is not a leap year).``
+    """
+    if isinstance(problem, TimeExpr):
+        problem = problem.problem
+    elif isinstance(problem, Mapping) and "problem" in problem and "kind" in problem and problem.get("kind") == "invalid":
+        problem = problem.get("problem")
+    p: Mapping[str, Any] = problem if isinstance(problem, Mapping) else {}
+    zh = lang == "zh"
+    kind = p.get("kind")
+    if kind == "no_such_day":
+        y, m, d = int(p.get("year") or 0), int(p["month"]), int(p["day"])
+        if m == 2 and d == 29 and y:
+            return f"{y}年2月没有29号（{y}年不是闰年）。" if zh else \
+                f"February {y} has no 29th ({y} is not a leap year)."
+        return f"{m}月没有{d}号。" if zh else f"{_EN_MONTH_NAMES[m - 1]} has no {_en_ordinal(d)}."
+    if kind == "no_such_month":
+        return f"没有{p['month']}月。" if zh else f"There is no month {p['month']}."
+    if kind == "reversed_range":
+        return "这段时间的结束早于开始。" if zh else "That period ends before it starts."
+    if kind == "out_of_calendar":
+        return "这个日期超出了日历的范围。" if zh else "That date is beyond the calendar."
+    return "这个日期不存在。" if zh else "That date does not exist."

@@ -224,8 +224,11 @@ class SessionService(Subsystem):
                                            {"reminder_id": r.get("id"), "text": r.get("text"), "due": r.get("due"),
                                             "session_id": session_id}, int(due.timestamp() * 1000))
             self._poke()
-        elif action == "cancel" and params.get("id"):
-            await self.events.unschedule(uid, f"reminder:{params['id']}")
+        elif action == "cancel":
+            # by id, or the one due in a range (no id in the params): the output names what was cancelled
+            ids = {r.get("id") for r in output.get("reminders") or [] if r.get("status") == "cancelled"}
+            for rid in sorted(i for i in ids | {params.get("id")} if i):
+                await self.events.unschedule(uid, f"reminder:{rid}")
 
     def connection_closed(self, connection_id: int) -> None:
         if self.events is not None:

@@ -1,7 +1,27 @@
-"""reminder: create/list/cancel, kept in ``$HERMESD_TOOL_STATE_DIR/reminders.json`` (atomic rename)."""
+"""reminder: create/list/cancel, kept in ``$HERMESD_TOOL_STATE_DIR/reminders.json`` (atomic rename).
+
+Times:
+
+- ``due`` is either an instant (RFC 3339 with offset: the person said a clock time) or a day
+  ``YYYY-MM-DD`` (they did not): a day is due at ``default_time`` (``HH:MM``, default 09:00)
+  on that day in the IANA zone ``tz``. A window ``due``..``until`` of instants (a part of day,
+  "后天上午") is due at ``default_time`` when that falls inside it, else at its start.
+  The stored ``due`` is always an instant with its offset; ``time_given`` says whether the
+  person named the time, and ``local`` is its wall-clock ``YYYY-MM-DD HH:MM``.
+- ``now`` (an instant; the caller's reference time) marks every pending reminder due at or
+  before it ``fired`` (the daemon has published its event by then), so it no longer lists
+  or cancels as pending.
+- ``since``/``until`` filter ``list`` and ``cancel`` to reminders due in ``[since, until)``;
+  days are local midnights in ``tz``. ``cancel`` without ``id`` cancels the one pending reminder
+  due then (``AMBIGUOUS`` when there are several, ``NOT_FOUND`` when none); ``list`` with
+  ``expect: some`` / ``expect: one`` fails the same way, so a rule can stop before a confirmation.
+"""
 
 import json
 import os
+from datetime import date, datetime, time, timedelta, timezone
+
+DEFAULT_TIME = "09:00"
 
 
 class Failure(Exception):
@@ -31,25 +51,149 @@ def _save(data: dict) -> None:
     os.replace(tmp, _path())
 
 
+def _zone(name):
+    if not name:
+        return None
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise Failure("BAD_ZONE", f"unknown time zone {name!r}") from None
+
+
+def _is_day(v: str) -> bool:
+    return len(v) == 10 and "T" not in v
+
+
+def _instant(v, tz, field: str, at: str = "00:00") -> datetime:
+    """An aware datetime for an instant, or for a day at ``at`` in ``tz``."""
+    if _is_day(v):
+        if tz is None:
+            raise Failure("MISSING_FIELD", f"{field} is a day ({v}): tz is needed to place it")
+        h, m = (int(x) for x in at.split(":"))
+        return datetime.combine(date.fromisoformat(v), time(h, m), tz)
+    dt = datetime.fromisoformat(v[:-1] + "+00:00" if v[-1:] in "zZ" else v)
+    if dt.tzinfo is None:
+        if tz is None:
+            raise Failure("MISSING_FIELD", f"{field} has no offset: tz is needed")
+        dt = dt.replace(tzinfo=tz)
+    return dt
+
+
+def _stored(item: dict):
+    """The stored due as an aware datetime (None for an unreadable legacy value)."""
+    try:
+        dt = datetime.fromisoformat(str(item.get("due")).replace("Z", "+00:00"))
+    except ValueError:
+        try:
+            dt = datetime.combine(date.fromisoformat(str(item.get("due"))), time(9, 0))
+        except ValueError:
+            return None
+    return dt if dt.tzinfo is not None else dt.replace(tzinfo=timezone.utc)
+
+
+def _due(input: dict, tz) -> tuple[datetime, bool]:
+    """(when it is due, whether the person gave the time) for ``create``."""
+    raw, at = input["due"], input.get("default_time") or DEFAULT_TIME
+    if _is_day(raw):
+        return _instant(raw, tz, "due", at), False
+    start = _instant(raw, tz, "due")
+    if not input.get("until"):
+        return start, True
+    end = _instant(input["until"], tz or start.tzinfo, "until")
+    h, m = (int(x) for x in at.split(":"))
+    day = start.astimezone(start.tzinfo)
+    candidate = datetime.combine(day.date(), time(h, m), start.tzinfo)
+    if candidate < start:
+        candidate += timedelta(days=1)
+    return (candidate if start <= candidate < end else start), False
+
+
+def _item_view(item: dict) -> dict:
+    dt = _stored(item)
+    out = dict(item)
+    if dt is not None:
+        out["local"] = dt.strftime("%Y-%m-%d %H:%M")
+        out["time"] = dt.strftime("%H:%M")
+    return out
+
+
+def _fire_due(data: dict, now) -> bool:
+    changed = False
+    for item in data["items"]:
+        dt = _stored(item)
+        if item["status"] == "pending" and dt is not None and now is not None and dt <= now:
+            item["status"] = "fired"
+            changed = True
+    return changed
+
+
+def _select(data: dict, input: dict, tz) -> list:
+    """Pending reminders, due order, filtered by ``id`` and ``since``/``until``."""
+    lo = _instant(input["since"], tz, "since") if input.get("since") else None
+    hi = _instant(input["until"], tz, "until") if input.get("until") else None
+    out = []
+    for item in data["items"]:
+        if item["status"] != "pending" or (input.get("id") and item["id"] != input["id"]):
+            continue
+        dt = _stored(item)
+        if (lo is not None or hi is not None) and dt is None:
+            continue
+        if (lo is not None and dt < lo) or (hi is not None and dt >= hi):
+            continue
+        out.append(item)
+    far = datetime.max.replace(tzinfo=timezone.utc)
+    return sorted(out, key=lambda i: (_stored(i) or far, int(i["id"][1:])))
+
+
+def _expect(found: list, input: dict) -> list:
+    """``expect: some`` → at least one (else NOT_FOUND); ``expect: one`` → exactly one (else AMBIGUOUS)."""
+    if input.get("expect") in ("some", "one") and not found:
+        which = f" {input['id']}" if input.get("id") else ""
+        raise Failure("NOT_FOUND", f"no pending reminder{which} (it may have fired or been cancelled)")
+    if input.get("expect") == "one":
+        return [_one(found, input)]
+    return found
+
+
+def _one(found: list, input: dict) -> dict:
+    if not found:
+        which = f" {input['id']}" if input.get("id") else ""
+        raise Failure("NOT_FOUND", f"no pending reminder{which} (it may have fired or been cancelled)")
+    if len(found) > 1:
+        listed = "; ".join(f"{i['id']} {_item_view(i).get('local', i['due'])} {i['text']}" for i in found[:10])
+        raise Failure("AMBIGUOUS", f"{len(found)} pending reminders then: {listed}")
+    return found[0]
+
+
 def handle(input: dict) -> dict:
     data = _load()
     action = input["action"]
+    tz = _zone(input.get("tz"))
+    now = _instant(input["now"], tz, "now") if input.get("now") else None
+    changed = _fire_due(data, now)
     if action == "create":
         for field in ("text", "due"):
             if not input.get(field):
                 raise Failure("MISSING_FIELD", f"create needs {field}")
-        item = {"id": f"r{data['next']}", "text": input["text"], "due": input["due"], "status": "pending"}
+        due, given = _due(input, tz)
+        item = {"id": f"r{data['next']}", "text": input["text"], "due": due.isoformat(timespec="seconds"),
+                "status": "pending", "time_given": given}
         data["next"] += 1
         data["items"].append(item)
         _save(data)
-        return {"reminders": [item]}
+        return {"reminders": [_item_view(item)], "count": 1}
     if action == "cancel":
-        if not input.get("id"):
-            raise Failure("MISSING_FIELD", "cancel needs id")
-        for item in data["items"]:
-            if item["id"] == input["id"] and item["status"] == "pending":
-                item["status"] = "cancelled"
-                _save(data)
-                return {"reminders": [item]}
-        raise Failure("NOT_FOUND", f"no pending reminder {input['id']}")
-    return {"reminders": [i for i in data["items"] if i["status"] == "pending"]}
+        if not (input.get("id") or input.get("since") or input.get("until")):
+            raise Failure("MISSING_FIELD", "cancel needs id, or since/until")
+        if changed:
+            _save(data)
+        item = _one(_select(data, input, tz), input)
+        item["status"] = "cancelled"
+        _save(data)
+        return {"reminders": [_item_view(item)], "count": 1}
+    if changed:
+        _save(data)
+    found = _expect(_select(data, input, tz), input)
+    return {"reminders": [_item_view(i) for i in found], "count": len(found)}

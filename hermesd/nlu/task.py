@@ -1,0 +1,167 @@
+"""The task of a request, in the user's own words: "提醒我后天上午给王会计回电话" → "给王会计回电话" (pure).
+
+A reminder should read back what is to be done, not the whole utterance. :func:`strip_request`
+removes, from the original text:
+
+1. the request words (triggers): 提醒我 / 记得提醒我 / 别忘了提醒我 / 帮我设个提醒 / 到时候叫我 /
+   别让我忘了, "remind me", "set a reminder", "don't let me forget" — every occurrence. Only
+   when none is present, the first weaker one (叫我, 记得, 别忘了, "remember", "ping me"): those
+   are ordinary words inside a task ("提醒我叫我妈回电话" keeps its 叫我);
+2. every time expression (the spans :func:`~hermesd.nlu.temporal.parse_times` found), with the
+   words that only join it to the sentence: before it 在 / 于 / on / at / in / by / for / around /
+   before / until; after it 的时候 / 时 / 之前 / 以前 / 的;
+3. what is left dangling at the edges: punctuation, an infinitive or linking word at the start
+   ("to", "that", "about", "of", 要, 记得), a polite opener at the very start of the utterance
+   (请 / 麻烦 / 帮我 / please / can you), sentence-final particles and thanks at the end
+   (哦 / 吧 / 啊 / 好吗 / 谢谢 / please / thanks).
+
+Matching runs on the normalised text (:mod:`.normalize`: full-width folded, Traditional mapped to
+Simplified, Chinese numerals as digits), and the answer is cut from the original text, so it keeps
+the user's script, width and casing ("給王會計回電話", "Call Mom", "ｃａｌｌ ｍｏｍ"). Pieces on
+either side of a removed phrase are joined with nothing between two Chinese characters and one
+space otherwise.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from .normalize import Normalized, normalize
+
+if TYPE_CHECKING:
+    from .parser import ParseResult
+
+__all__ = ["strip_request", "task_text"]
+
+_ONE = r"(?:1|一)?"  # "一个" is normalised to "1个"
+_ZH_STRONG = [
+    rf"(?:记得|别忘了|別忘了|不要忘了|别忘记|別忘記|别忘記|不要忘记|不要忘記)?要?再?提醒(?:一下)?我(?:一下)?",
+    rf"(?:帮我|给我|替我|幫我)?(?:设置|设定|设|定|新建|创建|創建|建|添加|加|来|弄){_ONE}(?:个|条|條)?提醒(?:一下)?",
+    r"到时候?(?:记得)?(?:叫|喊|提醒)我(?:一下)?",
+    r"(?:别|別|不要)(?:让|讓)我忘(?:了|记|記)?",
+]
+_EN_STRONG = [
+    r"remind\s+me(?:\s+again)?",
+    r"(?:set|create|add|make|put\s+in|schedule)(?:\s+up)?\s+(?:a\s+|an\s+|me\s+a\s+|my\s+|the\s+|one\s+)?reminders?",
+    r"reminders?\s*:",
+    r"(?:don'?t|do\s+not)\s+(?:let\s+me\s+forget|forget\s+to\s+remind\s+me)",
+]
+_ZH_WEAK = [r"(?:叫|喊)我(?:一下)?", r"记得|别忘了|別忘了|不要忘了|别忘记|不要忘记", r"提醒(?:一下)?"]
+_EN_WEAK = [r"(?:ping|nudge|alert|notify|tell)\s+me", r"remember|(?:don'?t|do\s+not)\s+forget"]
+
+_B, _E = r"(?<![a-z0-9'])", r"(?![a-z0-9'])"  # English word edges in the normalised (lower-case) text
+
+
+def _alt(zh: list[str], en: list[str]) -> re.Pattern[str]:
+    return re.compile("|".join([*zh, *(f"{_B}(?:{p}){_E}" if not p.endswith(":") else f"{_B}(?:{p})" for p in en)]))
+
+
+_STRONG = _alt(_ZH_STRONG, _EN_STRONG)
+_WEAK = _alt(_ZH_WEAK, _EN_WEAK)
+
+# words that only join a time phrase to the sentence
+_BEFORE_TIME = re.compile(rf"(?:(?:在|于|於)\s*|{_B}(?:on|at|in|by|for|around|about|before|until|till|from|the)\s+)+$")
+_AFTER_TIME = re.compile(r"\s*(?:的时候|时候|的時候|之前|以前|时|時|的)")
+
+_PUNCT = r"[\s,.;:!?~\-\"'()\[\]<>/|*]"
+_LEAD = re.compile(rf"^(?:{_PUNCT}+|(?:to|that|about|of|for|and|then|so){_E}|要(?=.)|记得|記得|一下)")
+_OPENER = re.compile(rf"^(?:{_PUNCT}+|请你?|請你?|麻烦你?|麻煩你?|帮我|幫我|能不能|可以|"
+                     rf"(?:please|pls|kindly|hey|hi|ok|okay|can\s+you|could\s+you|would\s+you|will\s+you){_E})")
+_TRAIL = re.compile(rf"(?:{_PUNCT}+|哦|喔|噢|吧|啊|呀|哈|啦|嘛|呢|哟|好吗|好嗎|好不好|可以吗|行吗|谢谢|謝謝|谢了|"
+                    rf"{_B}(?:please|pls|thanks|thank\s+you|ok|okay))$")
+
+
+def strip_request(text: str | Normalized, time_spans: Iterable[tuple[int, int]] = ()) -> str | None:
+    """The task words of a request: the text without its request words, time phrases and joiners.
+
+    :param text: the original utterance, or its :class:`Normalized` form.
+    :param time_spans: ``(start, end)`` spans of the time expressions, indexing the *original*
+        text (``TimeExpr.span``), in any order; overlapping spans are fine.
+    :return: a slice-and-join of the original text (its script, width and casing kept), or None
+        when nothing is left ("明天提醒我", "set a reminder for tomorrow morning").
+    """
+    norm = text if isinstance(text, Normalized) else normalize(text)
+    t = norm.text
+    keep = [True] * len(t)
+
+    def drop(a: int, b: int) -> None:
+        for i in range(max(a, 0), min(b, len(t))):
+            keep[i] = False
+
+    for s, e in time_spans:
+        a, b = norm.nspan(s, e)
+        if b <= a:
+            continue
+        drop(a, b)
+        m = _BEFORE_TIME.search(t, 0, a)
+        if m:
+            drop(m.start(), a)
+        m = _AFTER_TIME.match(t, b)
+        if m:
+            drop(b, m.end())
+    pos = 0  # polite openers count only at the very start of the utterance
+    while (m := _OPENER.match(t, pos)) and m.end() > pos:
+        drop(pos, m.end())
+        pos = m.end()
+    strong = list(_STRONG.finditer(t))
+    for m in strong or list(_WEAK.finditer(t))[:1]:
+        drop(*m.span())
+    kept = [i for i in range(len(t)) if keep[i]]
+    kept = _trim(t, kept)
+    if not kept:
+        return None
+    return _join(norm, kept) or None
+
+
+def _trim(t: str, kept: list[int]) -> list[int]:
+    """Drop dangling words and punctuation at both ends of the kept characters."""
+    while kept:
+        k = "".join(t[i] for i in kept)
+        m = _LEAD.match(k)
+        if m and m.end():
+            kept = kept[m.end():]
+            continue
+        m = _TRAIL.search(k)
+        if m and m.end() > m.start():
+            kept = kept[:m.start()]
+            continue
+        break
+    return kept
+
+
+def _join(norm: Normalized, kept: list[int]) -> str:
+    """Cut the kept characters' runs from the original text and join them."""
+    runs: list[tuple[int, int]] = []
+    for i in kept:
+        if runs and runs[-1][1] == i:
+            runs[-1] = (runs[-1][0], i + 1)
+        else:
+            runs.append((i, i + 1))
+    out = ""
+    prev_last = ""
+    for a, b in runs:
+        s, e = norm.span(a, b)
+        piece = norm.original[s:e].strip()
+        first = norm.text[a:b].strip()[:1]
+        if not piece:
+            continue
+        if out and (_latin(prev_last) or _latin(first)):
+            out += " "
+        out += piece
+        prev_last = norm.text[a:b].strip()[-1:]
+    return out.strip()
+
+
+def _latin(ch: str) -> bool:
+    return bool(ch) and ch.isascii() and ch.isalnum()
+
+
+def task_text(parsed: ParseResult) -> str | None:
+    """The task of a parsed request (a reminder's text): :func:`strip_request` over its own times.
+
+    :param parsed: the utterance's :class:`~hermesd.nlu.parser.ParseResult`.
+    :return: the task in the user's words, or None when the utterance names no task.
+    """
+    return strip_request(parsed.text, [x.span for x in parsed.times])

@@ -1,0 +1,152 @@
+"""A turn's reply against its :class:`~.model.Expect` (pure): a list of mismatches, empty when it holds.
+
+Each mismatch reads ``<key>: expected …, got …`` so a report line can show it as
+is. A field the daemon does not report (``act``, ``decision``, ``repairs`` before the
+dialogue manager reports them) fails the expectation *saying so*, never silently.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Mapping
+
+from .coverage import act_of, decision_of, repair_class, tools_called
+from .model import Expect
+
+__all__ = ["check", "plain_problems"]
+
+_SHOW_CHARS = 160
+_JSON_PUNCT = re.compile(r"[{}\[\]]")
+_BOOLEAN = re.compile(r"(?<![A-Za-z])(true|false|null)(?![A-Za-z])")
+_CODE = re.compile(r"(?<![A-Za-z0-9_])[A-Z]{2,}(?:_[A-Z0-9]+)+(?![A-Za-z0-9_])")
+_RAW_SECONDS = re.compile(r"\d+\.\d+\s*(?:s|sec|秒)(?![A-Za-z])|\d{3,}\s*(?:s|sec|秒)(?![A-Za-z])")
+_RAW_INSTANT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d")
+
+
+def _show(text: str) -> str:
+    text = text.replace("\n", " ⏎ ")
+    return repr(text if len(text) <= _SHOW_CHARS else text[:_SHOW_CHARS] + "…")
+
+
+def _fold(s: str) -> str:
+    return s.casefold()
+
+
+def plain_problems(text: str) -> list[str]:
+    """What in ``text`` a person should not have to read: JSON brackets, ``true``/``false``/``null``,
+    stable codes (``INPUT_INVALID``), raw seconds (``1523.2 s``), raw ISO instants."""
+    out = []
+    for what, rx in (("JSON brackets", _JSON_PUNCT), ("a raw boolean/null", _BOOLEAN), ("a code", _CODE),
+                     ("raw seconds", _RAW_SECONDS), ("a raw ISO timestamp", _RAW_INSTANT)):
+        m = rx.search(text)
+        if m:
+            out.append(f"{what} {m.group(0)!r}")
+    return out
+
+
+def _one_of(key: str, allowed: tuple[Any, ...], got: Any) -> list[str]:
+    if got in allowed:
+        return []
+    want = allowed[0] if len(allowed) == 1 else f"one of {list(allowed)}"
+    return [f"{key}: expected {want}, got {got}"]
+
+
+def check(e: Expect, reply: Mapping[str, Any] | None, trace: Mapping[str, Any] | None, *,
+          error: tuple[str, str] | None = None, offer: bool | None = None) -> list[str]:
+    """Every way ``reply`` (and its ``trace`` entry) misses ``e``.
+
+    :param error: ``(code, message)`` when the call failed (then ``reply`` is None).
+    :param offer: whether the session opened for this turn offered unfinished work (None: none was opened).
+    """
+    out: list[str] = []
+    if e.offer is not None and offer is not None and e.offer != offer:
+        out.append(f"offer: expected {'an offer of unfinished work' if e.offer else 'no offer'} when the session "
+                   f"opened, got {'one' if offer else 'none'}")
+    if error is not None:
+        if e.error is None:
+            return out + [f"the call failed: {error[0]}: {error[1]}"]
+        return out + ([] if e.error == error[0] else [f"error: expected {e.error}, got {error[0]}: {error[1]}"])
+    if e.error is not None:
+        return out + [f"error: expected {e.error}, got a reply ({_show(str((reply or {}).get('reply', {}).get('text', '')))})"]
+    reply = reply or {}
+    body = reply.get("reply") if isinstance(reply.get("reply"), dict) else {}
+    text = str(body.get("text") or "")
+    card = body.get("card") if isinstance(body.get("card"), dict) else None
+    if e.intent is not None:
+        out += _one_of("intent", e.intent, reply.get("intent"))
+    if e.rule is not None:
+        out += _one_of("rule", e.rule, reply.get("rule_id"))
+    if e.path is not None:
+        out += _one_of("path", e.path, reply.get("path"))
+    if e.state is not None:
+        out += _one_of("state", e.state, reply.get("state"))
+    if e.replayed is not None and bool(reply.get("replayed")) != e.replayed:
+        out.append(f"replayed: expected {'the stored reply' if e.replayed else 'a fresh reply'}, "
+                   f"got {'the stored one' if reply.get('replayed') else 'a fresh one'}")
+    called = tools_called(reply)
+    if e.tools is not None:
+        same = sorted(called) == sorted(e.tools) if e.tools_any_order else list(called) == list(e.tools)
+        if not same:
+            how = " (any order)" if e.tools_any_order else ""
+            out.append(f"tools: expected {list(e.tools)}{how}, got {list(called)}")
+    ran = [t for t in e.not_tools if t in called]
+    if ran:
+        out.append(f"not_tools: {ran} must not run, got {list(called)}")
+    folded = _fold(text)
+    missing = [s for s in e.reply_contains if _fold(s) not in folded]
+    if missing:
+        out.append(f"reply_contains: expected {missing[0]!r} in the reply, got {_show(text)}")
+    if e.reply_contains_any and not any(_fold(s) in folded for s in e.reply_contains_any):
+        out.append(f"reply_contains_any: expected one of {list(e.reply_contains_any)} in the reply, got {_show(text)}")
+    present = [s for s in e.reply_not_contains if _fold(s) in folded]
+    if present:
+        out.append(f"reply_not_contains: {present[0]!r} must not be in the reply, got {_show(text)}")
+    if e.reply_plain:
+        bad = plain_problems(text)
+        if bad:
+            out.append(f"reply_plain: the reply shows {bad[0]}: {_show(text)}")
+    if e.card is not None and (card is not None) != e.card:
+        out.append(f"card: expected {'a card' if e.card else 'no card'}, got {'one' if card else 'none'}")
+    if e.card_choices is not None:
+        choices = [c for c in (card or {}).get("choices") or () if isinstance(c, dict)]
+        if isinstance(e.card_choices, int):
+            if len(choices) != e.card_choices:
+                out.append(f"card_choices: expected {e.card_choices} choices, got {len(choices)}")
+        else:
+            shown = [str(c.get("display")) for c in choices]
+            if shown != list(e.card_choices):
+                out.append(f"card_choices: expected {list(e.card_choices)}, got {shown}")
+    if e.card_fields:
+        fields = (card or {}).get("fields") if isinstance((card or {}).get("fields"), dict) else {}
+        for k, v in e.card_fields:
+            if k not in fields:
+                out.append(f"card_fields: expected field {k!r} = {v!r}, got no such field (fields: {sorted(fields)})")
+                break
+            if str(fields[k]) != v:
+                out.append(f"card_fields: expected {k} = {v!r}, got {fields[k]!r}")
+                break
+    if e.act is not None:
+        act = act_of(reply, trace)
+        if act is None:
+            out.append(f"act: expected {e.act[0] if len(e.act) == 1 else list(e.act)}, got nothing: the daemon does "
+                       "not report the answer reading (trace reading.act)")
+        else:
+            out += _one_of("act", e.act, act)
+    if e.decision is not None:
+        decision = decision_of(reply, trace)
+        if decision is None:
+            out.append(f"decision: expected {e.decision[0] if len(e.decision) == 1 else list(e.decision)}, got "
+                       "nothing: the daemon does not report the decision (reply/trace decision)")
+        else:
+            out += _one_of("decision", e.decision, decision)
+    if e.repairs:
+        reported = (trace or {}).get("repairs")
+        if not isinstance(reported, list):
+            out.append(f"repairs: expected {list(e.repairs)}, got nothing: the daemon does not report repairs "
+                       "(trace repairs)")
+        else:
+            classes = {repair_class(str(r)) for r in reported}
+            lacking = [r for r in e.repairs if repair_class(r) not in classes]
+            if lacking:
+                out.append(f"repairs: expected {lacking[0]!r} among the turn's repairs, got {reported}")
+    return out

@@ -1,0 +1,99 @@
+"""The task of a request in the user's words (hermesd.nlu.task): trigger words, the time phrase and
+its joining words go; the script, width and casing of what is left stay as typed."""
+
+from datetime import datetime
+
+import pytest
+
+from hermesd.nlu.task import strip_request, task_text
+from hermesd.nlu.temporal import parse_times
+
+from .conftest import SH
+
+REF = datetime(2026, 11, 25, 10, 0, tzinfo=SH)  # a Wednesday
+
+CASES = [
+    # zh: trigger before the task, time phrase anywhere
+    ("提醒我后天上午给王会计回电话", "给王会计回电话"),
+    ("明天下午三点提醒我开会", "开会"),
+    ("提醒我周五交报告", "交报告"),
+    ("记得提醒我买牛奶", "买牛奶"),
+    ("别忘了提醒我下午给张工打电话", "给张工打电话"),
+    ("帮我设个提醒，晚上八点吃药", "吃药"),
+    ("设置一个提醒，晚上8点吃药", "吃药"),
+    ("半小时后提醒我给客户回电话", "给客户回电话"),
+    ("下周一早上九点提醒我去银行", "去银行"),
+    ("3天后提醒我续费", "续费"),
+    ("今晚提醒我发周报", "发周报"),
+    ("请在明天下午3点提醒我开会", "开会"),
+    ("提醒我明天在公司开会", "在公司开会"),  # 在 after the time belongs to the task
+    ("明天早上7点叫我起床", "起床"),
+    ("提醒我叫我妈明天回电话", "叫我妈回电话"),  # with a strong trigger, 叫我 is part of the task
+    ("提醒我一下，周五之前交报告哦", "交报告"),
+    ("别让我忘了明天交报告", "交报告"),
+    ("麻烦提醒我6月1日续签合同，谢谢", "续签合同"),
+    ("提醒我明天的时候带伞", "带伞"),
+    ("于下周三提醒我体检", "体检"),
+    ("提醒我给Tom发邮件", "给Tom发邮件"),
+    # zh Traditional and full-width: matched on the normalised text, cut from the original
+    ("提醒我後天上午給王會計回電話", "給王會計回電話"),
+    ("別讓我忘了明天交報告", "交報告"),
+    ("記得提醒我週五繳費", "繳費"),
+    ("幫我設個提醒，明天下午３點開會", "開會"),
+    ("提醒我１０分钟后关火", "关火"),
+    # en
+    ("remind me on Friday to book the room", "book the room"),
+    ("remind me to call mom tomorrow at 5pm", "call mom"),
+    ("remind me on Friday to submit the report", "submit the report"),
+    ("remind me to call the client at 3pm", "call the client"),
+    ("remind me in 2 hours to check the oven", "check the oven"),
+    ("remind me next Monday to pay the rent", "pay the rent"),
+    ("create a reminder to send the report on Friday", "send the report"),
+    ("don't let me forget the meeting at 10", "the meeting"),
+    ("set a reminder to take my medicine tonight", "take my medicine"),
+    ("remind me about the dentist appointment", "the dentist appointment"),
+    ("remind me to renew the license in 3 days", "renew the license"),
+    ("set reminder call mom", "call mom"),
+    ("Please remind me to Call Mom at 6pm, thanks", "Call Mom"),
+    ("can you remind me tomorrow that the rent is due", "the rent is due"),
+    ("Remind me at 9:30 to email Dr. Chen", "email Dr. Chen"),
+    ("remind me by Friday to file the TPS report", "file the TPS report"),
+    ("Reminder: pick up the kids at 4pm", "pick up the kids"),
+    ("ｒｅｍｉｎｄ ｍｅ ｔｏ ｃａｌｌ Ｍｏｍ ｔｏｍｏｒｒｏｗ", "ｃａｌｌ Ｍｏｍ"),
+    # nothing but the request and the time: no task
+    ("帮我设个提醒", None),
+    ("明天提醒我", None),
+    ("两小时后叫我", None),
+    ("到时候叫我", None),
+    ("set a reminder for tomorrow morning", None),
+    ("add a reminder for 5 pm", None),
+    ("ping me in 30 minutes", None),
+    ("remind me tomorrow", None),
+]
+
+
+@pytest.mark.parametrize("text,task", CASES)
+def test_task_of_a_request(text, task):
+    spans = [x.span for x in parse_times(text, REF, SH)]
+    assert strip_request(text, spans) == task
+
+
+def test_enough_cases_in_both_languages():
+    zh = [t for t, _ in CASES if any("\u4e00" <= c <= "\u9fff" for c in t)]
+    assert len(CASES) >= 40 and len(zh) >= 20 and len(CASES) - len(zh) >= 15
+
+
+def test_without_time_spans_the_time_words_stay():
+    assert strip_request("提醒我明天交报告") == "明天交报告"
+
+
+def test_overlapping_or_empty_spans_are_fine():
+    text = "remind me tomorrow at 5pm to call mom"
+    a = text.index("tomorrow")
+    assert strip_request(text, [(a, a + 8), (a, a + 15), (3, 3)]) == "call mom"
+
+
+def test_task_text_of_a_parse(nlu):
+    assert task_text(nlu.parse("提醒我后天上午给王会计回电话")) == "给王会计回电话"
+    assert task_text(nlu.parse("remind me on Friday to book the room")) == "book the room"
+    assert task_text(nlu.parse("set a reminder for tomorrow morning")) is None

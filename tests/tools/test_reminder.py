@@ -1,0 +1,171 @@
+"""The reminder tool in its sandbox, and the office pack's reminder rules driving it.
+
+The rules are run the way the session runs them (rule engine → executor → real tool), with the
+turn context the session builds: ``entities.when`` (the datetime entity), ``entities.task``
+(:func:`hermesd.nlu.task.task_text`), ``session.tz``, ``session.now`` and
+``session.reminders.default_time`` (config ``reminders.default_time``).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from hermesd.nlu.parser import detect_lang
+from hermesd.nlu.task import strip_request
+from hermesd.nlu.temporal import parse_times
+from hermesd.rules.loader import load_rules
+from hermesd.session.executor import Executor, Failure, Finished, Suspend
+
+SH = ZoneInfo("Asia/Shanghai")
+WED = datetime(2026, 11, 25, 10, 0, tzinfo=SH)  # a Wednesday
+RULES = Path(__file__).parents[2] / "config" / "rules"
+
+
+@pytest.fixture(scope="module")
+def engine():
+    return load_rules(RULES).engine
+
+
+async def _call(svc, params):
+    r = await svc.call("reminder", params, role="user")
+    return r
+
+
+# ---- the tool ------------------------------------------------------------------------------------
+async def test_a_day_without_a_time_is_due_at_the_default_time(pack_service):
+    r = await _call(pack_service, {"action": "create", "text": "交报告", "due": "2026-11-27", "default_time": "09:30",
+                                   "tz": "Asia/Shanghai"})
+    item = r["output"]["reminders"][0]
+    assert item["due"] == "2026-11-27T09:30:00+08:00" and item["time_given"] is False and item["time"] == "09:30"
+    # without default_time: 09:00
+    r = await _call(pack_service, {"action": "create", "text": "x", "due": "2026-11-28", "tz": "Europe/Berlin"})
+    assert r["output"]["reminders"][0]["due"] == "2026-11-28T09:00:00+01:00"
+
+
+async def test_list_is_pending_only_in_due_order_and_fired_ones_drop_out(pack_service):
+    for text, due in [("c", "2026-11-27T15:00:00+08:00"), ("a", "2026-11-26T08:00:00+08:00"),
+                      ("b", "2026-11-26T07:00:00+00:00")]:
+        await _call(pack_service, {"action": "create", "text": text, "due": due})
+    listed = (await _call(pack_service, {"action": "list"}))["output"]
+    assert [i["text"] for i in listed["reminders"]] == ["a", "b", "c"] and listed["count"] == 3
+    listed = (await _call(pack_service, {"action": "list", "now": "2026-11-26T16:00:00+08:00"}))["output"]
+    assert [i["text"] for i in listed["reminders"]] == ["c"]
+    # fired is remembered: an earlier "now" does not bring them back
+    listed = (await _call(pack_service, {"action": "list", "now": "2026-11-20T12:00:00+08:00"}))["output"]
+    assert [i["text"] for i in listed["reminders"]] == ["c"]
+
+
+async def test_list_and_cancel_by_range(pack_service):
+    for text, due in [("a", "2026-11-26T08:00:00+08:00"), ("b", "2026-11-26T20:00:00+08:00"),
+                      ("c", "2026-11-27T08:00:00+08:00")]:
+        await _call(pack_service, {"action": "create", "text": text, "due": due})
+    day = {"since": "2026-11-27", "until": "2026-11-28", "tz": "Asia/Shanghai"}
+    assert [i["text"] for i in (await _call(pack_service, {"action": "list", **day}))["output"]["reminders"]] == ["c"]
+    both = {"since": "2026-11-26", "until": "2026-11-27", "tz": "Asia/Shanghai"}
+    r = await _call(pack_service, {"action": "cancel", **both})
+    assert not r["ok"] and r["error"]["code"] == "AMBIGUOUS" and " a" in r["error"]["message"]
+    r = await _call(pack_service, {"action": "cancel", **day})
+    assert r["ok"] and r["output"]["reminders"][0]["status"] == "cancelled"
+    r = await _call(pack_service, {"action": "list", "expect": "some", **day})
+    assert r["error"]["code"] == "NOT_FOUND"
+
+
+# ---- the rules -----------------------------------------------------------------------------------
+def _ctx(text: str, ref: datetime, memory: dict | None = None) -> dict:
+    """The turn context the session builds for a reminder utterance."""
+    times = parse_times(text, ref, SH)
+    entities = {}
+    if times:
+        entities["when"] = times[0].to_dict()
+    task = strip_request(text, [x.span for x in times])
+    if task is not None:
+        entities["task"] = task
+    return {"role": "user", "slots": {}, "entities": entities, "memory": dict(memory or {}),
+            "session": {"utterance": text, "locale": detect_lang(text), "tz": "Asia/Shanghai",
+                        "now": ref.isoformat(), "reminders": {"default_time": "09:00"}}}
+
+
+async def _run(engine, svc, intent: str, text: str, ref: datetime, memory: dict | None = None):
+    ctx = _ctx(text, ref, memory)
+    plan = engine.match(intent, ctx)
+
+    async def call(name, params):
+        return await svc.call(name, params, role="user")
+
+    ex = Executor(call, lambda name: (False, False), ctx["session"]["locale"])
+    result = await ex.run(plan.actions, ctx)
+    return plan, ex, ctx, result
+
+
+# the reply names the task, the time, and (only when it was not said) that the default time was used
+@pytest.mark.parametrize("text,rule,due,says", [
+    ("提醒我周五交报告", "reminder.set.day", "2026-11-27T09:00:00+08:00", ["周五", "09:00", "交报告", "没说几点，按默认时间"]),
+    ("remind me on Friday to submit the report", "reminder.set.day", "2026-11-27T09:00:00+08:00",
+     ["Friday", "09:00", "submit the report", "no time given, so I used the default"]),
+    ("明天下午三点提醒我开会", "reminder.set", "2026-11-26T15:00:00+08:00", ["明天下午三点", "开会"]),
+    ("remind me to call mom tomorrow at 5pm", "reminder.set", "2026-11-26T17:00:00+08:00", ["tomorrow at 5pm", "call mom"]),
+    ("提醒我后天上午给王会计回电话", "reminder.set.part_of_day", "2026-11-27T09:00:00+08:00", ["后天上午", "09:00", "给王会计回电话"]),
+    ("3天后提醒我续费", "reminder.set.day", "2026-11-28T09:00:00+08:00", ["09:00", "续费", "没说几点"]),
+])
+async def test_set_stores_the_task_at_the_right_time(engine, pack_service, text, rule, due, says):
+    plan, _, _, result = await _run(engine, pack_service, "reminder.set", text, WED)
+    assert plan.rule_id == rule and isinstance(result, Finished), result
+    (tool, params, out), = result.tool_results
+    item = out["reminders"][0]
+    assert item["due"] == due and item["text"] == _ctx(text, WED)["entities"]["task"]
+    (reply,) = result.texts
+    assert all(w in reply for w in says), reply
+    assert ("默认" in reply or "default" in reply) == (rule == "reminder.set.day")
+    assert text not in reply  # the task, not the whole utterance
+    assert result.remembered[0][0] == "last_reminder" and result.remembered[0][1]["text"] == item["text"]
+
+
+async def test_set_without_a_task_asks_for_it(engine, pack_service):
+    plan, _, _, result = await _run(engine, pack_service, "reminder.set", "set a reminder for tomorrow morning", WED)
+    assert plan.rule_id == "reminder.set.ask_task" and isinstance(result, Suspend) and result.slot == "task"
+    assert not result.tool_results
+
+
+async def test_list_with_a_time_filters_and_fired_ones_are_gone(engine, pack_service):
+    for text in ["明天下午三点提醒我开会", "提醒我周五交报告", "今天上午11点提醒我订会议室"]:
+        await _run(engine, pack_service, "reminder.set", text, WED)
+    plan, _, _, result = await _run(engine, pack_service, "reminder.list", "明天有什么提醒", WED)
+    assert plan.rule_id == "reminder.list.when"
+    assert [i["text"] for i in result.tool_results[0][2]["reminders"]] == ["开会"]
+    plan, _, _, result = await _run(engine, pack_service, "reminder.list", "我有哪些提醒", WED + timedelta(hours=2))
+    assert plan.rule_id == "reminder.list"
+    assert [i["text"] for i in result.tool_results[0][2]["reminders"]] == ["开会", "交报告"]  # 订会议室 fired at 11:00
+
+
+async def test_cancel_that_reminder_confirms_once_naming_the_task(engine, pack_service):
+    _, _, _, made = await _run(engine, pack_service, "reminder.set", "明天下午三点提醒我开会", WED)
+    memory = {"last_reminder": made.remembered[0][1]}
+    plan, ex, ctx, result = await _run(engine, pack_service, "reminder.cancel", "取消那个提醒", WED, memory)
+    assert plan.rule_id == "reminder.cancel.last" and isinstance(result, Suspend) and result.kind == "confirm"
+    assert "“开会”" in result.prompt and "取消那个提醒" not in result.prompt
+    done = await ex.run(plan.actions, ctx, start=result.index, confirmed=result.index, steps=ctx["steps"])
+    assert isinstance(done, Finished) and len(done.texts) == 1 and "开会" in done.texts[0]
+    assert [t[1]["action"] for t in done.tool_results] == ["cancel"]  # no second confirmation
+    # again: it is no longer pending, and the answer says so without asking
+    plan, ex, ctx, result = await _run(engine, pack_service, "reminder.cancel", "cancel that reminder", WED, memory)
+    assert isinstance(result, Failure) and result.code == "NOT_FOUND"
+    undo = await ex.compensate(plan.compensation(result.index), ctx)
+    (said,) = undo.texts
+    assert "开会" in said and "gone off" in said
+
+
+async def test_cancel_with_a_time_takes_the_one_due_then_or_asks_which(engine, pack_service):
+    for text in ["明天下午三点提醒我开会", "明天晚上8点提醒我吃药", "提醒我周五交报告"]:
+        await _run(engine, pack_service, "reminder.set", text, WED)
+    plan, ex, ctx, result = await _run(engine, pack_service, "reminder.cancel", "取消周五的提醒", WED)
+    assert plan.rule_id == "reminder.cancel.when" and isinstance(result, Suspend)
+    assert "“交报告”" in result.prompt
+    plan, ex, ctx, result = await _run(engine, pack_service, "reminder.cancel", "取消明天的提醒", WED)
+    assert isinstance(result, Failure) and result.code == "AMBIGUOUS"
+    undo = await ex.compensate(plan.compensation(result.index), ctx)
+    (said,) = undo.texts
+    assert said.startswith("明天有 2") and "开会" in said and "吃药" in said and "要取消哪一个" in said
