@@ -1,0 +1,362 @@
+"""How an utterance reads as an answer to the open question (pure; well under 100 µs for a short one).
+
+:func:`read_answer` takes the open question (or None), the :class:`~.heard.Heard`
+utterance and the :class:`~.lexicon.Lexicon`, and returns a :class:`~.heard.Reading`
+whose ``cue`` names the lexicon entry or rule that decided (``deny:不用了``,
+``contrast+hedge:先别``, ``choose:ordinal.last:最后那个``, ``request:device.disk`` …).
+The text is cut into clauses (:mod:`.scan`); answer words are looked for in the first
+200 characters only.
+
+Words (every question):
+
+- the last answer word decides ("等等，好的" is affirm, "好的，不用了" deny): people repair
+  themselves left to right. Openers (那个, well, i think) and particles (吧, please) say
+  nothing; small talk ("谢谢，发吧") is neutral next to an answer word.
+- after a contrast marker (但是, 不过, but, actually) the part after it decides: a refusal
+  found anywhere in it (不过先别发, but not now) is that refusal; a "好的" followed by a
+  contrast and words we cannot read is not a yes (``unrelated``, cue ``contrast.unread``).
+- repeat (再说一遍, what?) and help (有哪些选项) count only when nothing else is said in the
+  clause ("什么时候" is not "什么"). An affirm ending in "?" ("好的？", "yes?") is not a yes.
+- a new request: the NLU found an intent (not out of scope) different from the question's,
+  with at least :data:`REQUEST_RESIDUE` letters beyond the answer words — or with no answer
+  words at all. A whole utterance of answer words is never a request, whatever the NLU
+  thought of it ("不是" with nothing open is a deny, not the network tool).
+- small talk is read while a question is open only when the utterance is nothing else.
+
+Confirm / Offer: affirm, deny, hedge ("not now" and 先不要 are hedges: not yes, and not a
+refusal of the work), cancel, repeat, help; ``correct`` with ``values = heard.slot_values``
+when a value is heard with a correction cue (改成, make it, i meant; 不是…是), after a
+deny clause ("不对，是李工", "no, to 李娜"), with the NLU's kind ``correction``, or when the
+values differ from the plan's and the rest says yes or nothing ("好的，发给李娜", "李娜");
+a request (above); else ``unrelated``.
+
+Choice: the last clause that names a choice decides: a number (2, ２, 二, 两, option 2), an
+ordinal (第二个, the second one, 最后那个, 上面那个 = the first, 下面那个 / 后一个 = the last of
+two, 中间那个 = the second of three), a name, alias or any attribute on the card (a substring
+either way of the normalised text; an attribute several candidates share chooses nothing).
+"另一个" / "the other one" of two chooses the one whose attrs lack ``previous`` when exactly
+one has it. A position out of range, or a named position that does not fit the card, is
+``unrelated`` (the policy says what is expected). A choice in a deny clause ("不是第一个")
+chooses the other of two. Deny / cancel without a choice is ``cancel``; a named choice with
+more than :data:`ANSWER_REST_CHARS` letters around it and an intent is a ``request``.
+
+Ask: ``fill`` with ``{slot: heard.asked_value}`` when the value is there and the utterance is
+mostly that value (``heard.rest_chars`` ≤ :data:`ANSWER_REST_CHARS`), or its intent is the
+question's own or none; ``correct`` for a correction with a value; cancel (a bare deny
+declines to answer: cancel), hedge, repeat, help; a request for another intent; else unrelated.
+
+Nothing open: a whole utterance of answer words is that act (affirm, deny, cancel, hedge,
+repeat; help is the ``capabilities`` small talk); a bare number or ordinal is ``choose``
+(``choice`` = its 0-based index when it has one); small talk (also "好的，谢谢", and thanks
+for something in the same clause: "谢谢你帮我发报价" thanks, it does not send again); a
+request; an utterance starting with small talk and holding no request is that small talk;
+else unrelated.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any, Mapping
+
+from ..nlu.normalize import normalize
+from .heard import Heard, Reading
+from .lexicon import Lexicon, default_lexicon
+from .questions import Ask, Candidate, Choice, Confirm, Offer, OpenQuestion
+from .scan import Clause, Scan, Token, scan
+from .words import bounded
+
+__all__ = ["ANSWER_REST_CHARS", "REQUEST_RESIDUE", "read_answer"]
+
+#: "mostly the value": at most this many letters beside the entities (``heard.rest_chars``).
+ANSWER_REST_CHARS = 4
+#: letters after the answer words that can carry a new request.
+REQUEST_RESIDUE = 2
+
+_NOT_X_BUT_Y = re.compile(r"不是.{1,12}?(?:是|而是)|not .{1,30}? but ")
+_NEGATIVE = ("cancel", "deny", "hedge")
+
+
+def read_answer(question: OpenQuestion | None, heard: Heard, lexicon: Lexicon | None = None) -> Reading:
+    """Read ``heard`` as an answer to ``question`` (the rules are in the module docstring).
+
+    :param question: the session's open question, or None when nothing is open.
+    :param heard: the utterance; ``heard.text`` normalised (:func:`hermesd.nlu.normalize.normalize`).
+    :param lexicon: the words to use (default: :func:`~.lexicon.default_lexicon`).
+    :return: a :class:`Reading`; never raises on any text.
+    """
+    lex = lexicon or default_lexicon()
+    sc = scan(heard.text, lex)
+    if question is None:
+        return _nothing_open(heard, sc)
+    talk = sc.smalltalk()
+    if talk:
+        return Reading("smalltalk", smalltalk=talk, cue=f"smalltalk.{talk}")
+    if isinstance(question, Choice):
+        return _choice(question, heard, sc, lex)
+    if isinstance(question, Ask):
+        return _ask(question, heard, sc, lex)
+    return _yes_no(question, heard, sc, lex)
+
+
+def _final_act(sc: Scan, lex: Lexicon) -> tuple[str, str] | None:
+    """``(act, cue)`` of the last answer word, with the contrast rule; act ``unread`` when a yes
+    is followed by a contrast and words we cannot read."""
+    last = None
+    for c in sc.clauses:
+        a = c.act()
+        if a:
+            last = (a[0], f"{a[0]}:{a[1]}")
+    if sc.tail is None:
+        return last
+    tail = [c for c in sc.clauses if c.segment == sc.segments]
+    if any(c.act() for c in tail):
+        return last
+    hit = lex.negative.search(sc.tail)
+    if hit:
+        act = lex.negative.kinds[hit[1]][0]
+        return act, f"contrast+{act}:{hit[1]}"
+    if last and last[0] == "affirm" and any(c.rest for c in tail):
+        return "unread", "contrast.unread"
+    return last
+
+
+def _correction_cue(sc: Scan, heard: Heard, lex: Lexicon) -> str | None:
+    """Why the utterance replaces a value, or None (the caller checks that a value was heard)."""
+    hit = lex.correct.search(sc.text)
+    if hit:
+        return f"correct:{hit[1]}"
+    if _NOT_X_BUT_Y.search(sc.text):
+        return "correct:not-x-but-y"
+    denied = False
+    for c in sc.clauses:
+        a = c.act()
+        if denied and c.rest and (a is None or a[0] == "affirm"):
+            return "correct:deny+value"
+        denied = denied or (a is not None and a[0] == "deny")
+    if heard.kind == "correction":
+        return "correct:kind"
+    return None
+
+
+def _is_request(heard: Heard, own_intent: str | None, sc: Scan, act: Any) -> bool:
+    if heard.intent is None or heard.out_of_scope or heard.intent == own_intent:
+        return False
+    return act is None or sc.residue >= REQUEST_RESIDUE
+
+
+def _yes_no(q: Confirm | Offer, heard: Heard, sc: Scan, lex: Lexicon) -> Reading:
+    plan: Mapping[str, Any] = q.entities if isinstance(q, Confirm) else q.slots
+    values = dict(heard.slot_values)
+    act = _final_act(sc, lex)
+    if values:
+        cue = _correction_cue(sc, heard, lex)
+        if cue:
+            return Reading("correct", values=values, cue=cue)
+    if _is_request(heard, q.intent, sc, act):
+        return Reading("request", cue=f"request:{heard.intent}")
+    changed = any(plan.get(k) != v for k, v in values.items())
+    if act is None:
+        if changed and heard.rest_chars <= ANSWER_REST_CHARS:
+            return Reading("correct", values=values, cue="correct:value")
+        if heard.intent and not heard.out_of_scope and heard.rest_chars > ANSWER_REST_CHARS:
+            return Reading("request", cue=f"request:{heard.intent}")
+        return Reading("unrelated", cue="unrelated")
+    kind, cue = act
+    if kind == "unread":
+        return Reading("unrelated", cue=cue)
+    if kind == "affirm":
+        if changed:
+            return Reading("correct", values=values, cue="correct:affirm+value")
+        if sc.question:
+            return Reading("unrelated", cue="affirm?")
+    return Reading(kind, cue=cue)
+
+
+def _ask(q: Ask, heard: Heard, sc: Scan, lex: Lexicon) -> Reading:
+    value = heard.asked_value
+    values = dict(heard.slot_values)
+    if value is not None:
+        values[q.slot] = value
+    act = _final_act(sc, lex)
+    if values:
+        cue = _correction_cue(sc, heard, lex)
+        if cue:
+            return Reading("correct", values=values, cue=cue)
+    last = sc.clauses[-1] if sc.clauses else None
+    if act and act[0] in _NEGATIVE + ("repeat", "help") and (value is None or (last and last.act())):
+        if act[0] == "deny":  # declining to answer cancels; "不要明天" names no new value
+            alone = value is None or (last is not None and not last.rest)
+            return Reading("cancel", cue=f"cancel:{act[1]}") if alone else Reading("unrelated", cue="deny+value")
+        return Reading(act[0], cue=act[1])
+    if value is not None:
+        if heard.rest_chars <= ANSWER_REST_CHARS:
+            return Reading("fill", values={q.slot: value}, cue="fill:value")
+        if heard.intent is None or heard.out_of_scope or heard.intent == q.intent:
+            return Reading("fill", values={q.slot: value}, cue="fill:own-intent")
+        return Reading("request", cue=f"request:{heard.intent}")
+    if _is_request(heard, q.intent, sc, act):
+        return Reading("request", cue=f"request:{heard.intent}")
+    return Reading("unrelated", cue="affirm.needs-value" if act and act[0] == "affirm" else "unrelated")
+
+
+@lru_cache(maxsize=4096)
+def _norm(value: str) -> str:
+    return normalize(value).text.strip()
+
+
+def _card_values(c: Candidate) -> list[tuple[str, str]]:
+    """``(normalised value, attribute)`` of everything the card shows for ``c``."""
+    out = [(_norm(c.display), "display")]
+    for key, v in c.attrs.items():
+        if key == "previous":
+            continue
+        for item in (v if isinstance(v, (list, tuple)) else [v]):
+            if isinstance(item, str) and _norm(item):
+                out.append((_norm(item), key))
+    return out
+
+
+def _contains(text: str, word: str) -> bool:
+    i = text.find(word)
+    while i >= 0:
+        if bounded(text, i, i + len(word)):
+            return True
+        i = text.find(word, i + 1)
+    return False
+
+
+def _by_name(core: str, cands: tuple[Candidate, ...]) -> tuple[int, str, int] | None | str:
+    """``(index, cue, letters left)`` of the one candidate ``core`` names; ``"ambiguous"`` when it
+    names several; None when it names none. Values several candidates share are ignored."""
+    per = [_card_values(c) for c in cands]
+    owners: dict[str, set[int]] = {}
+    for i, vals in enumerate(per):
+        for v, _ in vals:
+            owners.setdefault(v, set()).add(i)
+    long_core = len(core) >= (3 if core.isascii() else 2)
+    hits: dict[int, tuple[str, str]] = {}
+    for i, vals in enumerate(per):
+        for v, key in vals:
+            if len(owners[v]) > 1 or i in hits:
+                continue
+            if (len(v) >= 2 and _contains(core, v)) or (long_core and _contains(v, core)):
+                hits[i] = (key, v)
+    if len(hits) > 1:
+        return "ambiguous"
+    if not hits:
+        return None
+    (i, (key, v)), = hits.items()
+    left = sum(ch.isalnum() for ch in core.replace(v, "")) if v in core else 0
+    return i, f"choose:{key}:{v}", left
+
+
+def _position(tok: Token, cands: tuple[Candidate, ...]) -> Reading:
+    n = len(cands)
+    pick = tok.pick or ""
+    key = str(tok.number) if pick == "number" else pick[len("ordinal."):]
+    cue = f"choose:{pick}:{tok.word}"
+    index: int | None = None
+    if key.isdigit():
+        index = int(key) - 1 if 1 <= int(key) <= n else None
+        if index is None:
+            return Reading("unrelated", cue=f"{pick}:out-of-range")
+    elif key == "last":
+        index = n - 1
+    elif key in ("former", "latter") and n == 2:
+        index = 0 if key == "former" else 1
+    elif key == "middle" and n == 3:
+        index = 1
+    elif key == "other" and n == 2:
+        marked = [i for i, c in enumerate(cands) if c.attrs.get("previous")]
+        index = 1 - marked[0] if len(marked) == 1 else None
+    if index is None:
+        return Reading("unrelated", cue=f"{pick}:does-not-fit")
+    return Reading("choose", choice=index, cue=cue)
+
+
+def _clause_choice(c: Clause, cands: tuple[Candidate, ...]) -> tuple[Reading, int] | None:
+    """The clause's choice (and the letters left around a name), or None when it names none."""
+    tok = c.pick()
+    if tok is not None and not c.rest:
+        return _position(tok, cands), 0
+    if not c.rest:
+        return None
+    named = _by_name(c.rest, cands)
+    if named is None:
+        return None
+    if named == "ambiguous":
+        return Reading("unrelated", cue="choose:ambiguous"), 0
+    i, cue, left = named  # type: ignore[misc]
+    return Reading("choose", choice=i, cue=cue), left
+
+
+def _choice(q: Choice, heard: Heard, sc: Scan, lex: Lexicon) -> Reading:
+    final: tuple[Reading, int] | None = None  # the last clause's reading, letters left around it
+    for k, c in enumerate(sc.clauses):
+        a = c.act()
+        got = _clause_choice(c, q.candidates)
+        if got is not None and a is not None and a[0] in ("deny", "cancel"):
+            r = got[0]
+            if r.act == "choose" and len(q.candidates) == 2:
+                got = Reading("choose", choice=1 - (r.choice or 0), cue=f"choose:not:{r.cue}"), got[1]
+            else:
+                got = Reading("unrelated", cue="choose:not-ambiguous"), 0
+        elif got is None and a is not None and a[0] != "affirm":
+            got = Reading("cancel" if a[0] == "deny" else a[0], cue=f"{a[0]}:{a[1]}"), 0
+        if got is not None:
+            others = sum(o.rest_len for j, o in enumerate(sc.clauses) if j != k)
+            final = got[0], got[1] + others + (c.rest_len if got[0].act != "choose" else 0)
+    requested = heard.intent is not None and not heard.out_of_scope
+    if final is not None:
+        r, left = final
+        by_position = r.cue.startswith(("choose:number", "choose:ordinal"))
+        if requested and not by_position and left > (ANSWER_REST_CHARS if r.act == "choose" else REQUEST_RESIDUE - 1):
+            return Reading("request", cue=f"request:{heard.intent}")
+        return r
+    if requested:
+        return Reading("request", cue=f"request:{heard.intent}")
+    act = _final_act(sc, lex)
+    return Reading("unrelated", cue="affirm.needs-choice" if act and act[0] == "affirm" else "unrelated")
+
+
+def _bare_pick(sc: Scan) -> Token | None:
+    if sc.residue or not sc.clauses:
+        return None
+    toks = [t for c in sc.clauses for t in c.tokens]
+    if any(t.act and t.act != "affirm" for t in toks):
+        return None
+    return next((t for t in reversed(toks) if t.pick), None)
+
+
+def _nothing_open(heard: Heard, sc: Scan) -> Reading:
+    talk = sc.smalltalk()
+    if talk:
+        return Reading("smalltalk", smalltalk=talk, cue=f"smalltalk.{talk}")
+    kinds = sc.smalltalk_kinds()
+    acts = [a for c in sc.clauses if (a := c.act())]
+    if not sc.residue and sc.clauses:
+        tok = _bare_pick(sc)
+        if tok is not None:
+            key = str(tok.number) if tok.pick == "number" else (tok.pick or "")[len("ordinal."):]
+            choice = int(key) - 1 if key.isdigit() and int(key) >= 1 else None
+            return Reading("choose", choice=choice, cue=f"choose:{tok.pick}:{tok.word}")
+        if acts:
+            act, word = acts[-1]
+            if act == "help":
+                return Reading("smalltalk", smalltalk="capabilities", cue=f"smalltalk.capabilities:{word}")
+            if act == "affirm" and kinds:
+                return Reading("smalltalk", smalltalk=kinds[0], cue=f"smalltalk.{kinds[0]}+affirm")
+            if act == "affirm" and sc.question:
+                return Reading("unrelated", cue="affirm?")
+            return Reading(act, cue=f"{act}:{word}")
+    first = sc.clauses[0].tokens[0].smalltalk if sc.clauses and sc.clauses[0].tokens else None
+    if first == "thanks" and sc.clauses[0].rest:  # "谢谢你帮我发报价", "thanks for checking": not a new request
+        return Reading("smalltalk", smalltalk="thanks", cue="smalltalk.thanks+for")
+    if heard.intent is not None and not heard.out_of_scope:
+        return Reading("request", cue=f"request:{heard.intent}")
+    if first:
+        return Reading("smalltalk", smalltalk=first, cue=f"smalltalk.{first}+rest")
+    if acts and sc.residue <= ANSWER_REST_CHARS and acts[-1][0] != "help":
+        return Reading(acts[-1][0], cue=f"{acts[-1][0]}:{acts[-1][1]}+rest")
+    return Reading("unrelated", cue="unrelated")

@@ -1,0 +1,393 @@
+"""The answer reader (hermesd.dialogue.reader.read_answer), in-process: every pattern × zh × zh-Hant × en.
+
+Each table row is what a person says (raw), what the NLU would have added to the
+:class:`Heard` (intent, slot values …), and the act the reader must give. ``Heard.text``
+is built the way the controller builds it: ``normalize(raw).text``.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from hermesd.dialogue.heard import ACTS, SMALLTALK, Heard
+from hermesd.dialogue.questions import Ask, Candidate, Choice, Confirm, Offer
+from hermesd.dialogue.reader import read_answer
+from hermesd.nlu.normalize import normalize
+
+CONFIRM = Confirm(intent="doc.send", rule_id="doc.send.confirmed", index=1,
+                  entities={"doc": "quote", "person": "person:sales/li"}, prompt="把报价单发给李娜吗？")
+OFFER = Offer(task_id=7, intent="doc.send", slots={"doc": "quote"}, prompt="上次的“发报价单”还没完成，要继续吗？")
+ASK = Ask(intent="reminder.create", rule_id="reminder.ask_time", index=0, slot="when", entity="datetime",
+          prompt="什么时候提醒你？")
+ZHANG_WEI = Candidate("person:sales/zhang", "张伟", {
+    "dept": "sales", "dept_name": "销售部", "title": "工程师", "email": "zhang.wei@example.com",
+    "aliases": ["Zhang Wei", "小张"]})
+ZHANG_QIANG = Candidate("person:rd/zhang", "张强", {
+    "dept": "rd", "dept_name": "研发部", "title": "工程师", "email": "zhang.qiang@example.com",
+    "aliases": ["Zhang Qiang", "强哥"]})
+ZHANG_MIN = Candidate("person:finance/zhang", "张敏", {
+    "dept": "finance", "dept_names": ["财务部", "Finance"], "title": "会计", "email": "zhang.min@example.com"})
+CHOICE2 = Choice("张工", (ZHANG_WEI, ZHANG_QIANG), "把报价单发给张工", prompt="你说的张工是哪一位？")
+CHOICE3 = Choice("张", (ZHANG_WEI, ZHANG_QIANG, ZHANG_MIN), "把报价单发给小张", prompt="哪一位？")
+
+DISK = {"intent": "device.disk", "out_of_scope": False, "rest_chars": 5}   # "查一下磁盘" / "check the disk"
+REMIND_CANCEL = {"intent": "reminder.cancel", "out_of_scope": False, "rest_chars": 6}
+
+
+def heard(raw: str, **kw: Any) -> Heard:
+    text = normalize(raw).text
+    lang = "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in text) else "en"
+    return Heard(text=text, lang=lang, **kw)
+
+
+def _ids(rows: list[tuple]) -> list[str]:
+    return [f"{i}:{r[0][:24]}" for i, r in enumerate(rows)]
+
+
+# --- Confirm / Offer: yes, no, not yet, cancel, repeat, help ------------------------------------
+
+YES_NO = [
+    # affirm, zh
+    ("好的", "affirm"), ("好", "affirm"), ("是的", "affirm"), ("是", "affirm"), ("对", "affirm"), ("行", "affirm"),
+    ("可以", "affirm"), ("没问题", "affirm"), ("确认", "affirm"), ("发吧", "affirm"), ("嗯", "affirm"),
+    ("嗯嗯", "affirm"), ("好嘞", "affirm"), ("妥", "affirm"), ("好的吧", "affirm"), ("可以的，发吧！", "affirm"),
+    ("那就这样吧", "affirm"), ("不错", "affirm"), ("谢谢，发吧", "affirm"), ("好的谢谢", "affirm"),
+    # affirm, zh-Hant and full-width
+    ("對", "affirm"), ("沒問題", "affirm"), ("確認", "affirm"), ("發吧", "affirm"), ("好的，發吧", "affirm"),
+    ("可以，麻煩了", "affirm"), ("ＯＫ", "affirm"),
+    # affirm, en, mixed, emoji
+    ("yes", "affirm"), ("Yes please", "affirm"), ("yes, please", "affirm"), ("sure", "affirm"), ("yep", "affirm"),
+    ("go ahead", "affirm"), ("please do", "affirm"), ("that's right", "affirm"), ("sounds good", "affirm"),
+    ("OK", "affirm"), ("okay, thanks", "affirm"), ("Sure thing!", "affirm"), ("ok 发吧", "affirm"),
+    ("OK 發吧", "affirm"), ("yes 好的", "affirm"), ("I guess so", "affirm"), ("行行行，发吧", "affirm"),
+    ("對，沒錯", "affirm"), ("sure, why not", "affirm"), ("yeah go for it", "affirm"), ("no problem", "affirm"),
+    ("No worries, go ahead", "affirm"), ("请发吧", "affirm"), ("please cancel", "cancel"), ("請取消", "cancel"), ("👍", "affirm"), ("好的👍", "affirm"), ("yes 🙂", "affirm"),
+    # deny
+    ("不", "deny"), ("不要", "deny"), ("不用", "deny"), ("不用了", "deny"), ("不行", "deny"), ("别", "deny"),
+    ("算了吧", "deny"), ("不是", "deny"), ("不要发", "deny"), ("别发给她", "deny"), ("不用了，谢谢", "deny"),
+    ("不要了啊", "deny"), ("不對", "deny"), ("不需要", "deny"), ("別發", "deny"), ("no", "deny"), ("No.", "deny"),
+    ("nope", "deny"), ("no thanks", "deny"), ("No, thank you", "deny"), ("don't", "deny"), ("not really", "deny"),
+    ("don't send it", "deny"), ("👎", "deny"), ("不不不", "deny"), ("no no no", "deny"), ("I don't think so", "deny"),
+    ("nah", "deny"), ("不好意思，不用了", "deny"),
+    # negation after a polite opener or a contrast marker wins
+    ("好的，不过先别发", "hedge"), ("好的，不過先別發", "hedge"), ("ok, actually no", "deny"),
+    ("ok but no", "deny"), ("嗯…不用了", "deny"), ("那个，不要了", "deny"), ("谢谢，不过不用了", "deny"),
+    ("謝謝，不過不用了", "deny"), ("好的，但是我不想发了", "deny"), ("好的，但是我还没想好", "hedge"),
+    ("well, no", "deny"), ("Thanks, but no thanks", "deny"), ("yes, but not now", "hedge"),
+    ("我觉得还是不要了", "deny"), ("sorry, no", "deny"), ("好的，不用了", "deny"), ("等等，好的", "affirm"),
+    # hedge
+    ("等等", "hedge"), ("等一下", "hedge"), ("我再想想", "hedge"), ("让我想想", "hedge"), ("讓我想想", "hedge"),
+    ("先不要", "hedge"), ("稍等", "hedge"), ("稍等一下哈", "hedge"), ("先别发", "hedge"), ("以後再說", "hedge"),
+    ("晚点再说吧", "hedge"), ("不急", "hedge"), ("现在不要", "hedge"), ("暫時不用", "hedge"), ("hmm, maybe", "hedge"),
+    ("hold on", "hedge"), ("wait", "hedge"), ("not now", "hedge"), ("let me think", "hedge"),
+    ("maybe later", "hedge"), ("Hang on a sec", "hedge"), ("no, not now", "hedge"), ("wait, let me think about it", "hedge"),
+    # cancel
+    ("取消", "cancel"), ("算了", "cancel"), ("不办了", "cancel"), ("不辦了", "cancel"), ("取消吧", "cancel"),
+    ("cancel", "cancel"), ("never mind", "cancel"), ("forget it", "cancel"), ("stop", "cancel"), ("Cancel that.", "cancel"),
+    # repeat
+    ("再说一遍", "repeat"), ("再說一遍", "repeat"), ("你说什么", "repeat"), ("什么？", "repeat"), ("什麼？", "repeat"),
+    ("没听清", "repeat"), ("沒聽清", "repeat"), ("重复一下", "repeat"), ("嗯？", "repeat"), ("what?", "repeat"),
+    ("say that again", "repeat"), ("pardon", "repeat"), ("sorry?", "repeat"), ("come again?", "repeat"),
+    # help
+    ("有哪些选项", "help"), ("有什么选择", "help"), ("怎么回答", "help"), ("我该说什么", "help"), ("有哪些選項", "help"),
+    ("我該說什麼", "help"), ("options?", "help"), ("what are my options", "help"), ("help", "help"),
+    # not a yes
+    ("好的？", "unrelated"), ("yes?", "unrelated"), ("好的，不过要快点", "unrelated"), ("ok but hurry", "unrelated"),
+    ("天气不错的样子啊哈哈哈", "unrelated"), ("🎉🎉", "unrelated"), ("", "unrelated"), ("什么时候", "unrelated"),
+]
+
+
+@pytest.mark.parametrize("raw,act", YES_NO, ids=_ids(YES_NO))
+def test_confirm_words(raw: str, act: str) -> None:
+    assert read_answer(CONFIRM, heard(raw)).act == act
+
+
+@pytest.mark.parametrize("raw,act", [r for r in YES_NO if r[1] != "unrelated"][::3])
+def test_offer_reads_like_confirm(raw: str, act: str) -> None:
+    assert read_answer(OFFER, heard(raw)).act == act
+
+
+SPECIFIC = [
+    # (raw, heard fields, act, values)
+    ("不对，是李工", {"slot_values": {"person": "李工"}}, "correct", {"person": "李工"}),
+    ("不對，是李工", {"slot_values": {"person": "李工"}}, "correct", {"person": "李工"}),
+    ("不是张伟，是李娜", {"slot_values": {"person": "李娜"}}, "correct", {"person": "李娜"}),
+    ("是李娜不是张伟", {"slot_values": {"person": "李娜"}, "kind": "correction"}, "correct", {"person": "李娜"}),
+    ("改成明天", {"slot_values": {"when": "2024-05-02"}}, "correct", {"when": "2024-05-02"}),
+    ("换成合同", {"slot_values": {"doc": "contract"}}, "correct", {"doc": "contract"}),
+    ("好的，不过改成明天发", {"slot_values": {"when": "2024-05-02"}}, "correct", {"when": "2024-05-02"}),
+    ("make it Friday", {"slot_values": {"when": "fri"}}, "correct", {"when": "fri"}),
+    ("no, to 李娜", {"slot_values": {"person": "李娜"}}, "correct", {"person": "李娜"}),
+    ("No, to Wang Fang", {"slot_values": {"person": "wang"}}, "correct", {"person": "wang"}),
+    ("I meant the contract", {"slot_values": {"doc": "contract"}}, "correct", {"doc": "contract"}),
+    ("no, it's Li", {"slot_values": {"person": "li"}, "kind": "correction"}, "correct", {"person": "li"}),
+    ("好的，发给王芳", {"slot_values": {"person": "person:finance/wang"}}, "correct", {"person": "person:finance/wang"}),
+    ("王芳", {"slot_values": {"person": "person:finance/wang"}}, "correct", {"person": "person:finance/wang"}),
+    # the same value as the card's is a yes, not a change
+    ("好的，发给李娜", {"slot_values": {"person": "person:sales/li"}}, "affirm", {}),
+    # no value heard: a correction word alone changes nothing
+    ("改成别的", {}, "unrelated", {}),
+    ("不要发给李娜", {"slot_values": {"person": "person:sales/li"}, "intent": "doc.send", "out_of_scope": False},
+     "deny", {}),
+    # a new request while the card is open
+    ("查一下磁盘", DISK, "request", {}),
+    ("check the disk", {**DISK, "rest_chars": 12}, "request", {}),
+    ("不要，先查一下磁盘", DISK, "request", {}),
+    ("取消那个提醒", REMIND_CANCEL, "request", {}),
+    ("把合同发给王芳，抄送张伟", {"intent": "doc.send", "out_of_scope": False, "rest_chars": 7}, "request", {}),
+    # answer words are never a request, whatever the NLU thought of them
+    ("谢谢，不过不用了", REMIND_CANCEL, "deny", {}),
+    ("不用了", REMIND_CANCEL, "deny", {}),
+    ("好的", {"intent": "device.disk", "out_of_scope": False}, "affirm", {}),
+    ("取消", REMIND_CANCEL, "cancel", {}),
+    ("好的，帮我查一下磁盘", DISK, "request", {}),
+    ("no, check the disk instead", {**DISK, "rest_chars": 17}, "request", {}),
+    ("对了，查一下磁盘", DISK, "request", {}),
+    ("对不起，我说错了，是李娜", {"slot_values": {"person": "李娜"}}, "correct", {"person": "李娜"}),
+    # very long: only the start is read for answer words
+    ("不要" + "，" + "然后" * 150, {}, "deny", {}),
+    ("今天天气" * 80, {}, "unrelated", {}),
+    ("查一下磁盘" + "还有网络" * 60, DISK, "request", {}),
+]
+
+
+@pytest.mark.parametrize("raw,kw,act,values", SPECIFIC, ids=_ids(SPECIFIC))
+def test_confirm_corrections_and_requests(raw: str, kw: dict, act: str, values: dict) -> None:
+    r = read_answer(CONFIRM, heard(raw, **kw))
+    assert (r.act, dict(r.values)) == (act, values)
+
+
+# --- Choice -----------------------------------------------------------------------------------
+
+CHOOSE2 = [
+    # by number
+    ("1", 0), ("2", 1), ("２", 1), ("二", 1), ("两", 1), ("兩", 1), ("一", 0), ("2号", 1), ("选2", 1),
+    ("option 2", 1), ("number two", 1), ("#1", 0), ("two", 1),
+    # by ordinal
+    ("第一个", 0), ("第1个", 0), ("第２个", 1), ("第二个", 1), ("第二個", 1), ("头一个", 0), ("頭一個", 0),
+    ("第一位", 0), ("最后一个", 1), ("最后那个", 1), ("最後那個", 1), ("上面那个", 0), ("上面那個", 0),
+    ("下面那个", 1), ("前一个", 0), ("后一个", 1), ("後面那個", 1), ("我选第二个吧", 1), ("就第一个", 0),
+    ("要第二个", 1), ("是第一个", 0), ("对，第二个", 1), ("first", 0), ("the first one", 0), ("second", 1),
+    ("the second one", 1), ("The second one, please", 1), ("2nd", 1), ("1st", 0), ("last", 1), ("the last one", 1),
+    ("the top one", 0), ("the bottom one", 1), ("the latter", 1), ("第一个，不对，第二个", 1),
+    # by name, alias, attribute on the card
+    ("张伟", 0), ("张强", 1), ("張伟", 0), ("小张", 0), ("强哥", 1), ("Zhang Wei", 0), ("zhang qiang", 1),
+    ("销售部", 0), ("销售部的那个", 0), ("销售部的那個", 0), ("研发部的", 1), ("研发", 1), ("sales", 0),
+    ("the one in sales", 0), ("the rd one", 1), ("RD", 1), ("zhang.qiang@example.com", 1),
+    ("发给销售部的张伟", 0), ("是研发部那位", 1), ("销售部的张伟吧", 0),
+    # a deny naming one of two chooses the other
+    ("不是第一个", 1), ("不是张伟", 1), ("not the first one", 1),
+]
+
+
+@pytest.mark.parametrize("raw,index", CHOOSE2, ids=_ids(CHOOSE2))
+def test_choice_of_two(raw: str, index: int) -> None:
+    r = read_answer(CHOICE2, heard(raw))
+    assert (r.act, r.choice) == ("choose", index), r
+
+
+CHOOSE3 = [
+    ("3", 2), ("三", 2), ("第三个", 2), ("third", 2), ("the 3rd one", 2), ("最后一个", 2), ("last one", 2),
+    ("中间那个", 1), ("the middle one", 1), ("上面那个", 0), ("财务部", 2), ("Finance", 2), ("会计", 2),
+    ("张敏", 2), ("the one from finance", 2),
+]
+
+
+@pytest.mark.parametrize("raw,index", CHOOSE3, ids=_ids(CHOOSE3))
+def test_choice_of_three(raw: str, index: int) -> None:
+    r = read_answer(CHOICE3, heard(raw))
+    assert (r.act, r.choice) == ("choose", index), r
+
+
+NOT_CHOSEN = [
+    # (question, raw, heard fields, act)
+    (CHOICE2, "3", {}, "unrelated"), (CHOICE2, "第五个", {}, "unrelated"), (CHOICE2, "0", {}, "unrelated"),
+    (CHOICE2, "the third one", {}, "unrelated"),
+    (CHOICE2, "工程师", {}, "unrelated"),            # both are engineers: a shared attribute chooses nothing
+    (CHOICE2, "example.com", {}, "unrelated"), (CHOICE2, "张", {}, "unrelated"),
+    (CHOICE2, "张伟还是张强", {}, "unrelated"),
+    (CHOICE2, "另一个", {}, "unrelated"),             # nobody marked as chosen before
+    (CHOICE2, "the other one", {}, "unrelated"),
+    (CHOICE3, "下面那个", {}, "unrelated"),           # "the one below" of three is not settled
+    (CHOICE3, "另一个", {}, "unrelated"), (CHOICE3, "不是第一个", {}, "unrelated"),
+    (CHOICE2, "好的", {}, "unrelated"), (CHOICE2, "yes", {}, "unrelated"),
+    (CHOICE2, "取消", {}, "cancel"), (CHOICE2, "算了", {}, "cancel"), (CHOICE2, "都不是", {}, "cancel"),
+    (CHOICE2, "不要了", {}, "cancel"), (CHOICE2, "cancel", {}, "cancel"), (CHOICE2, "neither", {}, "cancel"),
+    (CHOICE2, "never mind", {}, "cancel"), (CHOICE2, "no", {}, "cancel"), (CHOICE2, "都不對", {}, "cancel"),
+    (CHOICE2, "第一个，算了", {}, "cancel"),
+    (CHOICE2, "再说一遍", {}, "repeat"), (CHOICE2, "what?", {}, "repeat"), (CHOICE2, "有哪些选项", {}, "help"),
+    (CHOICE2, "what are my options", {}, "help"), (CHOICE2, "等一下", {}, "hedge"),
+    (CHOICE2, "查一下磁盘", DISK, "request"), (CHOICE2, "check the disk", {**DISK, "rest_chars": 12}, "request"),
+    (CHOICE2, "把合同也发给张伟吧", {"intent": "doc.send", "out_of_scope": False, "rest_chars": 6}, "request"),
+    (CHOICE2, "算了，先查一下磁盘", DISK, "request"),
+    (CHOICE2, "谢谢", {}, "smalltalk"), (CHOICE2, "你好", {}, "smalltalk"),
+]
+
+
+@pytest.mark.parametrize("q,raw,kw,act", NOT_CHOSEN, ids=[f"{i}:{r[1]}" for i, r in enumerate(NOT_CHOSEN)])
+def test_choice_other_readings(q: Choice, raw: str, kw: dict, act: str) -> None:
+    r = read_answer(q, heard(raw, **kw))
+    assert r.act == act and r.choice is None, r
+
+
+@pytest.mark.parametrize("raw", ["另一个", "另外那个", "另一個", "the other one", "the other"])
+def test_the_other_one_is_the_one_not_chosen_before(raw: str) -> None:
+    marked = Choice("张工", (ZHANG_WEI, Candidate(ZHANG_QIANG.anchor_id, ZHANG_QIANG.display,
+                                                {**ZHANG_QIANG.attrs, "previous": True})), "x")
+    assert read_answer(marked, heard(raw)).choice == 0
+    marked_first = Choice("张工", (Candidate(ZHANG_WEI.anchor_id, "张伟", {"previous": True}), ZHANG_QIANG), "x")
+    assert read_answer(marked_first, heard(raw)).choice == 1
+
+
+# --- Ask --------------------------------------------------------------------------------------
+
+ASKED = [
+    # (raw, heard fields, act, values)
+    ("明天上午9点", {"asked_value": "t1", "rest_chars": 0}, "fill", {"when": "t1"}),
+    ("明天吧", {"asked_value": "t1", "rest_chars": 1}, "fill", {"when": "t1"}),
+    ("tomorrow at 9", {"asked_value": "t1", "rest_chars": 2}, "fill", {"when": "t1"}),
+    ("就明天上午吧", {"asked_value": "t1", "rest_chars": 2}, "fill", {"when": "t1"}),
+    ("提醒我明天上午九点开会", {"asked_value": "t1", "rest_chars": 7, "intent": "reminder.create",
+                        "out_of_scope": False}, "fill", {"when": "t1"}),
+    ("嗯，明天下午三点吧", {"asked_value": "t1", "rest_chars": 2}, "fill", {"when": "t1"}),
+    ("算了，明天吧", {"asked_value": "t1", "rest_chars": 3}, "fill", {"when": "t1"}),
+    ("不对，是后天", {"asked_value": "t2", "rest_chars": 3}, "correct", {"when": "t2"}),
+    ("no, make it Friday", {"asked_value": "t2", "rest_chars": 6}, "correct", {"when": "t2"}),
+    ("改成下周一", {"asked_value": "t2", "rest_chars": 2}, "correct", {"when": "t2"}),
+    ("查一下磁盘", DISK, "request", {}),
+    ("查一下明天的磁盘", {**DISK, "asked_value": "t1", "rest_chars": 6}, "request", {}),
+    ("取消", {}, "cancel", {}), ("算了", {}, "cancel", {}), ("cancel", {}, "cancel", {}),
+    ("never mind", {}, "cancel", {}), ("不用了", {}, "cancel", {}), ("no", {}, "cancel", {}),
+    ("明天，算了，不用了", {"asked_value": "t1", "rest_chars": 5}, "cancel", {}),
+    ("再说一遍", {}, "repeat", {}), ("你說什麼", {}, "repeat", {}), ("what?", {}, "repeat", {}),
+    ("怎么回答", {}, "help", {}), ("what should i say", {}, "help", {}),
+    ("等一下", {}, "hedge", {}), ("let me think", {}, "hedge", {}),
+    ("好的", {}, "unrelated", {}), ("yes", {}, "unrelated", {}), ("天气真好", {"rest_chars": 4}, "unrelated", {}),
+    ("谢谢", {}, "smalltalk", {}),
+]
+
+
+@pytest.mark.parametrize("raw,kw,act,values", ASKED, ids=_ids(ASKED))
+def test_ask(raw: str, kw: dict, act: str, values: dict) -> None:
+    r = read_answer(ASK, heard(raw, **kw))
+    assert (r.act, dict(r.values)) == (act, values), r
+
+
+# --- nothing open -----------------------------------------------------------------------------
+
+NOTHING = [
+    # (raw, heard fields, act, choice or small-talk kind)
+    ("不是", {"intent": "network.status", "out_of_scope": False}, "deny", None),
+    ("不是的", {}, "deny", None), ("no", {}, "deny", None), ("不對", {}, "deny", None),
+    ("好的", {}, "affirm", None), ("yes please", {}, "affirm", None), ("發吧", {}, "affirm", None),
+    ("👍", {}, "affirm", None), ("取消", {}, "cancel", None), ("算了", {}, "cancel", None),
+    ("2", {"intent": "device.disk", "out_of_scope": False}, "choose", 1), ("２", {}, "choose", 1),
+    ("第二个", {}, "choose", 1), ("第２個", {}, "choose", 1), ("the first one", {}, "choose", 0),
+    ("最后那个", {}, "choose", None), ("the other one", {}, "choose", None),
+    ("你好", {}, "smalltalk", "greeting"), ("您好！", {}, "smalltalk", "greeting"), ("嗨", {}, "smalltalk", "greeting"),
+    ("早上好", {}, "smalltalk", "greeting"), ("hi", {}, "smalltalk", "greeting"), ("Hello there 👋", {}, "smalltalk", "greeting"),
+    ("good morning", {}, "smalltalk", "greeting"), ("谢谢", {}, "smalltalk", "thanks"), ("謝謝", {}, "smalltalk", "thanks"),
+    ("多谢", {}, "smalltalk", "thanks"), ("thank you", {}, "smalltalk", "thanks"), ("Thanks!", {}, "smalltalk", "thanks"),
+    ("cheers", {}, "smalltalk", "thanks"), ("好的，谢谢", {}, "smalltalk", "thanks"),
+    ("ok thanks", {}, "smalltalk", "thanks"), ("再见", {}, "smalltalk", "goodbye"), ("再見", {}, "smalltalk", "goodbye"),
+    ("拜拜", {}, "smalltalk", "goodbye"), ("bye", {}, "smalltalk", "goodbye"), ("see you", {}, "smalltalk", "goodbye"),
+    ("thanks, bye", {}, "smalltalk", "goodbye"), ("你是谁", {}, "smalltalk", "identity"),
+    ("你是誰？", {}, "smalltalk", "identity"), ("你叫什么", {}, "smalltalk", "identity"),
+    ("who are you?", {}, "smalltalk", "identity"), ("what are you", {}, "smalltalk", "identity"),
+    ("你能做什么", {}, "smalltalk", "capabilities"), ("你會什麼", {}, "smalltalk", "capabilities"),
+    ("你有什么功能", {}, "smalltalk", "capabilities"), ("what can you do?", {}, "smalltalk", "capabilities"),
+    ("help me", {}, "smalltalk", "capabilities"), ("What do you do", {}, "smalltalk", "capabilities"),
+    ("help", {}, "smalltalk", "capabilities"), ("你好，你能做什么？", {}, "smalltalk", "capabilities"),
+    ("谢谢你帮我发报价", {"intent": "doc.send", "out_of_scope": False, "rest_chars": 6}, "smalltalk", "thanks"),
+    ("thanks for sending the quote", {"intent": "doc.send", "out_of_scope": False, "rest_chars": 18},
+     "smalltalk", "thanks"),
+    ("谢谢，帮我发报价", {"intent": "doc.send", "out_of_scope": False, "rest_chars": 4}, "request", None),
+    ("你好，我想问一下", {}, "smalltalk", "greeting"),
+    ("查一下磁盘", DISK, "request", None), ("你好，帮我查一下磁盘", DISK, "request", None),
+    ("check the disk please", DISK, "request", None),
+    ("天气不错的样子啊哈哈哈", {}, "unrelated", None), ("🎉", {}, "unrelated", None), ("asdf qwer", {}, "unrelated", None),
+]
+
+
+@pytest.mark.parametrize("raw,kw,act,extra", NOTHING, ids=_ids(NOTHING))
+def test_nothing_open(raw: str, kw: dict, act: str, extra: Any) -> None:
+    r = read_answer(None, heard(raw, **kw))
+    assert r.act == act, r
+    if act == "choose":
+        assert r.choice == extra
+    if act == "smalltalk":
+        assert r.smalltalk == extra
+
+
+SMALLTALK_OPEN = [
+    ("你好", "greeting"), ("谢谢", "thanks"), ("謝謝你", "thanks"), ("thank you!", "thanks"), ("再见", "goodbye"),
+    ("你是谁", "identity"), ("who are you", "identity"), ("你能做什么", "capabilities"), ("what can you do", "capabilities"),
+]
+
+
+@pytest.mark.parametrize("q", [CONFIRM, OFFER, ASK, CHOICE2], ids=["confirm", "offer", "ask", "choice"])
+@pytest.mark.parametrize("raw,kind", SMALLTALK_OPEN)
+def test_smalltalk_while_a_question_is_open(q: Any, raw: str, kind: str) -> None:
+    r = read_answer(q, heard(raw))
+    assert (r.act, r.smalltalk) == ("smalltalk", kind)
+
+
+@pytest.mark.parametrize("raw,act", [("谢谢，发吧", "affirm"), ("thanks, go ahead", "affirm"),
+                                     ("你好，不用了", "deny"), ("hi, cancel", "cancel")])
+def test_smalltalk_beside_an_answer_is_the_answer(raw: str, act: str) -> None:
+    assert read_answer(CONFIRM, heard(raw)).act == act
+
+
+# --- cues, shapes, speed ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("q,raw,cue", [
+    (CONFIRM, "好的", "affirm:好的"), (CONFIRM, "不用了", "deny:不用了"), (CONFIRM, "not now", "hedge:not now"),
+    (CONFIRM, "好的，但是我还没想好", "contrast+hedge:还没想好"), (CONFIRM, "好的，不过要快点", "contrast.unread"),
+    (CHOICE2, "最后那个", "choose:ordinal.last:最后那个"), (CHOICE2, "销售部的", "choose:dept_name:销售部"),
+    (CHOICE2, "3", "number:out-of-range"), (None, "谢谢", "smalltalk.thanks"),
+])
+def test_cue_names_what_decided(q: Any, raw: str, cue: str) -> None:
+    assert read_answer(q, heard(raw)).cue == cue
+
+
+def test_every_reading_is_a_known_act() -> None:
+    rows = [(CONFIRM, r[0]) for r in YES_NO] + [(CHOICE2, r[0]) for r in CHOOSE2] + [(ASK, r[0]) for r in ASKED]
+    for q, raw in rows:
+        r = read_answer(q, heard(raw))
+        assert r.act in ACTS and (r.smalltalk is None or r.smalltalk in SMALLTALK) and r.cue
+
+
+def test_reading_is_fast() -> None:
+    rows = [(CONFIRM, heard("好的，不过先别发")), (CHOICE2, heard("销售部的那个")), (ASK, heard("明天上午9点", asked_value=1)),
+            (None, heard("what can you do?")), (CHOICE3, heard("the one from finance"))]
+    for q, h in rows:
+        read_answer(q, h)
+    best = float("inf")
+    for _ in range(5):
+        t0 = time.perf_counter()
+        for _ in range(200):
+            for q, h in rows:
+                read_answer(q, h)
+        best = min(best, (time.perf_counter() - t0) / (200 * len(rows)))
+    assert best < 100e-6, f"{best * 1e6:.1f} µs per reading"
+
+
+@pytest.mark.parametrize("q", [None, CONFIRM, OFFER, ASK, CHOICE2, CHOICE3], ids=["none", "confirm", "offer", "ask",
+                                                                                "choice2", "choice3"])
+def test_any_text_reads_as_a_known_act(q: Any) -> None:
+    from hypothesis import given, settings, strategies as st
+
+    alphabet = st.sampled_from(list("好的不是对取消第二个最后那个但是,.?!？ 🙂👍２二两一abc nopyes") + ["yes", "no", "but", "the"])
+
+    @settings(max_examples=150, deadline=None, database=None)
+    @given(st.lists(alphabet, max_size=40).map("".join), st.integers(0, 8))
+    def check(raw: str, rest: int) -> None:
+        r = read_answer(q, heard(raw, rest_chars=rest, slot_values={"person": "x"} if rest % 2 else {}))
+        assert r.act in ACTS and r.cue
+        if r.act == "choose" and q is not None:
+            assert r.choice is not None and 0 <= r.choice < len(q.candidates)
+
+    check()

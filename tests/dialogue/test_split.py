@@ -1,0 +1,100 @@
+"""Where one utterance holds several requests (hermesd.dialogue.split.split_requests), zh × zh-Hant × en."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hermesd.dialogue.lexicon import load_lexicon
+from hermesd.dialogue.split import split_requests
+
+SPLITS = [
+    # zh: then-conjunctions anywhere, and-conjunctions after a comma before a verb; a leading 先 dropped
+    ("先查一下磁盘，然后看看服务状态", ["查一下磁盘", "看看服务状态"]),
+    ("先查一下磁盘然后看看服务状态", ["查一下磁盘", "看看服务状态"]),
+    ("查一下磁盘，接着重启nginx", ["查一下磁盘", "重启nginx"]),
+    ("查一下磁盘，再看看网络", ["查一下磁盘", "看看网络"]),
+    ("查一下磁盘，顺便看看网络", ["查一下磁盘", "看看网络"]),
+    ("查一下磁盘，另外提醒我明天开会", ["查一下磁盘", "提醒我明天开会"]),
+    ("查一下磁盘，并且发报价单给李娜", ["查一下磁盘", "发报价单给李娜"]),
+    ("首先重启nginx，然后检查网络", ["重启nginx", "检查网络"]),
+    ("先查磁盘，之后看服务", ["查磁盘", "看服务"]),
+    ("重启nginx，之后再查一下网络", ["重启nginx", "查一下网络"]),
+    ("查一下磁盘；然后看看服务状态", ["查一下磁盘", "看看服务状态"]),
+    ("查一下磁盘。然后看看服务状态", ["查一下磁盘", "看看服务状态"]),
+    ("发给李娜，也发给王芳", ["发给李娜", "发给王芳"]),
+    ("把报价单发给张工然后抄送李娜", ["把报价单发给张工", "抄送李娜"]),
+    ("提醒我明天上午十点开会，然后查一下磁盘", ["提醒我明天上午十点开会", "查一下磁盘"]),
+    ("帮我查一下磁盘，然后看看网络", ["帮我查一下磁盘", "看看网络"]),
+    ("查一下磁盘，然后看看网络，再重启nginx", ["查一下磁盘", "看看网络", "重启nginx"]),
+    # a part without a verb borrows the first part's
+    ("查一下磁盘，然后服务状态", ["查一下磁盘", "查一下服务状态"]),
+    ("帮我查一下磁盘然后服务状态", ["帮我查一下磁盘", "帮我查一下服务状态"]),
+    # zh-Hant and full-width
+    ("先檢查磁盤，然後看看網絡", ["檢查磁盤", "看看網絡"]),
+    ("查一下磁盤，接著重啟nginx", ["查一下磁盤", "重啟nginx"]),
+    ("查一下磁盘，還有看看網絡", ["查一下磁盘", "看看網絡"]),
+    ("check the ＤＩＳＫ and then restart nginx", ["check the ＤＩＳＫ", "restart nginx"]),
+    # en
+    ("check the network and then the disk", ["check the network", "check the disk"]),
+    ("Check the network, then check the disk", ["Check the network", "check the disk"]),
+    ("check the disk and restart nginx", ["check the disk", "restart nginx"]),
+    ("check the disk, and also the network", ["check the disk", "check the network"]),
+    ("check the disk. After that, restart nginx", ["check the disk", "restart nginx"]),
+    ("first check the disk and then remind me to call Li", ["check the disk", "remind me to call Li"]),
+    ("First check the disk, then the network", ["check the disk", "check the network"]),
+    ("check the disk then the network", ["check the disk", "check the network"]),
+    ("show me the uptime and what's the disk usage", ["show me the uptime", "what's the disk usage"]),
+    ("Please check the disk and then please restart nginx", ["Please check the disk", "please restart nginx"]),
+    ("first of all, check the disk and then show me the uptime", ["check the disk", "show me the uptime"]),
+]
+
+
+@pytest.mark.parametrize("text,parts", SPLITS, ids=[s[0][:30] for s in SPLITS])
+def test_splits(text: str, parts: list[str]) -> None:
+    assert split_requests(text) == parts
+
+
+WHOLE = [
+    "send the quote to Li and Wang",           # a part without a verb: never proposed
+    "send the quote to Li, and Wang",
+    "remind me at 3 and 5",
+    "remind me tomorrow at 3pm and then at 5pm",  # never between two times
+    "3点和5点提醒我",
+    "明天上午然后下午都提醒我",
+    "把报价单和合同发给李娜",
+    "查一下磁盘和网络",
+    "发给李娜，还有王芳",
+    "看看网络状态，还有磁盘",
+    "查磁盘再看服务",                            # 再 without a comma is "again", not "and"
+    "查一下磁盘，再说一遍",
+    "我想先看看",
+    "然后呢",
+    "and then?",
+    "先生，帮我查磁盘",
+    "查一下磁盘",
+    "把报价单发给张工",
+    "ok",
+    "",
+]
+
+
+@pytest.mark.parametrize("text", WHOLE)
+def test_stays_whole(text: str) -> None:
+    assert split_requests(text) == [text]
+
+
+def test_parts_are_taken_from_the_text_as_given() -> None:
+    text = "先檢查磁盤，然後看看網絡"
+    parts = split_requests(text)
+    assert all(p in text for p in parts) and parts[0] == "檢查磁盤"
+
+
+def test_a_pack_adds_a_conjunction(tmp_path: Path) -> None:
+    extra = tmp_path / "joins.yaml"
+    extra.write_text("conjunctions:\n  then:\n    zh: [完了]\n    en: [once done]\n", encoding="utf-8")
+    lex = load_lexicon([extra])
+    assert split_requests("查一下磁盘完了看看网络") == ["查一下磁盘完了看看网络"]
+    assert split_requests("查一下磁盘完了看看网络", lex) == ["查一下磁盘", "看看网络"]
+    assert split_requests("check the disk once done restart nginx", lex) == ["check the disk", "restart nginx"]
