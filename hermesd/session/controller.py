@@ -60,7 +60,8 @@ class Controller:
 
     def __init__(self, settings: SessionSettings, *, nlu: NluPort, memory: MemoryPort, tools: ToolsPort,
                  rules: Callable[[], RuleEnginePort], now_ms: Callable[[], int] = wall_ms,
-                 mono: Callable[[], float] = time.monotonic, lexicon: Lexicon | None = None) -> None:
+                 mono: Callable[[], float] = time.monotonic, lexicon: Lexicon | None = None,
+                 reminders: dict[str, Any] | None = None) -> None:
         self.settings = settings
         self.limits = Limits.from_settings(settings)
         self.policy = Policy(settings)
@@ -73,7 +74,7 @@ class Controller:
         self.task_uids: set[int] = set()
         self.deadlines = DeadlineHeap()
         self.turns_by_path: dict[str, int] = {}
-        self.grounding = Grounding(nlu, memory)
+        self.grounding = Grounding(nlu, memory, reminders=reminders)
         self.plans = PlanRunner(self)
         self.pipeline = Pipeline(self)
         #: answer words (zh, zh-Hant, en) of the shipped lexicon and the packs'

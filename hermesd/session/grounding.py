@@ -23,6 +23,8 @@ from zoneinfo import ZoneInfo
 from ..anchors.directory import normalize_mention
 from ..dialogue.heard import Heard
 from ..dialogue.questions import Ask, Confirm, OpenQuestion
+from ..nlu.normalize import normalize
+from ..nlu.task import task_text
 from .ports import MemoryPort, NluPort, RuleEnginePort
 from .record import Session
 
@@ -32,6 +34,7 @@ log = logging.getLogger(__name__)
 
 _MEMORY_KEY = re.compile(r"\bmemory\.([A-Za-z0-9_]+)")
 _FILLER = re.compile(r"[\s\W_]+")
+_CJK = re.compile(r"[\u4e00-\u9fff]")
 
 #: ``(mention as said, candidate dicts)`` of the first person mention that names several people
 Ambiguity = tuple[str, list[dict[str, Any]]]
@@ -59,8 +62,10 @@ class Grounding:
     :param nlu: the NLU port (intent specs, gazetteers, the zone). :param memory: the memory port.
     """
 
-    def __init__(self, nlu: NluPort, memory: MemoryPort) -> None:
+    def __init__(self, nlu: NluPort, memory: MemoryPort, *, reminders: Mapping[str, Any] | None = None) -> None:
         self.nlu, self.memory = nlu, memory
+        #: ``session.reminders`` in the rule context (``default_time``, from the ``reminders:`` section)
+        self.reminders = dict(reminders or {"default_time": "09:00"})
         self._keys_engine: Any = None
         self._keys: dict[str | None, tuple[str, ...]] = {}
 
@@ -71,11 +76,26 @@ class Grounding:
         s.anchors[normalize_mention(mention)] = anchor_id
         self.memory.graph.bind(s.session_id, mention, anchor_id)
 
+    def rebind(self, s: Session, old: Any, new: Any) -> None:
+        """A correction replaced person ``old`` by ``new`` (shown names): every mention of the session
+        that meant ``old`` now means ``new`` ("不对，是张伟" after 张工 was taken as 张强)."""
+        names = s.refs.get("anchors", {})
+        old_id = names.get(old) if isinstance(old, str) else None
+        new_id = names.get(new) if isinstance(new, str) else None
+        if not old_id or not new_id or old_id == new_id:
+            return
+        for mention, anchor in list(s.anchors.items()):
+            if anchor == old_id:
+                self.remember_anchor(s, mention, new_id)
+                log.info("anchor.corrected", extra={"kv": {"mention": mention, "from": old_id, "to": new_id}})
+
     async def _person(self, s: Session, mention: str, fuzzy: bool) -> tuple[Any, Ambiguity | None]:
         """The shown value of a person mention, and its ambiguity when it names several people."""
+        mention = normalize(mention).text if _CJK.search(mention) else mention  # 張工 → 张工 for the directory
         bound = s.anchors.get(normalize_mention(mention))
         if bound is not None:
             self.memory.graph.bind(s.session_id, mention, bound)  # refresh the graph's cache (after a restart)
+            s.refs["session_anchor"] = True
         res = await self.memory.resolve(mention, session_id=s.session_id, type="person", fuzzy=fuzzy)
         if res.status == "resolved":
             s.refs.setdefault("anchors", {})[res.text] = res.anchor_id
@@ -84,14 +104,19 @@ class Grounding:
             chosen = [c for c in res.candidates if c["anchor_id"] in set(s.anchors.values())]
             if len(chosen) == 1:  # the one this session already chose or corrected to
                 self.remember_anchor(s, mention, chosen[0]["anchor_id"])
+                s.refs["session_anchor"] = True
                 s.refs.setdefault("anchors", {})[chosen[0]["display"]] = chosen[0]["anchor_id"]
                 log.info("anchor.session", extra={"kv": {"mention": mention, "anchor": chosen[0]["anchor_id"]}})
                 return chosen[0]["display"], None
             return res.text, (mention, res.candidates)
         return res.text or mention, None
 
-    async def entities(self, s: Session, parsed: Any, *,
-                       fuzzy: bool = True) -> tuple[dict[str, list[Any]], Ambiguity | None]:
+    def _wants_task(self, parsed: Any, q: OpenQuestion | None) -> bool:
+        intents = [parsed.intent] + ([q.intent] if isinstance(q, (Ask, Confirm)) else [])
+        return any("task" in self.spec_slots(i).values() for i in intents if i)
+
+    async def entities(self, s: Session, parsed: Any, *, fuzzy: bool = True,
+                       q: OpenQuestion | None = None) -> tuple[dict[str, list[Any]], Ambiguity | None]:
         """Entity values by type (first mention first), person mentions anchored.
 
         Also fills ``s.refs``: ``anchors`` (shown name → anchor id) and ``kinds`` (document kind as
@@ -116,6 +141,13 @@ class Grounding:
                 value = d["text"]
                 kinds[value] = d.get("value")
             out.setdefault(e.type, []).append(value)
+        if self._wants_task(parsed, q):
+            # the task of a reminder: the words without trigger and time phrase (hermesd.nlu.task)
+            task = task_text(parsed)
+            if task is None and isinstance(q, Ask) and q.entity == "task" and parsed.text.strip():
+                task = parsed.text.strip()  # the answer to "提醒你什么？" is the task itself
+            if task:
+                out["task"] = [task]
         return out, ambiguous
 
     async def disambiguate_by_memory(self, s: Session, ambiguous: Ambiguity, entities: dict[str, list[Any]]) -> bool:
@@ -259,9 +291,12 @@ class Grounding:
             if slot is not None:
                 memory[key] = (slot.get("data") or {}).get("value")
         entities = {**entities, **self.aliases(s, intent, entities)}
+        zone = self.zone(s)
+        now = datetime.fromtimestamp(s.ref_ms / 1000, zone).isoformat(timespec="seconds")
         return {"role": s.role, "slots": dict(s.slots), "entities": entities, "memory": memory,
                 "session": {**s.vars, "state": s.state.value, "channel": s.channel, "user": s.user,
-                            "utterance": text, "locale": s.locale}}
+                            "utterance": text, "locale": s.locale, "tz": zone.key, "now": now,
+                            "reminders": self.reminders}}
 
 
 def memory_keys(engine: RuleEnginePort, intent: str | None) -> tuple[str, ...]:

@@ -160,7 +160,9 @@ class Pipeline:
             reading = self._read(q, heard, answer)
             decision = dp.decide(q, heard, reading)
             p.trace.update({"intent": parsed.intent if parsed else None, "kind": parsed.kind if parsed else None,
-                            "entities": entities, "reading": reading.to_trace(), "decision": decision.name})
+                            "entities": entities})
+            p.trace.setdefault("reading", reading.to_trace())  # a choice's re-run keeps the answer's reading
+            p.trace.setdefault("decision", decision.name)
             if isinstance(decision, dp.Choose) and isinstance(q, Choice):
                 # bind the mention for this session, then run the original utterance again
                 c.grounding.remember_anchor(s, q.mention, decision.candidate.anchor_id)
@@ -181,10 +183,13 @@ class Pipeline:
             p.trace["degraded"] = f"load:{load}"
         if not isinstance(q, (Ask, Confirm)):
             s.refs = {}
-        entities, ambiguous = await c.grounding.entities(s, parsed, fuzzy=load is None)
+        s.refs.pop("session_anchor", None)
+        entities, ambiguous = await c.grounding.entities(s, parsed, fuzzy=load is None, q=q)
+        if s.refs.pop("session_anchor", None):
+            p.repairs.append("session_anchor")
         if ambiguous and await c.grounding.disambiguate_by_memory(s, ambiguous, entities):
             p.trace["disambiguated_by"] = "memory"
-            entities, ambiguous = await c.grounding.entities(s, parsed, fuzzy=load is None)
+            entities, ambiguous = await c.grounding.entities(s, parsed, fuzzy=load is None, q=q)
         p.timings["anchor"] = p.timings.get("anchor", 0.0) + (time.perf_counter() - a0) * 1000
         return entities, ambiguous
 
@@ -218,6 +223,9 @@ class Pipeline:
                               resume=q, utterance=q.utterance)
         elif isinstance(d, (dp.Fill, dp.Correct)) and isinstance(q, (Ask, Confirm)):
             values = {**q.entities, **c.grounding.slot_values(q.intent, entities), **d.values}
+            for slot, etype in c.grounding.spec_slots(q.intent).items():
+                if etype == "person" and slot in q.entities and values.get(slot) != q.entities[slot]:
+                    c.grounding.rebind(s, q.entities[slot], values.get(slot))
             s.pending = None
             p.path = "form" if isinstance(d, dp.Fill) else "correction"
             p.repairs.append("fill" if isinstance(d, dp.Fill) else "correction")
@@ -332,6 +340,7 @@ class Pipeline:
         p.texts.append(prompt)
         p.card = s.pending.card
         p.path = "clarify"
+        p.intent = p.parsed.intent if p.parsed is not None else None
         p.repairs.append("ask_choice")
 
     def _nothing_open(self, s: Session, p: Part, d: dp.NothingOpen) -> None:

@@ -142,8 +142,10 @@ class SessionService(Subsystem):
         if not len(self.rules.engine):
             log.warning("no rules loaded: every turn will take the fallback path",
                         extra={"kv": {"folder": str(self.rules.folder)}})
+        reminders = getattr(ctx.config, "reminders", None)
         self.controller = Controller(self.settings, nlu=nlu, memory=subs["memory"], tools=tools,
-                                     rules=lambda: self.rules.engine)  # type: ignore[union-attr]
+                                     rules=lambda: self.rules.engine,  # type: ignore[union-attr]
+                                     reminders={"default_time": reminders.default_time} if reminders else None)
         self.events = EventBus(subs["memory"].l2)
         await self.events.start()
         await subs["memory"].l2.awrite(turnlog.create)
