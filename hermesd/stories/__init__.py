@@ -43,8 +43,9 @@ How it is played (all optional):
 - ``session: NAME``: play the turn in another session of the story (opened on first use; default ``main``).
 - ``new_session: true``: close that session and open a fresh one first.
 - ``wait: SECONDS`` or ``wait: timeout`` (until the session's state times out, e.g. a card left
-  unanswered; give the test daemon a short ``session.confirming_s``).
-- ``restart: true``: restart the daemon first (``--restart-cmd``; otherwise the story is skipped).
+  unanswered; give the test daemon a short ``session.confirming_s``: a story whose session does not
+  time out within ``--max-wait`` is skipped, saying so).
+- ``restart: true``: restart the daemon first (``--restart-cmd``; otherwise the story is skipped, saying so).
 - ``message_id: ID``: sent as the message id (a repeated id must return the stored reply).
 
 A story with a ``wait`` or ``restart`` turn, or ``exclusive: true``, is played alone after the others.

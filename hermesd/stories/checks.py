@@ -119,8 +119,12 @@ def check(e: Expect, reply: Mapping[str, Any] | None, trace: Mapping[str, Any] |
     if e.card_fields:
         fields = (card or {}).get("fields") if isinstance((card or {}).get("fields"), dict) else {}
         for k, v in e.card_fields:
+            if card is None:
+                out.append(f"card_fields: expected {k} = {v!r}, got no card")
+                break
             if k not in fields:
-                out.append(f"card_fields: expected field {k!r} = {v!r}, got no such field (fields: {sorted(fields)})")
+                shown = f"fields {sorted(fields)}" if fields else f"a card without fields ({_show(str(card.get('question', '')))})"
+                out.append(f"card_fields: expected {k} = {v!r}, got {shown}")
                 break
             if str(fields[k]) != v:
                 out.append(f"card_fields: expected {k} = {v!r}, got {fields[k]!r}")

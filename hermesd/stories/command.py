@@ -34,8 +34,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "intents and rules")
     p.add_argument("--documents", type=Path, help="the daemon's documents folder (default: <state_dir>/documents)")
     p.add_argument("--restart-cmd", help="shell command that restarts the daemon (for stories with restart: true)")
-    p.add_argument("--max-wait", type=float, default=120.0,
-                   help="longest wait for a session's timeout (wait: timeout), seconds (default 120)")
+    p.add_argument("--max-wait", type=float, default=15.0,
+                   help="longest wait for a session's timeout (wait: timeout), seconds (default 15); a story "
+                        "whose card takes longer to time out is skipped, saying so")
     p.add_argument("-k", "--match", help="play only stories whose name contains this text")
     p.add_argument("-v", "--verbose", action="store_true", help="every mismatch of a failed story, with its reply")
 

@@ -2,8 +2,9 @@
 
 The YAML is read with two changes from YAML 1.1 that make conversations safe to
 write: only ``true``/``false`` are booleans (``user: yes`` and ``user: no`` are the
-words), and timestamps stay text (``at:`` is parsed as ISO 8601 here). A ``user:``
-value is taken exactly as written (``user: 2``, ``user: ２`` are the strings).
+words), and timestamps stay text (``at:`` is parsed as ISO 8601 here). ``user:`` and the
+``reply_*`` texts are taken exactly as written (``user: 2``, ``reply_not_contains: [true, false]``
+are strings).
 Unknown keys are errors with a "did you mean".
 """
 
@@ -30,6 +31,8 @@ _EXPECT_KEYS = ("intent", "rule", "path", "state", "tools", "not_tools", "reply_
                 "reply_not_contains", "reply_plain", "card", "card_choices", "card_fields", "act", "decision",
                 "repairs", "error", "offer", "replayed")
 _TURN_KEYS = _INPUT_KEYS + _PLAY_KEYS + _EXPECT_KEYS
+#: keys whose scalars are text as written (``user: 2``, ``reply_not_contains: [true, false]``)
+_VERBATIM = frozenset({"user", "reply_contains", "reply_contains_any", "reply_not_contains"})
 _OFFSET = re.compile(r"^(now)?\s*(?:([+-])\s*(\d+(?:\.\d+)?)\s*([smhdw]))?$")
 _UNITS_S = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 #: every file's documents must agree on a name's content
@@ -84,8 +87,13 @@ def _construct_map(loader: _Loader, node: yaml.MappingNode) -> _Map:
         if key in out.key_lines:
             raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r} (first at line "
                                                     f"{out.key_lines[key]})", key_node.start_mark)
-        if key == "user" and isinstance(value_node, yaml.ScalarNode):
-            value: Any = value_node.value  # exactly as written: "2", "２", "yes", "null"
+        if key in _VERBATIM and isinstance(value_node, yaml.ScalarNode):
+            value: Any = value_node.value  # exactly as written: "2", "２", "yes", "null", "true"
+        elif key in _VERBATIM and isinstance(value_node, yaml.SequenceNode) \
+                and all(isinstance(n, yaml.ScalarNode) for n in value_node.value):
+            value = _Seq(n.value for n in value_node.value)
+            value.line = value_node.start_mark.line + 1
+            value.item_lines = [n.start_mark.line + 1 for n in value_node.value]
         else:
             value = loader.construct_object(value_node, deep=True)
         out[key] = value
@@ -112,10 +120,15 @@ class _Ctx:
     """Where we are (file name) and what went wrong so far."""
 
     file: str
-    problems: list[str]
+    found: list[tuple[int, str]]
 
     def bad(self, line: int, message: str) -> None:
-        self.problems.append(f"{self.file}:{line}: {message}")
+        self.found.append((line, message))
+
+    @property
+    def problems(self) -> list[str]:
+        """``file:line: message`` in line order (a turn's checks run key by key, not line by line)."""
+        return [f"{self.file}:{line}: {m}" for line, m in sorted(self.found, key=lambda p: p[0])]
 
 
 def _line(m: _Map, key: str) -> int:

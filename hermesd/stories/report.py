@@ -82,7 +82,7 @@ def text_report(run: RunResult, verbose: bool = False) -> str:
     lines.append(summary_line(run))
     skipped = run.count("skip")
     if skipped:
-        lines.append(f"{skipped} not played (see SKIP above)")
+        lines.append(f"{skipped} not played to the end (see SKIP above)")
     lines.append(f"({len(run.stories)} stories, {sum(len(r.turns) for r in run.stories)} turns in {run.seconds:.1f} s)")
     lines += coverage_lines(compute(run.facts(), run.universe))
     return "\n".join(lines)
