@@ -349,6 +349,8 @@ class Pipeline:
         expired = s.expired
         if expired and d.act != "cancel" and c.now_ms() - int(expired.get("at_ms", 0)) < c.expired_memory_ms:
             s.expired = None
+            p.trace["decision"] = "expired"
+            p.repairs.append("expired")
             p.end(s, c, catalogue.say("expired", lang, q=expired.get("prompt", "")), "clarify", "card expired")
             return
         key = "nothing_to_cancel" if d.act == "cancel" else "nothing_open"
