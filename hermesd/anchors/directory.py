@@ -2,9 +2,15 @@
 
 File shape::
 
+    departments:                     # optional: code → display names and what people call it
+      sales: {zh: 销售部, en: Sales, aliases: [销售, sales team]}
     people:
       - {id: person:sales/zhang, name: 张伟, title: 工程师, dept: sales, dept_name: 销售部,
          email: zhang.wei@example.com, phone: "...", aliases: [Zhang Wei]}
+
+A person's ``dept_name`` (zh) defaults to its department's ``zh``, and ``dept_name_en`` to its
+``en`` (a person may also give ``dept_name_en`` itself); without a ``departments`` entry the
+English name is the code, so an old directory loads unchanged.
 
 Besides the listed aliases every person answers to a few derived forms: the
 full name, the e-mail address, surname + short title (张工 for a 工程师, 李经理,
@@ -20,7 +26,7 @@ from typing import Any
 
 import yaml
 
-__all__ = ["TITLE_SHORT", "Directory", "Person", "cn_address_form", "normalize_mention"]
+__all__ = ["TITLE_SHORT", "Department", "Directory", "Person", "cn_address_form", "normalize_mention"]
 
 #: title → the short form used after a surname (张工程师 → 张工, 王总经理 → 王总).
 TITLE_SHORT: dict[str, str] = {
@@ -31,8 +37,32 @@ _EN_HONORIFICS = ("mr.", "mr", "ms.", "ms", "mrs.", "mrs", "dr.", "dr")
 
 
 @dataclass(frozen=True, slots=True)
+class Department:
+    """A department: its ``code`` (``sales``), display names and the other words for it.
+
+    :param zh: 销售部. :param en: Sales. :param aliases: 销售, sales team … (any language).
+    """
+
+    code: str
+    zh: str
+    en: str
+    aliases: tuple[str, ...] = ()
+
+    def name(self, lang: str) -> str:
+        """The display name in ``lang`` (``zh``; anything else is English)."""
+        return self.zh if lang == "zh" else self.en
+
+    def words(self) -> set[str]:
+        """Every normalised word that names this department (code, names, aliases)."""
+        return {normalize_mention(w) for w in (self.code, self.zh, self.en, *self.aliases) if w}
+
+
+@dataclass(frozen=True, slots=True)
 class Person:
-    """One directory entry; ``anchor_id`` is the stable id (``person:<dept>/<slug>``)."""
+    """One directory entry; ``anchor_id`` is the stable id (``person:<dept>/<slug>``).
+
+    ``dept_name`` / ``dept_name_en``: the department's display names (销售部 / Sales).
+    """
 
     anchor_id: str
     name: str
@@ -42,10 +72,20 @@ class Person:
     email: str
     phone: str
     aliases: tuple[str, ...]
+    dept_name_en: str = ""
 
     def attributes(self) -> dict[str, Any]:
         return {k: v for k, v in (("name", self.name), ("title", self.title), ("dept", self.dept),
-                                  ("dept_name", self.dept_name), ("email", self.email), ("phone", self.phone)) if v}
+                                  ("dept_name", self.dept_name), ("dept_name_en", self.dept_name_en),
+                                  ("email", self.email), ("phone", self.phone)) if v}
+
+    @property
+    def display_en(self) -> str:
+        """The name to show in English: a Latin name as is, else the first Latin alias (张伟 → Zhang Wei)."""
+        if not _is_cjk(self.name[:1]):
+            return self.name
+        return next((a for a in self.aliases if a.isascii() and any(c.isalpha() for c in a) and " " in a),
+                    self.name)
 
     def address_forms(self) -> set[str]:
         """Every normalised mention that names this person."""
@@ -98,8 +138,17 @@ class Directory:
         entry lacks ``id``/``name``, or two entries share an id (all problems at once).
     """
 
-    def __init__(self, people: list[Person]) -> None:
+    def __init__(self, people: list[Person], departments: list[Department] | None = None) -> None:
         self.people: dict[str, Person] = {p.anchor_id: p for p in people}
+        #: code → department (those the file lists, then any code only people name)
+        self.departments: dict[str, Department] = {d.code: d for d in departments or ()}
+        for p in people:
+            if p.dept and p.dept not in self.departments:
+                self.departments[p.dept] = Department(p.dept, p.dept_name or p.dept, p.dept_name_en or p.dept)
+        self._dept_words: dict[str, str] = {}
+        for d in self.departments.values():
+            for w in d.words():
+                self._dept_words.setdefault(w, d.code)
         self._forms: dict[str, list[Person]] = {}
         for p in people:
             for form in p.address_forms():
@@ -114,6 +163,21 @@ class Directory:
         rows = doc.get("people") if isinstance(doc, dict) else None
         if not isinstance(rows, list):
             raise ValueError(f"{path}: expected a mapping with a 'people' list")
+        depts: dict[str, Department] = {}
+        raw_depts = doc.get("departments") or {}
+        if not isinstance(raw_depts, dict):
+            errors.append("departments: expected a mapping code → {zh, en, aliases}")
+            raw_depts = {}
+        for code, d in raw_depts.items():
+            if not isinstance(d, dict) or not (d.get("zh") or d.get("en")):
+                errors.append(f"departments.{code}: needs zh and/or en")
+                continue
+            aliases = d.get("aliases") or []
+            if not isinstance(aliases, list):
+                errors.append(f"departments.{code}.aliases: expected a list")
+                aliases = []
+            depts[str(code)] = Department(str(code), str(d.get("zh") or d["en"]), str(d.get("en") or d["zh"]),
+                                          tuple(str(a) for a in aliases))
         for i, r in enumerate(rows):
             if not isinstance(r, dict) or not r.get("id") or not r.get("name"):
                 errors.append(f"people[{i}]: needs id and name")
@@ -122,12 +186,15 @@ class Directory:
                 errors.append(f"people[{i}]: duplicate id {r['id']}")
                 continue
             seen.add(r["id"])
-            people.append(Person(str(r["id"]), str(r["name"]), str(r.get("title", "")), str(r.get("dept", "")),
-                                 str(r.get("dept_name", "")), str(r.get("email", "")), str(r.get("phone", "")),
-                                 tuple(str(a) for a in r.get("aliases") or ())))
+            code = str(r.get("dept", ""))
+            dept = depts.get(code)
+            people.append(Person(str(r["id"]), str(r["name"]), str(r.get("title", "")), code,
+                                 str(r.get("dept_name") or (dept.zh if dept else "")), str(r.get("email", "")),
+                                 str(r.get("phone", "")), tuple(str(a) for a in r.get("aliases") or ()),
+                                 str(r.get("dept_name_en") or (dept.en if dept else ""))))
         if errors:
             raise ValueError(f"{path}: " + "; ".join(errors))
-        return cls(people)
+        return cls(people, list(depts.values()))
 
     def lookup(self, mention: str) -> list[Person]:
         """People whose name, e-mail, alias or derived address form equals the mention."""
@@ -135,3 +202,12 @@ class Directory:
 
     def get(self, anchor_id: str) -> Person | None:
         return self.people.get(anchor_id)
+
+    def department(self, word: str) -> Department | None:
+        """The department a word names: its code, zh/en name or an alias (研发, R&D, sales team)."""
+        code = self._dept_words.get(normalize_mention(word))
+        return self.departments.get(code) if code else None
+
+    def department_names(self) -> dict[str, dict[str, str]]:
+        """code → ``{"zh": 销售部, "en": Sales}``: the ``| dept`` filter's table (hermesd.rules.filters.Style)."""
+        return {c: {"zh": d.zh, "en": d.en} for c, d in self.departments.items()}

@@ -70,7 +70,8 @@ class Resolution:
 
     :param status: ``resolved``, ``ambiguous`` or ``unresolved``.
     :param anchor_id: set when resolved.
-    :param candidates: ``[{anchor_id, display, dept, title}]`` when ambiguous.
+    :param candidates: when ambiguous, ``[{anchor_id, display, display_en, dept, dept_name, dept_name_en,
+        dept_aliases, title, email}]`` (see :meth:`AnchorGraph.candidate`).
     :param text: what to show/use in place of the mention: the display name, or
         ``【mention】`` when unresolved or ambiguous.
     :param via: ``session``, ``alias``, ``directory``, ``fuzzy``, ``created`` or ``""``.
@@ -210,15 +211,33 @@ class AnchorGraph:
             if len(found) == 1:
                 return self._resolved(mention, found[0], via, session_id)
             if len(found) > 1:
-                cands = [{"anchor_id": a.anchor_id, "display": a.display, "dept": a.attributes.get("dept", ""),
-                          "title": a.attributes.get("title", "")}
-                         for a in sorted(found, key=lambda a: a.anchor_id)[:MAX_CANDIDATES]]
+                cands = [self.candidate(a) for a in sorted(found, key=lambda a: a.anchor_id)[:MAX_CANDIDATES]]
                 log.info("anchor ambiguous", extra={"kv": {"mention": mention, "candidates": len(cands)}})
                 return Resolution(mention, "ambiguous", None, cands, f"【{mention}】", via)
         if ctx.get("email") or ctx.get("dept"):
             a = await self.create(mention, type=type, attributes=ctx)
             return self._resolved(mention, a, "created", session_id)
         return Resolution(mention, "unresolved", None, [], f"【{mention}】", "")
+
+    def candidate(self, a: Anchor) -> dict[str, Any]:
+        """One choice of a clarification card, with what the card shows and an answer may name.
+
+        ``display`` (张伟) and ``display_en`` (Zhang Wei: a Latin alias, else the name); ``dept``
+        (the code, ``sales``) with ``dept_name`` / ``dept_name_en`` (销售部 / Sales) and
+        ``dept_aliases`` (销售, sales team …) from the directory's ``departments``; ``title``,
+        ``email``. Missing values are ``""`` (``[]`` for the aliases), never absent.
+        """
+        attrs = a.attributes
+        code = str(attrs.get("dept", ""))
+        dept = self.directory.departments.get(code) if self.directory is not None and code else None
+        person = self.directory.get(a.anchor_id) if self.directory is not None else None
+        return {"anchor_id": a.anchor_id, "display": a.display,
+                "display_en": person.display_en if person is not None else a.display,
+                "dept": code,
+                "dept_name": str(attrs.get("dept_name") or (dept.zh if dept else "")),
+                "dept_name_en": str(attrs.get("dept_name_en") or (dept.en if dept else "")),
+                "dept_aliases": list(dept.aliases) if dept else [],
+                "title": str(attrs.get("title", "")), "email": str(attrs.get("email", ""))}
 
     def _resolved(self, mention: str, a: Anchor, via: str, session_id: str) -> Resolution:
         if session_id:
@@ -260,7 +279,8 @@ class AnchorGraph:
             if ctx.get(k) and len(found) > 1:
                 want = normalize_mention(str(ctx[k]))
                 hit = [a for a in found if want in (normalize_mention(str(a.attributes.get(k, ""))),
-                                                    normalize_mention(str(a.attributes.get(k + "_name", ""))))]
+                                                    normalize_mention(str(a.attributes.get(k + "_name", ""))),
+                                                    normalize_mention(str(a.attributes.get(k + "_name_en", ""))))]
                 if hit:
                     found = hit
         return found

@@ -7,9 +7,9 @@ and that every placeholder is filled).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
-__all__ = ["TEXTS", "say"]
+__all__ = ["TEXTS", "ToolWords", "failure", "say"]
 
 TEXTS: dict[str, dict[str, str]] = {
     "cancelled": {"zh": "好的，已取消。", "en": "OK, cancelled."},
@@ -38,7 +38,64 @@ TEXTS: dict[str, dict[str, str]] = {
     "auth": {"zh": "请先完成身份验证。", "en": "Please verify your identity first."},
     "interrupted": {"zh": "上次的操作被中断了，没有重复执行。", "en": "The last action was interrupted and was not repeated."},
     "not_understood": {"zh": "抱歉，我没听明白。可以换个说法吗？", "en": "Sorry, I did not understand. Could you put it another way?"},
+    # failures (see failure()): {what} / {What} name the step — the tool's subject or 这一步 / this step
+    "fail.INPUT_INVALID": {"zh": "{what}缺少信息，或者信息的格式不对，所以没有执行。请换个说法，说得具体一点再试。",
+                           "en": "{What} was missing some details, or they were not in a form I can use, so nothing was done. "
+                                 "Please say it again with a bit more detail."},
+    "fail.OUTPUT_INVALID": {"zh": "{what}返回的结果有问题，我没有采用。请稍后再试；如果还不行，请联系管理员。",
+                            "en": "{What} gave a result I could not use. Please try again later, and tell an administrator "
+                                  "if it keeps happening."},
+    "fail.TOOL_TIMEOUT": {"zh": "{what}超时了，请稍后再试。",
+                          "en": "{What} took too long to answer; please try again in a minute."},
+    "fail.TOOL_OOM": {"zh": "{what}用的内存超出了限制，没有完成。请把范围缩小一些再试。",
+                      "en": "{What} ran out of memory and did not finish; please ask for less at once and try again."},
+    "fail.TOOL_CRASHED": {"zh": "{what}意外中断了，没有完成。请再试一次；如果还不行，请联系管理员。",
+                          "en": "{What} stopped unexpectedly and did not finish. Please try again, and tell an "
+                                "administrator if it keeps happening."},
+    "fail.TOOL_UNAVAILABLE": {"zh": "{what}暂时用不了，请过几分钟再试。",
+                              "en": "{What} is not available right now; please try again in a few minutes."},
+    "fail.TOOL_UNHEALTHY": {"zh": "{what}目前有故障，暂时不能用，请联系管理员。",
+                            "en": "{What} is out of order at the moment; please tell an administrator."},
+    "fail.TOOL_NOT_FOUND": {"zh": "这台设备上没有做这件事的工具，请联系管理员。",
+                            "en": "This device has no tool for that; please ask an administrator."},
+    "fail.PERMISSION_DENIED": {"zh": "你没有权限做这件事；需要的话请联系管理员。",
+                               "en": "You do not have permission for that; please ask an administrator if you need it."},
+    "fail.RATE_LIMITED": {"zh": "现在请求太多了，请稍等一会儿再试。",
+                          "en": "There are too many requests right now; please wait a moment and try again."},
+    "fail.INTERNAL": {"zh": "我这边出了点问题，没有完成。请再试一次；如果还不行，请联系管理员。",
+                      "en": "Something went wrong on my side and it was not done. Please try again, and tell an "
+                            "administrator if it keeps happening."},
+    "fail.INVALID_REQUEST": {"zh": "这个请求的格式不对，没有执行。请检查后再试。",
+                             "en": "That request was not in a form I understand, so nothing was done; please check it "
+                                   "and try again."},
+    "fail.FRAME_TOO_LARGE": {"zh": "这条消息太长了，请分成几条发送。",
+                             "en": "That message is too long; please send it in smaller parts."},
+    "fail.SESSION_NOT_FOUND": {"zh": "这个对话已经不存在了，请重新开始。",
+                               "en": "This conversation no longer exists; please start a new one."},
+    "fail.SESSION_BUSY": {"zh": "我还在处理你上一句话，请稍等一下。",
+                          "en": "I am still working on your last message; please wait a moment."},
+    "fail.SESSION_EXPIRED": {"zh": "这个对话已经过期了，请重新开始。",
+                             "en": "This conversation has expired; please start a new one."},
+    "fail.NOT_FOUND": {"zh": "没有找到相关的内容。可以换个说法，或者说得具体一点。",
+                       "en": "I could not find anything that matches; try other words or a few more details."},
+    "fail.MISSING_FIELD": {"zh": "还缺少一些必要的信息，请补充后再试。",
+                           "en": "Some details I need are missing; please add them and try again."},
+    "fail.AMBIGUOUS": {"zh": "符合的不止一个，请说得具体一点（比如时间或名称）。",
+                       "en": "More than one matches; please be more specific (a time or a name)."},
+    "fail.other": {"zh": "{what}没有成功。请稍后再试；如果还不行，请联系管理员。",
+                   "en": "{What} did not work. Please try again later, and tell an administrator if it keeps happening."},
 }
+
+#: how a failure sentence names the step when no tool subject is known.
+_STEP = {"zh": "这一步", "en": "this step"}
+
+
+class ToolWords(Protocol):
+    """What :func:`failure` asks of a tool (a :class:`~hermesd.tools.descriptor.Descriptor` has both)."""
+
+    def subject_text(self, lang: str) -> str | None: ...
+
+    def error_text(self, code: str, lang: str) -> str | None: ...
 
 
 def say(key: str, lang: str, **kw: Any) -> str:
@@ -47,3 +104,26 @@ def say(key: str, lang: str, **kw: Any) -> str:
     :raises KeyError: unknown key, or a placeholder not given.
     """
     return TEXTS[key]["zh" if lang == "zh" else "en"].format(**kw)
+
+
+def failure(code: str, lang: str, *, tool: str | ToolWords | None = None) -> str:
+    """One sentence for a failed step that says what to do next; never the code itself.
+
+    :param code: the stable code of :mod:`hermesd.errors` (``TOOL_TIMEOUT`` …), a tool fault code,
+        or a tool's own business code (``NOT_FOUND``, ``MISSING_FIELD``, ``DOCUMENT_NOT_FOUND`` …).
+    :param lang: ``zh``; anything else is English.
+    :param tool: the failed step's tool. Its descriptor (anything with ``subject_text(lang)`` and
+        ``error_text(code, lang)``) gives the tool's own sentence for a business code and names
+        the tool in the others ("网络检查超时了，请稍后再试。"); a bare tool name, or None, says
+        这一步 / "this step". An unknown code gets a general sentence.
+    :return: the sentence; the code belongs in the structured reply and the trace, not here.
+    """
+    lang = "zh" if lang == "zh" else "en"
+    words = None if tool is None or isinstance(tool, str) else tool
+    if words is not None:
+        own = words.error_text(code, lang)
+        if own:
+            return own
+    what = (words.subject_text(lang) if words is not None else None) or _STEP[lang]
+    key = f"fail.{code}" if f"fail.{code}" in TEXTS else "fail.other"
+    return TEXTS[key][lang].format(what=what, What=what[:1].upper() + what[1:])

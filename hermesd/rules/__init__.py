@@ -2,14 +2,17 @@
 
 The controller's view::
 
-    source = RuleSource(resolve_rules_dir(settings), known_tools=..., known_intents=...)
+    source = RuleSource(resolve_rules_dir(settings), known_tools=..., known_intents=...,
+                        tool_replies={name: descriptor.reply_template, ...})
     source.reload()                     # at start; then source.poll() every poll_interval_ms
     plan = source.engine.match(intent, ctx)   # ctx: role, slots, entities, memory, session
-    params = plan.actions[i].render_params({**ctx, "steps": results})
+    style = Style.of(lang, ctx["session"], departments)    # filters: language, zone, reference instant
+    params = plan.actions[i].render_params({**ctx, "steps": results}, style)
 """
 
 from .conditions import Condition, ConditionError
 from .engine import DEFAULT_FALLBACK, Plan, RuleEngine, Skip
+from .filters import FILTERS, Style
 from .loader import (
     LoadedRules,
     Problem,
@@ -19,16 +22,20 @@ from .loader import (
     load_rules,
 )
 from .model import ACTION_KINDS, Action, Rule, RulePack
+from .phrases import Phrase, PhraseError
 from .templating import MissingValue, Template, TemplateSyntaxError, render
 
 __all__ = [
     "ACTION_KINDS",
     "DEFAULT_FALLBACK",
+    "FILTERS",
     "Action",
     "Condition",
     "ConditionError",
     "LoadedRules",
     "MissingValue",
+    "Phrase",
+    "PhraseError",
     "Plan",
     "Problem",
     "Rule",
@@ -37,6 +44,7 @@ __all__ = [
     "RulePackError",
     "RuleSource",
     "Skip",
+    "Style",
     "Template",
     "TemplateSyntaxError",
     "checksum",

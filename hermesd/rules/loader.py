@@ -21,7 +21,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,6 +31,7 @@ from pydantic import ValidationError
 
 from .engine import RuleEngine
 from .model import RulePack, ToolAction
+from .phrases import Phrase
 
 __all__ = ["LoadedRules", "Problem", "RulePackError", "RuleSource", "checksum", "load_rules", "pack_files"]
 
@@ -235,12 +236,46 @@ def _tool_locs(pack: RulePack) -> Iterable[tuple[_Loc, str]]:
     yield from walk(pack.fallback, ("fallback",))
 
 
+def _tool_actions(pack: RulePack) -> Iterable[ToolAction]:
+    def walk(actions: list[Any]) -> Iterable[ToolAction]:
+        for a in actions:
+            if isinstance(a, ToolAction):
+                yield a
+                yield from walk(a.on_failure)
+    for rule in pack.rules:
+        yield from walk(rule.actions)
+        yield from walk(rule.fallback)
+    yield from walk(pack.fallback)
+
+
+def _reply_problems(pack: RulePack, name: str, marks: _Marks,
+                    tool_replies: Mapping[str, Phrase | None]) -> list[Problem]:
+    """``{{steps.<id>.reply}}`` read where step ``<id>``'s tool has no reply template."""
+    out = []
+    for r, rule in enumerate(pack.rules):
+        tools = {a.id: a.tool for a in rule.actions if isinstance(a, ToolAction) and a.id}
+        for where, actions in (("actions", rule.actions), ("fallback", rule.fallback)):
+            for i, a in enumerate(actions):
+                paths = list(a.paths) + [p for c in getattr(a, "on_failure", []) for p in c.paths]
+                read = dict.fromkeys(p[1] for p in paths if len(p) == 3 and p[0] == "steps" and p[2] == "reply")
+                for step in read:
+                    if step in tools and tools[step] in tool_replies and tool_replies[tools[step]] is None:
+                        out.append(Problem(name, marks.line(("rules", r, where, i)), f"rules.{r}.{where}.{i}",
+                                           f"{{{{steps.{step}.reply}}}}: tool {tools[step]!r} has no reply "
+                                           f"template (add reply: to its tool.yaml) (rule {rule.rule_id})"))
+    return out
+
+
 def load_rules(folder: Path, *, known_intents: Collection[str] | None = None,
-               known_tools: Collection[str] | None = None) -> LoadedRules:
+               known_tools: Collection[str] | None = None,
+               tool_replies: Mapping[str, Phrase | None] | None = None) -> LoadedRules:
     """Load and validate every pack in ``folder``.
 
     :param known_intents: if given, a trigger on any other intent is an error.
     :param known_tools: if given, a ``tool`` action naming any other tool is an error.
+    :param tool_replies: tool name → its reply template (``reply:`` of its tool.yaml, None when it
+        has none). Each tool step of the packs is bound to its tool's template, so the executor
+        can render ``{{steps.<id>.reply}}``; reading that of a tool without a template is an error.
     :return: :class:`LoadedRules` (an empty folder gives an engine with no rules).
     :raises RulePackError: every problem of every file at once (the folder missing is one).
     """
@@ -284,6 +319,10 @@ def load_rules(folder: Path, *, known_intents: Collection[str] | None = None,
             for loc, tool in _tool_locs(pack):
                 if tool not in known_tools:
                     problems.append(Problem(name, marks.line(loc), ".".join(map(str, loc)), f"unknown tool {tool!r}"))
+        if tool_replies is not None:
+            problems.extend(_reply_problems(pack, name, marks, tool_replies))
+            for action in _tool_actions(pack):
+                action.bind_reply(tool_replies.get(action.tool))
         if not errs:
             packs.append((name, pack))
     if problems:
@@ -305,6 +344,8 @@ class RuleSource:
     folder: Path
     known_intents: Collection[str] | None = None
     known_tools: Collection[str] | None = None
+    #: tool name → reply template, bound into every load (see :func:`load_rules`)
+    tool_replies: Mapping[str, Phrase | None] | None = None
     current: LoadedRules | None = None
     last_error: RulePackError | None = None
     _seen: str | None = field(default=None, repr=False)
@@ -334,7 +375,8 @@ class RuleSource:
     def _reload(self) -> bool:
         t0 = time.perf_counter()
         try:
-            loaded = load_rules(Path(self.folder), known_intents=self.known_intents, known_tools=self.known_tools)
+            loaded = load_rules(Path(self.folder), known_intents=self.known_intents, known_tools=self.known_tools,
+                                tool_replies=self.tool_replies)
         except RulePackError as exc:
             self._seen = exc.checksum
             self.last_error = exc

@@ -34,6 +34,7 @@ the pack is validated, so a pack that loads cannot fail to parse at run time.
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
@@ -50,8 +51,10 @@ from pydantic import (
     model_validator,
 )
 
-from .conditions import Condition, ConditionError
+from .conditions import CONDITION_ROOTS, Condition, ConditionError
 from .conditions import parse as parse_condition
+from .filters import Style
+from .phrases import Phrase
 from .templating import TemplateSyntaxError, compile_value, paths_in, render
 
 __all__ = [
@@ -100,6 +103,25 @@ def _check_condition(src: str) -> str:
     return src
 
 
+#: names a reply case's ``when`` may read: the rule's context and the plan's tool results.
+CASE_ROOTS: tuple[str, ...] = (*CONDITION_ROOTS, "steps")
+_CONDITION_PATH = re.compile(r"(?<![\w.'\"])((?:role|slots|entities|memory|session|steps)\b(?:\.[A-Za-z0-9_]+)*)")
+
+
+def _check_case_condition(src: str) -> str:
+    try:
+        parse_condition(src, CASE_ROOTS)
+    except ConditionError as exc:
+        raise ValueError(f"condition {src!r}: {exc}") from None
+    return src
+
+
+def _condition_paths(src: str) -> list[tuple[str, ...]]:
+    """The paths a condition reads (for step references and memory keys); quoted text skipped."""
+    unquoted = re.sub(r"'(?:\\.|[^'\\])*'|\"(?:\\.|[^\"\\])*\"", "''", src)
+    return [tuple(m.split(".")) for m in _CONDITION_PATH.findall(unquoted)]
+
+
 #: a value whose strings may hold ``{{path}}`` templates (checked when validated).
 Templated = Annotated[Any, AfterValidator(_check_templates)]
 ConditionText = Annotated[str, AfterValidator(_check_condition)]
@@ -108,29 +130,81 @@ ConditionText = Annotated[str, AfterValidator(_check_condition)]
 class Text(_Model):
     """A bilingual text template; at least one of ``zh`` / ``en``.
 
+    A plain string is the same template in every language (``reply: "{{steps.disk.reply}}"``).
+    A list is cases tried in order, each but the last with a ``when`` condition that may also
+    read ``steps`` (the plan's tool results)::
+
+        reply:
+          - when: "has(steps.log.entries.0)"
+            zh: "{{steps.log.entries | count(条)}}错误：\\n{{steps.log.entries | lines('{message}')}}"
+            en: "{{steps.log.entries | count(error)}}:\\n{{steps.log.entries | lines('{message}')}}"
+          - {zh: 没有错误。, en: No errors.}
+
     :meth:`render` picks the caller's language, else the other one.
     """
 
     zh: Annotated[str, AfterValidator(_check_templates)] | None = None
     en: Annotated[str, AfterValidator(_check_templates)] | None = None
+    when: Annotated[str, AfterValidator(_check_case_condition)] | None = None
+    cases: list[Text] | None = None
     _compiled: dict[str, Any] = PrivateAttr(default_factory=dict)
+    _when: Condition | None = PrivateAttr(default=None)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _shorthand(cls, v: Any) -> Any:
+        if isinstance(v, str):
+            return {"zh": v, "en": v}
+        if isinstance(v, list):
+            return {"cases": v}
+        return v
 
     @model_validator(mode="after")
     def _check(self) -> Text:
+        if self.cases is not None:
+            if self.zh is not None or self.en is not None or self.when is not None:
+                raise ValueError("give either zh/en or a list of cases")
+            if not self.cases:
+                raise ValueError("a list of cases needs at least one case")
+            for i, case in enumerate(self.cases):
+                if case.cases is not None:
+                    raise ValueError(f"case {i}: cases do not nest")
+                if case.when is None and i < len(self.cases) - 1:
+                    raise ValueError(f"case {i} has no 'when': only the last case may go without one")
+            if self.cases[-1].when is not None:
+                raise ValueError("the last case needs no 'when' (it is said when no other case holds)")
+            return self
         if self.zh is None and self.en is None:
             raise ValueError("give at least one of zh, en")
         self._compiled = {k: _compiled(v) for k, v in (("zh", self.zh), ("en", self.en)) if v is not None}
+        self._when = parse_condition(self.when, CASE_ROOTS) if self.when is not None else None
         return self
 
     @property
     def paths(self) -> list[tuple[str, ...]]:
-        """Template paths read by either language."""
-        return [p for v in self._compiled.values() for p in paths_in(v)]
+        """Template paths read by either language (and by ``when``), of every case."""
+        if self.cases is not None:
+            return [p for c in self.cases for p in c.paths]
+        own = [p for v in self._compiled.values() for p in paths_in(v)]
+        return own + (_condition_paths(self.when) if self.when else [])
 
-    def render(self, ctx: dict[str, Any], lang: str) -> str:
-        """The text in ``lang`` (``zh``/``en``), templates filled. :raises MissingValue:"""
+    def holds(self, ctx: dict[str, Any]) -> bool:
+        """This case's ``when`` holds in ``ctx`` (a text without ``when`` always does)."""
+        return self._when is None or self._when(ctx)
+
+    def render(self, ctx: dict[str, Any], lang: str, style: Style | None = None) -> str:
+        """The text in ``lang`` (``zh``/``en``), templates filled; of a list, the first case that holds.
+
+        :param style: for filters (language, zone, reference instant); default: ``lang``, no zone.
+        :raises MissingValue:
+        """
+        if self.cases is not None:
+            for case in self.cases:
+                if case.holds(ctx):
+                    return case.render(ctx, lang, style)
+            return ""  # pragma: no cover - the last case has no condition
         key = lang if lang in self._compiled else next(iter(self._compiled))
-        return render(self._compiled[key], ctx)
+        return render(self._compiled[key], ctx, style or Style(lang))
 
 
 class _Templated(_Model):
@@ -153,9 +227,16 @@ class _Templated(_Model):
                 own += v.paths
         return own
 
-    def render_payload(self, ctx: dict[str, Any]) -> Any:
-        """The templated payload rendered against ``ctx``. :raises MissingValue:"""
-        return render(self._payload, ctx)
+    @model_validator(mode="after")
+    def _no_lone_when(self) -> Any:
+        for name, v in self.__dict__.items():
+            if isinstance(v, Text) and v.when is not None:
+                raise ValueError(f"{name}: 'when' belongs to a case in a list of cases")
+        return self
+
+    def render_payload(self, ctx: dict[str, Any], style: Style | None = None) -> Any:
+        """The templated payload rendered against ``ctx`` (``style`` for filters). :raises MissingValue:"""
+        return render(self._payload, ctx, style)
 
 
 class ToolAction(_Templated):
@@ -171,15 +252,26 @@ class ToolAction(_Templated):
     id: str | None = Field(None, pattern=_NAME)
     params: dict[str, Templated] = Field(default_factory=dict)
     on_failure: list[Action] = Field(default_factory=list)
+    _reply: Phrase | None = PrivateAttr(default=None)
 
     kind: ClassVar[str] = "tool"
 
     def _template_source(self) -> Any:
         return self.params
 
-    def render_params(self, ctx: dict[str, Any]) -> dict[str, Any]:
+    def render_params(self, ctx: dict[str, Any], style: Style | None = None) -> dict[str, Any]:
         """``params`` with templates filled (typed when a value is one placeholder)."""
-        return self.render_payload(ctx)
+        return self.render_payload(ctx, style)
+
+    @property
+    def reply_template(self) -> Phrase | None:
+        """The tool's own reply template (``reply:`` of its ``tool.yaml``), bound when the pack
+        was loaded with the tools' templates; the executor renders it into ``steps.<id>.reply``."""
+        return self._reply
+
+    def bind_reply(self, phrase: Phrase | None) -> None:
+        """Attach the tool's reply template (the loader does this once per load)."""
+        self._reply = phrase
 
 
 class AskAction(_Templated):
@@ -208,7 +300,11 @@ class ConfirmAction(_Templated):
 
 
 class ReplyAction(_Templated):
-    """Say something (zh/en templates)."""
+    """Say something (zh/en templates, or a list of cases: see :class:`Text`).
+
+    A tool step's own sentence is ``{{steps.<id>.reply}}`` (its ``tool.yaml`` ``reply:``,
+    rendered in the turn's language), e.g. ``reply: "{{steps.disk.reply}}"``.
+    """
 
     reply: Text
 

@@ -29,6 +29,7 @@ from ..logging import redact
 from ..rules.model import (
     AskAction, ConfirmAction, HandoffAction, RecallAction, RememberAction, ReplyAction, SetStateAction, ToolAction,
 )
+from ..rules.filters import Style
 from ..rules.templating import MissingValue
 
 __all__ = ["Executor", "Failure", "Finished", "Handoff", "StepLog", "Suspend", "ToolCaller"]
@@ -128,16 +129,30 @@ class Executor:
     :param before_tool: ``await before_tool(name, index, idempotent)`` just before a tool runs
         (the controller makes EXECUTING durable there, so a crash never re-runs the tool).
     :param recall: ``await recall(filters) -> {"items", "count"}``: the memory search behind ``recall`` steps.
+    :param departments: department code → ``{"zh": 销售部, "en": Sales}`` (the people directory),
+        for the ``| dept`` filter.
+
+    Templates are rendered in the :class:`~hermesd.rules.filters.Style` of the turn: ``lang``,
+    and the zone and reference instant of ``ctx["session"]["tz"]`` / ``["now"]`` when present.
+    A tool step whose tool has a reply template (bound at load, see
+    :func:`hermesd.rules.loader.load_rules`) also gets ``steps.<id>.reply``: that template
+    rendered over its output in the turn's language.
     """
 
     def __init__(self, call_tool: ToolCaller, tool_info: ToolInfo, lang: str,
                  before_tool: Callable[[str, int, bool], Awaitable[None]] | None = None,
-                 recall: Callable[[dict[str, Any]], Awaitable[dict[str, Any]]] | None = None) -> None:
+                 recall: Callable[[dict[str, Any]], Awaitable[dict[str, Any]]] | None = None, *,
+                 departments: Mapping[str, Mapping[str, str]] | None = None) -> None:
         self.call_tool = call_tool
         self.tool_info = tool_info
         self.lang = lang
         self.before_tool = before_tool
         self.recall = recall
+        self.departments = departments or {}
+
+    def style(self, ctx: Mapping[str, Any]) -> Style:
+        """The turn's reply style (language, zone, reference instant, department names)."""
+        return Style.of(self.lang, ctx.get("session"), self.departments)
 
     async def run(self, actions: tuple[Any, ...], ctx: dict[str, Any], *, start: int = 0,
                   confirmed: int | None = None, steps: dict[str, Any] | None = None) -> Finished | Suspend | Handoff | Failure:
@@ -150,13 +165,14 @@ class Executor:
         """
         steps = dict(steps or {})
         ctx["steps"] = steps
+        style = self.style(ctx)
         out = _Outcome()
         for i in range(start, len(actions)):
             a = actions[i]
             try:
                 if isinstance(a, ToolAction):
                     info = self.tool_info(a.tool) or (False, False)
-                    params = a.render_params(ctx)
+                    params = a.render_params(ctx, style)
                     # a descriptor's confirm: true asks first, unless the rule's own confirm step
                     # right before this one was just accepted
                     just_confirmed = confirmed is not None and confirmed in (i, i - 1) and (
@@ -177,11 +193,11 @@ class Executor:
                                           retryable=bool(err.get("retryable")) and info[1])
                     result = res.get("output") or {}
                     if a.id:
-                        steps[a.id] = result
+                        steps[a.id] = self._with_reply(a, result, style)
                     out.tool_results.append((a.tool, params, result))
                     out.log.append(StepLog("tool", i, a.tool, "ok", dt, params))
                 elif isinstance(a, RecallAction):
-                    params = a.render_payload(ctx)
+                    params = a.render_payload(ctx, style)
                     t0 = time.perf_counter()
                     found = await self.recall(params) if self.recall is not None else {"items": [], "count": 0}
                     dt = (time.perf_counter() - t0) * 1000
@@ -198,29 +214,29 @@ class Executor:
                         out.log.append(StepLog("ask", i, outcome="filled"))
                         continue
                     return self._suspend(out, "ask", i, slot=a.ask, entity=a.entity or a.ask,
-                                         prompt=a.prompt.render(ctx, self.lang))
+                                         prompt=a.prompt.render(ctx, self.lang, style))
                 elif isinstance(a, ConfirmAction):
                     if confirmed == i:
                         out.log.append(StepLog("confirm", i, outcome="accepted"))
                         continue
-                    card = {"question": a.confirm.render(ctx, self.lang), "fields": a.render_payload(ctx)}
+                    card = {"question": a.confirm.render(ctx, self.lang, style), "fields": a.render_payload(ctx, style)}
                     return self._suspend(out, "confirm", i, prompt=card["question"], card=card)
                 elif isinstance(a, ReplyAction):
-                    out.texts.append(a.reply.render(ctx, self.lang))
+                    out.texts.append(a.reply.render(ctx, self.lang, style))
                     out.log.append(StepLog("reply", i))
                 elif isinstance(a, RememberAction):
-                    value = a.render_payload(ctx)
+                    value = a.render_payload(ctx, style)
                     out.remembered.append((a.remember, value, a.memory_class))
                     ctx.setdefault("memory", {})[a.remember] = value
                     out.log.append(StepLog("remember", i))
                 elif isinstance(a, SetStateAction):
-                    values = a.render_payload(ctx)
+                    values = a.render_payload(ctx, style)
                     out.state_vars.update(values)
                     ctx.setdefault("session", {}).update(values)
                     out.log.append(StepLog("set_state", i))
                 elif isinstance(a, HandoffAction):
                     if a.message is not None:
-                        out.texts.append(a.message.render(ctx, self.lang))
+                        out.texts.append(a.message.render(ctx, self.lang, style))
                     out.log.append(StepLog("handoff", i))
                     return Handoff(**_fields(out), reason=a.handoff)
             except MissingValue as exc:
@@ -244,24 +260,25 @@ class Executor:
             merge into the failed plan's outcome.
         """
         out = Finished()
+        style = self.style(ctx)
         for i, a in enumerate(actions):
             try:
                 if isinstance(a, ToolAction):
-                    params = a.render_params(ctx)
+                    params = a.render_params(ctx, style)
                     t0 = time.perf_counter()
                     res = await self.call_tool(a.tool, params)
                     out.log.append(StepLog("compensate", i, a.tool, "ok" if res.get("ok") else "business_error",
                                            (time.perf_counter() - t0) * 1000, params))
                 elif isinstance(a, ReplyAction):
-                    out.texts.append(a.reply.render(ctx, self.lang))
+                    out.texts.append(a.reply.render(ctx, self.lang, style))
                     out.log.append(StepLog("reply", i))
                 elif isinstance(a, RememberAction):
-                    value = a.render_payload(ctx)
+                    value = a.render_payload(ctx, style)
                     ctx.setdefault("memory", {})[a.remember] = value
                     out.remembered.append((a.remember, value, a.memory_class))
                     out.log.append(StepLog("remember", i))
                 elif isinstance(a, SetStateAction):
-                    values = a.render_payload(ctx)
+                    values = a.render_payload(ctx, style)
                     ctx.setdefault("session", {}).update(values)
                     out.state_vars.update(values)
                     out.log.append(StepLog("set_state", i))
@@ -269,6 +286,18 @@ class Executor:
                 log.warning("compensation step failed", extra={"kv": {"index": i, "kind": a.kind, "code": exc.code}})
                 out.log.append(StepLog("compensate", i, getattr(a, "tool", None), exc.code, error=exc.message))
         return out
+
+    @staticmethod
+    def _with_reply(a: ToolAction, result: dict[str, Any], style: Style) -> dict[str, Any]:
+        """The step's result as rules see it: the output, plus ``reply`` when the tool has a template."""
+        phrase = a.reply_template
+        if phrase is None:
+            return result
+        try:
+            return {**result, "reply": phrase.render(result, style)}
+        except MissingValue as exc:  # a template naming an optional field the tool left out
+            log.warning("tool reply template failed", extra={"kv": {"tool": a.tool, "path": exc.path}})
+            return result
 
     def _tool_question(self, tool: str, params: Mapping[str, Any]) -> str:
         shown = ", ".join(f"{k}={v}" for k, v in redact(dict(params)).items())

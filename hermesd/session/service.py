@@ -135,9 +135,13 @@ class SessionService(Subsystem):
             if need not in subs:
                 raise RuntimeError(f"the session subsystem needs {need}, which did not start")
         tools, nlu = subs["tools"], subs["nlu"]
-        known_tools = set(tools.registry.tools) if getattr(tools, "registry", None) else None
+        registry = getattr(tools, "registry", None)
+        known_tools = set(registry.tools) if registry else None
+        # each tool step of the packs gets its tool's reply template, for {{steps.<id>.reply}}
+        tool_replies = {n: t.descriptor.reply_template for n, t in registry.tools.items()} if registry else None
         known_intents = {spec.name for spec in nlu.engine.specs} or None
-        self.rules = RuleSource(resolve_rules_dir(self.settings), known_intents=known_intents, known_tools=known_tools)
+        self.rules = RuleSource(resolve_rules_dir(self.settings), known_intents=known_intents, known_tools=known_tools,
+                                tool_replies=tool_replies)
         await asyncio.to_thread(self.rules.reload)
         if not len(self.rules.engine):
             log.warning("no rules loaded: every turn will take the fallback path",

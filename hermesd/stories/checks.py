@@ -51,6 +51,105 @@ def _one_of(key: str, allowed: tuple[Any, ...], got: Any) -> list[str]:
     return [f"{key}: expected {want}, got {got}"]
 
 
+def _basics(e: Expect, reply: Mapping[str, Any]) -> list[str]:
+    """intent, rule, path, state, replayed, tools, not_tools."""
+    out: list[str] = []
+    for key, want, got in (("intent", e.intent, reply.get("intent")), ("rule", e.rule, reply.get("rule_id")),
+                           ("path", e.path, reply.get("path")), ("state", e.state, reply.get("state"))):
+        if want is not None:
+            out += _one_of(key, want, got)
+    if e.replayed is not None and bool(reply.get("replayed")) != e.replayed:
+        out.append(f"replayed: expected {'the stored reply' if e.replayed else 'a fresh reply'}, "
+                   f"got {'the stored one' if reply.get('replayed') else 'a fresh one'}")
+    called = tools_called(reply)
+    if e.tools is not None:
+        same = sorted(called) == sorted(e.tools) if e.tools_any_order else list(called) == list(e.tools)
+        if not same:
+            how = " (any order)" if e.tools_any_order else ""
+            out.append(f"tools: expected {list(e.tools)}{how}, got {list(called)}")
+    ran = [t for t in e.not_tools if t in called]
+    if ran:
+        out.append(f"not_tools: {ran} must not run, got {list(called)}")
+    return out
+
+
+def _text(e: Expect, text: str) -> list[str]:
+    """reply_contains, reply_contains_any, reply_not_contains (case-insensitive), reply_plain."""
+    out: list[str] = []
+    folded = _fold(text)
+    missing = [s for s in e.reply_contains if _fold(s) not in folded]
+    if missing:
+        out.append(f"reply_contains: expected {missing[0]!r} in the reply, got {_show(text)}")
+    if e.reply_contains_any and not any(_fold(s) in folded for s in e.reply_contains_any):
+        out.append(f"reply_contains_any: expected one of {list(e.reply_contains_any)} in the reply, got {_show(text)}")
+    present = [s for s in e.reply_not_contains if _fold(s) in folded]
+    if present:
+        out.append(f"reply_not_contains: {present[0]!r} must not be in the reply, got {_show(text)}")
+    if e.reply_plain and (bad := plain_problems(text)):
+        out.append(f"reply_plain: the reply shows {bad[0]}: {_show(text)}")
+    return out
+
+
+def _card(e: Expect, card: Mapping[str, Any] | None) -> list[str]:
+    """card, card_choices, card_fields (the first field that differs)."""
+    out: list[str] = []
+    if e.card is not None and (card is not None) != e.card:
+        out.append(f"card: expected {'a card' if e.card else 'no card'}, got {'one' if card else 'none'}")
+    if e.card_choices is not None:
+        choices = [c for c in (card or {}).get("choices") or () if isinstance(c, dict)]
+        if isinstance(e.card_choices, int):
+            if len(choices) != e.card_choices:
+                out.append(f"card_choices: expected {e.card_choices} choices, got {len(choices)}")
+        elif (shown := [str(c.get("display")) for c in choices]) != list(e.card_choices):
+            out.append(f"card_choices: expected {list(e.card_choices)}, got {shown}")
+    fields = (card or {}).get("fields")
+    fields = fields if isinstance(fields, dict) else {}
+    for k, v in e.card_fields:
+        if card is None:
+            return out + [f"card_fields: expected {k} = {v!r}, got no card"]
+        if k not in fields:
+            shown = f"fields {sorted(fields)}" if fields else \
+                f"a card without fields ({_show(str(card.get('question', '')))})"
+            return out + [f"card_fields: expected {k} = {v!r}, got {shown}"]
+        if str(fields[k]) != v:
+            return out + [f"card_fields: expected {k} = {v!r}, got {fields[k]!r}"]
+    return out
+
+
+def _want(values: tuple[str, ...]) -> str:
+    return values[0] if len(values) == 1 else str(list(values))
+
+
+def _dialogue(e: Expect, reply: Mapping[str, Any], trace: Mapping[str, Any] | None) -> list[str]:
+    """act, decision, repairs: what the dialogue manager reports (saying so when it reports nothing)."""
+    out: list[str] = []
+    if e.act is not None:
+        act = act_of(reply, trace)
+        if act is None:
+            out.append(f"act: expected {_want(e.act)}, got nothing: the daemon does not report the answer reading "
+                       "(trace reading.act)")
+        else:
+            out += _one_of("act", e.act, act)
+    if e.decision is not None:
+        decision = decision_of(reply, trace)
+        if decision is None:
+            out.append(f"decision: expected {_want(e.decision)}, got nothing: the daemon does not report the "
+                       "decision (reply/trace decision)")
+        else:
+            out += _one_of("decision", e.decision, decision)
+    if e.repairs:
+        reported = (trace or {}).get("repairs")
+        if not isinstance(reported, list):
+            out.append(f"repairs: expected {list(e.repairs)}, got nothing: the daemon does not report repairs "
+                       "(trace repairs)")
+        else:
+            classes = {repair_class(str(r)) for r in reported}
+            lacking = [r for r in e.repairs if repair_class(r) not in classes]
+            if lacking:
+                out.append(f"repairs: expected {lacking[0]!r} among the turn's repairs, got {reported}")
+    return out
+
+
 def check(e: Expect, reply: Mapping[str, Any] | None, trace: Mapping[str, Any] | None, *,
           error: tuple[str, str] | None = None, offer: bool | None = None) -> list[str]:
     """Every way ``reply`` (and its ``trace`` entry) misses ``e``.
@@ -66,91 +165,10 @@ def check(e: Expect, reply: Mapping[str, Any] | None, trace: Mapping[str, Any] |
         if e.error is None:
             return out + [f"the call failed: {error[0]}: {error[1]}"]
         return out + ([] if e.error == error[0] else [f"error: expected {e.error}, got {error[0]}: {error[1]}"])
-    if e.error is not None:
-        return out + [f"error: expected {e.error}, got a reply ({_show(str((reply or {}).get('reply', {}).get('text', '')))})"]
     reply = reply or {}
     body = reply.get("reply") if isinstance(reply.get("reply"), dict) else {}
     text = str(body.get("text") or "")
+    if e.error is not None:
+        return out + [f"error: expected {e.error}, got a reply ({_show(text)})"]
     card = body.get("card") if isinstance(body.get("card"), dict) else None
-    if e.intent is not None:
-        out += _one_of("intent", e.intent, reply.get("intent"))
-    if e.rule is not None:
-        out += _one_of("rule", e.rule, reply.get("rule_id"))
-    if e.path is not None:
-        out += _one_of("path", e.path, reply.get("path"))
-    if e.state is not None:
-        out += _one_of("state", e.state, reply.get("state"))
-    if e.replayed is not None and bool(reply.get("replayed")) != e.replayed:
-        out.append(f"replayed: expected {'the stored reply' if e.replayed else 'a fresh reply'}, "
-                   f"got {'the stored one' if reply.get('replayed') else 'a fresh one'}")
-    called = tools_called(reply)
-    if e.tools is not None:
-        same = sorted(called) == sorted(e.tools) if e.tools_any_order else list(called) == list(e.tools)
-        if not same:
-            how = " (any order)" if e.tools_any_order else ""
-            out.append(f"tools: expected {list(e.tools)}{how}, got {list(called)}")
-    ran = [t for t in e.not_tools if t in called]
-    if ran:
-        out.append(f"not_tools: {ran} must not run, got {list(called)}")
-    folded = _fold(text)
-    missing = [s for s in e.reply_contains if _fold(s) not in folded]
-    if missing:
-        out.append(f"reply_contains: expected {missing[0]!r} in the reply, got {_show(text)}")
-    if e.reply_contains_any and not any(_fold(s) in folded for s in e.reply_contains_any):
-        out.append(f"reply_contains_any: expected one of {list(e.reply_contains_any)} in the reply, got {_show(text)}")
-    present = [s for s in e.reply_not_contains if _fold(s) in folded]
-    if present:
-        out.append(f"reply_not_contains: {present[0]!r} must not be in the reply, got {_show(text)}")
-    if e.reply_plain:
-        bad = plain_problems(text)
-        if bad:
-            out.append(f"reply_plain: the reply shows {bad[0]}: {_show(text)}")
-    if e.card is not None and (card is not None) != e.card:
-        out.append(f"card: expected {'a card' if e.card else 'no card'}, got {'one' if card else 'none'}")
-    if e.card_choices is not None:
-        choices = [c for c in (card or {}).get("choices") or () if isinstance(c, dict)]
-        if isinstance(e.card_choices, int):
-            if len(choices) != e.card_choices:
-                out.append(f"card_choices: expected {e.card_choices} choices, got {len(choices)}")
-        else:
-            shown = [str(c.get("display")) for c in choices]
-            if shown != list(e.card_choices):
-                out.append(f"card_choices: expected {list(e.card_choices)}, got {shown}")
-    if e.card_fields:
-        fields = (card or {}).get("fields") if isinstance((card or {}).get("fields"), dict) else {}
-        for k, v in e.card_fields:
-            if card is None:
-                out.append(f"card_fields: expected {k} = {v!r}, got no card")
-                break
-            if k not in fields:
-                shown = f"fields {sorted(fields)}" if fields else f"a card without fields ({_show(str(card.get('question', '')))})"
-                out.append(f"card_fields: expected {k} = {v!r}, got {shown}")
-                break
-            if str(fields[k]) != v:
-                out.append(f"card_fields: expected {k} = {v!r}, got {fields[k]!r}")
-                break
-    if e.act is not None:
-        act = act_of(reply, trace)
-        if act is None:
-            out.append(f"act: expected {e.act[0] if len(e.act) == 1 else list(e.act)}, got nothing: the daemon does "
-                       "not report the answer reading (trace reading.act)")
-        else:
-            out += _one_of("act", e.act, act)
-    if e.decision is not None:
-        decision = decision_of(reply, trace)
-        if decision is None:
-            out.append(f"decision: expected {e.decision[0] if len(e.decision) == 1 else list(e.decision)}, got "
-                       "nothing: the daemon does not report the decision (reply/trace decision)")
-        else:
-            out += _one_of("decision", e.decision, decision)
-    if e.repairs:
-        reported = (trace or {}).get("repairs")
-        if not isinstance(reported, list):
-            out.append(f"repairs: expected {list(e.repairs)}, got nothing: the daemon does not report repairs "
-                       "(trace repairs)")
-        else:
-            classes = {repair_class(str(r)) for r in reported}
-            lacking = [r for r in e.repairs if repair_class(r) not in classes]
-            if lacking:
-                out.append(f"repairs: expected {lacking[0]!r} among the turn's repairs, got {reported}")
-    return out
+    return out + _basics(e, reply) + _text(e, text) + _card(e, card) + _dialogue(e, reply, trace)

@@ -37,6 +37,8 @@ Connect = Callable[[], Awaitable[AsyncClient]]
 Restart = Callable[[], Awaitable[None]]
 
 _BUSY_RETRIES = 50
+#: unfinished work left over (earlier runs, other sessions) declined before a story gets a clean session
+_MAX_DECLINES = 20
 _POLL_S = 0.2
 _RECONNECT_S = 30.0
 #: every story document carries this modification time, so "newest first" is "by name"
@@ -257,7 +259,7 @@ class _Player:
         if self.story.tz:
             params["tz"] = self.story.tz
         offered = False
-        for _ in range(3):
+        for _ in range(_MAX_DECLINES):
             opened = await _call(self.client, "session.open", params)
             sid = opened["session_id"]
             if not opened.get("offer") or expect_offer:

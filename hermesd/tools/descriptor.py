@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
+from ..rules.phrases import LANGS, Phrase, PhraseError
 from .schema import SchemaError, Validator, expand
 
 __all__ = ["BreakerSpec", "Descriptor", "DescriptorError", "Sandbox", "TestCase", "load_descriptor"]
@@ -124,9 +125,15 @@ class Descriptor(_Model):
     ``description`` may be a string or ``{en, zh}``; ``roles`` may call it
     (``admin``, ``user``); ``confirm`` asks the user first (session layer);
     ``secrets`` are input fields never logged; ``errors`` maps the business error
-    codes the handler may raise to a sentence; ``state`` gives the tool a data
-    folder (``HERMESD_TOOL_STATE_DIR``); ``needs`` lists other daemon-provided
-    paths (``documents_dir``, ``outbox_dir``, ``directory_file``).
+    codes the handler may raise to a sentence — a string (a technician's description,
+    English) or ``{zh, en}`` (what a person is told, with what to do next; ``en`` is then
+    also the description); ``state`` gives the tool a data folder
+    (``HERMESD_TOOL_STATE_DIR``); ``needs`` lists other daemon-provided paths
+    (``documents_dir``, ``outbox_dir``, ``directory_file``).
+
+    ``subject`` names what the tool does as the subject of a sentence, ``{zh: 网络检查, en:
+    the network check}``, for failure sentences; ``reply`` is the tool's own reply template
+    over its output (:mod:`hermesd.rules.phrases`), which may name only declared output fields.
     """
 
     name: str
@@ -144,7 +151,43 @@ class Descriptor(_Model):
     errors: dict[str, str] = {}
     state: bool = False
     needs: tuple[Literal["documents_dir", "outbox_dir", "directory_file"], ...] = ()
+    subject: dict[str, str] = {}
+    #: the parsed ``reply:`` (:class:`~hermesd.rules.phrases.Phrase`), None when the tool has none
+    reply: Any = None
+    #: business code → {lang: sentence}, from the codes ``errors`` gives as ``{zh, en}``
+    error_texts: dict[str, dict[str, str]] = {}
     folder: Path = Path(".")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _bilingual_errors(cls, data: Any) -> Any:
+        # errors: {CODE: {zh, en}} keeps ``errors`` a code → description map (en) for older readers
+        if not (isinstance(data, dict) and isinstance(data.get("errors"), dict)):
+            return data
+        texts = {c: v for c, v in data["errors"].items() if isinstance(v, dict)}
+        if not texts:
+            return data
+        for code, v in texts.items():
+            if set(v) - set(LANGS) or not v or not all(isinstance(x, str) and x.strip() for x in v.values()):
+                raise ValueError(f"errors.{code}: give a sentence per language, {{zh: …, en: …}}")
+        errors = {c: (v.get("en") or v.get("zh")) if isinstance(v, dict) else v for c, v in data["errors"].items()}
+        return {**data, "errors": errors, "error_texts": texts}
+
+    @field_validator("reply")
+    @classmethod
+    def _reply_template(cls, v: Any, info: ValidationInfo) -> Phrase | None:
+        if v is None or isinstance(v, Phrase):
+            return v
+        output = info.data.get("output")
+        if output is None:
+            return None  # the output schema is broken: reported on its own
+        fields = tuple((output.get("properties") or {}).keys())
+        if "reply" in fields:
+            raise ValueError("an output field named 'reply' would clash with the rendered reply")
+        try:
+            return Phrase.parse(v, fields)
+        except PhraseError as exc:
+            raise ValueError(str(exc)) from None
 
     @field_validator("name")
     @classmethod
@@ -179,6 +222,27 @@ class Descriptor(_Model):
             if not _CODE.match(code):
                 raise ValueError(f"error code {code!r} must be UPPER_SNAKE_CASE")
         return v
+
+    @field_validator("subject")
+    @classmethod
+    def _subject(cls, v: dict[str, str]) -> dict[str, str]:
+        if v and (set(v) - set(LANGS) or not all(isinstance(x, str) and x.strip() for x in v.values())):
+            raise ValueError("a noun phrase per language, {zh: 网络检查, en: the network check}")
+        return v
+
+    @property
+    def reply_template(self) -> Phrase | None:
+        """The parsed ``reply:`` template, or None when the tool has none."""
+        return self.reply
+
+    def subject_text(self, lang: str) -> str | None:
+        """What the tool does as a sentence's subject in ``lang`` (网络检查 / the network check), or None."""
+        return self.subject.get("zh" if lang == "zh" else "en")
+
+    def error_text(self, code: str, lang: str) -> str | None:
+        """The tool's own sentence for business error ``code`` in ``lang`` (from ``{zh, en}``), or None."""
+        texts = self.error_texts.get(code) or {}
+        return texts.get("zh" if lang == "zh" else "en")
 
     @property
     def handler_path(self) -> Path:
@@ -241,7 +305,8 @@ def load_descriptor(folder: Path) -> tuple[Descriptor, list[TestCase]]:
         for err in exc.errors():
             loc = tuple(err["loc"])
             line = next((lines[loc[:i]] for i in range(len(loc), 0, -1) if loc[:i] in lines), 1)
-            problems.append(f"{path}:{line}: {'.'.join(map(str, loc)) or '(top)'}: {err['msg']}")
+            msg = err["msg"].removeprefix("Value error, ")
+            problems.append(f"{path}:{line}: {'.'.join(map(str, loc)) or '(top)'}: {msg}")
     if descriptor is not None and descriptor.name != folder.name:
         problems.append(f"{path}:{lines.get(('name',), 1)}: name: {descriptor.name!r} must match "
                         f"its folder {folder.name!r}")

@@ -72,7 +72,7 @@ def test_shipped_signature_example_routes_and_renders():
                                                    "since": "2024-06-12", "until": "2024-06-13", "k": 1}
     steps = {"sent": {"items": [{"object": "报价单Q-2024-061.pdf", "at": "2024-06-12 10:00"}], "count": 1}}
     assert plan.actions[1].confirm.render({**ctx, "steps": steps}, "zh") == \
-        "把报价单Q-2024-061.pdf再发给张伟吗？（原发送于 2024-06-12 10:00）"
+        "把报价单Q-2024-061.pdf再发给张伟吗？（原发送于 6月12日 10:00）"
     assert plan.actions[2].render_params({**ctx, "steps": steps}) == {
         "document": "报价单Q-2024-061.pdf", "recipient": "张伟", "note": "resend"}
     # nothing found: the rule's fallback answers, naming what was looked for
@@ -108,6 +108,16 @@ def test_shipped_signature_example_routes_and_renders():
     ("not_mapping.yaml", "- a\n- b\n", "not_mapping.yaml:1: Input should be a valid dictionary"),
     ("empty_text.yaml", GOOD.replace("{zh: 你好, en: hello}", "{}"),
      "empty_text.yaml:6: rules.0.actions.0.reply.reply: give at least one of zh, en"),
+    ("bad_filter.yaml", GOOD.replace("en: hello}", "en: \"{{role | shout}}\"}"),
+     "bad_filter.yaml:6: rules.0.actions.0.reply.reply.en: template '{{role | shout}}': unknown filter 'shout'"),
+    ("bad_filter_args.yaml", GOOD.replace("      - reply: {zh: 你好, en: hello}",
+                                          "      - reply:\n          zh: 你好\n          en: \"{{role | default}}\""),
+     "bad_filter_args.yaml:8: rules.0.actions.0.reply.reply.en: template '{{role | default}}': filter 'default' takes 1"),
+    ("bad_cases.yaml", GOOD.replace("      - reply: {zh: 你好, en: hello}",
+                                    "      - reply:\n          - {when: \"role == 'a'\", zh: a}\n          - {when: \"role == 'b'\", zh: b}"),
+     "bad_cases.yaml:7: rules.0.actions.0.reply.reply: the last case needs no 'when'"),
+    ("lone_when.yaml", GOOD.replace("{zh: 你好, en: hello}", "{when: \"role == 'a'\", zh: a}"),
+     "lone_when.yaml:6: rules.0.actions.0.reply: reply: 'when' belongs to a case in a list of cases"),
 ])
 def test_errors_name_file_and_line(tmp_path, name, text, expected):
     (tmp_path / name).write_text(text, encoding="utf-8")
@@ -220,3 +230,50 @@ def test_matching_while_packs_flip_between_valid_and_broken(tmp_path):
     t.join()
     assert src.engine.match("greet", {}).actions[0].reply.en == "v19"
     assert seen <= {"hello"} | {f"v{i}" for i in range(20)}
+
+
+TOOL_STEP = """\
+pack: demo
+rules:
+  - rule_id: disk
+    trigger: {intent: disk}
+    actions:
+      - tool: disk_usage
+        id: disk
+        params: {path: /}
+      - reply: "{{steps.disk.reply}}"
+      - reply:
+          - {when: "steps.disk.percent > 90", zh: "快满了：{{steps.disk.free_mb | size_mb}}", en: "nearly full"}
+          - {zh: "还剩 {{steps.disk.free_mb | size_mb}}", en: "{{steps.disk.free_mb | size_mb}} free"}
+"""
+
+
+def test_tool_steps_are_bound_to_their_tools_reply_templates(tmp_path):
+    from hermesd.rules.filters import Style
+    from hermesd.rules.phrases import Phrase
+
+    (tmp_path / "p.yaml").write_text(TOOL_STEP, encoding="utf-8")
+    phrase = Phrase.parse({"zh": "已用 {{percent | percent}}", "en": "{{percent | percent}} used"},
+                          ["percent", "free_mb"])
+    loaded = load_rules(tmp_path, known_tools={"disk_usage"}, tool_replies={"disk_usage": phrase})
+    step, says, cases = loaded.engine.match("disk", {}).actions
+    assert step.reply_template is phrase
+    out = {"percent": 93.25, "free_mb": 2048}
+    assert step.reply_template.render(out, Style("zh")) == "已用 93.2%"
+    ctx = {"steps": {"disk": {**out, "reply": "已用 93.2%"}}}
+    assert says.reply.render(ctx, "zh") == "已用 93.2%"  # one template for every language
+    assert cases.reply.render(ctx, "zh") == "快满了：2.0 GB"
+    ctx["steps"]["disk"]["percent"] = 12
+    assert cases.reply.render(ctx, "en") == "2.0 GB free"
+    assert ("steps", "disk", "percent") in cases.paths  # a case's condition counts as a read
+    # loaded without the tools' templates: nothing bound
+    assert load_rules(tmp_path).engine.match("disk", {}).actions[0].reply_template is None
+
+
+def test_reading_the_reply_of_a_tool_without_a_template_is_a_load_error(tmp_path):
+    (tmp_path / "p.yaml").write_text(TOOL_STEP, encoding="utf-8")
+    with pytest.raises(RulePackError) as info:
+        load_rules(tmp_path, known_tools={"disk_usage"}, tool_replies={"disk_usage": None})
+    assert [str(p) for p in info.value.problems] == [
+        f"{tmp_path / 'p.yaml'}:9: rules.0.actions.1: {{{{steps.disk.reply}}}}: tool 'disk_usage' has no reply "
+        "template (add reply: to its tool.yaml) (rule disk)"]

@@ -74,7 +74,7 @@ def test_missing_value_names_the_path(src, path, missing):
 @pytest.mark.parametrize(("src", "fragment"), [
     ("{{}}", "not a path"),
     ("{{ entities..x }}", "not a path"),
-    ("{{entities.x | upper}}", "not a path"),
+    ("{{entities.x | upper}}", "unknown filter"),
     ("{{__import__('os')}}", "not a path"),
     ("{{entities.__class__}}", "'__'"),
     ("{{os.environ}}", "unknown root 'os'"),

@@ -99,3 +99,15 @@ def test_hermesctl_test_reports_bad_files_before_connecting(tmp_path):
     (tmp_path / "bad.yaml").write_text("- name: x\n  turns:\n    - user: hi\n", encoding="utf-8")
     res = _ctl("test", str(tmp_path / "bad.yaml"), socket=tmp_path / "nobody-here.sock")
     assert res.returncode == 69 and "hermesd is not running" in res.stderr
+
+
+def test_story_documents_are_written_once_with_one_modification_time(tmp_path):
+    from hermesd.stories.runner import DOCUMENTS_MTIME_S, write_documents
+
+    folder = tmp_path / "documents"
+    write_documents(folder, {"报价单Q-2024-061.pdf": "quote", "orders.jsonl": '{"order_id": "A-1"}\n'})
+    write_documents(folder, {"报价单Q-2024-061.pdf": "quote"})  # again: nothing changes
+    assert (folder / "报价单Q-2024-061.pdf").read_text() == "quote"
+    assert {p.stat().st_mtime for p in folder.iterdir()} == {DOCUMENTS_MTIME_S}
+    assert oct((folder / "orders.jsonl").stat().st_mode & 0o777) == "0o644"
+    assert sorted(p.name for p in folder.iterdir()) == ["orders.jsonl", "报价单Q-2024-061.pdf"]

@@ -1,7 +1,8 @@
 """contacts: search ``$HERMESD_DIRECTORY_FILE`` (JSON, or YAML when PyYAML is importable).
 
 The file holds ``{"people": [{"id", "name", "aliases": [...], "title", "email", "phone", ...}]}``
-(the same directory the anchors use). Besides names and aliases, a person
+(the same directory the anchors use), optionally ``"departments": {code: {"zh", "en"}}``: each
+match then carries its department's display names as ``dept_name`` / ``dept_name_en``. Besides names and aliases, a person
 answers to surname + short title (张工 for 张伟, 工程师; 李经理 for 李娜, 经理) and
 "Mr./Ms. <surname>" for a pinyin alias. Exact matches rank before substring
 matches; several exact matches (two engineers named 张) are all returned, the
@@ -13,7 +14,7 @@ import os
 
 SHORT_TITLES = {"工程师": "工", "高级工程师": "工", "总经理": "总", "总监": "总", "经理": "经理", "主任": "主任",
                 "会计": "会计", "老师": "老师", "医生": "医生", "律师": "律师"}
-KEEP = ("id", "name", "aliases", "title", "dept", "dept_name", "department", "email", "phone")
+KEEP = ("id", "name", "aliases", "title", "dept", "dept_name", "dept_name_en", "department", "email", "phone")
 
 
 class Failure(Exception):
@@ -22,7 +23,7 @@ class Failure(Exception):
         self.code = code
 
 
-def _load(path: str) -> list:
+def _load(path: str) -> tuple:
     try:
         with open(path, encoding="utf-8") as fh:
             text = fh.read()
@@ -37,7 +38,17 @@ def _load(path: str) -> list:
     people = data.get("people") if isinstance(data, dict) else data
     if not isinstance(people, list):
         raise Failure("DIRECTORY_MISSING", "the directory has no people list")
-    return people
+    depts = data.get("departments") if isinstance(data, dict) else None
+    return people, depts if isinstance(depts, dict) else {}
+
+
+def _match(p: dict, depts: dict) -> dict:
+    out = {k: p[k] for k in KEEP if k in p}
+    dept = depts.get(p.get("dept"))
+    if isinstance(dept, dict):
+        out.setdefault("dept_name", dept.get("zh") or dept.get("en"))
+        out.setdefault("dept_name_en", dept.get("en") or dept.get("zh"))
+    return out
 
 
 def _names(p: dict) -> list:
@@ -54,7 +65,7 @@ def _names(p: dict) -> list:
 
 
 def handle(input: dict) -> dict:
-    people = _load(os.environ.get("HERMESD_DIRECTORY_FILE", ""))
+    people, depts = _load(os.environ.get("HERMESD_DIRECTORY_FILE", ""))
     q = input["query"].strip().casefold()
     scored = []
     for p in people:
@@ -66,5 +77,5 @@ def handle(input: dict) -> dict:
         elif any(q in n for n in names) or q in str(p.get("title", "")).casefold():
             scored.append((1, p))
     scored.sort(key=lambda sp: (sp[0], str(sp[1].get("name", ""))))
-    return {"matches": [{k: p[k] for k in KEEP if k in p} for _, p in scored[: input["limit"]]],
+    return {"matches": [_match(p, depts) for _, p in scored[: input["limit"]]],
             "exact": sum(1 for rank, _ in scored if rank == 0)}

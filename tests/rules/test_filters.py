@@ -1,0 +1,165 @@
+"""Template filters: values a person reads, in zh and en (tables), and their load-time errors."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from hermesd.rules.filters import Style
+from hermesd.rules.templating import MissingValue, Template, TemplateSyntaxError
+
+SH = ZoneInfo("Asia/Shanghai")
+NOW = datetime(2026, 6, 13, 15, 30, tzinfo=SH)  # a Saturday afternoon in Shanghai
+DEPTS = {"sales": {"zh": "销售部", "en": "Sales"}, "rd": {"zh": "研发部", "en": "R&D"}}
+ZH = Style("zh", SH, NOW, DEPTS)
+EN = Style("en", SH, NOW, DEPTS)
+
+CTX = {
+    "steps": {
+        "net": {"online": True, "down": False, "unknown": None},
+        "st": {"up": 11_520.4, "short": 45.2, "days": 2 * 86400 + 3 * 3600 + 59, "min": 754, "hour": 3600},
+        "disk": {"free_mb": 1536, "small_mb": 230.44, "bytes": 1_610_612_736, "tiny": 512, "kb": 12_595,
+                 "pct": 45.25, "whole": 12.0, "load": 0.5234},
+        "r": {"items": [
+            {"due": "2026-06-14T09:00:00+08:00", "text": "给王会计回电话"},
+            {"due": "2026-06-20T01:30:00Z", "text": "交周报"},
+            {"due": "2027-01-05", "text": "续签合同"},
+        ]},
+        "when": {"today": "2026-06-13T18:00:00+08:00", "yesterday": "2026-06-12", "utc": "2026-06-13T23:15:00+00:00",
+                 "us": 1_781_336_700_000_000, "naive": "2026-06-15 10:00", "bad": "soon"},
+        "names": ["张伟", "李娜", "王芳"], "two": ["A", "B"], "one": ["A"], "none": [],
+        "people": [{"name": "张伟", "dept": "sales"}, {"name": "张强", "dept": "rd"}],
+        "svc": {"a": "active", "i": "inactive", "f": "failed", "s": "activating", "x": "weird"},
+        "dept": {"code": "rd", "other": "legal"},
+        "opt": {"empty": "", "null": None},
+    },
+}
+for _k in ("role", "slots", "entities", "memory", "session"):
+    CTX.setdefault(_k, {})
+
+
+@pytest.mark.parametrize(("src", "zh", "en"), [
+    # booleans as words
+    ("{{steps.net.online | yesno}}", "是", "yes"),
+    ("{{steps.net.down | yesno}}", "否", "no"),
+    ("{{steps.net.online | yesno(在线, 离线)}}", "在线", "在线"),
+    ("{{steps.net.down | yesno('up, fully', down)}}", "down", "down"),
+    ("{{steps.net.unknown | yesno}}", "未知", "unknown"),
+    # durations
+    ("{{steps.st.up | duration}}", "3 小时 12 分", "3 h 12 min"),
+    ("{{steps.st.short | duration}}", "45 秒", "45 s"),
+    ("{{steps.st.min | duration}}", "12 分钟", "12 min"),
+    ("{{steps.st.hour | duration}}", "1 小时", "1 h"),
+    ("{{steps.st.days | duration}}", "2 天 3 小时", "2 days 3 h"),
+    # sizes, one decimal
+    ("{{steps.disk.free_mb | size_mb}}", "1.5 GB", "1.5 GB"),
+    ("{{steps.disk.small_mb | size_mb}}", "230.4 MB", "230.4 MB"),
+    ("{{steps.disk.bytes | size}}", "1.5 GB", "1.5 GB"),
+    ("{{steps.disk.tiny | size}}", "512 B", "512 B"),
+    ("{{steps.disk.kb | size}}", "12.3 KB", "12.3 KB"),
+    # percent and numbers
+    ("{{steps.disk.pct | percent}}", "45.2%", "45.2%"),
+    ("{{steps.disk.whole | percent}}", "12%", "12%"),
+    ("{{steps.disk.load | number}}", "0.5", "0.5"),
+    ("{{steps.disk.load | number(2)}}", "0.52", "0.52"),
+    # times in the session's zone; today/tomorrow relative to the reference instant
+    ("{{steps.r.items.0.due | datetime}}", "明天 09:00", "tomorrow 09:00"),
+    ("{{steps.r.items.1.due | datetime}}", "6月20日 09:30", "20 Jun 09:30"),
+    ("{{steps.r.items.2.due | datetime}}", "2027年1月5日", "5 Jan 2027"),
+    ("{{steps.r.items.1.due | date}}", "6月20日", "20 Jun"),
+    ("{{steps.r.items.1.due | time}}", "09:30", "09:30"),
+    ("{{steps.when.today | datetime}}", "今天 18:00", "today 18:00"),
+    ("{{steps.when.yesterday | date}}", "昨天", "yesterday"),
+    ("{{steps.when.utc | datetime}}", "明天 07:15", "tomorrow 07:15"),
+    ("{{steps.when.us | datetime(us)}}", "今天 15:45", "today 15:45"),
+    ("{{steps.when.naive | datetime}}", "后天 10:00", "15 Jun 10:00"),
+    ("{{steps.when.bad | datetime}}", "soon", "soon"),
+    # lists and records
+    ("{{steps.names | list}}", "张伟、李娜和王芳", "张伟, 李娜 and 王芳"),
+    ("{{steps.two | list}}", "A和B", "A and B"),
+    ("{{steps.one | list}}", "A", "A"),
+    ("{{steps.none | list}}", "", ""),
+    ("{{steps.people | list(name)}}", "张伟和张强", "张伟 and 张强"),
+    ("{{steps.r.items | lines('{due | datetime} {text}')}}",
+     "明天 09:00 给王会计回电话\n6月20日 09:30 交周报\n2027年1月5日 续签合同",
+     "tomorrow 09:00 给王会计回电话\n20 Jun 09:30 交周报\n5 Jan 2027 续签合同"),
+    ("{{steps.r.items | lines('{text}', 1)}}", "给王会计回电话\n……还有 2 条", "给王会计回电话\n… and 2 more"),
+    ("{{steps.names | lines}}", "张伟\n李娜\n王芳", "张伟\n李娜\n王芳"),
+    ("{{steps.people | lines('{name}（{dept | dept}）')}}", "张伟（销售部）\n张强（研发部）", "张伟（Sales）\n张强（R&D）"),
+    ("{{steps.r.items | count(条)}}", "3 条", "3 条s"),
+    ("{{steps.r.items | count(reminder, reminders)}}", "3 reminder", "3 reminders"),
+    ("{{steps.one | count(item)}}", "1 item", "1 item"),
+    ("{{steps.none | count}}", "0", "0"),
+    # departments and service states
+    ("{{steps.dept.code | dept}}", "研发部", "R&D"),
+    ("{{steps.dept.other | dept}}", "legal", "legal"),
+    ("{{steps.svc.a | unit_state}}", "运行中", "running"),
+    ("{{steps.svc.i | unit_state}}", "已停止", "stopped"),
+    ("{{steps.svc.f | unit_state}}", "出错", "failed"),
+    ("{{steps.svc.s | unit_state}}", "正在启动", "starting"),
+    ("{{steps.svc.x | unit_state}}", "状态未知", "in an unknown state"),
+    # default: null, empty and missing
+    ("{{steps.opt.empty | default(无)}}", "无", "无"),
+    ("{{steps.opt.null | default(无)}}", "无", "无"),
+    ("{{steps.opt.gone | default(无)}}", "无", "无"),
+    ("x{{steps.opt.gone | default('')}}y", "xy", "xy"),
+    # chained, and inside text
+    ("网络{{steps.net.online | yesno(正常, 不通)}}，已运行 {{steps.st.up | duration}}。",
+     "网络正常，已运行 3 小时 12 分。", "网络正常，已运行 3 h 12 min。"),
+])
+def test_filter_table(src, zh, en):
+    t = Template.parse(src)
+    assert t.render(CTX, ZH) == zh
+    assert t.render(CTX, EN) == en
+
+
+def test_without_a_zone_or_reference_each_value_keeps_its_own_offset():
+    t = Template.parse("{{steps.r.items.1.due | datetime}} / {{steps.r.items.0.due | datetime}}")
+    assert t.render(CTX, Style("zh")) == "6月20日 01:30 / 6月14日 09:00"
+    assert t.render(CTX) == "20 Jun 01:30 / 14 Jun 09:00"  # default style: English
+
+
+def test_style_from_the_turn_context():
+    st = Style.of("zh", {"tz": "Asia/Shanghai", "now": "2026-06-13T07:30:00+00:00"}, DEPTS)
+    assert st.zone == SH and st.now == datetime(2026, 6, 13, 15, 30, tzinfo=SH) and st.departments is DEPTS
+    assert Style.of("fr", {"tz": "No/Such_Zone", "now": "not a time"}) == Style("en")
+    naive = Style.of("en", {"tz": "UTC", "now": "2026-06-13T10:00:00"})
+    assert naive.now == datetime(2026, 6, 13, 10, tzinfo=timezone.utc).astimezone(naive.zone)
+
+
+def test_filters_keep_typed_substitution_for_bare_placeholders():
+    assert Template.parse("{{steps.names}}").render(CTX) == ["张伟", "李娜", "王芳"]
+    assert Template.parse("{{steps.st.up | duration}}").render(CTX, EN) == "3 h 12 min"
+
+
+def test_a_missing_path_without_default_still_names_it():
+    with pytest.raises(MissingValue) as info:
+        Template.parse("{{steps.opt.gone | yesno}}").render(CTX, ZH)
+    assert info.value.path == "steps.opt.gone"
+
+
+def test_quoted_arguments_may_hold_braces_pipes_and_parentheses():
+    t = Template.parse("{{steps.people | lines('{name} | {dept | dept} (\"x\")')}}")
+    assert t.render(CTX, EN) == '张伟 | Sales ("x")\n张强 | R&D ("x")'
+    assert t.paths == (("steps", "people"),)
+
+
+@pytest.mark.parametrize(("src", "fragment"), [
+    ("{{steps.x | upper}}", "unknown filter 'upper'"),
+    ("{{steps.x | yesnoo}}", "did you mean 'yesno'"),
+    ("{{steps.x | default}}", "takes 1 argument(s), not 0"),
+    ("{{steps.x | duration(h)}}", "takes 0 argument(s), not 1"),
+    ("{{steps.x | datetime(days)}}", "not one of s, ms, us"),
+    ("{{steps.x | lines('{a}', many)}}", "not a whole number"),
+    ("{{steps.x | lines('{a | nope}')}}", "unknown filter 'nope'"),
+    ("{{steps.x | lines('{a')}}", "unbalanced"),
+    ("{{steps.x | yesno(it's)}}", "unbalanced"),
+    ("{{steps.x | yesno(a(b))}}", "quote an argument"),
+    ("{{steps.x | 1x}}", "is not a filter"),
+])
+def test_filter_errors_at_parse_time(src, fragment):
+    with pytest.raises(TemplateSyntaxError) as info:
+        Template.parse(src)
+    assert fragment in info.value.message, info.value.message
