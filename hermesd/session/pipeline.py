@@ -69,10 +69,15 @@ class Part:
 
 
 def _choice_line(cands: tuple[Candidate, ...], lang: str) -> str:
+    """``1) 张伟（销售部） 2) 张强（研发部）`` / ``1) 张伟 (Zhang Wei, Sales) 2) 张强 (Zhang Qiang, R&D)``."""
     def label(c: Candidate) -> str:
-        dept = c.attrs.get("dept_name_en" if lang != "zh" else "dept_name") or c.attrs.get("dept_name") \
-            or c.attrs.get("dept")
-        return f"{c.display}（{dept}）" if dept and lang == "zh" else f"{c.display} ({dept})" if dept else c.display
+        a = c.attrs
+        if lang == "zh":
+            dept = a.get("dept_name") or a.get("dept")
+            return f"{c.display}（{dept}）" if dept else c.display
+        dept = a.get("dept_name_en") or a.get("dept_name") or a.get("dept")
+        extra = [x for x in (a.get("display_en"), dept) if x and x != c.display]
+        return f"{c.display} ({', '.join(extra)})" if extra else c.display
     return " ".join(f"{i + 1}) {label(c)}" for i, c in enumerate(cands))
 
 

@@ -101,7 +101,9 @@ class PlanRunner:
             return await c.tools.call(name, params, role=s.role, session_id=s.session_id, trace_id=trace_id,
                                       uid=s.uid)
 
-        return Executor(call, c.tool_info, p.lang, before_tool, recall)
+        directory = getattr(getattr(c.memory, "graph", None), "directory", None)
+        departments = directory.department_names() if directory is not None else None
+        return Executor(call, c.tool_info, p.lang, before_tool, recall, departments=departments)
 
     async def _settle(self, s: Session, p: "Part", plan: Plan, executor: Executor, ctx: dict[str, Any],
                       result: Any, entities: dict[str, Any], utterance: str, trace_id: str) -> None:
@@ -154,7 +156,10 @@ class PlanRunner:
         c = self.c
         said = await self._compensate(s, p, executor, plan.compensation(result.index), ctx, result)
         if not said:
-            p.texts.append(catalogue.failure(result.code, p.lang, tool=_failed_tool(plan, result.index)))
+            tool = _failed_tool(plan, result.index)
+            describe = getattr(c.tools, "descriptor", None)
+            words = describe(tool) if tool and describe is not None else None
+            p.texts.append(catalogue.failure(result.code, p.lang, tool=words or tool))
         s.slots = dict(p.slots_before)  # only this turn's changes are dropped
         if s.state is not State.ERROR_HANDLING:
             c._move(s, Event.FAIL, result.code)

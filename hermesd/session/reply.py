@@ -46,6 +46,7 @@ def compose_reply(s: Session, text: str, trace_id: str, prefix: list[str], parts
                              "timings_ms": {k: round(v, 3) for k, v in timings.items()}}
     trace["intent"] = intent
     if len(parts) > 1:
+        trace["decision"] = "split"
         trace["parts"] = [{"intent": p.intent, "decision": p.trace.get("decision"), "path": p.path,
                            "rule_id": p.rule_id} for p in parts]
     s.last_trace = trace
@@ -61,7 +62,7 @@ def compose_reply(s: Session, text: str, trace_id: str, prefix: list[str], parts
     rule_id = (first.trace.get("plan") or {}).get("rule_id") if len(parts) == 1 else first.rule_id
     out = {"reply": reply, "state": s.state.value, "version": s.machine.version, "intent": intent,
            "entities": entities, "actions": actions, "path": path, "rule_id": rule_id,
-           "decision": first.trace.get("decision"), "trace_id": trace_id,
+           "decision": trace.get("decision"), "trace_id": trace_id,
            "timings_ms": trace["timings_ms"]}
     trace["at_ms"], trace["reply"] = now, reply["text"]
     s.history.append(trace)

@@ -256,7 +256,18 @@ class SessionService(Subsystem):
             Method("session.close", self._close, _ALL, SessionParams),
             Method("session.list", self._list, _ALL, ListParams),
             Method("events.subscribe", self._subscribe, _ALL, SubscribeParams),
+            Method("admin.packs", self._packs, _ALL),
         ]
+
+    async def _packs(self, p: Any, ctx: CallContext) -> dict[str, Any]:
+        """The loaded intents and rules (for ``hermesctl test`` coverage and pack authors; any role):
+        ``{intents: [{name, pack}], rules: [{rule_id, intent, pack}]}``."""
+        c = self._c()
+        intents = [{"name": spec.name, "pack": spec.pack} for spec in c.nlu.engine.specs]
+        engine = self.rules.engine if self.rules is not None else None
+        rules = [{"rule_id": r.rule_id, "intent": r.trigger.intent, "pack": pack.pack}
+                 for pack in (engine.packs if engine is not None else ()) for r in pack.rules]
+        return {"intents": intents, "rules": rules}
 
     def _c(self) -> Controller:
         if self.controller is None:

@@ -24,14 +24,25 @@ def _load() -> dict:
 
 
 def handle(input: dict) -> dict:
+    """One call, serialised with other workers' by an exclusive lock (no lost update)."""
+    import fcntl
+
+    with open(_path() + ".lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _handle(input)
+
+
+def _handle(input: dict) -> dict:
     notes = _load()
     if input["action"] == "remember":
         if not input.get("key") or not input.get("text"):
             raise Failure("MISSING_FIELD", "remember needs key and text")
         notes[input["key"]] = {"key": input["key"], "text": input["text"], "saved_at": int(time.time())}
-        tmp = _path() + ".tmp"
+        tmp = f"{_path()}.{os.getpid()}.tmp"
         with open(tmp, "w", encoding="utf-8") as fh:
             json.dump(notes, fh, ensure_ascii=False)
+            fh.flush()
+            os.fsync(fh.fileno())
         os.replace(tmp, _path())
         return {"notes": [notes[input["key"]]]}
     q = (input.get("query") or input.get("key") or "").casefold()

@@ -43,7 +43,7 @@ def _load() -> dict:
 
 
 def _save(data: dict) -> None:
-    tmp = _path() + ".tmp"
+    tmp = f"{_path()}.{os.getpid()}.tmp"  # one temp file per worker: concurrent calls never share it
     with open(tmp, "w", encoding="utf-8") as fh:
         json.dump(data, fh, ensure_ascii=False)
         fh.flush()
@@ -168,6 +168,16 @@ def _one(found: list, input: dict) -> dict:
 
 
 def handle(input: dict) -> dict:
+    """One call, serialised with every other worker's by an exclusive lock on the store (two
+    concurrent creates must not both read the old file and lose one reminder)."""
+    import fcntl
+
+    with open(_path() + ".lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        return _handle(input)
+
+
+def _handle(input: dict) -> dict:
     data = _load()
     action = input["action"]
     tz = _zone(input.get("tz"))
