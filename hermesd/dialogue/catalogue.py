@@ -37,6 +37,13 @@ TEXTS: dict[str, dict[str, str]] = {
     "offer": {"zh": "上次的“{what}”还没完成，要继续吗？", "en": "Last time's \"{what}\" is unfinished. Continue?"},
     "auth": {"zh": "请先完成身份验证。", "en": "Please verify your identity first."},
     "interrupted": {"zh": "上次的操作被中断了，没有重复执行。", "en": "The last action was interrupted and was not repeated."},
+    "smalltalk_greeting": {"zh": "你好！我是 hermesd，有什么可以帮你？", "en": "Hello! I am hermesd. What can I do for you?"},
+    "smalltalk_thanks": {"zh": "不客气，还有别的需要吗？", "en": "You're welcome. Anything else?"},
+    "smalltalk_goodbye": {"zh": "再见，有事随时找我。", "en": "Goodbye. I am here whenever you need me."},
+    "smalltalk_identity": {"zh": "我是 hermesd，这台设备上的助手，不联网也能用。",
+                           "en": "I am hermesd, the assistant on this device; I work offline."},
+    "capabilities_head": {"zh": "我可以帮你：", "en": "I can help with:"},
+    "capabilities_none": {"zh": "现在没有加载任何功能包。", "en": "No skill packs are loaded right now."},
     "not_understood": {"zh": "抱歉，我没听明白。可以换个说法吗？", "en": "Sorry, I did not understand. Could you put it another way?"},
     # failures (see failure()): {what} / {What} name the step — the tool's subject or 这一步 / this step
     "fail.INPUT_INVALID": {"zh": "{what}缺少信息，或者信息的格式不对，所以没有执行。请换个说法，说得具体一点再试。",

@@ -1,6 +1,6 @@
 """Answers to small talk (greeting, thanks, goodbye, who are you, what can you do), zh and en.
 
-The capability list is not written here: the caller passes the loaded packs'
+The sentences live in :mod:`.catalogue`; the capability list is not written anywhere: the caller passes the loaded packs'
 intents grouped by pack (:func:`capability_lines`), so a new pack shows up in
 "你能做什么" without touching this module.
 """
@@ -9,16 +9,10 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping, Sequence
 
+from .catalogue import say
+
 __all__ = ["capabilities", "capability_lines", "smalltalk_reply"]
 
-_REPLIES: dict[str, dict[str, str]] = {
-    "greeting": {"zh": "你好！我是 hermesd，有什么可以帮你？", "en": "Hello! I am hermesd. What can I do for you?"},
-    "thanks": {"zh": "不客气，还有别的需要吗？", "en": "You're welcome. Anything else?"},
-    "goodbye": {"zh": "再见，有事随时找我。", "en": "Goodbye. I am here whenever you need me."},
-    "identity": {"zh": "我是 hermesd，这台设备上的助手，不联网也能用。",
-                 "en": "I am hermesd, the assistant on this device; I work offline."},
-}
-_CAPS_HEAD = {"zh": "我可以帮你：", "en": "I can help with:"}
 _SEP = {"zh": "、", "en": ", "}
 
 
@@ -57,10 +51,9 @@ def smalltalk_reply(kind: str, lang: str, capabilities: Iterable[str] = ()) -> s
     :param capabilities: lines of :func:`capability_lines`, for ``capabilities``.
     :raises KeyError: unknown kind.
     """
-    key = "zh" if lang == "zh" else "en"
     if kind == "capabilities":
         lines = list(capabilities)
         if not lines:
-            return {"zh": "现在没有加载任何功能包。", "en": "No skill packs are loaded right now."}[key]
-        return "\n".join([_CAPS_HEAD[key], *lines])
-    return _REPLIES[kind][key]
+            return say("capabilities_none", lang)
+        return "\n".join([say("capabilities_head", lang), *lines])
+    return say(f"smalltalk_{kind}", lang)

@@ -25,6 +25,7 @@ from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator, model_validator
 
+from ..dialogue.lexicon import load_lexicon
 from ..dialogue.questions import Choice, Confirm, Offer
 from ..errors import InputInvalid
 from ..protocol import CallContext, Method
@@ -147,8 +148,10 @@ class SessionService(Subsystem):
             log.warning("no rules loaded: every turn will take the fallback path",
                         extra={"kv": {"folder": str(self.rules.folder)}})
         reminders = getattr(ctx.config, "reminders", None)
+        lexicon = await asyncio.to_thread(load_lexicon, self.settings.lexicon_files)
         self.controller = Controller(self.settings, nlu=nlu, memory=subs["memory"], tools=tools,
                                      rules=lambda: self.rules.engine,  # type: ignore[union-attr]
+                                     lexicon=lexicon,
                                      reminders={"default_time": reminders.default_time} if reminders else None)
         self.events = EventBus(subs["memory"].l2)
         await self.events.start()
@@ -168,6 +171,11 @@ class SessionService(Subsystem):
         new = getattr(config, "session", None)
         if new is not None and self._override is None:
             self.settings = new
+        if self.controller is not None:
+            try:  # a broken pack lexicon keeps the running one, like a broken rule pack
+                self.controller.lexicon = await asyncio.to_thread(load_lexicon, self.settings.lexicon_files)
+            except InputInvalid as exc:
+                raise RuntimeError(f"answer lexicon rejected: {exc.message}; the previous one keeps running") from exc
         if self.rules is not None:
             await asyncio.to_thread(self.rules.reload)
             if self.rules.last_error is not None:

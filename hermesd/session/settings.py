@@ -40,6 +40,9 @@ class SessionSettings(Section):
         rule sets ``auth: AUTHED`` (see :mod:`.policy`).
     :param policy_module: importable module with optional ``on_start`` / ``on_timeout`` /
         ``can_transition`` hooks.
+    :param lexicon_files: answer-word files of the packs (the format of the shipped
+        ``config/dialogue/lexicon.yaml``), read after it in order; they add words, never remove
+        them (:func:`hermesd.dialogue.lexicon.load_lexicon`).
     """
 
     listening_s: float = Field(30.0, gt=0)
@@ -58,6 +61,7 @@ class SessionSettings(Section):
     load_sample_interval_ms: int = Field(2000, ge=100)
     require_auth: bool = False
     pre_auth_intents: list[str] = Field(default_factory=list)
+    lexicon_files: list[Path] = Field(default_factory=list)
     policy_module: str | None = None
 
 

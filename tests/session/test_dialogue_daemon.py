@@ -1,0 +1,94 @@
+"""The dialogue manager through a real daemon: pack lexicons, session-local anchors across a restart,
+the trace a technician reads, and the sentence a broken pack lexicon gets at reload."""
+
+from __future__ import annotations
+
+import signal
+import time
+
+import pytest
+
+AT = "2024-06-12T10:00:00+08:00"
+
+
+@pytest.fixture
+def docs(start_daemon, tmp_path):
+    def start(config=None, root=None):
+        d = start_daemon(config or {}, root=root)
+        folder = d.state_dir / "documents"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "报价单Q-2024-061.pdf").write_bytes(b"%PDF-1.4 quote")
+        (folder / "发票INV-2024-0301.pdf").write_bytes(b"%PDF-1.4 invoice")
+        return d
+    return start
+
+
+def _turn(c, sid, text):
+    return c.call("session.turn", {"session_id": sid, "text": text, "reference_time": AT})
+
+
+def test_a_pack_lexicon_adds_answer_words(docs, tmp_path):
+    extra = tmp_path / "office.lexicon.yaml"
+    extra.write_text("answers:\n  affirm:\n    zh: [准奏]\n    zh-Hant: [准奏]\n    en: [\"make it so\"]\n",
+                     encoding="utf-8")
+    d = docs({"session": {"lexicon_files": [str(extra)]}})
+    with d.client() as c:
+        sid = c.call("session.open", {"locale": "zh"})["session_id"]
+        assert _turn(c, sid, "把报价单发给李经理")["state"] == "CONFIRMING"
+        r = _turn(c, sid, "准奏")
+        assert r["decision"] == "resume" and [a["tool"] for a in r["actions"] if a.get("tool")] == ["send_document"]
+        sid = c.call("session.open", {"locale": "en"})["session_id"]
+        assert _turn(c, sid, "send the invoice to Li Na")["state"] == "CONFIRMING"
+        assert _turn(c, sid, "make it so")["decision"] == "resume"
+
+
+def test_without_the_pack_lexicon_the_word_is_not_a_yes(docs):
+    d = docs()
+    with d.client() as c:
+        sid = c.call("session.open", {"locale": "zh"})["session_id"]
+        _turn(c, sid, "把报价单发给李经理")
+        r = _turn(c, sid, "准奏")
+        assert r["state"] == "CONFIRMING" and not any(a.get("tool") == "send_document" for a in r["actions"])
+
+
+def test_a_chosen_person_sticks_across_a_restart(docs):
+    d = docs()
+    with d.client() as c:
+        sid = c.call("session.open", {"locale": "zh"})["session_id"]
+        r = _turn(c, sid, "把报价单发给张工")
+        assert r["reply"].get("card", {}).get("choices")
+        pick = [x["anchor_id"] for x in r["reply"]["card"]["choices"]].index("person:rd/zhang")
+        r = c.call("session.confirm", {"session_id": sid, "choice": pick + 1})
+        assert r["reply"]["card"]["fields"]["recipient"] == "张强"
+        _turn(c, sid, "好的")
+    assert d.stop() == 0
+    d2 = docs(root=d.root)
+    with d2.client() as c:
+        r = _turn(c, sid, "再把发票发给张工")
+        assert "choices" not in r["reply"].get("card", {}), r["reply"]
+        assert r["reply"]["card"]["fields"]["recipient"] == "张强"
+        trace = c.call("session.trace", {"session_id": sid})["traces"][-1]
+        assert "session_anchor" in trace["repairs"]
+        # the trace says how the turn was read and decided, and which transitions it took
+        assert trace["decision"] == "new_turn" and trace["reading"]["act"] == "request"
+        assert ["LISTENING", "text", "PARSING"] in trace["transitions"]
+    # a new session asks again: the choice was this session's, not the user's forever
+    with d2.client() as c:
+        sid2 = c.call("session.open", {"locale": "zh"})["session_id"]
+        assert _turn(c, sid2, "把发票发给张工")["reply"]["card"].get("choices")
+
+
+def test_a_broken_pack_lexicon_at_reload_keeps_the_running_one(docs, tmp_path):
+    extra = tmp_path / "x.lexicon.yaml"
+    extra.write_text("answers:\n  affirm:\n    zh: [准奏]\n    zh-Hant: [准奏]\n    en: [fine by me]\n", encoding="utf-8")
+    d = docs({"session": {"lexicon_files": [str(extra)]}})
+    extra.write_text("answers:\n  afirm:\n    zh: [行吧]\n", encoding="utf-8")
+    d.signal(signal.SIGHUP)
+    deadline = time.monotonic() + 30
+    while "answer lexicon rejected" not in d.log() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert "answer lexicon rejected" in d.log()
+    with d.client() as c:
+        sid = c.call("session.open", {"locale": "zh"})["session_id"]
+        _turn(c, sid, "把报价单发给李经理")
+        assert _turn(c, sid, "准奏")["decision"] == "resume"
