@@ -35,6 +35,7 @@ TEXTS: dict[str, dict[str, str]] = {
     "failed": {"zh": "这一步没有成功，请稍后再试。", "en": "That step did not work. Please try again later."},
     "handoff": {"zh": "我已经请同事来处理。", "en": "I have asked a colleague to take over."},
     "offer": {"zh": "上次的“{what}”还没完成，要继续吗？", "en": "Last time's \"{what}\" is unfinished. Continue?"},
+    "offer_later": {"zh": "好的，先放着，下次再问你。", "en": "OK, I will keep it for later."},
     "auth": {"zh": "请先完成身份验证。", "en": "Please verify your identity first."},
     "interrupted": {"zh": "上次的操作被中断了，没有重复执行。", "en": "The last action was interrupted and was not repeated."},
     "smalltalk_greeting": {"zh": "你好！我是 hermesd，有什么可以帮你？", "en": "Hello! I am hermesd. What can I do for you?"},

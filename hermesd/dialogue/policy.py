@@ -8,7 +8,8 @@ open          reading                                        decision
 ============  ============================================  =======================================
 Confirm       affirm                                         :class:`Resume` at the card's step
 Confirm       deny / cancel                                  :class:`Cancel`
-Confirm       hedge                                          :class:`Wait` (card stays open)
+Confirm/Ask/  hedge                                          :class:`Wait` (the question stays open)
+Choice
 Confirm       correct                                        :class:`Correct` (plan runs again)
 Ask           fill                                           :class:`Fill`
 Ask           correct                                        :class:`Fill` (the corrected values)
@@ -16,7 +17,8 @@ Ask           cancel / deny                                  :class:`Cancel`
 Choice        choose                                         :class:`Choose`
 Choice        cancel / deny                                  :class:`Cancel`
 Offer         affirm                                         :class:`ResumeTask`
-Offer         deny / cancel / hedge                          :class:`DropTask`
+Offer         deny / cancel                                  :class:`DropTask`
+Offer         hedge ("not now")                              :class:`DropTask` (``later``: stays pending)
 any           repeat / help                                  :class:`Repeat` / :class:`Help`
 any           request                                        :class:`Digress` (then asked again once),
                                                              or :class:`Replace` for a complete new
@@ -101,8 +103,9 @@ class ResumeTask:
 
 @dataclass(frozen=True, slots=True)
 class DropTask:
-    """The offered unfinished task is declined."""
+    """The offered unfinished task is declined; ``later`` (a hedge, "not now") keeps it pending."""
 
+    later: bool = False
     name = "drop_task"
 
 
@@ -211,13 +214,13 @@ def decide(q: OpenQuestion | None, heard: Heard, reading: Reading) -> Decision:
         return Repeat()
     if act == "help":
         return Help()
+    if act == "hedge" and not isinstance(q, Offer):
+        return Wait()  # "等等", "hold on": nothing runs, nothing is dropped
     if isinstance(q, Confirm):
         if act == "affirm":
             return Resume(q.index)
         if act in ("deny", "cancel"):
             return Cancel("confirm")
-        if act == "hedge":
-            return Wait()
         if act in ("correct", "fill") and reading.values:
             return Correct(reading.values)
     elif isinstance(q, Ask):
@@ -234,5 +237,5 @@ def decide(q: OpenQuestion | None, heard: Heard, reading: Reading) -> Decision:
         if act == "affirm":
             return ResumeTask()
         if act in ("deny", "cancel", "hedge"):
-            return DropTask()
+            return DropTask(later=act == "hedge")
     return AskAgain(_expected(q))

@@ -142,6 +142,7 @@ class Pipeline:
             c.on_event(s.uid, "handoff", {"session_id": s.session_id, "reason": "failures", "trace_id": trace_id})
         c._move(s, Event.TEXT, "utterance")
         q = s.pending
+        chosen: dict[str, Any] | None = None
         while True:
             q_ref = getattr(q, "ref", None)
             if ref is None and q_ref:
@@ -161,6 +162,8 @@ class Pipeline:
             if parsed is not None and parsed.degraded:
                 p.trace["degraded"] = "parse_budget"
             entities, ambiguous = await self._ground(s, p, parsed, q)
+            if chosen is not None:  # kept with the plan, for "no, the other one" at its card
+                s.refs["chosen"] = chosen
             heard = c.grounding.heard(parsed, q, entities, p.lang)
             reading = self._read(q, heard, answer)
             decision = dp.decide(q, heard, reading)
@@ -168,9 +171,17 @@ class Pipeline:
                             "entities": entities})
             p.trace.setdefault("reading", reading.to_trace())  # a choice's re-run keeps the answer's reading
             p.trace.setdefault("decision", decision.name)
+            if isinstance(q, Confirm) and isinstance(decision, (dp.Cancel, dp.AskAgain, dp.Correct, dp.Digress)):
+                again = self._rechoose(s, q, heard, decision)
+                if again is not decision:
+                    decision = again
+                    p.trace["decision"] = decision.name
+                    p.trace["reading"] = {**p.trace["reading"], "act": "correct", "cue": "rechoose"}
             if isinstance(decision, dp.Choose) and isinstance(q, Choice):
                 # bind the mention for this session, then run the original utterance again
                 c.grounding.remember_anchor(s, q.mention, decision.candidate.anchor_id)
+                chosen = {"mention": q.mention, "anchor_id": decision.candidate.anchor_id,
+                          "candidates": [x.to_dict() for x in q.candidates]}
                 p.trace["chosen"] = decision.candidate.anchor_id
                 p.repairs.append("choose")
                 text, ref, answer = q.text, datetime.fromisoformat(q.ref) if q.ref else ref, None
@@ -180,13 +191,34 @@ class Pipeline:
             break
         await self._carry(s, p, q, heard, decision, entities, ambiguous, text, trace_id)
 
+    def _rechoose(self, s: Session, q: Confirm, heard: Heard, d: Any) -> Any:
+        """"no, the one in R&D" at a card whose person was chosen from several: the answer is read
+        against that earlier choice; naming another of its candidates corrects the person."""
+        chosen = s.refs.get("chosen")
+        if not chosen:
+            return d
+        cands = tuple(Candidate.from_dict({**x, "previous": x["anchor_id"] == chosen["anchor_id"]})
+                      for x in chosen["candidates"])
+        reading = read_answer(Choice(mention=chosen["mention"], candidates=cands, text=""), heard, self.c.lexicon)
+        if reading.act != "choose" or reading.choice is None or not 0 <= reading.choice < len(cands):
+            return d
+        new = cands[reading.choice]
+        old = next((x for x in cands if x.anchor_id == chosen["anchor_id"]), None)
+        slot = next((k for k, v in q.entities.items() if old is not None and v == old.display), None)
+        if new.anchor_id == chosen["anchor_id"] or slot is None:
+            return d
+        self.c.grounding.remember_anchor(s, chosen["mention"], new.anchor_id)
+        s.refs.setdefault("anchors", {})[new.display] = new.anchor_id
+        s.refs["chosen"] = {**chosen, "anchor_id": new.anchor_id}
+        return dp.Correct({slot: new.display})
+
     async def _ground(self, s: Session, p: Part, parsed: Any, q: OpenQuestion | None) -> tuple[dict, Any]:
         c = self.c
         a0 = time.perf_counter()
         load = c.load.overloaded()
         if load:
             p.trace["degraded"] = f"load:{load}"
-        if not isinstance(q, (Ask, Confirm)):
+        if not isinstance(q, (Ask, Confirm, Choice)):
             s.refs = {}
         s.refs.pop("session_anchor", None)
         entities, ambiguous = await c.grounding.entities(s, parsed, fuzzy=load is None, q=q)
@@ -215,6 +247,7 @@ class Pipeline:
         if invalid is not None and routes:
             # an impossible date is answered in words; nothing runs, nothing is widened
             p.repairs.append("impossible_date")
+            p.intent = heard.intent
             self._keep_or_end(s, p, q, invalid, "impossible date")
             return
         if ambiguous is not None and routes:
@@ -245,8 +278,11 @@ class Pipeline:
             await c.plans.run(s, p, intent=q.intent, entities=slots, text=text, trace_id=trace_id)
         elif isinstance(d, dp.DropTask) and isinstance(q, Offer):
             s.pending = None
-            await c.memory.set_task_status(q.task_id, "dropped")
-            p.end(s, c, catalogue.say("cancelled", lang), "cancel", "offer declined")
+            if d.later:  # "not now": the task stays pending for a later session
+                p.end(s, c, catalogue.say("offer_later", lang), "cancel", "offer put off")
+            else:
+                await c.memory.set_task_status(q.task_id, "dropped")
+                p.end(s, c, catalogue.say("cancelled", lang), "cancel", "offer declined")
         elif isinstance(d, dp.Cancel):
             s.pending, s.slots = None, {}
             p.repairs.append("cancel")
