@@ -290,15 +290,36 @@ def _turn(c: Any, session: str | None, text: str, at: str | None) -> tuple[str, 
 
 
 def _show_turn(res: dict[str, Any]) -> None:
+    """What a person reads: the reply's sentences (a card's question and choices are in them) and
+    each event as a line of words, never the structured fields."""
     reply = res.get("reply") or {}
-    print(reply.get("text", ""))
+    text = reply.get("text", "")
+    print(text)
     card = reply.get("card") or {}
     for i, choice in enumerate(card.get("choices") or [], 1):
-        print(f"  {i}) {choice.get('display')}  {choice.get('dept', '')} {choice.get('title', '')}".rstrip())
-    for key, value in (card.get("fields") or {}).items():
-        print(f"  {key}: {value}")
+        if choice.get("display") and choice["display"] not in text:
+            print(f"  {i}) {choice['display']}")
+    zh = any("\u4e00" <= ch <= "\u9fff" for ch in text)
     for event in res.get("events") or []:
-        print(f"  [event {event.get('kind')}] {event.get('data')}")
+        print(f"  {_event_line(event, zh)}")
+
+
+_EVENT_WORDS = {
+    "handoff": ("已请同事接手", "a colleague was asked to take over"),
+    "session_expired": ("一个会话已过期", "a session expired"),
+    "pending_task": ("没做完的事已留到下次", "unfinished work was kept for later"),
+    "confirmation_cancelled": ("没回答的确认已取消", "an unanswered confirmation was cancelled"),
+}
+
+
+def _event_line(event: dict[str, Any], zh: bool) -> str:
+    """One event as a line a person reads (a reminder is its task)."""
+    data = event.get("data") or {}
+    kind = str(event.get("kind"))
+    if kind == "reminder":
+        return f"⏰ {data.get('text', '')}"
+    words = _EVENT_WORDS.get(kind)
+    return f"[{(words[0] if zh else words[1]) if words else kind}]"
 
 
 def _ctl_say(c: Any, a: argparse.Namespace) -> Any:
