@@ -333,6 +333,7 @@ class Controller:
                     answer: dict[str, Any] | None) -> tuple[dict[str, Any], list[Any]]:
         t0 = time.perf_counter()
         s.moves = []
+        before = s.state.value
         lang = self.pipeline.language(s, text)
         prefix: list[str] = []
         if s.interrupted:
@@ -341,6 +342,7 @@ class Controller:
             s.pending = None
         parts = await self.pipeline.run(s, text, ref, trace_id, answer, lang, t0)
         out = compose_reply(s, text, trace_id, prefix, parts, t0, now_ms=self.now_ms(), ttl_s=self.settings.ttl_s)
+        s.history[-1]["state_before"] = before
         self.turns_by_path[out["path"]] = self.turns_by_path.get(out["path"], 0) + 1
         return out, [p.result for p in parts if p.result is not None]
 
