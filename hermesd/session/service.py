@@ -3,7 +3,9 @@
 Methods (admin and user; a session belongs to the uid that opened it, anyone else
 gets ``SESSION_NOT_FOUND``; admin may list and read every session):
 
-- ``session.open {user?, locale?, tz?, channel?, metadata?}`` → ``{session_id, state, version, offer?}``
+- ``session.open {user?, locale?, tz?, channel?, metadata?}`` → ``{session_id, state, version, offer?}``;
+  ``locale`` is a BCP 47 tag (``zh-CN``, ``zh-TW``, ``en-US`` …) kept as the session language ``zh`` | ``en``
+  (:mod:`.locale`), an unknown one is ``INPUT_INVALID``
 - ``session.turn {session_id, text, message_id?, reference_time?}`` → ``{reply: {text, card?}, state,
   version, intent, entities, actions, path, trace_id, timings_ms}``
 - ``session.confirm {session_id, accept | choice, message_id?}`` → same as a turn
@@ -33,6 +35,7 @@ from ..rules.loader import RuleSource
 from ..subsystem import DaemonContext, Subsystem
 from ..tasks import cancel_and_wait
 from .controller import Controller
+from .locale import session_language
 from . import turnlog
 from .events import EVENT_KINDS, EventBus
 from .settings import SessionSettings, resolve_rules_dir
@@ -50,10 +53,16 @@ class _P(BaseModel):
 
 class OpenParams(_P):
     user: str | None = Field(None, max_length=128)
-    locale: Literal["zh", "en"] | None = None
+    #: a BCP 47 tag (zh-CN, zh-Hans-CN, zh-TW, en-US, en …), stored as the session language zh | en
+    locale: str | None = Field(None, max_length=64)
     tz: str | None = Field(None, max_length=64)
     channel: str | None = Field(None, max_length=64)
     metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("locale")
+    @classmethod
+    def _locale(cls, v: str | None) -> str | None:
+        return None if v is None else session_language(v)
 
     @field_validator("tz")
     @classmethod
