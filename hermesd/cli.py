@@ -198,8 +198,9 @@ def _ctl_tools(c: Any, a: argparse.Namespace) -> Any:
     res = c.call("tools.list")
     if not a.json:
         for t in res.get("tools", []):
-            line = f"{t['name']:<18} {t.get('health', '?'):<10} breaker={t.get('breaker', '?')}"
-            print(line + (f"  failing: {t['failing_case']}" if t.get("failing_case") else ""))
+            meta = t.get("_meta") or {}
+            line = f"{t['name']:<18} {meta.get('hermesd/health', '?'):<10} breaker={meta.get('hermesd/breaker', '?')}"
+            print(line + (f"  failing: {meta['hermesd/failing_case']}" if meta.get("hermesd/failing_case") else ""))
     return res
 
 

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from ..protocol import CallContext
     from .descriptor import Descriptor
 
-__all__ = ["ToolsService", "WORKER_ENV"]
+__all__ = ["ToolsService", "WORKER_ENV", "annotations"]
 
 log = logging.getLogger("hermesd.tools")
 
@@ -357,8 +357,13 @@ class ToolsService(Subsystem):
                 Method("tools.health", self._m_health)]
 
     def describe(self, role: str | None = None) -> list[dict[str, Any]]:
-        """Tools in Model Context Protocol ``tools/list`` shape plus ``health``, ``breaker``,
-        ``failing_case``, ``confirm``, ``roles``; only those ``role`` may call when given."""
+        """Tools in Model Context Protocol ``tools/list`` shape (``name``, ``description``,
+        ``inputSchema``, ``outputSchema``, ``annotations``), only those ``role`` may call when given.
+
+        hermesd's own fields are in the tool's ``_meta`` under the ``hermesd/`` prefix (the MCP
+        ``MetaObject`` key rules, schema 2025-06-18 and later): ``version``, ``description_zh``,
+        ``confirm``, ``roles``, ``health``, ``breaker``, ``failing_case``.
+        """
         out: list[dict[str, Any]] = []
         registry = self.registry
         if registry is None:
@@ -368,16 +373,15 @@ class ToolsService(Subsystem):
             if role is not None and role not in d.roles:
                 continue
             out.append({
-                "name": d.name, "description": d.text("en"), "description_zh": d.description.get("zh"),
-                "inputSchema": d.input, "outputSchema": d.output,
-                "annotations": {"readOnlyHint": not d.confirm and not d.state, "idempotentHint": d.idempotent,
-                                "openWorldHint": d.sandbox.network},
-                "version": d.version, "confirm": d.confirm, "roles": sorted(d.roles),
-                "health": tool.health, "breaker": tool.breaker.state, "failing_case": tool.failing_case})
+                "name": d.name, "description": d.text("en"), "inputSchema": d.input, "outputSchema": d.output,
+                "annotations": annotations(d),
+                "_meta": _meta(version=d.version, description_zh=d.description.get("zh"), confirm=d.confirm,
+                               roles=sorted(d.roles), health=tool.health, breaker=tool.breaker.state,
+                               failing_case=tool.failing_case)})
         if role in (None, "admin"):
             for name, problems in registry.broken.items():
                 out.append({"name": name, "description": "", "inputSchema": {"type": "object"},
-                            "health": "unhealthy", "breaker": "closed", "failing_case": problems[0]})
+                            "_meta": _meta(health="unhealthy", breaker="closed", failing_case=problems[0])})
         return out
 
     async def _m_list(self, params: Any, ctx: "CallContext") -> dict[str, Any]:
@@ -400,8 +404,8 @@ class ToolsService(Subsystem):
             return {"content": [{"type": "text", "text": json.dumps(res["output"], ensure_ascii=False)}],
                     "structuredContent": res["output"], "isError": False}
         err = res["error"]
-        return {"content": [{"type": "text", "text": f"{err['code']}: {err['message']}"}],
-                "structuredContent": {"error": err}, "isError": True}
+        return {"content": [{"type": "text", "text": err["message"]}], "structuredContent": {"error": err},
+                "isError": True, "_meta": _meta(code=err["code"], retryable=err["retryable"])}
 
     async def _m_health(self, params: Any, ctx: "CallContext") -> dict[str, Any]:
         return self.health()
@@ -449,6 +453,27 @@ class ToolsService(Subsystem):
         lines.append("# TYPE hermes_tool_worker_respawns_total counter")
         lines.append(f"hermes_tool_worker_respawns_total {pool.respawns}")
         return "\n".join(lines) + "\n"
+
+
+def annotations(d: "Descriptor") -> dict[str, bool]:
+    """Model Context Protocol ``ToolAnnotations`` from a descriptor (schema 2025-06-18 and later).
+
+    Read-only unless the tool keeps state, writes to the outbox or is ``confirm: true``;
+    ``destructiveHint`` (meaningful only when not read-only, default true in the spec) is the
+    ``confirm`` flag, so a stateful tool that only adds is marked non-destructive;
+    ``openWorldHint`` (default true) is set for network tools only.
+    """
+    read_only = not (d.confirm or d.state or "outbox_dir" in d.needs)
+    out = {"readOnlyHint": read_only, "idempotentHint": d.idempotent,
+           "openWorldHint": d.sandbox.network or d.kind == "network"}
+    if not read_only:
+        out["destructiveHint"] = d.confirm
+    return out
+
+
+def _meta(**fields: Any) -> dict[str, Any]:
+    """A ``_meta`` object with hermesd's keys under the ``hermesd/`` prefix."""
+    return {f"hermesd/{k}": v for k, v in fields.items()}
 
 
 def _people_directory() -> Path:

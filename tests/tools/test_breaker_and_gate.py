@@ -105,7 +105,8 @@ async def test_self_test_gate(fixture_service):
         await svc.call("unhealthy", {"mode": "check"}, role="user")
     assert info.value.code == "TOOL_UNHEALTHY" and info.value.data["failing_case"].startswith("harmless")
     listed = {x["name"]: x for x in svc.describe("admin")}
-    assert listed["unhealthy"]["health"] == "unhealthy" and listed["echo"]["health"] == "healthy"
+    assert listed["unhealthy"]["_meta"]["hermesd/health"] == "unhealthy"
+    assert listed["echo"]["_meta"]["hermesd/health"] == "healthy"
 
 
 async def test_gate_reruns_on_reload(state_dir, tmp_path):

@@ -29,9 +29,20 @@ async def test_pack_is_healthy_and_listed_in_mcp_shape(pack_service):
     listed = await methods["tools.list"].handler({}, ctx("admin"))
     tools = {t["name"]: t for t in listed["tools"]}
     assert set(tools) == PACK_NAMES
-    assert all(t["health"] == "healthy" and t["breaker"] == "closed" for t in tools.values()), tools
+    assert all(t["_meta"]["hermesd/health"] == "healthy" and t["_meta"]["hermesd/breaker"] == "closed"
+               for t in tools.values()), tools
     assert tools["disk_usage"]["inputSchema"]["required"] == ["path"]
-    assert tools["service_restart"]["confirm"] and tools["service_restart"]["roles"] == ["admin"]
+    restart = tools["service_restart"]
+    assert restart["_meta"]["hermesd/confirm"] and restart["_meta"]["hermesd/roles"] == ["admin"]
+    # MCP shape: hermesd's own fields only under _meta (issue 18 §1)
+    assert set(restart) == {"name", "description", "inputSchema", "outputSchema", "annotations", "_meta"}
+    assert restart["annotations"] == {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False,
+                                      "openWorldHint": False}
+    assert tools["disk_usage"]["annotations"] == {"readOnlyHint": True, "idempotentHint": True,
+                                                  "openWorldHint": False}
+    assert tools["network_check"]["annotations"]["openWorldHint"] is True
+    assert tools["note"]["annotations"]["destructiveHint"] is False
+    assert tools["export_report"]["annotations"]["readOnlyHint"] is False
     user_view = {t["name"] for t in (await methods["tools.list"].handler({}, ctx("user")))["tools"]}
     assert "service_restart" not in user_view and "journal_query" not in user_view
     assert pack_service.health()["status"] == "ok"
@@ -44,6 +55,7 @@ async def test_tools_call_method_shapes(pack_service):
     assert json.loads(res["content"][0]["text"]) == res["structuredContent"]
     res = await m.handler(m.params_model(name="disk_usage", arguments={"path": "/nope/x"}), ctx("user"))
     assert res["isError"] is True and res["structuredContent"]["error"]["code"] == "PATH_NOT_FOUND"
+    assert res["_meta"]["hermesd/code"] == "PATH_NOT_FOUND" and "PATH_NOT_FOUND" not in res["content"][0]["text"]
 
 
 async def test_reminder_round_trip_in_state_dir(pack_service, state_dir):
