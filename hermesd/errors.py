@@ -20,7 +20,8 @@ The tree::
     ├── SessionError
     │   ├── SessionNotFound          SESSION_NOT_FOUND   -32010
     │   ├── SessionBusy              SESSION_BUSY        -32011
-    │   └── SessionExpired           SESSION_EXPIRED     -32012
+    │   ├── SessionExpired           SESSION_EXPIRED     -32012
+    │   └── SessionLimit             SESSION_LIMIT       -32013
     └── ToolError
         ├── ToolNotFound             TOOL_NOT_FOUND      -32020
         ├── ToolUnavailable          TOOL_UNAVAILABLE    -32021
@@ -51,6 +52,7 @@ __all__ = [
     "SessionBusy",
     "SessionError",
     "SessionExpired",
+    "SessionLimit",
     "SessionNotFound",
     "ToolCrashed",
     "ToolError",
@@ -156,6 +158,13 @@ class SessionExpired(SessionError):
     """The session passed its TTL and was closed."""
 
     code, rpc_code = "SESSION_EXPIRED", -32012
+
+
+class SessionLimit(SessionError):
+    """The caller already holds ``session.max_sessions_per_user`` live sessions and every one is in use
+    (a turn in flight, an open question, a form, or not yet used): ``data.retry_after_ms`` says when to retry."""
+
+    code, rpc_code = "SESSION_LIMIT", -32013
 
 
 class ToolError(HermesError):

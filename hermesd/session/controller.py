@@ -24,7 +24,7 @@ from typing import Any, Callable
 from ..dialogue import catalogue
 from ..dialogue.lexicon import Lexicon, default_lexicon
 from ..dialogue.questions import Ask, Confirm, Offer
-from ..errors import SessionBusy, SessionExpired, SessionNotFound
+from ..errors import SessionBusy, SessionExpired, SessionLimit, SessionNotFound
 from ..logging import session_id_var
 from ..protocol import Caller
 from . import turnlog
@@ -101,11 +101,16 @@ class Controller:
 
     async def open(self, caller: Caller, *, user: str | None, locale: str | None, tz: str | None,
                    channel: str | None, metadata: dict[str, Any]) -> dict[str, Any]:
-        """Open a session for ``caller``; the oldest live one is closed past ``max_sessions_per_user``."""
-        mine = sorted(self.by_uid.get(caller.uid, {}).values(), key=lambda s: s.updated_ms)
-        while len(mine) >= self.settings.max_sessions_per_user:
-            oldest = mine.pop(0)
-            await self.close_session(oldest, "per-user cap")
+        """Open a session for ``caller``.
+
+        Past ``max_sessions_per_user`` the oldest *idle* session of the caller is closed to make room
+        (never one with a turn in flight, an open question or form, or one touched within
+        ``listening_s``); the check and the new session's registration happen with no ``await``
+        between them, so concurrent opens cannot overshoot the cap.
+
+        :raises SessionLimit: every session of the caller is in use (``data.retry_after_ms``).
+        """
+        evict = self._make_room(caller.uid)
         now = self.now_ms()
         sid = new_session_id(now)
         s = Session(sid, caller.uid, caller.role, new_machine(sid, self.mono(), self.limits), now, now,
@@ -113,6 +118,8 @@ class Controller:
                     metadata=metadata)
         s.vars.update(self.policy.initial_vars(s.summary()))
         self._add(s)
+        for old in evict:  # detached already; archived and deleted now
+            await self._finish_close(old, "per-user cap")
         offer = None
         tasks = await self.memory.pending_tasks(caller.uid) if caller.uid in self.task_uids else []
         if not tasks:
@@ -134,12 +141,52 @@ class Controller:
             out["offer"] = offer
         return out
 
-    async def close_session(self, s: Session, reason: str) -> None:
-        """End ``s``: its turns and audit lines go to the L3 archive, then the live rows are deleted."""
+    def _idle_since(self, s: Session) -> int | None:
+        """When ``s`` became idle (epoch ms) — nothing in flight, open or running — else None."""
+        if s.busy or s.pending is not None or s.executing is not None or s.slots:
+            return None
+        return s.updated_ms
+
+    def _make_room(self, uid: int) -> list[Session]:
+        """Detach (synchronously) the oldest idle sessions that must go for one more. A session counts as
+        idle once untouched for ``listening_s`` (the state machine's LISTENING → IDLE); one used moments
+        ago is still its client's. :raises SessionLimit: none may go yet (``retry_after_ms`` until one may)."""
+        mine = self.by_uid.get(uid, {})
+        cap = self.settings.max_sessions_per_user
+        excess = len(mine) + 1 - cap
+        if excess <= 0:
+            return []
+        now, grace = self.now_ms(), int(self.settings.listening_s * 1000)
+        since = sorted(((t, x.session_id, x) for x in mine.values() if (t := self._idle_since(x)) is not None),
+                       key=lambda e: (e[2].state is not State.IDLE, e[0]))
+        idle = [x for t, _, x in since if x.state is State.IDLE or now - t >= grace]
+        if len(idle) < excess:
+            waits = [t + grace - now for t, _, _ in since[len(idle):len(idle) + 1]]
+            # a client may close one any moment: ask to retry soon, sooner when one turns idle sooner
+            retry = min(max(waits[0] if waits else grace, 50), 250)
+            raise SessionLimit(f"{len(mine)} sessions are open and in use (limit {cap})",
+                               data={"retry_after_ms": int(retry), "limit": cap})
+        for x in idle[:excess]:
+            self._detach(x)
+        return idle[:excess]
+
+    def _detach(self, s: Session) -> bool:
+        """Mark ``s`` closed and drop it from the live maps; False when it already was (close once)."""
+        if s.closed:
+            return False
         s.closed = True
         self.deadlines.cancel(s.session_id)
         self.sessions.pop(s.session_id, None)
         self.by_uid.get(s.uid, {}).pop(s.session_id, None)
+        return True
+
+    async def close_session(self, s: Session, reason: str) -> None:
+        """End ``s`` exactly once: its turns and audit lines go to the L3 archive, then the live rows are
+        deleted. A second close of the same session (a client close racing the cap or the TTL) does nothing."""
+        if self._detach(s):
+            await self._finish_close(s, reason)
+
+    async def _finish_close(self, s: Session, reason: str) -> None:
         archived = await self._archive(s, reason)
         await self.memory.delete_session(s.session_id)
         log.info("session.close", extra={"kv": {"session": s.session_id, "reason": reason, "turns": s.turns,

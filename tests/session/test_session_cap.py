@@ -1,0 +1,100 @@
+"""The per-user session cap under concurrency: atomic, never evicting a session in use, every session
+closed once and archived once (issue 12, §2)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import time
+
+import pytest
+
+from hermesd import errors
+from hermesd.client import AsyncClient
+
+AT = "2024-06-12T10:00:00+08:00"
+
+
+def _turn(c, sid, text):
+    return c.call("session.turn", {"session_id": sid, "text": text, "reference_time": AT})
+
+
+def test_the_oldest_idle_session_makes_room(start_daemon):
+    d = start_daemon({"session": {"max_sessions_per_user": 3, "listening_s": 0.5}})
+    with d.client() as c:
+        sids = [c.call("session.open", {"locale": "en"})["session_id"] for _ in range(3)]
+        for sid in sids:
+            _turn(c, sid, "hello")
+        with pytest.raises(errors.HermesError) as exc:  # all three used just now: still their client's
+            c.call("session.open", {"locale": "en"})
+        assert exc.value.code == "SESSION_LIMIT" and 50 <= exc.value.data["retry_after_ms"] <= 250
+        new = None
+        for _ in range(40):  # each retry as the daemon says; the oldest turns idle after listening_s
+            time.sleep(exc.value.data["retry_after_ms"] / 1000)
+            try:
+                new = c.call("session.open", {"locale": "en"})["session_id"]
+                break
+            except errors.HermesError as again:
+                assert again.code == "SESSION_LIMIT"
+        assert new is not None
+        with pytest.raises(errors.SessionNotFound):
+            c.call("session.get", {"session_id": sids[0]})
+        for sid in (*sids[1:], new):
+            c.call("session.get", {"session_id": sid})
+
+
+def test_a_session_in_use_is_never_evicted(start_daemon):
+    d = start_daemon({"session": {"max_sessions_per_user": 2, "listening_s": 0.5}})
+    folder = d.state_dir / "documents"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "报价单Q-2024-061.pdf").write_bytes(b"%PDF-1.4")
+    with d.client() as c:
+        carded = c.call("session.open", {"locale": "zh"})["session_id"]
+        assert _turn(c, carded, "把报价单发给李经理")["state"] == "CONFIRMING"
+        fresh = c.call("session.open", {"locale": "zh"})["session_id"]  # opened, first turn not yet sent
+        with pytest.raises(errors.HermesError) as exc:
+            c.call("session.open", {"locale": "zh"})
+        assert exc.value.code == "SESSION_LIMIT" and exc.value.data["retry_after_ms"] > 0
+        assert _turn(c, fresh, "你好")["state"] == "LISTENING"
+        assert c.call("session.get", {"session_id": carded})["state"] == "CONFIRMING"
+        time.sleep(0.7)
+        c.call("session.open", {"locale": "zh"})  # the idle one makes room now, the card stays
+        with pytest.raises(errors.SessionNotFound):
+            c.call("session.get", {"session_id": fresh})
+        assert c.call("session.get", {"session_id": carded})["state"] == "CONFIRMING"
+
+
+async def test_200_concurrent_clients_of_one_uid(start_daemon):
+    d = start_daemon({})
+    opened: list[str] = []
+    limited = [0]
+
+    async def client(i: int) -> None:
+        c = await AsyncClient(d.socket, timeout_s=60).connect()
+        try:
+            while True:
+                try:
+                    sid = (await c.call("session.open", {"locale": "en"}))["session_id"]
+                    break
+                except errors.HermesError as exc:
+                    assert exc.code == "SESSION_LIMIT", exc
+                    limited[0] += 1
+                    await asyncio.sleep(exc.data["retry_after_ms"] / 1000)
+            opened.append(sid)
+            r = await c.call("session.turn", {"session_id": sid, "text": "how much disk space is left",
+                                              "reference_time": AT})
+            assert any(a.get("tool") == "disk_usage" for a in r["actions"]), r
+            await c.call("session.close", {"session_id": sid})
+        finally:
+            await c.close()
+
+    await asyncio.wait_for(asyncio.gather(*(client(i) for i in range(200))), timeout=240)
+    assert len(set(opened)) == 200 and limited[0] > 0
+    log = d.log()
+    closes = re.findall(r"session\.close .*?session=(\w+)", log)
+    assert sorted(closes) == sorted(opened), "every session closed exactly once"
+    assert "archive_failed" not in log
+    volumes = [f for _, _, files in os.walk(d.state_dir / "archive") for f in files if f.endswith(".zst")]
+    per_session = {v.split(".")[0] for v in volumes}
+    assert len(volumes) == 200 and per_session == set(opened), "one volume per ended session"
