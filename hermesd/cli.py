@@ -4,6 +4,7 @@ Exit statuses follow sysexits.h: 0 ok, 1 the daemon answered with an error,
 2 usage, 69 (EX_UNAVAILABLE) daemon not running, 70 (EX_SOFTWARE) a subsystem
 failed to start, 73 (EX_CANTCREAT) the socket
 path cannot be used, 75 (EX_TEMPFAIL) another hermesd already serves the path,
+77 (EX_NOPERM) ``hermesctl mcp --allow-confirm-tools`` by a caller who is not an admin,
 78 (EX_CONFIG) bad configuration.
 """
 
@@ -20,7 +21,7 @@ from . import __version__
 __all__ = ["ctl_main", "main"]
 
 EX_OK, EX_ERROR, EX_USAGE = 0, 1, 2
-EX_UNAVAILABLE, EX_SOFTWARE, EX_CANTCREAT, EX_TEMPFAIL, EX_CONFIG = 69, 70, 73, 75, 78
+EX_UNAVAILABLE, EX_SOFTWARE, EX_CANTCREAT, EX_TEMPFAIL, EX_NOPERM, EX_CONFIG = 69, 70, 73, 75, 77, 78
 
 
 # ---------------------------------------------------------------------------
@@ -373,8 +374,33 @@ def _ctl_replay(c: Any, a: argparse.Namespace) -> Any:
     return None
 
 
+def _ctl_mcp(args: argparse.Namespace) -> int:
+    """``hermesctl mcp``: a Model Context Protocol server on stdio until stdin closes."""
+    import asyncio
+    import logging
+
+    from .modelcontext.server import ConfirmNotAllowed, DaemonUnreachable, serve_stdio
+
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="hermesctl mcp: %(message)s")
+    if args.page_size < 1 or args.poll_interval <= 0:
+        print("hermesctl mcp: --page-size and --poll-interval must be positive", file=sys.stderr)
+        return EX_USAGE
+    try:
+        asyncio.run(serve_stdio(args.socket, timeout_s=args.timeout, allow_confirm=args.allow_confirm_tools,
+                                poll_s=args.poll_interval, page_size=args.page_size))
+    except ConfirmNotAllowed as exc:
+        print(f"hermesctl mcp: {exc}", file=sys.stderr)
+        return EX_NOPERM
+    except DaemonUnreachable as exc:
+        print(f"hermesctl mcp: cannot check the caller's role: {exc}", file=sys.stderr)
+        return EX_UNAVAILABLE
+    except KeyboardInterrupt:
+        return 130
+    return EX_OK
+
+
 def ctl_main(argv: list[str] | None = None) -> None:
-    """``hermesctl [--socket P] [--json] status|ping|say|chat|sessions|tools|metrics|reload|parse|call|trace|events|test``."""
+    """``hermesctl [--socket P] [--json] status|ping|say|chat|sessions|tools|metrics|reload|parse|call|trace|events|test|mcp``."""
     from .client import Client, DaemonNotRunning
     from .errors import HermesError, MethodNotFound
 
@@ -403,6 +429,13 @@ def ctl_main(argv: list[str] | None = None) -> None:
 
     add_test_arguments(sub.add_parser("test", help="play conversation stories (YAML) and report passed/failed "
                                                    "and coverage: test PATH…"))
+    mcp = sub.add_parser("mcp", help="Model Context Protocol server on stdio: this user's sandboxed tools and "
+                                     "hermesd_turn, for MCP clients")
+    mcp.add_argument("--allow-confirm-tools", action="store_true",
+                     help="run confirm: true tools and let confirmation cards be answered (admin only)")
+    mcp.add_argument("--poll-interval", type=float, default=2.0, metavar="S",
+                     help="seconds between tool-list checks for list-changed notifications (default 2)")
+    mcp.add_argument("--page-size", type=int, default=100, metavar="N", help="tools per tools/list page")
     for name, fn in commands.items():
         p = sub.add_parser(name, help=helps[name])
         if name in ("say", "parse"):
@@ -431,6 +464,8 @@ def ctl_main(argv: list[str] | None = None) -> None:
             p.add_argument("--at", help="reference time for the turn, ISO 8601 with offset")
         p.set_defaults(fn=fn)
     args = parser.parse_args(argv)
+    if args.cmd == "mcp":  # its own asyncio connection; stdout carries MCP messages only
+        sys.exit(_ctl_mcp(args))
     if args.cmd == "test":  # its own asyncio connections; loads and checks the stories before connecting
         from .stories.command import run_command
 
