@@ -42,7 +42,9 @@ _SECRET_TEXT = re.compile(
 )
 _BEARER = re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{4,}")
 #: cheap pre-filter: free text is only scanned for secrets when one of these appears
-_SECRET_HINT = re.compile(r"(?i)token|passw|secret|api[_-]?key|authori|bearer|basic")
+#: "密码是 hunter2", "口令：1234": the Chinese words for a secret, then 是/为/:/= and the value
+_SECRET_TEXT_ZH = re.compile(r"((?:密码|口令|令牌|密钥|验证码|pin码|PIN码)\s*(?:是|为|[:：=])\s*)([^\s，。,;；、]+)")
+_SECRET_HINT = re.compile(r"(?i)token|passw|secret|api[_-]?key|authori|bearer|basic|密码|口令|令牌|密钥|验证码|pin码")
 _PRIORITY = {logging.DEBUG: 7, logging.INFO: 6, logging.WARNING: 4, logging.ERROR: 3, logging.CRITICAL: 2}
 _NEEDS_QUOTES = re.compile(r'[\s="\\]')
 
@@ -74,6 +76,7 @@ def _redact_text(text: str) -> str:
     if not text or not _SECRET_HINT.search(text):
         return text
     text = _SECRET_TEXT.sub(lambda m: m.group(1) + REDACTED, text)
+    text = _SECRET_TEXT_ZH.sub(lambda m: m.group(1) + REDACTED, text)
     return _BEARER.sub(lambda m: m.group(1) + " " + REDACTED, text)
 
 

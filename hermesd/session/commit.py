@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Any, Callable
 
+from ..logging import redact
 from . import turnlog
 from .ports import MemoryPort
 from .record import Session
@@ -43,7 +44,7 @@ async def commit_turn(memory: MemoryPort, s: Session, reply: dict[str, Any], mes
     # reply goes out; a pure turn is queued in the same single transaction without waiting
     durable = bool(slots or events)
     trace = s.last_trace or {}
-    raw = {"at_ms": s.updated_ms, "message_id": message_id, "text": trace.get("text"), "reply": reply,
+    raw = {"at_ms": s.updated_ms, "message_id": message_id, "text": trace.get("text"), "reply": redact(reply),
            "intent": trace.get("intent"), "path": trace.get("path"), "actions": trace.get("actions"),
            "state": s.state.value, "version": s.machine.version, "trace_id": trace.get("trace_id")}
     await memory.commit_turn(session=s.to_row(), reply=(s.session_id, message_id, s.uid, reply)

@@ -12,6 +12,7 @@ import logging
 import time
 from typing import Any
 
+from ..logging import redact
 from .pipeline import Part
 from .record import Session
 
@@ -39,7 +40,8 @@ def compose_reply(s: Session, text: str, trace_id: str, prefix: list[str], parts
     timings["total"] = (time.perf_counter() - t0) * 1000
     actions = [a for p in parts for a in p.actions]
     intent = next((p.intent for p in parts if p.intent), None) if len(parts) > 1 else first.intent
-    trace: dict[str, Any] = {**first.trace, "trace_id": trace_id, "text": text, "path": path,
+    # the trace is stored (session row, L2 turn log, L3 archive): secrets the user typed are redacted
+    trace: dict[str, Any] = {**redact(first.trace), "trace_id": trace_id, "text": redact(text), "path": path,
                              "state_after": s.state.value, "version": s.machine.version, "actions": actions,
                              "repairs": sorted({r for p in parts for r in p.repairs}),
                              "transitions": list(s.moves), "lang": last.lang,
@@ -64,7 +66,7 @@ def compose_reply(s: Session, text: str, trace_id: str, prefix: list[str], parts
            "entities": entities, "actions": actions, "path": path, "rule_id": rule_id,
            "decision": trace.get("decision"), "trace_id": trace_id,
            "timings_ms": trace["timings_ms"]}
-    trace["at_ms"], trace["reply"] = now, reply["text"]
+    trace["at_ms"], trace["reply"] = now, redact(reply["text"])
     s.history.append(trace)
     del s.history[:-20]
     log.info("turn", extra={"kv": {"path": path, "intent": intent, "state": s.state.value,

@@ -92,3 +92,35 @@ def test_a_broken_pack_lexicon_at_reload_keeps_the_running_one(docs, tmp_path):
         sid = c.call("session.open", {"locale": "zh"})["session_id"]
         _turn(c, sid, "把报价单发给李经理")
         assert _turn(c, sid, "准奏")["decision"] == "resume"
+
+
+def test_secrets_typed_by_the_user_are_not_stored_in_the_clear(docs):
+    import sqlite3
+
+    import zstandard
+
+    d = docs()
+    with d.client() as c:
+        sid = c.call("session.open", {"locale": "zh"})["session_id"]
+        _turn(c, sid, "我的密码是hunter2xyz，帮我记一下")
+        _turn(c, sid, "use token=abc123secret for the upload")
+        trace = c.call("session.trace", {"session_id": sid})["traces"]
+        assert all("hunter2xyz" not in str(t) and "abc123secret" not in str(t) for t in trace)
+        assert any("***" in str(t.get("text")) for t in trace)
+    assert d.stop() == 0
+    conn = sqlite3.connect(next(d.state_dir.glob("*.sqlite3")))
+    try:
+        dump = "\n".join(conn.iterdump())
+    finally:
+        conn.close()
+    assert "use token=***" in dump, "the turn log holds the redacted utterance"
+    assert "hunter2xyz" not in dump and "abc123secret" not in dump
+    d2 = docs(root=d.root)
+    with d2.client() as c:
+        c.call("session.close", {"session_id": sid})
+    volumes = list((d2.state_dir / "archive").rglob("*.zst"))
+    assert volumes, "the ended session was archived"
+    for v in volumes:
+        with zstandard.ZstdDecompressor().stream_reader(v.open("rb")) as r:
+            text = r.read().decode("utf-8", "replace")
+        assert "hunter2xyz" not in text and "abc123secret" not in text
