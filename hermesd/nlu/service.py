@@ -147,12 +147,15 @@ class NluSubsystem(Subsystem):
 
     # ---- parsing -------------------------------------------------------------------------------
     def parse(self, text: str, reference_time: datetime | None = None, tz: str | None = None,
-              locale: str | None = None) -> ParseResult:
+              locale: str | None = None, budget_ms: float | None = None) -> ParseResult:
         """Parse one utterance with the configured zone and budget.
 
+        :param budget_ms: the caller's budget (the session's PARSING limit); the smaller of it and
+            ``nlu.parse_budget_ms`` applies — past it the keyword path decides (``degraded``).
         :raises InputInvalid: text too long, unknown time zone.
         """
         s = self.settings
+        budget = s.parse_budget_ms if budget_ms is None else min(budget_ms, s.parse_budget_ms)
         if len(text) > s.max_text_chars:
             raise InputInvalid(f"text longer than {s.max_text_chars} characters",
                                data={"max_text_chars": s.max_text_chars})
@@ -163,14 +166,13 @@ class NluSubsystem(Subsystem):
             raise InputInvalid(f"unknown IANA time zone {zone!r}") from None
         ref = reference_time or self._clock()
         loc = locale or (None if s.locale == "auto" else s.locale)
-        r = parse(text, ref=ref, tz=tzinfo, engine=self.engine, budget_ms=s.parse_budget_ms, locale=loc,
-                  timer=self._timer)
+        r = parse(text, ref=ref, tz=tzinfo, engine=self.engine, budget_ms=budget, locale=loc, timer=self._timer)
         self._n += 1
         self._degraded += r.degraded
         self._oos += r.out_of_scope
         self._seconds += r.elapsed_us / 1e6
         if r.degraded:
-            log.warning("nlu parse degraded", extra={"kv": {"elapsed_us": round(r.elapsed_us), "budget_ms": s.parse_budget_ms}})
+            log.warning("nlu parse degraded", extra={"kv": {"elapsed_us": round(r.elapsed_us), "budget_ms": budget}})
         return r
 
     async def _h_parse(self, params: ParseParams, ctx: CallContext) -> dict[str, Any]:

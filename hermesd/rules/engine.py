@@ -162,7 +162,12 @@ class RuleEngine:
                     skipped.append(Skip(entry.rule_id, reason))
                     continue
                 return Plan("rule", intent, entry.rule_id, entry.pack, entry.actions, entry.on_error, tuple(skipped))
-            if intent in self._fallbacks:
-                pack, actions = self._fallbacks[intent]
-                return Plan("fallback", intent, None, pack, actions, (), tuple(skipped))
-        return Plan("fallback", intent, None, None, self._default, (), tuple(skipped))
+        return self.fallback(intent, tuple(skipped))
+
+    def fallback(self, intent: str | None, skipped: tuple[Skip, ...] = ()) -> Plan:
+        """The fallback plan of ``intent``'s pack (or the default one): what :meth:`match` returns when no
+        rule holds, and what the session takes when ROUTING runs out of time (DESIGN.md, state machine)."""
+        if intent is not None and intent in self._fallbacks:
+            pack, actions = self._fallbacks[intent]
+            return Plan("fallback", intent, None, pack, actions, (), skipped)
+        return Plan("fallback", intent, None, None, self._default, (), skipped)

@@ -59,6 +59,8 @@ class Part:
     result: Any = None
     then: tuple[str, ...] = ()
     repairs: list[str] = field(default_factory=list)
+    #: ``time.perf_counter()`` when ROUTING began (its ``session.routing_ms`` budget runs from here)
+    routing_t0: float = 0.0
 
     def end(self, s: Session, c: "Controller", text: str, path: str, reason: str) -> None:
         """End the part with one sentence; nothing runs."""
@@ -152,11 +154,12 @@ class Pipeline:
             parsed = None
             if text:
                 p0 = time.perf_counter()
-                parsed = c.nlu.parse(text, ref_at, s.tz, s.locale)
+                parsed = c.nlu.parse(text, ref_at, s.tz, s.locale, budget_ms=c.settings.parsing_ms)
                 p.timings["parse"] = p.timings.get("parse", 0.0) + (time.perf_counter() - p0) * 1000
                 if not s.locale and _LETTER.search(text):
                     p.lang = parsed.lang
             if s.state is State.PARSING:
+                p.routing_t0 = time.perf_counter()  # the ROUTING budget runs from the PARSED event on
                 c._move(s, Event.PARSED, "parsed")
             p.parsed = parsed
             if parsed is not None and parsed.degraded:

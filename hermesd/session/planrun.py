@@ -10,6 +10,7 @@ handed off, or failed (compensation, retry, degrade, handoff).
 
 from __future__ import annotations
 
+import logging
 import time
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Mapping
@@ -26,6 +27,8 @@ if TYPE_CHECKING:
     from .pipeline import Part
 
 __all__ = ["PlanRunner"]
+
+log = logging.getLogger(__name__)
 
 
 class PlanRunner:
@@ -60,6 +63,13 @@ class PlanRunner:
             start = confirmed = resume.index
             steps = dict(resume.steps)
         ctx = await c.grounding.context(s, intent, entities, text, engine)
+        over = p.routing_t0 and (time.perf_counter() - p.routing_t0) * 1000 > c.settings.routing_ms
+        if plan is None and over:
+            # ROUTING past its budget: the fallback path, never a half-matched rule (DESIGN.md, state machine)
+            plan = engine.fallback(intent)
+            p.trace["degraded"] = "routing_budget"
+            p.path = "fallback"
+            log.warning("routing over budget", extra={"kv": {"routing_ms": c.settings.routing_ms, "intent": intent}})
         if plan is None:
             plan = engine.match(intent, ctx)
             if plan.path == "fallback" and p.path == "rule":

@@ -19,8 +19,9 @@ class NluPort(Protocol):
     settings: Any  #: ``.timezone`` (IANA name) is read
     engine: Any  #: ``.specs`` (intent specs with ``name`` and ``slots``), ``.gazetteers``
 
-    def parse(self, text: str, ref: datetime, tz: str | None, locale: str | None) -> Any:
-        """A :class:`hermesd.nlu.parser.ParseResult`."""
+    def parse(self, text: str, ref: datetime, tz: str | None, locale: str | None,
+              budget_ms: float | None = None) -> Any:
+        """A :class:`hermesd.nlu.parser.ParseResult` (past ``budget_ms`` the keyword path decides)."""
 
 
 class MemoryPort(Protocol):
@@ -71,3 +72,5 @@ class RuleEnginePort(Protocol):
     def match(self, intent: str | None, ctx: Mapping[str, Any]) -> Any: ...
 
     def rules_for(self, intent: str | None) -> Sequence[Any]: ...
+
+    def fallback(self, intent: str | None) -> Any: ...
