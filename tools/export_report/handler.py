@@ -24,8 +24,12 @@ def handle(input: dict) -> dict:
     folder = os.path.join(os.environ["HERMESD_OUTBOX_DIR"], "reports")
     os.makedirs(folder, exist_ok=True)
     name = f"{input['title']}.csv"
-    with open(os.path.join(folder, name), "w", newline="", encoding="utf-8") as fh:
+    part = os.path.join(folder, f".{name}.{os.getpid()}.part")  # whole or absent, even after a kill -9
+    with open(part, "w", newline="", encoding="utf-8") as fh:
         out = csv.DictWriter(fh, fieldnames=columns or ["empty"], extrasaction="ignore")
         out.writeheader()
         out.writerows(rows)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(part, os.path.join(folder, name))
     return {"file": os.path.join("reports", name), "rows": len(rows)}
