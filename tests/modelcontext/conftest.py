@@ -63,7 +63,7 @@ RESULTS = {"initialize": "InitializeResult", "ping": "EmptyResult" , "tools/list
            "subscriptions/listen": "SubscriptionsListenResult"}
 REQUESTS = {"initialize": "InitializeRequest", "ping": "PingRequest", "tools/list": "ListToolsRequest",
             "tools/call": "CallToolRequest", "server/discover": "DiscoverRequest",
-            "subscriptions/listen": "SubscriptionsListenRequest"}
+            "subscriptions/listen": "SubscriptionsListenRequest", "resources/list": "ListResourcesRequest"}
 NOTIFICATIONS = {"notifications/initialized": "InitializedNotification",
                  "notifications/cancelled": "CancelledNotification",
                  "notifications/tools/list_changed": "ToolListChangedNotification",
