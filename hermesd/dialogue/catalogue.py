@@ -45,6 +45,9 @@ TEXTS: dict[str, dict[str, str]] = {
                            "en": "I am hermesd, the assistant on this device; I work offline."},
     "capabilities_head": {"zh": "我可以帮你：", "en": "I can help with:"},
     "capabilities_none": {"zh": "现在没有加载任何功能包。", "en": "No skill packs are loaded right now."},
+    "interrupted_offer": {"zh": "上次的“{what}”执行到一半被中断了，没有完成，也没有重复执行。要重新执行吗？",
+                          "en": "Last time, \"{what}\" was interrupted before it finished and was not repeated. "
+                                "Run it again?"},
     "not_understood": {"zh": "抱歉，我没听明白。可以换个说法吗？", "en": "Sorry, I did not understand. Could you put it another way?"},
     # failures (see failure()): {what} / {What} name the step — the tool's subject or 这一步 / this step
     "fail.INPUT_INVALID": {"zh": "{what}缺少信息，或者信息的格式不对，所以没有执行。请换个说法，说得具体一点再试。",

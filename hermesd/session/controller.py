@@ -30,13 +30,14 @@ from ..protocol import Caller
 from . import turnlog
 from .commit import commit_turn
 from .grounding import Grounding
-from .machine import Event, Limits, Refusal, State, Transition, new_machine, restore, transition
+from .machine import Event, Limits, Refusal, State, Transition, new_machine, transition
 from .pipeline import Pipeline
 from .planrun import PlanRunner
 from .policy import LoadMonitor, Policy
 from .ports import MemoryPort, NluPort, RuleEnginePort, ToolsPort
 from .record import Session, new_session_id
 from .reply import compose_reply
+from .restart import restore_sessions
 from .settings import SessionSettings
 from .timers import DeadlineHeap
 
@@ -210,25 +211,8 @@ class Controller:
         return str(path)
 
     async def restore(self) -> int:
-        """Reload sessions from L2 after a restart; one caught EXECUTING becomes ERROR_HANDLING, interrupted."""
-        now, mono = self.now_ms(), self.mono()
-        self.task_uids = {t["uid"] for t in await self.memory.pending_tasks(None)}
-        n = 0
-        for row in await self.memory.load_sessions():
-            s = Session.from_row(row)
-            if now >= s.expires_ms:
-                await self.memory.delete_session(s.session_id)
-                continue
-            was = s.state
-            s.machine = restore(s.machine, mono, self.limits)
-            if was is State.EXECUTING:
-                s.interrupted = True
-                log.warning("session.interrupted", extra={"kv": {"session": s.session_id, "pending": bool(s.pending)}})
-                await self.memory.save_session(s.to_row())
-            self._add(s)
-            self._arm(s)
-            n += 1
-        return n
+        """Reload sessions from L2 after a restart (see :func:`.restart.restore_sessions`); returns how many."""
+        return await restore_sessions(self)
 
     def _add(self, s: Session) -> None:
         self.sessions[s.session_id] = s
@@ -384,8 +368,14 @@ class Controller:
         lang = self.pipeline.language(s, text)
         prefix: list[str] = []
         if s.interrupted:
-            prefix.append(catalogue.say("interrupted", lang))
             s.interrupted = False
+            if isinstance(s.pending, Confirm):  # one sentence and the offer to run it again; nothing else runs
+                parts = [self.pipeline.interrupted(s, lang)]
+                out = compose_reply(s, text, trace_id, prefix, parts, t0, now_ms=self.now_ms(),
+                                    ttl_s=self.settings.ttl_s)
+                s.history[-1]["state_before"] = before
+                return out, []
+            prefix.append(catalogue.say("interrupted", lang))
             s.pending = None
         parts = await self.pipeline.run(s, text, ref, trace_id, answer, lang, t0)
         out = compose_reply(s, text, trace_id, prefix, parts, t0, now_ms=self.now_ms(), ttl_s=self.settings.ttl_s)

@@ -62,6 +62,14 @@ class Part:
     #: ``time.perf_counter()`` when ROUTING began (its ``session.routing_ms`` budget runs from here)
     routing_t0: float = 0.0
 
+    def degrade(self, why: str) -> None:
+        """Note a degradation in the trace (``parse_budget``, ``routing_budget``, ``load:cpu`` …, comma-joined)."""
+        old = self.trace.get("degraded")
+        if not old:
+            self.trace["degraded"] = why
+        elif why not in old.split(","):
+            self.trace["degraded"] = f"{old},{why}"
+
     def end(self, s: Session, c: "Controller", text: str, path: str, reason: str) -> None:
         """End the part with one sentence; nothing runs."""
         c._move(s, Event.ROUTED, reason)
@@ -110,6 +118,18 @@ class Pipeline:
             if parsed.intent is None or parsed.out_of_scope or parsed.kind in ("affirm", "deny", "cancel"):
                 return [text]
         return parts
+
+    def interrupted(self, s: Session, lang: str) -> Part:
+        """The first turn after a crash interrupted a tool: say so and offer to run it again (the card)."""
+        q = s.pending
+        p = Part(lang=lang, r0=time.perf_counter(), trace={"decision": "interrupted"}, timings={},
+                 slots_before=dict(s.slots), repairs=["interrupted"])
+        self.c._move(s, Event.TEXT, "after an interruption")
+        self.c._move(s, Event.PARSED, "after an interruption")
+        assert isinstance(q, Confirm)
+        p.intent = q.intent
+        self._keep_or_end(s, p, q, q.prompt, "interrupted step offered again")
+        return p
 
     async def run(self, s: Session, text: str, ref: datetime | None, trace_id: str,
                   answer: dict[str, Any] | None, lang: str, t0: float) -> list[Part]:
@@ -163,7 +183,7 @@ class Pipeline:
                 c._move(s, Event.PARSED, "parsed")
             p.parsed = parsed
             if parsed is not None and parsed.degraded:
-                p.trace["degraded"] = "parse_budget"
+                p.degrade("parse_budget")
             entities, ambiguous = await self._ground(s, p, parsed, q)
             if chosen is not None:  # kept with the plan, for "no, the other one" at its card
                 s.refs["chosen"] = chosen
@@ -220,7 +240,7 @@ class Pipeline:
         a0 = time.perf_counter()
         load = c.load.overloaded()
         if load:
-            p.trace["degraded"] = f"load:{load}"
+            p.degrade(f"load:{load}")
         if not isinstance(q, (Ask, Confirm, Choice)):
             s.refs = {}
         s.refs.pop("session_anchor", None)

@@ -67,7 +67,7 @@ class PlanRunner:
         if plan is None and over:
             # ROUTING past its budget: the fallback path, never a half-matched rule (DESIGN.md, state machine)
             plan = engine.fallback(intent)
-            p.trace["degraded"] = "routing_budget"
+            p.degrade("routing_budget")
             p.path = "fallback"
             log.warning("routing over budget", extra={"kv": {"routing_ms": c.settings.routing_ms, "intent": intent}})
         if plan is None:
@@ -79,7 +79,7 @@ class PlanRunner:
         p.rule_id = plan.rule_id
         c._move(s, Event.ROUTED, plan.path)
         e0 = time.perf_counter()
-        executor = self._executor(s, p, plan, trace_id)
+        executor = self._executor(s, p, plan, trace_id, ctx, dict(entities), utterance or text)
         result = await executor.run(plan.actions, ctx, start=start, confirmed=confirmed, steps=steps)
         if isinstance(result, Failure) and result.retryable:
             c._move(s, Event.FAIL, result.code)
@@ -91,12 +91,16 @@ class PlanRunner:
         p.intent = intent
         await self._settle(s, p, plan, executor, ctx, result, dict(entities), utterance or text, trace_id)
 
-    def _executor(self, s: Session, p: "Part", plan: Plan, trace_id: str) -> Executor:
+    def _executor(self, s: Session, p: "Part", plan: Plan, trace_id: str, ctx: dict[str, Any],
+                  ctx_entities: dict[str, Any], utterance: str) -> Executor:
         c = self.c
 
         async def before_tool(tool: str, index: int, idempotent: bool) -> None:
             # restart safety: a non-idempotent tool starts only once EXECUTING is on disk
-            step = {"tool": tool, "index": index, "rule_id": plan.rule_id, "trace_id": trace_id}
+            # with what the plan needs to run this step again, should a crash interrupt it
+            step = {"tool": tool, "index": index, "rule_id": plan.rule_id, "trace_id": trace_id,
+                    "intent": plan.intent or p.intent, "entities": dict(ctx_entities),
+                    "steps": dict(ctx.get("steps") or {}), "utterance": utterance, "lang": p.lang}
             if not idempotent:
                 s.executing = step
                 row = s.to_row()

@@ -34,7 +34,7 @@ def test_routing_over_its_budget_takes_the_fallback_path(start_daemon, tmp_path)
         assert r["path"] == "fallback" and not [a for a in r["actions"] if a.get("tool")]
         assert r["state"] == "LISTENING" and r["reply"]["text"]
         trace = c.call("session.trace", {"session_id": sid})["traces"][-1]
-        assert trace["degraded"] == "routing_budget"
+        assert "routing_budget" in trace["degraded"].split(",")
     assert "routing over budget" in d.log()
 
 
@@ -50,20 +50,20 @@ def test_the_same_turn_within_budget_runs_its_rule(start_daemon, tmp_path):
 
 def test_parsing_over_its_budget_uses_the_keyword_match(start_daemon):
     d = start_daemon({"session": {"parsing_ms": 1}})
-    long_text = "please check " + "the device and " * 60 + "how much disk space is left"
+    long_text = "please check " + "the device and " * 125 + "how much disk space is left"
     with d.client() as c:
         sid = c.call("session.open", {"locale": "en"})["session_id"]
         r = _turn(c, sid, long_text)
         trace = c.call("session.trace", {"session_id": sid})["traces"][-1]
-        assert trace["degraded"] == "parse_budget", trace
+        assert "parse_budget" in trace["degraded"].split(","), trace
         assert r["state"] == "LISTENING"
 
 
 def test_the_same_long_utterance_within_budget_is_not_degraded(start_daemon):
     d = start_daemon({})
-    long_text = "please check " + "the device and " * 60 + "how much disk space is left"
+    long_text = "please check " + "the device and " * 125 + "how much disk space is left"
     with d.client() as c:
         sid = c.call("session.open", {"locale": "en"})["session_id"]
         _turn(c, sid, long_text)
         trace = c.call("session.trace", {"session_id": sid})["traces"][-1]
-        assert "degraded" not in trace or trace["degraded"].startswith("load:"), trace
+        assert "parse_budget" not in trace.get("degraded", "").split(","), trace

@@ -220,9 +220,17 @@ def test_kill_9_mid_tool_then_restart_does_not_rerun_it(start_daemon, world, sho
     with d2.client() as c:
         got = c.call("session.get", {"session_id": sid})
         assert got["interrupted"] is True and got["state"] == "ERROR_HANDLING"
+        # one plain sentence and an offer to run it again; the new words run nothing yet
         r = _say(c, sid, "how much disk space is left")
-        assert r["reply"]["text"].startswith("The last action was interrupted")
-        assert r["state"] == "LISTENING"
+        assert r["reply"]["text"] == 'Last time, "system status" was interrupted before it finished and was not ' \
+                                     'repeated. Run it again?'
+        assert r["state"] == "CONFIRMING" and r["actions"] == []
+        found = c.call("memory.search", {"action": "interrupted:slow"})
+        items = found.get("items", found) if isinstance(found, dict) else found
+        assert len(items) == 1, found  # recorded as interrupted, not as done
+        assert c.call("memory.search", {"action": "slow"}).get("items", []) == []
+        r = _say(c, sid, "no")
+        assert r["state"] == "LISTENING" and r["actions"] == []
         metrics = c.call("admin.metrics")["text"]
     assert 'hermes_tool_calls_total{tool="slow"' not in metrics.replace('outcome="ok"} 0', "")
 
