@@ -202,7 +202,33 @@ def _ctl_tools(c: Any, a: argparse.Namespace) -> Any:
             meta = t.get("_meta") or {}
             line = f"{t['name']:<18} {meta.get('hermesd/health', '?'):<10} breaker={meta.get('hermesd/breaker', '?')}"
             print(line + (f"  failing: {meta['hermesd/failing_case']}" if meta.get("hermesd/failing_case") else ""))
+            grants = _grants_line(meta.get("hermesd/grants"))
+            if grants:
+                print(f"{'':<18} {grants}")
     return res
+
+
+def _grants_line(g: Any) -> str:
+    """One line of what a tool may reach beyond the bare sandbox, e.g.
+    ``read {documents}  write {outbox}  net isolated  (not enforced: …)``."""
+    if not isinstance(g, dict):
+        return ""
+    parts = []
+    fs = g.get("fs") or {}
+    if fs.get("read"):
+        parts.append("read " + ", ".join(fs["read"]))
+    if fs.get("write"):
+        parts.append("write " + ", ".join(fs["write"]))
+    if g.get("data"):
+        parts.append("data " + g["data"])
+    if g.get("groups"):
+        parts.append("groups " + ", ".join(g["groups"]))
+    connect = (g.get("network") or {}).get("connect") or []
+    parts.append("net " + (("connect " + ", ".join(connect)) if connect else g.get("network_class", "isolated")))
+    line = "  ".join(parts)
+    if g.get("not_enforced"):
+        line += "  (not enforced: " + "; ".join(g["not_enforced"]) + ")"
+    return line
 
 
 def _ctl_call(c: Any, a: argparse.Namespace) -> Any:

@@ -21,7 +21,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationIn
 from ..rules.phrases import LANGS, Phrase, PhraseError
 from .schema import SchemaError, Validator, expand
 
-__all__ = ["BreakerSpec", "Descriptor", "DescriptorError", "Sandbox", "TestCase", "load_descriptor"]
+__all__ = ["BreakerSpec", "Descriptor", "DescriptorError", "FsGrants", "Grants", "NetGrants", "PLACEHOLDERS",
+           "Sandbox", "TestCase", "load_descriptor"]
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 _CODE = re.compile(r"^[A-Z][A-Z0-9_]{1,63}$")
@@ -58,6 +59,122 @@ class Sandbox(_Model):
         return {"memory_mb": self.memory_mb, "cpu_ms": self.cpu_ms, "max_open_files": self.max_open_files,
                 "max_output_bytes": self.max_output_bytes, "max_file_bytes": self.max_file_bytes,
                 "max_processes": self.max_processes}
+
+
+#: path placeholders a grant may start with → what they stand for (resolved by the service per call)
+PLACEHOLDERS = {
+    "{tool_data}": "the caller's data folder of a state: true tool (granted read-write anyway)",
+    "{documents}": "tools.documents_dir (needs: [documents_dir])",
+    "{outbox}": "tools.outbox_dir (needs: [outbox_dir])",
+    "{directory_file}": "tools.directory_file (needs: [directory_file])",
+    "{state}": "the daemon's state folder; only sub-paths outside its own files",
+}
+_NEEDS_BY_PLACEHOLDER = {"{documents}": "documents_dir", "{outbox}": "outbox_dir",
+                         "{directory_file}": "directory_file"}
+#: ``{state}/<first>`` a grant may never name: other tools' data, the archive, self-test scratch
+_STATE_PROTECTED = {"tools", "archive", "selftest", "tmp"}
+#: never readable, whatever a tool declares
+_NEVER_READ = ("/", "/etc", "/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/sudoers.d", "/etc/hermesd",
+               "/root", "/var/lib/hermesd", "/proc/kcore")
+#: never writable (the system a worker reads must stay as it is)
+_NEVER_WRITE = ("/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/boot", "/proc", "/sys",
+                "/dev", "/var/lib/hermesd")
+_GROUP = re.compile(r"^[a-z_][a-z0-9_-]{0,31}$")
+_CONNECT = re.compile(r"^(?P<host>\*|\[[0-9a-fA-F:.]+\]|[A-Za-z0-9_.-]+):(?P<port>\*|[0-9]{1,5})$")
+
+
+def _grant_path(path: str, write: bool) -> str:
+    """Check one ``fs`` grant; return it normalised, or raise ValueError saying why not."""
+    if not isinstance(path, str) or not path:
+        raise ValueError("a path must be a non-empty string")
+    head, _, rest = path.partition("/")
+    if head.startswith("{"):
+        if head not in PLACEHOLDERS:
+            raise ValueError(f"{path!r}: unknown placeholder {head}; use one of {', '.join(PLACEHOLDERS)}")
+        if head == "{state}" and (not rest or rest.split("/")[0] in _STATE_PROTECTED):
+            raise ValueError(f"{path!r}: {{state}} alone, {{state}}/tools, /archive, /selftest and /tmp hold "
+                             "other data; name a sub-folder of its own, e.g. {state}/documents")
+    elif not path.startswith("/"):
+        raise ValueError(f"{path!r}: an absolute path or a placeholder ({', '.join(PLACEHOLDERS)})")
+    parts = [p for p in path.split("/") if p]
+    if any(p in (".", "..") for p in parts):
+        raise ValueError(f"{path!r}: no . or .. components")
+    norm = (head + "/" + "/".join(parts[1:])).rstrip("/") if head.startswith("{") else "/" + "/".join(parts)
+    if not head.startswith("{"):
+        if norm in _NEVER_READ or any(norm.startswith(p + "/") for p in ("/etc/hermesd", "/var/lib/hermesd")):
+            raise ValueError(f"{path!r}: never granted (system secrets or hermesd's own state)")
+        if write and any(norm == p or norm.startswith(p + "/") for p in _NEVER_WRITE):
+            raise ValueError(f"{path!r}: system folders are never writable")
+    return norm
+
+
+class FsGrants(_Model):
+    """Paths a worker may read, or read and write, besides the system, its folder and its temp folder."""
+
+    read: tuple[str, ...] = ()
+    write: tuple[str, ...] = ()
+
+    @field_validator("read", "write")
+    @classmethod
+    def _paths(cls, v: tuple[str, ...], info: ValidationInfo) -> tuple[str, ...]:
+        return tuple(_grant_path(p, info.field_name == "write") for p in v)
+
+
+class NetGrants(_Model):
+    """TCP connections a ``sandbox.network: true`` tool may open, ``HOST:PORT`` with ``*`` for either.
+
+    Landlock (ABI 4) filters TCP by port only: the port is enforced, the host is a
+    declaration (``hermesctl tools`` says so); UDP and other protocols are not filtered.
+    """
+
+    connect: tuple[str, ...] = ()
+
+    @field_validator("connect")
+    @classmethod
+    def _endpoints(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        for item in v:
+            m = _CONNECT.match(item) if isinstance(item, str) else None
+            if m is None or (m["port"] != "*" and not 1 <= int(m["port"]) <= 65535):
+                raise ValueError(f"{item!r}: HOST:PORT, e.g. 127.0.0.1:8080, *:53 or 127.0.0.1:*")
+        return v
+
+    def ports(self) -> list[int] | None:
+        """The ports to allow, or ``None`` when a grant allows any port."""
+        ports: set[int] = set()
+        for item in self.connect:
+            port = item.rsplit(":", 1)[1]
+            if port == "*":
+                return None
+            ports.add(int(port))
+        return sorted(ports)
+
+
+class Grants(_Model):
+    """What a tool needs beyond the bare sandbox (``grants:`` in tool.yaml).
+
+    ``fs.read``/``fs.write``: absolute paths or placeholders (:data:`PLACEHOLDERS`);
+    ``groups``: supplementary groups the worker gets (``systemd-journal`` to read the
+    journal); ``network.connect``: TCP endpoints (:class:`NetGrants`).
+    """
+
+    fs: FsGrants = FsGrants()
+    groups: tuple[str, ...] = ()
+    network: NetGrants = NetGrants()
+
+    @field_validator("groups")
+    @classmethod
+    def _groups(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        for g in v:
+            if not isinstance(g, str) or not _GROUP.match(g):
+                raise ValueError(f"{g!r}: a group name")
+            if g in ("root", "wheel", "sudo", "shadow", "disk", "adm", "hermesd", "docker", "lxd"):
+                raise ValueError(f"{g!r}: a group that amounts to root or to hermesd's own files is never granted")
+        return v
+
+    def summary(self) -> dict[str, Any]:
+        """JSON-ready, for ``tools.list`` and ``hermesctl tools``."""
+        return {"fs": {"read": list(self.fs.read), "write": list(self.fs.write)}, "groups": list(self.groups),
+                "network": {"connect": list(self.network.connect)}}
 
 
 class BreakerSpec(_Model):
@@ -129,7 +246,9 @@ class Descriptor(_Model):
     English) or ``{zh, en}`` (what a person is told, with what to do next; ``en`` is then
     also the description); ``state`` gives the tool a data folder
     (``HERMESD_TOOL_STATE_DIR``); ``needs`` lists other daemon-provided paths
-    (``documents_dir``, ``outbox_dir``, ``directory_file``).
+    (``documents_dir``, ``outbox_dir``, ``directory_file``); ``grants`` is what the
+    worker may reach beyond the bare sandbox (:class:`Grants`), each placeholder backed
+    by the ``needs`` entry that gives the tool its path.
 
     ``subject`` names what the tool does as the subject of a sentence, ``{zh: 网络检查, en:
     the network check}``, for failure sentences; ``reply`` is the tool's own reply template
@@ -151,6 +270,7 @@ class Descriptor(_Model):
     errors: dict[str, str] = {}
     state: bool = False
     needs: tuple[Literal["documents_dir", "outbox_dir", "directory_file"], ...] = ()
+    grants: Grants = Grants()
     subject: dict[str, str] = {}
     #: the parsed ``reply:`` (:class:`~hermesd.rules.phrases.Phrase`), None when the tool has none
     reply: Any = None
@@ -172,6 +292,21 @@ class Descriptor(_Model):
                 raise ValueError(f"errors.{code}: give a sentence per language, {{zh: …, en: …}}")
         errors = {c: (v.get("en") or v.get("zh")) if isinstance(v, dict) else v for c, v in data["errors"].items()}
         return {**data, "errors": errors, "error_texts": texts}
+
+    @model_validator(mode="after")
+    def _grants_match_needs(self) -> "Descriptor":
+        used = {p.split("/", 1)[0] for p in (*self.grants.fs.read, *self.grants.fs.write) if p.startswith("{")}
+        if "{tool_data}" in used and not self.state:
+            raise ValueError("grants: {tool_data} exists only for a state: true tool")
+        for placeholder, need in _NEEDS_BY_PLACEHOLDER.items():
+            if placeholder in used and need not in self.needs:
+                raise ValueError(f"grants: {placeholder} needs `needs: [{need}]` (the tool would not know the path)")
+            if need in self.needs and placeholder not in used:
+                raise ValueError(f"needs: {need} without a grant on {placeholder}: the worker could not reach it; "
+                                 f"add it to grants.fs.read or grants.fs.write")
+        if self.grants.network.connect and not self.sandbox.network:
+            raise ValueError("grants.network needs sandbox.network: true (the worker has no network otherwise)")
+        return self
 
     @field_validator("reply")
     @classmethod

@@ -18,6 +18,15 @@ worker is never reused, and a replacement is requested at once (the fork
 server has the handlers imported already, so this takes a fork, not an
 interpreter start). Workers are also retired after ``max_calls`` calls or
 when their RSS grew ``max_rss_growth_mb`` past their first call.
+
+Sandboxes (:mod:`hermesd.tools.sandbox`): a worker enters the sandbox of its first
+call — the tool, its caller's folders, its grants — and keeps it for life (a
+Landlock domain only ever narrows), so idle workers are keyed by that spec. A call
+takes an idle worker of its key, else a *spare* (forked with no privileges, not yet
+bound) which it binds; when neither exists and the class is at ``size``, the idle
+worker used least recently is discarded for a new spare. Specs that need privilege
+to enter (supplementary groups, a private mount namespace) are forked bound:
+the fork server enters them before dropping its privileges.
 """
 
 from __future__ import annotations
@@ -93,10 +102,19 @@ class _Worker:
     pending: asyncio.Future | None = None
     req_id: int = 0
     limits: dict = field(default_factory=dict)
+    key: str | None = None  # the sandbox spec it is bound to; None: a spare
     killed_for: str = ""
     timer: asyncio.TimerHandle | None = None
     rss_growth_kb: int = 0
     retiring: bool = False
+
+
+@dataclass(eq=False)
+class _Waiter:
+    fut: asyncio.Future
+    key: str
+    spec: dict
+    at_spawn: bool  # only a worker forked bound to ``spec`` will do
 
 
 class Pool:
@@ -121,10 +139,13 @@ class Pool:
         self._ctrl: socket.socket | None = None
         self._init: dict = {}
         self._workers: dict[int, _Worker] = {}  # worker_id -> worker
-        self._idle: dict[bool, collections.deque[_Worker]] = {False: collections.deque(), True: collections.deque()}
-        self._waiters: dict[bool, collections.deque[asyncio.Future]] = {False: collections.deque(),
-                                                                         True: collections.deque()}
+        self._idle: dict[bool, list[_Worker]] = {False: [], True: []}  # least recently used first
+        self._waiters: dict[bool, collections.deque[_Waiter]] = {False: collections.deque(),
+                                                                  True: collections.deque()}
         self._spawning: dict[bool, int] = {False: 0, True: 0}
+        self._spawn_keys: dict[int, str] = {}  # worker_id -> key, for workers forked bound
+        #: every spec is entered at spawn (a private mount namespace): spares would be useless
+        self.bind_at_spawn = False
         self._next_id = 0
         self._ready_fut: asyncio.Future | None = None
         self._running = False
@@ -137,18 +158,26 @@ class Pool:
     # ---- life cycle -------------------------------------------------------------------------
 
     async def start(self, *, tools: dict[str, str], tool_env: dict[str, dict[str, str]],
-                    worker_env: dict[str, str], user: str, ceilings: dict[str, int]) -> dict:
-        """Start the fork server, import the handlers there, fork the workers.
+                    worker_env: dict[str, str], user: str, ceilings: dict[str, int],
+                    isolation: str = "auto") -> dict:
+        """Start the fork server, check the handlers there, fork the spare workers.
 
         :param tools: tool name → absolute path of its ``handler.py``.
+        :param user: the worker user when the daemon runs as root.
         :param ceilings: the largest ``memory_mb``, ``max_open_files``,
             ``max_file_bytes``, ``max_processes`` of any tool (hard limits).
-        :return: the fork server's ``ready`` message (import errors per tool, ``netns``).
+        :param isolation: ``auto``, ``landlock``, ``mountns`` or ``none`` (:mod:`hermesd.tools.sandbox`).
+        :return: the fork server's ``ready`` message (syntax errors per tool, ``netns``, the
+            worker identity, ``filesystem_isolation``, the privileges a probe worker ended with).
         :raises RuntimeError: the fork server did not come up within 30 s.
         """
         self._loop = asyncio.get_running_loop()
+        # RLIMIT_NPROC counts every process of the worker uid: this pool's workers, one being replaced
+        # per worker, and a pool being retired on reload
+        pool_processes = 4 * (self.sizes[False] + self.sizes[True]) + 4
         self._init = {"op": "init", "tools": tools, "tool_env": tool_env, "worker_env": worker_env,
-                      "user": user, "ceilings": ceilings}
+                      "user": user, "ceilings": ceilings, "isolation": isolation,
+                      "pool_processes": pool_processes}
         self._running = True
         await self._start_server()
         await self.wait_full_strength(START_TIMEOUT_S)
@@ -180,8 +209,11 @@ class Pool:
             if isinstance(exc, RuntimeError):
                 raise
             raise RuntimeError("tool fork server did not start within 30 s") from None
+        self.bind_at_spawn = self.ready.get("filesystem_isolation") == "mountns"
         log.info("tool fork server ready", extra={"kv": {
-            "pid": self.ready["pid"], "worker_uid": self.ready["uid"], "netns": self.ready["netns"]}})
+            "pid": self.ready["pid"], "worker_uid": self.ready["uid"], "netns": self.ready["netns"],
+            "filesystem_isolation": self.ready.get("filesystem_isolation"),
+            "landlock_abi": self.ready.get("landlock_abi")}})
         self._top_up()
 
     async def stop_when_idle(self, timeout_s: float) -> None:
@@ -200,7 +232,7 @@ class Pool:
         self._running = False
         for waiters in self._waiters.values():
             while waiters:
-                fut = waiters.popleft()
+                fut = waiters.popleft().fut
                 if not fut.done():
                     fut.set_exception(ToolUnavailable("tool pool is stopping"))
         for w in list(self._workers.values()):
@@ -265,29 +297,41 @@ class Pool:
     # ---- calls ------------------------------------------------------------------------------
 
     async def run(self, tool: str, arguments: dict, limits: dict[str, Any], *, network: bool,
-                  deadline: float, env: dict[str, str] | None = None) -> WorkerReply:
+                  deadline: float, env: dict[str, str] | None = None, sandbox: dict | None = None) -> WorkerReply:
         """Run one call in a worker.
 
         :param limits: ``memory_mb, cpu_ms, max_open_files, max_output_bytes,
             max_file_bytes, max_processes`` (see :mod:`hermesd.tools.worker`).
         :param deadline: ``loop.time()`` by which the call must be answered; the
             worker is SIGKILLed then.
-        :param env: extra environment for this call only (self-tests use a scratch state dir).
-        :raises ToolUnavailable: no worker became free before the deadline.
+        :param env: environment for the tool beyond its own (self-tests use a scratch state dir);
+            part of the sandbox spec.
+        :param sandbox: the spec beyond the system rules: ``fs`` (``[path, kind]`` rules),
+            ``connect`` (TCP ports, ``None`` for any), ``groups`` (gids), ``at_spawn``
+            (enter it before dropping privileges); ``None`` is the bare sandbox.
+        :raises ToolUnavailable: no worker became free before the deadline, or the sandbox could
+            not be entered.
         :raises ToolTimeout / ToolOOM / ToolCrashed / OutputInvalid: the sandbox faults listed above.
         """
         loop = self._loop
         assert loop is not None
         if self._draining:
             raise ToolUnavailable("tool pool is being replaced")
-        w = await self._acquire(network, deadline)
+        spec = {"fs": [], "connect": [], "groups": [], **(sandbox or {}), "tool": tool}
+        if env:
+            spec["env"] = {**spec.get("env", {}), **env}
+        at_spawn = bool(spec.pop("at_spawn", False)) or self.bind_at_spawn
+        key = orjson.dumps(spec, option=orjson.OPT_SORT_KEYS).decode()
+        spec["key"] = key
+        w = await self._acquire(network, key, spec, at_spawn, deadline)
         w.req_id += 1
         w.limits = limits
         fut = loop.create_future()
         w.pending = fut
-        req = {"id": w.req_id, "tool": tool, "input": arguments, "limits": limits}
-        if env:
-            req["env"] = env
+        req: dict[str, Any] = {"id": w.req_id, "tool": tool, "input": arguments, "limits": limits}
+        if w.key is None:
+            req["bind"] = spec
+            w.key = key
         body = orjson.dumps(req)
         data = _HEADER.pack(len(body)) + body
         w.timer = loop.call_at(deadline, self._on_deadline, w)
@@ -312,20 +356,19 @@ class Pool:
             w.pending = None
             self._release(w)
 
-    async def _acquire(self, network: bool, deadline: float) -> _Worker:
-        idle = self._idle[network]
-        while idle:
-            w = idle.popleft()
-            if not w.dead:
-                w.busy = True
-                return w
+    async def _acquire(self, network: bool, key: str, spec: dict, at_spawn: bool, deadline: float) -> _Worker:
+        w = self._take_idle(network, key, at_spawn)
+        if w is not None:
+            w.busy = True
+            return w
         if not self._running:
             raise ToolUnavailable("tool pool is not running")
         if self.sizes[network] <= 0:
             raise ToolUnavailable("no worker class for this tool (network pool size is 0)")
         assert self._loop is not None
         fut = self._loop.create_future()
-        self._waiters[network].append(fut)
+        self._waiters[network].append(_Waiter(fut, key, spec, at_spawn))
+        self._balance(network)
         handle = self._loop.call_at(deadline, _expire, fut)
         try:
             w = await fut
@@ -336,6 +379,17 @@ class Pool:
         finally:
             handle.cancel()
         return w
+
+    def _take_idle(self, network: bool, key: str, at_spawn: bool) -> _Worker | None:
+        idle = self._idle[network]
+        for i, w in enumerate(idle):
+            if w.key == key and not w.dead:
+                return idle.pop(i)
+        if not at_spawn:
+            for i, w in enumerate(idle):
+                if w.key is None and not w.dead:
+                    return idle.pop(i)
+        return None
 
     def _release(self, w: _Worker) -> None:
         w.busy = False
@@ -350,13 +404,74 @@ class Pool:
 
     def _offer(self, w: _Worker) -> None:
         waiters = self._waiters[w.network]
-        while waiters:
-            fut = waiters.popleft()
-            if not fut.done():
+        for waiter in list(waiters):
+            if waiter.fut.done():
+                waiters.remove(waiter)
+            elif waiter.key == w.key or (w.key is None and not waiter.at_spawn):
+                waiters.remove(waiter)
                 w.busy = True
-                fut.set_result(w)
+                waiter.fut.set_result(w)
                 return
         self._idle[w.network].append(w)
+        if waiters:
+            self._balance(w.network)  # a waiter for another sandbox may want this slot
+
+    def _balance(self, network: bool) -> None:
+        """Fork what the waiting calls need (a spare, or a worker bound to their spec), discarding the
+        least recently used idle worker when the class is full; with nobody waiting, top up spares."""
+        if not self._running or self._ctrl is None:
+            return
+        waiters = self._waiters[network]
+        for waiter in [x for x in waiters if x.fut.done()]:
+            waiters.remove(waiter)
+        live = sum(1 for w in self._workers.values() if w.network == network and not w.dead)
+        free = self.sizes[network] - live - self._spawning[network]
+        keyed = collections.Counter(k for wid, k in self._spawn_keys.items() if (wid in self._net_ids) == network)
+        spares_coming = self._spawning[network] - sum(keyed.values())
+        needs: list[_Waiter] = []
+        for waiter in waiters:
+            if waiter.at_spawn and keyed[waiter.key] > 0:
+                keyed[waiter.key] -= 1
+            elif not waiter.at_spawn and spares_coming > 0:
+                spares_coming -= 1
+            else:
+                needs.append(waiter)
+        wanted = {x.key for x in waiters}
+        for waiter in needs:
+            if free <= 0:
+                idle = self._idle[network]
+                victim = next((w for w in idle if not w.dead and w.key not in wanted), None)
+                if victim is None:
+                    return  # every worker is busy or wanted: the call waits for one (or its deadline)
+                victim.killed_for = "evicted"
+                self._discard(victim)
+                free += 1
+            self._spawn(network, waiter.spec if waiter.at_spawn else None)
+            free -= 1
+        if not needs and not self.bind_at_spawn:
+            for _ in range(free):
+                self._spawn(network, None)
+
+    def _spawn(self, network: bool, spec: dict | None) -> None:
+        self._next_id += 1
+        if network:
+            self._net_ids.add(self._next_id)
+        if spec is not None:
+            self._spawn_keys[self._next_id] = spec["key"]
+        self._spawning[network] += 1
+        self._send({"op": "spawn", "worker_id": self._next_id, "network": network, "bind": spec})
+
+    def evict_idle_bound(self) -> int:
+        """Discard every idle worker bound to a sandbox (after the self-tests: their scratch folders
+        are gone); spares take their places. Returns how many were discarded."""
+        n = 0
+        for network in (False, True):
+            for w in [w for w in self._idle[network] if w.key is not None and not w.dead]:
+                w.killed_for = "evicted"
+                self._discard(w)
+                n += 1
+        self._top_up()
+        return n
 
     # ---- worker I/O -------------------------------------------------------------------------
 
@@ -401,6 +516,12 @@ class Pool:
                 self.setup_error = str(msg["setup_error"])
                 log.error("tool worker setup failed", extra={"kv": {"pid": w.pid, "error": self.setup_error}})
                 continue
+            if isinstance(msg, dict) and msg.get("code") == "SANDBOX" and w.pending is not None \
+                    and not w.pending.done():
+                log.error("tool sandbox setup failed", extra={"kv": {"pid": w.pid, "error": msg.get("message")}})
+                self._fault(w, ToolUnavailable(f"the tool sandbox could not be set up: {msg.get('message')}",
+                                               data={"pid": w.pid}))
+                return
             if not isinstance(msg, dict) or msg.get("id") != w.req_id or w.pending is None or w.pending.done():
                 self._garbage(w, "unexpected frame")
                 return
@@ -518,6 +639,7 @@ class Pool:
             elif op == "spawn_failed":
                 network = msg["worker_id"] in self._net_ids
                 self._spawning[network] -= 1
+                self._spawn_keys.pop(msg["worker_id"], None)
                 log.warning("tool worker fork failed", extra={"kv": {"error": msg.get("error")}})
                 self._loop.call_later(SPAWN_RETRY_S, self._top_up)  # type: ignore[union-attr]
             elif op == "exited":
@@ -529,7 +651,8 @@ class Pool:
         self._spawning[network] -= 1
         sock = socket.socket(fileno=fds[0])
         sock.setblocking(False)
-        w = _Worker(worker_id=wid, pid=int(msg["pid"]), network=network, sock=sock, pidfd=fds[1])
+        w = _Worker(worker_id=wid, pid=int(msg["pid"]), network=network, sock=sock, pidfd=fds[1],
+                    key=self._spawn_keys.pop(wid, None))
         self._workers[wid] = w
         assert self._loop is not None
         self._loop.add_reader(sock.fileno(), self._on_readable, w)
@@ -611,6 +734,7 @@ class Pool:
         for q in self._idle.values():
             q.clear()
         self._spawning = {False: 0, True: 0}
+        self._spawn_keys.clear()
         if self._proc is not None:
             self._proc.poll()
         if self._running:
@@ -628,16 +752,8 @@ class Pool:
             self._loop.call_later(RESTART_PAUSE_S, lambda: self._loop.create_task(self._restart()))
 
     def _top_up(self) -> None:
-        if not self._running or self._ctrl is None:
-            return
         for network in (False, True):
-            live = sum(1 for w in self._workers.values() if w.network == network and not w.dead)
-            for _ in range(self.sizes[network] - live - self._spawning[network]):
-                self._next_id += 1
-                if network:
-                    self._net_ids.add(self._next_id)
-                self._spawning[network] += 1
-                self._send({"op": "spawn", "worker_id": self._next_id, "network": network})
+            self._balance(network)
 
 
 def _expire(fut: asyncio.Future) -> None:

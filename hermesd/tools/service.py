@@ -9,20 +9,33 @@ Wiring (``daemon.py``)::
     result = await tools.call("note", {"action": "recall", "query": "wifi"},
                               role="user", session_id=sid, trace_id=tid)
 
-Tools that keep state (``state: true``) get ``<state_dir>/tools/<name>/`` as
-``HERMESD_TOOL_STATE_DIR``; ``needs: [documents_dir, outbox_dir,
+Tools that keep state (``state: true``) get a data folder per caller,
+``<state_dir>/tools/<name>/users/<uid>/`` (``…/daemon/`` for the daemon's own
+calls), as ``HERMESD_TOOL_STATE_DIR``; ``needs: [documents_dir, outbox_dir,
 directory_file]`` adds ``HERMESD_DOCUMENTS_DIR``, ``HERMESD_OUTBOX_DIR``,
 ``HERMESD_DIRECTORY_FILE``. The values are set in the worker's environment for
 that tool's calls only, never taken from the caller's input. Self-tests run
 with scratch folders in their place, so they never touch real state.
+
+Least privilege (:mod:`hermesd.tools.sandbox`): each call runs in a worker
+sandboxed for that tool and that caller — the system read-only, the tool's folder,
+a private temp folder, the caller's data folder read-write and what the tool's
+``grants`` name, nothing else (the state folder, L2, the archive, tokens and other
+callers' data are out of reach). When the daemon runs as root, the folders a worker
+writes are handed to the worker user and the folders on the way to them inside
+the state folder get the search bit for others (never the read bit), since the
+worker has no capability to bypass file modes.
 """
 
 from __future__ import annotations
 
 import asyncio
+import grp
 import json
 import logging
+import os
 import shutil
+import stat
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,6 +49,7 @@ from ..protocol import Method
 from ..subsystem import DaemonContext, Subsystem
 from .pool import Pool
 from .registry import Registry, Tool
+from .sandbox import LANDLOCK_ABI_NET
 from .settings import ToolsSettings, resolve_tools_dir
 
 if TYPE_CHECKING:
@@ -90,6 +104,8 @@ class ToolsService(Subsystem):
         self.netns = False
         self._user_dirs: set[Path] = set()
         self._ready: dict = {}
+        self._paths: dict[str, str] = {}  # placeholder -> real path for calls
+        self._gids: dict[str, list[int]] = {}  # tool -> granted supplementary groups
         self._retiring: set[asyncio.Task] = set()
 
     # ---- life cycle -------------------------------------------------------------------------
@@ -114,20 +130,26 @@ class ToolsService(Subsystem):
         envs = {t.name: self._tool_env(t, settings) for t in registry.tools.values()}
         ready = await pool.start(tools={n: str(t.descriptor.handler_path) for n, t in registry.tools.items()},
                                  tool_env=envs, worker_env=WORKER_ENV, user=settings.worker_user,
-                                 ceilings=ceilings)
+                                 ceilings=ceilings, isolation=settings.filesystem_isolation)
         try:
             self._ready = ready
             self.netns = bool(ready.get("netns"))
-            if not self.netns and any(not d.sandbox.network for d in descs):
-                log.warning("tool network isolation not enforced: no unprivileged network namespace",
-                            extra={"kv": {"reason": ready.get("netns_error")}})
-            self._prepare_dirs(envs)
+            self._warn_sandbox(ready, descs)
+            self._paths = self._placeholders(settings, self.state_dir)
+            for tool in registry.tools.values():
+                problem = self._check_grants(tool, self._paths)
+                if problem:
+                    tool.health, tool.failing_case = "unhealthy", problem
+                    log.error("tool grant refused", extra={"kv": {"tool": tool.name, "reason": problem}})
+            self._prepare_dirs(envs, registry)
             for name, err in (ready.get("tools") or {}).items():
                 if err:
                     tool = registry.tools[name]
                     tool.health, tool.failing_case = "unhealthy", f"handler import failed: {err}"
             if settings.self_test:
                 await self._self_test(registry, pool)
+                if pool.evict_idle_bound():  # their sandboxes name scratch folders that are gone now
+                    await pool.wait_full_strength(30.0)
             else:
                 for tool in registry.tools.values():
                     if tool.health == "unknown":
@@ -140,6 +162,111 @@ class ToolsService(Subsystem):
             "unhealthy": sum(t.health != "healthy" for t in registry.tools.values()) + len(registry.broken),
             "workers": pool.strength(), "netns": self.netns}})
         return registry, pool
+
+    # ---- the sandbox ------------------------------------------------------------------------
+
+    def _warn_sandbox(self, ready: dict, descs: list["Descriptor"]) -> None:
+        """Say at start what cannot be enforced here (each a WARNING, also in ``admin.status``)."""
+        if not self.netns and any(not d.sandbox.network for d in descs):
+            log.warning("tool network isolation not enforced: no unprivileged network namespace",
+                        extra={"kv": {"reason": ready.get("netns_error")}})
+        if ready.get("user_warning"):
+            log.warning("tool worker user", extra={"kv": {"warning": ready["user_warning"], "uid": ready.get("uid")}})
+        if ready.get("filesystem_isolation") == "none":
+            log.warning("tool filesystem isolation: none; workers can read whatever their uid can",
+                        extra={"kv": {"reason": ready.get("isolation_reason")}})
+        abi = int(ready.get("landlock_abi") or 0)
+        if any(d.grants.network.connect for d in descs) and (abi < LANDLOCK_ABI_NET
+                                                             or ready.get("filesystem_isolation") != "landlock"):
+            log.warning("tool network grants cannot be enforced: Landlock TCP rules need ABI 4",
+                        extra={"kv": {"landlock_abi": abi}})
+
+    def _placeholders(self, settings: ToolsSettings, state_dir: Path) -> dict[str, str]:
+        return {"{documents}": str(Path(settings.documents_dir or state_dir / "documents").resolve()),
+                "{outbox}": str(Path(settings.outbox_dir or state_dir / "outbox").resolve()),
+                "{directory_file}": str(Path(settings.directory_file or _people_directory()).resolve()),
+                "{state}": str(state_dir.resolve())}
+
+    @staticmethod
+    def _resolve(path: str, paths: dict[str, str]) -> str:
+        head, sep, rest = path.partition("/")
+        if head in paths:
+            return paths[head] + (sep + rest if rest else "")
+        return path
+
+    def _check_grants(self, tool: Tool, paths: dict[str, str]) -> str | None:
+        """Why a tool's grants are refused (they would reach the daemon's own state), or None."""
+        state = paths["{state}"]
+        allowed = [paths["{documents}"], paths["{outbox}"], paths["{directory_file}"],
+                   str(Path(state) / "tools" / tool.name)]
+        for raw in (*tool.descriptor.grants.fs.read, *tool.descriptor.grants.fs.write):
+            real = os.path.realpath(self._resolve(raw, paths))
+            if real == state or state.startswith(real.rstrip("/") + "/"):
+                return f"grant {raw} covers the state folder {state}"
+            if real.startswith(state + "/") and not raw.startswith("{state}/") \
+                    and not any(real == a or real.startswith(a + "/") for a in allowed):
+                return f"grant {raw} reaches into the state folder"
+        for name in tool.descriptor.grants.groups:
+            try:
+                self._gids.setdefault(tool.name, []).append(grp.getgrnam(name).gr_gid)
+            except KeyError:
+                log.warning("tool group grant skipped: no such group",
+                            extra={"kv": {"tool": tool.name, "group": name}})
+        return None
+
+    def _spec(self, tool: Tool, data_dir: str | None, paths: dict[str, str],
+              env: dict[str, str] | None = None) -> dict[str, Any]:
+        """The sandbox of one call: the grants resolved, the caller's data folder, groups, ports."""
+        d = tool.descriptor
+        fs = [[self._resolve(p, paths), "ro"] for p in d.grants.fs.read]
+        fs += [[self._resolve(p, paths), "rw"] for p in d.grants.fs.write]
+        env = dict(env or {})
+        if d.state and data_dir:
+            fs.append([data_dir, "rw"])
+            env["HERMESD_TOOL_STATE_DIR"] = data_dir
+        groups = self._gids.get(tool.name, []) if self._ready.get("identity") != "daemon" else []
+        # a rule for a path that does not exist yet cannot be made: a worker bound while it was
+        # missing must not serve the call that follows its creation, so its absence is part of the key
+        missing = [p for p, _ in fs if not os.path.lexists(p)]
+        return {"fs": fs, "connect": d.grants.network.ports() if d.sandbox.network else [],
+                "groups": sorted(groups), "env": env, "at_spawn": bool(groups), "missing": missing}
+
+    def _worker_ids(self) -> tuple[int, int] | None:
+        """The worker's uid/gid when it differs from ours (a root daemon), else None."""
+        uid, gid = self._ready.get("uid"), self._ready.get("gid")
+        if uid is None or uid == os.geteuid():
+            return None
+        return int(uid), int(gid)
+
+    def _give(self, path: Path, *, write: bool) -> None:
+        """Let the worker user reach ``path`` (inside the state folder only): search bits on the way,
+        the tree itself handed over (write) or group-readable (read). A no-op for a non-root daemon."""
+        ids = self._worker_ids()
+        state = self.state_dir.resolve()
+        real = path.resolve()
+        if ids is None or not (real == state or state in real.parents) or not real.exists():
+            return
+        for folder in [state, *[p for p in reversed(real.parents) if state in p.parents]]:
+            mode = folder.stat().st_mode
+            if not mode & stat.S_IXOTH:
+                folder.chmod(stat.S_IMODE(mode) | stat.S_IXOTH)  # search only: names inside stay unlisted
+        uid, gid = ids
+        targets = [real]
+        if real.is_dir():
+            targets = []
+            for root, _dirs, files in os.walk(real):  # symlinked folders are listed, never walked
+                targets.append(Path(root))
+                targets += [Path(root) / f for f in files]
+        for p in targets:
+            if p.is_symlink():
+                continue
+            st = p.lstat()
+            if write:
+                if st.st_uid != uid:
+                    os.chown(p, uid, gid)
+            elif not st.st_mode & stat.S_IROTH:
+                os.chown(p, -1, gid)
+                p.chmod(stat.S_IMODE(st.st_mode) | stat.S_IRGRP | (stat.S_IXGRP if p.is_dir() else 0))
 
     def _tool_env(self, tool: Tool, settings: ToolsSettings) -> dict[str, str]:
         d = tool.descriptor
@@ -155,12 +282,18 @@ class ToolsService(Subsystem):
             env[var] = str(Path(path).resolve())
         return env
 
-    @staticmethod
-    def _prepare_dirs(envs: dict[str, dict[str, str]]) -> None:
+    def _prepare_dirs(self, envs: dict[str, dict[str, str]], registry: Registry) -> None:
         for env in envs.values():
             for var in ("HERMESD_TOOL_STATE_DIR", "HERMESD_OUTBOX_DIR", "HERMESD_DOCUMENTS_DIR"):
                 if var in env:
                     Path(env[var]).mkdir(parents=True, exist_ok=True)
+        for tool in registry.tools.values():
+            grants = tool.descriptor.grants.fs
+            for raw, write in [(p, False) for p in grants.read] + [(p, True) for p in grants.write]:
+                path = Path(self._resolve(raw, self._paths))
+                if write and raw.startswith("{") and not path.exists():
+                    path.mkdir(parents=True, exist_ok=True)  # a Landlock rule needs the folder to exist
+                self._give(path, write=write)
 
     async def _self_test(self, registry: Registry, pool: Pool) -> None:
         scratch_root = self.state_dir / "selftest"
@@ -181,11 +314,19 @@ class ToolsService(Subsystem):
                 path = scratch / var.lower()
                 path.mkdir(parents=True)
                 env[var] = str(path)
+            paths = {**self._paths, "{documents}": env["HERMESD_DOCUMENTS_DIR"],
+                     "{outbox}": env["HERMESD_OUTBOX_DIR"], "{state}": str(scratch / "state")}
+            for raw in tool.descriptor.grants.fs.write:
+                if raw.startswith("{"):
+                    Path(self._resolve(raw, paths)).mkdir(parents=True, exist_ok=True)
+            self._give(scratch, write=True)
+            data = env.pop("HERMESD_TOOL_STATE_DIR")
+            spec = self._spec(tool, data, paths, env if tool.descriptor.needs else None)
             try:
                 for case in tool.cases:
                     output, error, detail = None, None, ""
                     try:
-                        res = await self._execute(tool, case.input, pool, env=env)
+                        res = await self._execute(tool, case.input, pool, spec=spec)
                         if res["ok"]:
                             output = res["output"]
                         else:
@@ -204,6 +345,7 @@ class ToolsService(Subsystem):
                 shutil.rmtree(scratch, ignore_errors=True)
 
         scratch_root.mkdir(parents=True, exist_ok=True)
+        self._give(scratch_root, write=False)
         await asyncio.gather(*(run_cases(t) for t in registry.tools.values()))
         shutil.rmtree(scratch_root, ignore_errors=True)
 
@@ -272,7 +414,8 @@ class ToolsService(Subsystem):
                                             "retry_after_ms": tool.breaker.retry_after_ms(now_ms)})
             infra_ok: bool | None = None
             try:
-                result = await self._execute(tool, arguments, pool, env=self._caller_env(tool, uid))
+                result = await self._execute(tool, arguments, pool,
+                                             spec=self._spec(tool, self._caller_dir(tool, uid), self._paths))
                 infra_ok = result["ok"] or not result["error"]["retryable"]
             except (InputInvalid, ToolUnavailable):
                 infra_ok = None  # not the tool's fault
@@ -313,19 +456,23 @@ class ToolsService(Subsystem):
         text = json.dumps(redact(arguments), ensure_ascii=False, default=str)
         return text if len(text) <= _LOG_ARGS_CHARS else text[:_LOG_ARGS_CHARS] + "…"
 
-    def _caller_env(self, tool: Tool, uid: int | None) -> dict[str, str] | None:
-        """A stateful tool (``state: true``) keeps each caller's data apart: its state folder for a
-        call is ``<state_dir>/tools/<name>/users/<uid>``, made on first use."""
-        if uid is None or not tool.descriptor.state:
+    def _caller_dir(self, tool: Tool, uid: int | None) -> str | None:
+        """A stateful tool (``state: true``) keeps each caller's data apart: its data folder for a
+        call is ``<state_dir>/tools/<name>/users/<uid>`` (``…/daemon`` without a caller), made on
+        first use and handed to the worker user; the worker may reach that folder only."""
+        if not tool.descriptor.state:
             return None
-        path = self.state_dir / "tools" / tool.name / "users" / str(uid)
+        base = self.state_dir / "tools" / tool.name
+        path = base / "daemon" if uid is None else base / "users" / str(uid)
         if path not in self._user_dirs:
-            path.mkdir(parents=True, exist_ok=True)  # workers keep CAP_DAC_OVERRIDE: no chown needed
+            path.mkdir(parents=True, exist_ok=True)
+            path.chmod(0o700)
+            self._give(path, write=True)  # data from before least privilege was root's: hand it over
             self._user_dirs.add(path)
-        return {"HERMESD_TOOL_STATE_DIR": str(path)}
+        return str(path)
 
     async def _execute(self, tool: Tool, arguments: Any, pool: Pool, *,
-                       env: dict[str, str] | None = None) -> dict[str, Any]:
+                       spec: dict[str, Any] | None = None) -> dict[str, Any]:
         """Validate, run in the sandbox, validate the output (no breaker, no health gate)."""
         d = tool.descriptor
         value, violations = tool.input_validator.validate(arguments)
@@ -334,7 +481,7 @@ class ToolsService(Subsystem):
                                data={"tool": d.name, "violations": violations})
         loop = asyncio.get_running_loop()
         reply = await pool.run(d.name, value, tool.limits, network=d.sandbox.network,
-                               deadline=loop.time() + d.sandbox.timeout_ms / 1000, env=env)
+                               deadline=loop.time() + d.sandbox.timeout_ms / 1000, sandbox=spec)
         if reply.ok:
             _, violations = tool.output_validator.validate(reply.output)
             if violations:
@@ -362,7 +509,8 @@ class ToolsService(Subsystem):
 
         hermesd's own fields are in the tool's ``_meta`` under the ``hermesd/`` prefix (the MCP
         ``MetaObject`` key rules, schema 2025-06-18 and later): ``version``, ``description_zh``,
-        ``confirm``, ``roles``, ``health``, ``breaker``, ``failing_case``.
+        ``confirm``, ``roles``, ``health``, ``breaker``, ``failing_case``, ``grants``
+        (:meth:`grants_view`).
         """
         out: list[dict[str, Any]] = []
         registry = self.registry
@@ -377,12 +525,59 @@ class ToolsService(Subsystem):
                 "annotations": annotations(d),
                 "_meta": _meta(version=d.version, description_zh=d.description.get("zh"), confirm=d.confirm,
                                roles=sorted(d.roles), health=tool.health, breaker=tool.breaker.state,
-                               failing_case=tool.failing_case)})
+                               failing_case=tool.failing_case, grants=self.grants_view(tool))})
         if role in (None, "admin"):
             for name, problems in registry.broken.items():
                 out.append({"name": name, "description": "", "inputSchema": {"type": "object"},
                             "_meta": _meta(health="unhealthy", breaker="closed", failing_case=problems[0])})
         return out
+
+    def grants_view(self, tool: Tool) -> dict[str, Any]:
+        """What a tool may reach beyond the bare sandbox, as declared and as enforced here.
+
+        ``fs``/``groups``/``network`` as in tool.yaml plus ``data`` (the caller's folder of a
+        stateful tool), ``network_class`` (``isolated``: its own network namespace) and
+        ``not_enforced``: each declared grant this machine cannot hold the tool to.
+        """
+        d = tool.descriptor
+        view: dict[str, Any] = d.grants.summary()
+        view["data"] = "{state}/tools/%s/users/<uid> (read-write)" % d.name if d.state else None
+        view["network_class"] = "host" if d.sandbox.network else "isolated"
+        gaps: list[str] = []
+        ready = self._ready
+        if d.grants.network.connect:
+            if any(not e.startswith("*:") for e in d.grants.network.connect):
+                gaps.append("network hosts: Landlock filters TCP by port only")
+            if int(ready.get("landlock_abi") or 0) < LANDLOCK_ABI_NET or \
+                    ready.get("filesystem_isolation") != "landlock":
+                gaps.append("network ports: needs Landlock ABI 4")
+        elif d.sandbox.network and (int(ready.get("landlock_abi") or 0) < LANDLOCK_ABI_NET
+                                    or ready.get("filesystem_isolation") != "landlock"):
+            gaps.append("TCP connect denial: needs Landlock ABI 4")
+        if d.grants.groups and ready.get("identity") == "daemon":
+            gaps.append("groups: the daemon is not root; workers keep the daemon's groups")
+        if ready.get("filesystem_isolation") == "none":
+            gaps.append("fs: no filesystem isolation on this machine")
+        view["not_enforced"] = gaps
+        return view
+
+    def sandbox_status(self) -> dict[str, Any]:
+        """The sandbox as it stands on this machine (``tools.health`` and ``admin.status``)."""
+        r = self._ready
+        priv = r.get("privileges") or {}
+        return {"filesystem_isolation": r.get("filesystem_isolation", "none"),
+                "isolation_reason": r.get("isolation_reason") or None,
+                "landlock_abi": r.get("landlock_abi", 0),
+                "landlock_scopes": (r.get("landlock") or {}).get("scoped", []),
+                "network_rules": "landlock" if (r.get("filesystem_isolation") == "landlock"
+                                                and int(r.get("landlock_abi") or 0) >= LANDLOCK_ABI_NET)
+                else "not enforced",
+                "network_namespace": bool(r.get("netns")),
+                "worker_uid": r.get("uid"), "worker_user": r.get("user"), "identity": r.get("identity"),
+                "user_warning": r.get("user_warning") or None,
+                "capabilities": priv.get("capabilities", "unknown"), "bounding_set": priv.get("bounding"),
+                "securebits": priv.get("securebits"), "no_new_privs": bool(priv.get("no_new_privs")),
+                "nproc_scope": r.get("nproc_scope"), "unveiled": r.get("unveiled") or {}}
 
     async def _m_list(self, params: Any, ctx: "CallContext") -> dict[str, Any]:
         return {"tools": self.describe(ctx.caller.role)}
@@ -427,7 +622,9 @@ class ToolsService(Subsystem):
                                                                 "network": pool.sizes[True]},
                          "respawns": pool.respawns, "fork_server_pid": pool.server_pid,
                          "worker_uid": self._ready.get("uid")},
-                "network_isolation": self.netns}
+                "network_isolation": self.netns,
+                "filesystem_isolation": self._ready.get("filesystem_isolation", "none"),
+                "sandbox": self.sandbox_status()}
 
     def metrics_text(self) -> str:
         registry, pool = self.registry, self.pool

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field
 
@@ -45,8 +46,17 @@ class ToolsSettings(Section):
     ``directory_file`` ``None`` means the shipped people directory the anchors
     use too, ``config/directory.yaml`` (``contacts``).
     ``worker_user`` is the account workers switch to when the daemon runs as
-    root, keeping only CAP_DAC_OVERRIDE (the daemon's file access), so that
-    ``RLIMIT_NPROC`` binds (the kernel exempts root); empty keeps full root.
+    root (``hermesd-tool``, made by ``systemd/hermesd.sysusers.conf``), with no
+    capabilities at all; when it does not exist, is root, the daemon's own user or
+    ``nobody``, the daemon says so at start (WARNING) and the workers get an
+    unallocated uid instead (:mod:`hermesd.tools.forkserver`). A daemon that is not
+    root cannot switch: its workers keep its uid and are confined by
+    ``filesystem_isolation`` alone (``admin.status`` says so).
+
+    ``filesystem_isolation``: ``auto`` takes Landlock where the kernel has it, else a
+    private mount namespace, else none (WARNING at start, ``filesystem_isolation:
+    none`` in ``admin.status``); ``landlock``/``mountns`` insist on one (falling back to
+    none with the WARNING when it cannot be had); ``none`` is for debugging only.
     """
 
     tools_dir: Path | None = None
@@ -54,7 +64,8 @@ class ToolsSettings(Section):
     network_pool_size: int = Field(1, ge=0, le=64)
     worker_max_calls: int = Field(1000, ge=1)
     worker_max_rss_growth_mb: int = Field(32, ge=1)
-    worker_user: str = "nobody"
+    worker_user: str = "hermesd-tool"
+    filesystem_isolation: Literal["auto", "landlock", "mountns", "none"] = "auto"
     documents_dir: Path | None = None
     outbox_dir: Path | None = None
     directory_file: Path | None = None

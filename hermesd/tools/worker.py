@@ -3,14 +3,22 @@
 One worker serves calls one at a time over a stream socket with
 length-prefixed JSON frames (:mod:`hermesd.tools.frames`).
 
-Request ``{"id": int, "tool": str, "input": dict, "limits": {...}, "env": {...}?}``
+Request ``{"id": int, "tool": str, "input": dict, "limits": {...}, "bind": {...}?}``
 with limits ``memory_mb, cpu_ms, max_open_files, max_output_bytes,
 max_file_bytes, max_processes``. Reply ``{"id", "ok": true, "output": dict,
 "cpu_ms": float, "rss_kb": int}`` (``rss_kb`` is the peak RSS so far) or ``{"id", "ok": false, "code": str,
 "message": str, "fatal": bool, ...}`` where ``code`` is ``TOOL_TIMEOUT``,
 ``TOOL_OOM``, ``OUTPUT_INVALID``, ``RAISED`` (the handler raised; ``error_code``
 carries the exception's ``code`` attribute when it has one, ``retryable`` its
-``retryable`` attribute) or ``TOOL_UNHEALTHY`` (handler failed to import).
+``retryable`` attribute), ``TOOL_UNHEALTHY`` (handler failed to import) or
+``SANDBOX`` (the sandbox could not be entered; the worker exits).
+
+A worker serves one tool for one caller: the first request carries ``bind``, the
+sandbox spec (:mod:`hermesd.tools.sandbox` rules, environment), and the worker
+enters it — Landlock, environment — and only then imports the tool's handler, so
+no tool code ever runs outside the sandbox. Every later request must come for the
+same spec (the pool keys idle workers by it); a worker forked for a spec (groups,
+a private root) arrives bound already.
 
 Per call, before the handler runs (setrlimit(2), setitimer(2)):
 
@@ -28,7 +36,9 @@ Per call, before the handler runs (setrlimit(2), setitimer(2)):
   the catchable SIGXCPU comes first.
 * ``RLIMIT_NOFILE`` = the worker's own 4 descriptors + ``max_open_files``;
   ``RLIMIT_FSIZE`` = ``max_file_bytes`` (SIGXFSZ ignored, so writes fail with
-  EFBIG); ``RLIMIT_NPROC`` = ``max_processes`` (fork bombs get EAGAIN).
+  EFBIG); ``RLIMIT_NPROC`` = ``max_processes`` + the processes the kernel counts
+  besides the call's (the pool's other workers under the shared worker uid), so fork
+  bombs get EAGAIN.
 """
 
 from __future__ import annotations
@@ -54,6 +64,9 @@ RETIRE_FRACTION = 0.75
 AS_SLACK_BYTES = 256 << 20
 BASE_FDS = 4  # stdin, stdout, stderr (/dev/null) and the socket on fd 3
 MIB = 1 << 20
+#: processes RLIMIT_NPROC counts besides the call's own (the pool's other workers under a shared
+#: worker uid); the fork server sets it before serving
+NPROC_HEADROOM = 0
 
 
 def _status_kb(field: str) -> int:
@@ -87,12 +100,15 @@ def _soft(which: int, value: int) -> None:
 
 
 def serve(fd: int, handlers: dict[str, Callable[[dict], dict] | str],
-          tool_env: dict[str, dict[str, str]]) -> None:
+          bind: Callable[[dict], dict[str, Callable[[dict], dict] | str]] | None = None,
+          bound_key: str | None = None) -> None:
     """Serve calls on ``fd`` until EOF, then return (the caller exits the process).
 
     :param handlers: tool name → ``handle`` function, or an error string when
-        the handler module failed to import.
-    :param tool_env: tool name → environment variables set for its calls.
+        the handler module failed to import (empty until the worker is bound).
+    :param bind: enters the sandbox for a spec and returns the handlers; called for the
+        first request's ``bind`` (never again: a Landlock domain cannot be widened).
+    :param bound_key: the spec key when the worker was forked bound already.
     """
     me = os.getpid()
     base_data = _status_kb("VmData") * 1024
@@ -118,12 +134,26 @@ def serve(fd: int, handlers: dict[str, Callable[[dict], dict] | str],
     gc.collect()
     gc.freeze()  # keep the preloaded heap out of future collections
 
+    key = bound_key
     while True:
         try:
             req = frames.read_frame(fd, MAX_REQUEST_BYTES)
         except (EOFError, frames.FrameError, OSError):
             return
-        reply = _call(req, handlers, tool_env, base_data, base_as, base_rss, current)
+        spec = req.get("bind") if isinstance(req, dict) else None
+        if spec is not None:
+            want = spec.get("key")
+            if key is None and bind is not None:
+                try:
+                    handlers = bind(spec)
+                    key = want
+                except BaseException as exc:  # never run tool code in a half-built sandbox
+                    _reply_and_leave(fd, req.get("id"), f"{type(exc).__name__}: {exc}"[:500])
+            elif key != want:
+                _reply_and_leave(fd, req.get("id"), "worker is bound to another sandbox")
+        elif key is None and bind is not None:
+            _reply_and_leave(fd, req.get("id") if isinstance(req, dict) else None, "first request without bind")
+        reply = _call(req, handlers, base_data, base_as, base_rss, current)
         if os.getpid() != me:  # a child forked by the handler must never answer
             os._exit(0)
         try:
@@ -134,8 +164,16 @@ def serve(fd: int, handlers: dict[str, Callable[[dict], dict] | str],
             os._exit(EXIT_OOM if current["fatal"] == "TOOL_OOM" else 0)  # RETIRE: a clean exit
 
 
-def _call(req: Any, handlers: dict, tool_env: dict, base_data: int, base_as: int, base_rss: int,
-          current: dict) -> bytes:
+def _reply_and_leave(fd: int, rid: Any, message: str) -> None:
+    try:
+        frames.write_all(fd, frames.encode({"id": rid, "ok": False, "code": "SANDBOX", "fatal": True,
+                                            "message": message}))
+    except OSError:
+        pass
+    os._exit(0)
+
+
+def _call(req: Any, handlers: dict, base_data: int, base_as: int, base_rss: int, current: dict) -> bytes:
     rid = req.get("id") if isinstance(req, dict) else None
     current["fatal"] = None
     try:
@@ -149,17 +187,6 @@ def _call(req: Any, handlers: dict, tool_env: dict, base_data: int, base_as: int
     if not callable(handler):
         return frames.encode({"id": rid, "ok": False, "code": "TOOL_UNHEALTHY",
                               "message": handler or f"no handler for {tool!r}", "fatal": False})
-    extra_env = req.get("env")
-    if current.get("env_tool") != tool or extra_env or current.get("env_extra"):
-        for key, old in current.get("env_saved", {}).items():  # undo the previous tool's variables
-            if old is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = old
-        env = {**tool_env.get(tool, {}), **(extra_env or {})}
-        current["env_saved"] = {key: os.environ.get(key) for key in env}
-        current["env_tool"], current["env_extra"] = tool, bool(extra_env)
-        os.environ.update(env)
     cpu0 = _cpu_s()
     cpu_budget_s = lim["cpu_ms"] / 1000.0
     if lim != current.get("limits"):  # the same tool again (the common case) needs no syscalls
@@ -167,7 +194,7 @@ def _call(req: Any, handlers: dict, tool_env: dict, base_data: int, base_as: int
         _soft(resource.RLIMIT_AS, base_as + lim["memory_mb"] * MIB + AS_SLACK_BYTES)
         _soft(resource.RLIMIT_NOFILE, BASE_FDS + lim["max_open_files"])
         _soft(resource.RLIMIT_FSIZE, lim["max_file_bytes"])
-        _soft(resource.RLIMIT_NPROC, lim["max_processes"])
+        _soft(resource.RLIMIT_NPROC, lim["max_processes"] + NPROC_HEADROOM)
         current["limits"] = lim
     _soft(resource.RLIMIT_CPU, math.ceil(cpu0 + cpu_budget_s) + 1)
     current["id"] = rid

@@ -94,8 +94,12 @@ async def test_worker_environment_is_clean_and_isolated(fixture_service, monkeyp
     assert not [k for k in env if "TOKEN" in k or "SECRET" in k or k.startswith("PYTEST")]
     if fixture_service.netns:
         assert res["output"]["interfaces"] == ["lo"]
-    if os.geteuid() == 0:  # a root daemon's workers become worker_user with CAP_DAC_OVERRIDE only
-        assert res["output"]["uid"] != 0 and res["output"]["cap_eff"] == 1 << 1
+    out = res["output"]
+    assert out["no_new_privs"] and out["caps"]["CapEff"] == out["caps"]["CapPrm"] == 0
+    assert out["caps"]["CapInh"] == out["caps"]["CapAmb"] == 0
+    if os.geteuid() == 0:  # a root daemon's workers: another uid, no capability at all, securebits locked
+        assert out["uid"] not in (0, os.getuid(), 65534) and out["groups"] == []
+        assert out["caps"]["CapBnd"] == 0 and out["securebits"] == 0xEF
 
 
 async def test_fork_server_is_lean(fixture_service):

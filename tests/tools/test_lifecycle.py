@@ -103,12 +103,37 @@ async def test_reload_lets_running_calls_finish(fixture_service):
     assert _state(old_server) == "gone"
 
 
-async def test_start_fails_fast_and_clean_when_workers_cannot_be_made(state_dir):
+async def test_missing_worker_user_falls_back_to_an_unallocated_uid(state_dir, caplog):
     if os.geteuid() != 0:
         pytest.skip("worker_user only applies when the daemon runs as root")
+    import pwd
     import time
 
     t0 = time.monotonic()
-    with pytest.raises(RuntimeError, match="no-such-user-hermesd"):
-        await start_service(FIXTURES, state_dir, worker_user="no-such-user-hermesd")
-    assert time.monotonic() - t0 < 5
+    svc = await start_service(FIXTURES, state_dir, worker_user="no-such-user-hermesd")
+    try:
+        assert time.monotonic() - t0 < 30
+        assert any("no-such-user-hermesd" in r.getMessage() + str(getattr(r, "kv", ""))
+                   and r.levelname == "WARNING" for r in caplog.records)
+        sb = svc.health()["sandbox"]
+        assert sb["identity"] == "fallback" and "no-such-user-hermesd" in sb["user_warning"]
+        uid = (await svc.call("envdump", {"mode": "run"}, role="user"))["output"]["uid"]
+        # never root, never the daemon's uid, never the shared nobody, and no account owns it
+        assert uid == sb["worker_uid"] and uid not in (0, os.getuid(), 65534) and 65520 <= uid <= 65533
+        with pytest.raises(KeyError):
+            pwd.getpwuid(uid)
+    finally:
+        await svc.stop()
+
+
+@pytest.mark.parametrize("user", ["root", "nobody"])
+async def test_worker_user_that_is_root_or_shared_is_refused(state_dir, user):
+    if os.geteuid() != 0:
+        pytest.skip("worker_user only applies when the daemon runs as root")
+    svc = await start_service(FIXTURES, state_dir, worker_user=user, self_test=False)
+    try:
+        sb = svc.health()["sandbox"]
+        assert sb["identity"] == "fallback" and user in sb["user_warning"]
+        assert sb["worker_uid"] not in (0, 65534)
+    finally:
+        await svc.stop()

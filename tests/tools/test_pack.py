@@ -64,7 +64,9 @@ async def test_reminder_round_trip_in_state_dir(pack_service, state_dir):
                 role="user")
     rid = r["output"]["reminders"][0]["id"]
     assert [x["id"] for x in (await c("reminder", {"action": "list"}, role="user"))["output"]["reminders"]] == [rid]
-    assert (state_dir / "tools" / "reminder" / "reminders.json").exists()
+    # the daemon's own calls (no caller uid) have a folder beside users/, never above it: a worker
+    # that may write its folder must not reach the callers' ones
+    assert (state_dir / "tools" / "reminder" / "daemon" / "reminders.json").exists()
     await c("reminder", {"action": "cancel", "id": rid}, role="user")
     assert (await c("reminder", {"action": "list"}, role="user"))["output"]["reminders"] == []
 
