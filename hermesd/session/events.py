@@ -105,10 +105,16 @@ def _waiting_uids(conn: Any) -> list[int]:
     return [r[0] for r in conn.execute("SELECT DISTINCT uid FROM event_outbox WHERE delivered_ms IS NULL")]
 
 
-def _pending(conn: Any, uid: int, limit: int, before_ms: int) -> list[dict[str, Any]]:
+def _pending(conn: Any, uid: int, limit: int, before_ms: int,
+             kinds: tuple[str, ...] = ()) -> tuple[list[dict[str, Any]], bool]:
+    """Undelivered events of ``uid`` (of ``kinds``, or all), and whether any undelivered event of the
+    uid — of any kind — is left beyond those returned."""
+    only = f" AND kind IN ({','.join('?' * len(kinds))})" if kinds else ""
     rows = conn.execute("SELECT id, kind, data, created_ms FROM event_outbox WHERE uid=? AND delivered_ms IS NULL "
-                        "AND created_ms < ? ORDER BY id LIMIT ?", (uid, before_ms, limit)).fetchall()
-    return [{"id": r[0], "kind": r[1], "data": orjson.loads(r[2]), "created_ms": r[3]} for r in rows]
+                        f"AND created_ms < ?{only} ORDER BY id LIMIT ?", (uid, before_ms, *kinds, limit)).fetchall()
+    total = conn.execute("SELECT COUNT(*) FROM event_outbox WHERE uid=? AND delivered_ms IS NULL", (uid,)).fetchone()[0]
+    events = [{"id": r[0], "kind": r[1], "data": orjson.loads(r[2]), "created_ms": r[3]} for r in rows]
+    return events, total > len(events)
 
 
 class EventBus:
@@ -161,16 +167,14 @@ class EventBus:
 
     async def take_pending(self, uid: int, kinds: list[str] | None = None, limit: int = 100,
                            before_ms: int | None = None) -> list[dict[str, Any]]:
-        """Undelivered events of ``uid`` created before ``before_ms`` (default: now), oldest first;
-        marked delivered."""
+        """Undelivered events of ``uid`` (of ``kinds``, or every kind) created before ``before_ms``
+        (default: now), oldest first; marked delivered. Events of other kinds stay for their subscribers."""
         if uid not in self.waiting:
             return []
         cutoff = self.now_ms() + 1 if before_ms is None else before_ms
-        events = await self.l2.aread(_pending, uid, limit, cutoff)
-        if len(events) < limit and before_ms is None:
+        events, more = await self.l2.aread(_pending, uid, limit, cutoff, tuple(kinds or ()))
+        if not more:
             self.waiting.discard(uid)
-        if kinds:
-            events = [e for e in events if e["kind"] in kinds]
         if events:
             await self.l2.awrite(_mark, [e["id"] for e in events], self.now_ms())
             self.delivered += len(events)

@@ -415,3 +415,22 @@ def test_timeouts_never_interleave_with_a_turn(start_daemon, world):
             last_version = r["version"]
         time.sleep(0.3)
         assert c.call("session.get", {"session_id": sid})["state"] == "IDLE"  # and it does fire afterwards
+
+
+def test_a_filtered_subscriber_leaves_other_kinds_for_their_subscribers(sd):
+    with sd.client() as c:
+        sid = _open(c, locale="en")
+        assert _say(c, sid, "what is the status of order 12345678")["state"] == "IDLE"  # a handoff event
+    deadline = time.time() + 5
+    with sd.client() as sub:
+        while True:  # the outbox write is in flight in the background
+            first = sub.call("events.subscribe", {"kinds": ["reminder"]})
+            assert first["backlog"] == 0
+            with sd.client() as other:
+                res = other.call("events.subscribe", {"kinds": ["handoff"]})
+            if res["backlog"] == 1 or time.time() > deadline:
+                break
+            time.sleep(0.1)
+        assert res["backlog"] == 1, "the reminder subscriber did not consume the handoff"
+    with sd.client() as again:
+        assert again.call("events.subscribe", {})["backlog"] == 0  # delivered once
