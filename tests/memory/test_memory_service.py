@@ -58,6 +58,12 @@ async def test_methods_round_trip_and_hidden_fields(tmp_path: Path, clock: FakeC
         assert (await svc.get(UID, "s", "person:sales/zhang"))["data"]["phone"] == "139"  # not mutated
         found = await m["memory.search"].handler(SearchParams(query="example.com"), me)
         assert len(found["items"]) == 1 and "phone" not in found["items"][0]["data"]
+        # nor through any derived text: keywords, summary (issue 12, §4: a test per path)
+        assert "139" not in str(found["items"][0]), found["items"][0]
+        by_phone = await m["memory.search"].handler(SearchParams(query="139"), me)
+        assert all("139" not in str(item) for item in by_phone["items"])
+        admin_view = await m["memory.search"].handler(SearchParams(query="example.com", uid=UID), root)
+        assert "139" in str(admin_view["items"][0])  # an admin still sees it
         with pytest.raises(InputInvalid):
             await m["memory.search"].handler(SearchParams(since="last Wednesday"), me)
         gone = await m["memory.forget"].handler(ForgetParams(anchor="person:sales/zhang"), ctx(UID + 1))
