@@ -249,7 +249,8 @@ class Server:
         self.init = init
         self.pid = os.getpid()
         _prctl(PR_SET_CHILD_SUBREAPER, 1)
-        self.tools = dict(init.get("tools", {}))
+        # the real folder: a symlinked tool folder may sit under a folder the worker user cannot enter
+        self.tools = {name: os.path.realpath(path) for name, path in init.get("tools", {}).items()}
         root = os.geteuid() == 0
         ready: dict = {"op": "ready", "pid": os.getpid(), "user": None, "user_warning": ""}
         if root:
@@ -351,6 +352,7 @@ class Server:
             sandbox.unveil_paths(self.unveil)
         groups = [int(g) for g in (spec or {}).get("groups", [])] if self.worker_uid is not None else []
         report["privileges"] = sandbox.drop_privileges(self.worker_uid, self.worker_gid, groups)
+        report["privileges"]["seccomp"] = sandbox.deny_metadata_changes()
         if mode == "landlock" and (spec is not None or probe):
             report["landlock"] = sandbox.apply_landlock(self._rules(spec, tmp), abi=self.abi,
                                                         connect_ports=(spec or {}).get("connect", []))
@@ -445,6 +447,7 @@ class Server:
         os.environ.clear()
         os.environ.update(self.init.get("worker_env", {}))
         os.environ["TMPDIR"] = tmp
+        tempfile.tempdir = tmp  # the module cached the fork server's /tmp; tools get their own folder
         os.chdir("/")
         self._enter(self.mode, spec, tmp, scratch, network=network)
         os.chdir("/")

@@ -269,7 +269,10 @@ class Pool:
         return out
 
     def at_full_strength(self) -> bool:
-        """Every class has its configured number of live workers."""
+        """Every class has its configured number of live workers (always, when workers are forked
+        bound to their call: there is nothing to fork ahead then)."""
+        if self.bind_at_spawn:
+            return True
         s = self.strength()
         return s["isolated"] >= self.sizes[False] and s["network"] >= self.sizes[True]
 

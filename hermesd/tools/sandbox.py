@@ -36,6 +36,12 @@ What a worker holds, in the order the fork server's child sets it up:
    :func:`private_root` pivots into a tmpfs root holding bind mounts of exactly
    the allowed paths (read-only ones remounted ``MS_RDONLY|MS_NOSUID|MS_NODEV``).
 
+4. **seccomp** (seccomp(2), ``Documentation/userspace-api/seccomp_filter.rst``): the
+   syscalls that change file metadata — chmod, chown and (set/remove)xattr families,
+   ``file_setattr`` — return EPERM. Landlock cannot restrict them, and a worker that
+   shares the daemon's uid (a daemon that is not root) could otherwise make the
+   daemon's files world-readable or give them an ACL without opening them.
+
 Rules are ``[path, kind]`` pairs, kind one of ``rx`` (read and execute), ``ro``,
 ``rw`` and ``dev`` (read and write a device file, no ioctl). Syscall numbers are
 the same on x86_64 and aarch64 (444-446, from ``asm/unistd_64.h`` and
@@ -51,8 +57,9 @@ import platform
 import stat
 import sys
 
-__all__ = ["LANDLOCK_ABI_NET", "PrivilegeError", "SandboxError", "drop_privileges", "landlock_abi",
-           "apply_landlock", "private_root", "reachable", "system_rules", "unveil_paths", "unreachable_roots"]
+__all__ = ["LANDLOCK_ABI_NET", "PrivilegeError", "SandboxError", "apply_landlock", "deny_metadata_changes",
+           "drop_privileges", "landlock_abi", "private_root", "reachable", "system_rules", "unreachable_roots",
+           "unveil_paths"]
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.syscall.restype = ctypes.c_long
@@ -287,6 +294,56 @@ def system_rules(tool_folder: str | None = None, tmp_dir: str | None = None) -> 
     return rules
 
 
+# ---- seccomp ----------------------------------------------------------------------------------
+
+AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7, "arm64": 0xC00000B7}.get(platform.machine())
+#: chmod, chown and xattr syscalls by architecture (asm/unistd_64.h, asm-generic/unistd.h); the
+#: numbers from 452 on (fchmodat2, setxattrat, removexattrat, file_setattr) are the same everywhere
+METADATA_SYSCALLS = {
+    0xC000003E: (90, 91, 92, 93, 94, 188, 189, 190, 197, 198, 199, 260, 268, 452, 463, 466, 469),
+    0xC00000B7: (5, 6, 7, 14, 15, 16, 52, 53, 54, 55, 452, 463, 466, 469),
+}
+_X32_SYSCALL_BIT = 0x40000000
+_SECCOMP_RET_ALLOW = 0x7FFF0000
+_SECCOMP_RET_ERRNO = 0x00050000
+PR_SET_SECCOMP = 22
+SECCOMP_MODE_FILTER = 2
+
+
+class _SockFilter(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint16), ("jt", ctypes.c_uint8), ("jf", ctypes.c_uint8), ("k", ctypes.c_uint32)]
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_SockFilter))]
+
+
+def deny_metadata_changes() -> str:
+    """Install a seccomp filter that makes the chmod/chown/xattr syscalls fail with EPERM.
+
+    Syscalls of another ABI (i386 or x32 on x86_64) fail too, so the filter cannot be
+    stepped around. Needs no_new_privs (or CAP_SYS_ADMIN). :return: what was installed.
+    """
+    if AUDIT_ARCH is None:
+        return f"not installed: no syscall table for {platform.machine()}"
+    ld_abs, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06  # BPF_LD|W|ABS, JMP|JEQ|K, JMP|JGE|K, RET|K
+    nrs = METADATA_SYSCALLS[AUDIT_ARCH]
+    deny = _SECCOMP_RET_ERRNO | errno.EPERM
+    n = len(nrs)
+    # 0 load arch; 1 arch ok? skip 2; 2 deny; 3 load nr; 4 x32 bit? deny; 5.. one test per syscall; allow; deny
+    prog = [(ld_abs, 0, 0, 4), (jeq, 1, 0, AUDIT_ARCH), (ret, 0, 0, deny), (ld_abs, 0, 0, 0),
+            (jge, n + 1, 0, _X32_SYSCALL_BIT)]
+    for i, nr in enumerate(nrs):
+        prog.append((jeq, n - i, 0, nr))  # from instruction 5+i, the deny return is n-i ahead
+    prog += [(ret, 0, 0, _SECCOMP_RET_ALLOW), (ret, 0, 0, deny)]
+    filters = (_SockFilter * len(prog))(*[_SockFilter(*ins) for ins in prog])
+    fprog = _SockFprog(len(prog), filters)
+    if _libc.prctl(ctypes.c_int(PR_SET_SECCOMP), ctypes.c_ulong(SECCOMP_MODE_FILTER), ctypes.byref(fprog),
+                   ctypes.c_ulong(0), ctypes.c_ulong(0)) != 0:
+        raise _err("prctl(PR_SET_SECCOMP)")
+    return "chmod, chown, xattr: EPERM"
+
+
 # ---- capabilities and identity ---------------------------------------------------------------
 
 
@@ -489,15 +546,15 @@ def private_root(rules: list[tuple[str, str]], scratch: str) -> list[str]:
     """
     if SYS_PIVOT_ROOT < 0:
         raise SandboxError(errno.ENOSYS, f"pivot_root: unknown architecture {platform.machine()}")
+    _private_mounts()
     fds, skipped = [], []
     for path, kind in list(rules) + [("/proc", "ro")]:
         if path.startswith("/proc/"):
             continue
-        try:
+        try:  # opened in the new namespace: a bind source from another one is EINVAL
             fds.append((path, kind, os.open(path, os.O_PATH | os.O_CLOEXEC)))
         except OSError as exc:
             skipped.append(f"{path}: {exc.strerror}")
-    _private_mounts()
     umask = os.umask(0o022)
     try:
         _mount("tmpfs", scratch, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m")
