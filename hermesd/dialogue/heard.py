@@ -41,6 +41,10 @@ class Heard:
     :param asked_value: for an open :class:`~.questions.Ask`: the value of the asked entity type, else None.
     :param rest_chars: letters left once every entity span, spaces and punctuation are removed
         (0 for "李娜", 1 for "给李娜", many for a whole new sentence).
+    :param mentions: each entity's words as said, normalised like ``text`` ("李经理", "这周"): the
+        reader tells a clause that is a value ("是发票") from one that only mentions it in passing.
+    :param people: each person mention (normalised words) → the shown name grounding gave it
+        ("强哥" → 张强), so an alias the card does not show still chooses.
     """
 
     text: str
@@ -52,6 +56,8 @@ class Heard:
     slot_values: Mapping[str, Any] = field(default_factory=dict)
     asked_value: Any = None
     rest_chars: int = 0
+    mentions: tuple[str, ...] = ()
+    people: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

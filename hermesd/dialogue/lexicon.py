@@ -17,12 +17,17 @@ removes from them. The shape::
     numerals: {zh: {一: 1, 两: 2}, en: {two: 2}}
     smalltalk: {greeting: {…}, thanks: {…}, goodbye: {…}, identity: {…}, capabilities: {…}}
     conjunctions: {then: {…}, and: {…}}   # hermesd.dialogue.split
+    refusal: {negations: {…}, adverbs: {…}, actions: {…}, reported: {…}}   # 先别发了, don't send it yet
     leads: {…}                    # dropped before the first part of a split (先, first)
     verbs: {…}                    # a split part starting with one is a request on its own
+    questions: {…}                # words that ask (吗, 多少, how much): after a no, a new request
 
 Every list maps a language — ``zh``, ``zh-Hant``, ``en`` or ``any`` — to strings.
-Entries are normalised like utterances (:func:`hermesd.nlu.normalize.normalize`), so
-a Traditional or full-width entry matches what the NLU hands the reader.
+An entry may have optional parts, as in hassil templates: ``[x]`` may be left out,
+``(a|b)`` is one of a or b, ``[a|b]`` one of them or neither ("你[都]会[些]什么" is four
+entries); at most :data:`MAX_EXPANSIONS` per entry. Entries are normalised like
+utterances (:func:`hermesd.nlu.normalize.normalize`), so a Traditional or full-width
+entry matches what the NLU hands the reader.
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
 import yaml
 
@@ -42,7 +47,8 @@ from ..section import shipped_path
 from .heard import SMALLTALK
 from .words import Words
 
-__all__ = ["ANSWER_ACTS", "LANGS", "ORDINAL_NAMES", "Lexicon", "default_lexicon", "load_lexicon"]
+__all__ = ["ANSWER_ACTS", "LANGS", "MAX_EXPANSIONS", "ORDINAL_NAMES", "Lexicon", "default_lexicon", "expand",
+           "load_lexicon"]
 
 #: languages a list may carry (``any``: emoji and other language-neutral entries).
 LANGS = ("zh", "zh-Hant", "en", "any")
@@ -51,9 +57,13 @@ ANSWER_ACTS = ("cancel", "deny", "hedge", "repeat", "help", "affirm")
 #: named positions; integer keys are 1-based positions.
 ORDINAL_NAMES = ("last", "former", "latter", "middle", "other")
 
-_FLAT = ("correct", "openers", "contrast", "particles", "fillers", "leads", "verbs")
+#: most strings one entry with optional parts may stand for (a typo should not build a million).
+MAX_EXPANSIONS = 1024
+
+_FLAT = ("correct", "openers", "contrast", "particles", "fillers", "leads", "verbs", "questions")
 _GROUPS: dict[str, tuple[str, ...]] = {
-    "answers": ANSWER_ACTS, "smalltalk": SMALLTALK, "conjunctions": ("then", "and")}
+    "answers": ANSWER_ACTS, "smalltalk": SMALLTALK, "conjunctions": ("then", "and"),
+    "refusal": ("negations", "adverbs", "actions", "reported")}
 _KEYS = (*_FLAT, *_GROUPS, "ordinals", "numerals")
 _MEASURES = "个位项条号种名個項條號"
 
@@ -67,9 +77,14 @@ class Lexicon:
     :param languages: list name → the languages that gave it entries.
     :param phrases: what a clause may start with: answer acts, openers, fillers, particles,
         ordinals (``ordinal.<key>``) and small talk (``smalltalk.<kind>``).
-    :param contrast, negative, correct, particles, trim, then, joins, leads, verbs: the tables
+    :param contrast, negative, correct, particles, trim, then, joins, leads, verbs, questions: the tables
         the reader and the splitter search (``negative``: deny/hedge/cancel words found anywhere
         after a contrast marker; ``trim``: fillers, openers and particles cut off a choice).
+    :param frame: what may stand around a value in an answer that is that value (fillers, openers,
+        particles, correction cues, actions: "发给王芳", "make it Friday").
+    :param refusal, adverbs, actions, reported: a refusal of a card's action is a ``refusal``
+        negation, up to :data:`MAX_ADVERBS` ``adverbs``, then one of ``actions``
+        (:meth:`refusals`); after a ``reported`` word in its clause it is part of a request.
     :param numerals: normalised number word → value. :param number: a number said as a choice.
     :param files: the files read, in order.
     """
@@ -86,9 +101,39 @@ class Lexicon:
     joins: Words
     leads: Words
     verbs: Words
+    questions: Words
+    refusal: Words
+    frame: Words
+    adverbs: Words
+    actions: Words
+    reported: Words
     numerals: Mapping[str, int]
     number: re.Pattern[str]
     files: tuple[str, ...]
+
+    def refusals(self, text: str) -> Iterator[tuple[int, str]]:
+        """``(position, words)`` of every refusal of an action in ``text`` (normalised), left to right:
+        先别发了 → ``别发``, "please do not send this one" → ``do not send``. An A-not-A question
+        (要不要发, 发不发) and a refusal after a ``reported`` word in the same clause (提醒我别发,
+        "tell her not to send it") are left out."""
+        for pos, neg in self.refusal.finditer(text):
+            if _a_not_a(text, pos, neg):
+                continue
+            end = pos + len(neg)
+            for _ in range(MAX_ADVERBS):
+                j = _skip_spaces(text, end)
+                adv = self.adverbs.match(text, j) if j < len(text) else None
+                if not adv or self.actions.match(text, j) == adv:
+                    break
+                end = j + len(adv)
+            j = _skip_spaces(text, end)
+            act = self.actions.match(text, j) if j < len(text) else None
+            if act is None:
+                continue
+            start = _CLAUSE_START.search(text[:pos][::-1])
+            clause = text[pos - start.start():pos] if start else text[:pos]
+            if self.reported.search(clause) is None:
+                yield pos, text[pos:j + len(act)]
 
     def number_at(self, text: str, pos: int) -> tuple[int, int] | None:
         """``(value, end)`` of a number said as a choice at ``pos`` (2, ２, 第3个, 一, 3rd, option two)."""
@@ -98,6 +143,51 @@ class Lexicon:
         word = next(g for g in m.groups() if g)
         value = int(word) if word.isdigit() else self.numerals[word]
         return value, m.end()
+
+
+#: softening words a refusal may carry between its negation and its verb (不用再急着发).
+MAX_ADVERBS = 3
+_CLAUSE_START = re.compile(r"[,.!?;:~]")
+
+
+def _skip_spaces(text: str, pos: int) -> int:
+    while pos < len(text) and text[pos] == " ":
+        pos += 1
+    return pos
+
+
+def _a_not_a(text: str, pos: int, neg: str) -> bool:
+    """要不要 / 发不发 / 用不用: the same character on both sides of 不 asks a question."""
+    return neg.startswith("不") and 0 < pos and pos + 1 < len(text) and text[pos - 1] == text[pos + 1]
+
+
+_OPTIONAL = re.compile(r"\[([^\[\]()]*)\]|\(([^\[\]()]*)\)")
+
+
+def expand(entry: str) -> list[str]:
+    """Every string an entry with optional parts stands for (``[x]``: x or nothing; ``(a|b)``: a or b;
+    ``[a|b]``: a, b or nothing), spaces collapsed, in a stable order.
+
+    :raises ValueError: unbalanced brackets, or more than :data:`MAX_EXPANSIONS` strings.
+    """
+    out, todo = [], [entry]
+    while todo:
+        s = todo.pop(0)
+        m = _OPTIONAL.search(s)
+        if m is None:
+            if any(ch in s for ch in "[]()"):
+                raise ValueError(f"unbalanced [ ] or ( ) in {entry!r}")
+            s = " ".join(s.split())
+            if s and s not in out:
+                out.append(s)
+            continue
+        choices = (m.group(1) if m.group(1) is not None else m.group(2)).split("|")
+        if m.group(1) is not None:
+            choices.append("")
+        todo.extend(s[:m.start()] + c + s[m.end():] for c in choices)
+        if len(out) + len(todo) > MAX_EXPANSIONS:
+            raise ValueError(f"{entry!r} stands for more than {MAX_EXPANSIONS} strings")
+    return out
 
 
 def _bounded_start(text: str, pos: int) -> bool:
@@ -134,11 +224,17 @@ def _read_list(raw: _Raw, name: str, node: Any, where: str, problems: list[str])
                 problems.append(f"{where}: {name}.{lang}[{i}]: expected a non-empty string, got {w!r}"
                                 + (" (quote yes/no/on/off)" if isinstance(w, bool) else ""))
                 continue
-            norm = normalize(w.strip()).text
-            if not norm:
-                problems.append(f"{where}: {name}.{lang}[{i}]: {w!r} normalises to nothing")
-            elif norm not in out:
-                out.append(norm)
+            try:
+                forms = expand(w.strip())
+            except ValueError as exc:
+                problems.append(f"{where}: {name}.{lang}[{i}]: {exc}")
+                continue
+            for form in forms:
+                norm = normalize(form).text
+                if not norm:
+                    problems.append(f"{where}: {name}.{lang}[{i}]: {form!r} normalises to nothing")
+                elif norm not in out:
+                    out.append(norm)
 
 
 def _read_numerals(raw: _Raw, node: Any, where: str, problems: list[str]) -> None:
@@ -249,6 +345,13 @@ def _compile(raw: _Raw, files: list[Path]) -> Lexicon:
         joins=Words.build((w, "and") for w in _entries(raw, "conjunctions.and")),
         leads=Words.build((w, "lead") for w in _entries(raw, "leads")),
         verbs=Words.build((w, "verb") for w in _entries(raw, "verbs")),
+        questions=Words.build((w, "question") for w in _entries(raw, "questions")),
+        refusal=Words.build((w, "negation") for w in _entries(raw, "refusal.negations")),
+        frame=Words.build([*trim, *((w, "correct") for w in _entries(raw, "correct")),
+                           *((w, "action") for w in _entries(raw, "refusal.actions"))]),
+        adverbs=Words.build((w, "adverb") for w in _entries(raw, "refusal.adverbs")),
+        actions=Words.build((w, "action") for w in _entries(raw, "refusal.actions")),
+        reported=Words.build((w, "reported") for w in _entries(raw, "refusal.reported")),
         numerals=dict(raw.numerals), number=_number_pattern(raw.numerals),
         files=tuple(str(p) for p in files))
 

@@ -3,54 +3,75 @@
 :func:`read_answer` takes the open question (or None), the :class:`~.heard.Heard`
 utterance and the :class:`~.lexicon.Lexicon`, and returns a :class:`~.heard.Reading`
 whose ``cue`` names the lexicon entry or rule that decided (``deny:不用了``,
-``contrast+hedge:先别``, ``choose:ordinal.last:最后那个``, ``request:device.disk`` …).
+``deny:refuse:先别发``, ``choose:ordinal.last:最后那个``, ``request:device.disk`` …).
 The text is cut into clauses (:mod:`.scan`); answer words are looked for in the first
-200 characters only.
+200 characters only, a refusal of the action in the whole text.
 
 Words (every question):
 
 - the last answer word decides ("等等，好的" is affirm, "好的，不用了" deny): people repair
-  themselves left to right. Openers (那个, well, i think) and particles (吧, please) say
-  nothing; small talk ("谢谢，发吧") is neutral next to an answer word.
-- after a contrast marker (但是, 不过, but, actually) the part after it decides: a refusal
-  found anywhere in it (不过先别发, but not now) is that refusal; a "好的" followed by a
-  contrast and words we cannot read is not a yes (``unrelated``, cue ``contrast.unread``).
+  themselves left to right. Openers (那个, well, i think) and particles (吧, please, yet, for
+  now) say nothing; small talk ("谢谢，发吧") is neutral next to an answer word.
+- in a long answer (more than :data:`LONG_ANSWER_UNITS` units said beside the answer words and
+  values, or past the scan) the first no decides: people open with the answer and then explain,
+  and a "好吧" or "right" in the explanation does not turn "不用了，…" into a yes.
+- after a contrast marker (但是, 不过, but, actually) the part after it decides: a deny, hedge or
+  cancel found anywhere in it (but not now) is that answer; a "好的" followed by a contrast and
+  words we cannot read is not a yes (``unrelated``, cue ``contrast.unread``).
+- a refusal of the action — a negation before one of the card's action verbs, anywhere
+  (先别发了, 发票先不发了, 现在就先不要发了, don't send it yet, please do not send this one;
+  :meth:`~.lexicon.Lexicon.refusals`) — is a deny, whatever time word softens it; a hedge (等等,
+  我再想想, hold on, not now, 先不要) names no action and keeps the question open. A refusal
+  inside somebody's request (提醒我别发, tell her not to send it) or an A-not-A question (要不要发,
+  好不好) refuses nothing.
 - repeat (再说一遍, what?) and help (有哪些选项) count only when nothing else is said in the
   clause ("什么时候" is not "什么"). An affirm ending in "?" ("好的？", "yes?") is not a yes.
 - a new request: the NLU found an intent (not out of scope) different from the question's,
   with at least :data:`REQUEST_RESIDUE` letters beyond the answer words — or with no answer
-  words at all. A whole utterance of answer words is never a request, whatever the NLU
-  thought of it ("不是" with nothing open is a deny, not the network tool).
+  words at all. After a no, the rest must ask for something (a request verb, a question word:
+  "不要，先查一下磁盘", "不行，磁盘怎么样了"); "no, the one in R&D" only says which. A whole
+  utterance of answer words is never a request, whatever the NLU thought of it ("不是" with
+  nothing open is a deny, not the network tool); neither is a refusal of the action, unless
+  another clause asks for something ("别发了，帮我查一下磁盘" is that request).
 - small talk is read while a question is open only when the utterance is nothing else.
 
-Confirm / Offer: affirm, deny, hedge ("not now" and 先不要 are hedges: not yes, and not a
-refusal of the work), cancel, repeat, help; ``correct`` with ``values = heard.slot_values``
-when a value is heard with a correction cue (改成, make it, i meant; 不是…是), after a
-deny clause ("不对，是李工", "no, to 李娜"), with the NLU's kind ``correction``, or when the
-values differ from the plan's and the rest says yes or nothing ("好的，发给李娜", "李娜");
-a request (above); else ``unrelated``.
+A clause *is a value* when, beside the values said in it (``heard.mentions``), at most
+:data:`VALUE_FRAME_UNITS` unit is left once action words, fillers and correction cues are
+dropped ("是发票", "发给王芳", "to Wang Fang", "改成明天"); "她这周出差" only mentions one.
+
+Confirm / Offer: affirm, deny, hedge, cancel, repeat, help; ``correct`` with the slot values
+that differ from the card's when a correction cue (改成, make it, i meant, instead) stands in a
+value clause, in a short "不是 X，是 Y" or a short answer the NLU calls a ``correction``, when a
+value clause follows a deny ("不对，是李工", "no, to 李娜"), or when a value clause stands alone
+or after a yes ("李娜", "好的，发给王芳"). A value met in an explanation corrects nothing; a value
+the card already has is no change ("好的，发给李娜" is a yes). A bare number or position
+("1234", "第二个") is ``unrelated`` (cue ``number:expects-yes-no``): no yes, no no, no request.
+A request (above); else ``unrelated``.
 
 Choice: the last clause that names a choice decides: a number (2, ２, 二, 两, option 2), an
 ordinal (第二个, the second one, 最后那个, 上面那个 = the first, 下面那个 / 后一个 = the last of
 two, 中间那个 = the second of three), a name, alias or any attribute on the card (a substring
-either way of the normalised text; an attribute several candidates share chooses nothing).
-"另一个" / "the other one" of two chooses the one whose attrs lack ``previous`` when exactly
-one has it. A position out of range, or a named position that does not fit the card, is
+either way of the normalised text; an attribute several candidates share chooses nothing), or a
+person mention grounded to one of them (``heard.people``: 强哥 → 张强, an alias the card does not
+show). "另一个" / "the other one" of two chooses the one whose attrs lack ``previous`` when
+exactly one has it. A position out of range, or a named position that does not fit the card, is
 ``unrelated`` (the policy says what is expected). A choice in a deny clause ("不是第一个")
-chooses the other of two. Deny / cancel without a choice is ``cancel``; a named choice with
-more than :data:`ANSWER_REST_CHARS` letters around it and an intent is a ``request``.
+chooses the other of two. Deny / cancel / a refusal without a choice is ``cancel``; a named
+choice with more than :data:`ANSWER_REST_CHARS` letters around it, an intent and something
+asked for ("把合同也发给张伟吧") is a ``request``; a description is not ("the engineer from rd").
 
 Ask: ``fill`` with ``{slot: heard.asked_value}`` when the value is there and the utterance is
 mostly that value (``heard.rest_chars`` ≤ :data:`ANSWER_REST_CHARS`), or its intent is the
-question's own or none; ``correct`` for a correction with a value; cancel (a bare deny
-declines to answer: cancel), hedge, repeat, help; a request for another intent; else unrelated.
+question's own or none; ``correct`` for a correction with a value; cancel (a bare deny or a
+refusal declines to answer: "不用提醒了"), hedge, repeat, help; a bare number without the asked
+value is ``unrelated``; a request for another intent; else unrelated.
 
 Nothing open: a whole utterance of answer words is that act (affirm, deny, cancel, hedge,
 repeat; help is the ``capabilities`` small talk); a bare number or ordinal is ``choose``
-(``choice`` = its 0-based index when it has one); small talk (also "好的，谢谢", and thanks
-for something in the same clause: "谢谢你帮我发报价" thanks, it does not send again); a
-request; an utterance starting with small talk and holding no request is that small talk;
-else unrelated.
+(``choice`` = its 0-based index when it has one); small talk, whatever intent the NLU guessed
+(also "好的，谢谢", "ok bye for now", and thanks for something in the same clause:
+"谢谢你帮我发报价" thanks, it does not send again); a request; an utterance starting with small
+talk and holding no request is that small talk; else unrelated.
 """
 
 from __future__ import annotations
@@ -63,15 +84,22 @@ from ..nlu.normalize import normalize
 from .heard import Heard, Reading
 from .lexicon import Lexicon, default_lexicon
 from .questions import Ask, Candidate, Choice, Confirm, Offer, OpenQuestion
-from .scan import Clause, Scan, Token, scan
-from .words import bounded
+from .scan import Clause, Scan, Token, scan, units
+from .words import Words, bounded
 
-__all__ = ["ANSWER_REST_CHARS", "REQUEST_RESIDUE", "read_answer"]
+__all__ = ["ANSWER_REST_CHARS", "LONG_ANSWER_UNITS", "REQUEST_RESIDUE", "VALUE_FRAME_UNITS", "read_answer"]
 
 #: "mostly the value": at most this many letters beside the entities (``heard.rest_chars``).
 ANSWER_REST_CHARS = 4
 #: letters after the answer words that can carry a new request.
 REQUEST_RESIDUE = 2
+#: a clause *is* a value when at most this many units (:func:`~.scan.units`) are left once the values
+#: said in it, the card's action words, fillers and correction cues are dropped: "是发票", "发给王芳",
+#: "to Wang Fang", "改成明天" are values; "她这周出差" only mentions one.
+VALUE_FRAME_UNITS = 1
+#: an answer is long when more units than this are said beside its answer words and values; then the
+#: first no decides (a later "好吧" or "right" in the explanation does not turn it into a yes).
+LONG_ANSWER_UNITS = 8
 
 _NOT_X_BUT_Y = re.compile(r"不是.{1,12}?(?:是|而是)|not .{1,30}? but ")
 _NEGATIVE = ("cancel", "deny", "hedge")
@@ -99,14 +127,100 @@ def read_answer(question: OpenQuestion | None, heard: Heard, lexicon: Lexicon | 
     return _yes_no(question, heard, sc, lex)
 
 
-def _final_act(sc: Scan, lex: Lexicon) -> tuple[str, str] | None:
+# -- what is said beside the answer words ---------------------------------------------------------
+
+def _drop(text: str, words: Words) -> str:
+    """``text`` with every word of ``words`` blanked out."""
+    out, pos = [], 0
+    for i, w in words.finditer(text):
+        out.append(text[pos:i])
+        out.append(" ")
+        pos = i + len(w)
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _without_values(text: str, heard: Heard) -> str:
+    for m in sorted(heard.mentions, key=len, reverse=True):
+        if m:
+            text = text.replace(m, " ")
+    return text
+
+
+class _Said:
+    """What an utterance says beside its answer words, worked out once per reading."""
+
+    __slots__ = ("sc", "heard", "lex", "_plains", "_frames")
+
+    def __init__(self, sc: Scan, heard: Heard, lex: Lexicon) -> None:
+        self.sc, self.heard, self.lex = sc, heard, lex
+        self._plains: list[int] | None = None
+        self._frames: list[Clause] | None = None
+
+    def plain(self, text: str) -> int:
+        """Units of ``text`` beside the values said, the card's action words, fillers and correction cues."""
+        return units(_drop(_without_values(text, self.heard), self.lex.frame))
+
+    @property
+    def plains(self) -> list[int]:
+        if self._plains is None:
+            self._plains = [self.plain(c.rest) if c.rest else 0 for c in self.sc.clauses]
+        return self._plains
+
+    @property
+    def beside(self) -> int:
+        """Units said beside the answer words and the values (a text past the scan counts as long)."""
+        return sum(self.plains) + (LONG_ANSWER_UNITS + 1 if self.sc.truncated else 0)
+
+    @property
+    def long(self) -> bool:
+        """More than :data:`LONG_ANSWER_UNITS` said beside the answer words (stops counting there)."""
+        if self.sc.truncated:
+            return True
+        if self._plains is not None:
+            return self.beside > LONG_ANSWER_UNITS
+        n = 0
+        for c in self.sc.clauses:
+            n += self.plain(c.rest) if c.rest else 0
+            if n > LONG_ANSWER_UNITS:
+                return True
+        return False
+
+    @property
+    def frames(self) -> list[Clause]:
+        """The clauses that are a value (:data:`VALUE_FRAME_UNITS`) and hold one of the values said."""
+        if self._frames is None:
+            mentions = self.heard.mentions
+            out = []
+            for c, n in zip(self.sc.clauses, self.plains):
+                if not c.rest and c.tokens and all(t.pick == "number" for t in c.tokens):
+                    n = self.plain(c.text)  # "3" for a count
+                elif not c.rest:
+                    continue
+                if n <= VALUE_FRAME_UNITS and (not mentions or any(m and m in c.text for m in mentions)):
+                    out.append(c)
+            self._frames = out
+        return self._frames
+
+
+def _has_verb(text: str, heard: Heard, lex: Lexicon) -> bool:
+    """Something is asked for: a request verb or a question word outside the values said (研发部
+    holds no 发), or a question mark."""
+    text = _without_values(text, heard)
+    return "?" in text or lex.verbs.search(text) is not None or lex.questions.search(text) is not None
+
+
+# -- yes / no --------------------------------------------------------------------------------------
+
+def _final_act(sc: Scan, lex: Lexicon, said: "_Said | None" = None) -> tuple[str, str] | None:
     """``(act, cue)`` of the last answer word, with the contrast rule; act ``unread`` when a yes
-    is followed by a contrast and words we cannot read."""
-    last = None
-    for c in sc.clauses:
-        a = c.act()
-        if a:
-            last = (a[0], f"{a[0]}:{a[1]}")
+    is followed by a contrast and words we cannot read. In a long answer (``said.long``) the first
+    no decides."""
+    acts = [(a[0], f"{a[0]}:{a[1]}") for c in sc.clauses if (a := c.act())]
+    first_no = next((a for a in acts if a[0] in _NEGATIVE), None)
+    if first_no is not None and first_no != acts[-1] and said is not None and said.long:
+        return first_no
+    last = acts[-1] if acts else None
     if sc.tail is None:
         return last
     tail = [c for c in sc.clauses if c.segment == sc.segments]
@@ -121,44 +235,78 @@ def _final_act(sc: Scan, lex: Lexicon) -> tuple[str, str] | None:
     return last
 
 
-def _correction_cue(sc: Scan, heard: Heard, lex: Lexicon) -> str | None:
-    """Why the utterance replaces a value, or None (the caller checks that a value was heard)."""
-    hit = lex.correct.search(sc.text)
-    if hit:
-        return f"correct:{hit[1]}"
-    if _NOT_X_BUT_Y.search(sc.text):
+def _correction_cue(said: _Said) -> str | None:
+    """Why the utterance replaces a value, or None (the caller checks that a new value was heard):
+    a correction cue in a clause that is a value, "不是 X，是 Y" or the NLU's kind ``correction`` in a
+    short answer, a value clause after a deny. A value met in an explanation corrects nothing."""
+    sc, heard, lex = said.sc, said.heard, said.lex
+    frames = said.frames
+    for c in frames:
+        hit = lex.correct.search(c.text)
+        if hit:
+            return f"correct:{hit[1]}"
+    short = said.beside <= ANSWER_REST_CHARS
+    if short and _NOT_X_BUT_Y.search(sc.text):
         return "correct:not-x-but-y"
     denied = False
     for c in sc.clauses:
         a = c.act()
-        if denied and c.rest and (a is None or a[0] == "affirm"):
+        if denied and c in frames and (a is None or a[0] == "affirm"):
             return "correct:deny+value"
         denied = denied or (a is not None and a[0] == "deny")
-    if heard.kind == "correction":
+    if short and heard.kind == "correction":
         return "correct:kind"
     return None
 
 
-def _is_request(heard: Heard, own_intent: str | None, sc: Scan, act: Any) -> bool:
-    if heard.intent is None or heard.out_of_scope or heard.intent == own_intent:
+def _other_intent(heard: Heard, own_intent: str | None) -> bool:
+    return heard.intent is not None and not heard.out_of_scope and heard.intent != own_intent
+
+
+def _is_request(heard: Heard, own_intent: str | None, sc: Scan, act: Any, lex: Lexicon) -> bool:
+    """A new request beside (or instead of) the answer words. After a no, the rest must ask for
+    something ("不要，先查一下磁盘"); "no, the one in R&D" only says which."""
+    if not _other_intent(heard, own_intent):
         return False
-    return act is None or sc.residue >= REQUEST_RESIDUE
+    if act is None:
+        return True
+    if sc.residue < REQUEST_RESIDUE:
+        return False
+    if act[0] in _NEGATIVE:
+        return any(c.rest and _has_verb(c.rest, heard, lex) for c in sc.clauses)
+    return True
+
+
+def _refusal(heard: Heard, own_intent: str | None, sc: Scan, lex: Lexicon) -> str | None:
+    """The words refusing the card's action anywhere in the answer (先别发了, "do not send"), unless
+    another clause holds a new request of another intent ("别发了，帮我查一下磁盘" is that request)."""
+    for _, words in lex.refusals(heard.text):
+        others = [c for c in sc.clauses if words not in c.text and c.rest]
+        if _other_intent(heard, own_intent) and any(_has_verb(c.rest, heard, lex) for c in others):
+            return None
+        return words
+    return None
 
 
 def _yes_no(q: Confirm | Offer, heard: Heard, sc: Scan, lex: Lexicon) -> Reading:
     plan: Mapping[str, Any] = q.entities if isinstance(q, Confirm) else q.slots
-    values = dict(heard.slot_values)
-    act = _final_act(sc, lex)
+    values = {k: v for k, v in heard.slot_values.items() if plan.get(k) != v}  # a value the card has is no change
+    said = _Said(sc, heard, lex)
+    act = _final_act(sc, lex, said)
     if values:
-        cue = _correction_cue(sc, heard, lex)
+        cue = _correction_cue(said)
         if cue:
             return Reading("correct", values=values, cue=cue)
-    if _is_request(heard, q.intent, sc, act):
+    refused = None if act and act[0] in ("cancel", "deny") else _refusal(heard, q.intent, sc, lex)
+    if refused:
+        return Reading("deny", cue=f"deny:refuse:{refused}")
+    if act is None and values and heard.rest_chars <= ANSWER_REST_CHARS and said.frames:
+        return Reading("correct", values=values, cue="correct:value")  # "王芳", "发给王芳吧"
+    if act is None and _bare_pick(sc) is not None:  # "1234", "第二个": a number is no yes, no no, no request
+        return Reading("unrelated", cue="number:expects-yes-no")
+    if _is_request(heard, q.intent, sc, act, lex):
         return Reading("request", cue=f"request:{heard.intent}")
-    changed = any(plan.get(k) != v for k, v in values.items())
     if act is None:
-        if changed and heard.rest_chars <= ANSWER_REST_CHARS:
-            return Reading("correct", values=values, cue="correct:value")
         if heard.intent and not heard.out_of_scope and heard.rest_chars > ANSWER_REST_CHARS:
             return Reading("request", cue=f"request:{heard.intent}")
         return Reading("unrelated", cue="unrelated")
@@ -166,23 +314,30 @@ def _yes_no(q: Confirm | Offer, heard: Heard, sc: Scan, lex: Lexicon) -> Reading
     if kind == "unread":
         return Reading("unrelated", cue=cue)
     if kind == "affirm":
-        if changed:
+        if values and said.frames:
             return Reading("correct", values=values, cue="correct:affirm+value")
         if sc.question:
             return Reading("unrelated", cue="affirm?")
     return Reading(kind, cue=cue)
 
 
+# -- a slot question -------------------------------------------------------------------------------
+
 def _ask(q: Ask, heard: Heard, sc: Scan, lex: Lexicon) -> Reading:
     value = heard.asked_value
     values = dict(heard.slot_values)
     if value is not None:
         values[q.slot] = value
-    act = _final_act(sc, lex)
+    said = _Said(sc, heard, lex)
+    act = _final_act(sc, lex, said)
     if values:
-        cue = _correction_cue(sc, heard, lex)
+        cue = _correction_cue(said)
         if cue:
             return Reading("correct", values=values, cue=cue)
+    if value is None:
+        refused = _refusal(heard, q.intent, sc, lex)
+        if refused and not (act and act[0] == "cancel"):  # "不用提醒了": declining the question's work cancels it
+            return Reading("cancel", cue=f"cancel:refuse:{refused}")
     last = sc.clauses[-1] if sc.clauses else None
     if act and act[0] in _NEGATIVE + ("repeat", "help") and (value is None or (last and last.act())):
         if act[0] == "deny":  # declining to answer cancels; "不要明天" names no new value
@@ -195,10 +350,14 @@ def _ask(q: Ask, heard: Heard, sc: Scan, lex: Lexicon) -> Reading:
         if heard.intent is None or heard.out_of_scope or heard.intent == q.intent:
             return Reading("fill", values={q.slot: value}, cue="fill:own-intent")
         return Reading("request", cue=f"request:{heard.intent}")
-    if _is_request(heard, q.intent, sc, act):
+    if act is None and _bare_pick(sc) is not None:
+        return Reading("unrelated", cue="number:expects-value")
+    if _is_request(heard, q.intent, sc, act, lex):
         return Reading("request", cue=f"request:{heard.intent}")
     return Reading("unrelated", cue="affirm.needs-value" if act and act[0] == "affirm" else "unrelated")
 
+
+# -- a choice --------------------------------------------------------------------------------------
 
 @lru_cache(maxsize=4096)
 def _norm(value: str) -> str:
@@ -275,8 +434,10 @@ def _position(tok: Token, cands: tuple[Candidate, ...]) -> Reading:
     return Reading("choose", choice=index, cue=cue)
 
 
-def _clause_choice(c: Clause, cands: tuple[Candidate, ...]) -> tuple[Reading, int] | None:
-    """The clause's choice (and the letters left around a name), or None when it names none."""
+def _clause_choice(c: Clause, cands: tuple[Candidate, ...],
+                   people: Mapping[str, str] | None = None) -> tuple[Reading, int] | None:
+    """The clause's choice (and the letters left around a name), or None when it names none.
+    ``people``: person mentions as grounded (强哥 → 张强), a name the card does not show."""
     tok = c.pick()
     if tok is not None and not c.rest:
         return _position(tok, cands), 0
@@ -284,6 +445,11 @@ def _clause_choice(c: Clause, cands: tuple[Candidate, ...]) -> tuple[Reading, in
         return None
     named = _by_name(c.rest, cands)
     if named is None:
+        for mention, shown in (people or {}).items():
+            hits = [i for i, cand in enumerate(cands) if cand.display == shown]
+            if mention and mention in c.rest and len(hits) == 1:
+                left = sum(ch.isalnum() for ch in c.rest.replace(mention, ""))
+                return Reading("choose", choice=hits[0], cue=f"choose:person:{mention}"), left
         return None
     if named == "ambiguous":
         return Reading("unrelated", cue="choose:ambiguous"), 0
@@ -295,7 +461,7 @@ def _choice(q: Choice, heard: Heard, sc: Scan, lex: Lexicon) -> Reading:
     final: tuple[Reading, int] | None = None  # the last clause's reading, letters left around it
     for k, c in enumerate(sc.clauses):
         a = c.act()
-        got = _clause_choice(c, q.candidates)
+        got = _clause_choice(c, q.candidates, heard.people)
         if got is not None and a is not None and a[0] in ("deny", "cancel"):
             r = got[0]
             if r.act == "choose" and len(q.candidates) == 2:
@@ -307,11 +473,18 @@ def _choice(q: Choice, heard: Heard, sc: Scan, lex: Lexicon) -> Reading:
         if got is not None:
             others = sum(o.rest_len for j, o in enumerate(sc.clauses) if j != k)
             final = got[0], got[1] + others + (c.rest_len if got[0].act != "choose" else 0)
+    refused = _refusal(heard, None, sc, lex)
+    if refused and (final is None or final[0].act != "choose"):
+        return Reading("cancel", cue=f"cancel:refuse:{refused}")
     requested = heard.intent is not None and not heard.out_of_scope
     if final is not None:
         r, left = final
         by_position = r.cue.startswith(("choose:number", "choose:ordinal"))
-        if requested and not by_position and left > (ANSWER_REST_CHARS if r.act == "choose" else REQUEST_RESIDUE - 1):
+        said = r.cue.split(":", 2)[2] if r.act == "choose" and r.cue.count(":") >= 2 else ""
+        # a description ("the engineer from rd", "研发部那位") is an answer, whatever the NLU guessed;
+        # a request asks for something ("把合同也发给张伟吧")
+        if requested and not by_position and left > (ANSWER_REST_CHARS if r.act == "choose" else REQUEST_RESIDUE - 1) \
+                and _has_verb(sc.text.replace(said, " ") if said else sc.text, heard, lex):
             return Reading("request", cue=f"request:{heard.intent}")
         return r
     if requested:

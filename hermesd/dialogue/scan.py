@@ -2,10 +2,11 @@
 
 The text (normalised, first :data:`MAX_SCAN_CHARS` characters) is cut at contrast
 markers (但是, 不过, but, actually …) and at punctuation (, . ! ; : ~ and after ?),
-never inside a number or an e-mail address. Each clause is read from its start:
-the longest lexicon word or number at each position, separators and emoji skipped,
-a particle (吧, 了, please) only right after a word; the first thing that is none
-of these starts the clause's ``rest`` (fillers and particles trimmed off its ends).
+never inside a number (9:30, 1,000), an e-mail address or after a title (Mr. Smith).
+Each clause is read from its start: the longest lexicon word or number at each
+position, separators and emoji skipped, a particle (吧, 了, please) only right after
+a word; the first thing that is none of these, or an A-not-A question (好不好,
+要不要发), starts the clause's ``rest`` (fillers and particles trimmed off its ends).
 """
 
 from __future__ import annotations
@@ -15,13 +16,24 @@ from dataclasses import dataclass
 
 from .lexicon import ANSWER_ACTS, Lexicon
 
-__all__ = ["MAX_SCAN_CHARS", "Clause", "Scan", "Token", "scan"]
+__all__ = ["MAX_SCAN_CHARS", "Clause", "Scan", "Token", "scan", "units"]
 
 #: answer words are looked for in this many characters only (a long text is a request or unrelated).
 MAX_SCAN_CHARS = 200
 
-_CLAUSE = re.compile(r"[,!;:~]+|(?<![a-z0-9])\.+|\.+(?![a-z0-9])|\s-+\s|(?<=\?)(?=.)")
+#: where a clause ends: , ! ; : ~ and a full stop, never inside a number (9:30, 1,000, 2.5), an
+#: e-mail address, or after a title ("Mr. Smith", "Dr. Wang" are one name).
+_CLAUSE = re.compile(r"[!;~]+|(?<!\d)[,:]+|[,:]+(?!\d)|(?<![a-z0-9])\.+"
+                     r"|(?<!\bmr)(?<!\bms)(?<!\bmrs)(?<!\bdr)(?<!\bprof)(?<!\bst)(?<!\bjr)(?<!\bsr)\.+(?![a-z0-9])"
+                     r"|\s-+\s|(?<=\?)(?=.)")
 _SMALLTALK_ORDER = ("capabilities", "identity", "goodbye", "greeting", "thanks")
+_UNIT = re.compile(r"[a-z0-9]+|[^\x00-\x7f]", re.IGNORECASE)
+
+
+def units(text: str) -> int:
+    """How much ``text`` says, the same in both scripts: a Chinese character or a Latin word (or a
+    number) is one unit, punctuation and emoji none ("发给王芳" 4, "send it to wang fang" 5)."""
+    return sum(1 for m in _UNIT.finditer(text) if m.group()[0].isalnum())
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,11 +164,26 @@ def _word_at(text: str, pos: int, lex: Lexicon) -> str | None:
     return best
 
 
+_NOT = ("不", "没")
+
+
+def _asks_either_way(text: str, pos: int) -> bool:
+    """An A-not-A question starts at ``pos``: X不X / X没X, or XY不XY (可以不可以)."""
+    a = text[pos]
+    if a.isascii() or a in "不没":
+        return False
+    if text[pos + 1:pos + 2] in _NOT and text[pos + 2:pos + 3] == a:
+        return True
+    return text[pos + 2:pos + 3] in _NOT and len(text) >= pos + 5 and text[pos:pos + 2] == text[pos + 3:pos + 5]
+
+
 def _clause(text: str, lex: Lexicon, segment: int) -> Clause:
     tokens: list[Token] = []
     pos, n = 0, len(text)
     phrases = lex.phrases
     while pos < n:
+        if _asks_either_way(text, pos):
+            break  # 好不好, 要不要发, 可以不可以: a question, not a yes and a no
         w = _word_at(text, pos, lex)
         num = lex.number_at(text, pos) if text[pos].isalnum() or text[pos] == "#" else None
         if num and (w is None or num[1] - pos > len(w)):

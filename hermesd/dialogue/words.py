@@ -68,8 +68,12 @@ class Words:
     def finditer(self, text: str, start: int = 0) -> Iterator[tuple[int, str]]:
         """``(position, word)`` of every non-overlapping word, left to right."""
         i, n = start, len(text)
+        lens = self.lens
         while i < n:
-            w = self.match(text, i) if text[i] in self.lens else None
+            ch = text[i]
+            # inside a Latin word nothing can start (words match on boundaries): skip the probe
+            inside = i > 0 and ch.isascii() and ch.isalnum() and _latin(text[i - 1])
+            w = self.match(text, i) if ch in lens and not inside else None
             if w:
                 yield i, w
                 i += len(w)

@@ -260,7 +260,12 @@ class Grounding:
         return out
 
     def heard(self, parsed: Any, q: OpenQuestion | None, entities: Mapping[str, list[Any]], lang: str) -> Heard:
-        """The utterance as the dialogue manager sees it, against the open question ``q``."""
+        """The utterance as the dialogue manager sees it, against the open question ``q``.
+
+        With a plan open (``Ask``/``Confirm``), a slot said twice takes the value the plan does not
+        have yet ("不是合同，是发票" → 发票), and a value the plan has under another name (报价 for
+        报价单) is the plan's own. ``mentions`` are the entities' words, ``people`` each person
+        mention's shown name (强哥 → 张强)."""
         if parsed is None:
             return Heard(text="", lang=lang)
         plan_intent = q.intent if isinstance(q, (Ask, Confirm)) else None
@@ -269,10 +274,43 @@ class Grounding:
             etype = q.entity or self.spec_slots(q.intent).get(q.slot) or q.slot
             values = entities.get(etype) or []
             asked = values[0] if values else None
+        slots = self.slot_values(plan_intent or parsed.intent, entities)
+        if isinstance(q, (Ask, Confirm)):
+            slots = self._against_plan(q, entities, slots)
+        people = {normalize(e.text).text: v for e, v in zip([e for e in parsed.entities if e.type == "person"],
+                                                             entities.get("person") or []) if isinstance(v, str)}
         return Heard(text=parsed.normalized, lang=lang, intent=parsed.intent, out_of_scope=parsed.out_of_scope,
                      kind=parsed.kind, entity_types=frozenset(e.type for e in parsed.entities),
-                     slot_values=self.slot_values(plan_intent or parsed.intent, entities), asked_value=asked,
-                     rest_chars=rest_chars(parsed))
+                     slot_values=slots, asked_value=asked, rest_chars=rest_chars(parsed),
+                     mentions=tuple(m for e in parsed.entities if (m := normalize(e.text).text.strip())),
+                     people=people)
+
+    def _same(self, etype: str, a: Any, b: Any) -> bool:
+        """Two values of ``etype`` name the same thing (报价 and 报价单 are one document kind)."""
+        if a == b:
+            return True
+        gaz = (getattr(self.nlu.engine, "gazetteers", {}) or {}).get(etype)
+        if not gaz or not isinstance(a, str) or not isinstance(b, str):
+            return False
+        ca, cb = gaz.get(a) or gaz.get(a.casefold()), gaz.get(b) or gaz.get(b.casefold())
+        return ca is not None and ca == cb
+
+    def _against_plan(self, q: Ask | Confirm, entities: Mapping[str, list[Any]],
+                      slots: dict[str, Any]) -> dict[str, Any]:
+        """``slots`` read against the open plan: of a slot's type said several times, the value the
+        plan lacks; a value the plan has under another name is the plan's own."""
+        spec = self.spec_slots(q.intent)
+        per_type: dict[str, int] = {}
+        for etype in spec.values():
+            per_type[etype] = per_type.get(etype, 0) + 1
+        out = dict(slots)
+        for slot, etype in spec.items():
+            if slot not in out or per_type[etype] != 1 or slot not in q.entities:
+                continue
+            had, said = q.entities[slot], entities.get(etype) or []
+            new = [v for v in said if not self._same(etype, v, had)]
+            out[slot] = new[-1] if new else had  # the new value when there is one, else the plan's own
+        return out
 
     # -- the rule context ----------------------------------------------------------------
 

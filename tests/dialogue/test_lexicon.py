@@ -22,7 +22,8 @@ EXPECTED_LISTS = (
     [f"answers.{a}" for a in ANSWER_ACTS] + [f"smalltalk.{k}" for k in SMALLTALK]
     + [f"ordinals.{k}" for k in (*map(str, range(1, 6)), *ORDINAL_NAMES)]
     + ["correct", "openers", "contrast", "particles", "fillers", "numerals", "conjunctions.then",
-       "conjunctions.and", "leads", "verbs"])
+       "conjunctions.and", "leads", "verbs", "questions"]
+    + [f"refusal.{k}" for k in ("negations", "adverbs", "actions", "reported")])
 
 
 def test_shipped_lexicon_loads_once() -> None:
@@ -155,3 +156,54 @@ def test_every_problem_is_reported_at_once(tmp_path: Path) -> None:
     violations = exc.value.data["violations"]
     assert len(violations) == 3 and "(and 2 more)" in exc.value.message
     assert [v.split(":")[0] for v in violations] == [str(a), str(a), str(b)]
+
+
+# --- optional parts, refusals ------------------------------------------------------------------
+
+@pytest.mark.parametrize("entry,forms", [
+    ("你[都]会[些]什么", ["你都会些什么", "你都会什么", "你会些什么", "你会什么"]),
+    ("(能|会)做什么", ["能做什么", "会做什么"]),
+    ("[都|还]能做", ["都能做", "还能做", "能做"]),
+    ("what [else] can you do", ["what else can you do", "what can you do"]),
+    ("plain", ["plain"]),
+])
+def test_an_entry_with_optional_parts_stands_for_every_form(entry: str, forms: list[str]) -> None:
+    from hermesd.dialogue.lexicon import expand
+    assert expand(entry) == forms
+
+
+@pytest.mark.parametrize("entry,message", [
+    ("你[都会什么", "unbalanced"), ("你(都|还会什么", "unbalanced"), ("a]b", "unbalanced"),
+    ("(a|b|c|d)" * 6, "more than 1024"),
+])
+def test_a_bad_optional_part_is_a_load_error(tmp_path: Path, entry: str, message: str) -> None:
+    bad = _write(tmp_path, "bad.yaml", f"smalltalk:\n  greeting: {{en: ['{entry}']}}\n")
+    with pytest.raises(InputInvalid) as exc:
+        load_lexicon([bad])
+    assert "smalltalk.greeting.en[0]" in exc.value.message and message in exc.value.message
+
+
+def test_shipped_capability_phrasings_expand() -> None:
+    words = default_lexicon().lists["smalltalk.capabilities"]
+    for raw in ("你都会些什么", "你还能干点啥", "你可以做哪些事情", "你會些什麼", "what else can you do", "what are you good at"):
+        assert normalize(raw).text in words, raw
+
+
+@pytest.mark.parametrize("raw,found", [
+    ("先别发了", "先别发"), ("发票先不发了", "先不发"), ("现在就先不要发了", "先不要发"), ("不用急着发", "不用急着发"),
+    ("暫時不用發", "暂时不用发"), ("不要把这件事记成待办", "不要把"), ("don't send it yet", "don't send"),
+    ("please do not send this one", "please do not send"), ("we'd better not restart it", "better not restart"),
+    ("要不要发", None), ("发不发", None), ("不记得了", None), ("不关我的事", None), ("i don't know", None),
+    ("提醒我明天不要发报价单", None), ("tell her not to send it", None), ("不是发给李娜", None),
+])
+def test_refusals_are_a_negation_before_an_action(raw: str, found: str | None) -> None:
+    hits = [w for _, w in default_lexicon().refusals(normalize(raw).text)]
+    assert (hits[0] if hits else None) == (normalize(found).text if found else None)
+
+
+def test_a_pack_adds_an_action_a_card_asks_about(tmp_path: Path) -> None:
+    pack = _write(tmp_path, "pack.yaml", "refusal:\n  actions: {zh: [打款], en: [wire]}\n")
+    lex = load_lexicon([pack])
+    assert [w for _, w in lex.refusals("先别打款")] == ["先别打款"]
+    assert [w for _, w in lex.refusals("don't wire it yet")] == ["don't wire"]
+    assert not list(default_lexicon().refusals("don't wire it yet"))

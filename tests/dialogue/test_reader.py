@@ -38,8 +38,14 @@ REMIND_CANCEL = {"intent": "reminder.cancel", "out_of_scope": False, "rest_chars
 
 
 def heard(raw: str, **kw: Any) -> Heard:
+    """As the controller builds it; ``mentions`` (the entities' words) default to the string values
+    said in the text ("李工" in "不对，是李工"), as the NLU would have found them."""
     text = normalize(raw).text
     lang = "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in text) else "en"
+    if "mentions" not in kw:
+        said = [*kw.get("slot_values", {}).values(), kw.get("asked_value")]
+        kw["mentions"] = tuple(v for v in said if isinstance(v, str) and normalize(v).text in text)
+    kw["mentions"] = tuple(normalize(m).text for m in kw["mentions"])
     return Heard(text=text, lang=lang, **kw)
 
 
@@ -73,14 +79,14 @@ YES_NO = [
     ("don't send it", "deny"), ("👎", "deny"), ("不不不", "deny"), ("no no no", "deny"), ("I don't think so", "deny"),
     ("nah", "deny"), ("不好意思，不用了", "deny"),
     # negation after a polite opener or a contrast marker wins
-    ("好的，不过先别发", "hedge"), ("好的，不過先別發", "hedge"), ("ok, actually no", "deny"),
+    ("好的，不过先别发", "deny"), ("好的，不過先別發", "deny"), ("ok, actually no", "deny"),
     ("ok but no", "deny"), ("嗯…不用了", "deny"), ("那个，不要了", "deny"), ("谢谢，不过不用了", "deny"),
     ("謝謝，不過不用了", "deny"), ("好的，但是我不想发了", "deny"), ("好的，但是我还没想好", "hedge"),
     ("well, no", "deny"), ("Thanks, but no thanks", "deny"), ("yes, but not now", "hedge"),
     ("我觉得还是不要了", "deny"), ("sorry, no", "deny"), ("好的，不用了", "deny"), ("等等，好的", "affirm"),
     # hedge
     ("等等", "hedge"), ("等一下", "hedge"), ("我再想想", "hedge"), ("让我想想", "hedge"), ("讓我想想", "hedge"),
-    ("先不要", "hedge"), ("稍等", "hedge"), ("稍等一下哈", "hedge"), ("先别发", "hedge"), ("以後再說", "hedge"),
+    ("先不要", "hedge"), ("稍等", "hedge"), ("稍等一下哈", "hedge"), ("先别发", "deny"), ("以後再說", "hedge"),
     ("晚点再说吧", "hedge"), ("不急", "hedge"), ("现在不要", "hedge"), ("暫時不用", "hedge"), ("hmm, maybe", "hedge"),
     ("hold on", "hedge"), ("wait", "hedge"), ("not now", "hedge"), ("let me think", "hedge"),
     ("maybe later", "hedge"), ("Hang on a sec", "hedge"), ("no, not now", "hedge"), ("wait, let me think about it", "hedge"),
@@ -116,16 +122,16 @@ SPECIFIC = [
     ("不對，是李工", {"slot_values": {"person": "李工"}}, "correct", {"person": "李工"}),
     ("不是张伟，是李娜", {"slot_values": {"person": "李娜"}}, "correct", {"person": "李娜"}),
     ("是李娜不是张伟", {"slot_values": {"person": "李娜"}, "kind": "correction"}, "correct", {"person": "李娜"}),
-    ("改成明天", {"slot_values": {"when": "2024-05-02"}}, "correct", {"when": "2024-05-02"}),
-    ("换成合同", {"slot_values": {"doc": "contract"}}, "correct", {"doc": "contract"}),
-    ("好的，不过改成明天发", {"slot_values": {"when": "2024-05-02"}}, "correct", {"when": "2024-05-02"}),
-    ("make it Friday", {"slot_values": {"when": "fri"}}, "correct", {"when": "fri"}),
+    ("改成明天", {"slot_values": {"when": "2024-05-02"}, "mentions": ("明天",)}, "correct", {"when": "2024-05-02"}),
+    ("换成合同", {"slot_values": {"doc": "contract"}, "mentions": ("合同",)}, "correct", {"doc": "contract"}),
+    ("好的，不过改成明天发", {"slot_values": {"when": "2024-05-02"}, "mentions": ("明天",)}, "correct", {"when": "2024-05-02"}),
+    ("make it Friday", {"slot_values": {"when": "fri"}, "mentions": ("friday",)}, "correct", {"when": "fri"}),
     ("no, to 李娜", {"slot_values": {"person": "李娜"}}, "correct", {"person": "李娜"}),
     ("No, to Wang Fang", {"slot_values": {"person": "wang"}}, "correct", {"person": "wang"}),
     ("I meant the contract", {"slot_values": {"doc": "contract"}}, "correct", {"doc": "contract"}),
     ("no, it's Li", {"slot_values": {"person": "li"}, "kind": "correction"}, "correct", {"person": "li"}),
-    ("好的，发给王芳", {"slot_values": {"person": "person:finance/wang"}}, "correct", {"person": "person:finance/wang"}),
-    ("王芳", {"slot_values": {"person": "person:finance/wang"}}, "correct", {"person": "person:finance/wang"}),
+    ("好的，发给王芳", {"slot_values": {"person": "person:finance/wang"}, "mentions": ("王芳",)}, "correct", {"person": "person:finance/wang"}),
+    ("王芳", {"slot_values": {"person": "person:finance/wang"}, "mentions": ("王芳",)}, "correct", {"person": "person:finance/wang"}),
     # the same value as the card's is a yes, not a change
     ("好的，发给李娜", {"slot_values": {"person": "person:sales/li"}}, "affirm", {}),
     # no value heard: a correction word alone changes nothing
@@ -254,9 +260,9 @@ ASKED = [
                         "out_of_scope": False}, "fill", {"when": "t1"}),
     ("嗯，明天下午三点吧", {"asked_value": "t1", "rest_chars": 2}, "fill", {"when": "t1"}),
     ("算了，明天吧", {"asked_value": "t1", "rest_chars": 3}, "fill", {"when": "t1"}),
-    ("不对，是后天", {"asked_value": "t2", "rest_chars": 3}, "correct", {"when": "t2"}),
-    ("no, make it Friday", {"asked_value": "t2", "rest_chars": 6}, "correct", {"when": "t2"}),
-    ("改成下周一", {"asked_value": "t2", "rest_chars": 2}, "correct", {"when": "t2"}),
+    ("不对，是后天", {"asked_value": "t2", "rest_chars": 3, "mentions": ("后天",)}, "correct", {"when": "t2"}),
+    ("no, make it Friday", {"asked_value": "t2", "rest_chars": 6, "mentions": ("friday",)}, "correct", {"when": "t2"}),
+    ("改成下周一", {"asked_value": "t2", "rest_chars": 2, "mentions": ("下周一",)}, "correct", {"when": "t2"}),
     ("查一下磁盘", DISK, "request", {}),
     ("查一下明天的磁盘", {**DISK, "asked_value": "t1", "rest_chars": 6}, "request", {}),
     ("取消", {}, "cancel", {}), ("算了", {}, "cancel", {}), ("cancel", {}, "cancel", {}),
@@ -339,6 +345,227 @@ def test_smalltalk_while_a_question_is_open(q: Any, raw: str, kind: str) -> None
                                      ("你好，不用了", "deny"), ("hi, cancel", "cancel")])
 def test_smalltalk_beside_an_answer_is_the_answer(raw: str, act: str) -> None:
     assert read_answer(CONFIRM, heard(raw)).act == act
+
+
+# --- long answers at a card: the opening no, a refusal anywhere, values met in passing ---------------
+
+_ZH_LONG_NO = ("不用了，我刚刚想起来李经理这周在外地出差，而且她上周已经收到过一份类似的报价单了，我得先跟销售部确认一下"
+               "价格有没有调整，再跟王会计核对一下税率，等这些都弄清楚了以后，我会重新整理一份最新的版本，到时候我再找你"
+               "发给她，现在就先不要发了，免得她看到两份不一样的报价单搞混了，谢谢你啊，辛苦了")
+_ZH_LONG_NO_LATE = "我想了一下" + "，她那边的事情还挺多的" * 20 + "，所以这个合同先别发了，谢谢"   # the refusal past the scan
+_EN_LONG_YES = ("yes, please go ahead and send it, I checked the numbers with the sales team this morning and everything "
+                "is in order, Li Na has been waiting for this quote since Monday and she needs it before the meeting with "
+                "the customer this afternoon, so the sooner it goes out the better, thank you")
+_EN_LONG_NO = ("no, wait, I just remembered that Wang Fang asked for the revised version with the new payment terms, and "
+               "legal has not signed off on that yet, so please do not send this one, I will come back to you once the new "
+               "version is ready and approved, and there is no need to remind me about it")
+_NARRATED = {"slot_values": {"when": "this-week", "person": "person:finance/wang"}, "mentions": ("这周", "王会计", "李经理")}
+
+LONG = [
+    # (raw, heard fields, act)
+    (_ZH_LONG_NO, {**_NARRATED, "intent": "doc.send", "out_of_scope": False, "kind": "question", "rest_chars": 150},
+     "deny"),
+    (_ZH_LONG_NO_LATE, {"intent": "doc.send", "out_of_scope": False, "rest_chars": 200}, "deny"),
+    (_EN_LONG_YES, {"slot_values": {"when": "this-morning"}, "mentions": ("this morning", "li na", "quote"),
+                    "intent": "doc.send", "out_of_scope": False, "rest_chars": 220}, "affirm"),
+    (_EN_LONG_NO, {"slot_values": {"person": "person:sales/li"}, "mentions": ("wang fang",), "intent": "doc.send",
+                   "out_of_scope": False, "rest_chars": 230}, "deny"),
+    # a no that opens a long answer is not overturned by a later 好吧 / right in the explanation
+    ("不用了，我想起来她这周在外地出差，回来以后还要先开会，好吧，下次再说", {"mentions": ("这周",)}, "deny"),
+    ("no, I just remembered she is travelling all week and will not read it, right, let us do it later", {}, "deny"),
+    ("no, wait, she is out until Friday and nobody else can sign it, ok", {"mentions": ("friday",)}, "deny"),
+    # a long yes that says no anywhere is not a yes
+    ("好的，我看了一下价格都没问题，她也一直在等这份报价单，算了，还是等她回来再说吧", {}, "cancel"),
+    ("yes, the numbers are fine and she has been waiting for it, but actually do not send it today", {}, "deny"),
+    ("行，我跟销售部确认过了价格没问题，她一直在等，不过先别发了，等我通知", {}, "deny"),
+    # values met in passing are no correction, whatever the length
+    ("不用了，她这周出差", {"slot_values": {"when": "this-week"}, "mentions": ("这周",)}, "deny"),
+    ("不行，王会计说还要再核对一遍", {"slot_values": {"person": "person:finance/wang"}, "mentions": ("王会计",)}, "deny"),
+    ("yes, I checked it with her this morning", {"slot_values": {"when": "this-morning"}, "mentions": ("this morning",)},
+     "affirm"),
+    ("sure, she asked me for it on Monday", {"slot_values": {"when": "monday"}, "mentions": ("monday",)}, "affirm"),
+    ("好的，她昨天就问我要了", {"slot_values": {"when": "yesterday"}, "mentions": ("昨天",)}, "affirm"),
+    # …but a clause that is the value still corrects
+    ("不对，发给王会计", {"slot_values": {"person": "person:finance/wang"}, "mentions": ("王会计",)}, "correct"),
+    ("no, send it to Wang Fang instead", {"slot_values": {"person": "person:finance/wang"}, "mentions": ("wang fang",)},
+     "correct"),
+    ("wrong person, send it to Mr. Smith instead", {"slot_values": {"person": "person:x/smith"},
+                                                     "mentions": ("mr. smith",)}, "correct"),
+    ("好的，不过改到周五吧", {"slot_values": {"when": "fri"}, "mentions": ("周五",)}, "correct"),
+    ("不是合同，是发票", {"slot_values": {"doc": "发票"}, "mentions": ("合同", "发票"), "kind": "correction"}, "correct"),
+    ("not the contract but the invoice", {"slot_values": {"doc": "invoice"}, "mentions": ("contract", "invoice")},
+     "correct"),
+    ("不是報價單，是發票", {"slot_values": {"doc": "发票"}, "mentions": ("报价单", "发票")}, "correct"),
+]
+
+
+@pytest.mark.parametrize("raw,kw,act", LONG, ids=_ids(LONG))
+def test_long_answers_and_values_in_passing(raw: str, kw: dict, act: str) -> None:
+    r = read_answer(CONFIRM, heard(raw, **kw))
+    assert r.act == act, r
+
+
+def test_a_correction_carries_only_the_new_values() -> None:
+    r = read_answer(CONFIRM, heard("不是合同，是发票，发给李娜", slot_values={"doc": "发票", "person": "person:sales/li"},
+                                   mentions=("合同", "发票", "李娜")))
+    assert (r.act, dict(r.values)) == ("correct", {"doc": "发票"})
+
+
+# --- where a hedge ends and a refusal begins ----------------------------------------------------------
+
+REFUSE_OR_HEDGE = [
+    # a negation before the card's action refuses it, softened or not: deny (the card is cancelled)
+    ("好的，不过先别发了", "deny"), ("好的，不過先別發了", "deny"), ("先别发了", "deny"), ("先不发了", "deny"),
+    ("发票先不发了", "deny"), ("那个报价单先别发", "deny"), ("暂时不用发", "deny"), ("暫時不用發", "deny"),
+    ("先别急着发", "deny"), ("不用再发了", "deny"), ("还是别发了吧", "cancel"), ("嗯，那就先不寄了", "deny"),
+    ("今天先不重启了", "deny"), ("好的好的，但是先不要提交", "deny"), ("先别動", "deny"),
+    ("ok, but actually don't send it yet", "deny"), ("don't send it yet", "deny"), ("please do not send this one", "deny"),
+    ("let's not send it", "deny"), ("I'd rather not send it", "deny"), ("no need to send it", "deny"),
+    ("sure, but don't restart it yet", "deny"), ("Please don't send it for now", "deny"),
+    ("OK 先别发", "deny"), ("好的, but don't send it", "deny"),
+    # a deferral closed by 了 is a decision
+    ("先不用了", "deny"), ("先不要了", "deny"), ("暂时不用了", "deny"), ("暫時不用了", "deny"), ("还是不要了", "deny"),
+    # a hedge asks for time and names no action: the card stays open
+    ("等等", "hedge"), ("我再想想", "hedge"), ("让我再想想", "hedge"), ("先不要", "hedge"), ("以后再说", "hedge"),
+    ("稍等一下", "hedge"), ("hold on", "hedge"), ("let me think", "hedge"), ("not now", "hedge"), ("not yet", "hedge"),
+    ("no rush", "hedge"), ("not for now", "hedge"), ("好的，不过我再想想", "hedge"), ("ok, but hold on", "hedge"),
+    # a negated action inside somebody's request, or a question, refuses nothing
+    ("要不要发？", "unrelated"), ("发不发呢", "unrelated"), ("好不好", "unrelated"), ("可以不可以", "unrelated"),
+    ("tell her not to send it", "unrelated"),
+]
+
+
+@pytest.mark.parametrize("raw,act", REFUSE_OR_HEDGE, ids=_ids(REFUSE_OR_HEDGE))
+def test_refusal_or_hedge(raw: str, act: str) -> None:
+    r = read_answer(CONFIRM, heard(raw))
+    assert r.act == act, r
+
+
+@pytest.mark.parametrize("raw,kw,act", [
+    # the NLU's guess of another intent does not make a refusal a request
+    ("发票先不发了", {"intent": "doc.list_sent", "out_of_scope": False, "rest_chars": 4, "mentions": ("发票",)}, "deny"),
+    ("ok, but actually don't send it yet", {"intent": "doc.resend", "out_of_scope": False, "rest_chars": 20}, "deny"),
+    # …but a new request beside it is that request
+    ("别发了，帮我查一下磁盘", DISK, "request"),
+    ("don't send it, check the disk instead", {**DISK, "rest_chars": 20}, "request"),
+    ("提醒我明天别发报价单", {"intent": "reminder.create", "out_of_scope": False, "rest_chars": 8}, "request"),
+    ("remind me not to send it tomorrow", {"intent": "reminder.create", "out_of_scope": False, "rest_chars": 20},
+     "request"),
+    # after a no, only a part that asks for something is a request
+    ("no, the one in R&D", {"intent": "reminder.create", "out_of_scope": False, "rest_chars": 10}, "deny"),
+    ("不对，研发部那位", {"intent": "doc.send", "out_of_scope": False, "rest_chars": 5}, "deny"),
+    ("不行，磁盘怎么样了", {"intent": "device.disk", "out_of_scope": False, "rest_chars": 6}, "request"),
+    ("no, how much disk is left?", {**DISK, "rest_chars": 15}, "request"),
+])
+def test_refusal_against_a_new_request(raw: str, kw: dict, act: str) -> None:
+    assert read_answer(CONFIRM, heard(raw, **kw)).act == act
+
+
+@pytest.mark.parametrize("q,raw,act", [
+    (OFFER, "先别发了", "deny"), (OFFER, "don't send it yet", "deny"), (OFFER, "我再想想", "hedge"),
+    (ASK, "先别发了", "cancel"), (ASK, "不用提醒了", "cancel"), (ASK, "don't remind me", "cancel"),
+    (ASK, "等一下", "hedge"), (CHOICE2, "先别发了", "cancel"), (CHOICE2, "先不發了", "cancel"),
+    (CHOICE2, "don't send it yet", "cancel"), (CHOICE2, "hold on", "hedge"),
+])
+def test_refusal_at_every_question(q: Any, raw: str, act: str) -> None:
+    assert read_answer(q, heard(raw)).act == act
+
+
+# --- a number is no yes and no no --------------------------------------------------------------
+
+ORDER = {"intent": "order.status", "out_of_scope": False}
+
+
+@pytest.mark.parametrize("q", [CONFIRM, OFFER], ids=["confirm", "offer"])
+@pytest.mark.parametrize("raw,kw", [
+    ("1234", ORDER), ("２", {}), ("8888", ORDER), ("１２３４", ORDER), ("3", {}), ("two", {}), ("#3", {}),
+    ("第二个", {}), ("the second one", {}), ("一", {}), ("number 5", {}), ("2号", {}),
+])
+def test_a_bare_number_at_a_yes_no_card_asks_again(q: Any, raw: str, kw: dict) -> None:
+    r = read_answer(q, heard(raw, **kw))
+    assert (r.act, r.cue) == ("unrelated", "number:expects-yes-no"), r
+
+
+@pytest.mark.parametrize("raw,kw,act", [
+    ("订单1234到哪了", {**ORDER, "rest_chars": 4}, "request"),        # a number in a request is that request
+    ("where is order 1234", {**ORDER, "rest_chars": 12}, "request"),
+    ("好的，2份", {}, "affirm"),                                        # a number beside a yes is still a yes
+    ("1234", {**ORDER, "slot_values": {"copies": 1234}, "mentions": ("1234",)}, "correct"),  # a slot the card has
+])
+def test_numbers_beside_other_words(raw: str, kw: dict, act: str) -> None:
+    assert read_answer(CONFIRM, heard(raw, **kw)).act == act
+
+
+def test_a_bare_number_at_a_slot_question_without_a_value_asks_again() -> None:
+    assert read_answer(ASK, heard("1234", **ORDER)).act == "unrelated"
+    assert read_answer(ASK, heard("1234", asked_value="t", **ORDER)).act == "fill"
+
+
+# --- small talk with nothing open ------------------------------------------------------------------
+
+@pytest.mark.parametrize("raw,kw,kind", [
+    ("ok bye for now", {}, "goodbye"), ("OK, bye for now!", {}, "goodbye"), ("bye for now", {}, "goodbye"),
+    ("ok, see you later", {}, "goodbye"), ("好的，再见", {}, "goodbye"), ("好的，拜拜啦", {}, "goodbye"),
+    ("好，回头见", {}, "goodbye"), ("thanks, bye for now", {}, "goodbye"), ("好的謝謝，再見", {}, "goodbye"),
+    ("你都会些什么呀", {}, "capabilities"), ("你都会什么", {}, "capabilities"), ("你还能干点啥", {}, "capabilities"),
+    ("你都能帮我做些什么", {}, "capabilities"), ("你可以做哪些事情", {}, "capabilities"), ("你會些什麼呢", {}, "capabilities"),
+    ("你都能幹些什麼", {}, "capabilities"), ("what else can you do", {}, "capabilities"),
+    ("what kind of things can you help me with?", {}, "capabilities"), ("what are you good at", {}, "capabilities"),
+    ("what could I ask you", {}, "capabilities"), ("how can you help me", {}, "capabilities"),
+    # a weak intent guess does not beat small talk that is the whole utterance
+    ("你都会些什么呀", {"intent": "device.system_status", "out_of_scope": False}, "capabilities"),
+    ("what else can you do", {"intent": "reminder.list", "out_of_scope": False}, "capabilities"),
+    ("ok bye for now", {"intent": "session.end", "out_of_scope": False}, "goodbye"),
+])
+def test_smalltalk_with_nothing_open(raw: str, kw: dict, kind: str) -> None:
+    r = read_answer(None, heard(raw, **kw))
+    assert (r.act, r.smalltalk) == ("smalltalk", kind), r
+
+
+@pytest.mark.parametrize("raw", ["你能帮我查一下磁盘吗", "can you check the disk for me", "你都会些什么，帮我查一下磁盘"])
+def test_a_clear_request_beats_smalltalk(raw: str) -> None:
+    assert read_answer(None, heard(raw, **{**DISK, "rest_chars": 8})).act == "request"
+
+
+# --- choices named by an alias the card does not show, or by a description ----------------------------
+
+_BARE_WEI = Candidate("person:sales/zhang", "张伟", {"display_en": "Zhang Wei", "dept": "sales", "dept_name": "销售部",
+                                                    "dept_name_en": "Sales", "dept_aliases": ["销售", "sales team"],
+                                                    "title": "工程师", "email": "zhang.wei@example.com"})
+_BARE_QIANG = Candidate("person:rd/zhang", "张强", {"display_en": "Zhang Qiang", "dept": "rd", "dept_name": "研发部",
+                                                   "dept_name_en": "R&D", "dept_aliases": ["研发", "engineering"],
+                                                   "title": "工程师", "email": "zhang.qiang@example.com"})
+CARD = Choice("张工", (_BARE_QIANG, _BARE_WEI), "把报价单发给张工", prompt="你说的张工是哪一位？")
+SEND = {"intent": "doc.send", "out_of_scope": False}
+
+NAMED = [
+    # (raw, heard fields, index)
+    ("是强哥", {"people": {"强哥": "张强"}, "rest_chars": 1}, 0), ("强哥", {"people": {"强哥": "张强"}}, 0),
+    ("就小张吧", {"people": {"小张": "张伟"}, "rest_chars": 2}, 1), ("不是强哥", {"people": {"强哥": "张强"}}, 1),
+    ("是強哥", {"people": {"强哥": "张强"}}, 0), ("Zhang Qiang", {"people": {"zhang qiang": "张强"}}, 0),
+    ("mr. zhang wei", {"people": {"mr. zhang wei": "张伟"}}, 1),
+    # a description is an answer, whatever the NLU guessed
+    ("the engineer from rd", {**SEND, "rest_chars": 14}, 0), ("the guy in sales", {**SEND, "rest_chars": 10}, 1),
+    ("研发部那位工程师", {**SEND, "rest_chars": 8}, 0), ("销售部的那个张工", {**SEND, "rest_chars": 7}, 1),
+    ("the one from the sales team", {**SEND, "rest_chars": 18}, 1), ("no, the one in R&D", {**SEND, "rest_chars": 10}, 0),
+    ("engineering", {**SEND, "rest_chars": 11}, 0),
+]
+
+
+@pytest.mark.parametrize("raw,kw,index", NAMED, ids=_ids(NAMED))
+def test_choice_by_alias_or_description(raw: str, kw: dict, index: int) -> None:
+    r = read_answer(CARD, heard(raw, **kw))
+    assert (r.act, r.choice) == ("choose", index), r
+
+
+@pytest.mark.parametrize("raw,kw,act", [
+    ("把合同也发给张伟吧", {**SEND, "rest_chars": 6, "people": {"张伟": "张伟"}}, "request"),
+    ("also send the contract to Zhang Wei", {**SEND, "rest_chars": 20, "people": {"zhang wei": "张伟"}}, "request"),
+    ("查一下研发部的服务器", {"intent": "device.system_status", "out_of_scope": False, "rest_chars": 7}, "request"),
+    ("李娜", {"people": {"李娜": "李娜"}}, "unrelated"),          # somebody not on the card
+])
+def test_a_request_while_choosing_asks_for_something(raw: str, kw: dict, act: str) -> None:
+    assert read_answer(CARD, heard(raw, **kw)).act == act
 
 
 # --- cues, shapes, speed ----------------------------------------------------------------------
