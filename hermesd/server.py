@@ -45,6 +45,7 @@ from .errors import (
 from .logging import trace_id_var
 from .metrics import Counter, Gauge, Histogram, Registry
 from .protocol import CallContext, Caller, LineDecoder, Method, encode, error_response, parse_request
+from .tools.sandbox import FORK_SERVERS, tool_process
 
 __all__ = ["AlreadyRunning", "RoleResolver", "Server", "SocketPathError", "bind_unix_socket", "hold_lock",
            "inherited_socket"]
@@ -220,6 +221,16 @@ class RoleResolver:
         return None
 
 
+def _from_a_tool(pid: int, own_uid: bool) -> bool:
+    """A peer below one of the daemon's tool fork servers is tool code, whatever its uid: under a
+    daemon that is not root it has the daemon's own uid (admin), and Landlock up to ABI 7 cannot keep
+    it from connecting to a path socket. From our own uid, a peer we cannot place is refused too."""
+    if not FORK_SERVERS:
+        return False
+    verdict = tool_process(pid)
+    return bool(verdict) or (verdict is None and own_uid)
+
+
 # ---------------------------------------------------------------------------
 # metrics
 
@@ -282,6 +293,11 @@ class Connection(asyncio.Protocol):
             pid, uid, gid = 0, -1, -1
         role = srv.roles.role_of(uid, gid) if uid >= 0 else None
         kv = {"conn": self.cid, "uid": uid, "gid": gid, "pid": pid}
+        if role is not None and _from_a_tool(pid, uid == srv.roles.own_uid):
+            srv.metrics.connections_total.inc("refused_role")
+            log.warning("conn.refused", extra={"kv": {**kv, "code": "PERMISSION_DENIED", "reason": "tool"}})
+            self._refuse(PermissionDenied("a tool's process may not call hermesd"))
+            return
         if role is None:
             srv.metrics.connections_total.inc("refused_role")
             log.warning("conn.refused", extra={"kv": {**kv, "code": "PERMISSION_DENIED"}})

@@ -46,7 +46,7 @@ from typing import Any
 import orjson
 
 from ..errors import HermesError, OutputInvalid, ToolCrashed, ToolOOM, ToolTimeout, ToolUnavailable
-from . import frames, worker as worker_mod
+from . import frames, sandbox, worker as worker_mod
 
 __all__ = ["Pool", "WorkerReply"]
 
@@ -196,6 +196,7 @@ class Pool:
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
         finally:
             child.close()
+        sandbox.FORK_SERVERS.add(self._proc.pid)  # the server refuses connections from below it
         parent.setblocking(False)
         self._ctrl = parent
         self._ready_fut = self._loop.create_future()
@@ -250,6 +251,7 @@ class Pool:
             self._ctrl = None
         if self._proc is not None:
             proc, self._proc = self._proc, None
+            sandbox.FORK_SERVERS.discard(proc.pid)
             for _ in range(100):
                 if proc.poll() is not None:
                     break
@@ -740,6 +742,7 @@ class Pool:
         self._spawn_keys.clear()
         if self._proc is not None:
             self._proc.poll()
+            sandbox.FORK_SERVERS.discard(self._proc.pid)  # what it left is init's now, not below it
         if self._running:
             log.error("tool fork server died; restarting", extra={"kv": {"pid": self.server_pid}})
             self._loop.call_later(RESTART_PAUSE_S, lambda: self._loop.create_task(self._restart()))

@@ -57,9 +57,9 @@ import platform
 import stat
 import sys
 
-__all__ = ["LANDLOCK_ABI_NET", "PrivilegeError", "SandboxError", "apply_landlock", "deny_metadata_changes",
-           "drop_privileges", "landlock_abi", "private_root", "reachable", "system_rules", "unreachable_roots",
-           "unveil_paths"]
+__all__ = ["FORK_SERVERS", "LANDLOCK_ABI_NET", "PrivilegeError", "SandboxError", "apply_landlock", "deny_metadata_changes",
+           "drop_privileges", "landlock_abi", "private_root", "reachable", "system_rules", "tool_process",
+           "unreachable_roots", "unveil_paths"]
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.syscall.restype = ctypes.c_long
@@ -292,6 +292,36 @@ def system_rules(tool_folder: str | None = None, tmp_dir: str | None = None) -> 
     if tmp_dir:
         rules.append((tmp_dir, "rw"))
     return rules
+
+
+# ---- who is a tool ----------------------------------------------------------------------------
+
+#: pids of the fork servers this process runs (filled by the pool); every process below one runs tool code
+FORK_SERVERS: set[int] = set()
+_MAX_DEPTH = 256
+
+
+def tool_process(pid: int) -> bool | None:
+    """Whether process ``pid`` descends from one of :data:`FORK_SERVERS` (a worker, or anything a
+    tool started: the fork server is their subreaper, so orphans stay below it).
+
+    :return: True or False, or None when it cannot be told (the process is gone, or hidden by
+        ``hidepid``). The server refuses None from its own uid: a tool could connect from a
+        child that exits at once and keep the socket.
+    """
+    if pid <= 0:
+        return None
+    for _ in range(_MAX_DEPTH):
+        if pid in FORK_SERVERS:
+            return True
+        if pid <= 1:
+            return False
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as fh:
+                pid = int(fh.read().rsplit(b")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            return None
+    return None
 
 
 # ---- seccomp ----------------------------------------------------------------------------------

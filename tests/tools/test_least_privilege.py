@@ -213,3 +213,46 @@ async def test_daemon_umask_077_still_gives_workers_their_interpreter_and_folder
         assert res["ok"]
     finally:
         await svc.stop()
+
+
+@ROOT_ONLY
+@LANDLOCK
+def test_hostile_tool_in_a_real_daemon(start_daemon, tmp_path):
+    """A real daemon (root): its L2, config and socket. The worker's uid is even given the admin
+    role: the server still refuses a connection from below the tool fork server, as it must when a
+    daemon that is not root shares its uid with its workers."""
+    import pwd
+
+    uids = list(range(65520, 65534))
+    try:
+        uids.append(pwd.getpwnam("hermesd-tool").pw_uid)
+    except KeyError:
+        pass
+    d = start_daemon({"server": {"socket_mode": "0666"}, "roles": {"admin": {"uids": [0, *uids]}},
+                      "tools": {"tools_dir": str(hostile.hostile_tools_dir(tmp_path))}})
+    with d.client() as c:
+        status = c.call("admin.status")
+        daemon_pid = status["pid"]
+        assert status["subsystems"]["tools"]["filesystem_isolation"] == "landlock"
+
+        def attack(args):
+            res = c.call("tools.call", {"name": "hostile", "arguments": args})
+            assert res["isError"], res
+            return res["structuredContent"]["error"]
+
+        for args in ({"attack": "read", "path": str(d.state_dir / "l2.sqlite3")},
+                     {"attack": "read", "path": str(d.config_path)},
+                     {"attack": "listdir", "path": str(d.state_dir)},
+                     {"attack": "ptrace", "pid": daemon_pid}, {"attack": "signal", "pid": daemon_pid}):
+            assert attack(args)["code"] == "REFUSED", args
+        refused = attack({"attack": "connect_unix", "path": str(d.socket)})
+        assert refused["code"] == "REFUSED" and "a tool's process may not call hermesd" in refused["message"]
+        assert not c.call("tools.call", {"name": "hostile", "arguments": {"attack": "none"}})["isError"]
+        assert c.call("admin.status")["pid"] == daemon_pid
+
+
+async def test_tool_processes_are_told_from_the_daemons(fixture_service):
+    svc = fixture_service
+    assert sandbox.tool_process(os.getpid()) is False
+    assert all(sandbox.tool_process(pid) for pid in svc.pool.worker_pids())
+    assert sandbox.tool_process(2 ** 22 + 12345) is None  # no such process: cannot be told
