@@ -37,4 +37,6 @@ def test_units_pass_systemd_analyze_verify(tmp_path):
 
 def test_sysusers_and_tmpfiles_snippets():
     assert "u hermesd" in (UNITS / "hermesd.sysusers.conf").read_text()
+    # the tool workers' own user (tools.worker_user's default), never a shared one like nobody
+    assert "u hermesd-tool -:hermesd-tool" in (UNITS / "hermesd.sysusers.conf").read_text()
     assert "/var/lib/hermesd" in (UNITS / "hermesd.tmpfiles.conf").read_text()
