@@ -46,6 +46,8 @@ log = logging.getLogger("hermesd.modelcontext")
 MAX_LINE_BYTES = 4 << 20
 DEFAULT_POLL_S = 2.0
 DEFAULT_PAGE_SIZE = 100
+#: at end of input, how long requests already read may still run to answer
+DRAIN_S = 5.0
 #: a tools/call looks the tool up in a list at most this old
 _LIST_MAX_AGE_S = 1.0
 _RETRYABLE = frozenset({"TOOL_UNAVAILABLE", "TOOL_TIMEOUT", "RATE_LIMITED", "SESSION_BUSY"})
@@ -278,8 +280,11 @@ class McpServer:
     async def _discover(self, params: dict[str, Any], rid: Any) -> dict[str, Any]:
         return P.discover_result(ttl_ms=int(self.poll_s * 1000))
 
-    async def close(self) -> None:
-        """End every subscription with its result, cancel running requests, drop the daemon connection."""
+    async def close(self, drain_s: float = 0.0) -> None:
+        """End every subscription with its result, give running requests ``drain_s`` to answer (a
+        client may close stdin right after its last request), cancel the rest, drop the daemon connection."""
+        if drain_s > 0 and self._tasks:
+            await asyncio.wait(list(self._tasks.values()), timeout=drain_s)
         for rid in list(self._subs):
             self._subs.pop(rid)
             try:
@@ -533,5 +538,5 @@ async def serve_stdio(socket_path: str | None, *, timeout_s: float = 30.0, allow
                 continue
             server.feed(line)
     finally:
-        await server.close()
+        await server.close(drain_s=DRAIN_S)
         os.close(out_fd)

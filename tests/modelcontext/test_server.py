@@ -268,7 +268,7 @@ async def test_hermesd_turn_declines_confirmation_cards_unless_allowed(daemon):
         assert out["card"] and not out["card"].get("choices") and out["declined"] is True, out
         assert out["state"] != "CONFIRMING" and "declined" in res["content"][0]["text"]
         outbox = daemon.state_dir / "outbox"
-        assert not outbox.exists() or not any(outbox.iterdir())
+        assert not [p for p in outbox.rglob("*") if p.is_file()]  # nothing was sent
     finally:
         await peer.server.close()
     allowed = Peer(daemon.socket, "2025-11-25", allow_confirm=True)
@@ -279,6 +279,7 @@ async def test_hermesd_turn_declines_confirmation_cards_unless_allowed(daemon):
         assert out["state"] == "CONFIRMING" and "declined" not in out, out
         yes = await allowed.tool("hermesd_turn", {"text": "yes", "session_id": out["session_id"]})
         assert yes["structuredContent"]["state"] == "LISTENING", yes
+        assert [p for p in (daemon.state_dir / "outbox").rglob("*") if p.is_file()]  # sent once confirmed
     finally:
         await allowed.server.close()
 
