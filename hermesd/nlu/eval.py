@@ -7,7 +7,9 @@ runs on data we do not have (the held-out 20%):
   --test-splits val,oos_val] [--oos-label oos] [--lang zh|en] [--cache-dir D]``: in-scope accuracy
   (an in-scope utterance rejected as out of scope counts as wrong), closed-set accuracy (top-1, no
   rejection: the figure for closed-set benchmarks such as SNIPS), OOS recall/precision, macro F1 over
-  in-scope intents, n, p50/p99 µs per utterance.
+  in-scope intents, n, p50/p99 µs per utterance. A long utterance out of scope as a whole gets the
+  second reading of its last clause, as in ``parse()`` (``--no-clauses``: the whole utterance only);
+  ``--long N`` adds a synthetic check of that reading (long texts made of test utterances).
   ``--train`` and ``--test`` may name the same file when splits select the records; without
   split options, the whole ``--train`` file trains and the whole ``--test`` file tests.
 - ``slots --data F --map MAP.yaml [--ref ISO] [--tz ZONE]``: precision/recall/F1 per hermesd
@@ -74,7 +76,7 @@ def cmd_intents(a: argparse.Namespace) -> dict[str, Any]:
         train = [r for r in train if id(r) not in test_ids]
     t0 = time.perf_counter()
     model = train_cached([(r["text"], r[a.label_field]) for r in train], a.cache_dir,
-                         oos_label=a.oos_label, epochs=a.epochs)
+                         oos_label=a.oos_label, epochs=a.epochs, oos_prior=a.oos_prior)
     train_s = time.perf_counter() - t0
     rec = IntentRecognizer([IntentSpec(c) for c in model.classes], model)
     lat: list[float] = []
@@ -83,9 +85,7 @@ def cmd_intents(a: argparse.Namespace) -> dict[str, Any]:
     first: list[str | None] = []  # top-1 with no out-of-scope rejection (closed-set accuracy)
     for r in test:
         t1 = time.perf_counter_ns()
-        text = normalize(r["text"]).text
-        ranked = rec.score(text, top_k=2)
-        top, oos, _ = rec.decide(ranked)
+        ranked, top, oos = _read_intent(rec, r["text"], a.clauses)
         lat.append((time.perf_counter_ns() - t1) / 1000)
         gold.append(r[a.label_field])
         pred.append(a.oos_label if oos else top)
@@ -100,7 +100,7 @@ def cmd_intents(a: argparse.Namespace) -> dict[str, Any]:
         fp = sum(1 for g, p in zip(gold, pred) if g != c and p == c)
         fn = sum(1 for g, p in zip(gold, pred) if g == c and p != c)
         f1s.append(2 * tp / (2 * tp + fp + fn) if tp else 0.0)
-    return {
+    out = {
         "n_train": len(train), "n": len(test), "n_in_scope": len(ins), "n_oos": len(oos),
         "in_scope_accuracy": round(sum(g == p for g, p in ins) / len(ins), 4) if ins else None,
         "closed_set_accuracy": round(sum(g == f for g, f in zip(gold, first) if g != oos_l) / len(ins), 4) if ins else None,
@@ -111,6 +111,57 @@ def cmd_intents(a: argparse.Namespace) -> dict[str, Any]:
         "p50_us": round(_pct(lat, 0.5), 1), "p99_us": round(_pct(lat, 0.99), 1),
         "train_s": round(train_s, 2),
     }
+    if a.long:
+        out["long"] = _long_check(rec, test, a)
+    return out
+
+
+def _read_intent(rec: IntentRecognizer, text: str, clauses: bool) -> tuple[list[Any], str | None, bool]:
+    """(scorer ranking, top intent, out of scope) as :func:`~.parser.parse` decides without templates."""
+    norm = normalize(text).text
+    ranked = rec.score(norm, top_k=5)
+    top, oos, _ = rec.decide(ranked)
+    if oos and clauses:  # a long utterance out of scope as a whole: its last clause, as parse() reads it
+        reading = rec.rank_clauses(norm, (), ranked)
+        if reading is not None:
+            top, oos, _ = rec.decide(list(reading.ranked))
+    return ranked, top, oos
+
+
+_JOINERS = (", ", ", and ", ", so ", ". ", ", but ")
+
+
+def _long_check(rec: IntentRecognizer, test: list[dict[str, Any]], a: argparse.Namespace) -> dict[str, Any]:
+    """Synthetic long utterances from the test split (seeded): ``n`` joins of 2–3 out-of-scope test
+    utterances, and ``n`` in-scope test utterances with 1–2 out-of-scope ones before (3 in 4) or after.
+
+    :return: per reading (``whole``: the whole utterance only; ``clauses``: with the last-clause
+        reading) the share of long out-of-scope texts taken as an intent and of long in-scope texts
+        read right.
+    """
+    import random
+
+    rng = random.Random(a.long_seed)
+    oos_texts = [r["text"] for r in test if r[a.label_field] == a.oos_label]
+    ins = [(r["text"], r[a.label_field]) for r in test if r[a.label_field] != a.oos_label]
+    if len(oos_texts) < 3 or not ins:
+        return {"error": "the test split needs 3 out-of-scope and 1 in-scope utterance"}
+    join = lambda parts: rng.choice(_JOINERS).join(parts)  # noqa: E731
+    long_oos = [join(rng.sample(oos_texts, rng.choice((2, 3)))) for _ in range(a.long)]
+    long_in = []
+    for _ in range(a.long):
+        t, y = rng.choice(ins)
+        noise = join(rng.sample(oos_texts, rng.choice((1, 2))))
+        long_in.append((join([noise, t]) if rng.random() < 0.75 else join([t, noise]), y))
+    out: dict[str, Any] = {"n": a.long, "seed": a.long_seed}
+    for name, clauses in (("whole", False), ("clauses", True)):
+        taken = sum(not _read_intent(rec, t, clauses)[2] for t in long_oos)
+        right = 0
+        for t, y in long_in:
+            _, top, oos = _read_intent(rec, t, clauses)
+            right += not oos and top == y
+        out[name] = {"long_oos_taken": round(taken / a.long, 4), "long_in_scope_accuracy": round(right / a.long, 4)}
+    return out
 
 
 def _spans(rec: dict[str, Any]) -> Iterable[dict[str, Any]]:
@@ -190,7 +241,15 @@ def main(argv: list[str] | None = None) -> int:
     pi.add_argument("--label-field", default="intent")
     pi.add_argument("--lang", choices=["zh", "en"])
     pi.add_argument("--epochs", type=int, default=10)
+    pi.add_argument("--oos-prior", type=float, default=0.05,
+                    help="share of out-of-scope utterances the threshold calibration assumes (train())")
     pi.add_argument("--cache-dir", default=None, help="cache trained models here (content-hash keyed)")
+    pi.add_argument("--no-clauses", dest="clauses", action="store_false",
+                    help="do not read a long out-of-scope utterance's last clause (parse() does)")
+    pi.add_argument("--long", type=int, default=0, metavar="N",
+                    help="also build N long out-of-scope and N long in-scope utterances from the test split "
+                         "and report how the whole-utterance and the last-clause readings take them")
+    pi.add_argument("--long-seed", type=int, default=7)
     ps = sub.add_parser("slots")
     ps.add_argument("--data", required=True)
     ps.add_argument("--map", required=True)

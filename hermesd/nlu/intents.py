@@ -11,6 +11,12 @@ Order of matching (:meth:`IntentRecognizer.rank`):
    scores an utterance in tens to hundreds of microseconds.
 3. **Keywords**: the fallback when the parse is over budget (``degraded``).
 
+Long utterances: one of at least :data:`LONG_MIN_WORDS` words that is out of scope as a whole
+("so I was wondering, since the device has been slow …, whether you could tell me how much
+disk space is left") gets a second reading (:meth:`IntentRecognizer.rank_clauses`): its last
+clause that asks for something, ranked like an utterance of its own, decides when it is a
+template hit or confirms the in-scope intent the whole utterance already scored at the threshold.
+
 Out of scope: the top score must reach ``threshold``, calibrated at training
 time on a held-out slice of the training data (never on test data): with
 out-of-scope training examples it maximises in-scope accuracy + OOS recall;
@@ -39,7 +45,8 @@ import orjson
 from .features import raw_features, tfidf_vector
 from .normalize import normalize
 
-__all__ = ["IntentMatch", "IntentModel", "IntentRecognizer", "IntentSpec", "train", "train_cached"]
+__all__ = ["ClauseReading", "IntentMatch", "IntentModel", "IntentRecognizer", "IntentSpec", "LONG_MIN_WORDS",
+           "clause_spans", "train", "train_cached"]
 
 MODEL_VERSION = 5
 
@@ -288,9 +295,22 @@ def train_cached(examples: Sequence[tuple[str, str]], cache_dir: Path | str | No
 
 # ---- templates and keywords ------------------------------------------------------------------
 _SLOT = re.compile(r"\{(\w+)\}")
-_POLITE_HEAD = r"(?:请|麻烦|麻烦你|帮我|帮忙|你能|能不能|可以|please|can you|could you|would you|will you|i want to|i'd like to|i would like to)?"
-_POLITE_TAIL = r"(?:一下|吧|好吗|可以吗|行吗|谢谢|please|thanks|thank you|for me|now)*"
 _STRIP = re.compile(r"[\s,.!?;:'\"~，。！？；：、]+")
+#: words around a template that do not change the request ("请帮我…", "could you please …", "…一下吧");
+#: matched on the stripped text, so they are stripped the same way (no spaces, no apostrophes)
+_POLITE_HEAD_WORDS = ("请", "麻烦", "麻烦你", "帮我", "帮忙", "你能", "能不能", "可以", "我要", "我想", "我需要",
+                      "please", "can you", "could you", "would you", "will you", "i want to", "i'd like to",
+                      "i would like to", "i need to")
+_POLITE_TAIL_WORDS = ("一下", "吧", "好吗", "可以吗", "行吗", "谢谢", "please", "thanks", "thank you", "for me", "now")
+
+
+def _alternatives(words: Sequence[str]) -> str:
+    alts = sorted({_STRIP.sub("", w) for w in words}, key=lambda w: (-len(w), w))
+    return "(?:" + "|".join(map(re.escape, alts)) + ")*"
+
+
+_POLITE_HEAD = _alternatives(_POLITE_HEAD_WORDS)
+_POLITE_TAIL = _alternatives(_POLITE_TAIL_WORDS)
 
 
 def _compile_template(tpl: str, slots: Mapping[str, str]) -> tuple[re.Pattern[str], list[str]]:
@@ -305,6 +325,73 @@ def _compile_template(tpl: str, slots: Mapping[str, str]) -> tuple[re.Pattern[st
         pos = m.end()
     parts.append(re.escape(_STRIP.sub("", normalize(tpl[pos:]).text)))
     return re.compile("^" + _POLITE_HEAD + "".join(parts) + _POLITE_TAIL + "$"), names
+
+
+# ---- long utterances: clause by clause ------------------------------------------------------
+#: an utterance at least this long (words; a CJK character counts half a word) that is out of scope
+#: as a whole is read clause by clause
+LONG_MIN_WORDS = 10
+#: a clause shorter than this (same units) is not read on its own ("so", "嗯")
+_CLAUSE_MIN_WORDS = 1.5
+_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?|[\u3400-\u4dbf\u4e00-\u9fff]")
+#: clause boundaries: punctuation (a "." or ":" inside a number or a time is not one)
+_CLAUSE_BREAK = re.compile(r"[,;!?~]+|[.:](?!\d)")
+#: words that open a new clause; the opener stays with the clause it opens
+_CLAUSE_OPENER = re.compile(
+    r"(?<![a-z'])(?:but|so|whether|because|anyway|and then|then|if you could|could you|can you|would you|please)(?![a-z'])"
+    r"|但是|不过|所以|然后|能不能|可不可以|麻烦你|请问|你能")
+#: a clause that only thanks or pleases ("thank you", "谢谢你啊") is not the request
+_COURTESY = re.compile("(?:" + "|".join(re.escape(_STRIP.sub("", w)) for w in (
+    "谢谢", "谢谢你", "多谢", "辛苦了", "辛苦", "麻烦了", "thanks", "thank you", "cheers", "please")) + ")+[啊呀了啦哈]*")
+#: a negated clause asks for nothing ("不要把这件事记成待办", "there is no need to remind me")
+_NEGATED = re.compile(
+    r"(?<![a-z'])(?:not|never|no need|no longer|don't|dont|do not|doesn't|didn't|won't|shouldn't|without)(?![a-z'])|n't(?![a-z])"
+    r"|不要|不用|无需|不必|没必要|不需要|不想|先不|(?<![特区识级类性分告个])别(?![的人处])")
+
+
+def _words(text: str) -> float:
+    return sum(0.5 if not t[0].isascii() else 1.0 for t in _WORD.findall(text))
+
+
+def clause_spans(text: str, keep: Sequence[tuple[int, int]] = ()) -> list[tuple[int, int]]:
+    """Half-open spans of the clauses of a normalised text, in order, stripped of spaces.
+
+    Clauses end at punctuation and before an opener ("but", "whether", "could you", 但是, 所以,
+    能不能, …); a boundary inside a ``keep`` span (an entity: "Mr. Smith", "10:30") is no boundary.
+    """
+    def inside(i: int) -> bool:
+        return any(a < i < b for a, b in keep)
+
+    gaps: list[tuple[int, int]] = [(m.start(), m.end()) for m in _CLAUSE_BREAK.finditer(text)
+                                   if not inside(m.start())]
+    gaps += [(m.start(), m.start()) for m in _CLAUSE_OPENER.finditer(text) if m.start() and not inside(m.start())]
+    out: list[tuple[int, int]] = []
+    pos = 0
+    for a, b in sorted(gaps) + [(len(text), len(text))]:
+        if a < pos:
+            pos = max(pos, b)
+            continue
+        lo, hi = pos, a
+        while lo < hi and text[lo].isspace():
+            lo += 1
+        while hi > lo and text[hi - 1].isspace():
+            hi -= 1
+        if lo < hi:
+            out.append((lo, hi))
+        pos = b
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class ClauseReading:
+    """The in-scope reading of one clause of a long utterance.
+
+    :param span: the clause, a half-open span of the normalised text. :param ranked: its ranking
+        (templates, then the scorer), best first; template slots index the entities passed in.
+    """
+
+    span: tuple[int, int]
+    ranked: tuple[IntentMatch, ...]
 
 
 @dataclass(slots=True)
@@ -369,6 +456,56 @@ class IntentRecognizer:
                 out.append(IntentMatch(name, min(1.0, hit / 2), "keyword"))
         out.sort(key=lambda m: -m.score)
         return out[:top_k]
+
+    def rank_clauses(self, text: str, spans: Sequence[tuple[int, int, str]] = (),
+                     whole: Sequence[IntentMatch] = ()) -> ClauseReading | None:
+        """The reading of the last clause of a long utterance that is out of scope as a whole.
+
+        People put the request last after a ramble ("so I was wondering, since …, whether you
+        could tell me how much disk space is left"). The last clause that asks for something (not
+        negated, not only "thanks") is ranked like an utterance of its own; its reading is taken
+        when it is a template hit, or when its scorer top is in scope by :meth:`decide` *and* is the
+        in-scope intent the whole utterance leaned to with a score at the threshold (the whole was
+        rejected only because the out-of-scope class scored higher) and beats the out-of-scope class
+        on the clause by at least the threshold. Anything else stays out of scope: a long utterance is
+        never taken when its last clause, said alone, would not be.
+
+        :param text: the normalised utterance. :param spans: its entities ``(start, end, type)`` in
+            the normalised text, in order (templates are matched on the clause's delexicalised text;
+            slots index these entities). :param whole: the whole utterance's ranking.
+        :return: None when the text is shorter than :data:`LONG_MIN_WORDS`, has a single clause, or
+            its last clause does not qualify.
+        """
+        if self.model is None or _words(text) < LONG_MIN_WORDS:
+            return None
+        clauses = clause_spans(text, [(a, b) for a, b, _ in spans])
+        asks = [(lo, hi) for lo, hi in clauses if _words(text[lo:hi]) >= _CLAUSE_MIN_WORDS
+                and not _NEGATED.search(text[lo:hi]) and not _COURTESY.fullmatch(_STRIP.sub("", text[lo:hi]))]
+        if len(clauses) < 2 or not asks:
+            return None
+        lo, hi = asks[-1]
+        part = text[lo:hi]
+        idx = [i for i, (a, b, _) in enumerate(spans) if lo <= a and b <= hi]
+        delex, pos = [], 0
+        for i in idx:
+            a, b, typ = spans[i]
+            delex.append(part[pos:a - lo] + "{" + typ + "}")
+            pos = b - lo
+        delex.append(part[pos:])
+        ranked = [IntentMatch(m.intent, m.score, m.source, {k: idx[j] for k, j in m.slots.items()})
+                  for m in self.match_templates("".join(delex), [spans[i][2] for i in idx])]
+        if not ranked:
+            model = self.model
+            scores = model.scores(part)
+            ranked = [IntentMatch(c, x, "scorer") for c, x in sorted(scores.items(), key=lambda kv: -kv[1])[:5]]
+            top, oos, _ = self.decide(ranked)
+            lean = next((m for m in whole if m.source == "scorer" and m.intent != model.oos_label), None)
+            if oos or lean is None or lean.intent != top or lean.score < model.threshold:
+                return None
+            # and the clause is clearly not out of scope: it beats the out-of-scope class by a threshold
+            if model.oos_label and ranked[0].score - scores.get(model.oos_label, 0.0) < model.threshold:
+                return None
+        return ClauseReading((lo, hi), tuple(ranked))
 
     def decide(self, ranked: Sequence[IntentMatch]) -> tuple[str | None, bool, bool]:
         """(top intent or None when out of scope, out_of_scope, ambiguous) for a ranking."""

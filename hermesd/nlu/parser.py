@@ -1,7 +1,9 @@
 """The NLU entry point: :func:`parse` (pure; the clock and the timer are passed in).
 
 normalise → time expressions → entities → utterance kind → intents (templates,
-then the scorer; over ``budget_ms`` the keyword path, marked ``degraded``).
+then the scorer; over ``budget_ms`` the keyword path, marked ``degraded``). A long
+utterance that is out of scope as a whole is read clause by clause
+(:meth:`~.intents.IntentRecognizer.rank_clauses`): the clause that decided is ``clause``.
 """
 
 from __future__ import annotations
@@ -37,6 +39,9 @@ class ParseResult:
     :param intents: ranking, best first (templates, then scorer or keywords).
     :param degraded: the budget ran out and the keyword path decided the intent.
     :param elapsed_us: time the parse took, from the timer passed in.
+    :param clause: for a long utterance out of scope as a whole, the span (original text) of the
+        clause whose reading is ``intents``; None when the whole utterance was read. Entities and
+        times are still the whole utterance's.
     """
 
     text: str
@@ -51,6 +56,7 @@ class ParseResult:
     times: tuple[TimeExpr, ...]
     degraded: bool
     elapsed_us: float
+    clause: tuple[int, int] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""
@@ -58,7 +64,8 @@ class ParseResult:
                 "intent": self.intent, "intents": [m.to_dict() for m in self.intents],
                 "out_of_scope": self.out_of_scope, "ambiguous": self.ambiguous,
                 "entities": [e.to_dict() for e in self.entities], "times": [t.to_dict() for t in self.times],
-                "degraded": self.degraded, "elapsed_us": round(self.elapsed_us, 1)}
+                "degraded": self.degraded, "elapsed_us": round(self.elapsed_us, 1),
+                "clause": list(self.clause) if self.clause else None}
 
 
 @dataclass(slots=True)
@@ -133,5 +140,12 @@ def parse(text: str, *, ref: datetime, tz: ZoneInfo | str, engine: NluEngine, bu
         top, oos, amb = ranked[0].intent, False, len(ranked) > 1 and ranked[1].score == ranked[0].score
     else:
         top, oos, amb = rec.decide(ranked)
+    clause = None
+    if oos and not degraded and timer() <= deadline:
+        reading = rec.rank_clauses(norm.text, nspans, ranked)
+        if reading is not None:
+            ranked = list(reading.ranked)
+            top, oos, amb = rec.decide(ranked)
+            clause = norm.span(*reading.span)
     return ParseResult(text, norm.text, lang, kind, top, tuple(ranked), oos, amb, entities, times, degraded,
-                       (timer() - t0) * 1e6)
+                       (timer() - t0) * 1e6, clause)

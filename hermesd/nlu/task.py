@@ -6,7 +6,9 @@ removes, from the original text:
 1. the request words (triggers): 提醒我 / 记得提醒我 / 别忘了提醒我 / 帮我设个提醒 / 到时候叫我 /
    别让我忘了, "remind me", "set a reminder", "don't let me forget" — every occurrence. Only
    when none is present, the first weaker one (叫我, 记得, 别忘了, "remember", "ping me"): those
-   are ordinary words inside a task ("提醒我叫我妈回电话" keeps its 叫我);
+   are ordinary words inside a task ("提醒我叫我妈回电话" keeps its 叫我) — unless one leads the
+   request, with only a time phrase or an opener before it ("别忘了下周一早上八点提醒我去银行":
+   its 别忘了 is part of the request);
 2. every time expression (the spans :func:`~hermesd.nlu.temporal.parse_times` found), with the
    words that only join it to the sentence: before it 在 / 于 / on / at / in / by / for / around /
    before / until; after it 的时候 / 时 / 之前 / 以前 / 的;
@@ -66,6 +68,7 @@ _BEFORE_TIME = re.compile(rf"(?:(?:在|于|於)\s*|{_B}(?:on|at|in|by|for|around
 _AFTER_TIME = re.compile(r"\s*(?:的时候|时候|的時候|之前|以前|时|時|的)")
 
 _PUNCT = r"[\s,.;:!?~\-\"'()\[\]<>/|*]"
+_PUNCT_CH = re.compile(_PUNCT)
 _LEAD = re.compile(rf"^(?:{_PUNCT}+|(?:to|that|about|of|for|and|then|so){_E}|要(?=.)|记得|記得|一下)")
 _OPENER = re.compile(rf"^(?:{_PUNCT}+|请你?|請你?|麻烦你?|麻煩你?|帮我|幫我|能不能|可以|"
                      rf"(?:please|pls|kindly|hey|hi|ok|okay|can\s+you|could\s+you|would\s+you|will\s+you){_E})")
@@ -108,6 +111,11 @@ def strip_request(text: str | Normalized, time_spans: Iterable[tuple[int, int]] 
     strong = list(_STRONG.finditer(t))
     for m in strong or list(_WEAK.finditer(t))[:1]:
         drop(*m.span())
+    if strong:  # a weak trigger that leads the request belongs to it ("别忘了{time}提醒我…")
+        for m in _WEAK.finditer(t):
+            if m.start() >= strong[0].start() or not all(not keep[i] or _PUNCT_CH.match(t[i]) for i in range(m.start())):
+                break
+            drop(*m.span())
     kept = [i for i in range(len(t)) if keep[i]]
     kept = _trim(t, kept)
     if not kept:

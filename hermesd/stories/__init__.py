@@ -17,6 +17,7 @@ A file holds a list of stories (or one story as a mapping)::
       covers: [deny, polite_opener]  # optional tags: the classes of behaviour it is written for
       setup:
         documents: [报价单Q-2024-061.pdf]       # or {name: content}; created in <state_dir>/documents
+        clear_reminders: true                  # optional: the user's pending reminders cancelled first
       turns:
         - user: 把报价单发给李经理
           state: CONFIRMING
@@ -48,7 +49,17 @@ How it is played (all optional):
 - ``restart: true``: restart the daemon first (``--restart-cmd``; otherwise the story is skipped, saying so).
 - ``message_id: ID``: sent as the message id (a repeated id must return the stored reply).
 
-A story with a ``wait`` or ``restart`` turn, or ``exclusive: true``, is played alone after the others.
+A story with a ``wait`` or ``restart`` turn, ``setup: {clear_reminders: true}`` or ``exclusive: true``
+is played alone after the others.
+
+Setup (all optional):
+
+- ``documents``: files every story of the run can use (one documents folder serves the run, so
+  files must agree on a name's content).
+- ``clear_reminders: true``: before the first turn, every pending reminder of the invoking user is
+  cancelled through ``tools.call`` of the ``reminder`` tool (listed, then cancelled by id). Every
+  story shares that user's reminders; a story that checks what a list shows uses this, and being
+  exclusive, no other story adds reminders while it plays.
 
 What the reply must show (all optional; lists of allowed values are any-of):
 

@@ -24,7 +24,7 @@ from .model import Expect, Story, Turn, When
 __all__ = ["StoryError", "discover", "load_file", "load_paths", "load_text"]
 
 _STORY_KEYS = ("name", "description", "locale", "tz", "at", "setup", "exclusive", "covers", "turns")
-_SETUP_KEYS = ("documents",)
+_SETUP_KEYS = ("documents", "clear_reminders")
 _INPUT_KEYS = ("user", "answer")
 _PLAY_KEYS = ("at", "session", "new_session", "wait", "restart", "message_id")
 _EXPECT_KEYS = ("intent", "rule", "path", "state", "tools", "not_tools", "reply_contains", "reply_contains_any",
@@ -284,11 +284,19 @@ def _turn(ctx: _Ctx, t: Any, line: int) -> Turn | None:
     return Turn(**kw)
 
 
-def _documents(ctx: _Ctx, setup: Any, line: int) -> tuple[tuple[str, str], ...]:
+def _setup(ctx: _Ctx, setup: Any, line: int) -> dict[str, Any]:
+    """``setup:`` → the Story fields it sets (``documents``, ``clear_reminders``)."""
     if not isinstance(setup, dict):
-        ctx.bad(line, f"setup: expected a mapping (documents: …), got {setup!r}")
-        return ()
+        ctx.bad(line, f"setup: expected a mapping (documents: …, clear_reminders: true), got {setup!r}")
+        return {}
     _unknown(ctx, setup, _SETUP_KEYS, "setup")
+    out: dict[str, Any] = {"documents": _documents(ctx, setup)}
+    if "clear_reminders" in setup and (v := _bool(ctx, setup, "clear_reminders")) is not None:
+        out["clear_reminders"] = v
+    return out
+
+
+def _documents(ctx: _Ctx, setup: _Map) -> tuple[tuple[str, str], ...]:
     docs = setup.get("documents", [])
     if isinstance(docs, list) and all(isinstance(d, str) for d in docs):
         pairs = [(d, _DEFAULT_CONTENT) for d in docs]
@@ -325,7 +333,7 @@ def _story(ctx: _Ctx, s: Any, line: int) -> Story | None:
     if "at" in s and (clock := _instant(ctx, _line(s, "at"), s["at"], "at")) is not None:
         kw["clock"] = clock
     if "setup" in s:
-        kw["documents"] = _documents(ctx, s["setup"], _line(s, "setup"))
+        kw.update(_setup(ctx, s["setup"], _line(s, "setup")))
     if "exclusive" in s and (v := _bool(ctx, s, "exclusive")) is not None:
         kw["exclusive"] = v
     if "covers" in s:
@@ -337,7 +345,7 @@ def _story(ctx: _Ctx, s: Any, line: int) -> Story | None:
     lines = getattr(turns_raw, "item_lines", [line] * len(turns_raw))
     turns = [_turn(ctx, t, ln) for t, ln in zip(turns_raw, lines)]
     kw["turns"] = tuple(t for t in turns if t is not None)
-    if any(t.wait_s or t.wait_timeout or t.restart for t in kw["turns"]):
+    if kw.get("clear_reminders") or any(t.wait_s or t.wait_timeout or t.restart for t in kw["turns"]):
         kw["exclusive"] = True
     return Story(**kw)
 

@@ -131,7 +131,10 @@ class Story:
     :param tz: IANA zone passed to ``session.open``. :param clock: the first turn's time.
     :param documents: file name → content, created in the daemon's documents folder before any
         story is played (one folder for the whole run, so every story sees the same files).
-    :param exclusive: played alone, after the concurrent ones (implied by a wait or a restart).
+    :param clear_reminders: before the first turn, cancel every pending reminder of the invoking user
+        (``reminder`` tool through ``tools.call``), so a list shows only the story's own reminders.
+    :param exclusive: played alone, after the concurrent ones (implied by a wait, a restart or
+        ``clear_reminders``).
     :param covers: the classes of behaviour the story is written for (free tags, reported).
     """
 
@@ -144,6 +147,7 @@ class Story:
     tz: str | None = None
     clock: datetime = DEFAULT_CLOCK
     documents: tuple[tuple[str, str], ...] = ()
+    clear_reminders: bool = False
     exclusive: bool = False
     covers: tuple[str, ...] = ()
 

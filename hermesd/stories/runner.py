@@ -12,7 +12,9 @@ from ``admin.status``, or the folder given), all with the same modification time
 the document tools list them by name. A session opened for a story that is offered
 someone else's unfinished work (``offer``) declines it in a throwaway session and
 opens a clean one, unless the turn expects the offer. Sessions a story opened are
-closed when it ends.
+closed when it ends. A story with ``setup: {clear_reminders: true}`` first cancels every
+pending reminder of the user (:func:`clear_reminders`); it is exclusive, so no other story's
+reminders appear in its lists.
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ from .checks import check
 from .coverage import Facts, Universe, default_universe, facts
 from .model import DEFAULT_CLOCK, Story, Turn
 
-__all__ = ["RunResult", "StoryResult", "TurnResult", "gather_universe", "run_stories", "write_documents"]
+__all__ = ["RunResult", "SetupFailed", "StoryResult", "TurnResult", "clear_reminders", "gather_universe",
+           "run_stories", "write_documents"]
 
 Connect = Callable[[], Awaitable[AsyncClient]]
 Restart = Callable[[], Awaitable[None]]
@@ -157,6 +160,66 @@ def write_documents(folder: Path, documents: dict[str, str]) -> None:
         os.utime(path, (DOCUMENTS_MTIME_S, DOCUMENTS_MTIME_S))
 
 
+class SetupFailed(Exception):
+    """A story's setup could not be done (the story fails, saying why)."""
+
+
+#: the shipped reminder tool, as ``tools.call`` names it
+REMINDER_TOOL = "reminder"
+
+
+class _ToolError(Exception):
+    """``tools.call`` answered with the tool's own failure (``isError``): its stable code and sentence."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code, self.message = code, message
+
+
+async def _reminder(client: AsyncClient, arguments: dict[str, Any]) -> dict[str, Any]:
+    """The reminder tool's structured output. :raises SetupFailed: the call failed; :raises _ToolError:
+    the tool did."""
+    what = f"tools.call {REMINDER_TOOL} {arguments['action']}"
+    try:
+        res = await _call(client, "tools.call", {"name": REMINDER_TOOL, "arguments": arguments})
+    except HermesError as exc:
+        raise SetupFailed(f"{what}: {exc.code}: {exc.message}") from None
+    out = res.get("structuredContent") if isinstance(res, dict) else None
+    if not isinstance(out, dict):
+        raise SetupFailed(f"{what}: no structured result")
+    if res.get("isError"):
+        err = out.get("error") or {}
+        raise _ToolError(str(err.get("code", "")), str(err.get("message", "")))
+    return out
+
+
+async def clear_reminders(client: AsyncClient) -> int:
+    """Cancel every pending reminder of the invoking user through ``tools.call`` of the reminder tool.
+
+    Lists the pending reminders (``action: list``), then cancels each by id; one that went off or
+    was cancelled in between (``NOT_FOUND``) is no longer pending, which is what was wanted.
+
+    :return: how many were cancelled.
+    :raises SetupFailed: the tool cannot be called, fails, or lists a reminder without an id.
+    """
+    try:
+        listed = await _reminder(client, {"action": "list"})
+    except _ToolError as exc:
+        raise SetupFailed(f"tools.call {REMINDER_TOOL} list: {exc}") from None
+    ids = [r.get("id") for r in listed.get("reminders") or () if isinstance(r, dict)]
+    if not all(isinstance(i, str) and i for i in ids):
+        raise SetupFailed(f"tools.call {REMINDER_TOOL} list: a reminder without an id: {listed!r:.200}")
+    cancelled = 0
+    for rid in ids:
+        try:
+            await _reminder(client, {"action": "cancel", "id": rid})
+            cancelled += 1
+        except _ToolError as exc:
+            if exc.code != "NOT_FOUND":
+                raise SetupFailed(f"tools.call {REMINDER_TOOL} cancel {rid}: {exc}") from None
+    return cancelled
+
+
 def _intent_names(files: Iterable[str]) -> list[str]:
     import yaml
 
@@ -236,6 +299,8 @@ class _Player:
         t0 = time.perf_counter()
         result = StoryResult(self.story)
         try:
+            if self.story.clear_reminders:
+                await clear_reminders(self.client)
             for i, turn in enumerate(self.story.turns, 1):
                 tr = await self._turn(i, turn)
                 result.turns.append(tr)
@@ -244,6 +309,8 @@ class _Player:
         except _NotPlayable as exc:
             if result.status != "fail":
                 result.status, result.reason = "skip", f"turn {len(result.turns) + 1}: {exc}"
+        except SetupFailed as exc:
+            result.status, result.reason = "fail", f"setup: clear_reminders: {exc}"
         except Exception as exc:  # a broken connection, a restart that failed: the story fails, the run goes on
             result.status = "fail"
             result.reason = f"turn {len(result.turns) + 1}: {type(exc).__name__}: {exc}"

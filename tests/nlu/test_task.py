@@ -35,6 +35,10 @@ CASES = [
     ("提醒我明天的时候带伞", "带伞"),
     ("于下周三提醒我体检", "体检"),
     ("提醒我给Tom发邮件", "给Tom发邮件"),
+    # a weak trigger that leads the request, the time phrase between it and the strong one
+    ("别忘了下周一早上八点提醒我去银行办公积金", "去银行办公积金"),
+    ("记得明天上午提醒我给供应商打电话", "给供应商打电话"),
+    ("提醒我明天记得带伞", "带伞"),
     # zh Traditional and full-width: matched on the normalised text, cut from the original
     ("提醒我後天上午給王會計回電話", "給王會計回電話"),
     ("別讓我忘了明天交報告", "交報告"),
@@ -57,6 +61,7 @@ CASES = [
     ("Please remind me to Call Mom at 6pm, thanks", "Call Mom"),
     ("can you remind me tomorrow that the rent is due", "the rent is due"),
     ("Remind me at 9:30 to email Dr. Chen", "email Dr. Chen"),
+    ("tomorrow at 9 remember to remind me to water the plants", "water the plants"),
     ("remind me by Friday to file the TPS report", "file the TPS report"),
     ("Reminder: pick up the kids at 4pm", "pick up the kids"),
     ("ｒｅｍｉｎｄ ｍｅ ｔｏ ｃａｌｌ Ｍｏｍ ｔｏｍｏｒｒｏｗ", "ｃａｌｌ Ｍｏｍ"),

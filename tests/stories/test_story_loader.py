@@ -155,6 +155,19 @@ def test_a_restart_makes_a_story_exclusive():
     assert s.exclusive and s.needs_restart
 
 
+def test_clear_reminders_is_a_setup_that_makes_a_story_exclusive():
+    (s,) = load_text("- name: r\n  setup: {clear_reminders: true}\n  turns: [{user: hi}]\n", "r.yaml")
+    assert s.clear_reminders and s.exclusive and s.documents == ()
+    (s,) = load_text("- name: r\n  setup: {documents: [a.pdf], clear_reminders: false}\n  turns: [{user: hi}]\n")
+    assert not s.clear_reminders and not s.exclusive and [n for n, _ in s.documents] == ["a.pdf"]
+    (s,) = load_text("- name: r\n  turns: [{user: hi}]\n")
+    assert not s.clear_reminders
+    assert _problems("- name: r\n  setup: {clear_reminders: yes}\n  turns: [{user: hi}]\n") == [
+        "bad.yaml:2: clear_reminders: expected true or false, got 'yes'"]
+    assert "bad.yaml:2: unknown setup key 'clear_reminder'; did you mean 'clear_reminders'?" in _problems(
+        "- name: r\n  setup: {clear_reminder: true}\n  turns: [{user: hi}]\n")
+
+
 # --------------------------------------------------------------------------- the shipped stories
 
 #: the classes of issue 11 §2–§5 and "Bad input" every language must have a story for
