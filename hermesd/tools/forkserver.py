@@ -248,6 +248,7 @@ class Server:
     def setup(self, init: dict) -> None:
         self.init = init
         self.pid = os.getpid()
+        self.daemon_pid = os.getppid()
         _prctl(PR_SET_CHILD_SUBREAPER, 1)
         # the real folder: a symlinked tool folder may sit under a folder the worker user cannot enter
         self.tools = {name: os.path.realpath(path) for name, path in init.get("tools", {}).items()}
@@ -352,7 +353,10 @@ class Server:
             sandbox.unveil_paths(self.unveil)
         groups = [int(g) for g in (spec or {}).get("groups", [])] if self.worker_uid is not None else []
         report["privileges"] = sandbox.drop_privileges(self.worker_uid, self.worker_gid, groups)
-        report["privileges"]["seccomp"] = sandbox.deny_metadata_changes()
+        # without Landlock's signal scope a worker that shares the daemon's uid could kill it
+        scoped = mode == "landlock" and self.abi >= 6
+        protect = [] if scoped else [p for p in (self.daemon_pid, self.pid) if p > 1]
+        report["privileges"]["seccomp"] = sandbox.deny_metadata_changes(protect)
         if mode == "landlock" and (spec is not None or probe):
             report["landlock"] = sandbox.apply_landlock(self._rules(spec, tmp), abi=self.abi,
                                                         connect_ports=(spec or {}).get("connect", []))

@@ -348,8 +348,16 @@ class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_SockFilter))]
 
 
-def deny_metadata_changes() -> str:
-    """Install a seccomp filter that makes the chmod/chown/xattr syscalls fail with EPERM.
+#: kill, tkill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo, pidfd_open: the first argument names the target
+SIGNAL_SYSCALLS = {0xC000003E: (62, 200, 234, 129, 297, 434), 0xC00000B7: (129, 130, 131, 138, 240, 434)}
+PIDFD_SEND_SIGNAL = 424  # its target is a descriptor a filter cannot see
+
+
+def deny_metadata_changes(protect_pids: list[int] = ()) -> str:
+    """Install a seccomp filter that makes the chmod/chown/xattr syscalls fail with EPERM, and,
+    given ``protect_pids``, signals to those processes (or to their groups, ``-pid``, or to
+    ``-1``) and ``pidfd_send_signal`` too — for sandboxes without Landlock's signal scope (ABI 6),
+    where a worker sharing the daemon's uid could otherwise kill it.
 
     Syscalls of another ABI (i386 or x32 on x86_64) fail too, so the filter cannot be
     stepped around. Needs no_new_privs (or CAP_SYS_ADMIN). :return: what was installed.
@@ -357,21 +365,40 @@ def deny_metadata_changes() -> str:
     if AUDIT_ARCH is None:
         return f"not installed: no syscall table for {platform.machine()}"
     ld_abs, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06  # BPF_LD|W|ABS, JMP|JEQ|K, JMP|JGE|K, RET|K
-    nrs = METADATA_SYSCALLS[AUDIT_ARCH]
     deny = _SECCOMP_RET_ERRNO | errno.EPERM
-    n = len(nrs)
-    # 0 load arch; 1 arch ok? skip 2; 2 deny; 3 load nr; 4 x32 bit? deny; 5.. one test per syscall; allow; deny
-    prog = [(ld_abs, 0, 0, 4), (jeq, 1, 0, AUDIT_ARCH), (ret, 0, 0, deny), (ld_abs, 0, 0, 0),
-            (jge, n + 1, 0, _X32_SYSCALL_BIT)]
-    for i, nr in enumerate(nrs):
-        prog.append((jeq, n - i, 0, nr))  # from instruction 5+i, the deny return is n-i ahead
-    prog += [(ret, 0, 0, _SECCOMP_RET_ALLOW), (ret, 0, 0, deny)]
-    filters = (_SockFilter * len(prog))(*[_SockFilter(*ins) for ins in prog])
-    fprog = _SockFprog(len(prog), filters)
+    # (code, jump-if-true label or None, k); labels resolved below ("deny", "allow", "check")
+    prog: list[tuple[int, str | None, int]] = [
+        (ld_abs, None, 4), (jeq, "+1", AUDIT_ARCH), (ret, None, deny), (ld_abs, None, 0),
+        (jge, "deny", _X32_SYSCALL_BIT)]
+    prog += [(jeq, "deny", nr) for nr in METADATA_SYSCALLS[AUDIT_ARCH]]
+    values = sorted({v & 0xFFFFFFFF for p in protect_pids if p > 0 for v in (p, -p)} | {0xFFFFFFFF})
+    if protect_pids:
+        prog += [(jeq, "check", nr) for nr in SIGNAL_SYSCALLS[AUDIT_ARCH]]
+        prog.append((jeq, "deny", PIDFD_SEND_SIGNAL))
+    prog.append((ret, "allow", _SECCOMP_RET_ALLOW))
+    if protect_pids:
+        prog.append((ld_abs, "check", 16))  # seccomp_data.args[0], low word (pid_t is an int)
+        prog += [(jeq, "deny", v) for v in values]
+        prog.append((ret, None, _SECCOMP_RET_ALLOW))
+    prog.append((ret, "deny", deny))
+    # an instruction carrying a label that is not a jump defines it: ("allow", "check", "deny")
+    where = {lab: i for i, (code, lab, _) in enumerate(prog) if lab and code != jeq and code != jge}
+    filters = []
+    for i, (code, lab, k) in enumerate(prog):
+        jt = 0
+        if code in (jeq, jge):
+            target = i + 1 + int(lab[1:]) if lab.startswith("+") else where[lab]
+            jt = target - (i + 1)
+            if not 0 <= jt <= 255:
+                raise SandboxError(errno.E2BIG, "seccomp program too long for a jump")
+        filters.append(_SockFilter(code, jt, 0, k))
+    arr = (_SockFilter * len(filters))(*filters)
+    fprog = _SockFprog(len(filters), arr)
     if _libc.prctl(ctypes.c_int(PR_SET_SECCOMP), ctypes.c_ulong(SECCOMP_MODE_FILTER), ctypes.byref(fprog),
                    ctypes.c_ulong(0), ctypes.c_ulong(0)) != 0:
         raise _err("prctl(PR_SET_SECCOMP)")
-    return "chmod, chown, xattr: EPERM"
+    return "chmod, chown, xattr: EPERM" + (f"; signals to pids {sorted(set(protect_pids))}: EPERM"
+                                           if protect_pids else "")
 
 
 # ---- capabilities and identity ---------------------------------------------------------------

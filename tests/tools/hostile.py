@@ -104,4 +104,5 @@ def hostile_tools_dir(root: Path) -> Path:
 if __name__ == "__main__":
     state_dir = Path(sys.argv[1])
     tools = hostile_tools_dir(state_dir.parent)
-    print(json.dumps(asyncio.run(run(state_dir, tools))))
+    extra = {"filesystem_isolation": sys.argv[2]} if len(sys.argv) > 2 else {}
+    print(json.dumps(asyncio.run(run(state_dir, tools, **extra))))

@@ -64,9 +64,10 @@ async def test_hostile_tool_under_a_root_daemon(state_dir, tmp_path):
     _check(report, fork_limit=16 + 4 * 2 + 4 + 1)
 
 
-@LANDLOCK
-def test_hostile_tool_under_an_unprivileged_daemon():
-    """The daemon runs as nobody: it cannot setuid, its workers keep its uid (said in the status)."""
+@pytest.mark.parametrize("isolation", [pytest.param("auto", marks=LANDLOCK), "mountns"])
+def test_hostile_tool_under_an_unprivileged_daemon(isolation):
+    """The daemon runs as nobody: it cannot setuid, its workers keep its uid (said in the status).
+    With ``mountns`` (no Landlock) a seccomp filter keeps them from signalling the daemon."""
     root = Path(tempfile.mkdtemp(prefix="hermesd-unpriv-", dir="/tmp"))
     root.chmod(0o755)
     state = root / "state"
@@ -81,9 +82,9 @@ def test_hostile_tool_under_an_unprivileged_daemon():
             "s.unveil_paths(s.unreachable_roots([p for p, k in s.system_rules() if k == 'rx'], 65534, {65534}));"
             "os.setgroups([]); os.setresgid(65534, 65534, 65534); os.setresuid(65534, 65534, 65534);"
             "os.execv(sys.executable, [sys.executable, *sys.argv[1:]])")
-        cmd = [sys.executable, "-c", wrapper, hostile.__file__, str(state)]
+        cmd = [sys.executable, "-c", wrapper, hostile.__file__, str(state), isolation]
     else:
-        cmd = [sys.executable, hostile.__file__, str(state)]
+        cmd = [sys.executable, hostile.__file__, str(state), isolation]
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=180, cwd="/")
         assert p.returncode == 0, p.stderr[-3000:]
@@ -92,10 +93,13 @@ def test_hostile_tool_under_an_unprivileged_daemon():
         shutil.rmtree(root, ignore_errors=True)
     sb = report["sandbox"]
     assert report["daemon_uid"] != 0 and sb["identity"] == "daemon" and sb["worker_uid"] == report["daemon_uid"]
-    assert "not root" in sb["user_warning"] and sb["filesystem_isolation"] == "landlock"
+    if isolation == "mountns" and sb["filesystem_isolation"] == "none":
+        pytest.skip(f"no private mount namespace for an unprivileged daemon here: {sb['isolation_reason']}")
+    assert "not root" in sb["user_warning"]
+    assert sb["filesystem_isolation"] == ("landlock" if isolation == "auto" else "mountns")
     assert sb["capabilities"] == "none" and sb["no_new_privs"]
     limit = 16 + 1 if sb["nproc_scope"].startswith("worker") else 4096
-    _check(report, fork_limit=limit)
+    _check(report, fork_limit=limit, skeleton=isolation == "mountns")
 
 
 @ROOT_ONLY
@@ -256,3 +260,26 @@ async def test_tool_processes_are_told_from_the_daemons(fixture_service):
     assert sandbox.tool_process(os.getpid()) is False
     assert all(sandbox.tool_process(pid) for pid in svc.pool.worker_pids())
     assert sandbox.tool_process(2 ** 22 + 12345) is None  # no such process: cannot be told
+
+
+@ROOT_ONLY
+async def test_a_group_grant_is_the_workers_only_group(state_dir, tmp_path):
+    import grp
+
+    try:
+        gid = grp.getgrnam("systemd-journal").gr_gid
+    except KeyError:
+        pytest.skip("no systemd-journal group here")
+    tools = tmp_path / "tools"
+    shutil.copytree(FIXTURES / "envdump", tools / "envdump")
+    with open(tools / "envdump" / "tool.yaml", "a") as fh:
+        fh.write("grants: {groups: [systemd-journal]}\n")
+    shutil.copytree(FIXTURES / "echo", tools / "echo")
+    svc = await start_service(tools, state_dir)
+    try:
+        out = (await svc.call("envdump", {"mode": "run"}, role="user"))["output"]
+        assert out["groups"] == [gid] and out["caps"]["CapEff"] == 0 and out["caps"]["CapBnd"] == 0
+        # a tool without the grant has no supplementary group at all
+        assert (await svc.call("echo", {"mode": "run"}, role="user"))["ok"]
+    finally:
+        await svc.stop()
