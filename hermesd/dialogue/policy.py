@@ -133,8 +133,10 @@ class AskAgain:
 
 @dataclass(frozen=True, slots=True)
 class Digress:
-    """A new request while a question is open: handle it, then ask the question again once."""
+    """A new request while a question is open: handle it, then ask the question again once — or, with
+    ``cancel_first`` ("别发了，帮我查一下磁盘": a no, then a request), drop the question and handle it."""
 
+    cancel_first: bool = False
     name = "digress"
 
 
@@ -183,12 +185,12 @@ def _expected(q: OpenQuestion) -> str:
     return "yes_no"
 
 
-def _request(q: OpenQuestion, heard: Heard) -> Decision:
+def _request(q: OpenQuestion, heard: Heard, reading: Reading) -> Decision:
     """A new request while ``q`` is open: a digression, or a replacement of the open plan."""
     if isinstance(q, (Ask, Confirm)) and heard.intent is not None and heard.intent == q.intent \
             and len(heard.slot_values) >= 2:
         return Replace()
-    return Digress()
+    return Digress(cancel_first=reading.cue.startswith("deny+"))
 
 
 def decide(q: OpenQuestion | None, heard: Heard, reading: Reading) -> Decision:
@@ -207,7 +209,7 @@ def decide(q: OpenQuestion | None, heard: Heard, reading: Reading) -> Decision:
             return NothingOpen(act)
         return NewTurn()  # a correction or slot value with nothing open is a request like any other
     if act == "request":
-        return _request(q, heard)
+        return _request(q, heard, reading)
     if act == "smalltalk" and reading.smalltalk:
         return SmallTalk(reading.smalltalk)
     if act == "repeat":

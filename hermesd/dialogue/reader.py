@@ -305,7 +305,9 @@ def _yes_no(q: Confirm | Offer, heard: Heard, sc: Scan, lex: Lexicon) -> Reading
     if act is None and _bare_pick(sc) is not None:  # "1234", "第二个": a number is no yes, no no, no request
         return Reading("unrelated", cue="number:expects-yes-no")
     if _is_request(heard, q.intent, sc, act, lex):
-        return Reading("request", cue=f"request:{heard.intent}")
+        # "别发了，帮我查一下磁盘": a no to the card, then a request of its own
+        neg = act is not None and act[0] in _NEGATIVE
+        return Reading("request", cue=f"{'deny+' if neg else ''}request:{heard.intent}")
     if act is None:
         if heard.intent and not heard.out_of_scope and heard.rest_chars > ANSWER_REST_CHARS:
             return Reading("request", cue=f"request:{heard.intent}")

@@ -328,8 +328,12 @@ class Pipeline:
         elif isinstance(d, dp.NothingOpen):
             self._nothing_open(s, p, d)
         else:  # NewTurn, Digress, Replace
-            digression = isinstance(d, dp.Digress) and q is not None
+            digression = isinstance(d, dp.Digress) and q is not None and not d.cancel_first
             s.pending = None
+            if isinstance(d, dp.Digress) and d.cancel_first:  # a no to the card, then the new request
+                s.slots = {}
+                p.texts.append(catalogue.say("cancelled", lang))
+                p.repairs.append("cancel")
             if digression:
                 p.repairs.append("digression")
             await c.plans.run(s, p, intent=heard.intent, entities=c.grounding.slot_values(heard.intent, entities),
