@@ -385,6 +385,11 @@ class McpServer:
         if name not in tools:
             tools = {t["name"]: t for t in await self.tools()}
         if name not in tools:
+            known = next((t for t in (self._daemon_tools or (0.0, []))[1] if t.get("name") == name), None)
+            if known is not None:  # the daemon has it, but it failed its self-test: not offered, say why
+                why = (known.get("_meta") or {}).get("hermesd/failing_case")
+                return P.call_error("TOOL_UNHEALTHY", f"{name} is out of order: it failed its self-test"
+                                    + (f" ({why})" if why else ""))
             raise P.McpError(P.INVALID_PARAMS, f"Unknown tool: {name}")
         confirm = bool(tools[name].get("_meta", {}).get("hermesd/confirm"))
         if confirm and not self.allow_confirm:

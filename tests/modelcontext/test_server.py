@@ -328,3 +328,34 @@ async def test_list_changed_when_the_pack_changes(tools_daemon):
     finally:
         await legacy.server.close()
         await modern.server.close()
+
+
+async def test_without_a_daemon(short_dir):
+    """The server starts before the daemon does (an MCP host starts it at login): calls say so."""
+    peer = Peer(short_dir / "nothing.sock", "2025-11-25")
+    try:
+        assert (await peer.initialize())["protocolVersion"] == "2025-11-25"
+        err = await peer.error("tools/list")
+        assert err["code"] == P.INTERNAL_ERROR and "not running" in err["message"]
+        turn = await peer.tool("hermesd_turn", {"text": "hi"})
+        assert turn["isError"] and turn["_meta"]["hermesd/code"] == "TOOL_UNAVAILABLE"
+        assert "not reachable" in turn["content"][0]["text"]
+    finally:
+        await peer.server.close()
+
+
+async def test_an_unhealthy_tool_is_not_offered_and_says_why(tools_daemon):
+    d, folder = tools_daemon
+    # a case the handler cannot pass: the next load marks the tool unhealthy
+    (folder / "flag_set" / "test_cases.json").write_text(json.dumps(
+        [{"name": "impossible", "input": {"flag": "a"}, "expect": {"values": {"set": False}}}]))
+    d.call("admin.reload")
+    peer = Peer(d.socket, "2025-11-25")
+    try:
+        await peer.initialize()
+        assert "flag_set" not in {t["name"] for t in await peer.all_tools()}
+        res = await peer.tool("flag_set", {"flag": "a"})
+        assert res["isError"] and res["_meta"]["hermesd/code"] == "TOOL_UNHEALTHY"
+        assert "impossible" in res["content"][0]["text"]
+    finally:
+        await peer.server.close()
