@@ -49,7 +49,7 @@ from ..protocol import Method
 from ..subsystem import DaemonContext, Subsystem
 from .pool import Pool
 from .registry import Registry, Tool
-from .sandbox import LANDLOCK_ABI_NET
+from .sandbox import LANDLOCK_ABI_NET, reachable
 from .settings import ToolsSettings, resolve_tools_dir
 
 if TYPE_CHECKING:
@@ -142,6 +142,7 @@ class ToolsService(Subsystem):
                     tool.health, tool.failing_case = "unhealthy", problem
                     log.error("tool grant refused", extra={"kv": {"tool": tool.name, "reason": problem}})
             self._prepare_dirs(envs, registry)
+            self._warn_unreachable_state(registry)
             for name, err in (ready.get("tools") or {}).items():
                 if err:
                     tool = registry.tools[name]
@@ -180,6 +181,17 @@ class ToolsService(Subsystem):
                                                              or ready.get("filesystem_isolation") != "landlock"):
             log.warning("tool network grants cannot be enforced: Landlock TCP rules need ABI 4",
                         extra={"kv": {"landlock_abi": abi}})
+
+    def _warn_unreachable_state(self, registry: Registry) -> None:
+        """A root daemon's workers reach their folders only if every folder above the state folder
+        lets them pass; the daemon changes modes inside the state folder only, so say it at start."""
+        ids = self._worker_ids()
+        if ids is None or not any(t.descriptor.state or t.descriptor.needs for t in registry.tools.values()):
+            return
+        stop = reachable(str(self.state_dir), ids[0], {ids[1]})
+        if stop is not None and Path(stop).resolve() != self.state_dir.resolve():
+            log.warning("tool workers cannot reach the state folder: give others the search bit (chmod o+x)",
+                        extra={"kv": {"folder": stop, "state_dir": str(self.state_dir), "uid": ids[0]}})
 
     def _placeholders(self, settings: ToolsSettings, state_dir: Path) -> dict[str, str]:
         return {"{documents}": str(Path(settings.documents_dir or state_dir / "documents").resolve()),

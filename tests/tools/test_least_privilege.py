@@ -283,3 +283,16 @@ async def test_a_group_grant_is_the_workers_only_group(state_dir, tmp_path):
         assert (await svc.call("echo", {"mode": "run"}, role="user"))["ok"]
     finally:
         await svc.stop()
+
+
+@ROOT_ONLY
+async def test_a_state_folder_behind_a_closed_folder_is_a_warning(tmp_path, caplog):
+    """pytest's tmp_path is under a 0700 folder: a root daemon's workers cannot pass it."""
+    caplog.set_level(logging.WARNING, logger="hermesd.tools")
+    state = tmp_path / "state"
+    state.mkdir()
+    svc = await start_service(PACK, state, self_test=False)
+    try:
+        assert any("cannot reach the state folder" in r.getMessage() for r in caplog.records)
+    finally:
+        await svc.stop()
