@@ -296,3 +296,17 @@ async def test_a_state_folder_behind_a_closed_folder_is_a_warning(tmp_path, capl
         assert any("cannot reach the state folder" in r.getMessage() for r in caplog.records)
     finally:
         await svc.stop()
+
+
+async def test_a_sandbox_that_cannot_be_entered_ends_the_call_unavailable(fixture_service):
+    import asyncio
+
+    from hermesd.errors import HermesError
+
+    pool = fixture_service.pool
+    limits = fixture_service.registry.get("echo").limits
+    with pytest.raises(HermesError) as info:
+        await pool.run("no_such_tool", {}, limits, network=False, deadline=asyncio.get_running_loop().time() + 2)
+    assert info.value.code == "TOOL_UNAVAILABLE" and "sandbox could not be set up" in info.value.message
+    await pool.wait_full_strength(2.0)
+    assert (await fixture_service.call("echo", {"mode": "run"}, role="user"))["ok"]
