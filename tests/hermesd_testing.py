@@ -101,7 +101,9 @@ class Daemon:
         self.proc = subprocess.Popen(cmd, stdout=self._log, stderr=subprocess.STDOUT, env=self.env, cwd=root)
         self.pid = self.proc.pid
 
-    def wait_ready(self, timeout_s: float = 15.0) -> None:
+    def wait_ready(self, timeout_s: float = 300.0) -> None:
+        """Until the daemon says READY=1 on the notify socket (it exits or says it at its own pace;
+        the limit is generous for a busy 2-core machine training a pack's intents at first start)."""
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
