@@ -60,11 +60,11 @@ from __future__ import annotations
 import ctypes
 import errno
 import glob
+import grp
 import importlib.util
 import json
 import os
 import pwd
-import grp
 import resource
 import selectors
 import shutil

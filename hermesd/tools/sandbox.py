@@ -57,9 +57,9 @@ import platform
 import stat
 import sys
 
-__all__ = ["FORK_SERVERS", "LANDLOCK_ABI_NET", "PrivilegeError", "SandboxError", "apply_landlock", "deny_metadata_changes",
-           "drop_privileges", "landlock_abi", "private_root", "reachable", "system_rules", "tool_process",
-           "unreachable_roots", "unveil_paths"]
+__all__ = ["FORK_SERVERS", "LANDLOCK_ABI_NET", "PrivilegeError", "SandboxError", "apply_landlock",
+           "deny_metadata_changes", "drop_privileges", "landlock_abi", "private_root", "reachable", "system_rules",
+           "tool_process", "unreachable_roots", "unveil_paths"]
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.syscall.restype = ctypes.c_long
