@@ -84,7 +84,7 @@ EXIT_SETUP = worker.EXIT_SETUP
 #: uids no distribution allocates (systemd UIDS-GIDS.md: 65520…65533 unused), tried from the top
 FALLBACK_UIDS = range(65533, 65519, -1)
 NOBODY_UID = 65534
-TMP_PREFIX = "hermesd-tools-"
+TMP_PREFIX = "hermesd-sandbox-"  # + "<fork server pid>-<random>"
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -314,9 +314,11 @@ class Server:
         return "none", "; ".join(reasons), {}
 
     def _clean_stale_tmp(self) -> None:
-        for path in glob.glob(os.path.join(tempfile.gettempdir(), TMP_PREFIX + "*")):
+        for path in glob.glob(os.path.join(tempfile.gettempdir(), TMP_PREFIX + "[0-9]*-*")):
             try:
                 pid = int(os.path.basename(path)[len(TMP_PREFIX):].split("-", 1)[0])
+                if not os.path.isdir(path) or os.path.islink(path) or os.stat(path).st_uid != os.geteuid():
+                    continue  # only a fork server's own folders (a root daemon's or ours)
                 os.kill(pid, 0)
             except ValueError:
                 continue

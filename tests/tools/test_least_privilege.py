@@ -46,7 +46,7 @@ def _check(report: dict, *, fork_limit: int, skeleton: bool = False) -> None:
     assert "EAGAIN" in fork and int(fork.split("#")[1].split(":")[0]) <= fork_limit, fork
     assert "euid 0" not in results["run a setuid binary"]["message"]
     assert report["own"] == [True, True, "mine"]  # its caller's folder is read-write
-    assert report["temp"]["private"].startswith("/tmp/hermesd-tools-")
+    assert report["temp"]["private"].startswith("/tmp/hermesd-sandbox-")
     assert report["temp"]["shared_tmp"].rsplit(": ", 1)[1] in ("EACCES", "EROFS")  # the shared /tmp is not its
     assert not report["planted"] and report["l2_mode"] == "0o100600"
 
