@@ -237,13 +237,28 @@ def _match(gold: list[tuple[str, dict]], made: list[tuple[tuple[str, dict], bool
     return hit, false_tx
 
 
+#: where replays keep their recorded results: the one folder the SGD pack's sandboxed tools may read
+#: (their ``grants: {fs: {read: [/tmp/hermesd-replay]}}``; scripts/build_sgd_pack.py writes them)
+RESULTS_ROOT = Path("/tmp/hermesd-replay")
+
+
+def results_folder() -> Path:
+    """A fresh folder under :data:`RESULTS_ROOT`, readable by the tool workers (another uid)."""
+    RESULTS_ROOT.mkdir(mode=0o755, exist_ok=True)
+    RESULTS_ROOT.chmod(0o755)
+    folder = Path(tempfile.mkdtemp(dir=RESULTS_ROOT))
+    folder.chmod(0o755)
+    return folder
+
+
 def run_replay(socket_path: str | os.PathLike[str] | None, file: str | os.PathLike[str], *, json_out: bool = False,
                limit: int | None = None, results_file: str | os.PathLike[str] | None = None,
                out: Any = None) -> dict[str, Any]:
     """Replay the SGD-format ``file`` through the daemon at ``socket_path``; print and return the scores.
 
     :param json_out: print the result as JSON instead of a table. :param limit: first N dialogues only.
-    :param results_file: where to write the recorded results (default: a fresh file under the temp dir);
+    :param results_file: where to write the recorded results (default: a fresh folder under
+        :data:`RESULTS_ROOT`, the only place the SGD pack's sandboxed tools may read);
         it must be readable by the daemon's tool workers (same machine).
     :return: ``{"services": {name: row}, "overall": row, "turns_per_s", "latency_ms": {p50, p99},
         "dialogues": [{dialogue_id, service, calls_made, calls_annotated, calls_matched, ...}]}``
@@ -253,9 +268,7 @@ def run_replay(socket_path: str | os.PathLike[str] | None, file: str | os.PathLi
     out = out or sys.stdout
     dialogues = load_dialogues(file, limit)
     if results_file is None:
-        folder = Path(tempfile.mkdtemp(prefix="hermesd-replay-"))
-        folder.chmod(0o755)
-        results_file = folder / "sgd-results.jsonl"
+        results_file = results_folder() / "sgd-results.jsonl"
     results_file = Path(results_file).resolve()
     write_results(dialogues, results_file)
     scores: dict[str, _Score] = defaultdict(_Score)

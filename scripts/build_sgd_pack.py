@@ -419,6 +419,8 @@ def write_tools(schema: list[dict], out: Path) -> None:
                                "args": {"type": "object", "required": True},
                                "results": {"type": "array", "required": True, "items": {"type": "object"}}},
                     "errors": {"RESULTS_FILE_MISSING": "the recorded-results file cannot be read"},
+                    # the recorded results hermesctl replay writes (hermesd.replay.RESULTS_ROOT)
+                    "grants": {"fs": {"read": ["/tmp/hermesd-replay"]}},
                     "confirm": bool(it["is_transactional"]), "idempotent": not it["is_transactional"],
                     "sandbox": {"memory_mb": 128, "cpu_ms": 2000, "timeout_ms": 5000}}
             (d / "tool.yaml").write_text(yaml.safe_dump(desc, sort_keys=False, allow_unicode=True))

@@ -12,8 +12,10 @@ from __future__ import annotations
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
+from typing import Iterator
 from pathlib import Path
 
 import pytest
@@ -66,10 +68,19 @@ def _fold(args: dict) -> dict:
     return {k.lower(): " ".join(str(v).split()).lower() for k, v in args.items()}
 
 
-def test_short_sgd_dialogues_make_exactly_the_annotated_calls(start_daemon, dialogues_file, tmp_path) -> None:
+@pytest.fixture
+def results_dir() -> Iterator[Path]:
+    """Where the recorded results go: the folder the sandboxed SGD tools may read (their grant is
+    ``replay.RESULTS_ROOT``; pytest's own tmp_path is under a 0700 folder no tool worker can enter)."""
+    folder = replay.results_folder()
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_short_sgd_dialogues_make_exactly_the_annotated_calls(start_daemon, dialogues_file, results_dir) -> None:
     d = start_daemon(_sgd_config())
     out = io.StringIO()
-    res = run_replay(d.socket, dialogues_file, results_file=tmp_path / "results.jsonl", out=out)
+    res = run_replay(d.socket, dialogues_file, results_file=results_dir / "results.jsonl", out=out)
     by_id = {x["dialogue_id"]: x for x in res["dialogues"]}
     assert set(by_id) == set(EXPECTED)
     for did, calls in EXPECTED.items():
@@ -85,7 +96,7 @@ def test_short_sgd_dialogues_make_exactly_the_annotated_calls(start_daemon, dial
     # the same through the command line, as JSON
     cli = subprocess.run([sys.executable, "-c", "from hermesd.cli import ctl_main; ctl_main()", "--socket",
                           str(d.socket), "replay", str(dialogues_file), "--json", "--limit", "1",
-                          "--results", str(tmp_path / "cli-results.jsonl")],
+                          "--results", str(results_dir / "cli-results.jsonl")],
                          capture_output=True, text=True, timeout=120)
     assert cli.returncode == 0, cli.stderr
     table = json.loads(cli.stdout)
@@ -93,11 +104,11 @@ def test_short_sgd_dialogues_make_exactly_the_annotated_calls(start_daemon, dial
     assert table["overall"]["call_recall"] == 1.0
 
 
-def test_a_call_not_in_the_results_file_gets_no_results(start_daemon, dialogues_file, tmp_path) -> None:
+def test_a_call_not_in_the_results_file_gets_no_results(start_daemon, dialogues_file, results_dir) -> None:
     """The tools answer only recorded calls: with an empty results file the Find returns
     nothing, so no restaurant is offered and no reservation is made."""
     d = start_daemon(_sgd_config())
-    empty = tmp_path / "empty.jsonl"
+    empty = results_dir / "empty.jsonl"
     empty.write_text("")
     turns = replay.load_dialogues(dialogues_file)["train_2_00002"]
     with Client(d.socket) as c:
