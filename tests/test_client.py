@@ -14,10 +14,12 @@ from hermesd.client import Client, DaemonNotRunning
 DESIGN_CODES = ("INPUT_INVALID OUTPUT_INVALID TOOL_TIMEOUT TOOL_OOM TOOL_CRASHED TOOL_UNAVAILABLE TOOL_UNHEALTHY "
                 "TOOL_NOT_FOUND PERMISSION_DENIED SESSION_NOT_FOUND SESSION_BUSY SESSION_EXPIRED INVALID_REQUEST "
                 "RATE_LIMITED INTERNAL FRAME_TOO_LARGE").split()
+#: codes issues added since the design's list: SESSION_LIMIT (issue 12, the per-user cap under concurrency)
+ADDED_CODES = ["SESSION_LIMIT"]
 
 
 def test_every_stable_code_has_a_class_and_round_trips():
-    assert set(errors.CODES) == set(DESIGN_CODES)
+    assert set(errors.CODES) == set(DESIGN_CODES + ADDED_CODES)
     for code, cls in errors.CODES.items():
         exc = cls(f"something about {code}", data={"retry_after_ms": 5})
         back = errors.from_wire(exc.to_error_object())
