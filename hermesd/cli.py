@@ -374,11 +374,32 @@ def _ctl_chat(c: Any, a: argparse.Namespace) -> Any:
             return None
         if not text:
             return None
-        session, res = _turn(c, session, text, a.at)
+        from .errors import HermesError
+
+        try:
+            first = session is None
+            session, res = _turn(c, session, text, a.at)
+        except HermesError as exc:  # a sentence, and the chat goes on (the code is for --json)
+            print(_chat_error(exc, text), file=sys.stderr)
+            continue
+        if first:
+            print(f"[session {session} — hermesctl trace {session}]", file=sys.stderr)
         if a.json:
             _print_json(res)
         else:
             _show_turn(res)
+
+
+def _chat_error(exc: Any, text: str) -> str:
+    """What a person reads when the daemon refused a chat line."""
+    zh = any("\u4e00" <= ch <= "\u9fff" for ch in text)
+    if exc.code == "INPUT_INVALID" and len(text) > 1000:
+        return "这句话太长了，请分几句说。" if zh else "That was too long for one message; please split it up."
+    if exc.code in ("SESSION_NOT_FOUND", "SESSION_EXPIRED"):
+        return "这个会话已经结束了，请重新开始。" if zh else "This conversation has ended; please start a new one."
+    if exc.code in ("SESSION_BUSY", "RATE_LIMITED", "SESSION_LIMIT"):
+        return "我正忙，请稍后再说一次。" if zh else "I am busy right now; please say that again in a moment."
+    return (f"没能处理这句话（{exc.message}）。" if zh else f"I could not take that ({exc.message}).")
 
 
 def _ctl_archive(c: Any, a: argparse.Namespace) -> Any:

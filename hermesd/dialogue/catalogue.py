@@ -13,6 +13,7 @@ __all__ = ["TEXTS", "ToolWords", "failure", "say"]
 
 TEXTS: dict[str, dict[str, str]] = {
     "cancelled": {"zh": "好的，已取消。", "en": "OK, cancelled."},
+    "declined": {"zh": "好的，已取消，什么都没有执行。", "en": "OK, cancelled; nothing was done."},
     "nothing_to_cancel": {"zh": "好的，现在没有要取消的事。", "en": "OK. There is nothing to cancel right now."},
     "nothing_open": {"zh": "现在没有需要你确认或选择的事。你可以直接告诉我要做什么。",
                      "en": "There is nothing waiting for your answer right now. Just tell me what you need."},

@@ -16,9 +16,11 @@ Ask           correct                                        :class:`Fill` (the 
 Ask           cancel / deny                                  :class:`Cancel`
 Choice        choose                                         :class:`Choose`
 Choice        cancel / deny                                  :class:`Cancel`
-Offer         affirm                                         :class:`ResumeTask`
+Offer         affirm / correct                               :class:`ResumeTask` (with the corrected values)
 Offer         deny / cancel                                  :class:`DropTask`
 Offer         hedge ("not now")                              :class:`DropTask` (``later``: stays pending)
+Offer         request / unrelated / anything else            :class:`DropTask` (``route``: withdrawn, then
+                                                             the utterance is handled as itself)
 any           repeat / help                                  :class:`Repeat` / :class:`Help`
 any           request                                        :class:`Digress` (then asked again once),
                                                              or :class:`Replace` for a complete new
@@ -96,8 +98,9 @@ class Wait:
 
 @dataclass(frozen=True, slots=True)
 class ResumeTask:
-    """The offered unfinished task is taken up again."""
+    """The offered unfinished task is taken up again, with ``values`` corrected ("好的，不过发给王会计")."""
 
+    values: Mapping[str, Any] = field(default_factory=dict)
     name = "resume_task"
 
 
@@ -106,6 +109,8 @@ class DropTask:
     """The offered unfinished task is declined; ``later`` (a hedge, "not now") keeps it pending."""
 
     later: bool = False
+    #: the utterance was something else (a request, a question): the offer is withdrawn and it is routed
+    route: bool = False
     name = "drop_task"
 
 
@@ -208,6 +213,8 @@ def decide(q: OpenQuestion | None, heard: Heard, reading: Reading) -> Decision:
         if act in _BARE_ACTS:
             return NothingOpen(act)
         return NewTurn()  # a correction or slot value with nothing open is a request like any other
+    if isinstance(q, Offer):
+        return _offer(reading)
     if act == "request":
         return _request(q, heard, reading)
     if act == "smalltalk" and reading.smalltalk:
@@ -235,9 +242,22 @@ def decide(q: OpenQuestion | None, heard: Heard, reading: Reading) -> Decision:
             return Choose(q.candidates[reading.choice])
         if act in ("cancel", "deny"):
             return Cancel("choice")
-    elif isinstance(q, Offer):
-        if act == "affirm":
-            return ResumeTask()
-        if act in ("deny", "cancel", "hedge"):
-            return DropTask(later=act == "hedge")
     return AskAgain(_expected(q))
+
+
+def _offer(reading: Reading) -> Decision:
+    """An offer is a soft question: anything but an answer to it withdraws it and is handled as itself."""
+    act = reading.act
+    if act == "affirm":
+        return ResumeTask()
+    if act in ("correct", "fill") and reading.values:
+        return ResumeTask(dict(reading.values))
+    if act in ("deny", "cancel", "hedge"):
+        return DropTask(later=act == "hedge")
+    if act == "repeat":
+        return Repeat()
+    if act == "help":
+        return Help()
+    if act == "smalltalk" and reading.smalltalk:
+        return SmallTalk(reading.smalltalk)
+    return DropTask(route=True)

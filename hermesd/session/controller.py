@@ -127,6 +127,8 @@ class Controller:
             self.task_uids.discard(caller.uid)
         if tasks:
             task = tasks[-1]
+            for older in tasks[:-1]:  # one offer, of the newest; what came before it is not offered again
+                await self.memory.set_task_status(older["id"], "superseded")
             lang = "en" if locale and not locale.lower().startswith("zh") else "zh"
             slots = task.get("slots") or {}
             prompt = catalogue.say("offer", lang, what=slots.get("_utterance") or task["intent"])
@@ -143,8 +145,12 @@ class Controller:
         return out
 
     def _idle_since(self, s: Session) -> int | None:
-        """When ``s`` became idle (epoch ms) — nothing in flight, open or running — else None."""
-        if s.busy or s.pending is not None or s.executing is not None or s.slots:
+        """When ``s`` became idle (epoch ms) — nothing in flight, open or running — else None. A session
+        that timed out to IDLE has parked its unfinished work as a pending task, and an unanswered
+        offer of such a task is no work of its own: both may go."""
+        if s.busy or s.executing is not None:
+            return None
+        if s.state is not State.IDLE and ((s.pending is not None and not isinstance(s.pending, Offer)) or s.slots):
             return None
         return s.updated_ms
 
@@ -273,7 +279,7 @@ class Controller:
             if state is State.CONFIRMING and s.pending is not None:
                 s.expired = {"prompt": s.pending.prompt, "at_ms": self.now_ms()}
             await self._park_pending(s)
-            s.pending = None
+            s.pending, s.slots = None, {}
             if state is State.CONFIRMING:
                 self.on_event(s.uid, "confirmation_cancelled", {"session_id": s.session_id})
         s.machine = result.machine

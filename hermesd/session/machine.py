@@ -287,8 +287,10 @@ def recovery(m: Machine, limits: Limits, *, retryable: bool) -> Event:
     return E.DEGRADE
 
 
-def restore(m: Machine, now: float, limits: Limits) -> Machine:
-    """A snapshot read back after a restart, with deadlines re-armed from ``now``.
+def restore(m: Machine, now: float, limits: Limits, elapsed_s: float = 0.0) -> Machine:
+    """A snapshot read back after a restart, with deadlines re-armed from ``now``, less ``elapsed_s``
+    (wall-clock seconds the state had already lasted before the restart: a card open for 40 s keeps
+    its remaining 20 s, and one whose time ran out while the daemon was down times out at once).
 
     A session that was EXECUTING when the process died goes to ERROR_HANDLING through
     ``interrupt`` (counted as a failure); the controller then decides with :func:`recovery`
@@ -299,4 +301,5 @@ def restore(m: Machine, now: float, limits: Limits) -> Machine:
         assert isinstance(result, Transition)
         return result.machine
     timeout = limits.timeouts_s.get(m.state)
-    return replace(m, entered_at=now, deadline=None if timeout is None else now + timeout)
+    left = None if timeout is None else max(0.0, timeout - max(0.0, elapsed_s))
+    return replace(m, entered_at=now, deadline=None if left is None else now + left)

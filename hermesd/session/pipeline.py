@@ -38,6 +38,7 @@ log = logging.getLogger(__name__)
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _LETTER = re.compile(r"[^\W\d_]")
+_EN_WORD = re.compile(r"[A-Za-z]{2,}")
 
 
 @dataclass(slots=True)
@@ -104,9 +105,13 @@ class Pipeline:
         last = s.history[-1].get("lang") if s.history else None
         if s.locale:
             return "zh" if s.locale.lower().startswith("zh") else "en"
-        if text and _LETTER.search(text):
-            return "zh" if _CJK.search(text) else "en"
-        return last or ("zh" if _CJK.search(text or "") else "zh" if not text else "en")
+        if text and _CJK.search(text):
+            return "zh"
+        # a Latin name, id or code answered in a Chinese conversation ("nginx", "SO20240615") keeps
+        # it Chinese; English takes over with English words (two or more)
+        if text and (last is None or len(_EN_WORD.findall(text)) >= 2):
+            return "en" if _LETTER.search(text) else (last or "zh")
+        return last or "zh"
 
     def split(self, s: Session, text: str, ref: datetime) -> list[str]:
         """``text``'s requests, when every part is a request on its own; else ``[text]``."""
@@ -177,7 +182,7 @@ class Pipeline:
                 parsed = c.nlu.parse(text, ref_at, s.tz, s.locale, budget_ms=c.settings.parsing_ms)
                 p.timings["parse"] = p.timings.get("parse", 0.0) + (time.perf_counter() - p0) * 1000
                 if not s.locale and _LETTER.search(text):
-                    p.lang = parsed.lang
+                    p.lang = self.language(s, text)
             if s.state is State.PARSING:
                 p.routing_t0 = time.perf_counter()  # the ROUTING budget runs from the PARSED event on
                 c._move(s, Event.PARSED, "parsed")
@@ -266,7 +271,8 @@ class Pipeline:
                      entities: dict[str, list[Any]], ambiguous: Any, text: str, trace_id: str) -> None:
         c, lang = self.c, p.lang
         invalid = _invalid_date(p.parsed, lang)
-        routes = isinstance(d, (dp.NewTurn, dp.Digress, dp.Replace, dp.Fill, dp.Correct))
+        routes = isinstance(d, (dp.NewTurn, dp.Digress, dp.Replace, dp.Fill, dp.Correct)) or \
+            (isinstance(d, dp.DropTask) and d.route)
         if invalid is not None and routes:
             # an impossible date is answered in words; nothing runs, nothing is widened
             p.repairs.append("impossible_date")
@@ -297,8 +303,14 @@ class Pipeline:
             s.pending = None
             await c.memory.set_task_status(q.task_id, "resumed")
             p.path = "pending_task"
-            slots = {k: v for k, v in q.slots.items() if k != "_utterance"}
+            slots = {**{k: v for k, v in q.slots.items() if k != "_utterance"}, **d.values}
             await c.plans.run(s, p, intent=q.intent, entities=slots, text=text, trace_id=trace_id)
+        elif isinstance(d, dp.DropTask) and isinstance(q, Offer) and d.route:
+            # the user moved on: the offer is withdrawn (not offered again) and the utterance handled as itself
+            s.pending = None
+            await c.memory.set_task_status(q.task_id, "dropped")
+            await c.plans.run(s, p, intent=heard.intent, entities=c.grounding.slot_values(heard.intent, entities),
+                              text=text, trace_id=trace_id)
         elif isinstance(d, dp.DropTask) and isinstance(q, Offer):
             s.pending = None
             if d.later:  # "not now": the task stays pending for a later session
@@ -310,7 +322,8 @@ class Pipeline:
             s.pending, s.slots = None, {}
             p.repairs.append("cancel")
             p.then = q.then if q is not None else ()
-            p.end(s, c, catalogue.say("cancelled", lang), "cancel", f"{d.what} cancelled")
+            said = "declined" if d.what == "confirm" else "cancelled"  # a no to a card does nothing, says so
+            p.end(s, c, catalogue.say(said, lang), "cancel", f"{d.what} cancelled")
             p.intent = getattr(q, "intent", None)
         elif isinstance(d, (dp.Repeat, dp.Help, dp.AskAgain, dp.Wait)) and q is not None:
             p.repairs.append(d.name)

@@ -31,7 +31,7 @@ async def restore_sessions(c: "Controller") -> int:
             await c.memory.delete_session(s.session_id)
             continue
         was = s.state
-        s.machine = restore(s.machine, mono, c.limits)
+        s.machine = restore(s.machine, mono, c.limits, elapsed_s=(now - s.updated_ms) / 1000)
         if was is State.EXECUTING:
             await interrupted(c, s)
         c._add(s)

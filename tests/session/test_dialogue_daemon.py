@@ -124,3 +124,40 @@ def test_secrets_typed_by_the_user_are_not_stored_in_the_clear(docs):
         with zstandard.ZstdDecompressor().stream_reader(v.open("rb")) as r:
             text = r.read().decode("utf-8", "replace")
         assert "hunter2xyz" not in text and "abc123secret" not in text
+
+
+def _wait_state(c, sid, state, limit_s=15):
+    deadline = time.monotonic() + limit_s
+    while c.call("session.get", {"session_id": sid})["state"] != state and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return c.call("session.get", {"session_id": sid})["state"]
+
+
+def test_an_offer_the_user_moves_past_is_withdrawn_and_the_request_handled(docs):
+    d = docs({"session": {"confirming_s": 1.0}})
+    with d.client() as c:
+        sid = c.call("session.open", {"locale": "zh"})["session_id"]
+        assert _turn(c, sid, "把报价单发给李经理")["state"] == "CONFIRMING"
+        assert _wait_state(c, sid, "IDLE") == "IDLE"  # the card timed out: the send is parked as a task
+        opened = c.call("session.open", {"locale": "zh"})
+        assert opened.get("offer"), opened
+        r = _turn(c, opened["session_id"], "磁盘还剩多少")
+        assert [a["tool"] for a in r["actions"] if a.get("tool")] == ["disk_usage"], r["reply"]
+        assert "是" not in r["reply"]["text"][:6] and r["decision"] == "drop_task"
+        assert not c.call("session.open", {"locale": "zh"}).get("offer"), "withdrawn, not offered again"
+
+
+def test_a_card_keeps_its_own_timeout_across_a_restart(docs):
+    d = docs({"session": {"confirming_s": 3.0}})
+    with d.client() as c:
+        sid = c.call("session.open", {"locale": "zh"})["session_id"]
+        assert _turn(c, sid, "把报价单发给李经理")["state"] == "CONFIRMING"
+    time.sleep(2.0)
+    assert d.stop() == 0
+    time.sleep(1.5)  # the card's 3 s ran out while the daemon was down
+    d2 = docs({"session": {"confirming_s": 3.0}}, root=d.root)
+    with d2.client() as c:
+        r = _turn(c, sid, "好的")
+        assert not [a for a in r["actions"] if a.get("tool") == "send_document"], r
+        assert r["decision"] == "expired", r["reply"]
+    assert not (d2.state_dir / "outbox" / "manifest.jsonl").exists()

@@ -197,6 +197,9 @@ def test_restore_interrupts_executing_and_rearms_others():
     c = run(m, E.CONFIRM)
     back = restore(c, 500.0, LIMITS)
     assert back.state is S.CONFIRMING and back.version == c.version and back.deadline == 560.0
+    # the time the card was already open before the restart counts: 40 s of 60 gone, 20 s left
+    assert restore(c, 500.0, LIMITS, elapsed_s=40.0).deadline == 520.0
+    assert restore(c, 500.0, LIMITS, elapsed_s=75.0).deadline == 500.0  # ran out while down: at once
 
 
 def test_versions_strictly_increase_along_a_conversation():

@@ -123,7 +123,7 @@ def test_no_and_cancel_end_the_form_cleanly(sd):
         sid = _open(c)
         assert _say(c, sid, "把合同发给李经理")["state"] == "CONFIRMING"
         r = _say(c, sid, "不用了")
-        assert r["state"] == "LISTENING" and r["reply"]["text"] == "好的，已取消。"
+        assert r["state"] == "LISTENING" and r["reply"]["text"] == "好的，已取消，什么都没有执行。"
         assert c.call("session.get", {"session_id": sid})["pending"] is None
         assert _say(c, sid, "把报价单发给")["state"] == "LISTENING"
         r = _say(c, sid, "取消")
