@@ -51,6 +51,16 @@ _UNIT_STATES = {
     "reloading": ("正在重新加载", "reloading"), "maintenance": ("维护中", "in maintenance"),
     "refreshing": ("正在刷新", "refreshing"),
 }
+#: order and ticket statuses as order books write them → words (an unknown status is shown as written)
+_ORDER_STATES = {
+    "pending": ("待处理", "pending"), "new": ("新订单", "new"), "confirmed": ("已确认", "confirmed"),
+    "paid": ("已付款", "paid"), "processing": ("处理中", "being processed"), "packed": ("已打包", "packed"),
+    "shipped": ("已发货", "shipped"), "in_transit": ("运输中", "in transit"), "in transit": ("运输中", "in transit"),
+    "out_for_delivery": ("派送中", "out for delivery"), "delivered": ("已送达", "delivered"),
+    "completed": ("已完成", "completed"), "cancelled": ("已取消", "cancelled"), "canceled": ("已取消", "cancelled"),
+    "refunded": ("已退款", "refunded"), "returned": ("已退货", "returned"), "on_hold": ("暂停处理", "on hold"),
+    "on hold": ("暂停处理", "on hold"), "failed": ("失败", "failed"), "unknown": ("状态未知", "in an unknown state"),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -344,6 +354,13 @@ def _unit_state(v: Any, args: tuple[Any, ...], st: Style) -> str:
     return words[0] if st.zh else words[1]
 
 
+def _order_state(v: Any, args: tuple[Any, ...], st: Style) -> str:
+    words = _ORDER_STATES.get(str(v).strip().casefold())
+    if words is None:
+        return str(v)
+    return words[0] if st.zh else words[1]
+
+
 def _default(v: Any, args: tuple[Any, ...], st: Style) -> Any:
     return args[0] if v in (None, "") else v
 
@@ -382,5 +399,6 @@ FILTERS: dict[str, FilterSpec] = {
     "count": FilterSpec(_count, 0, 2),
     "dept": FilterSpec(_dept),
     "unit_state": FilterSpec(_unit_state),
+    "order_state": FilterSpec(_order_state),
     "default": FilterSpec(_default, 1, 1),
 }

@@ -32,6 +32,7 @@ CTX = {
         "names": ["张伟", "李娜", "王芳"], "two": ["A", "B"], "one": ["A"], "none": [],
         "people": [{"name": "张伟", "dept": "sales"}, {"name": "张强", "dept": "rd"}],
         "svc": {"a": "active", "i": "inactive", "f": "failed", "s": "activating", "x": "weird"},
+        "order": {"s": "shipped", "d": "Delivered", "t": "in_transit", "x": "held at customs"},
         "dept": {"code": "rd", "other": "legal"},
         "opt": {"empty": "", "null": None},
     },
@@ -100,6 +101,10 @@ for _k in ("role", "slots", "entities", "memory", "session"):
     ("{{steps.svc.f | unit_state}}", "出错", "failed"),
     ("{{steps.svc.s | unit_state}}", "正在启动", "starting"),
     ("{{steps.svc.x | unit_state}}", "状态未知", "in an unknown state"),
+    ("{{steps.order.s | order_state}}", "已发货", "shipped"),
+    ("{{steps.order.d | order_state}}", "已送达", "delivered"),
+    ("{{steps.order.t | order_state}}", "运输中", "in transit"),
+    ("{{steps.order.x | order_state}}", "held at customs", "held at customs"),  # unknown: as the book says
     # default: null, empty and missing
     ("{{steps.opt.empty | default(无)}}", "无", "无"),
     ("{{steps.opt.null | default(无)}}", "无", "无"),

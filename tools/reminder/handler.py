@@ -188,6 +188,8 @@ def _handle(input: dict) -> dict:
             if not input.get(field):
                 raise Failure("MISSING_FIELD", f"create needs {field}")
         due, given = _due(input, tz)
+        if now is not None and due <= now:  # "提醒我昨天开会": a reminder for a time already gone
+            raise Failure("IN_THE_PAST", f"{due.isoformat()} is not after {now.isoformat()}")
         item = {"id": f"r{data['next']}", "text": input["text"], "due": due.isoformat(timespec="seconds"),
                 "status": "pending", "time_given": given}
         data["next"] += 1
