@@ -170,7 +170,7 @@ def test_order_status_from_the_order_book(office):
     with office.client() as c:
         sid = c.call("session.open", {"locale": "zh"})["session_id"]
         r = _turn(c, sid, "查一下订单号SO-20240612的状态", DAY2)
-        assert r["reply"]["text"] == "订单SO-20240612：已发货", r
+        assert r["reply"]["text"] == "订单SO-20240612：已发货（6月13日更新）。", r  # with its update date
         r = _turn(c, sid, "订单号SO-99999999到哪了", DAY2)
         assert r["reply"]["text"] == "本机订单簿里没有订单SO-99999999。", r
 
