@@ -1,8 +1,17 @@
-"""journal_query: ``journalctl --output=json`` filtered by unit, priority, since/until; bounded count and bytes."""
+"""journal_query: ``journalctl --output=json`` filtered by unit, priority, since/until; bounded count and bytes.
+
+``since``/``until`` arrive as ISO 8601 (the rules pass ``entities.when.start``, e.g.
+``2026-11-30T14:00:00+08:00``) or in journalctl's own words (``yesterday``, ``-2h``). journalctl
+before systemd 255 rejects the ``T`` separator and a ``+08:00`` suffix (systemd.time(7); both came
+with v255), so an ISO 8601 instant is rewritten to ``YYYY-MM-DD HH:MM:SS UTC`` (a zone after a space,
+which v252 accepts) and a naive one to ``YYYY-MM-DD HH:MM:SS`` in the journal's local time. Anything
+else goes to journalctl unchanged.
+"""
 
 import json
 import shutil
 import subprocess
+from datetime import datetime, timezone
 
 MAX_MESSAGE_CHARS = 1000
 MAX_TOTAL_CHARS = 200_000
@@ -14,6 +23,17 @@ class Failure(Exception):
         self.code = code
 
 
+def journal_time(value: str) -> str:
+    """``value`` in a form journalctl of systemd 252 and newer parses (see the module docstring)."""
+    try:
+        t = datetime.fromisoformat(value)
+    except ValueError:
+        return value  # relative ("yesterday", "-2h", "1h ago") or already journalctl's syntax
+    if t.tzinfo is None:
+        return t.strftime("%Y-%m-%d %H:%M:%S")
+    return t.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
 def handle(input: dict) -> dict:
     if shutil.which("journalctl") is None:
         raise Failure("JOURNAL_UNAVAILABLE", "journalctl is not installed")
@@ -22,7 +42,7 @@ def handle(input: dict) -> dict:
         cmd += ["-u", input["unit"]]
     for opt in ("since", "until"):
         if input.get(opt):
-            cmd += [f"--{opt}={input[opt]}"]
+            cmd += [f"--{opt}={journal_time(input[opt])}"]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=3.5)
     if proc.returncode != 0:
         raise Failure("JOURNAL_UNAVAILABLE", (proc.stderr.strip() or "journalctl failed").splitlines()[0])
