@@ -9,7 +9,10 @@ controller keeps a split only when the NLU reads every part as a request on its 
 - ``conjunctions.and`` (再, 还有, 顺便, "and", "also") cut only before a verb, and a Chinese one
   only after a comma ("send the quote to Li and Wang" and "发给李娜，还有王芳" stay whole);
 - never between two times ("明天上午然后下午", "at 3pm and then at 5pm"); a part needs two letters;
-- a leading 先 / 首先 / "first" is dropped from the first part when a verb follows it.
+- a leading 先 / 首先 / "first" is dropped from the first part when a verb follows it;
+- a comma or semicolon cuts too, but only when the parts on both sides start with a verb
+  ("查一下磁盘，把发票发给李经理", "check the disk, send the invoice to Li Na"); a vocative or an
+  opener before the comma ("李经理，帮我…", "好的，…") never does.
 
 Parts are substrings of the original text (cut on the normalised text, mapped back
 through :meth:`hermesd.nlu.normalize.Normalized.span`), separators trimmed.
@@ -29,6 +32,7 @@ _TIME_END = re.compile(rf"(?:\d|点钟?|半|号|日|分|am|pm|{_TIME_WORDS}|toda
 _TIME_START = re.compile(rf"^\s*(?:at |on |by |在|到)?\s*(?:\d|{_TIME_WORDS}|today|tomorrow|tonight|noon|morning|"
                          r"afternoon|evening)")
 _BOUNDARY = ",;.!?"
+_COMMA = re.compile(r"\s*[,;]\s*")
 _TRIM = " \t,，。.;；!！、:：~-"
 
 
@@ -47,6 +51,7 @@ def _cuts(t: str, lex: Lexicon) -> list[tuple[int, int, str]]:
     """Candidate conjunctions ``(start, end, kind)``, left to right, not overlapping."""
     found = [(p, p + len(w), "then") for p, w in lex.then.finditer(t)]
     found += [(p, p + len(w), "and") for p, w in lex.joins.finditer(t)]
+    found += [(m.start(), m.end(), "comma") for m in _COMMA.finditer(t)]
     found.sort(key=lambda c: (c[0], -(c[1] - c[0])))
     out: list[tuple[int, int, str]] = []
     for c in found:
@@ -67,6 +72,19 @@ def _accept(t: str, start: int, end: int, kind: str, left_from: int, lex: Lexico
         return False
     if kind == "then":
         return True
+    if kind == "comma":  # both sides must be requests of their own: each starts with a verb
+        a = left_from
+        while a < start and t[a] in _TRIM:
+            a += 1
+        lead = lex.leads.match(t, a)
+        if lead:
+            a += len(lead)
+            while a < start and t[a] in _TRIM:
+                a += 1
+        r = end
+        while r < len(t) and t[r] in _TRIM:
+            r += 1
+        return _verb_end(t, a, lex) > a and _verb_end(t, r, lex) > r
     before = left.rstrip(" ")
     if not t[start].isascii() and not (before and before[-1] in _BOUNDARY):
         return False

@@ -10,6 +10,12 @@ from hermesd.dialogue.lexicon import load_lexicon
 from hermesd.dialogue.split import split_requests
 
 SPLITS = [
+    # a comma or semicolon between two parts that each start with a verb
+    ("查一下磁盘，把发票发给李经理", ["查一下磁盘", "把发票发给李经理"]),
+    ("看看网络通不通；提醒我明天开会", ["看看网络通不通", "提醒我明天开会"]),
+    ("查一下磁盤，把發票發給李經理", ["查一下磁盤", "把發票發給李經理"]),
+    ("check the disk, send the invoice to Li Na", ["check the disk", "send the invoice to Li Na"]),
+    ("restart nginx; check the network", ["restart nginx", "check the network"]),
     # zh: then-conjunctions anywhere, and-conjunctions after a comma before a verb; a leading 先 dropped
     ("先查一下磁盘，然后看看服务状态", ["查一下磁盘", "看看服务状态"]),
     ("先查一下磁盘然后看看服务状态", ["查一下磁盘", "看看服务状态"]),
@@ -57,6 +63,13 @@ def test_splits(text: str, parts: list[str]) -> None:
 
 
 WHOLE = [
+    # a comma after a vocative, an opener, a time or before thanks is no second request
+    "李经理，帮我查一下磁盘",
+    "好的，查一下磁盘",
+    "把报价单发给李经理，谢谢",
+    "明天上午，提醒我开会",
+    "Li Na, please check the disk",
+    "ok, check the disk",
     "send the quote to Li and Wang",           # a part without a verb: never proposed
     "send the quote to Li, and Wang",
     "remind me at 3 and 5",
