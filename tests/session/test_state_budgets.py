@@ -24,10 +24,15 @@ def _turn(c, sid, text):
     return c.call("session.turn", {"session_id": sid, "text": text, "reference_time": AT})
 
 
-def test_routing_over_its_budget_takes_the_fallback_path(start_daemon, tmp_path):
+def _slow_router(start_daemon, tmp_path, routing_ms: int):
+    """A daemon whose ROUTING takes 300 ms (the policy hook), with ``routing_ms`` as its budget."""
     (tmp_path / "slow_router_policy.py").write_text(SLOW_POLICY, encoding="utf-8")
     env = {"PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
-    d = start_daemon({"session": {"policy_module": "slow_router_policy", "routing_ms": 100}}, env=env)
+    return start_daemon({"session": {"policy_module": "slow_router_policy", "routing_ms": routing_ms}}, env=env)
+
+
+def test_routing_over_its_budget_takes_the_fallback_path(start_daemon, tmp_path):
+    d = _slow_router(start_daemon, tmp_path, 100)
     with d.client() as c:
         sid = c.call("session.open", {"locale": "en"})["session_id"]
         r = _turn(c, sid, "how much disk space is left")
@@ -39,9 +44,7 @@ def test_routing_over_its_budget_takes_the_fallback_path(start_daemon, tmp_path)
 
 
 def test_the_same_turn_within_budget_runs_its_rule(start_daemon, tmp_path):
-    (tmp_path / "slow_router_policy.py").write_text(SLOW_POLICY, encoding="utf-8")
-    env = {"PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
-    d = start_daemon({"session": {"policy_module": "slow_router_policy", "routing_ms": 2000}}, env=env)
+    d = _slow_router(start_daemon, tmp_path, 2000)
     with d.client() as c:
         sid = c.call("session.open", {"locale": "en"})["session_id"]
         r = _turn(c, sid, "how much disk space is left")
