@@ -76,6 +76,22 @@ def _cmd_run(args: argparse.Namespace) -> int:
         return EX_SOFTWARE
 
 
+def _pack_vocabulary(cfg: Any) -> tuple[set[str] | None, set[str] | None, dict[str, Any] | None]:
+    """The intents and tools the daemon would check the rule packs against (as ``session`` does
+    at start): intent names of ``nlu.intent_dirs`` (else the shipped packs), tool names and reply
+    templates of the tools folder. Intents are None when the packs define none (the check is then
+    skipped, as in the daemon). :raises InputInvalid: an intent pack does not load."""
+    from .config import shipped_path
+    from .nlu.packs import load_packs
+    from .tools.registry import Registry
+    from .tools.settings import resolve_tools_dir
+
+    dirs = [Path(d) for d in cfg.nlu.intent_dirs] or [shipped_path("config", "intents")]
+    intents = {spec.name for spec in load_packs(dirs).intents} or None
+    registry = Registry.load(resolve_tools_dir(cfg.tools), cfg.tools.breaker)
+    return intents, set(registry.tools), {n: t.descriptor.reply_template for n, t in registry.tools.items()}
+
+
 def _cmd_check_config(args: argparse.Namespace) -> int:
     from .config import ConfigError, digest
 
@@ -84,12 +100,22 @@ def _cmd_check_config(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         _print_config_errors(exc)
         return EX_CONFIG
+    from .errors import InputInvalid
     from .rules.loader import RulePackError, load_rules
     from .session.settings import resolve_rules_dir
 
+    try:
+        known_intents, known_tools, tool_replies = _pack_vocabulary(cfg)
+    except InputInvalid as exc:
+        problems = (exc.data or {}).get("violations") or [str(exc)]
+        print(f"hermesd: intent packs have {len(problems)} error(s):", file=sys.stderr)
+        for p in problems:
+            print(f"  {p}", file=sys.stderr)
+        return EX_CONFIG
     rules_dir = resolve_rules_dir(cfg.session)
     try:
-        loaded = load_rules(rules_dir)
+        loaded = load_rules(rules_dir, known_intents=known_intents, known_tools=known_tools,
+                            tool_replies=tool_replies)
     except RulePackError as exc:
         print(f"hermesd: rule packs in {rules_dir} have {len(exc.problems)} error(s):", file=sys.stderr)
         for p in exc.problems:

@@ -128,3 +128,21 @@ def test_check_config_also_checks_rule_packs(tmp_path):
     assert p.returncode == 78 and "bad.yaml:4" in p.stderr
     ok = _hermesd("check-config")
     assert ok.returncode == 0 and "rules in" in ok.stdout
+
+
+def test_check_config_names_unknown_tools_and_intents_with_did_you_mean(tmp_path):
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    (rules / "typos.yaml").write_text(
+        "pack: typos\nrules:\n"
+        "  - rule_id: disk\n    trigger: {intent: device.disk_spac}\n"
+        "    actions:\n      - tool: disk_usgae\n        id: d\n      - reply: '{{steps.d.reply}}'\n",
+        encoding="utf-8")
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(f"session:\n  rules_dir: {rules}\n")
+    p = _hermesd("check-config", str(cfg))
+    assert p.returncode == 78, p.stderr
+    assert "typos.yaml:4: rules.0.trigger.intent: unknown intent 'device.disk_spac' (rule disk); " \
+           "did you mean 'device.disk_space'?" in p.stderr, p.stderr
+    assert "typos.yaml:6: rules.0.actions.0.tool: unknown tool 'disk_usgae' (rule disk); " \
+           "did you mean 'disk_usage'?" in p.stderr, p.stderr

@@ -16,6 +16,7 @@ old engine finishes on it.
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 import logging
@@ -224,6 +225,17 @@ def _rule_id_at(data: Any, loc: _Loc) -> str | None:
     return None
 
 
+def _rule_note(data: Any, loc: _Loc) -> str:
+    rule_id = _rule_id_at(data, loc)
+    return f" (rule {rule_id})" if rule_id else ""
+
+
+def _did_you_mean(name: str, known: Collection[str]) -> str:
+    """``; did you mean 'x'?`` for the closest known name (difflib ratio >= 0.6), else ``""``."""
+    close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
 def _tool_locs(pack: RulePack) -> Iterable[tuple[_Loc, str]]:
     def walk(actions: list[Any], base: _Loc) -> Iterable[tuple[_Loc, str]]:
         for i, a in enumerate(actions):
@@ -271,8 +283,9 @@ def load_rules(folder: Path, *, known_intents: Collection[str] | None = None,
                tool_replies: Mapping[str, Phrase | None] | None = None) -> LoadedRules:
     """Load and validate every pack in ``folder``.
 
-    :param known_intents: if given, a trigger on any other intent is an error.
-    :param known_tools: if given, a ``tool`` action naming any other tool is an error.
+    :param known_intents: if given, a trigger on any other intent is an error (naming the
+        closest known one: "did you mean").
+    :param known_tools: if given, a ``tool`` action naming any other tool is an error (likewise).
     :param tool_replies: tool name → its reply template (``reply:`` of its tool.yaml, None when it
         has none). Each tool step of the packs is bound to its tool's template, so the executor
         can render ``{{steps.<id>.reply}}``; reading that of a tool without a template is an error.
@@ -314,11 +327,14 @@ def load_rules(folder: Path, *, known_intents: Collection[str] | None = None,
             if known_intents is not None and rule.trigger.intent not in known_intents:
                 problems.append(Problem(name, marks.line(("rules", r, "trigger", "intent")),
                                         f"rules.{r}.trigger.intent",
-                                        f"unknown intent {rule.trigger.intent!r} (rule {rule.rule_id})"))
+                                        f"unknown intent {rule.trigger.intent!r} (rule {rule.rule_id})"
+                                        f"{_did_you_mean(rule.trigger.intent, known_intents)}"))
         if known_tools is not None:
             for loc, tool in _tool_locs(pack):
                 if tool not in known_tools:
-                    problems.append(Problem(name, marks.line(loc), ".".join(map(str, loc)), f"unknown tool {tool!r}"))
+                    problems.append(Problem(name, marks.line(loc), ".".join(map(str, loc)),
+                                            f"unknown tool {tool!r}{_rule_note(data, loc)}"
+                                            f"{_did_you_mean(tool, known_tools)}"))
         if tool_replies is not None:
             problems.extend(_reply_problems(pack, name, marks, tool_replies))
             for action in _tool_actions(pack):

@@ -277,3 +277,16 @@ def test_reading_the_reply_of_a_tool_without_a_template_is_a_load_error(tmp_path
     assert [str(p) for p in info.value.problems] == [
         f"{tmp_path / 'p.yaml'}:9: rules.0.actions.1: {{{{steps.disk.reply}}}}: tool 'disk_usage' has no reply "
         "template (add reply: to its tool.yaml) (rule disk)"]
+
+
+def test_unknown_intents_and_tools_name_the_closest_known_one(tmp_path):
+    (tmp_path / "p.yaml").write_text(GOOD.replace("intent: greet", "intent: doc.snd")
+                                     .replace("hello}", "hello}\n      - tool: sendmial\n      - tool: zzz"),
+                                     encoding="utf-8")
+    with pytest.raises(RulePackError) as info:
+        load_rules(tmp_path, known_intents={"doc.send", "doc.find"}, known_tools={"sendmail", "note"})
+    found = [str(p) for p in info.value.problems]
+    assert any("unknown intent 'doc.snd' (rule greet); did you mean 'doc.send'?" in p for p in found), found
+    assert any("unknown tool 'sendmial' (rule greet); did you mean 'sendmail'?" in p for p in found), found
+    # nothing close: no guess
+    assert any(p.endswith("unknown tool 'zzz' (rule greet)") for p in found), found
