@@ -89,7 +89,7 @@ def _pack_vocabulary(cfg: Any) -> tuple[set[str] | None, set[str] | None, dict[s
     dirs = [Path(d) for d in cfg.nlu.intent_dirs] or [shipped_path("config", "intents")]
     intents = {spec.name for spec in load_packs(dirs).intents} or None
     registry = Registry.load(resolve_tools_dir(cfg.tools), cfg.tools.breaker)
-    return intents, set(registry.tools), {n: t.descriptor.reply_template for n, t in registry.tools.items()}
+    return intents, set(registry.tools), registry.reply_templates()
 
 
 def _cmd_check_config(args: argparse.Namespace) -> int:

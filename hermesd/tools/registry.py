@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from .breaker import Breaker
 from .descriptor import Descriptor, DescriptorError, TestCase, load_descriptor
@@ -85,3 +85,7 @@ class Registry:
 
     def get(self, name: str) -> Tool | None:
         return self.tools.get(name)
+
+    def reply_templates(self) -> dict[str, Any]:
+        """Tool name → its ``reply`` template (or None): what rule packs bind to ``{{steps.<id>.reply}}``."""
+        return {n: t.descriptor.reply_template for n, t in self.tools.items()}
