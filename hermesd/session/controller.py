@@ -373,19 +373,18 @@ class Controller:
         before = s.state.value
         lang = self.pipeline.language(s, text)
         prefix: list[str] = []
+        parts = None
         if s.interrupted:
             s.interrupted = False
             if isinstance(s.pending, Confirm):  # one sentence and the offer to run it again; nothing else runs
                 parts = [self.pipeline.interrupted(s, lang)]
-                out = compose_reply(s, text, trace_id, prefix, parts, t0, now_ms=self.now_ms(),
-                                    ttl_s=self.settings.ttl_s)
-                s.history[-1]["state_before"] = before
-                return out, []
-            prefix.append(catalogue.say("interrupted", lang))
-            s.pending = None
-        parts = await self.pipeline.run(s, text, ref, trace_id, answer, lang, t0)
-        out = compose_reply(s, text, trace_id, prefix, parts, t0, now_ms=self.now_ms(), ttl_s=self.settings.ttl_s)
-        s.history[-1]["state_before"] = before
+            else:
+                prefix.append(catalogue.say("interrupted", lang))
+                s.pending = None
+        if parts is None:
+            parts = await self.pipeline.run(s, text, ref, trace_id, answer, lang, t0)
+        out = compose_reply(s, text, trace_id, prefix, parts, t0, state_before=before, now_ms=self.now_ms(),
+                            ttl_s=self.settings.ttl_s)
         self.turns_by_path[out["path"]] = self.turns_by_path.get(out["path"], 0) + 1
         return out, [p.result for p in parts if p.result is not None]
 

@@ -113,16 +113,18 @@ class Pipeline:
             return "en" if _LETTER.search(text) else (last or "zh")
         return last or "zh"
 
-    def split(self, s: Session, text: str, ref: datetime) -> list[str]:
-        """``text``'s requests, when every part is a request on its own; else ``[text]``."""
+    def split(self, s: Session, text: str, ref: datetime) -> list[tuple[str, Any]]:
+        """``text``'s requests with their parses, when every part is a request on its own; else ``[(text, None)]``."""
         parts = split_requests(text, self.c.lexicon)
         if len(parts) < 2:
-            return [text]
+            return [(text, None)]
+        out = []
         for part in parts:
-            parsed = self.c.nlu.parse(part, ref, s.tz, s.locale)
+            parsed = self.c.nlu.parse(part, ref, s.tz, s.locale, budget_ms=self.c.settings.parsing_ms)
             if parsed.intent is None or parsed.out_of_scope or parsed.kind in ("affirm", "deny", "cancel"):
-                return [text]
-        return parts
+                return [(text, None)]
+            out.append((part, parsed))
+        return out
 
     def interrupted(self, s: Session, lang: str) -> Part:
         """The first turn after a crash interrupted a tool: say so and offer to run it again (the card)."""
@@ -139,29 +141,31 @@ class Pipeline:
     async def run(self, s: Session, text: str, ref: datetime | None, trace_id: str,
                   answer: dict[str, Any] | None, lang: str, t0: float) -> list[Part]:
         """Every part of the turn, in order (a question stops the rest; they wait on it)."""
-        queue = [text]
+        queue: list[tuple[str, Any]] = [(text, None)]
         if text and answer is None and s.pending is None:
-            queue = self.split(s, text, ref or datetime.now(timezone.utc))
+            ref = ref or datetime.now(timezone.utc)  # the parts of one utterance share its moment
+            queue = self.split(s, text, ref)
         parts: list[Part] = []
         while queue:
-            utterance = queue.pop(0)
+            utterance, parsed = queue.pop(0)
             p = Part(lang=lang, r0=time.perf_counter(), trace={}, timings={}, slots_before=dict(s.slots))
             if len(parts) or queue:
                 p.repairs.append("several_requests")
-            await self.one(s, p, utterance, ref, trace_id, answer)
+            await self.one(s, p, utterance, ref, trace_id, answer, parsed)
             answer = None
             parts.append(p)
-            queue = list(p.then) + queue
+            queue = [(t, None) for t in p.then] + queue
             if s.pending is not None and queue:
-                s.pending = replace(s.pending, then=tuple(queue))
+                s.pending = replace(s.pending, then=tuple(t for t, _ in queue))
                 break
             if s.state is State.IDLE:  # handed off: nothing more runs
                 break
         return parts
 
     async def one(self, s: Session, p: Part, text: str, ref: datetime | None, trace_id: str,
-                  answer: dict[str, Any] | None) -> None:
-        """One request: parse, read against the open question, decide, carry out."""
+                  answer: dict[str, Any] | None, parsed: Any = None) -> None:
+        """One request: parse (unless ``parsed`` is its parse already, from :meth:`split`), read
+        against the open question, decide, carry out."""
         c = self.c
         if s.state is State.ERROR_HANDLING and s.machine.failures >= c.limits.handoff_after:
             # too many failures in a row: a person takes over before anything else runs
@@ -176,13 +180,12 @@ class Pipeline:
                 ref = datetime.fromisoformat(q_ref)  # an answer continues its plan's moment
             ref_at = ref or datetime.now(timezone.utc)
             s.ref_ms = int(ref_at.timestamp() * 1000)
-            parsed = None
-            if text:
+            if parsed is None and text:
                 p0 = time.perf_counter()
                 parsed = c.nlu.parse(text, ref_at, s.tz, s.locale, budget_ms=c.settings.parsing_ms)
                 p.timings["parse"] = p.timings.get("parse", 0.0) + (time.perf_counter() - p0) * 1000
-                if not s.locale and _LETTER.search(text):
-                    p.lang = self.language(s, text)
+            if text and not s.locale and _LETTER.search(text):
+                p.lang = self.language(s, text)
             if s.state is State.PARSING:
                 p.routing_t0 = time.perf_counter()  # the ROUTING budget runs from the PARSED event on
                 c._move(s, Event.PARSED, "parsed")
@@ -212,7 +215,7 @@ class Pipeline:
                           "candidates": [x.to_dict() for x in q.candidates]}
                 p.trace["chosen"] = decision.candidate.anchor_id
                 p.repairs.append("choose")
-                text, ref, answer = q.text, datetime.fromisoformat(q.ref) if q.ref else ref, None
+                text, ref, answer, parsed = q.text, datetime.fromisoformat(q.ref) if q.ref else ref, None, None
                 s.pending = q = q.outer
                 p.then = q.then if q is not None else ()
                 continue
@@ -378,13 +381,13 @@ class Pipeline:
         s.pending = q
         p.path = "clarify"
         p.card = q.card if isinstance(q, (Confirm, Choice)) else None
-        if isinstance(q, (Ask, Confirm)):
-            s.slots = {k: v for k, v in q.entities.items() if v is not None}
         c._move(s, Event.ROUTED, reason)
         self._reopen(s, q, reason)
 
     def _reopen(self, s: Session, q: OpenQuestion, reason: str) -> None:
-        """From EXECUTING back to the state that waits for ``q``'s answer."""
+        """From EXECUTING back to the state that waits for ``q``'s answer, with its form's slots."""
+        if isinstance(q, (Ask, Confirm)):
+            s.slots = {k: v for k, v in q.entities.items() if v is not None}
         if isinstance(q, Offer):
             self.c._move(s, Event.DONE, reason)
         else:
@@ -397,8 +400,6 @@ class Pipeline:
             c._move(s, Event.TEXT, "digression done")
             c._move(s, Event.PARSED, "digression done")
         c._move(s, Event.ROUTED, "digression done")
-        if isinstance(q, (Ask, Confirm)):
-            s.slots = {k: v for k, v in q.entities.items() if v is not None}
         if not q.reasked:
             key = {Confirm: "confirm_again", Ask: "ask_again"}.get(type(q), "choose_again")
             p.texts.append(catalogue.say(key, p.lang, q=q.prompt))

@@ -22,12 +22,13 @@ log = logging.getLogger(__name__)
 
 
 def compose_reply(s: Session, text: str, trace_id: str, prefix: list[str], parts: list[Part], t0: float, *,
-                  now_ms: int, ttl_s: float) -> dict[str, Any]:
+                  state_before: str, now_ms: int, ttl_s: float) -> dict[str, Any]:
     """The turn's reply from its parts (one, or several requests in order); updates the session's
     trace, history, turn count and TTL.
 
     :param prefix: sentences said before the parts' (an interrupted action's note).
-    :param t0: ``time.perf_counter()`` at the turn's start. :param now_ms: wall clock, epoch ms.
+    :param t0: ``time.perf_counter()`` at the turn's start. :param state_before: the state the turn began in.
+    :param now_ms: wall clock, epoch ms.
     :return: the ``session.turn`` result (see :meth:`Controller.turn`).
     """
     first, last = parts[0], parts[-1]
@@ -42,7 +43,8 @@ def compose_reply(s: Session, text: str, trace_id: str, prefix: list[str], parts
     intent = next((p.intent for p in parts if p.intent), None) if len(parts) > 1 else first.intent
     # the trace is stored (session row, L2 turn log, L3 archive): secrets the user typed are redacted
     trace: dict[str, Any] = {**redact(first.trace), "trace_id": trace_id, "text": redact(text), "path": path,
-                             "state_after": s.state.value, "version": s.machine.version, "actions": actions,
+                             "state_before": state_before, "state_after": s.state.value,
+                             "version": s.machine.version, "actions": actions,
                              "repairs": sorted({r for p in parts for r in p.repairs}),
                              "transitions": list(s.moves), "lang": last.lang,
                              "timings_ms": {k: round(v, 3) for k, v in timings.items()}}

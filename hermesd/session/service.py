@@ -148,7 +148,7 @@ class SessionService(Subsystem):
         registry = getattr(tools, "registry", None)
         known_tools = set(registry.tools) if registry else None
         # each tool step of the packs gets its tool's reply template, for {{steps.<id>.reply}}
-        tool_replies = {n: t.descriptor.reply_template for n, t in registry.tools.items()} if registry else None
+        tool_replies = registry.reply_templates() if registry else None
         known_intents = {spec.name for spec in nlu.engine.specs} or None
         self.rules = RuleSource(resolve_rules_dir(self.settings), known_intents=known_intents, known_tools=known_tools,
                                 tool_replies=tool_replies)
@@ -330,13 +330,10 @@ class SessionService(Subsystem):
                 return {**stored, "replayed": True}
         q = s.pending
         if not isinstance(q, (Confirm, Choice, Offer)):
-            if s.expired:  # the card timed out: a plain sentence through the turn, nothing runs
-                p_choice = {"accept": True} if p.accept is not None else {"choice": 0}
-                return await self._with_events(await c.turn(
-                    ctx.caller, p.session_id, "", message_id=p.message_id, reference_time=p.reference_time,
-                    trace_id=ctx.trace_id, answer=p_choice), ctx, int(time.time() * 1000))
-            raise InputInvalid("nothing to confirm in this session", data={"state": s.state.value})
-        if p.choice is not None:
+            if not s.expired:
+                raise InputInvalid("nothing to confirm in this session", data={"state": s.state.value})
+            # the card timed out: the turn says so in a plain sentence and runs nothing
+        elif p.choice is not None:
             choices = q.candidates if isinstance(q, Choice) else ()
             if not isinstance(q, Choice) or p.choice > len(choices):
                 raise InputInvalid(f"no choice {p.choice} here" + (f" (1–{len(choices)})" if choices else
