@@ -30,6 +30,7 @@ import orjson
 import yaml
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
+from .errors import ConfigInvalid
 from .memory.archive_settings import ArchiveSettings, UpstreamSettings
 from .memory.settings import MemorySettings
 from .nlu.settings import NluSettings
@@ -174,12 +175,13 @@ class ConfigProblem:
         return f"{where}{self.key or '<top>'}: {self.message}{val}"
 
 
-class ConfigError(Exception):
-    """Config could not be loaded; ``problems`` lists every error found."""
+class ConfigError(ConfigInvalid):
+    """Config could not be loaded; ``problems`` lists every error found (code ``CONFIG_INVALID``)."""
 
     def __init__(self, problems: list[ConfigProblem]) -> None:
         self.problems = problems
-        super().__init__("\n".join(str(p) for p in problems))
+        super().__init__("\n".join(str(p) for p in problems),
+                         data={"problems": [str(p) for p in problems]})
 
 
 # ---------------------------------------------------------------------------

@@ -26,7 +26,7 @@ from ..dialogue.lexicon import Lexicon, default_lexicon
 from ..dialogue.questions import Ask, Confirm, Offer
 from ..errors import SessionBusy, SessionExpired, SessionLimit, SessionNotFound
 from ..logging import session_id_var
-from ..protocol import Caller
+from ..caller import Caller
 from . import turnlog
 from .commit import commit_turn
 from .grounding import Grounding

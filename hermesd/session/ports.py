@@ -14,7 +14,7 @@ __all__ = ["MemoryPort", "NluPort", "RuleEnginePort", "ToolsPort"]
 
 
 class NluPort(Protocol):
-    """The NLU subsystem (:class:`hermesd.nlu.service.NluService`)."""
+    """The NLU subsystem (:class:`hermesd.subsystems.nlu.NluService`)."""
 
     settings: Any  #: ``.timezone`` (IANA name) is read
     engine: Any  #: ``.specs`` (intent specs with ``name`` and ``slots``), ``.gazetteers``
@@ -25,7 +25,7 @@ class NluPort(Protocol):
 
 
 class MemoryPort(Protocol):
-    """The memory subsystem (:class:`hermesd.memory.service.MemoryService`)."""
+    """The memory subsystem (:class:`hermesd.subsystems.memory.MemoryService`)."""
 
     graph: Any  #: ``.bind(session_id, mention, anchor_id)``
     core: Any  #: ``.event_row(...)``
@@ -56,7 +56,7 @@ class MemoryPort(Protocol):
 
 
 class ToolsPort(Protocol):
-    """The tools subsystem (:class:`hermesd.tools.service.ToolsService`)."""
+    """The tools subsystem (:class:`hermesd.subsystems.tools.ToolsService`)."""
 
     registry: Any  #: ``.get(name)`` → a tool with ``.descriptor`` (``confirm``, ``idempotent``)
 

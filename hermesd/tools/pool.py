@@ -45,7 +45,7 @@ from typing import Any
 
 import orjson
 
-from ..errors import HermesError, OutputInvalid, ToolCrashed, ToolOOM, ToolTimeout, ToolUnavailable
+from ..errors import HermesError, OutputInvalid, ToolCrashed, ToolFault, ToolOOM, ToolTimeout, ToolUnavailable
 from . import frames, sandbox, worker as worker_mod
 
 __all__ = ["Pool", "WorkerReply"]
@@ -552,13 +552,13 @@ class Pool:
             fut.set_result(WorkerReply(True, msg.get("output"), w.pid, msg.get("cpu_ms", 0.0), rss))
             return
         limits = w.limits
-        if code == "TOOL_TIMEOUT":
+        if code == ToolFault.TIMEOUT:
             self._fault(w, ToolTimeout(f"tool used its {limits.get('cpu_ms')} ms CPU budget",
                                        data={"pid": w.pid, "limit": "cpu_ms"}))
-        elif code == "TOOL_OOM":
+        elif code == ToolFault.OOM:
             self._fault(w, ToolOOM(f"tool passed its memory budget of {limits.get('memory_mb')} MiB",
                                    data={"pid": w.pid, "memory_mb": limits.get("memory_mb")}))
-        elif code == "OUTPUT_INVALID" and not msg.get("fatal"):
+        elif code == ToolFault.OUTPUT_INVALID and not msg.get("fatal"):
             fut.set_exception(OutputInvalid(msg.get("message") or "invalid output", data={"pid": w.pid}))
         elif code in ("RAISED", "TOOL_UNHEALTHY"):
             reply = WorkerReply(False, None, w.pid, msg.get("cpu_ms", 0.0), rss, code, msg.get("message", ""),

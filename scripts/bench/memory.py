@@ -399,7 +399,7 @@ import asyncio, sys, tempfile, psutil, os, gc
 sys.path.insert(0, sys.argv[1])
 proc = psutil.Process()
 base = proc.memory_info().rss
-from hermesd.memory.service import MemoryService
+from hermesd.subsystems.memory import MemoryService
 from hermesd.memory.settings import MemorySettings
 async def main():
     svc = MemoryService(MemorySettings(), run_decay=False)

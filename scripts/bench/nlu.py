@@ -33,7 +33,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
 from hermesd.nlu.parser import parse  # noqa: E402
-from hermesd.nlu.service import NluSubsystem  # noqa: E402
+from hermesd.subsystems.nlu import NluSubsystem  # noqa: E402
 from hermesd.nlu.settings import NluSettings  # noqa: E402
 from hermesd.nlu.temporal import parse_times  # noqa: E402
 

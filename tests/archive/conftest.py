@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from archive_helpers import TOKEN, UpstreamServer
 
-from hermesd.memory.archive_service import ArchiveService
+from hermesd.subsystems.archive import ArchiveService
 from hermesd.memory.archive_settings import ArchiveSettings, UpstreamSettings
 from hermesd.memory.l2 import L2Store
 

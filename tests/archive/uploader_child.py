@@ -19,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from archive_helpers import audit, turns
 
-from hermesd.memory.archive_service import ArchiveService
+from hermesd.subsystems.archive import ArchiveService
 from hermesd.memory.archive_settings import ArchiveSettings, UpstreamSettings
 from hermesd.memory.l2 import L2Store
 

@@ -6,27 +6,39 @@ import asyncio
 import logging
 import os
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .protocol import CallContext, Method
+from ..protocol import CallContext, Method
 
 if TYPE_CHECKING:
-    from .daemon import Daemon
-    from .server import Server
+    from ..server import Server
 
-__all__ = ["AdminMethods", "DebugMethods"]
+__all__ = ["AdminMethods", "DebugMethods", "Introspectable"]
 
-log = logging.getLogger("hermesd.admin")
+log = logging.getLogger("hermesd.subsystems.admin")
 
 _ADMIN = frozenset({"admin"})
+
+
+class Introspectable(Protocol):
+    """What ``admin.*`` needs of the daemon (``hermesd.daemon.Daemon`` implements it)."""
+
+    def status(self) -> dict[str, Any]:
+        """Version, pid, uptime, RSS bytes, connections, config digest, subsystem health."""
+
+    def metrics_text(self) -> str:
+        """The Prometheus text exposition of every registered family."""
+
+    async def reload(self, reason: str) -> dict[str, Any]:
+        """Re-read config and packs (SIGHUP's path): ``{"ok", "config", "problems"}``."""
 
 
 class AdminMethods:
     """Binds the daemon's introspection to JSON-RPC methods."""
 
-    def __init__(self, daemon: "Daemon") -> None:
+    def __init__(self, daemon: Introspectable) -> None:
         self.daemon = daemon
 
     def register(self, server: "Server") -> None:

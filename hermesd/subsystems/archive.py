@@ -40,10 +40,10 @@ from pydantic import BaseModel, ConfigDict
 from ..errors import HermesError, InputInvalid
 from ..metrics import Counter, Gauge
 from ..protocol import CallContext, Method
-from ..subsystem import DaemonContext, Subsystem
-from . import l3, l3_schema, upstream
-from .archive_settings import ArchiveSettings, UpstreamSettings
-from .l2 import L2Store
+from .subsystem import DaemonContext, Subsystem
+from ..memory import l3, l3_schema, upstream
+from ..memory.archive_settings import ArchiveSettings, UpstreamSettings
+from ..memory.l2 import L2Store
 
 __all__ = ["ARCHIVE_DIRNAME", "ArchiveService"]
 

@@ -32,13 +32,13 @@ from ..dialogue.questions import Choice, Confirm, Offer
 from ..errors import InputInvalid
 from ..protocol import CallContext, Method
 from ..rules.loader import RuleSource
-from ..subsystem import DaemonContext, Subsystem
+from .subsystem import DaemonContext, Subsystem
 from ..tasks import cancel_and_wait
-from .controller import Controller
-from .locale import session_language
-from . import turnlog
-from .events import EVENT_KINDS, EventBus
-from .settings import SessionSettings, resolve_rules_dir
+from ..session.controller import Controller
+from ..session.locale import session_language
+from ..session import turnlog
+from ..session.events import EVENT_KINDS, EventBus
+from ..session.settings import SessionSettings, resolve_rules_dir
 
 __all__ = ["SessionService"]
 

@@ -25,12 +25,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import InputInvalid
 from ..protocol import CallContext, Method
-from ..subsystem import DaemonContext, Subsystem
-from .entities import DEFAULT_ID_PATTERNS, IdPattern
-from .intents import train_cached
-from .packs import OOS_LABEL, Packs, load_packs
-from .parser import NluEngine, ParseResult, parse
-from .settings import NluSettings
+from .subsystem import DaemonContext, Subsystem
+from ..nlu.entities import DEFAULT_ID_PATTERNS, IdPattern
+from ..nlu.intents import train_cached
+from ..nlu.packs import OOS_LABEL, Packs, load_packs
+from ..nlu.parser import NluEngine, ParseResult, parse
+from ..nlu.settings import NluSettings
 
 if TYPE_CHECKING:
     from ..config import HermesConfig
@@ -55,7 +55,7 @@ class ParseParams(BaseModel):
 
 def _shipped_intents_dir() -> Path:
     try:
-        from ..config import shipped_path
+        from ..section import shipped_path
 
         return shipped_path("config", "intents")
     except ImportError:  # foundation not there yet

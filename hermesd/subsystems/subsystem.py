@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .config import HermesConfig
-    from .protocol import Method
+    from ..config import HermesConfig
+    from ..protocol import Method
 
 __all__ = ["DaemonContext", "Subsystem"]
 

@@ -31,14 +31,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import InputInvalid, PermissionDenied
 from ..protocol import CallContext, Method
-from ..subsystem import DaemonContext, Subsystem
+from .subsystem import DaemonContext, Subsystem
 from ..tasks import cancel_and_wait
 from ..anchors.directory import Directory
 from ..anchors.graph import AnchorGraph, Resolution
-from . import records
-from .l2 import L2Store
-from .mcp import MemoryCore, wall_ms
-from .settings import MemorySettings
+from ..memory import records
+from ..memory.l2 import L2Store
+from ..memory.mcp import MemoryCore, wall_ms
+from ..memory.settings import MemorySettings
 
 __all__ = ["MemoryService", "L2_FILENAME"]
 
