@@ -33,7 +33,7 @@ from .subsystems.subsystem import DaemonContext, Subsystem
 
 __all__ = ["Daemon", "build_subsystems"]
 
-log = logging.getLogger("hermesd.daemon")
+log = logging.getLogger(__name__)
 
 
 def build_subsystems(cfg: HermesConfig) -> list[list[Subsystem]]:

@@ -33,7 +33,7 @@ from .settings import MemorySettings
 
 __all__ = ["MemoryCore", "wall_ms"]
 
-log = logging.getLogger("hermesd.memory")
+log = logging.getLogger(__name__)
 
 #: ``verifier(cutoff_ms)`` re-checks person anchors verified before ``cutoff_ms``;
 #: returns ``[(anchor_id, "verified" | "stale")]``.

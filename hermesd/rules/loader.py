@@ -37,7 +37,7 @@ from .phrases import Phrase
 
 __all__ = ["LoadedRules", "Problem", "RulePackError", "RuleSource", "checksum", "load_rules", "pack_files"]
 
-log = logging.getLogger("hermesd.rules")
+log = logging.getLogger(__name__)
 SUFFIXES = (".yaml", ".yml", ".json")
 #: libyaml's parser when PyYAML was built with it (≈10x faster; nodes carry the same marks).
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

@@ -25,7 +25,7 @@ import orjson
 
 __all__ = ["EVENT_KINDS", "EventBus", "OUTBOX_DDL"]
 
-log = logging.getLogger("hermesd.events")
+log = logging.getLogger(__name__)
 
 EVENT_KINDS = ("reminder", "handoff", "session_expired", "pending_task", "confirmation_cancelled")
 

@@ -34,7 +34,7 @@ from ..rules.templating import MissingValue
 
 __all__ = ["Executor", "Failure", "Finished", "Handoff", "StepLog", "Suspend", "ToolCaller"]
 
-log = logging.getLogger("hermesd.session")
+log = logging.getLogger(__name__)
 
 #: ``await call_tool(name, params) -> {"ok": bool, "output"|"error": ..., "duration_ms"}``
 ToolCaller = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]

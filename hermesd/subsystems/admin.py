@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 __all__ = ["AdminMethods", "DebugMethods", "Introspectable"]
 
-log = logging.getLogger("hermesd.subsystems.admin")
+log = logging.getLogger(__name__)
 
 _ADMIN = frozenset({"admin"})
 

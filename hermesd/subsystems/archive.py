@@ -47,7 +47,7 @@ from ..memory.l2 import L2Store
 
 __all__ = ["ARCHIVE_DIRNAME", "ArchiveService"]
 
-log = logging.getLogger("hermesd.archive")
+log = logging.getLogger(__name__)
 ARCHIVE_DIRNAME = "archive"
 _BOOT_ID = Path("/proc/sys/kernel/random/boot_id")
 _MIN_WAIT_S = 0.05

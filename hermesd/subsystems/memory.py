@@ -42,7 +42,7 @@ from ..memory.settings import MemorySettings
 
 __all__ = ["MemoryService", "L2_FILENAME"]
 
-log = logging.getLogger("hermesd.memory")
+log = logging.getLogger(__name__)
 L2_FILENAME = "l2.sqlite3"
 _SHIPPED_DIRECTORY = Path(__file__).resolve().parents[2] / "config" / "directory.yaml"
 

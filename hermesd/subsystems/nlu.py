@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
 __all__ = ["NluSubsystem", "ParseParams"]
 
-log = logging.getLogger("hermesd.nlu")
+log = logging.getLogger(__name__)
 
 
 class ParseParams(BaseModel):

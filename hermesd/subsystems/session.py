@@ -42,7 +42,7 @@ from ..session.settings import SessionSettings, resolve_rules_dir
 
 __all__ = ["SessionService"]
 
-log = logging.getLogger("hermesd.session")
+log = logging.getLogger(__name__)
 _ALL = frozenset({"admin", "user"})
 _SID = Field(min_length=8, max_length=64, pattern=r"^[0-9A-Za-z]+$")
 

@@ -59,7 +59,7 @@ if TYPE_CHECKING:
 
 __all__ = ["ToolsService", "WORKER_ENV", "annotations"]
 
-log = logging.getLogger("hermesd.tools")
+log = logging.getLogger(__name__)
 
 #: the whole environment of the fork server and its workers (no inherited secrets)
 WORKER_ENV = {

@@ -50,7 +50,7 @@ from . import frames, sandbox, worker as worker_mod
 
 __all__ = ["Pool", "WorkerReply"]
 
-log = logging.getLogger("hermesd.tools")
+log = logging.getLogger(__name__)
 
 FRAME_SLACK_BYTES = 4096
 RECV_BYTES = 1 << 16
