@@ -169,6 +169,9 @@ class SessionService(Subsystem):
         self.controller.on_event = self._publish
         self.controller.on_tool_result = self._on_tool_result
         restored = await self.controller.restore()
+        # a card whose time ran out while the daemon was down times out now, before READY: a first
+        # turn must find it expired, never race the timer task for the session (SESSION_BUSY)
+        await self.controller.fire_timeouts()
         self._task = asyncio.get_running_loop().create_task(self._timer_loop(), name="hermesd-session-timers")
         log.info("sessions ready", extra={"kv": {"restored": restored, **{k: v for k, v in self.rules.status().items()
                                                                            if k in ("rules", "folder")}}})
