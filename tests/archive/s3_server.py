@@ -1,9 +1,10 @@
 """A real S3-compatible server process on 127.0.0.1 that checks SigV4: moto in server mode.
 
 Why moto (``moto[server]``, PyPI, test-only): of the S3 servers that install here
-from PyPI or Debian it is the one that runs as a plain process in a second —
-MinIO is not packaged, Ceph RGW needs a cluster, Garage and SeaweedFS are not in
-either registry as a server. moto's S3 implements ``If-None-Match: *`` conditional
+from PyPI or Debian it is the one that runs as a plain process in seconds —
+MinIO is not packaged; Debian's ``radosgw`` (Ceph RGW) is, but needs a running Ceph
+cluster (monitors and OSDs) behind it; Garage and SeaweedFS are in neither registry
+as a server. moto's S3 implements ``If-None-Match: *`` conditional
 writes (412 ``PreconditionFailed``), HEAD, user metadata and the S3 error XML.
 It checks signatures only when asked: with ``INITIAL_NO_AUTH_ACTION_COUNT=N`` the
 first N actions run unauthenticated (we use them to create an IAM user, its

@@ -3,8 +3,8 @@
 The server is moto in server mode (``python -m moto.server``, the ``moto[server]``
 test extra), started with ``INITIAL_NO_AUTH_ACTION_COUNT`` so that after the IAM
 set-up every request must carry a valid SigV4 signature of a known access key —
-see ``s3_server.py`` for why moto (MinIO is not packaged here; Ceph RGW needs a
-cluster; Garage and SeaweedFS are not in PyPI or Debian as servers). The signer
+see ``s3_server.py`` for why moto (MinIO is not packaged here; Debian's radosgw
+needs a Ceph cluster; Garage and SeaweedFS are not in PyPI or Debian as servers). The signer
 itself is checked against botocore's ``S3SigV4Auth`` on the same requests (same
 canonical request, same ``Authorization`` header) in ``test_sigv4.py``.
 
