@@ -62,7 +62,7 @@ SHIPPED_CONFIG = shipped_path("config", "hermesd.yaml")
 ETC_CONFIG = Path("/etc/hermesd/hermesd.yaml")
 ENV_PREFIX = "HERMESD_"
 #: HERMESD_* variables that are not config keys (read elsewhere).
-_ENV_NOT_CONFIG = frozenset({"HERMESD_CONFIG"})
+_ENV_NOT_CONFIG = frozenset({"HERMESD_CONFIG", "HERMESD_SHARE_DIR"})  # the latter: hermesd.section.share_dirs
 _ENV_ALIASES = {"HERMESD_SOCKET": ("paths", "socket_path"), "HERMESD_STATE_DIR": ("paths", "state_dir")}
 
 
