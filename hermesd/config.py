@@ -15,6 +15,16 @@ Layers, later wins, merged key by key (mopidy's scheme):
 :func:`load` never exits: it raises :class:`ConfigError` holding every problem
 found (file and line, key path, bad value, what is allowed, "did you mean …");
 ``cli.py`` prints them and exits 78 (``EX_CONFIG``, sysexits.h).
+
+Shipped data (the defaults file, intents, rules, dialogue lexicon, tools, people
+directory) is found by :func:`hermesd.section.shipped_path`, one order for every
+kind of install: ``$HERMESD_SHARE_DIR`` alone when set (``systemd/hermesd.service``
+sets ``/usr/share/hermesd``, where ``scripts/install`` puts them); else the source
+checkout (``<repo>/config``, ``<repo>/tools``, when ``<repo>/pyproject.toml`` exists);
+else the wheel's package data (``hermesd/_shipped``, so ``pip install hermesd &&
+hermesd run`` answers); else ``/usr/share/hermesd``. A config key naming a folder or
+file (``nlu.intent_dirs``, ``session.rules_dir``, ``tools.tools_dir``,
+``memory.directory_path``) wins over all of them.
 """
 
 from __future__ import annotations
@@ -63,7 +73,7 @@ SHIPPED_CONFIG = shipped_path("config", "hermesd.yaml")
 ETC_CONFIG = Path("/etc/hermesd/hermesd.yaml")
 ENV_PREFIX = "HERMESD_"
 #: HERMESD_* variables that are not config keys (read elsewhere).
-_ENV_NOT_CONFIG = frozenset({"HERMESD_CONFIG"})
+_ENV_NOT_CONFIG = frozenset({"HERMESD_CONFIG", "HERMESD_SHARE_DIR"})  # the latter: hermesd.section.share_dirs
 _ENV_ALIASES = {"HERMESD_SOCKET": ("paths", "socket_path"), "HERMESD_STATE_DIR": ("paths", "state_dir")}
 
 

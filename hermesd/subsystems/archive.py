@@ -41,7 +41,7 @@ from ..errors import HermesError, InputInvalid
 from ..metrics import Counter, Gauge
 from ..protocol import CallContext, Method
 from .subsystem import DaemonContext, Subsystem
-from ..memory import l3, l3_schema, upstream
+from ..memory import l3, l3_schema, s3, upstream
 from ..memory.archive_settings import ArchiveSettings, UpstreamSettings
 from ..memory.l2 import L2Store
 
@@ -100,6 +100,7 @@ class ArchiveService(Subsystem):
         self._local = threading.local()
         self._reserved: set[str] = set()
         self._due: dict[int, float] = {}
+        self._s3: s3.Store | None = None
         self._pass_lock = asyncio.Lock()
         self._budget_lock = asyncio.Lock()
         self._wake = asyncio.Event()
@@ -155,14 +156,17 @@ class ArchiveService(Subsystem):
         if self.settings.dictionary:
             self._dictionary = await asyncio.to_thread(Path(self.settings.dictionary).read_bytes)
             self._dict_id = l3.Codec(self.settings.level, self._dictionary).dict_id
-        if self.upstream.url:
+        if self.upstream.kind == "s3":
+            self._s3 = s3.Store(self.upstream)  # raises on a bad endpoint
+            s3.load_credentials(self.upstream)  # raises CredentialsError: say so at start, not at the first pass
+        elif self.upstream.url:
             upstream.target(self.upstream.url, self.upstream.device_id, "probe")  # raises on a bad URL
         await self.l2.awrite(l3_schema.ensure)
         released = await self.l2.awrite(l3_schema.release_expired, self._owner, self.clock())
         await asyncio.to_thread(self._remove_temp_files)
         adopted = await self._adopt_orphans()
         await self._refresh()
-        log.info("archive started", extra={"kv": {"root": str(self.root), "upstream": bool(self.upstream.url),
+        log.info("archive started", extra={"kv": {"root": str(self.root), "upstream": self._upstream_label(),
                                                   "dict_id": self._dict_id, "released_leases": released,
                                                   "adopted": adopted, "pending": self._summary["pending"]["files"]}})
         if run_loop:
@@ -188,6 +192,8 @@ class ArchiveService(Subsystem):
                 log.warning("archive.dictionary changes take effect at the next start")
             self._archive = new_a
         if new_u is not None:
+            if new_u != self._upstream:
+                self._s3 = s3.Store(new_u) if new_u.kind == "s3" else None
             self._upstream = new_u
         self._wake.set()
 
@@ -374,7 +380,7 @@ class ArchiveService(Subsystem):
             await self._move_unsynced()
             await self._apply_retention()
             await self._enforce_budget()
-            if self.upstream.url:
+            if self.upstream.enabled:
                 await self._upload_due(force, outcomes)
             await self._refresh()
             return outcomes
@@ -397,16 +403,28 @@ class ArchiveService(Subsystem):
                 if force or self._due.get(r["id"], 0.0) <= now]
         if not todo:
             return
-        t = upstream.target(self.upstream.url or "", self.upstream.device_id, "probe")
-        up, why = await asyncio.to_thread(upstream.network_up, t.host, t.port, self.upstream.timeout_s)
+        if self._s3 is not None:
+            host, port = self._s3.probe
+        else:
+            t = upstream.target(self.upstream.url or "", self.upstream.device_id, "probe")
+            host, port = t.host, t.port
+        up, why = await asyncio.to_thread(upstream.network_up, host, port, self.upstream.timeout_s)
         if not up:
             if self.network != f"down: {why}":
                 log.warning("archive.offline", extra={"kv": {"reason": why}})
             self.network = f"down: {why}"
             return
         self.network = "up"
+        token: Any
         try:
-            token = await asyncio.to_thread(upstream.read_token, self.upstream.token_file)
+            if self._s3 is not None:  # re-read each pass: a rotated key needs no restart
+                token = await asyncio.to_thread(s3.load_credentials, self.upstream)
+            else:
+                token = await asyncio.to_thread(upstream.read_token, self.upstream.token_file)
+        except s3.CredentialsError as exc:
+            self.last_error = str(exc)
+            log.error("archive.credentials_unusable", extra={"kv": {"error": str(exc)}})
+            return
         except OSError as exc:
             self.last_error = f"token_file unreadable: {exc.strerror}"
             log.error("archive.token_unreadable", extra={"kv": {"token_file": self.upstream.token_file,
@@ -421,7 +439,7 @@ class ArchiveService(Subsystem):
             client.close()
         await self._apply_retention()
 
-    async def _upload_batch(self, client: upstream.Client, batch: list[dict[str, Any]], token: str | None, force: bool,
+    async def _upload_batch(self, client: upstream.Client, batch: list[dict[str, Any]], token: Any, force: bool,
                             outcomes: dict[str, int]) -> bool:
         """Claim ``batch`` in one commit, upload it in order; True if a retry stopped it early.
 
@@ -458,11 +476,15 @@ class ArchiveService(Subsystem):
             log.info("archive.uploaded", extra={"kv": {**kv, "bytes": row["bytes"], "marked": changed}})
         return stopped
 
-    async def _upload_one(self, client: upstream.Client, row: dict[str, Any], lease: str, token: str | None,
+    async def _upload_one(self, client: upstream.Client, row: dict[str, Any], lease: str, token: Any,
                           marks: list[tuple[dict[str, Any], dict[str, Any], Any]]) -> str:
+        """Upload one claimed row; ``token`` is the bearer token (http) or :class:`~.sigv4.Credentials` (s3)."""
         assert self.l2 is not None
         rel = row["path"]
-        t = upstream.target(self.upstream.url or "", self.upstream.device_id, rel)
+        if self._s3 is not None:
+            t = self._s3.target(self._s3.key_for(rel))
+        else:
+            t = upstream.target(self.upstream.url or "", self.upstream.device_id, rel)
         try:
             result = await asyncio.to_thread(self._verify_and_put, client, row, t, token)
         except l3.VolumeCorrupt as exc:
@@ -480,6 +502,8 @@ class ArchiveService(Subsystem):
         self.uploads.inc(result.outcome)
         kv = {"path": rel, "status": result.status, "attempt": row["attempts"] + 1,
               "elapsed_ms": round(result.elapsed_s * 1000, 1), "target": str(t)}
+        if result.already:
+            kv["already"] = True  # the store held it (a crash before the mark): nothing written twice
         if result.outcome == "ok":
             fut = self.l2.write(functools.partial(l3_schema.finish, uploaded_ms=self.now_ms()), row["id"], lease,
                                 "uploaded")
@@ -504,10 +528,19 @@ class ArchiveService(Subsystem):
         return result.outcome
 
     def _verify_and_put(self, client: upstream.Client, row: dict[str, Any], t: upstream.Target,
-                        token: str | None) -> upstream.UploadResult:
+                        token: Any) -> upstream.UploadResult:
         codec = self._codec(row["dict_id"])
         data = l3.verify_file(codec, self.root / row["path"], records=row["records"], sha256=row["sha256"])
+        if self._s3 is not None:
+            return self._s3.upload(client, row["path"], data, row["sha256"], token)
         return client.put(t, data, row["sha256"], token=token)
+
+    def _upstream_label(self) -> str:
+        """``none``, ``http`` or ``s3:<bucket>`` for logs and status (never a URL query or a credential)."""
+        u = self._upstream
+        if u is None or not u.enabled:
+            return "none"
+        return f"s3:{u.bucket}" if u.kind == "s3" else "http"
 
     async def _finish(self, row_id: int, lease: str | None, state: str, **fields: Any) -> bool:
         assert self.l2 is not None
@@ -606,7 +639,9 @@ class ArchiveService(Subsystem):
                 "failed": s["failed"]["files"], "quarantined": s["quarantined"]["files"],
                 "dropped": s["dropped"]["files"], "local_bytes": s["local_bytes"],
                 "max_bytes": self.settings.max_bytes if self._archive else 0,
-                "upstream": bool(self._upstream and self._upstream.url), "network": self.network,
+                "upstream": bool(self._upstream and self._upstream.enabled), "upstream_kind": self._upstream_label(),
+                "backlog": s["pending"]["files"] + s["uploading"]["files"] + s["failed"]["files"],
+                "network": self.network,
                 "last_success_ms": self.last_success_ms, "last_error": self.last_error}
 
     def health(self) -> dict[str, Any]:

@@ -31,6 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import InputInvalid, PermissionDenied
 from ..protocol import CallContext, Method
+from ..section import shipped_path
 from .subsystem import DaemonContext, Subsystem
 from ..tasks import cancel_and_wait
 from ..anchors.directory import Directory
@@ -44,7 +45,6 @@ __all__ = ["MemoryService", "L2_FILENAME"]
 
 log = logging.getLogger(__name__)
 L2_FILENAME = "l2.sqlite3"
-_SHIPPED_DIRECTORY = Path(__file__).resolve().parents[2] / "config" / "directory.yaml"
 
 
 class _Params(BaseModel):
@@ -164,7 +164,7 @@ def _load_directory(s: MemorySettings) -> Directory | None:
 
     :raises ValueError: a configured file is missing or malformed.
     """
-    path = Path(s.directory_path) if s.directory_path else _SHIPPED_DIRECTORY
+    path = Path(s.directory_path) if s.directory_path else shipped_path("config", "directory.yaml")
     if path.is_file():
         return Directory.load(path)
     if s.directory_path:

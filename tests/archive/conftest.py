@@ -103,3 +103,15 @@ async def harness(tmp_path: Path) -> AsyncIterator[Harness]:
         for s, l2 in h.opened:
             await s.stop()
             l2.close()
+
+
+@pytest.fixture(scope="module")
+def moto(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A real S3-compatible server process (moto, SigV4 checked) shared by one test module."""
+    from s3_server import MotoS3
+
+    srv = MotoS3(log_dir=tmp_path_factory.mktemp("moto"))
+    try:
+        yield srv
+    finally:
+        srv.stop()
