@@ -14,7 +14,7 @@ import orjson
 
 __all__ = [
     "add_task", "close_project", "delete_anchor_memories", "delete_closed_projects", "delete_session",
-    "get_summary", "insert_audit", "insert_event", "list_tasks", "load_anchors",
+    "get_summary", "insert_audit", "insert_event", "list_tasks", "list_user_memories", "load_anchors",
     "load_reply", "load_session", "load_sessions", "max_version", "merge_anchor", "search_events",
     "search_summaries", "set_task_status", "store_reply", "save_session", "upsert_alias", "upsert_anchor",
     "upsert_summary",
@@ -317,8 +317,17 @@ def set_task_status(conn: sqlite3.Connection, task_id: int, status: str) -> int:
 # -- audit --------------------------------------------------------------------
 
 def insert_audit(conn: sqlite3.Connection, a: dict[str, Any]) -> None:
-    """Append ``{at_ms, action, source, target, size_before, size_after, uid, subject, detail}``."""
-    conn.execute("INSERT INTO audit (at_ms, action, source, target, size_before, size_after, uid, subject, detail) "
-                 "VALUES (?,?,?,?,?,?,?,?,?)",
+    """Append ``{at_ms, action, source, target, size_before, size_after, uid, subject, detail, trace_id}``."""
+    conn.execute("INSERT INTO audit (at_ms, action, source, target, size_before, size_after, uid, subject, detail, "
+                 "trace_id) VALUES (?,?,?,?,?,?,?,?,?,?)",
                  (a["at_ms"], a["action"], a["source"], a["target"], a.get("size_before", 0), a.get("size_after", 0),
-                  a.get("uid"), a.get("subject", ""), a.get("detail", "")))
+                  a.get("uid"), a.get("subject", ""), a.get("detail", ""), a.get("trace_id") or ""))
+
+
+def list_user_memories(conn: sqlite3.Connection, uid: int, session_id: str, *, prefix: str = "",
+                       limit: int = 500) -> list[dict[str, Any]]:
+    """Slots of ``(uid, session_id)`` whose anchor starts with ``prefix``, most used then newest first."""
+    cur = conn.execute("SELECT * FROM summaries WHERE uid=? AND session_id=? AND substr(anchor, 1, ?)=? "
+                       "ORDER BY access_count DESC, updated_ms DESC LIMIT ?",
+                       (uid, session_id, len(prefix), prefix, limit))
+    return [_row(cur, r, _SUMMARY_JSON) for r in cur.fetchall()]
