@@ -56,7 +56,7 @@ class Staged:
     row: dict[str, Any]
     audits: list[dict[str, Any]]
     reason: str
-    compressed: Compressed
+    compressed: Compressed | None
     tier: str
 
     def write(self, conn: Any) -> None:
@@ -364,6 +364,40 @@ class MemoryCore:
                 self._maybe_promote(r)
         return top
 
+    # -- preloading ------------------------------------------------------------------
+
+    async def preload(self, uid: int, *, max_items: int | None = None, max_bytes: int | None = None) -> dict[str, Any]:
+        """Warm L1 with ``uid``'s user-level memories: the most used anchors, then the last captured,
+        at most ``max_items`` slots and ``max_bytes`` (default ``l1.preload_items`` / ``preload_bytes``).
+        Slots already in L1 are left as they are (L1 is never older than L2).
+
+        :return: ``{"loaded": n, "bytes": n, "ms": elapsed}``.
+        """
+        t0 = time.perf_counter()
+        n_max = self.settings.l1.preload_items if max_items is None else max_items
+        b_max = self.settings.l1.preload_bytes if max_bytes is None else max_bytes
+        if n_max <= 0 or b_max <= 0:
+            return {"loaded": 0, "bytes": 0, "ms": 0.0}
+        rows = await self.l2.aread(records.preload_rows, uid, f"user:{uid}", n_max)
+        loaded = used = 0
+        for row in rows:
+            key = (row["uid"], row["session_id"], row["anchor"])
+            if self.l1.peek(key) is not None:
+                continue
+            size = _nbytes(row["data"])
+            if loaded >= n_max or used + size > b_max:
+                break
+            slot = self.l1.put(key, row["data"], version=row["version"], memory_class=row["memory_class"],
+                               created_ms=row["created_ms"], access_count=row["access_count"])
+            if slot is not None:
+                slot.window = self.doorkeeper.generation
+                loaded += 1
+                used += size
+        ms = (time.perf_counter() - t0) * 1000
+        if loaded:
+            self.audit("preload", f"user:{uid}", "memory_l1", used, used, uid=uid, detail=f"slots={loaded}")
+        return {"loaded": loaded, "bytes": used, "ms": round(ms, 3)}
+
     # -- forget and decay ---------------------------------------------------------
 
     async def forget(self, anchor: str, uid: int | None) -> dict[str, int]:
@@ -380,6 +414,18 @@ class MemoryCore:
         self.audit("forget", anchor, "memory_l1,memory_l2,memory_l3", n_l1, 0, uid=uid, subject=anchor,
                    detail=f"summaries={counts['summaries']} events={counts['events']}")
         return {"l1_bytes": n_l1, **counts}
+
+    async def forget_user(self, uid: int) -> int:
+        """Erase every memory of ``uid`` (slots and events, L1 and L2; recorded for L3); returns the slots erased."""
+        n_l1 = 0
+        for key, slot in self.l1.items():
+            if key[0] == uid:
+                self.l1.pop(key)
+                n_l1 += slot.size
+        counts = await self.l2.awrite(records.delete_user_memories, uid, self.now_ms())
+        self.audit("forget", f"user:{uid}", "memory_l1,memory_l2,memory_l3", n_l1, 0, uid=uid, subject="*",
+                   detail=f"summaries={counts['summaries']} events={counts['events']}")
+        return counts["summaries"]
 
     async def close_project(self, project: str, closed_ms: int | None = None) -> None:
         """Mark a project closed (its project-class memories are deleted ``project_keep_s`` later)."""
