@@ -99,8 +99,9 @@ class MemoryTurns:
             req = replace(req, value=_as_written(n, req.value))
         if req is None or req.intent != "memory.recall" or parsed is None:
             return req
-        if parsed.out_of_scope or parsed.intent is None:
-            return req
+        top = parsed.intents[0] if parsed.intents else None
+        if parsed.out_of_scope or top is None or top.source != "template":
+            return req  # only a pack template (a whole-utterance pattern) outranks the grammar
         return req if await self._best(s, req.subject) is not None else None
 
     # -- the three intents ---------------------------------------------------------------
