@@ -156,9 +156,9 @@ def stage_fact(core: Any, uid: int, source: str, anchor: str, data: dict[str, An
                                keywords=summary, actions=["remember"], size_before=size)
     tier = "memory_l1" if slot is not None else "memory_l2"
     audits = [core.audit_row("capture", source, "memory", size, size, uid=uid, subject=anchor, detail=detail,
-                             trace_id=trace_id),
+                             trace_id=trace_id, defer=True),
               core.audit_row("compress", source, tier, size, row["size_after"], uid=uid, subject=anchor,
-                             detail=f"version={row['version']}", trace_id=trace_id),
+                             detail=f"version={row['version']}", trace_id=trace_id, defer=True),
               core.audit_row("decay", source, tier, row["size_after"], row["size_after"], uid=uid, subject=anchor,
-                             detail=f"class=person {core._decay_rule('person')}", trace_id=trace_id)]
+                             detail=f"class=person {core._decay_rule('person')}", trace_id=trace_id, defer=True)]
     return Staged(row, audits, "memory_verb", None, tier)  # type: ignore[arg-type]

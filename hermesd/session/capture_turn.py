@@ -29,7 +29,8 @@ def stage_memory(core: Any, s: Session, reply: dict[str, Any], tool_results: lis
                  rules: CaptureRules | None, trace_id: str) -> tuple[list[Any], list[tuple[str, str, int]]]:
     """Stage the turn's facts and capture; returns (staged writes, ``[(kind, anchor, version)]`` of facts).
 
-    Records ``capture_us`` (the time this took, µs) in the session's last trace.
+    Records ``capture_us`` (the time this took, µs) in the session's last trace. The ``[MCP]`` lines
+    are logged once the reply went out (``core.flush_lines``, scheduled by the commit).
     """
     t0 = time.perf_counter()
     staged, updated = [], []
@@ -45,7 +46,7 @@ def stage_memory(core: Any, s: Session, reply: dict[str, Any], tool_results: lis
                            entities=reply.get("entities") or [], anchors=s.refs.get("anchors", {}),
                            tool_results=tool_results, kind=str(next(iter(kinds.values()), "") or ""))
         st = core.stage_capture(s.uid, s.session_id, turn, slot_session=f"user:{s.uid}", at_ms=s.ref_ms or None,
-                                trace_id=trace_id, verbs=rules.memory_verbs)
+                                trace_id=trace_id, verbs=rules.memory_verbs, defer=True)
         if st is not None:
             staged.append(st)
             _remember_recent(s, turn)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any, Callable
 
@@ -60,6 +61,8 @@ async def commit_turn(memory: MemoryPort, s: Session, reply: dict[str, Any], mes
                                   if message_id else None, events=events, slots=slots, durable=durable,
                                   extra=[lambda conn: turnlog.insert(conn, s.session_id, s.updated_ms, raw),
                                          *(x.write for x in staged)])
+    if staged:  # the audit lines are formatted after the reply went out (the loop's next round)
+        asyncio.get_running_loop().call_soon(memory.core.flush_lines)
     if on_event is not None:
         for kind, anchor, version in updated:
             on_event(s.uid, "memory.updated", {"kind": kind, "anchor": anchor, "version": version,
