@@ -99,10 +99,16 @@ class MemoryTurns:
             req = replace(req, value=_as_written(n, req.value))
         if req is None or req.intent != "memory.recall" or parsed is None:
             return req
-        top = parsed.intents[0] if parsed.intents else None
-        if parsed.out_of_scope or top is None or top.source != "template":
-            return req  # only a pack template (a whole-utterance pattern) outranks the grammar
+        if parsed.out_of_scope or parsed.intent is None or not self._pack_claims(parsed.intent, req.subject):
+            return req
         return req if await self._best(s, req.subject) is not None else None
+
+    def _pack_claims(self, intent: str, subject: str) -> bool:
+        """The pack's intent is about the asked subject: the subject holds one of the intent's
+        keywords ("where is my order" → order.status; "我的潜水证编号是什么" is nobody's)."""
+        spec = next((x for x in self.c.nlu.engine.specs if x.name == intent), None)
+        low = subject.lower()
+        return spec is not None and any(k.lower() in low for k in spec.keywords if k)
 
     # -- the three intents ---------------------------------------------------------------
 
