@@ -99,6 +99,8 @@ class MemoryCore:
         self.decay_last_run_s = 0.0
         self._version = 0
         self._lines: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
+        #: forget calls so far (a preload whose read a forget overlapped reads again)
+        self.forgets = 0
 
     async def start(self) -> None:
         """Seed the version counter from L2 so versions stay monotonic across restarts."""
@@ -393,7 +395,13 @@ class MemoryCore:
         b_max = self.settings.l1.preload_bytes if max_bytes is None else max_bytes
         if n_max <= 0 or b_max <= 0:
             return {"loaded": 0, "bytes": 0, "ms": 0.0}
-        rows = await self.l2.aread(records.preload_rows, uid, f"user:{uid}", n_max)
+        for _ in range(3):  # a forget during the read: read again, never warm what was just erased
+            epoch = self.forgets
+            rows = await self.l2.aread(records.preload_rows, uid, f"user:{uid}", n_max)
+            if epoch == self.forgets:
+                break
+        else:
+            rows = []
         loaded = used = 0
         for row in rows:
             key = (row["uid"], row["session_id"], row["anchor"])
@@ -421,6 +429,7 @@ class MemoryCore:
         :return: ``{"l1_bytes": n, "summaries": n, "events": n}``. Awaits durability.
         """
         n_l1 = 0
+        self.forgets += 1
         for key, slot in self.l1.items():
             if key[2] == anchor and (uid is None or key[0] == uid):
                 self.l1.pop(key)
@@ -433,6 +442,7 @@ class MemoryCore:
     async def forget_user(self, uid: int) -> int:
         """Erase every memory of ``uid`` (slots and events, L1 and L2; recorded for L3); returns the slots erased."""
         n_l1 = 0
+        self.forgets += 1
         for key, slot in self.l1.items():
             if key[0] == uid:
                 self.l1.pop(key)
