@@ -78,8 +78,7 @@ class Controller:
         self.plans = PlanRunner(self)
         self.pipeline = Pipeline(self)
         self.memturns = MemoryTurns(self)
-        #: what the capture step keeps of a turn (the packs' capture rules; None = capture off)
-        self.capture_rules: CaptureRules | None = load_capture_rules()
+        self.capture_rules: CaptureRules | None = load_capture_rules()  #: the packs' (None = capture off)
         #: answer words (zh, zh-Hant, en) of the shipped lexicon and the packs'
         self.lexicon = lexicon or default_lexicon()
         #: how long after a card timed out a late answer is told it expired (ms)
@@ -362,7 +361,8 @@ class Controller:
                 reply["state"], reply["version"] = s.state.value, s.machine.version
             if message_id:
                 reply["message_id"] = message_id
-            await self._commit(s, reply, message_id, results)
+            await commit_turn(self.memory, s, reply, message_id, results, now_ms=self.now_ms(), on_event=self.on_event,
+                              on_tool_result=self.on_tool_result, capture_rules=self.capture_rules)
             return reply
         finally:
             s.busy = False
@@ -390,10 +390,6 @@ class Controller:
                             ttl_s=self.settings.ttl_s)
         self.turns_by_path[out["path"]] = self.turns_by_path.get(out["path"], 0) + 1
         return out, [p.result for p in parts if p.result is not None]
-
-    async def _commit(self, s: Session, reply: dict[str, Any], message_id: str | None, results: list[Any]) -> None:
-        await commit_turn(self.memory, s, reply, message_id, results, now_ms=self.now_ms(),
-                          on_tool_result=self.on_tool_result, capture_rules=self.capture_rules, on_event=self.on_event)
 
     # ------------------------------------------------------------------ what the pipeline asks
 
