@@ -29,7 +29,10 @@ from ..logging import session_id_var
 from ..caller import Caller
 from . import turnlog
 from .commit import commit_turn
+from ..memory.capture import CaptureRules, load_capture_rules
+from ..memory.mcp import wall_ms
 from .grounding import Grounding
+from .memoryturn import MemoryTurns
 from .machine import Event, Limits, Refusal, State, Transition, new_machine, transition
 from .pipeline import Pipeline
 from .planrun import PlanRunner
@@ -44,10 +47,6 @@ from .timers import DeadlineHeap
 __all__ = ["Controller"]
 
 log = logging.getLogger(__name__)
-
-
-def wall_ms() -> int:
-    return int(time.time() * 1000)
 
 
 class Controller:
@@ -78,6 +77,8 @@ class Controller:
         self.grounding = Grounding(nlu, memory, reminders=reminders)
         self.plans = PlanRunner(self)
         self.pipeline = Pipeline(self)
+        self.memturns = MemoryTurns(self)
+        self.capture_rules: CaptureRules | None = load_capture_rules()  #: the packs' (None = capture off)
         #: answer words (zh, zh-Hant, en) of the shipped lexicon and the packs'
         self.lexicon = lexicon or default_lexicon()
         #: how long after a card timed out a late answer is told it expired (ms)
@@ -134,6 +135,7 @@ class Controller:
             prompt = catalogue.say("offer", lang, what=slots.get("_utterance") or task["intent"])
             offer = {"task_id": task["id"], "intent": task["intent"], "slots": slots, "text": prompt}
             s.pending = Offer(task_id=task["id"], intent=task["intent"], slots=slots, prompt=prompt)
+        await self.memory.preload(caller.uid)  # the first turn is served from L1
         # not awaited to disk: a session lost to a crash within the batch window was never used
         await self.memory.save_session(s.to_row(), durable=False)
         self._arm(s)
@@ -359,7 +361,8 @@ class Controller:
                 reply["state"], reply["version"] = s.state.value, s.machine.version
             if message_id:
                 reply["message_id"] = message_id
-            await self._commit(s, reply, message_id, results)
+            await commit_turn(self.memory, s, reply, message_id, results, now_ms=self.now_ms(), on_event=self.on_event,
+                              on_tool_result=self.on_tool_result, capture_rules=self.capture_rules)
             return reply
         finally:
             s.busy = False
@@ -387,10 +390,6 @@ class Controller:
                             ttl_s=self.settings.ttl_s)
         self.turns_by_path[out["path"]] = self.turns_by_path.get(out["path"], 0) + 1
         return out, [p.result for p in parts if p.result is not None]
-
-    async def _commit(self, s: Session, reply: dict[str, Any], message_id: str | None, results: list[Any]) -> None:
-        await commit_turn(self.memory, s, reply, message_id, results, now_ms=self.now_ms(),
-                          on_tool_result=self.on_tool_result)
 
     # ------------------------------------------------------------------ what the pipeline asks
 

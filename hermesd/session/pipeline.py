@@ -273,6 +273,8 @@ class Pipeline:
     async def _carry(self, s: Session, p: Part, q: OpenQuestion | None, heard: Heard, d: Any,
                      entities: dict[str, list[Any]], ambiguous: Any, text: str, trace_id: str) -> None:
         c, lang = self.c, p.lang
+        if await self._memory(s, p, q, d, text):
+            return
         invalid = _invalid_date(p.parsed, lang)
         routes = isinstance(d, (dp.NewTurn, dp.Digress, dp.Replace, dp.Fill, dp.Correct)) or \
             (isinstance(d, dp.DropTask) and d.route)
@@ -285,7 +287,10 @@ class Pipeline:
         if ambiguous is not None and routes:
             self._ask_choice(s, p, q, ambiguous, text)
             return
-        if isinstance(d, dp.Resume) and isinstance(q, Confirm):
+        if isinstance(d, dp.Resume) and isinstance(q, Confirm) and q.intent == "memory.forget":
+            s.pending = None
+            await c.memturns.forget_confirmed(s, p, q)
+        elif isinstance(d, dp.Resume) and isinstance(q, Confirm):
             s.pending = None
             p.path = "confirm"
             p.then = q.then
@@ -356,6 +361,24 @@ class Pipeline:
                               text=text, trace_id=trace_id)
             if digression and s.pending is None and s.state is State.LISTENING:
                 self._reask(s, p, q)
+
+    async def _memory(self, s: Session, p: Part, q: OpenQuestion | None, d: Any, text: str) -> bool:
+        """An explicit memory request (remember / recall / forget, :mod:`.memoryturn`) said as a new
+        request or a digression: carried out here, the open question asked again after it."""
+        if not isinstance(d, (dp.NewTurn, dp.Digress, dp.Replace, dp.AskAgain)):
+            return False
+        req = await self.c.memturns.read(s, text, p.parsed)
+        if req is None:
+            return False
+        # said while a question is open, it is a digression however the reader took it
+        digression = q is not None and not getattr(d, "cancel_first", False)
+        s.pending = None
+        if digression:
+            p.repairs.append("digression")
+        await self.c.memturns.carry(s, p, req, text)
+        if digression and s.pending is None and s.state is State.LISTENING:
+            self._reask(s, p, q)  # type: ignore[arg-type]
+        return True
 
     def _again_text(self, q: OpenQuestion, d: Any, lang: str) -> str:
         prompt = q.prompt

@@ -341,6 +341,12 @@ class MemoryService(Subsystem):
         """Capture a turn (see :meth:`MemoryCore.capture`)."""
         return await self._c().capture(uid, session_id, turn, **kw)
 
+    async def preload(self, uid: int, **kw: Any) -> dict[str, Any]:
+        """Warm L1 with the caller's most used and last captured memories (see :meth:`MemoryCore.preload`)."""
+        out = await self._c().preload(uid, **kw)
+        log.info("memory.preload", extra={"kv": {"uid": uid, **out}})
+        return out
+
     async def record_event(self, uid: int, session_id: str, **fields: Any) -> int | None:
         """Append an event ``{actor, action, object, object_kind, target_anchor, at_ms, payload, durable}``."""
         return await self._c().record_event(uid, session_id, **fields)

@@ -28,6 +28,7 @@ from zoneinfo import ZoneInfo
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator, model_validator
 
 from ..dialogue.lexicon import load_lexicon
+from ..memory.capture import load_capture_rules
 from ..dialogue.questions import Choice, Confirm, Offer
 from ..errors import InputInvalid
 from ..protocol import CallContext, Method
@@ -162,6 +163,7 @@ class SessionService(Subsystem):
                                      rules=lambda: self.rules.engine,  # type: ignore[union-attr]
                                      lexicon=lexicon,
                                      reminders={"default_time": reminders.default_time} if reminders else None)
+        self.controller.capture_rules = await asyncio.to_thread(load_capture_rules, self.settings.capture_files)
         self.events = EventBus(subs["memory"].l2)
         await self.events.start()
         await subs["memory"].l2.awrite(turnlog.create)
@@ -188,6 +190,10 @@ class SessionService(Subsystem):
                 self.controller.lexicon = await asyncio.to_thread(load_lexicon, self.settings.lexicon_files)
             except InputInvalid as exc:
                 raise RuntimeError(f"answer lexicon rejected: {exc.message}; the previous one keeps running") from exc
+            try:  # capture rules too: SIGHUP re-reads them; a broken file keeps the running ones
+                self.controller.capture_rules = await asyncio.to_thread(load_capture_rules, self.settings.capture_files)
+            except ValueError as exc:
+                raise RuntimeError(f"capture rules rejected: {exc}; the previous ones keep running") from exc
         if self.rules is not None:
             await asyncio.to_thread(self.rules.reload)
             if self.rules.last_error is not None:

@@ -65,11 +65,13 @@ async def test_compress_writes_audit_row_and_line(service, caplog) -> None:
     assert body["summary"] == "用户1000在2024-06-12 10:00执行send操作，结果为sent 报价单 Q-2024-061 →person:sales/zhang"
     assert body["actions"] == ["send"] and body["entities"]["doc_type"] == ["报价单"]
     lines = mcp_lines(caplog)
-    assert [line[:3] for line in lines] == [("capture", "s1", "memory"), ("compress", "s1", "memory_l1")]
+    assert [line[:3] for line in lines] == [("capture", "s1", "memory"), ("compress", "s1", "memory_l1"),
+                                            ("decay", "s1", "memory_l1")]
     _, _, _, before, after = lines[1]
     assert int(after) < int(before)
     assert [r[:3] for r in await audit_rows(service)] == [("capture", "s1", "memory"),
-                                                           ("compress", "s1", "memory_l1")]
+                                                           ("compress", "s1", "memory_l1"),
+                                                           ("decay", "s1", "memory_l1")]
     assert (await audit_rows(service))[1][3:] == (int(before), int(after))
 
 
