@@ -22,7 +22,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-__all__ = ["ENGINES", "ENGINE_EDGES", "LAYERS", "module_graph", "part_graph", "violations"]
+__all__ = ["ENGINES", "ENGINE_EDGES", "FORBIDDEN_MODULES", "LAYERS", "module_graph", "part_graph", "violations"]
 
 #: The engines: text in, dataclass out. They know no socket, no config file, no daemon.
 ENGINES = frozenset({"nlu", "rules", "dialogue", "tools", "memory", "anchors", "session"})
@@ -35,14 +35,23 @@ ENGINE_EDGES: dict[str, frozenset[str]] = {
     "dialogue": frozenset({"nlu"}),
     "tools": frozenset({"rules"}),
     "anchors": frozenset({"memory"}),
-    "session": frozenset({"anchors", "dialogue", "nlu", "rules"}),
+    "session": frozenset({"anchors", "dialogue", "memory", "nlu", "rules"}),
+}
+
+#: Modules an engine may not import although their part is allowed: the session layer uses
+#: memory's pure helpers (capture rules, the facts grammar, records, hiding) but reaches the store
+#: (SQL, L1, L3, the anchor graph, the memory core) only through ``session/ports.py``.
+FORBIDDEN_MODULES: dict[str, tuple[str, ...]] = {
+    "session": ("hermesd.memory.l1", "hermesd.memory.l2", "hermesd.memory.l3", "hermesd.memory.l3_schema",
+                "hermesd.memory.schema", "hermesd.memory.mcp", "hermesd.memory.doorkeeper",
+                "hermesd.anchors.graph"),
 }
 
 #: Layer of each part, bottom first. An import must point to a strictly lower layer, except
 #: between engines (layer 1), where :data:`ENGINE_EDGES` decides.
 LAYERS: dict[str, int] = {
     # 0 — leaves every layer may use
-    "hermesd": 0, "errors": 0, "caller": 0, "section": 0, "tasks": 0, "logging": 0,
+    "hermesd": 0, "errors": 0, "caller": 0, "clock": 0, "section": 0, "tasks": 0, "logging": 0,
     "metrics": 0, "sdnotify": 0,
     # 1 — engines
     **{name: 1 for name in ENGINES},
@@ -184,7 +193,9 @@ def violations(graph: dict[str, set[str]]) -> list[str]:
             if src in ENGINES and dst in FORBIDDEN_TO_ENGINES:
                 problems.append(f"engine imports a shell: {module} → {target}")
             elif src in ENGINES and dst in ENGINES:
-                if dst not in ENGINE_EDGES[src]:
+                if target.startswith(FORBIDDEN_MODULES.get(src, ())):
+                    problems.append(f"engine reaches past a port into a store: {module} → {target}")
+                elif dst not in ENGINE_EDGES[src]:
                     problems.append(f"engine import not in ENGINE_EDGES: {module} → {target}")
             elif LAYERS[dst] >= LAYERS[src]:
                 problems.append(f"import runs up a layer ({LAYERS[src]} → {LAYERS[dst]}): {module} → {target}")

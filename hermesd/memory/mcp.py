@@ -25,6 +25,7 @@ from typing import Any, Awaitable, Callable
 
 import orjson
 
+from ..clock import wall_ms
 from . import records
 from .compress import MEMORY_VERBS, Compressed, capture_reason, compress
 from .doorkeeper import Doorkeeper
@@ -32,18 +33,13 @@ from .l1 import Key, L1Cache, Slot
 from .l2 import L2Store
 from .settings import MemorySettings
 
-__all__ = ["MemoryCore", "Staged", "wall_ms"]
+__all__ = ["MemoryCore", "Staged"]
 
 log = logging.getLogger(__name__)
 
 #: ``verifier(cutoff_ms)`` re-checks person anchors verified before ``cutoff_ms``;
 #: returns ``[(anchor_id, "verified" | "stale")]``.
 Verifier = Callable[[int], Awaitable[list[tuple[str, str]]]]
-
-
-def wall_ms() -> int:
-    """Wall-clock time in integer milliseconds since the Unix epoch."""
-    return time.time_ns() // 1_000_000
 
 
 @dataclass(slots=True)

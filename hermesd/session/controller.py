@@ -27,10 +27,10 @@ from ..dialogue.questions import Ask, Confirm, Offer
 from ..errors import SessionBusy, SessionExpired, SessionLimit, SessionNotFound
 from ..logging import session_id_var
 from ..caller import Caller
+from ..clock import wall_ms
 from . import turnlog
 from .commit import commit_turn
 from ..memory.capture import CaptureRules, load_capture_rules
-from ..memory.mcp import wall_ms
 from .grounding import Grounding
 from .memoryturn import MemoryTurns
 from .machine import Event, Limits, Refusal, State, Transition, new_machine, transition

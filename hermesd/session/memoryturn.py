@@ -29,7 +29,7 @@ from ..dialogue.questions import Confirm
 from ..logging import redact
 from ..memory import records
 from ..memory.facts import ALL, MAX_VALUE_CHARS, MemoryRequest, dice, normal_subject, read_request
-from ..memory.service import hide
+from ..memory.hiding import hide
 from ..nlu.normalize import normalize
 from .machine import Event
 from .record import Session
