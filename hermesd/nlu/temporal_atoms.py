@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 from .numbers import EN_NUM, EN_ORD, en_number, en_ordinal
 
-__all__ = ["MEALS", "PARTS_OF_DAY", "UNIT_SECONDS", "Atom", "find_atoms"]
+__all__ = ["MEALS", "PARTS_OF_DAY", "UNIT_SECONDS", "Atom", "find_atoms", "register"]
 
 L = r"(?<![a-z0-9])"
 R = r"(?![a-z0-9])"
@@ -49,14 +49,6 @@ PARTS_OF_DAY: dict[str, tuple[int, int, str]] = {
 _ZH_POD_ALT = "|".join(sorted((k for k in PARTS_OF_DAY if not k.isascii()), key=len, reverse=True))
 _EN_POD_ALT = "|".join(sorted((k for k in PARTS_OF_DAY if k.isascii()), key=len, reverse=True))
 
-#: fixed-date holidays (month, day); movable feasts are left out on purpose.
-HOLIDAYS = {"元旦": (1, 1), "情人节": (2, 14), "妇女节": (3, 8), "劳动节": (5, 1), "儿童节": (6, 1),
-            "国庆节": (10, 1), "国庆": (10, 1), "平安夜": (12, 24), "圣诞节": (12, 25), "圣诞": (12, 25),
-            "new year's day": (1, 1), "new years day": (1, 1), "new year's eve": (12, 31), "valentine's day": (2, 14),
-            "valentines day": (2, 14), "independence day": (7, 4), "halloween": (10, 31), "christmas eve": (12, 24),
-            "christmas day": (12, 25), "christmas": (12, 25), "xmas": (12, 25), "boxing day": (12, 26)}
-_ZH_HOL_ALT = "|".join(sorted((k for k in HOLIDAYS if not k.isascii()), key=len, reverse=True))
-_EN_HOL_ALT = "|".join(sorted((k for k in HOLIDAYS if k.isascii()), key=len, reverse=True)).replace("'", "'?")
 _SEASONS = {"春天": 3, "春季": 3, "夏天": 6, "夏季": 6, "秋天": 9, "秋季": 9, "冬天": 12, "冬季": 12,
             "spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
 
@@ -88,11 +80,19 @@ class Atom:
 _PATTERNS: list[tuple[re.Pattern[str], str, Callable[[re.Match[str]], dict[str, Any] | None]]] = []
 
 
-def _p(pattern: str, cat: str):
+def register(pattern: str, cat: str):
+    """Decorator: add an atom pattern (a function of the match returning frame fields, or None to skip it).
+
+    Used by this module and the modules of each class of expression (:mod:`.temporal_holidays`,
+    :mod:`.temporal_periods`), which :mod:`.temporal` imports.
+    """
     def deco(fn):
         _PATTERNS.append((re.compile(pattern), cat, fn))
         return fn
     return deco
+
+
+_p = register
 
 
 def _yr(s: str) -> int:
@@ -106,17 +106,12 @@ def _iso(m):
     return {"year": int(m[1]), "month": int(m[2]), "day": int(m[3])}
 
 
-@_p(r"(?<![\d/])(\d{1,2})/(\d{1,2})/(\d{4}|\d{2})(?![\d/])", "date")
-def _mdy(m):
-    return {"year": _yr(m[3]), "month": int(m[1]), "day": int(m[2])}
-
-
 @_p(r"(?<![\d/])(1[0-2]|0?[1-9])/(3[01]|[12]\d|0?[1-9])(?![\d/])", "date")
 def _md_slash(m):
     return {"month": int(m[1]), "day": int(m[2])}
 
 
-@_p(r"(?<!\d)(\d{4})年(?:(\d{1,2})月(?:(\d{1,2})[日号]?(?![\d点:分时]))?)?", "date")
+@_p(r"(?<!\d)(\d{4})年(?:(\d{1,2})月(?:(\d{1,2})(?:[日号]|(?![\d点:分时])))?)?", "date")
 def _zh_ymd(m):
     if m[3]:
         return {"year": int(m[1]), "month": int(m[2]), "day": int(m[3])}
@@ -164,12 +159,14 @@ def _en_day_month(m):
     return out
 
 
-@_p(rf"{L}(?:(this|next|last|in|of|during|since|until|by|early|late|mid)\s+)?({_MONTH_ALT}){_MONTH_DOT}(?:,?\s+(\d{{4}}))?{R}", "date")
+@_p(rf"{L}(?:(this|next|last|in|of|during|since|until|by|early|late|mid)(?:\s+|-))?({_MONTH_ALT}){_MONTH_DOT}(?:,?\s+(\d{{4}}))?{R}", "date")
 def _en_month(m):
     name = m[2]
     if name in ("may", "march", "mar", "jan", "sat") and not (m[1] or m[3]):
         return None  # "may I", "march on": a month only with context
     out: dict[str, Any] = {"month": _MONTHS[name], "period": "month"}
+    if m[1] in ("early", "late", "mid"):
+        out["part"] = m[1]
     if m[3]:
         out["year"] = int(m[3])
     elif m[1] in ("next", "last"):
@@ -215,7 +212,7 @@ def _zh_day_pod(m):
     return {"rel_day": d, "pod": pod}
 
 
-@_p(r"(?:(上上|上|这|本|下下|下)个?)?(?:周|星期|礼拜)([1-7日天])(?!\d)", "date")
+@_p(r"(?:(上上|上|这|本|下下|下)个?)?(?:周|星期|礼拜)([1-7日天])(?!\d(?!\d?(?:点|時|时|:)))", "date")
 def _zh_weekday(m):
     out: dict[str, Any] = {"weekday": _ZH_WD[m[2]]}
     out["wd_mode"] = "week" if m[1] else "upcoming"
@@ -312,21 +309,6 @@ def _en_week_after_next(m):
     return {"period": "week", "week_shift": 2}
 
 
-@_p("(" + _ZH_HOL_ALT + ")", "date")
-def _zh_holiday(m):
-    mo, d = HOLIDAYS[m[1]]
-    return {"month": mo, "day": d}
-
-
-_HOL_KEY = {k.replace("'", ""): v for k, v in HOLIDAYS.items()}
-
-
-@_p(rf"{L}({_EN_HOL_ALT}){R}", "date")
-def _en_holiday(m):
-    mo, d = _HOL_KEY[m[1].replace("'", "")]
-    return {"month": mo, "day": d}
-
-
 @_p(r"(?:(今年|去年|明年)的?)?(春天|春季|夏天|夏季|秋天|秋季|冬天|冬季)", "date")
 def _zh_season(m):
     out: dict[str, Any] = {"period": "season", "month": _SEASONS[m[2]]}
@@ -363,7 +345,7 @@ def _en_noon(m):
     return {"hour": 12, "minute": 0, "ampm": "pm"} if m[1] == "noon" else {"hour": 0, "minute": 0, "ampm": "am", "midnight": True}
 
 
-@_p(r"(?<![\d:])(\d{1,2})(?:点|時|时)(?:(1|3)刻|(\d{1,2})分?|(半)|整)?(?:钟)?(?:(\d{1,2})秒)?", "clock")
+@_p(r"(?:(?<![\d:周期拜])|(?<=周\d)|(?<=星期\d)|(?<=礼拜\d))(\d{1,2})(?:点|時|时)(?:(1|3)刻|(\d{1,2})分?|(半)|整)?(?:钟)?(?:(\d{1,2})秒)?", "clock")
 def _zh_clock(m):
     h = int(m[1])
     mi = 15 * int(m[2]) if m[2] else int(m[3]) if m[3] else 30 if m[4] else None
@@ -462,8 +444,8 @@ _ZH_OFF = r"(?:(从现在(?:起|开始)?|过)\s*)?(\d+(?:\.\d+)?|半|几)\s*(个
 @_p(_ZH_OFF, "offset")
 def _zh_offset(m):
     unit = _ZH_UNITS[m[5]]
-    if m[2] == "几":
-        return None
+    if m[2] == "几" or (unit == "year" and re.fullmatch(r"[12]\d{3}", m[2])):
+        return None  # 2019年以后 is "from 2019 on", not 2019 years later
     n = 0.5 if m[2] == "半" else float(m[2])
     if m[4]:
         n += 0.5
@@ -508,7 +490,7 @@ def _en_qtys(text: str) -> list[tuple[float, str]] | None:
 @_p(rf"{L}(?:with)?in\s+(?:the\s+next\s+)?{_EN_QTYS}(?:\s+from\s+now|\s+time)?{R}", "offset")
 def _en_in(m):
     q = _en_qtys(m[0].split(" ", 1)[1])
-    return {"offset": q, "direction": 1, "within": m[0].startswith("within")} if q else None
+    return {"offset": q, "direction": 1, "within": m[0].startswith("within") or "the next" in m[0]} if q else None
 
 
 @_p(rf"{L}{_EN_QTYS}\s+(ago|from\s+now|later|hence|before|earlier|after\s+now){R}", "offset")
