@@ -2,7 +2,8 @@
 
 从下周起, 2019年以后, 自去年以来, 截至周五, 到月底为止, 2020年以前; since Monday, from June on,
 starting tomorrow, after Friday, before the 10th, until Friday. The result is a ``range`` whose
-``start`` or ``end`` is None (open) — except "since X" / X以来, which ends at ``ref`` (up to now).
+``start`` or ``end`` is None (open) — except "since X" / X以来, which ends at ``ref`` (up to now). The span stays that of X: the opening word is a signal, not part of the time
+(TimeML's TIMEX3/SIGNAL split, as xSID annotates it).
 
 Rules: X以后/之后/起/开始 (and "from X on", "starting X") begin at the start of X (2019年以后 includes
 2019, as jionlp reads it); "after X" begins at the end of X when X is a day or longer (after Friday =
@@ -24,7 +25,7 @@ __all__ = ["open_markers", "open_range"]
 _PRE = re.compile(r"(?:(自从|从|自)|(截至|截止到|截止|直到|一直到|到)|(?<![a-z])(since|from|starting from|starting|beginning|"
                   r"until|till|til|up to|through|before|after|prior to|no later than|no earlier than)\s*(?:the\s+)?)$")
 _POST = re.compile(r"(?:(以后|之后|以来|起|开始|往后|以前|之前|为止|至今|前|后)|\s+(on|onwards|onward|and later|or later|"
-                   r"and after|or earlier|and before)(?![a-z]))")
+                   r"and after|or earlier|and before)(?=\s*(?:$|[,.;!?])))")
 
 
 def open_markers(t: str, start: int, end: int) -> tuple[str, str, int, int] | None:
@@ -69,4 +70,5 @@ def open_range(x, pre: str, post: str, ref: datetime, text: str, span: tuple[int
         start, end = None, (b if coarse else a)
     else:  # 以后 之后 起 开始 往后 后, from … on, starting …
         start, end = a, None
-    return replace(x, kind="range", start=start, end=end, text=text, span=span)
+    # the opening word is a signal, not part of the time (TimeML's TIMEX3/SIGNAL split): the span stays X's
+    return replace(x, kind="range", start=start, end=end)

@@ -172,8 +172,8 @@ def _zh_window(m) -> dict[str, Any] | None:
         n += 0.5
     if m[5] == "月" and not m[3]:
         return None  # 前3月 is not said; 近3月 neither
-    if m[1] == "前" and m.start() > 0 and m.string[m.start() - 1] in "之以天年月周日0123456789":
-        return None
+    if m[1] == "前" and m.start() > 0 and m.string[m.start() - 1] not in " ,.;:!?的在这最是":
+        return None  # 开始前一小时 is an hour before something, not the past hour
     direction = 1 if m[1] in ("未来", "接下来", "接下来的", "今后", "往后") else -1
     return {"offset": [(n, _ZH_WIN_UNIT[m[5]])], "direction": direction, "within": True}
 
@@ -235,7 +235,9 @@ def _zh_day_words(m) -> dict[str, Any]:
     return {"rel_day": d} | ({"pod": pod} if pod else {})
 
 
-@register(r"(当前|目前|当下|眼下|此时此刻)(?!的)", "now")
+# 目前/当前/当下/眼下 are also adjectives before a noun (当前位置, 目前位置, 当前小说): a time only where
+# no noun follows (end, punctuation, or a verb or adverb)
+@register(r"此时此刻|(?:目前|当前|当下|眼下)(?=$|[,.;!?]|\s*[是有正在要会就还没不])", "now")
 def _zh_now_words(m) -> dict[str, Any]:
     return {"now": True}
 
