@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from typing import Any
 
 __all__ = ["open_markers", "open_range"]
@@ -57,10 +57,8 @@ def open_range(x, pre: str, post: str, ref: datetime, text: str, span: tuple[int
         return x
     a, b = x.start, x.end
     if pre == "since" or post in ("以来", "至今"):
-        now = ref.date() if coarse else ref
+        now = ref.date() + timedelta(days=1) if coarse else ref  # a day-grain "since" includes today
         start, end = a, (now if a < now else None)
-        if end is not None and coarse and now == a:
-            end = b
     elif pre == "after" or pre == "no earlier than":
         start, end = (b if coarse else a), None
     elif pre in ("before", "prior to") or post in ("以前", "之前", "前", "or earlier", "and before"):
