@@ -135,7 +135,10 @@ _ZH_PLAIN = _alt(k for k in _ZH if k not in _WEATHER_TERMS)
 _ZH_WEATHER = _alt(_WEATHER_TERMS)
 
 
-@register(rf"(?:(下|上)1?个)?({_ZH_PLAIN})(?:那天|节气|当天)?", "date")
+_ZH_FIRST = "[" + "".join(sorted({k[0] for k in _ZH})) + "]"
+
+
+@register(rf"(?:(下|上)1?个)?({_ZH_PLAIN})(?:那天|节气|当天)?", "date", needs=_ZH_FIRST)
 def _zh_holiday(m) -> dict[str, Any]:
     out: dict[str, Any] = {"holiday": _ZH[m[2]]}
     if m[1]:
@@ -143,12 +146,13 @@ def _zh_holiday(m) -> dict[str, Any]:
     return out
 
 
-@register(rf"(?<=今年|明年|去年|前年|后年|\d年)({_ZH_WEATHER})|({_ZH_WEATHER})(?=节气|那天)", "date")
+@register(rf"(?<=今年|明年|去年|前年|后年|\d年)({_ZH_WEATHER})|({_ZH_WEATHER})(?=节气|那天)", "date", needs=_ZH_FIRST)
 def _zh_weather_term(m) -> dict[str, Any]:
     return {"holiday": _ZH[m[1] or m[2]]}
 
 
-@register(rf"{L}(?:(next|last|this|the next|the last|the coming|coming|previous)\s+)?({_alt(_EN).replace(chr(39), chr(39) + '?')}){R}", "date")
+@register(rf"{L}(?:(next|last|this|the next|the last|the coming|coming|previous)\s+)?({_alt(_EN).replace(chr(39), chr(39) + '?')}){R}", "date",
+          needs=r"day|eve|christmas|xmas|year|halloween|thanksgiving|easter|friday|festival|solstice|equinox|valentine|july")
 def _en_holiday(m) -> dict[str, Any] | None:
     word = m[2].replace("'", "")
     key = next((v for k, v in _EN.items() if k.replace("'", "") == word), None)
@@ -166,7 +170,7 @@ _LUNAR_MONTH = {"正": 1, "冬": 11, "腊": 12}
 _CN1 = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
 
 
-@register(r"(农历|阴历|旧历)?(闰)?(正|冬|腊|1[0-2]|[1-9])月(?:(初)(10|[1-9一])|廿(\d)|(30|[12]\d|[1-9]))(?:日|号)?(?![\d点:时分])", "date")
+@register(r"(农历|阴历|旧历)?(闰)?(正|冬|腊|1[0-2]|[1-9])月(?:(初)(10|[1-9一])|廿(\d)|(30|[12]\d|[1-9]))(?:日|号)?(?![\d点:时分])", "date", needs="月")
 def _lunar_date(m) -> dict[str, Any] | None:
     named = m[3] in _LUNAR_MONTH
     if not (m[1] or named or m[4]):

@@ -49,38 +49,38 @@ def _yy(y: int) -> int:
 
 
 # ---- periods said with 一: 上一周, 这一年, 上一个月 (a period, not a duration) -------------------
-@register(r"(上上|上|这|本|下下|下)1个?(周|星期|礼拜|月|年|季度)(?![1-7日天末])", "date")
+@register(r"(上上|上|这|本|下下|下)1个?(周|星期|礼拜|月|年|季度)(?![1-7日天末])", "date", needs=r"上|这|本|下")
 def _zh_one_period(m) -> dict[str, Any]:
     unit = {"周": "week", "星期": "week", "礼拜": "week", "月": "month", "年": "year", "季度": "quarter"}[m[2]]
     return {"period": unit, f"{unit}_shift": _SHIFT[m[1]]}
 
 
 # ---- parts of periods ---------------------------------------------------------------------------
-@register(r"(?<=[月年代纪度周])的?(上旬|中旬|下旬|初|中|底|末)(?![\d一二三四五六七八九十国文心央学间期等型部华东医断止标奖])", "date")
+@register(r"(?<=[月年代纪度周])的?(上旬|中旬|下旬|初|中|底|末)(?![\d一二三四五六七八九十国文心央学间期等型部华东医断止标奖])", "date", needs=r"[初中底末旬]")
 def _zh_part_suffix(m) -> dict[str, Any] | None:
     if m[1] == "末" and m.string[m.start() - 1:m.start()] == "周":
         return None  # 周末 is the weekend
     return {"part": _ZH_PART[m[1]]}
 
 
-@register(r"(?<![上下这本个\d今明去前后])([月年])(上旬|中旬|下旬|初|中|底|末)(?![\d一二三四五六七八九十国文心央学间期等型部华东医断止标奖])", "date")
+@register(r"(?<![上下这本个\d今明去前后])([月年])(上旬|中旬|下旬|初|中|底|末)(?![\d一二三四五六七八九十国文心央学间期等型部华东医断止标奖])", "date", needs=r"[初中底末旬]")
 def _zh_part_alone(m) -> dict[str, Any]:
     return {"part": _ZH_PART[m[2]], "part_period": "month" if m[1] == "月" else "year"}
 
 
-@register(r"(?<![月年代纪度周])(上旬|中旬|下旬)", "date")
+@register(r"(?<![月年代纪度周])(上旬|中旬|下旬)", "date", needs=r"旬")
 def _zh_xun_alone(m) -> dict[str, Any]:
     return {"part": _ZH_PART[m[1]], "part_period": "month"}
 
 
-@register(r"(?<!\d)(上|下)半年", "date")
+@register(r"(?<!\d)(上|下)半年", "date", needs=r"半年")
 def _zh_half(m) -> dict[str, Any]:
     return {"part": "h1" if m[1] == "上" else "h2", "part_period": "year"}
 
 
 @register(rf"{L}(early|late|mid|the beginning of|the start of|the end of|the middle of|beginning of|start of|end of"
           rf"|middle of|the first half of|the second half of|first half of|second half of)"
-          rf"(?:[\s-]+(?:the|this)\s+(week|month|year|quarter)|(?=[\s-]))", "date")
+          rf"(?:[\s-]+(?:the|this)\s+(week|month|year|quarter)|(?=[\s-]))", "date", needs=r"early|late|mid|beginning|start|end|half")
 def _en_part(m) -> dict[str, Any]:
     w = m[1].replace("the ", "")
     part = {"early": "early", "beginning of": "early", "start of": "early", "mid": "mid", "middle of": "mid",
@@ -92,7 +92,7 @@ def _en_part(m) -> dict[str, Any]:
 
 
 # ---- ordinal weeks and weekdays ---------------------------------------------------------------
-@register(r"(?:第(\d)|(最后)1?)个?(?:周|星期|礼拜)([1-7日天])?(?![\d末])", "date")
+@register(r"(?:第(\d)|(最后)1?)个?(?:周|星期|礼拜)([1-7日天])?(?![\d末])", "date", needs=r"第|最后")
 def _zh_ordinal(m) -> dict[str, Any] | None:
     n = -1 if m[2] else int(m[1])
     if m[3]:
@@ -104,7 +104,7 @@ def _zh_ordinal(m) -> dict[str, Any] | None:
 
 @register(rf"{L}(?:the\s+)?(first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th)\s+"
           rf"(monday|tuesday|wednesday|thursday|friday|saturday|sunday|week)\s+(?:of|in)"
-          rf"(?:\s+(?:the|this)\s+(month|year)|(?=\s))", "date")
+          rf"(?:\s+(?:the|this)\s+(month|year)|(?=\s))", "date", needs=r"first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th")
 def _en_ordinal(m) -> dict[str, Any]:
     n = _EN_ORDN[m[1]]
     part = ("week", n) if m[2] == "week" else ("nth", n, _EN_WD[m[2]])
@@ -115,18 +115,18 @@ def _en_ordinal(m) -> dict[str, Any]:
 
 
 # ---- quarters, centuries ------------------------------------------------------------------------
-@register(r"(?:第)?([1-4])季度", "date")
+@register(r"(?:第)?([1-4])季度", "date", needs=r"季度")
 def _zh_quarter(m) -> dict[str, Any]:
     return {"period": "quarter", "quarter": int(m[1])}
 
 
-@register(r"(上上|上|这|本|下下|下)个?季度", "date")
+@register(r"(上上|上|这|本|下下|下)个?季度", "date", needs=r"季度")
 def _zh_quarter_rel(m) -> dict[str, Any]:
     return {"period": "quarter", "quarter_shift": _SHIFT[m[1]]}
 
 
 @register(rf"{L}q([1-4])(?:\s*((?:19|20)\d\d))?{R}|{L}(?:the\s+)?(first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter"
-          rf"(?:\s+of\s+((?:19|20)\d\d))?{R}", "date")
+          rf"(?:\s+of\s+((?:19|20)\d\d))?{R}", "date", needs=r"q")
 def _en_quarter(m) -> dict[str, Any]:
     q = int(m[1]) if m[1] else _EN_ORDN[m[3]]
     out: dict[str, Any] = {"period": "quarter", "quarter": q}
@@ -135,7 +135,7 @@ def _en_quarter(m) -> dict[str, Any]:
     return out
 
 
-@register(r"(?:(上|本|这|下)个?|(\d{1,2}))世纪(?:(\d)0年代)?", "date")
+@register(r"(?:(上|本|这|下)个?|(\d{1,2}))世纪(?:(\d)0年代)?", "date", needs=r"世纪")
 def _zh_century(m) -> dict[str, Any]:
     out: dict[str, Any] = {"period": "century"}
     if m[2]:
@@ -152,7 +152,7 @@ _EN_CENT = {"nineteenth": 19, "twentieth": 20, "twenty-first": 21, "twenty first
 
 
 @register(rf"{L}(?:the\s+)?(?:(this|last|next|the last|the next|previous)|(\d{{2}})(?:st|nd|rd|th)|"
-          rf"({'|'.join(_EN_CENT)}))\s+century{R}", "date")
+          rf"({'|'.join(_EN_CENT)}))\s+century{R}", "date", needs=r"century")
 def _en_century(m) -> dict[str, Any]:
     if m[1]:
         return {"period": "century", "century_shift": {"this": 0, "last": -1, "the last": -1, "previous": -1}.get(m[1], 1)}
@@ -165,7 +165,7 @@ _ZH_WIN_UNIT = {"秒钟": "second", "秒": "second", "分钟": "minute", "小时
                 "日": "day", "周": "week", "星期": "week", "礼拜": "week", "个月": "month", "月": "month", "年": "year"}
 
 
-@register(r"(过去|最近|近|前|未来|接下来的?|今后|往后)的?(\d+(?:\.\d+)?|半|俩|仨)(个)?(半)?(秒钟|秒|分钟|小时|钟头|天|日|周|星期|礼拜|月|年)(?![前后内以之里])", "offset")
+@register(r"(过去|最近|近|前|未来|接下来的?|今后|往后)的?(\d+(?:\.\d+)?|半|俩|仨)(个)?(半)?(秒钟|秒|分钟|小时|钟头|天|日|周|星期|礼拜|月|年)(?![前后内以之里])", "offset", needs=r"过去|最近|近|前|未来|接下来|今后|往后")
 def _zh_window(m) -> dict[str, Any] | None:
     n = {"半": 0.5, "俩": 2, "仨": 3}.get(m[2]) or float(m[2])
     if m[4]:
@@ -182,7 +182,7 @@ _EN_UNIT = r"(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|y
 
 
 @register(rf"{L}(?:(?:in|within|during|over|for)\s+)?(?:the\s+)?(past|last|previous|next|coming|following)\s+"
-          rf"({EN_NUM}|few|couple of)\s+({_EN_UNIT}){R}", "offset")
+          rf"({EN_NUM}|few|couple of)\s+({_EN_UNIT}){R}", "offset", needs=r"past|last|previous|next|coming|following")
 def _en_window(m) -> dict[str, Any] | None:
     from .numbers import en_number
 
@@ -199,7 +199,7 @@ _DUR_UNIT = {"年": "year", "天": "day", "周": "week", "星期": "week", "礼�
              "个月": "month", "个钟": "hour", "个星期": "week", "个礼拜": "week"}
 
 
-@register(r"(?<![\d.第周期拜])(\d+|俩|仨)(个月|个钟|个星期|个礼拜|年|天|周|星期|礼拜|小时|钟头)(半)?(?![年月天周个小时钟点前后内以之1-7日末\d])", "duration")
+@register(r"(?<![\d.第周期拜])(\d+|俩|仨)(个月|个钟|个星期|个礼拜|年|天|周|星期|礼拜|小时|钟头)(半)?(?![年月天周个小时钟点前后内以之1-7日末\d])", "duration", needs=r"[半俩仨]|个[钟星礼]")
 def _zh_duration_words(m) -> dict[str, Any] | None:
     n = {"俩": 2, "仨": 3}.get(m[1]) or int(m[1])
     if m[2] == "年" and n >= 100:
@@ -209,7 +209,7 @@ def _zh_duration_words(m) -> dict[str, Any] | None:
     return {"duration": [(n + (0.5 if m[3] else 0), _DUR_UNIT[m[2]])]}
 
 
-@register(r"(?<![\d.])(\d+)个半月|半个钟(?!头|点)|(?<![\d.])([1-3])刻钟", "duration")
+@register(r"(?<![\d.])(\d+)个半月|半个钟(?!头|点)|(?<![\d.])([1-3])刻钟", "duration", needs=r"半月|半个钟|刻钟")
 def _zh_duration_more(m) -> dict[str, Any]:
     if m[1]:
         return {"duration": [(int(m[1]) + 0.5, "month")]}
@@ -218,7 +218,7 @@ def _zh_duration_more(m) -> dict[str, Any]:
     return {"duration": [(0.5, "hour")]}
 
 
-@register(rf"{L}(?:for\s+)?(?:a\s+)?quarter\s+(?:of\s+an\s+)?hour{R}", "duration")
+@register(rf"{L}(?:for\s+)?(?:a\s+)?quarter\s+(?:of\s+an\s+)?hour{R}", "duration", needs=r"quarter")
 def _en_quarter_hour(m) -> dict[str, Any]:
     return {"duration": [(15, "minute")]}
 
@@ -229,7 +229,7 @@ _DAY_WORDS = {"听日": (1, None), "聽日": (1, None), "寻日": (-1, None), "�
               "琴晚": (-1, "晚上"), "寻晚": (-1, "晚上"), "尋晚": (-1, "晚上"), "听晚": (1, "晚上"), "聽晚": (1, "晚上")}
 
 
-@register("(" + "|".join(_DAY_WORDS) + ")", "date")
+@register("(" + "|".join(_DAY_WORDS) + ")", "date", needs=r"[听聽寻尋琴前后今]")
 def _zh_day_words(m) -> dict[str, Any]:
     d, pod = _DAY_WORDS[m[1]]
     return {"rel_day": d} | ({"pod": pod} if pod else {})
@@ -237,13 +237,13 @@ def _zh_day_words(m) -> dict[str, Any]:
 
 # 目前/当前/当下/眼下 are also adjectives before a noun (当前位置, 目前位置, 当前小说): a time only where
 # no noun follows (end, punctuation, or a verb or adverb)
-@register(r"此时此刻|(?:目前|当前|当下|眼下)(?=$|[,.;!?]|\s*[是有正在要会就还没不])", "now")
+@register(r"此时此刻|(?:目前|当前|当下|眼下)(?=$|[,.;!?]|\s*[是有正在要会就还没不])", "now", needs=r"目前|当前|当下|眼下|此时")
 def _zh_now_words(m) -> dict[str, Any]:
     return {"now": True}
 
 
 # ---- numeric forms ---------------------------------------------------------------------------------
-@register(r"(?<![\d/.:-])(\d{1,2})/(\d{1,2})/(\d{4}|\d{2})(?![\d/])", "date")
+@register(r"(?<![\d/.:-])(\d{1,2})/(\d{1,2})/(\d{4}|\d{2})(?![\d/])", "date", needs=r"/")
 def _dmy_or_mdy(m) -> dict[str, Any] | None:
     a, b = int(m[1]), int(m[2])
     if a > 12 >= b:
@@ -251,27 +251,27 @@ def _dmy_or_mdy(m) -> dict[str, Any] | None:
     return {"year": _yy(int(m[3])), "month": a, "day": b}
 
 
-@register(r"(?<![\d.])(\d{1,2})\.(\d{1,2})\.(\d{4})(?![\d.])", "date")
+@register(r"(?<![\d.])(\d{1,2})\.(\d{1,2})\.(\d{4})(?![\d.])", "date", needs=r"\.")
 def _dotted_dmy(m) -> dict[str, Any]:
     return {"year": int(m[3]), "month": int(m[2]), "day": int(m[1])}
 
 
-@register(r"(?<![\d.:/-])(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])(?![\d-])", "date")
+@register(r"(?<![\d.:/-])(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])(?![\d-])", "date", needs=r"-")
 def _mm_dd(m) -> dict[str, Any]:
     return {"month": int(m[1]), "day": int(m[2])}
 
 
-@register(r"(?<![\d.])((?:19|20)\d\d)(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])(?![\d])", "date")
+@register(r"(?<![\d.])((?:19|20)\d\d)(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])(?![\d])", "date", needs=r"\d{8}")
 def _compact(m) -> dict[str, Any]:
     return {"year": int(m[1]), "month": int(m[2]), "day": int(m[3])}
 
 
-@register(r"(?<![\d.])(1[0-2]|[1-9])\.(3[01]|[12]\d|[1-9])(?![\d.])(?:[号日]|(?=\s*(?:周|星期|礼拜|\(|上午|下午|晚上|早上|中午|\d{1,2}[:点])))", "date")
+@register(r"(?<![\d.])(1[0-2]|[1-9])\.(3[01]|[12]\d|[1-9])(?![\d.])(?:[号日]|(?=\s*(?:周|星期|礼拜|\(|上午|下午|晚上|早上|中午|\d{1,2}[:点])))", "date", needs=r"\.")
 def _dotted_md(m) -> dict[str, Any]:
     return {"month": int(m[1]), "day": int(m[2])}
 
 
-@register(r"(?<!\d)(\d{2})年(?=\d{1,2}月)", "date")
+@register(r"(?<!\d)(\d{2})年(?=\d{1,2}月)", "date", needs=r"年")
 def _two_digit_year(m) -> dict[str, Any]:
     return {"year": _yy(int(m[1])), "period": "year"}
 
