@@ -145,6 +145,10 @@ def main() -> int:
     print("   sample disagreements with current_period (phrase | hermesd | dateparser):")
     for p, h, d in dis[:12]:
         print(f"     {p!r:40} | {h.kind} {h.start} | {d.astimezone(TZ).isoformat()}")
+    print("\n3. time expressions class by class: hermesd vs dateparser and jionlp (scripts/bench/nlu_time.py)")
+    from nlu_time import compare  # noqa: PLC0415 - a sibling module of this script
+
+    compare()
     return 0
 
 
