@@ -91,13 +91,15 @@ def slot_entity(slot: str) -> str:
     return f"sgd_{slot}"
 
 
-def load(data: Path) -> tuple[list[dict], dict[str, list[dict]]]:
+def load(data: Path, dialogues_file: Path | None = None) -> tuple[list[dict], dict[str, list[dict]]]:
     schema = json.loads((data / "sgd_schema.json").read_text())
     dialogues: dict[str, list[dict]] = defaultdict(list)
-    with (data / "sgd_turns.jsonl").open() as f:
+    with (dialogues_file or data / "sgd_turns.jsonl").open() as f:
         for line in f:
             r = json.loads(line)
             dialogues[r["dialogue_id"]].append(r)
+    if dialogues_file is not None:
+        return schema, dict(dialogues)
     return schema, {k: v for k, v in dialogues.items() if is_build_dialogue(v[0])}
 
 
@@ -485,12 +487,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=REPO / "config" / "packs" / "sgd")
     ap.add_argument("--split-to", type=Path, metavar="DIR",
                     help="also write DIR/sgd_build.jsonl and DIR/sgd_eval.jsonl (the two sides of the split)")
+    ap.add_argument("--dialogues", type=Path, help="build from every dialogue of this file")
     a = ap.parse_args(argv)
     if a.split_to:
         a.split_to.mkdir(parents=True, exist_ok=True)
         print("split: build %d, eval %d dialogues" % split_files(a.data, a.split_to / "sgd_build.jsonl",
                                                                  a.split_to / "sgd_eval.jsonl"))
-    schema, build = load(a.data)
+    schema, build = load(a.data, a.dialogues)
     out = a.out
     (out / "intents").mkdir(parents=True, exist_ok=True)
     (out / "rules").mkdir(parents=True, exist_ok=True)
