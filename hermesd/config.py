@@ -6,6 +6,8 @@ Layers, later wins, merged key by key (mopidy's scheme):
    so an installed package without that file behaves the same);
 2. ``/etc/hermesd/hermesd.yaml`` if it exists;
 3. ``--config FILE`` (or ``HERMESD_CONFIG``);
+   in any file, a relative ``tools.tools_dir`` is taken from that file's folder (a pack's
+   config names its tools folder beside it); other relative paths from the working directory;
 4. environment: ``HERMESD_<SECTION>__<KEY>=value`` (``__`` separates levels,
    values are YAML scalars, e.g. ``HERMESD_SERVER__MAX_CONNECTIONS=64``), plus the
    aliases ``HERMESD_SOCKET`` → ``paths.socket_path`` and ``HERMESD_STATE_DIR`` →
@@ -234,7 +236,22 @@ def _read_layer(path: Path) -> tuple[dict[str, Any], dict[tuple[str, ...], str],
         data = {}
     if not isinstance(data, dict):
         return {}, {}, [ConfigProblem(str(path), "", f"top level must be a mapping, not {type(data).__name__}")]
-    return data, lines, []
+    return _relative_to_file(data, path), lines, []
+
+
+#: path keys that a config file gives relative to its own folder (a pack's config names its tools
+#: folder beside it, whatever the working directory); every other relative path stays relative to
+#: the working directory
+_FILE_RELATIVE = (("tools", "tools_dir"),)
+
+
+def _relative_to_file(data: dict[str, Any], path: Path) -> dict[str, Any]:
+    """``data`` with each relative :data:`_FILE_RELATIVE` path resolved against ``path``'s folder."""
+    for section, key in _FILE_RELATIVE:
+        sec = data.get(section)
+        if isinstance(sec, dict) and isinstance(sec.get(key), str) and sec[key] and not Path(sec[key]).is_absolute():
+            data[section] = {**sec, key: str(path.absolute().parent / sec[key])}
+    return data
 
 
 def _env_layer(env: Mapping[str, str]) -> tuple[dict[str, Any], dict[tuple[str, ...], str], list[ConfigProblem]]:

@@ -146,3 +146,21 @@ def test_check_config_names_unknown_tools_and_intents_with_did_you_mean(tmp_path
            "did you mean 'device.disk_space'?" in p.stderr, p.stderr
     assert "typos.yaml:6: rules.0.actions.0.tool: unknown tool 'disk_usgae' (rule disk); " \
            "did you mean 'disk_usage'?" in p.stderr, p.stderr
+
+
+def test_a_relative_tools_dir_is_taken_from_its_config_file_folder(tmp_path, monkeypatch):
+    """A pack's config names its tools folder beside it, whatever the working directory; an
+    absolute one, one given in the environment, and other relative paths are kept as they are."""
+    pack = tmp_path / "packs" / "demo"
+    pack.mkdir(parents=True)
+    f = pack / "hermesd.yaml"
+    f.write_text("tools:\n  tools_dir: tools\nsession:\n  rules_dir: config/rules\n")
+    elsewhere = tmp_path / "cwd"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    cfg = load(f, env={}, shipped=None, etc=None)
+    assert cfg.tools.tools_dir == pack / "tools"
+    assert str(cfg.session.rules_dir) == "config/rules"
+    assert load(f, env={"HERMESD_TOOLS__TOOLS_DIR": "mine"}, shipped=None, etc=None).tools.tools_dir == Path("mine")
+    f.write_text(f"tools:\n  tools_dir: {tmp_path / 'abs'}\n")
+    assert load(f, env={}, shipped=None, etc=None).tools.tools_dir == tmp_path / "abs"

@@ -18,6 +18,8 @@ class IdPatternSettings(Section):
     regex: str
     context: list[str] = []
     context_required: bool = False
+    #: match over the original text (capitalisation as a cue); the value is the text as said
+    case_sensitive: bool = False
 
     @field_validator("regex")
     @classmethod

@@ -118,7 +118,7 @@ class NluSubsystem(Subsystem):
 
     def _rebuild(self) -> None:
         s = self.settings
-        extra = tuple(IdPattern(p.type, p.regex, tuple(p.context), p.context_required) for p in s.id_patterns)
+        extra = tuple(IdPattern(p.type, p.regex, tuple(p.context), p.context_required, p.case_sensitive) for p in s.id_patterns)
         self.engine = NluEngine(self._packs.intents, self._model, self._people, self._packs.gazetteers,
                                 DEFAULT_ID_PATTERNS + extra, s.ambiguity_margin, s.oos_threshold)
 

@@ -133,6 +133,7 @@ class ToolsService(Subsystem):
                     "max_processes": max([32, *(d.sandbox.max_processes for d in descs)])}
         envs = {t.name: self._tool_env(t, settings) for t in registry.tools.values()}
         ready = await pool.start(tools={n: str(t.descriptor.handler_path) for n, t in registry.tools.items()},
+                                 tool_dirs={n: str(t.descriptor.folder.absolute()) for n, t in registry.tools.items()},
                                  tool_env=envs, worker_env=WORKER_ENV, user=settings.worker_user,
                                  ceilings=ceilings, isolation=settings.filesystem_isolation)
         try:

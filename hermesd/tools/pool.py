@@ -159,10 +159,13 @@ class Pool:
 
     async def start(self, *, tools: dict[str, str], tool_env: dict[str, dict[str, str]],
                     worker_env: dict[str, str], user: str, ceilings: dict[str, int],
-                    isolation: str = "auto") -> dict:
+                    isolation: str = "auto", tool_dirs: dict[str, str] | None = None) -> dict:
         """Start the fork server, check the handlers there, fork the spare workers.
 
-        :param tools: tool name → absolute path of its ``handler.py``.
+        :param tools: tool name → absolute path of its handler module (``handler.py``, or a
+            module shared by several tools that the descriptor names).
+        :param tool_dirs: tool name → its folder, when that is not the handler's folder (a shared
+            handler): the worker may read both.
         :param user: the worker user when the daemon runs as root.
         :param ceilings: the largest ``memory_mb``, ``max_open_files``,
             ``max_file_bytes``, ``max_processes`` of any tool (hard limits).
@@ -175,7 +178,8 @@ class Pool:
         # RLIMIT_NPROC counts every process of the worker uid: this pool's workers, one being replaced
         # per worker, and a pool being retired on reload
         pool_processes = 4 * (self.sizes[False] + self.sizes[True]) + 4
-        self._init = {"op": "init", "tools": tools, "tool_env": tool_env, "worker_env": worker_env,
+        self._init = {"op": "init", "tools": tools, "tool_dirs": tool_dirs or {}, "tool_env": tool_env,
+                      "worker_env": worker_env,
                       "user": user, "ceilings": ceilings, "isolation": isolation,
                       "pool_processes": pool_processes}
         self._running = True
