@@ -419,7 +419,7 @@ async def capture_bench(tmp: Path, quick: bool) -> None:
     from datetime import datetime, timezone
     from hermesd.logging import setup
     from hermesd.memory.capture import load_capture_rules
-    from hermesd.nlu.service import NluSubsystem
+    from hermesd.subsystems.nlu import NluSubsystem
     from hermesd.nlu.settings import NluSettings
     print("\n[5] capture + compress per user turn (memory layer driven directly; audit lines formatted to a "
           "buffer as in the daemon) beside the NLU parse of the same utterance (shipped default packs)")
