@@ -2,9 +2,10 @@
 
 ``config/`` and ``tools/`` live beside the package in the checkout (where the daemon reads
 them directly), so setuptools' ``package-data`` cannot name them; this ``build_py`` copies
-them into the built package. Copied: ``config/hermesd.yaml``, ``config/directory.yaml``,
-``config/intents``, ``config/rules``, ``config/dialogue`` and ``tools/`` — what the
-defaults need for ``pip install hermesd && hermesd run`` to answer. Never copied:
+them into the built package. Copied: everything in ``config/`` (the defaults, the people
+directory, intents, rules, the dialogue lexicon, capture rules …) but ``config/packs/``, and
+``tools/`` — what the defaults need for ``pip install hermesd && hermesd run`` to answer, as
+``scripts/install`` copies it. Never copied:
 ``config/packs/`` (packs built from public data sets, e.g. the CC BY-SA SGD pack, install
 only on request with ``scripts/install --with-pack``), caches and compiled files.
 Everything else is in ``pyproject.toml``.
@@ -19,8 +20,7 @@ from setuptools import setup
 from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).resolve().parent
-SHIPPED = ("config/hermesd.yaml", "config/directory.yaml", "config/intents", "config/rules", "config/dialogue",
-           "tools")
+SHIPPED = tuple(sorted(f"config/{p.name}" for p in (ROOT / "config").iterdir() if p.name != "packs")) + ("tools",)
 _IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", "*.pyo", ".*")
 
 
