@@ -89,6 +89,10 @@ class Grounding:
                 self.remember_anchor(s, mention, new_id)
                 log.info("anchor.corrected", extra={"kv": {"mention": mention, "from": old_id, "to": new_id}})
 
+    async def person(self, s: Session, mention: str, fuzzy: bool = True) -> tuple[Any, Ambiguity | None]:
+        """A person mention grounded as if said this turn: (shown value, ambiguity or None)."""
+        return await self._person(s, mention, fuzzy)
+
     async def _person(self, s: Session, mention: str, fuzzy: bool) -> tuple[Any, Ambiguity | None]:
         """The shown value of a person mention, and its ambiguity when it names several people."""
         mention = normalize(mention).text if _CJK.search(mention) else mention  # 張工 → 张工 for the directory
