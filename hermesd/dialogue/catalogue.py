@@ -62,6 +62,8 @@ TEXTS: dict[str, dict[str, str]] = {
     "mem_recall": {"zh": "你{when}说过：{s}{rel}{v}。", "en": "You told me {when}: {s}{rel}{v}."},
     "mem_recall_secret": {"zh": "你{when}告诉过我{s}，但它没有明文保存，我说不出来。",
                           "en": "You told me {when} about {s}, but it was not kept in the clear, so I cannot say it."},
+    "mem_stored_hidden": {"zh": "好的，记住了{s}。它的内容你的角色不能查看，所以我不复述。",
+                          "en": "OK, I will remember {s}; its content is not shown to your role, so I will not repeat it."},
     "mem_restricted": {"zh": "{s}我记着，但你的角色不能查看。", "en": "I have {s}, but your role may not see it."},
     "mem_unknown": {"zh": "你没有告诉过我{s}。", "en": "You have not told me {s}."},
     "mem_forget_q": {"zh": "要忘掉“{s}{rel}{v}”吗？", "en": "Forget that {s}{rel}{v}?"},

@@ -23,6 +23,7 @@ from zoneinfo import ZoneInfo
 from ..anchors.directory import normalize_mention
 from ..dialogue.heard import Heard
 from ..dialogue.questions import Ask, Confirm, OpenQuestion
+from ..memory.hiding import hide
 from ..nlu.normalize import normalize
 from ..nlu.task import task_text
 from .ports import MemoryPort, NluPort, RuleEnginePort
@@ -214,6 +215,8 @@ class Grounding:
         items = await self.memory.search(s.uid, anchors=[anchor] if anchor else None, action=params.get("action"),
                                          kind=kind, since=since, until=until, query=params.get("query"),
                                          k=int(params.get("k") or 3))
+        # fields the role may not see never reach a rule's reply (memory.hidden_fields)
+        items = hide(items, (getattr(self.memory.settings, "hidden_fields", None) or {}).get(s.role, []))
         zone = self.zone(s)
         out = []
         for it in items:

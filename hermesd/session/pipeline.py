@@ -65,6 +65,8 @@ class Part:
     routing_t0: float = 0.0
     #: what to say of references that found nothing ("这个会话里还没有提到过订单。")
     ref_missing: list[str] = field(default_factory=list)
+    #: values the caller's role may not see (``memory.hidden_fields``): never in the stored trace
+    scrub: list[str] = field(default_factory=list)
 
     def degrade(self, why: str) -> None:
         """Note a degradation in the trace (``parse_budget``, ``routing_budget``, ``load:cpu`` …, comma-joined)."""
