@@ -68,3 +68,18 @@ def test_without_hidden_fields_the_same_calls_show_the_value(start_daemon):
     assert VALUE in _as_user(d, "session.turn", {"session_id": sid, "text": "我的工位号是多少"})["reply"]["text"]
     assert VALUE in orjson.dumps(_as_user(d, "memory.search", {"query": "工位号", "k": 5})).decode()
     assert VALUE in orjson.dumps(_as_user(d, "session.trace", {"session_id": sid})).decode()
+
+
+def test_forget_everything_is_refused_to_a_user_in_a_sentence(start_daemon):
+    d = start_daemon({"server": {"socket_mode": "0666"}, "roles": {"user": {"uids": [NOBODY.pw_uid]}}})
+    os.chmod(d.root, 0o755)
+    os.chmod(d.root.parent, 0o755)
+    for locale, text, said in (("zh", "忘掉所有记忆", "只有管理员可以清空全部记忆"),
+                               ("en", "forget everything", "Only an administrator may erase every memory")):
+        sid = _as_user(d, "session.open", {"locale": locale})["session_id"]
+        _as_user(d, "session.turn", {"session_id": sid, "text": "记住我的工位号是B-3308"})
+        r = _as_user(d, "session.turn", {"session_id": sid, "text": text})
+        assert r["intent"] == "memory.forget" and r["state"] != "CONFIRMING" and "card" not in r["reply"]
+        assert said in r["reply"]["text"]
+        again = _as_user(d, "session.turn", {"session_id": sid, "text": "我的工位号是多少"})
+        assert "B-3308" in again["reply"]["text"]  # nothing was erased
