@@ -62,6 +62,8 @@ TEXTS: dict[str, dict[str, str]] = {
     "mem_recall": {"zh": "你{when}说过：{s}{rel}{v}。", "en": "You told me {when}: {s}{rel}{v}."},
     "mem_recall_secret": {"zh": "你{when}告诉过我{s}，但它没有明文保存，我说不出来。",
                           "en": "You told me {when} about {s}, but it was not kept in the clear, so I cannot say it."},
+    "mem_stored_hidden": {"zh": "好的，记住了{s}。它的内容你的角色不能查看，所以我不复述。",
+                          "en": "OK, I will remember {s}; its content is not shown to your role, so I will not repeat it."},
     "mem_restricted": {"zh": "{s}我记着，但你的角色不能查看。", "en": "I have {s}, but your role may not see it."},
     "mem_unknown": {"zh": "你没有告诉过我{s}。", "en": "You have not told me {s}."},
     "mem_forget_q": {"zh": "要忘掉“{s}{rel}{v}”吗？", "en": "Forget that {s}{rel}{v}?"},
@@ -73,6 +75,11 @@ TEXTS: dict[str, dict[str, str]] = {
     "mem_forget_all_admin": {"zh": "只有管理员可以清空全部记忆。你可以说“忘掉”加上具体的事。",
                              "en": "Only an administrator may erase every memory. You can ask me to forget one thing."},
     "mem_nothing": {"zh": "我没有记着关于你的任何事情。", "en": "I do not remember anything about you."},
+    # references (hermesd.session.references): {noun} the type noun as said (订单, order), {when} the time phrase
+    "ref_none": {"zh": "这个会话里还没有提到过{noun}。", "en": "No {noun} has come up in this conversation yet."},
+    "ref_none_when": {"zh": "{when}没有找到{noun}的记录。", "en": "I found no {noun} from {when}."},
+    "ref_none_same": {"zh": "这个会话里还没有提到过可以指代的东西。",
+                      "en": "Nothing has come up in this conversation yet that this could refer to."},
     # failures (see failure()): {what} / {What} name the step — the tool's subject or 这一步 / this step
     "fail.INPUT_INVALID": {"zh": "{what}缺少信息，或者信息的格式不对，所以没有执行。请换个说法，说得具体一点再试。",
                            "en": "{What} was missing some details, or they were not in a form I can use, so nothing was done. "

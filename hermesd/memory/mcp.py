@@ -202,13 +202,16 @@ class MemoryCore:
     def stage_put(self, uid: int, session_id: str, anchor: str, data: dict[str, Any], *,
                   memory_class: str = "scratch", project: str | None = None, ttl_s: float | None = None,
                   summary: str = "", keywords: str = "", entities: dict[str, Any] | None = None,
-                  actions: list[str] | None = None,
-                  size_before: int | None = None) -> tuple[dict[str, Any], Slot | None]:
+                  actions: list[str] | None = None, size_before: int | None = None,
+                  at_ms: int | None = None) -> tuple[dict[str, Any], Slot | None]:
         """The L1 half of a put, done now; returns the L2 row to write (e.g. inside a turn's
-        transaction, see ``MemoryService.commit_turn``) and the L1 slot (None if too large)."""
+        transaction, see ``MemoryService.commit_turn``) and the L1 slot (None if too large).
+
+        :param at_ms: when what is remembered happened (a captured turn's reference time, epoch ms):
+            the row's ``updated_ms``, which time-range searches filter on; default now."""
         key = (uid, session_id, anchor)
         version = self._next_version()
-        now = self.now_ms()
+        now = self.now_ms() if at_ms is None else at_ms
         old = self.l1.peek(key)
         created = old.created_ms if old else now
         slot = self.l1.put(key, data, version=version, memory_class=memory_class, created_ms=created, ttl_s=ttl_s)
@@ -255,7 +258,7 @@ class MemoryCore:
         size_c = _nbytes(body)
         row, slot = self.stage_put(uid, slot_session or source, c.anchor, body, memory_class=memory_class,
                                    project=project, summary=c.summary, keywords=c.keywords, entities=c.entities,
-                                   actions=c.actions, size_before=size_raw)
+                                   actions=c.actions, size_before=size_raw, at_ms=at)
         tier = "memory_l1" if slot is not None else "memory_l2"
         audits.append(self.audit_row("compress", source, tier, size_raw, size_c, uid=uid, subject=c.anchor,
                                      trace_id=trace_id, defer=defer))
@@ -326,10 +329,13 @@ class MemoryCore:
 
     async def search(self, uid: int | None, *, query: str | None = None, anchors: list[str] | None = None,
                      action: str | None = None, kind: str | None = None, since_ms: int | None = None,
-                     until_ms: int | None = None, k: int = 3, session_id: str | None = None) -> list[dict[str, Any]]:
+                     until_ms: int | None = None, k: int = 3, session_id: str | None = None,
+                     entity: str | None = None) -> list[dict[str, Any]]:
         """Structured filters first, then keywords, ranked by ``raw · e^(−λ·hours)``; top ``k``.
 
         :param uid: restrict to this user's memories (None = every user, admin only).
+        :param entity: only memories holding an entity of this type (``order_id``); events, which
+            carry no entities, are then left out.
         :param query: whitespace-separated terms that must all occur (≥ 3 chars use FTS5 trigram).
         :param since_ms: inclusive lower bound; :param until_ms: exclusive upper bound.
         :return: items ``{"type": "event"|"memory", "score", ...row}``, best first.
@@ -343,6 +349,8 @@ class MemoryCore:
                  since_ms=since_ms, until_ms=until_ms, limit=limit)
 
         def both(conn: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+            if entity:
+                return [], records.search_summaries(conn, session_id=session_id, entity=entity, **f)
             exact: list[dict[str, Any]] = []
             if len(tokens) == 1:  # exact keys first: an object id needs no keyword index
                 exact = records.search_events(conn, session_id=session_id, object_eq=tokens[0],
@@ -357,7 +365,7 @@ class MemoryCore:
         events, sums = await self.l2.aread(both)
         now = self.now_ms()
         lam = self.settings.decay.retrieval_decay_per_hour
-        base = float(max(1, len(tokens) + bool(anchors) + bool(action) + bool(kind)))
+        base = float(max(1, len(tokens) + bool(anchors) + bool(action) + bool(kind) + bool(entity)))
         out: list[dict[str, Any]] = []
         q = (query or "").strip()
         for e in events:

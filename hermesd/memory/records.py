@@ -128,12 +128,15 @@ def search_events(conn: sqlite3.Connection, *, uid: int | None, tokens: list[str
 
 def search_summaries(conn: sqlite3.Connection, *, uid: int | None, tokens: list[str], anchors: list[str],
                      action: str | None, kind: str | None, since_ms: int | None, until_ms: int | None,
-                     limit: int, session_id: str | None = None) -> list[dict[str, Any]]:
+                     limit: int, session_id: str | None = None, entity: str | None = None) -> list[dict[str, Any]]:
     """Slots matching every given filter, most recently updated first.
 
-    ``action`` must be one of the slot's ``actions``; ``kind`` must occur in its keywords.
+    ``action`` must be one of the slot's ``actions``; ``kind`` must occur in its keywords;
+    ``entity`` (an entity type, ``order_id``) must be a key of its ``entities``.
     """
     where, args = ["1"], []
+    if entity:
+        where.append("EXISTS (SELECT 1 FROM json_each(s.entities) WHERE json_each.key=?)"); args.append(entity)
     if uid is not None:
         where.append("+s.uid=?" if any(len(t) >= 3 for t in tokens) else "s.uid=?"); args.append(uid)
     if session_id is not None:

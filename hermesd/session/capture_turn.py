@@ -66,4 +66,6 @@ def _remember_recent(s: Session, turn: dict[str, Any]) -> None:
         etype = "order_id" if "order_id" in fields else "document" if tr.get("object_kind") or "document" in fields \
             else "object"
         s.recent.append({"type": etype, "value": tr["object"], "kind": tr.get("object_kind", ""), "at_ms": at})
+        if tr.get("object_kind"):  # "那份文件": the kind of the document the tool acted on
+            s.recent.append({"type": "doc_type", "value": tr["object_kind"], "at_ms": at})
     del s.recent[:-RECENT_MAX]

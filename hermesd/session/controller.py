@@ -196,27 +196,10 @@ class Controller:
             await self._finish_close(s, reason)
 
     async def _finish_close(self, s: Session, reason: str) -> None:
-        archived = await self._archive(s, reason)
+        archived = await turnlog.archive_session(self.memory.l2, self.archive, s, reason, self.now_ms())
         await self.memory.delete_session(s.session_id)
         log.info("session.close", extra={"kv": {"session": s.session_id, "reason": reason, "turns": s.turns,
                                                 "archive": archived}})
-
-    async def _archive(self, s: Session, reason: str) -> str | None:
-        l2 = self.memory.l2
-        turns = await l2.aread(turnlog.records, s.session_id)
-        if self.archive is None or not turns:
-            await l2.awrite(turnlog.delete, s.session_id)
-            return None
-        audit = await l2.aread(turnlog.audit_rows, s.session_id)
-        header = {"kind": "session", "session_id": s.session_id, "uid": s.uid, "role": s.role,
-                  "created_ms": s.created_ms, "closed_ms": self.now_ms(), "reason": reason, "turns": s.turns}
-        try:
-            path = await self.archive.archive_session(s.session_id, [header, *turns], audit)
-        except Exception as exc:  # kept in L2: nothing acknowledged is lost; retried at the next close/restart
-            log.error("session.archive_failed", extra={"kv": {"session": s.session_id, "error": str(exc)}})
-            return None
-        await l2.awrite(turnlog.delete, s.session_id)
-        return str(path)
 
     async def restore(self) -> int:
         """Reload sessions from L2 after a restart (see :func:`.restart.restore_sessions`); returns how many."""
@@ -342,15 +325,7 @@ class Controller:
             try:
                 reply, results = await self._turn(s, text, reference_time, trace_id, answer)
             except Exception:
-                # the turn is dropped, the session is not: back to where it was, then ERROR_HANDLING → LISTENING
-                s.machine, s.slots, s.pending, s.vars, s.anchors, s.expired = snapshot
-                self._move(s, Event.TEXT, "failed turn")
-                self._move(s, Event.FAIL, "internal error")
-                if not self._move(s, Event.DEGRADE, "internal error"):
-                    self._move(s, Event.HANDOFF, "too many failures")
-                    self.on_event(s.uid, "handoff", {"session_id": s.session_id, "reason": "failures",
-                                                     "trace_id": trace_id})
-                await self.memory.save_session(s.to_row())
+                await self._roll_back(s, snapshot, trace_id)
                 raise
             if s.state in (State.PARSING, State.ROUTING, State.EXECUTING):
                 # a refused transition (policy hook) left the turn mid-way: never leave a session there
@@ -368,6 +343,17 @@ class Controller:
             s.busy = False
             self._arm(s)
             session_id_var.reset(token)
+
+    async def _roll_back(self, s: Session, snapshot: tuple, trace_id: str) -> None:
+        """A failed turn is dropped, the session is not: back to where it was, then ERROR_HANDLING →
+        LISTENING (or a hand-off after too many failures), saved."""
+        s.machine, s.slots, s.pending, s.vars, s.anchors, s.expired = snapshot
+        self._move(s, Event.TEXT, "failed turn")
+        self._move(s, Event.FAIL, "internal error")
+        if not self._move(s, Event.DEGRADE, "internal error"):
+            self._move(s, Event.HANDOFF, "too many failures")
+            self.on_event(s.uid, "handoff", {"session_id": s.session_id, "reason": "failures", "trace_id": trace_id})
+        await self.memory.save_session(s.to_row())
 
     async def _turn(self, s: Session, text: str, ref: datetime | None, trace_id: str,
                     answer: dict[str, Any] | None) -> tuple[dict[str, Any], list[Any]]:

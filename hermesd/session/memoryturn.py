@@ -120,6 +120,8 @@ class MemoryTurns:
         self.c._move(s, Event.ROUTED, req.intent)
         if req.intent == "memory.remember":
             p.texts.append(await self._remember(s, req, p.lang))
+            if req.value and self._value_hidden(s):  # the role may not see it: not in its trace either
+                p.scrub.append(req.value)
         elif req.intent == "memory.recall":
             p.texts.append(await self._recall(s, req, p.lang))
         else:
@@ -138,11 +140,13 @@ class MemoryTurns:
         data = {"subject": req.subject, "value": value, "relation": req.relation, "secret": secret,
                 "said_ms": said_ms, "revision": revision, "lang": req.lang, "session": s.session_id}
         who, rel = _owner(req.subject, lang), _rel(req.relation, lang)
-        if old_data and old_data.get("value") == value and not secret:
+        if old_data and old_data.get("value") == value and not secret and not self._value_hidden(s):
             return catalogue.say("mem_same", lang, s=who, rel=rel, v=value)
         detail = f"remember revision={revision}" + (f" replaced={redact(old_data.get('value'))!s}" if old_data else "")
         s.staged.append({"anchor": anchor, "data": data, "detail": detail})
-        if secret:
+        if self._value_hidden(s):
+            said = catalogue.say("mem_stored_hidden", lang, s=who if req.relation != "note" else "")
+        elif secret:
             said = catalogue.say("mem_secret", lang, s=who)
         elif req.relation == "note":
             said = catalogue.say("mem_note", lang, v=value)
@@ -153,6 +157,10 @@ class MemoryTurns:
         if req.truncated:
             said = catalogue.say("mem_truncated", lang, n=MAX_VALUE_CHARS) + said
         return said
+
+    def _value_hidden(self, s: Session) -> bool:
+        """A fact's value is a field the session's role may not see (``memory.hidden_fields``)."""
+        return "data.value" in self.c.memory.settings.hidden_fields.get(s.role, [])
 
     async def facts(self, uid: int) -> list[dict[str, Any]]:
         """The caller's facts and notes (L2 rows merged with newer L1 copies)."""

@@ -87,6 +87,7 @@ class SearchParams(_Params):
     until: int | str | None = None
     k: int | None = Field(None, ge=1, le=100)
     session_id: str | None = None
+    entity: str | None = Field(None, max_length=64, pattern=r"^[a-z][a-z0-9_]*$")  #: an entity type: order_id
     uid: int | None = None
 
 
@@ -265,7 +266,7 @@ class MemoryService(Subsystem):
     async def _m_search(self, p: SearchParams, ctx: CallContext) -> dict[str, Any]:
         items = await self.search(self._uid(p.uid, ctx, all_if_admin=True), query=p.query, anchors=p.anchors,
                                   action=p.action, kind=p.kind, since=p.since, until=p.until, k=p.k,
-                                  session_id=p.session_id)
+                                  session_id=p.session_id, entity=p.entity)
         return {"items": self._hide(items, ctx)}
 
     async def _m_forget(self, p: ForgetParams, ctx: CallContext) -> dict[str, Any]:
@@ -310,11 +311,12 @@ class MemoryService(Subsystem):
     async def search(self, uid: int | None, *, query: str | None = None, anchors: list[str] | None = None,
                      action: str | None = None, kind: str | None = None, since: int | str | None = None,
                      until: int | str | None = None, k: int | None = None,
-                     session_id: str | None = None) -> list[dict[str, Any]]:
-        """Ranked retrieval; ``since``/``until`` are ms or ISO 8601 (half-open range)."""
+                     session_id: str | None = None, entity: str | None = None) -> list[dict[str, Any]]:
+        """Ranked retrieval; ``since``/``until`` are ms or ISO 8601 (half-open range); ``entity``: only
+        memories holding an entity of that type."""
         return await self._c().search(uid, query=query, anchors=anchors, action=action, kind=kind,
                                       since_ms=to_ms(since, self.tz), until_ms=to_ms(until, self.tz),
-                                      k=k or self.settings.default_k, session_id=session_id)
+                                      k=k or self.settings.default_k, session_id=session_id, entity=entity)
 
     async def forget(self, anchor: str, uid: int | None) -> dict[str, int]:
         """Erase an anchor's memories everywhere (durable when it returns)."""
