@@ -26,7 +26,7 @@ from . import __version__
 from .admin import AdminMethods, DebugMethods
 from .config import ConfigError, HermesConfig, digest, resolve_socket_path, resolve_state_dir
 from .logging import setup as setup_logging
-from .metrics import Gauge, Registry
+from .metrics import Registry
 from .sdnotify import Notifier, watchdog_interval_s
 from .server import Server, bind_unix_socket, hold_lock, inherited_socket
 from .subsystem import DaemonContext, Subsystem
@@ -102,11 +102,14 @@ class Daemon:
         self._owns_socket_file = False
         self._watchdog: asyncio.TimerHandle | None = None
         self._apply_logging(cfg)
-        self.registry.add(Gauge("hermes_uptime_seconds", "Seconds since the daemon started.",
-                                fn=lambda: time.monotonic() - self.started_mono))
-        self.registry.add(Gauge("hermes_process_resident_memory_bytes", "Resident set size.", fn=_rss_bytes))
-        self.registry.add(Gauge("hermes_start_time_seconds", "Unix time the daemon started.",
-                                fn=lambda: self.started_wall))
+        self.registry.gauge("hermes_build_info", "Always 1; the version label is hermesd's version.", ("version",),
+                            collect=lambda: {(__version__,): 1})
+        self.registry.gauge("hermes_uptime_seconds", "Seconds since the daemon started.",
+                            collect=lambda: time.monotonic() - self.started_mono)
+        self.registry.gauge("hermes_process_resident_memory_bytes", "Resident set size of the daemon process.",
+                            collect=_rss_bytes)
+        self.registry.gauge("hermes_start_time_seconds", "Unix time the daemon started.",
+                            collect=lambda: self.started_wall)
 
     def _apply_logging(self, cfg: HermesConfig) -> None:
         setup_logging(cfg.logging.level, cfg.logging.format)
@@ -173,6 +176,7 @@ class Daemon:
             raise
         ctx.subsystems[sub.name] = sub
         self.subsystems.append(sub)
+        sub.register_metrics(self.registry)
         log.info("subsystem.started", extra={"kv": {"name": sub.name, "duration_ms": (time.perf_counter() - t0) * 1000}})
 
     def _connection_closed(self, conn: object) -> None:
@@ -297,13 +301,8 @@ class Daemon:
         }
 
     def metrics_text(self) -> str:
-        blocks = []
-        for sub in self.subsystems:
-            try:
-                blocks.append(sub.metrics_text())
-            except Exception:
-                log.exception("subsystem.metrics_failed", extra={"kv": {"name": sub.name}})
-        return self.registry.render(blocks)
+        """Every family of the daemon's one registry, Prometheus text format 0.0.4."""
+        return self.registry.render()
 
 
 def _rss_bytes() -> int:
