@@ -27,6 +27,7 @@ from .admin import AdminMethods, DebugMethods
 from .config import ConfigError, HermesConfig, digest, resolve_socket_path, resolve_state_dir
 from .logging import setup as setup_logging
 from .metrics import Registry
+from .metrics_export import MetricsExporter
 from .sdnotify import Notifier, watchdog_interval_s
 from .server import Server, bind_unix_socket, hold_lock, inherited_socket
 from .subsystem import DaemonContext, Subsystem
@@ -91,6 +92,7 @@ class Daemon:
         self.registry = Registry()
         self.server = Server(cfg.server, cfg.roles, self.registry)
         self.notifier = Notifier()
+        self.exporter = MetricsExporter(cfg.metrics, self.metrics_text)
         self.subsystems: list[Subsystem] = []
         self.started_mono = time.monotonic()
         self.started_wall = time.time()
@@ -151,6 +153,7 @@ class Daemon:
                 for m in sub.methods():
                     self.server.add_method(m)
             await self.server.serve(sock)
+            await self.exporter.start()
             for sig in (signal.SIGTERM, signal.SIGINT):
                 loop.add_signal_handler(sig, self.request_stop, sig.name)
             loop.add_signal_handler(signal.SIGHUP, lambda: loop.create_task(self.reload("SIGHUP")))
@@ -198,6 +201,7 @@ class Daemon:
         self.server.stop_accepting()
         cancelled = await self.server.drain(self.cfg.server.shutdown_grace_s)
         self.server.close_connections()
+        await self.exporter.stop()
         for sub in reversed(self.subsystems):
             try:
                 await asyncio.wait_for(sub.stop(), timeout=max(5.0, self.cfg.server.shutdown_grace_s))
@@ -253,6 +257,10 @@ class Daemon:
             self.cfg = new
             self._apply_logging(new)
             self.server.apply_settings(new.server, new.roles)
+            if new.metrics != self.exporter.settings:
+                problem = await self._restart_exporter(new)
+                if problem:
+                    problems.append(problem)
             for sub in self.subsystems:
                 try:
                     await sub.reload(new)
@@ -263,6 +271,25 @@ class Daemon:
         self.last_reload = {"ok": not problems, "at": time.time(), "problems": problems}
         self.notifier.ready(self._status_line())
         return {"ok": not problems, "config": digest(self.cfg), "problems": problems}
+
+    async def _restart_exporter(self, new: HermesConfig) -> str:
+        """Swap the metrics listener/textfile for the new ``metrics:`` section; on failure the old
+        one comes back and the problem is returned."""
+        old = self.exporter
+        await old.stop()
+        fresh = MetricsExporter(new.metrics, self.metrics_text)
+        try:
+            await fresh.start()
+        except OSError as exc:
+            await fresh.stop()
+            log.error("metrics.reload_failed", extra={"kv": {"error": str(exc)}})
+            try:
+                await old.start()
+            except OSError:
+                log.exception("metrics.restore_failed")
+            return f"metrics: {exc.strerror or exc}"
+        self.exporter = fresh
+        return ""
 
     # -- status -------------------------------------------------------------------------
 
@@ -298,6 +325,7 @@ class Daemon:
             "state_dir": str(self.state_dir),
             "socket": str(self.socket_path),
             "subsystems": subs,
+            "metrics": self.exporter.status(),
         }
 
     def metrics_text(self) -> str:
