@@ -180,6 +180,8 @@ def split_listen(value: str) -> tuple[str, int]:
         raise ValueError("expected HOST:PORT, e.g. 127.0.0.1:9464 or [::1]:9464")
     if host.startswith("[") and host.endswith("]"):
         host = host[1:-1]
+    elif ":" in host:
+        raise ValueError("write an IPv6 address in brackets, e.g. [::1]:9464")
     if host != "localhost":
         try:
             ipaddress.ip_address(host)
