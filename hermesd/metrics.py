@@ -123,7 +123,10 @@ class _Metric:
     def _key(self, labels: tuple[str, ...]) -> tuple[str, ...]:
         if len(labels) != len(self.labelnames):
             raise ValueError(f"{self.name} takes labels {self.labelnames}, got {labels}")
-        return labels if all(type(x) is str for x in labels) else tuple(str(x) for x in labels)
+        for x in labels:
+            if type(x) is not str:
+                return tuple(str(x) for x in labels)
+        return labels
 
     def _lt(self, key: tuple[str, ...]) -> str:
         text = self._label_text.get(key)
@@ -192,8 +195,14 @@ class Counter(_Scalar):
         """
         if amount < 0:
             raise ValueError(f"{self.name}: a counter only goes up (got {amount})")
-        key = self._key(labels)
-        self.values[key] = self.values.get(key, 0.0) + amount
+        if len(labels) != len(self.labelnames):
+            raise ValueError(f"{self.name} takes labels {self.labelnames}, got {labels}")
+        for x in labels:
+            if type(x) is not str:
+                labels = tuple(str(x) for x in labels)
+                break
+        values = self.values
+        values[labels] = values.get(labels, 0.0) + amount
 
     def inc_key(self, key: tuple[str, ...], amount: float = 1.0) -> None:
         """Hot-path :meth:`inc` with a label tuple the caller built (and checked) once."""
@@ -264,16 +273,18 @@ class Histogram(_Metric):
 
     def render(self) -> list[str]:
         out = self.header()
-        name, names, les = self.name, self.labelnames, self._le
+        name, les = self.name, self._le
+        append = out.append
         for key, row in sorted(self.series.items()):
-            acc = 0.0
+            lt = self._lt(key)
+            bucket = f"{name}_bucket{{{lt[1:-1]}," if lt else f"{name}_bucket{{"
+            acc = 0
             for le, n in zip(les[:-1], row):
                 acc += n
-                out.append(f"{name}_bucket{_labels(names, key, le)} {_num(acc)}")
-            lt = self._lt(key)
-            out.append(f"{name}_bucket{_labels(names, key, les[-1])} {_num(row[-1])}")
-            out.append(f"{name}_sum{lt} {_num(row[-2])}")
-            out.append(f"{name}_count{lt} {_num(row[-1])}")
+                append(f"{bucket}{le}}} {int(acc)}")
+            append(f"{bucket}{les[-1]}}} {int(row[-1])}")
+            append(f"{name}_sum{lt} {_num(row[-2])}")
+            append(f"{name}_count{lt} {int(row[-1])}")
         return out
 
 

@@ -388,7 +388,7 @@ class Controller:
             parts = await self.pipeline.run(s, text, ref, trace_id, answer, lang, t0)
         out = compose_reply(s, text, trace_id, prefix, parts, t0, state_before=before, now_ms=self.now_ms(),
                             ttl_s=self.settings.ttl_s)
-        self.turns_by_path.inc(out["path"])
+        self.turns_by_path.inc_key((out["path"],))  # a str from compose_reply: the unchecked fast path
         return out, [p.result for p in parts if p.result is not None]
 
     async def _commit(self, s: Session, reply: dict[str, Any], message_id: str | None, results: list[Any]) -> None:
