@@ -7,8 +7,8 @@ Two costs, each side by side with its baseline:
    write pay): the registry's ``render()`` with every family the services register
    (``register_metrics`` of the real service classes, called on stand-ins holding the same
    counts a busy daemon keeps: 13 tools, 20 methods, 8 turn paths) vs the old text — the
-   server's families through the old ``metrics.py`` (read from git ``main``) plus the memory,
-   NLU, tool, session and archive blocks written by hand with f-strings, copied from ``main``.
+   server's families through the old ``metrics.py`` (read from git at ``BASELINE_COMMIT``) plus the memory,
+   NLU, tool, session and archive blocks written by hand with f-strings, copied from that commit.
    The new text carries more (HELP everywhere, latency histograms for tools, NLU and L2
    commits), so bytes are printed too.
 2. one counter increment on the turn path: ``Counter.inc_key((path,))`` (what the session
@@ -46,9 +46,14 @@ METHODS = [f"m{i}.call" for i in range(20)]
 PATHS = ["rule", "fallback", "form", "confirm", "error", "smalltalk", "choice", "repair"]
 
 
+#: the last commit with hand-written exposition text (issue 18 part 2 replaced it)
+BASELINE_COMMIT = "75ace6ff19ab8487450006d24c1110faefaa0b4c"
+
+
 def _old_metrics_module():
-    """``hermesd/metrics.py`` as it was on ``main`` (the hand-written era), loaded under another name."""
-    src = subprocess.run(["git", "-C", str(ROOT), "show", "main:hermesd/metrics.py"], capture_output=True,
+    """``hermesd/metrics.py`` as it was at :data:`BASELINE_COMMIT` (the hand-written era), loaded
+    under another name."""
+    src = subprocess.run(["git", "-C", str(ROOT), "show", f"{BASELINE_COMMIT}:hermesd/metrics.py"], capture_output=True,
                          text=True, check=True).stdout
     spec = importlib.util.spec_from_loader("old_metrics", loader=None)
     mod = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
