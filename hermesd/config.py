@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import ipaddress
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,6 +57,7 @@ __all__ = [
     "ConfigProblem",
     "HermesConfig",
     "LoggingSettings",
+    "MetricsSettings",
     "PathsSettings",
     "RoleRule",
     "RolesSettings",
@@ -147,6 +149,62 @@ class LoggingSettings(Section):
     access_log: Literal["off", "debug", "info"] = "debug"
 
 
+class MetricsSettings(Section):
+    """Ways to scrape the metrics besides ``admin.metrics`` on the socket (both off by default).
+
+    :param listen: ``HOST:PORT`` (``[::1]:9464`` for IPv6) of an HTTP listener serving
+        ``GET /metrics``; an IP literal or ``localhost``. Prometheus cannot scrape a Unix socket.
+    :param textfile: a ``*.prom`` file for node_exporter's textfile collector, rewritten
+        atomically (temporary file in the same folder, then rename) every ``textfile_interval_s``.
+    """
+
+    listen: str | None = None
+    textfile: Path | None = None
+    textfile_interval_s: float = Field(15.0, ge=1, le=3600)
+
+    @field_validator("listen")
+    @classmethod
+    def _host_port(cls, v: str | None) -> str | None:
+        if v is None or v == "":
+            return None
+        split_listen(v)
+        return v
+
+    @field_validator("textfile")
+    @classmethod
+    def _prom(cls, v: Path | None) -> Path | None:
+        if v is None or str(v) == "":
+            return None
+        if v.suffix != ".prom":
+            raise ValueError("node_exporter reads only files ending in .prom")
+        if not v.is_absolute():
+            raise ValueError("give an absolute path (the daemon's working folder is not the collector's)")
+        return v
+
+
+def split_listen(value: str) -> tuple[str, int]:
+    """``"127.0.0.1:9464"`` → ``("127.0.0.1", 9464)``; ``"[::1]:9464"`` → ``("::1", 9464)``.
+
+    :raises ValueError: not ``HOST:PORT``, the host is neither an IP literal nor ``localhost``,
+        or the port is outside 0–65535 (0: any free port; ``admin.status`` shows the one bound).
+    """
+    host, sep, port = value.rpartition(":")
+    if not sep or not host or not port.isdigit():
+        raise ValueError("expected HOST:PORT, e.g. 127.0.0.1:9464 or [::1]:9464")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    elif ":" in host:
+        raise ValueError("write an IPv6 address in brackets, e.g. [::1]:9464")
+    if host != "localhost":
+        try:
+            ipaddress.ip_address(host)
+        except ValueError:
+            raise ValueError(f"host {host!r} is not an IP address or localhost") from None
+    if not 0 <= int(port) <= 65535:
+        raise ValueError(f"port {port} is outside 0-65535")
+    return host, int(port)
+
+
 
 
 class HermesConfig(Section):
@@ -156,6 +214,7 @@ class HermesConfig(Section):
     server: ServerSettings = ServerSettings()
     roles: RolesSettings = RolesSettings()
     logging: LoggingSettings = LoggingSettings()
+    metrics: MetricsSettings = MetricsSettings()
     nlu: NluSettings = NluSettings()
     memory: MemorySettings = MemorySettings()
     tools: ToolsSettings = ToolsSettings()

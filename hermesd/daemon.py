@@ -26,7 +26,8 @@ from . import __version__
 from .subsystems.admin import AdminMethods, DebugMethods
 from .config import ConfigError, HermesConfig, digest, resolve_socket_path, resolve_state_dir
 from .logging import setup as setup_logging
-from .metrics import Gauge, Registry
+from .metrics import Registry
+from .metrics_export import MetricsExporter
 from .sdnotify import Notifier, watchdog_interval_s
 from .server import Server, bind_unix_socket, hold_lock, inherited_socket
 from .subsystems.subsystem import DaemonContext, Subsystem
@@ -91,6 +92,7 @@ class Daemon:
         self.registry = Registry()
         self.server = Server(cfg.server, cfg.roles, self.registry)
         self.notifier = Notifier()
+        self.exporter = MetricsExporter(cfg.metrics, self.metrics_text)
         self.subsystems: list[Subsystem] = []
         self.started_mono = time.monotonic()
         self.started_wall = time.time()
@@ -102,11 +104,14 @@ class Daemon:
         self._owns_socket_file = False
         self._watchdog: asyncio.TimerHandle | None = None
         self._apply_logging(cfg)
-        self.registry.add(Gauge("hermes_uptime_seconds", "Seconds since the daemon started.",
-                                fn=lambda: time.monotonic() - self.started_mono))
-        self.registry.add(Gauge("hermes_process_resident_memory_bytes", "Resident set size.", fn=_rss_bytes))
-        self.registry.add(Gauge("hermes_start_time_seconds", "Unix time the daemon started.",
-                                fn=lambda: self.started_wall))
+        self.registry.gauge("hermes_build_info", "Always 1; the version label is hermesd's version.", ("version",),
+                            collect=lambda: {(__version__,): 1})
+        self.registry.gauge("hermes_uptime_seconds", "Seconds since the daemon started.",
+                            collect=lambda: time.monotonic() - self.started_mono)
+        self.registry.gauge("hermes_process_resident_memory_bytes", "Resident set size of the daemon process.",
+                            collect=_rss_bytes)
+        self.registry.gauge("hermes_start_time_seconds", "Unix time the daemon started.",
+                            collect=lambda: self.started_wall)
 
     def _apply_logging(self, cfg: HermesConfig) -> None:
         setup_logging(cfg.logging.level, cfg.logging.format)
@@ -148,6 +153,7 @@ class Daemon:
                 for m in sub.methods():
                     self.server.add_method(m)
             await self.server.serve(sock)
+            await self.exporter.start()
             for sig in (signal.SIGTERM, signal.SIGINT):
                 loop.add_signal_handler(sig, self.request_stop, sig.name)
             loop.add_signal_handler(signal.SIGHUP, lambda: loop.create_task(self.reload("SIGHUP")))
@@ -173,6 +179,7 @@ class Daemon:
             raise
         ctx.subsystems[sub.name] = sub
         self.subsystems.append(sub)
+        sub.register_metrics(self.registry)
         log.info("subsystem.started", extra={"kv": {"name": sub.name, "duration_ms": (time.perf_counter() - t0) * 1000}})
 
     def _connection_closed(self, conn: object) -> None:
@@ -194,6 +201,7 @@ class Daemon:
         self.server.stop_accepting()
         cancelled = await self.server.drain(self.cfg.server.shutdown_grace_s)
         self.server.close_connections()
+        await self.exporter.stop()
         for sub in reversed(self.subsystems):
             try:
                 await asyncio.wait_for(sub.stop(), timeout=max(5.0, self.cfg.server.shutdown_grace_s))
@@ -249,6 +257,10 @@ class Daemon:
             self.cfg = new
             self._apply_logging(new)
             self.server.apply_settings(new.server, new.roles)
+            if new.metrics != self.exporter.settings:
+                problem = await self._restart_exporter(new)
+                if problem:
+                    problems.append(problem)
             for sub in self.subsystems:
                 try:
                     await sub.reload(new)
@@ -259,6 +271,25 @@ class Daemon:
         self.last_reload = {"ok": not problems, "at": time.time(), "problems": problems}
         self.notifier.ready(self._status_line())
         return {"ok": not problems, "config": digest(self.cfg), "problems": problems}
+
+    async def _restart_exporter(self, new: HermesConfig) -> str:
+        """Swap the metrics listener/textfile for the new ``metrics:`` section; on failure the old
+        one comes back and the problem is returned."""
+        old = self.exporter
+        await old.stop()
+        fresh = MetricsExporter(new.metrics, self.metrics_text)
+        try:
+            await fresh.start()
+        except OSError as exc:
+            await fresh.stop()
+            log.error("metrics.reload_failed", extra={"kv": {"error": str(exc)}})
+            try:
+                await old.start()
+            except OSError:
+                log.exception("metrics.restore_failed")
+            return f"metrics: {exc.strerror or exc}"
+        self.exporter = fresh
+        return ""
 
     # -- status -------------------------------------------------------------------------
 
@@ -294,16 +325,12 @@ class Daemon:
             "state_dir": str(self.state_dir),
             "socket": str(self.socket_path),
             "subsystems": subs,
+            "metrics": self.exporter.status(),
         }
 
     def metrics_text(self) -> str:
-        blocks = []
-        for sub in self.subsystems:
-            try:
-                blocks.append(sub.metrics_text())
-            except Exception:
-                log.exception("subsystem.metrics_failed", extra={"kv": {"name": sub.name}})
-        return self.registry.render(blocks)
+        """Every family of the daemon's one registry, Prometheus text format 0.0.4."""
+        return self.registry.render()
 
 
 def _rss_bytes() -> int:

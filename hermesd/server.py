@@ -239,7 +239,7 @@ class ServerMetrics:
     """The server's Prometheus series (``hermes_`` prefix)."""
 
     def __init__(self, registry: Registry) -> None:
-        self.connections = registry.add(Gauge("hermes_connections", "Open client connections."))
+        self.connections = registry.add(Gauge("hermes_connections_open", "Client connections open now."))
         self.connections_total = registry.add(
             Counter("hermes_connections_total", "Connections accepted or refused, by outcome.", ["outcome"]))
         self.requests = registry.add(
@@ -419,7 +419,7 @@ class Server:
         self._keys: dict[tuple[str, str], tuple[str, str]] = {}
         self._sweeper: asyncio.TimerHandle | None = None
         self._lost_hooks: list[Callable[[Connection], None]] = []
-        self.metrics.connections.fn = lambda: len(self.connections)
+        self.metrics.connections.collect = lambda: len(self.connections)
 
     # -- method table ---------------------------------------------------------------
 

@@ -57,8 +57,8 @@ LAYERS: dict[str, int] = {
     **{name: 1 for name in ENGINES},
     # 2 — configuration (collects the engines' settings) and the wire format
     "config": 2, "protocol": 2, "client": 2,
-    # 3 — the socket server
-    "server": 3,
+    # 3 — the socket server and the metrics scrape listener / textfile writer
+    "server": 3, "metrics_export": 3,
     # 4 — the subsystem shells: JSON-RPC methods, settings, metrics around each engine
     "subsystems": 4,
     # 5 — the one place that wires the shells together

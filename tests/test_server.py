@@ -185,7 +185,7 @@ def test_metrics_count_requests_by_method_and_outcome(daemon):
     assert 'hermes_requests_total{method="unknown",outcome="INVALID_REQUEST"} 1' in text
     assert 'hermes_request_duration_seconds_count{method="admin.ping"} 2' in text
     assert "# TYPE hermes_request_duration_seconds histogram" in text
-    assert "hermes_connections 1" in text
+    assert "hermes_connections_open 1" in text
 
 
 def test_status_reports_health(daemon):

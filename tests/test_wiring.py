@@ -25,7 +25,7 @@ def test_a_tool_and_memory_through_the_socket(daemon):
         metrics = c.call("admin.metrics")["text"]
     # subsystems append their own series to the daemon's
     assert 'hermes_requests_total{method="tools.call",outcome="ok"} 1' in metrics
-    assert "hermes_nlu_parses_total" in metrics and "hermes_mcp_l1_hit_ratio" in metrics
+    assert "hermes_nlu_parses_total" in metrics and "hermes_memory_l1_hit_ratio" in metrics
 
 
 def test_raw_tools_call_of_a_confirm_tool_needs_confirmed(daemon):

@@ -88,7 +88,7 @@ class L1Cache:
     :param clock: monotonic seconds; injected by tests.
 
     Counters (``hits``, ``misses``, ``expirations``, ``evictions``) feed
-    ``hermes_mcp_l1_hit_ratio``; promotions are counted by the caller that promotes.
+    ``hermes_memory_l1_hit_ratio``; promotions are counted by the caller that promotes.
     A slot larger than ``max_bytes`` is refused (``put`` returns ``None``).
     Inserts and removals hold a lock, so the byte count stays exact if a thread
     shares the cache (the event loop is the usual only user); a hit takes no lock.

@@ -90,6 +90,8 @@ class L2Store:
         self._thread: threading.Thread | None = None
         #: counters for metrics: transactions committed, writes they held, commits that failed
         self.commits = self.batched_writes = self.failed_commits = 0
+        #: ``on_commit(seconds)`` after each committed write transaction (BEGIN to end of COMMIT), on the thread
+        self.on_commit: Callable[[float], None] | None = None
 
     # -- life cycle ---------------------------------------------------------
 
@@ -203,7 +205,8 @@ class L2Store:
 
     def _run_batch(self, conn: sqlite3.Connection, first: _Op) -> bool:
         """One transaction: ``first`` plus whatever joins it; returns True if STOP was seen."""
-        deadline = time.monotonic() + self.batch_s
+        t0 = time.monotonic()
+        deadline = t0 + self.batch_s
         done: list[tuple[_Op, Any]] = []
         stopping = False
         try:
@@ -241,6 +244,8 @@ class L2Store:
             return stopping
         self.commits += 1
         self.batched_writes += len(done)
+        if self.on_commit is not None:
+            self.on_commit(time.monotonic() - t0)
         for o, result in done:
             o.future.set_result(result)
         return stopping

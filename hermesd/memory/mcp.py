@@ -469,7 +469,7 @@ class MemoryCore:
            holds them: write-through), and drop expired slots;
         3. delete project-class memories whose project closed more than ``project_keep_s`` ago;
         4. re-verify person anchors not verified for ``person_verify_s`` (through ``verifier``).
-        Exports ``hermes_mcp_decay_last_run_timestamp_seconds``.
+        Sets ``decay_last_run_s`` (``hermes_memory_decay_last_run_timestamp_seconds``).
         """
         d = self.settings.decay
         self.doorkeeper.rotate()
@@ -503,7 +503,7 @@ class MemoryCore:
                                             "verified": verified}})
         return {"demoted": demoted, "expired": expired, "deleted": len(gone), "verified": verified}
 
-    # -- views and metrics ----------------------------------------------------------
+    # -- views ----------------------------------------------------------
 
     @staticmethod
     def _view(slot: Slot, tier: str) -> dict[str, Any]:
@@ -515,28 +515,6 @@ class MemoryCore:
         return {"session_id": row["session_id"], "anchor": row["anchor"], "data": row["data"],
                 "version": row["version"], "memory_class": row["memory_class"], "created_ms": row["created_ms"],
                 "tier": "l2"}
-
-    def metrics_text(self) -> str:
-        """Prometheus exposition lines for the memory stack."""
-        l1 = self.l1
-        lines = [
-            "# TYPE hermes_mcp_l1_hit_ratio gauge", f"hermes_mcp_l1_hit_ratio {l1.hit_ratio():.6f}",
-            "# TYPE hermes_mcp_l1_hits_total counter", f"hermes_mcp_l1_hits_total {l1.hits}",
-            "# TYPE hermes_mcp_l1_misses_total counter", f"hermes_mcp_l1_misses_total {l1.misses}",
-            "# TYPE hermes_mcp_l1_evictions_total counter", f"hermes_mcp_l1_evictions_total {l1.evictions}",
-            "# TYPE hermes_mcp_l1_promotions_total counter", f"hermes_mcp_l1_promotions_total {self.promotions}",
-            "# TYPE hermes_mcp_l1_demotions_total counter", f"hermes_mcp_l1_demotions_total {self.demotions}",
-            "# TYPE hermes_mcp_l1_bytes gauge", f"hermes_mcp_l1_bytes {l1.bytes}",
-            "# TYPE hermes_mcp_l1_entries gauge", f"hermes_mcp_l1_entries {len(l1)}",
-            "# TYPE hermes_mcp_l2_commits_total counter", f"hermes_mcp_l2_commits_total {self.l2.commits}",
-            "# TYPE hermes_mcp_l2_writes_total counter", f"hermes_mcp_l2_writes_total {self.l2.batched_writes}",
-            "# TYPE hermes_mcp_l2_queue gauge", f"hermes_mcp_l2_queue {self.l2.backlog()}",
-            "# TYPE hermes_mcp_l2_failed_commits_total counter",
-            f"hermes_mcp_l2_failed_commits_total {self.l2.failed_commits}",
-            "# TYPE hermes_mcp_decay_last_run_timestamp_seconds gauge",
-            f"hermes_mcp_decay_last_run_timestamp_seconds {self.decay_last_run_s:.3f}",
-        ]
-        return "\n".join(lines) + "\n"
 
 
 def _touch_access(conn: Any, key: Key, version: int, access_count: int, now_ms: int) -> None:

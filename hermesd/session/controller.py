@@ -28,6 +28,7 @@ from ..errors import SessionBusy, SessionExpired, SessionLimit, SessionNotFound
 from ..logging import session_id_var
 from ..caller import Caller
 from ..clock import wall_ms
+from ..metrics import Counter
 from . import turnlog
 from .commit import commit_turn
 from ..memory.capture import CaptureRules, load_capture_rules
@@ -73,7 +74,9 @@ class Controller:
         #: uids with open pending tasks (loaded at restore), so ``open`` reads L2 only when needed
         self.task_uids: set[int] = set()
         self.deadlines = DeadlineHeap()
-        self.turns_by_path: dict[str, int] = {}
+        #: registered by the session service (``hermes_turns_total``)
+        self.turns_by_path = Counter("hermes_turns_total",
+                                     "Turns by routing path (rule, fallback, form, confirm, error, ...).", ("path",))
         self.grounding = Grounding(nlu, memory, reminders=reminders)
         self.plans = PlanRunner(self)
         self.pipeline = Pipeline(self)
@@ -374,7 +377,7 @@ class Controller:
             parts = await self.pipeline.run(s, text, ref, trace_id, answer, lang, t0)
         out = compose_reply(s, text, trace_id, prefix, parts, t0, state_before=before, now_ms=self.now_ms(),
                             ttl_s=self.settings.ttl_s)
-        self.turns_by_path[out["path"]] = self.turns_by_path.get(out["path"], 0) + 1
+        self.turns_by_path.inc_key((out["path"],))  # a str from compose_reply: the unchecked fast path
         return out, [p.result for p in parts if p.result is not None]
 
     # ------------------------------------------------------------------ what the pipeline asks

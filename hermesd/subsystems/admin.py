@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..metrics import CONTENT_TYPE
 from ..protocol import CallContext, Method
 
 if TYPE_CHECKING:
@@ -58,7 +59,7 @@ class AdminMethods:
 
     def metrics(self, params: Any, ctx: CallContext) -> dict[str, Any]:
         """``{"content_type": ..., "text": Prometheus exposition}``."""
-        return {"content_type": "text/plain; version=0.0.4", "text": self.daemon.metrics_text()}
+        return {"content_type": CONTENT_TYPE, "text": self.daemon.metrics_text()}
 
     async def reload(self, params: Any, ctx: CallContext) -> dict[str, Any]:
         """Same as SIGHUP: ``{"ok", "config", "problems"}``."""

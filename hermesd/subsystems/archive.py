@@ -38,7 +38,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from ..errors import HermesError, InputInvalid
-from ..metrics import Counter, Gauge
+from ..metrics import Counter, Gauge, Registry
 from ..protocol import CallContext, Method
 from .subsystem import DaemonContext, Subsystem
 from ..memory import l3, l3_schema, s3, upstream
@@ -116,6 +116,12 @@ class ArchiveService(Subsystem):
         self.quarantined = Counter("hermes_archive_quarantined_total", "Volumes that failed verification.",
                                    ("reason",))
         self.archived = Counter("hermes_archive_volumes_written_total", "Volumes written.")
+        #: set from the manifest at every refresh (the upload path may set them too)
+        self.upload_backlog = Gauge("hermes_archive_upload_backlog",
+                                    "Volumes written and not yet uploaded (pending, uploading, failed); "
+                                    "0 when no upstream is configured.")
+        self.upload_backlog_bytes = Gauge("hermes_archive_upload_backlog_bytes",
+                                          "Bytes of the volumes in hermes_archive_upload_backlog.")
 
     # -- settings ------------------------------------------------------------------
 
@@ -628,7 +634,10 @@ class ArchiveService(Subsystem):
 
     async def _refresh(self) -> None:
         assert self.l2 is not None
-        self._summary = await self.l2.aread(l3_schema.summary)
+        self._summary = s = await self.l2.aread(l3_schema.summary)
+        waiting = ("pending", "uploading", "failed") if self._upstream and self._upstream.url else ()
+        self.upload_backlog.set(sum(s[k]["files"] for k in waiting))
+        self.upload_backlog_bytes.set(sum(s[k]["bytes"] for k in waiting))
 
     def status(self) -> dict[str, Any]:
         """Manifest counts per state (``files``, ``bytes``), local bytes vs budget, network, last success."""
@@ -652,22 +661,23 @@ class ArchiveService(Subsystem):
         bad = st["failed"] or st["quarantined"] or sum(self.dropped.values.values())
         return {"status": "degraded" if bad else "ok", **st}
 
-    def metrics_text(self) -> str:
-        st = self.status()
-        files = Gauge("hermes_archive_files", "Archive volumes by manifest state.", ("state",))
-        size = Gauge("hermes_archive_bytes", "Archive volume bytes by manifest state.", ("state",))
-        for state in l3_schema.STATES:
-            files.set(self._summary[state]["files"], state)
-            size.set(self._summary[state]["bytes"], state)
-        local = Gauge("hermes_archive_local_bytes", "Bytes of volumes on local disk.")
-        local.set(st["local_bytes"])
-        last = Gauge("hermes_archive_last_success_timestamp_seconds", "Wall time of the last 2xx upload.")
-        last.set(self.last_success_ms / 1000.0)
-        lines: list[str] = []
-        for m in (files, size, local, last, self.uploads, self.uploaded_bytes, self.dropped, self.quarantined,
-                  self.archived):
-            lines.extend(m.render())
-        return "\n".join(lines) + "\n"
+    def register_metrics(self, registry: Registry) -> None:
+        """Manifest counts and bytes by state, local bytes against the disk budget, the upload
+        backlog, uploads by outcome, drops and quarantines."""
+        registry.gauge("hermes_archive_files", "Archive volumes by manifest state.", ("state",),
+                       collect=lambda: {(k,): self._summary[k]["files"] for k in l3_schema.STATES})
+        registry.gauge("hermes_archive_bytes", "Archive volume bytes by manifest state.", ("state",),
+                       collect=lambda: {(k,): self._summary[k]["bytes"] for k in l3_schema.STATES})
+        registry.gauge("hermes_archive_local_bytes", "Bytes of volumes on local disk.",
+                       collect=lambda: self._summary["local_bytes"])
+        registry.gauge("hermes_archive_budget_bytes", "The archive's disk budget (archive.max_bytes).",
+                       collect=lambda: self.settings.max_bytes if self._archive else 0)
+        registry.gauge("hermes_archive_last_success_timestamp_seconds",
+                       "Unix time of the last 2xx upload (0: none since start).",
+                       collect=lambda: self.last_success_ms / 1000.0)
+        for m in (self.upload_backlog, self.upload_backlog_bytes, self.uploads, self.uploaded_bytes, self.dropped,
+                  self.quarantined, self.archived):
+            registry.add(m)
 
     # -- JSON-RPC ---------------------------------------------------------------------------
 

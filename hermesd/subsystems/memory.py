@@ -29,6 +29,7 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import InputInvalid, PermissionDenied
+from ..metrics import Histogram, Registry
 from ..protocol import CallContext, Method
 from ..section import shipped_path
 from .subsystem import DaemonContext, Subsystem
@@ -154,6 +155,9 @@ class MemoryService(Subsystem):
         self.core: MemoryCore | None = None
         self.graph: AnchorGraph | None = None
         self._decay_task: asyncio.Task[None] | None = None
+        self.l2_commit_seconds = Histogram(
+            "hermes_memory_l2_commit_duration_seconds",
+            "One L2 write transaction, BEGIN IMMEDIATE to the end of COMMIT (the fsync included).")
 
     @property
     def settings(self) -> MemorySettings:
@@ -177,6 +181,7 @@ class MemoryService(Subsystem):
                           synchronous=s.l2.synchronous, locking_mode=s.l2.locking_mode,
                           busy_timeout_ms=s.l2.busy_timeout_ms, batch_ms=s.l2.batch_ms,
                           max_batch_ops=s.l2.max_batch_ops, unsafe=s.l2.unsafe)
+        self.l2.on_commit = self.l2_commit_seconds.observe
         await asyncio.to_thread(self.l2.open)
         self.graph = AnchorGraph(self.l2, _load_directory(s), mention_ttl_s=s.mention_ttl_s, clock=self.clock,
                                  now_ms=self.now_ms)
@@ -211,8 +216,38 @@ class MemoryService(Subsystem):
         return {"status": "ok", "l1_entries": len(self.core.l1), "l1_bytes": self.core.l1.bytes,
                 "l1_hit_ratio": round(self.core.l1.hit_ratio(), 4), "l2_commits": self.l2.commits}
 
-    def metrics_text(self) -> str:
-        return self.core.metrics_text() if self.core is not None else ""
+    def register_metrics(self, registry: Registry) -> None:
+        """L1 (hits, misses, ratio, size), L2 (commits, their latency, queue) and decay; the counts
+        are the ones L1, L2 and the core keep, read at scrape time."""
+        if self.core is None or self.l2 is None:
+            return
+        core, l1, l2 = self.core, self.core.l1, self.l2
+        registry.gauge("hermes_memory_l1_hit_ratio", "Share of memory reads served by L1 since start (0..1).",
+                       collect=l1.hit_ratio)
+        registry.counter("hermes_memory_l1_hits_total", "Memory reads served by L1.", collect=lambda: l1.hits)
+        registry.counter("hermes_memory_l1_misses_total", "Memory reads L1 did not hold.", collect=lambda: l1.misses)
+        registry.counter("hermes_memory_l1_evictions_total", "L1 entries evicted by its byte or entry bound.",
+                         collect=lambda: l1.evictions)
+        registry.counter("hermes_memory_l1_promotions_total", "Slots promoted from L2 into L1 (second touch).",
+                         collect=lambda: core.promotions)
+        registry.counter("hermes_memory_l1_demotions_total", "Idle scratch slots demoted from L1 by decay.",
+                         collect=lambda: core.demotions)
+        registry.gauge("hermes_memory_l1_bytes", "Bytes held in L1.", collect=lambda: l1.bytes)
+        registry.gauge("hermes_memory_l1_entries", "Entries held in L1.", collect=lambda: len(l1))
+        registry.counter("hermes_memory_l2_commits_total", "L2 write transactions committed.",
+                         collect=lambda: l2.commits)
+        registry.counter("hermes_memory_l2_writes_total", "Writes the committed L2 transactions held.",
+                         collect=lambda: l2.batched_writes)
+        registry.counter("hermes_memory_l2_failed_commits_total", "L2 write transactions whose COMMIT failed.",
+                         collect=lambda: l2.failed_commits)
+        registry.add(self.l2_commit_seconds)
+        registry.gauge("hermes_memory_l2_queue_length", "L2 operations queued and not yet taken by its thread.",
+                       collect=l2.backlog)
+        registry.gauge("hermes_memory_decay_last_run_timestamp_seconds",
+                       "Unix time the last decay run finished (0: none since start).",
+                       collect=lambda: core.decay_last_run_s)
+        registry.gauge("hermes_memory_decay_interval_seconds", "Seconds between decay runs (memory.decay.window_s).",
+                       collect=lambda: self.settings.decay.window_s)
 
     async def reload(self, config: Any) -> None:
         """Apply hidden fields, default k, decay, L1 bounds and the directory file;

@@ -24,6 +24,7 @@ from zoneinfo import ZoneInfo
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import InputInvalid
+from ..metrics import Histogram, Registry
 from ..protocol import CallContext, Method
 from .subsystem import DaemonContext, Subsystem
 from ..nlu.entities import DEFAULT_ID_PATTERNS, IdPattern
@@ -87,7 +88,8 @@ class NluSubsystem(Subsystem):
         self._n = 0
         self._degraded = 0
         self._oos = 0
-        self._seconds = 0.0
+        self.parse_seconds = Histogram("hermes_nlu_parse_duration_seconds",
+                                       "Time one utterance took to parse (NLU engine only).")
 
     # ---- life cycle --------------------------------------------------------------------------
     async def start(self, ctx: DaemonContext) -> None:
@@ -170,7 +172,7 @@ class NluSubsystem(Subsystem):
         self._n += 1
         self._degraded += r.degraded
         self._oos += r.out_of_scope
-        self._seconds += r.elapsed_us / 1e6
+        self.parse_seconds.observe_key((), r.elapsed_us / 1e6)
         if r.degraded:
             log.warning("nlu parse degraded", extra={"kv": {"elapsed_us": round(r.elapsed_us), "budget_ms": budget}})
         return r
@@ -186,14 +188,11 @@ class NluSubsystem(Subsystem):
                 "scorer": self._model is not None, "files": self._packs.files,
                 "timezone": self.settings.timezone}
 
-    def metrics_text(self) -> str:
-        return (
-            "# TYPE hermes_nlu_parses_total counter\n"
-            f"hermes_nlu_parses_total {self._n}\n"
-            "# TYPE hermes_nlu_degraded_total counter\n"
-            f"hermes_nlu_degraded_total {self._degraded}\n"
-            "# TYPE hermes_nlu_out_of_scope_total counter\n"
-            f"hermes_nlu_out_of_scope_total {self._oos}\n"
-            "# TYPE hermes_nlu_parse_seconds_total counter\n"
-            f"hermes_nlu_parse_seconds_total {self._seconds:.6f}\n"
-        )
+    def register_metrics(self, registry: Registry) -> None:
+        registry.counter("hermes_nlu_parses_total", "Utterances parsed.", collect=lambda: self._n)
+        registry.counter("hermes_nlu_degraded_total",
+                         "Parses that passed their time budget and were decided by the keyword path.",
+                         collect=lambda: self._degraded)
+        registry.counter("hermes_nlu_out_of_scope_total", "Parses classed out of scope (no intent).",
+                         collect=lambda: self._oos)
+        registry.add(self.parse_seconds)

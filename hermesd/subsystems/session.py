@@ -31,6 +31,7 @@ from ..dialogue.lexicon import load_lexicon
 from ..memory.capture import load_capture_rules
 from ..dialogue.questions import Choice, Confirm, Offer
 from ..errors import InputInvalid
+from ..metrics import Registry
 from ..protocol import CallContext, Method
 from ..rules.loader import RuleSource
 from .subsystem import DaemonContext, Subsystem
@@ -386,12 +387,10 @@ class SessionService(Subsystem):
         return {"status": "degraded" if st["errors"] else "ok", "sessions": len(self.controller.sessions),
                 "rules": st["rules"], "rules_checksum": st["checksum"], "rule_errors": st["errors"]}
 
-    def metrics_text(self) -> str:
+    def register_metrics(self, registry: Registry) -> None:
         if self.controller is None:
-            return ""
-        lines = ["# HELP hermes_turns_total Turns by routing path (rule, fallback, form, confirm, error, ...).",
-                 "# TYPE hermes_turns_total counter"]
-        lines += [f'hermes_turns_total{{path="{k}"}} {v}' for k, v in sorted(self.controller.turns_by_path.items())]
-        lines += ["# HELP hermes_sessions Live sessions.", "# TYPE hermes_sessions gauge",
-                  f"hermes_sessions {len(self.controller.sessions)}"]
-        return "\n".join(lines) + "\n"
+            return
+        c = self.controller
+        registry.add(c.turns_by_path)
+        registry.gauge("hermes_active_sessions", "Sessions open now (not closed, not expired and swept).",
+                       collect=lambda: len(c.sessions))

@@ -3,8 +3,9 @@
 ``daemon.py`` is the only place that wires subsystems: it starts them in order
 after the config is loaded and before the socket listens (so ``READY=1`` means
 every store is open), stops them in reverse order in a ``finally``, asks each
-for its health in ``admin.status`` and its metrics in ``admin.metrics``, and
-adds its methods to the server's method table.
+for its health in ``admin.status``, has it add its metric families to the
+daemon's one registry (``hermesd/metrics.py``) once it has started, and adds its
+methods to the server's method table.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..config import HermesConfig
+    from ..metrics import Registry
     from ..protocol import Method
 
 __all__ = ["DaemonContext", "Subsystem"]
@@ -58,9 +60,18 @@ class Subsystem(abc.ABC):
         """JSON-RPC methods this subsystem serves."""
         return []
 
+    def register_metrics(self, registry: "Registry") -> None:
+        """Add this subsystem's metric families to the daemon's registry (called once, after
+        :meth:`start`): ``registry.counter(...)`` / ``.gauge(...)`` / ``.histogram(...)``, or
+        ``registry.add(family)`` for one built earlier. Never write exposition text by hand."""
+
     def metrics_text(self) -> str:
-        """Prometheus text exposition lines (``hermes_`` prefix), or ``""``."""
-        return ""
+        """This subsystem's families alone, rendered by a registry of their own (tests, diagnosis)."""
+        from .metrics import Registry
+
+        registry = Registry()
+        self.register_metrics(registry)
+        return registry.render()
 
     def connection_closed(self, connection_id: int) -> None:
         """A client connection went away (drop its subscriptions); must not block."""

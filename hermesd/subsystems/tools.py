@@ -38,13 +38,15 @@ import shutil
 import stat
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterable
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import (BREAKER_FAULTS, HermesError, ToolFault, InputInvalid, OutputInvalid, PermissionDenied, ToolCrashed, ToolNotFound,
                       ToolUnavailable, ToolUnhealthy)
 from ..logging import REDACTED, redact
+from ..metrics import Histogram
+from ..metrics import Registry as MetricsRegistry
 from ..protocol import Method
 from .subsystem import DaemonContext, Subsystem
 from ..tools.pool import Pool
@@ -111,6 +113,8 @@ class ToolsService(Subsystem):
         self._paths: dict[str, str] = {}  # placeholder -> real path for calls
         self._gids: dict[str, list[int]] = {}  # tool -> granted supplementary groups
         self._retiring: set[asyncio.Task] = set()
+        self.call_seconds = Histogram("hermes_tool_invocation_duration_seconds",
+                                      "Time one tools.call took, admission to reply, by tool.", ("tool",))
 
     # ---- life cycle -------------------------------------------------------------------------
 
@@ -466,6 +470,7 @@ class ToolsService(Subsystem):
                 tool.outcomes[outcome] = tool.outcomes.get(outcome, 0) + 1
                 if outcome in BREAKER_FAULTS:
                     tool.failures += 1
+                self.call_seconds.observe_key((tool.name,), ms / 1000)
             if log.isEnabledFor(logging.INFO):
                 log.info("tool call", extra={"kv": {
                     "tool": name, "outcome": outcome, "duration_ms": ms, "pid": pid, "session": session_id,
@@ -648,30 +653,40 @@ class ToolsService(Subsystem):
                 "filesystem_isolation": self._ready.get("filesystem_isolation", "none"),
                 "sandbox": self.sandbox_status()}
 
-    def metrics_text(self) -> str:
-        registry, pool = self.registry, self.pool
-        if registry is None or pool is None:
-            return ""
+    def register_metrics(self, registry: MetricsRegistry) -> None:
+        """Tool invocations, breakers, health, sandbox OOM kills and the worker pool; the counts
+        are the ones the tools and the pool keep, read at scrape time."""
+        def tools() -> Iterable[Tool]:
+            return self.registry.tools.values() if self.registry is not None else ()
+
         state_num = {"closed": 0, "half_open": 1, "open": 2}
-        lines = ["# TYPE hermes_tool_calls_total counter"]
-        for t in registry.tools.values():
-            for outcome, n in sorted(t.outcomes.items()):
-                lines.append(f'hermes_tool_calls_total{{tool="{t.name}",outcome="{outcome}"}} {n}')
-        lines.append("# TYPE hermes_tool_breaker_state gauge")
-        lines += [f'hermes_tool_breaker_state{{tool="{t.name}"}} {state_num[t.breaker.state]}'
-                  for t in registry.tools.values()]
-        lines.append("# TYPE hermes_tool_breaker_transitions_total counter")
-        lines += [f'hermes_tool_breaker_transitions_total{{tool="{t.name}"}} {t.breaker.transitions}'
-                  for t in registry.tools.values()]
-        lines.append("# TYPE hermes_tool_healthy gauge")
-        lines += [f'hermes_tool_healthy{{tool="{t.name}"}} {int(t.health == "healthy")}'
-                  for t in registry.tools.values()]
-        strength = pool.strength()
-        lines.append("# TYPE hermes_tool_workers gauge")
-        lines += [f'hermes_tool_workers{{class="{k}"}} {v}' for k, v in strength.items()]
-        lines.append("# TYPE hermes_tool_worker_respawns_total counter")
-        lines.append(f"hermes_tool_worker_respawns_total {pool.respawns}")
-        return "\n".join(lines) + "\n"
+        registry.counter("hermes_tool_invocations_total",
+                         "tools.call invocations by tool and outcome (ok, or the stable error code).",
+                         ("tool", "outcome"),
+                         collect=lambda: {(t.name, o): n for t in tools() for o, n in t.outcomes.items()})
+        registry.add(self.call_seconds)
+        registry.counter("hermes_sandbox_oom_kills_total",
+                         "Tool workers stopped for passing their memory budget (TOOL_OOM), by tool.", ("tool",),
+                         collect=lambda: {(t.name,): t.outcomes.get("TOOL_OOM", 0) for t in tools()})
+        registry.gauge("hermes_tool_breaker_state",
+                       "Circuit breaker state by tool: 0 closed, 1 half-open, 2 open.", ("tool",),
+                       collect=lambda: {(t.name,): state_num[t.breaker.state] for t in tools()})
+        registry.counter("hermes_tool_breaker_transitions_total", "Circuit breaker state changes by tool.",
+                         ("tool",), collect=lambda: {(t.name,): t.breaker.transitions for t in tools()})
+
+        def healthy() -> dict[tuple[str, ...], float]:
+            out: dict[tuple[str, ...], float] = {(t.name,): float(t.health == "healthy") for t in tools()}
+            if self.registry is not None:
+                out.update({(name,): 0.0 for name in self.registry.broken})
+            return out
+
+        registry.gauge("hermes_tool_healthy", "1 if the tool passed its self-test cases at load, else 0.",
+                       ("tool",), collect=healthy)
+        registry.gauge("hermes_tool_workers", "Live sandbox worker processes by class (isolated, network).",
+                       ("class",),
+                       collect=lambda: {(k,): v for k, v in self.pool.strength().items()} if self.pool else {})
+        registry.counter("hermes_tool_worker_respawns_total", "Sandbox workers replaced after one died or retired.",
+                         collect=lambda: self.pool.respawns if self.pool else 0)
 
 
 def annotations(d: "Descriptor") -> dict[str, bool]:

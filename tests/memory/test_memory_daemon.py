@@ -23,8 +23,8 @@ def test_memory_methods_over_the_socket_survive_restart(start_daemon) -> None:
     assert got["found"] and got["slot"]["data"]["phone"] == "+86-139-0000-0001"
     assert d.call("memory.get", {"session_id": "s2", "anchor": ZHANG}) == {"found": False, "slot": None}
     metrics = d.call("admin.metrics")["text"]
-    assert "hermes_mcp_l1_hit_ratio 0.500000" in metrics  # s1 hit, s2 miss
-    assert "hermes_mcp_decay_last_run_timestamp_seconds" in metrics
+    assert "hermes_memory_l1_hit_ratio 0.5\n" in metrics  # s1 hit, s2 miss
+    assert "hermes_memory_decay_last_run_timestamp_seconds" in metrics
     root = d.root
     assert d.stop() == 0
     assert (d.state_dir / "l2.sqlite3").is_file()

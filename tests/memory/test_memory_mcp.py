@@ -139,7 +139,7 @@ async def test_decay_demotes_idle_scratch_only(service, caplog) -> None:
     assert core.l1.peek((UID, "s", ZHANG)) is not None  # person facts are kept
     assert [line[:3] for line in mcp_lines(caplog)] == [("demote", "s", "memory_l2")]
     assert (await service.get(UID, "s", "scratch:idle"))["data"] == {"v": 1}  # still in L2
-    assert "hermes_mcp_decay_last_run_timestamp_seconds 1718758800.000" in service.metrics_text()
+    assert "hermes_memory_decay_last_run_timestamp_seconds 1718758800\n" in service.metrics_text()
 
 
 async def test_decay_deletes_closed_projects_after_30_days(service, wall, caplog) -> None:

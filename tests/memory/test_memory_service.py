@@ -36,7 +36,7 @@ async def test_start_from_daemon_context_puts_l2_in_state_dir(tmp_path: Path) ->
     try:
         assert (tmp_path / "l2.sqlite3").is_file()
         assert svc.health()["status"] == "ok"
-        assert "hermes_mcp_l1_hit_ratio" in svc.metrics_text()
+        assert "hermes_memory_l1_hit_ratio" in svc.metrics_text()
     finally:
         await svc.stop()
     assert svc.health()["status"] == "down"

@@ -232,7 +232,7 @@ def test_kill_9_mid_tool_then_restart_does_not_rerun_it(start_daemon, world, sho
         r = _say(c, sid, "no")
         assert r["state"] == "LISTENING" and r["actions"] == []
         metrics = c.call("admin.metrics")["text"]
-    assert 'hermes_tool_calls_total{tool="slow"' not in metrics.replace('outcome="ok"} 0', "")
+    assert 'hermes_tool_invocations_total{tool="slow"' not in metrics.replace('outcome="ok"} 0', "")
 
 
 def test_hot_reload_of_a_valid_and_a_broken_pack(sd):

@@ -49,6 +49,6 @@ async def test_one_redacted_line_per_call(fixture_service, caplog):
 async def test_metrics_export_breaker_and_outcomes(fixture_service):
     await fixture_service.call("echo", {"mode": "run"}, role="user")
     text = fixture_service.metrics_text()
-    assert 'hermes_tool_calls_total{tool="echo",outcome="ok"} 1' in text
+    assert 'hermes_tool_invocations_total{tool="echo",outcome="ok"} 1' in text
     assert 'hermes_tool_breaker_state{tool="flaky"} 0' in text
     assert 'hermes_tool_workers{class="isolated"} 2' in text
