@@ -77,11 +77,13 @@ def _module_name(package_root: Path, path: Path) -> str:
     return ".".join(rel[:-1] if rel[-1] == "__init__" else rel)
 
 
-def module_graph(package_root: Path) -> dict[str, set[str]]:
+def module_graph(package_root: Path, missing: list[str] | None = None) -> dict[str, set[str]]:
     """``{module: {imported module, …}}`` for every ``.py`` under ``package_root``.
 
     Only imports of modules inside the package are kept; ``from pkg import name`` counts as
-    an import of ``pkg.name`` when that is a module, else of ``pkg``.
+    an import of ``pkg.name`` when that is a module, else of ``pkg``. An import of a module of
+    the package that does not exist (a path left behind by a move) is appended to ``missing``
+    as ``"importer → target"`` — a lazy one would only fail when its function runs.
 
     :raises SyntaxError: a module does not parse.
     """
@@ -105,6 +107,9 @@ def module_graph(package_root: Path) -> dict[str, set[str]]:
                 targets = [alias.name for alias in node.names]
             else:
                 continue
+            if (missing is not None and isinstance(node, ast.ImportFrom) and target.split(".")[0] == top
+                    and target not in files):
+                missing.append(f"{name} → {target}")
             for target in targets:
                 while target and target not in files:
                     target = target.rpartition(".")[0]
@@ -204,10 +209,11 @@ def violations(graph: dict[str, set[str]]) -> list[str]:
 
 def main() -> int:
     root = Path(__file__).resolve().parent.parent / "hermesd"
-    graph = module_graph(root)
+    missing: list[str] = []
+    graph = module_graph(root, missing)
     for part, targets in sorted(part_graph(graph).items(), key=lambda kv: (LAYERS.get(kv[0], 99), kv[0])):
         print(f"{LAYERS.get(part, '?')} {part:13} → {', '.join(sorted(targets)) or '-'}")
-    problems = violations(graph)
+    problems = violations(graph) + [f"import of a module that does not exist: {m}" for m in missing]
     for problem in problems:
         print("VIOLATION", problem)
     print(f"{len(graph)} modules, {len(problems)} violations")

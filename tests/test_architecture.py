@@ -14,9 +14,22 @@ _spec.loader.exec_module(importgraph)
 
 
 def test_the_tree_keeps_every_layering_rule():
-    graph = importgraph.module_graph(ROOT / "hermesd")
+    missing: list[str] = []
+    graph = importgraph.module_graph(ROOT / "hermesd", missing)
     assert len(graph) > 50
     assert importgraph.violations(graph) == []
+    assert missing == []
+
+
+def test_a_lazy_import_of_a_moved_module_is_found(tmp_path):
+    root = _package(tmp_path, {
+        "metrics.py": "",
+        "subsystems/__init__.py": "",
+        "subsystems/subsystem.py": "def register():\n    from .metrics import Registry\n",
+    })
+    missing: list[str] = []
+    importgraph.module_graph(root, missing)
+    assert missing == ["hermesd.subsystems.subsystem → hermesd.subsystems.metrics"]
 
 
 def test_engines_know_no_socket_config_or_shell():

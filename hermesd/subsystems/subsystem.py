@@ -67,7 +67,7 @@ class Subsystem(abc.ABC):
 
     def metrics_text(self) -> str:
         """This subsystem's families alone, rendered by a registry of their own (tests, diagnosis)."""
-        from .metrics import Registry
+        from ..metrics import Registry
 
         registry = Registry()
         self.register_metrics(registry)
