@@ -6,6 +6,9 @@ Layers, later wins, merged key by key (mopidy's scheme):
    so an installed package without that file behaves the same);
 2. ``/etc/hermesd/hermesd.yaml`` if it exists;
 3. ``--config FILE`` (or ``HERMESD_CONFIG``);
+   A relative path in a file layer (any ``Path`` key: ``tools.tools_dir``, ``nlu.intent_dirs``,
+   ``session.rules_dir`` …) is taken from that file's folder, so a pack's config names its own
+   folders (``tools_dir: tools``) and starts the same from any working directory;
 4. environment: ``HERMESD_<SECTION>__<KEY>=value`` (``__`` separates levels,
    values are YAML scalars, e.g. ``HERMESD_SERVER__MAX_CONNECTIONS=64``), plus the
    aliases ``HERMESD_SOCKET`` → ``paths.socket_path`` and ``HERMESD_STATE_DIR`` →
@@ -22,6 +25,8 @@ from __future__ import annotations
 import difflib
 import hashlib
 import os
+import types
+import typing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Mapping
@@ -222,7 +227,38 @@ def _read_layer(path: Path) -> tuple[dict[str, Any], dict[tuple[str, ...], str],
         data = {}
     if not isinstance(data, dict):
         return {}, {}, [ConfigProblem(str(path), "", f"top level must be a mapping, not {type(data).__name__}")]
-    return data, lines, []
+    return _relative_to(data, path.parent.absolute()), lines, []
+
+
+def _path_kind(ann: Any) -> str | None:
+    """``"one"`` for ``Path`` / ``Path | None``, ``"list"`` for ``list[Path]``, else None."""
+    if ann is Path:
+        return "one"
+    origin, args = typing.get_origin(ann), typing.get_args(ann)
+    if origin in (typing.Union, types.UnionType) and Path in args:
+        return "one"
+    if origin is list and args == (Path,):
+        return "list"
+    return None
+
+
+def _relative_to(data: dict[str, Any], base: Path, model: type[BaseModel] = None) -> dict[str, Any]:  # type: ignore[assignment]
+    """``data`` (one file layer) with every relative value of a ``Path`` key joined to ``base``."""
+    model = model or HermesConfig
+    out = dict(data)
+    for key, value in data.items():
+        field = model.model_fields.get(key) if isinstance(key, str) else None
+        if field is None or value is None:
+            continue
+        ann, kind = field.annotation, _path_kind(field.annotation)
+        if isinstance(ann, type) and issubclass(ann, BaseModel) and isinstance(value, dict):
+            out[key] = _relative_to(value, base, ann)
+        elif kind == "one" and isinstance(value, str) and value and not Path(value).is_absolute():
+            out[key] = os.path.normpath(base / value)
+        elif kind == "list" and isinstance(value, list):
+            out[key] = [os.path.normpath(base / v) if isinstance(v, str) and v and not Path(v).is_absolute() else v
+                        for v in value]
+    return out
 
 
 def _env_layer(env: Mapping[str, str]) -> tuple[dict[str, Any], dict[tuple[str, ...], str], list[ConfigProblem]]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from typing import Literal
 
 from pydantic import Field, field_validator
@@ -46,8 +48,9 @@ class NluSettings(Section):
     parse_budget_ms: int = Field(500, ge=0, le=60_000)
     #: longest accepted utterance (characters); longer input is rejected with INPUT_INVALID.
     max_text_chars: int = Field(2000, ge=1, le=65_536)
-    #: folders of intent packs (``*.yaml``); empty = the shipped ``config/intents``.
-    intent_dirs: list[str] = []
+    #: folders of intent packs (``*.yaml``); empty = the shipped ``config/intents``. A relative
+    #: folder in a config file is taken from that file's folder (:func:`hermesd.config.load`).
+    intent_dirs: list[Path] = []
     #: fixed out-of-scope threshold on the scorer's top score; null = calibrated at training.
     oos_threshold: float | None = None
     #: the top two intents closer than this are reported ``ambiguous``.
