@@ -3,9 +3,10 @@
 Input: ``../shared/data/crosswoz/crosswoz_turns.jsonl`` (JSON Lines: ``dialogue_id, turn,
 speaker (user|system), text, dialog_act, api_call`` …; :func:`is_crosswoz` recognises it).
 One session per dialogue (locale zh); the ``user`` turns are sent in order as
-``session.turn``; the daemon's database queries of a turn are the pack's ``turn_queries``
-(``[{domain, constraints}]``, what its ``crosswoz_query`` tool ran), read from the session's
-tracked state (``session.get`` → ``vars.cw.turn_queries``) after each turn whose reply ran that tool.
+``session.turn``; the daemon's database queries of a turn are the entries of the pack's
+numbered ``query_log`` (``[{seq, domain, constraints}]``, what its ``crosswoz_query`` tool ran;
+several requests in one utterance run it once each) newer than before the turn, read from the
+session's tracked state (``session.get`` → ``vars.cw``) after each turn whose reply ran that tool.
 
 **Scoring rule** (keep it; a looser match helps no one). The wizard's ``api_call`` is the
 cumulative query state of every domain, repeated on each system turn, so calls are scored at
@@ -16,7 +17,9 @@ the change points:
   before the first one): the user added or changed a constraint;
 - hermesd *matches* it when its last query of that domain, made in reply to the preceding
   user turn, carries exactly the same constraints — same slots, same values after folding
-  spacing, full-width forms (NFKC) and number formats (``4.0`` = ``4``);
+  spacing, full-width forms (NFKC) and number formats (``4.0`` = ``4``); 推荐菜 and 酒店设施
+  hold several values separated by spaces, each one condition (CrossWOZ ``database.md``), so
+  their values compare as sets of those parts;
 - ``call_recall`` = matched / counted; ``call_precision`` = matched / queries hermesd made
   (every query of the replay, a query at a turn where nothing changed counts against it).
 
@@ -24,8 +27,9 @@ the change points:
 place to recommend is the wizard's choice among equals — and 出租's 车型/车牌, placeholders in
 the database) that the next system turn answers with a value (``Inform`` of the same domain and
 slot, not 无) counts; it is matched when hermesd's reply to that user turn contains the value
-(any one of them for a list such as 周边餐馆; for a facility asked yes/no, the reply says 有X
-for 是 and 没有X for 否), compared after the same folding.
+(any one of them for a list such as 周边餐馆; every part, in any order, of a value made of several,
+such as two phone numbers; for a facility asked yes/no, the reply says 有X for 是 and 没有X for
+否), compared after the same folding.
 
 Per domain (景点 餐馆 酒店 地铁 出租) and ``overall``; also turns/s and the client-side round trip
 of ``session.turn`` (p50/p99, ms). CrossWOZ: Zhu et al., TACL 2020 (Apache-2.0).
@@ -63,8 +67,18 @@ def fold(v: Any) -> str:
     return re.sub(r"(\d+)\.0(?!\d)", r"\1", t)
 
 
+#: slots that hold several values separated by spaces, each a condition (CrossWOZ database.md)
+MULTI_VALUED = {"推荐菜", "酒店设施"}
+
+
+def _fold_value(slot: str, v: Any) -> str:
+    if slot in MULTI_VALUED:
+        return " ".join(sorted(fold(p) for p in unicodedata.normalize("NFKC", str(v)).split()))
+    return fold(v)
+
+
 def _fold_cons(c: dict[str, Any] | None) -> tuple[tuple[str, str], ...]:
-    return tuple(sorted((fold(k), fold(v)) for k, v in (c or {}).items()))
+    return tuple(sorted((fold(k), _fold_value(k, v)) for k, v in (c or {}).items()))
 
 
 def is_crosswoz(path: str | os.PathLike[str]) -> bool:
@@ -102,12 +116,14 @@ def _ran_query(res: dict[str, Any]) -> bool:
                for a in res.get("actions") or [])
 
 
-def _queries_of(vars_: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+def _queries_since(vars_: dict[str, Any], seen: int) -> tuple[list[tuple[str, dict[str, Any]]], int]:
+    """The logged queries numbered above ``seen``, and the newest number."""
+    cw = vars_.get("cw") or {}
     out = []
-    for q in ((vars_.get("cw") or {}).get("turn_queries") or []):
-        if isinstance(q, dict) and isinstance(q.get("constraints"), dict):
+    for q in cw.get("query_log") or []:
+        if isinstance(q, dict) and int(q.get("seq") or 0) > seen and isinstance(q.get("constraints"), dict):
             out.append((str(q.get("domain")), q["constraints"]))
-    return out
+    return out, max(seen, int(cw.get("queries_made") or 0))
 
 
 def _answered(reply: str, slot: str, values: list[str]) -> bool:
@@ -116,7 +132,10 @@ def _answered(reply: str, slot: str, values: list[str]) -> bool:
         fac = fold(slot.split("-", 1)[1])
         says_no = f"没有{fac}" in r
         return any((v == "是" and f"有{fac}" in r and not says_no) or (v == "否" and says_no) for v in values)
-    return any(fold(v) and fold(v) in r for v in values)
+    # a value of several parts ("010-64214657 010-84257506", two phone numbers) is answered when
+    # every part is in the reply, in any order
+    return any(fold(v) and all(p in r for p in re.split(r"[,，、;；/]+|\s+", unicodedata.normalize("NFKC", v).lower()) if p)
+               for v in values)
 
 
 def score_dialogue(turns: list[dict[str, Any]], replies: dict[int, dict[str, Any]]) -> dict[str, Any]:
@@ -180,6 +199,7 @@ def _replay_dialogue(c: Client, turns: list[dict[str, Any]], latencies: list[flo
     """Send one dialogue's user turns in a session of its own; user turn index → queries and reply."""
     sid = c.call("session.open", {"locale": "zh", "channel": "replay"})["session_id"]
     replies: dict[int, dict[str, Any]] = {}
+    seen = 0
     try:
         for i, t in enumerate(turns):
             if t["speaker"] != "user":
@@ -189,7 +209,7 @@ def _replay_dialogue(c: Client, turns: list[dict[str, Any]], latencies: list[flo
             latencies.append((time.perf_counter() - t1) * 1000)
             queries = []
             if _ran_query(res):
-                queries = _queries_of(c.call("session.get", {"session_id": sid}).get("vars") or {})
+                queries, seen = _queries_since(c.call("session.get", {"session_id": sid}).get("vars") or {}, seen)
             replies[i] = {"queries": queries, "text": (res.get("reply") or {}).get("text") or ""}
     finally:
         c.call("session.close", {"session_id": sid})

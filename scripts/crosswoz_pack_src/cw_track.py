@@ -21,12 +21,15 @@ import re
 from cw_read import PLACE_DOMAINS
 
 _AGAIN = re.compile(r"再|另外|另一|换|还想|还要|其他|别的|重新|不要|不想")
+#: words that narrow the search already made (among these, which of them …) instead of starting one
+_REFINE = re.compile(r"这些|这几|那些|那几|其中|里面|当中|之中|哪个|哪家|哪一")
 
 
 def _copy(state: dict) -> dict:
     return {"focus": state.get("focus"), "cons": {d: dict(c) for d, c in (state.get("cons") or {}).items()},
             "chosen": dict(state.get("chosen") or {}), "last_place": state.get("last_place"),
-            "offered": dict(state.get("offered") or {})}
+            "offered": dict(state.get("offered") or {}), "listed": dict(state.get("listed") or {}),
+            "queries_made": state.get("queries_made"), "query_log": list(state.get("query_log") or [])}
 
 
 def step(state: dict, acts: dict, text: str) -> tuple[dict, list[str]]:
@@ -40,9 +43,8 @@ def step(state: dict, acts: dict, text: str) -> tuple[dict, list[str]]:
             cons[dom] = dict(said)
             continue
         old = cons.get(dom) or {}
-        clash = any(k in old and old[k] != v for k, v in said.items() if k != "名称")
-        if old and (again or clash):
-            cons[dom] = dict(said)
+        if old and not _REFINE.search(text):
+            cons[dom] = dict(said)  # a new search states its constraints afresh
         else:
             merged = dict(old)
             merged.update(said)

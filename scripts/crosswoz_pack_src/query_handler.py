@@ -5,8 +5,8 @@ attributes answered from them, and the reply in Chinese.
 Input ``{utterance, state?, intent?}`` (``state``: ``session.cw``, what this tool returned last
 turn; absent at the start). Output ``{state, queries: [{domain, constraints}], requests:
 [[domain, slot]], results: {domain: [names]}, answers: [{domain, slot, value}], say}``; the
-state carries this turn's ``queries`` too (``state.turn_queries``, what ``hermesctl replay``
-scores). One tool, so every worker of the pool can serve every turn (a worker keeps the sandbox
+state numbers every query of the dialogue (``queries_made``, and the newest in ``query_log``:
+``[{seq, domain, constraints}]``, what ``hermesctl replay`` scores). One tool, so every worker of the pool can serve every turn (a worker keeps the sandbox
 and the database it loaded).
 
 Readers: :mod:`cw_read` (values, words, references); state rules: :mod:`cw_track`; database and
@@ -34,6 +34,7 @@ import cw_read  # noqa: E402
 import cw_track  # noqa: E402
 
 DataMissing = cw_db.DataMissing
+LOG_KEEP = 20
 _LEX: list = []
 
 
@@ -51,12 +52,19 @@ def handle(input: dict) -> dict:
     prior = input.get("state") or {}
     intent = input.get("intent")
     if not text:
-        out = cw_answer.answer({**prior, "turn_queries": []}, [], [], {}, intent)
+        out = cw_answer.answer(prior, [], [], {}, intent)
         return {**out, "queries": [], "requests": []}
     acts = cw_read.read(text, prior, lexicon())
     state, changed = cw_track.step(prior, acts, text)
     queries = [{"domain": d, "constraints": state["cons"][d]} for d in changed]
     requests = [list(r) for r in acts["request"]]
-    state["turn_queries"] = queries
+    # every query of the dialogue, numbered (the newest LOG_KEEP): several requests in one
+    # utterance run this tool once each, and hermesctl replay reads what a whole turn queried
+    seq = int(prior.get("queries_made") or 0)
+    log = list(prior.get("query_log") or [])
+    for q in queries:
+        seq += 1
+        log.append({"seq": seq, **q})
+    state["queries_made"], state["query_log"] = seq, log[-LOG_KEEP:]
     out = cw_answer.answer(state, queries, requests, cw_db.load(), intent)
     return {**out, "queries": queries, "requests": requests}

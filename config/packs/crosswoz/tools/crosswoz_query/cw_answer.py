@@ -49,7 +49,8 @@ def answer(state: dict, queries: list[dict], requests: list, db: dict, intent: s
     """:param state: the tracked state after this turn. :param queries: ``[{domain, constraints}]``.
     :param requests: ``[[domain, slot], …]``. :return: ``{state, results: {domain: [names]},
     answers: [{domain, slot, value}], say}``."""
-    state = {**state, "chosen": dict(state.get("chosen") or {}), "offered": dict(state.get("offered") or {})}
+    state = {**state, "chosen": dict(state.get("chosen") or {}), "offered": dict(state.get("offered") or {}),
+             "listed": dict(state.get("listed") or {})}
     chosen = state["chosen"]
     results: dict[str, list[str]] = {}
     parts: list[str] = []
@@ -73,7 +74,10 @@ def answer(state: dict, queries: list[dict], requests: list, db: dict, intent: s
             if alts:
                 text += "；最接近的有" + "、".join(r["名称"] for r in alts) + f"（不满足：{'、'.join(missed)}）"
             parts.append(text + "。")
-            state["offered"][dom] = None
+            # "这家的电话" next refers to the closest record offered; nothing is offered as a match
+            state["offered"][dom] = alts[0]["名称"] if alts else None
+            if alts and chosen.get(dom) not in [r["名称"] for r in alts]:
+                chosen[dom] = alts[0]["名称"]
             continue
         if chosen.get(dom) not in names:
             chosen[dom] = names[0]
@@ -108,6 +112,10 @@ def answer(state: dict, queries: list[dict], requests: list, db: dict, intent: s
             continue
         v = rec.get(slot)
         answers.append({"domain": dom, "slot": slot, "value": v})
+        if slot.startswith("周边") and v:
+            # "这些酒店中哪家…" next searches among them: 酒店 near this place
+            listed_dom = {"周边景点": "景点", "周边餐馆": "餐馆", "周边酒店": "酒店"}[slot]
+            state.setdefault("listed", {})[listed_dom] = [{"景点": "周边景点", "餐馆": "周边餐馆", "酒店": "周边酒店"}[dom], name]
         parts.append(f"{name}的{slot}：{_fmt_value(slot, v)}。")
     if not parts:
         parts.append({"crosswoz.thanks": "不客气。", "crosswoz.bye": "再见，祝您旅途愉快。",

@@ -66,6 +66,8 @@ def _cn_int(s: str) -> int | None:
 
 def _cn_repl(m: re.Match) -> str:
     s = m.group()
+    if s == "十" and m.string[m.end():m.end() + 1] == "分" and not m.string[m.end() + 1:m.end() + 3].startswith(("以上", "的")):
+        return s  # 十分 is "very" (十分感谢); ratings go up to 5
     whole, _, frac = s.partition("点")
     n = _cn_int(whole)
     if n is None:
@@ -80,9 +82,10 @@ def normalize(text: str) -> str:
     (分/元/块/小时/天/星/个) → digits, 〜 ～ 至 between numbers → ``-``. Keeps the length-changing
     steps simple: spans are only ever taken from the normalised text."""
     t = unicodedata.normalize("NFKC", text).translate(T2S)
-    t = re.sub(r"(?<![\u4e00-\u9fff])" + _CN_NUM.pattern + r"(?=\s*(?:分|元|块|小时|个小时|天|星|到|至|-))",
+    t = re.sub(r"(?:(?<![\u4e00-\u9fff])|(?<=[在是为均分格票费玩逛要约达价要]))" + _CN_NUM.pattern + r"(?=\s*(?:分|元|块|小时|个小时|天|星|到|至|-))",
                _cn_repl, t)
-    t = re.sub(_CN_NUM.pattern + r"(?=\s*(?:分以上|分的|分及以上|元|块钱|块|小时|个小时|天))", _cn_repl, t)
+    t = re.sub(r"(?:(?<![\u4e00-\u9fff])|(?<=[在是为均分格票费玩逛要约达价要]))" + _CN_NUM.pattern +
+               r"(?=\s*(?:分以上|分的|分及以上|元|块钱|块|小时|个小时|天))", _cn_repl, t)
     t = re.sub(r"(\d)\s*(?:元|块钱|块)?\s*(?:~|〜|至|到|—|–|-)\s*(\d)", r"\1-\2", t)
     t = re.sub(r"(\d)\s*-\s*(\d)", r"\1-\2", t)
     t = t.replace("块钱", "元").replace("块", "元")
@@ -114,7 +117,7 @@ class Lexicon:
                     self._add(r["名称"], ("place", dom, r["名称"]))
                 self.records[(dom, r["名称"])] = r
         for r in db.get("地铁", []):
-            if (r.get("名称") or "") and len(r["名称"]) >= 2:
+            if (r.get("名称") or "") and len(r["名称"]) >= 2 and r["名称"] not in facilities:
                 self._add(r["名称"], ("place", "地铁", r["名称"]), weak=True)
         for r in db.get("餐馆", []):
             for d in r.get("推荐菜") or []:
@@ -126,6 +129,8 @@ class Lexicon:
                 f = f.strip()
                 if len(f) >= 2:
                     self._add(f, ("facility", "酒店", f), weak=True)
+                    if f.endswith("服务") and len(f) >= 4:
+                        self._add(f[:-2], ("facility", "酒店", f), weak=True)
         for dom, words in DOMAIN_WORDS.items():  # 出租车 is a word, not the 租车 facility
             for w in words:
                 if len(w) >= 2:
@@ -163,13 +168,14 @@ class Lexicon:
 # ---------------------------------------------------------------------------- number readers
 
 _RATING = re.compile(r"(?:评分|评价|分数|打分|得分|星级)?\s*(?:在|是|为|要|有|达到|能|不低于|高于|至少)?\s*"
-                     r"(\d(?:\.\d)?)\s*分\s*的?\s*(以上|及以上|或以上|以下|左右)?|(?:评分|评价|分数)\s*(?:在|是|为)?\s*"
+                     r"(?<![\d.])(\d(?:\.\d)?)\s*分\s*的?\s*(以上|及以上|或以上|以下|左右)?|(?:评分|评价|分数)\s*(?:在|是|为)?\s*"
                      r"(\d(?:\.\d)?)\s*(以上|及以上)?")
 _MONEY_RANGE = re.compile(r"(\d+)\s*(?:元)?\s*-\s*(\d+)\s*元")
 _MONEY_ONE = re.compile(r"(\d+)\s*元\s*(以上|以下|以内|左右|之内)?")
+_MONEY_CTX_ONE = re.compile(r"(?:人均消费|人均|消费|价格|价位|房价|票价|门票|价钱)\s*(?:在|是|为|要)?\s*(\d+)\s*(以上|以下|以内|之内)")
 _MONEY_BARE = re.compile(r"(?:人均|消费|价格|价位|房价|票价|门票|价钱)\s*(?:在|是|为|要)?\s*(\d+)\s*-\s*(\d+)(?!\s*(?:分|小时|天))")
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)\s*(小时|天)?\s*-\s*(\d+(?:\.\d+)?)\s*(小时|天)|(\d+(?:\.\d+)?)\s*(小时|天)")
-_FREE = re.compile(r"免费(?!早餐|停车|wifi|wi-fi|市内|国内|电话|上网|接|的早|提供)|不要门票|不收门票|不用门票|不需要门票|门票为0|免门票|无需门票|(?<![\d.])0元")
+_FREE = re.compile(r"(?<!不)(?<!不是)(?<!不要)免费(?!早餐|停车|wifi|wi-fi|市内|国内|电话|上网|接|的早|提供)|不要门票|不收门票|不用门票|不需要门票|门票为0|免门票|无需门票|(?<![\d.])0元")
 
 _PRICE_CTX = [("门票", "门票"), ("票价", "门票"), ("人均消费", "人均消费"), ("人均", "人均消费"), ("消费", "人均消费"),
               ("房价", "价格"), ("最低价格", "价格"), ("价格", None), ("价位", None), ("价钱", None)]
@@ -207,7 +213,7 @@ def read_numbers(t: str, dom_hint: str | None) -> list[tuple[int, str, str | Non
             v = f"{_fmt(num)}分以下"
         out.append((m.start(), "评分", None, v))
         used.append(m.span())
-    for rx, kind in ((_MONEY_RANGE, "range"), (_MONEY_BARE, "range"), (_MONEY_ONE, "one")):
+    for rx, kind in ((_MONEY_RANGE, "range"), (_MONEY_BARE, "range"), (_MONEY_CTX_ONE, "one"), (_MONEY_ONE, "one")):
         for m in rx.finditer(t):
             if not free(*m.span()):
                 continue
@@ -219,7 +225,7 @@ def read_numbers(t: str, dom_hint: str | None) -> list[tuple[int, str, str | Non
                 v = f"{m.group(1)}元{mod if mod in ('以上', '以下') else ''}"
                 if m.group(1) == "0":
                     v = "免费"
-            ctx = _ctx_before(t, m.start(), _PRICE_CTX)
+            ctx = _ctx_before(t, m.start() + (2 if rx is _MONEY_CTX_ONE else 0), _PRICE_CTX)
             slot = ctx[1] if ctx else None
             dom = {"门票": "景点", "人均消费": "餐馆"}.get(slot or "") if slot else None
             if slot is None:
@@ -282,10 +288,11 @@ SLOT_DOMAINS = {"营业时间": ("餐馆",), "地址": PLACE_DOMAINS, "电话": 
                 "价格": ("酒店", "景点", "餐馆"), "酒店类型": ("酒店",), "酒店设施": ("酒店",), "地铁": PLACE_DOMAINS,
                 "车型": ("出租",), "车牌": ("出租",)}
 _ASK = re.compile(r"多少|哪|什么|吗|几|？|\?|告诉|知道|查|问|怎么|如何|给我|发|说一下|介绍|有没有|是否|呢|啥")
-_NEAR_REQ = re.compile(r"(?:周边|附近|周围|旁边)(?:都|还|有|是|的)*(?:哪些|什么|啥|有没有|还有)?\s*(?:其他|别的|好的)?的?"
-                       r"(景点|景区|餐馆|餐厅|饭店|饭馆|酒店|宾馆|吃的|玩的|住的)")
+_NEAR_REQ = re.compile(r"(?:周边|附近|周围|旁边)[^，,。？?！!；;]{0,8}?"
+                       r"(景点|景区|餐馆|餐厅|饭店|饭馆|酒店|宾馆|吃的|玩的|住的|吃饭的地方|玩的地方|住的地方)")
 _WORD_DOM = {"景点": "景点", "景区": "景点", "玩的": "景点", "餐馆": "餐馆", "餐厅": "餐馆", "饭店": "餐馆",
-             "饭馆": "餐馆", "吃的": "餐馆", "酒店": "酒店", "宾馆": "酒店", "住的": "酒店"}
+             "饭馆": "餐馆", "吃的": "餐馆", "酒店": "酒店", "宾馆": "酒店", "住的": "酒店",
+             "吃饭的地方": "餐馆", "玩的地方": "景点", "住的地方": "酒店"}
 _FIND = re.compile(r"找|推荐|介绍|有没有|想去|想吃|想住|要去|要住|帮我|查一下|来一个|来一家|选一个|选一家|安排|订")
 _PRONOUN = re.compile(r"(这个|这家|那个|那家|该|此|这|那)(景点|景区|地方|餐馆|餐厅|饭店|店|酒店|宾馆)|它|他家|它家|那里|那儿|这里|这儿")
 _TRIP = re.compile(r"从\s*(.+?)\s*(?:出发|坐|乘坐|乘|搭|打车|打的|叫车|到|去|前往|至)")
@@ -419,7 +426,8 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
 
     # "它的评分有4分以上吗?": a check on the chosen place, not a new constraint
     checking = bool(re.search(r"[吗么]\W*$|是不是|是否", ft)) and not _SEARCH.search(mt) and \
-        not re.search(r"找|推荐|换|再|还有|其他|别的", mt) and (bool(_PRONOUN.search(mt)) or bool(names))
+        not re.search(r"找|推荐|换|再|还有|其他|别的|这些|哪", mt) and \
+        (bool(_PRONOUN.search(mt)) or bool(names) or bool(re.search(r"^\W*(?:景点|餐馆|餐厅|酒店|宾馆)的", mt)))
     if checking:
         for _, slot, dom, v in numbers:
             request.append((focus if slot == "评分" else dom or focus, slot))
@@ -473,23 +481,41 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
             near_dom = _near_target(mt, pos, targets)
             if near_dom and near_dom not in out["near"] and _near_search(mt, near_dom, inform):
                 out["near"][near_dom] = (NEAR_SLOT[dom], chosen[dom])
+    # 这些酒店中 / 周边的酒店里 / 其中: a search among the nearby places just listed
+    listed = state.get("listed") or {}
+    m = re.search(r"这些|这几|那些|那几|其中|周边的|附近的|周围的|周边(?:酒店|餐馆|景点)[中里]", mt)
+    for dom, (slot, name) in listed.items():
+        if m and inform.get(dom) and dom not in out["near"]:
+            out["near"][dom] = (slot, name)
     for dom, (slot, name) in out["near"].items():
         put(dom, slot, name)
 
     # requests
     asking = bool(_ASK.search(mt))
+    near_spans = []
+    near_words = []
     for m in _NEAR_REQ.finditer(mt):
-        wdom = _WORD_DOM[m.group(1)]
+        near_words.append((m.start(), m.group(1)))
+        end = m.end()
+        while True:  # 周边有什么餐馆和酒店: each domain word of the list is asked
+            m2 = re.match(r"(?:和|与|及|还有|以及|跟|、|或者?)(?:其他|别的|其它)?的?(景点|景区|餐馆|餐厅|饭店|饭馆|酒店|宾馆|吃的|玩的|住的)", mt[end:])
+            if not m2:
+                break
+            near_words.append((m.start(), m2.group(1)))
+            end += m2.end()
+        near_spans.append((m.start(), end))
+    for start, word in near_words:
+        wdom = _WORD_DOM[word]
         if wdom in out["near"] or wdom in inform:
             continue  # a search near a place, not a question about it
-        of = _near_subject(mt, m.start(), names, doms, focus)
+        of = _near_subject(mt, start, names, doms, focus, near_spans)
         if of:
             request.append((of, NEAR_SLOT[wdom]))
     if asking:
         taken = set()
         for w, slot in REQUESTS:
             for m in re.finditer(re.escape(w), mt):
-                if any(a <= m.start() < b for a, b in taken):
+                if any(a <= m.start() < b for a, b in taken) or any(a <= m.start() < b for a, b in near_spans):
                     continue
                 tail = mt[m.end():m.end() + 6]
                 if re.match(r"\s*(?:是|在|为|要)?\s*\d", tail):
@@ -508,7 +534,7 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
     return out
 
 
-_SEARCH = re.compile(r"(?:找|推荐|订|选|安排|来)(?:一|个|家|下)|哪(?:个|家)|有没有.{0,12}(?:的|是)")
+_SEARCH = re.compile(r"(?:找|推荐|订|选|安排)(?:一|个|家)|来(?:一[个家]|个|家)|哪(?:个|家)|有没有[^，,。？?！!]{0,12}(?:的|是)")
 
 
 def _near_search(mt: str, dom: str, inform: dict) -> bool:
@@ -517,11 +543,12 @@ def _near_search(mt: str, dom: str, inform: dict) -> bool:
     return bool(inform.get(dom)) or bool(_SEARCH.search(mt))
 
 
-def _near_subject(mt: str, pos: int, names, doms, focus: str | None) -> str | None:
+def _near_subject(mt: str, pos: int, names, doms, focus: str | None, asked=()) -> str | None:
     """Whose neighbourhood a "…周边有什么酒店" asks about: the place or domain word right before
-    周边/附近 (景点附近, 故宫周边, 这家店附近), else the dialogue's focus."""
+    周边/附近 (景点附近, 故宫周边, 这家店附近) that is not itself asked about, else the focus."""
     before = [(p, d) for p, d, _ in names if p < pos and d in PLACE_DOMAINS] + \
-             [(p, d) for p, d, w in doms if p < pos and d in PLACE_DOMAINS]
+             [(p, d) for p, d, w in doms if p < pos and d in PLACE_DOMAINS
+              and not any(a <= p < b for a, b in asked)]
     if before:
         p, d = max(before)
         if pos - p <= 24:
