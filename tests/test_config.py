@@ -146,3 +146,20 @@ def test_check_config_names_unknown_tools_and_intents_with_did_you_mean(tmp_path
            "did you mean 'device.disk_space'?" in p.stderr, p.stderr
     assert "typos.yaml:6: rules.0.actions.0.tool: unknown tool 'disk_usgae' (rule disk); " \
            "did you mean 'disk_usage'?" in p.stderr, p.stderr
+
+
+def test_relative_paths_in_a_file_are_taken_from_its_folder(tmp_path):
+    """A pack's config names its own folders (tools_dir: tools) and starts from any working
+    directory; absolute paths, the environment and the command line are left as given."""
+    pack = tmp_path / "packs" / "demo"
+    pack.mkdir(parents=True)
+    f = pack / "hermesd.yaml"
+    f.write_text("nlu:\n  intent_dirs: [intents, /abs/intents]\nsession:\n  rules_dir: rules\n"
+                 "tools:\n  tools_dir: tools\n  data_dir: ../../data/db\n  worker_user: tools\n")
+    c = load(f, env={"HERMESD_SESSION__LEXICON_FILES": "[rel.yaml]"}, etc=None)
+    assert c.tools.tools_dir == pack / "tools"
+    assert c.tools.data_dir == tmp_path / "data" / "db"
+    assert c.session.rules_dir == pack / "rules"
+    assert c.nlu.intent_dirs == [pack / "intents", Path("/abs/intents")]
+    assert c.tools.worker_user == "tools"  # a string, not a path
+    assert c.session.lexicon_files == [Path("rel.yaml")]  # the environment is not a file

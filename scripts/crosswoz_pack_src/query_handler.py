@@ -66,5 +66,5 @@ def handle(input: dict) -> dict:
         seq += 1
         log.append({"seq": seq, **q})
     state["queries_made"], state["query_log"] = seq, log[-LOG_KEEP:]
-    out = cw_answer.answer(state, queries, requests, cw_db.load(), intent)
+    out = cw_answer.answer(state, queries, requests, cw_db.load(), intent, acts.get("unknown") or [], text)
     return {**out, "queries": queries, "requests": requests}

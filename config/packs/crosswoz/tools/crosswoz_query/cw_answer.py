@@ -9,6 +9,9 @@ invented record), then each answer in the order asked.
 
 from __future__ import annotations
 
+import difflib
+import re
+
 import cw_db
 
 PLACE_DOMAINS = ("景点", "餐馆", "酒店")
@@ -45,7 +48,24 @@ def cw_cmp(s) -> str:
     return cw_db.fold(s or "")
 
 
-def answer(state: dict, queries: list[dict], requests: list, db: dict, intent: str | None = None) -> dict:
+def unknown_values(unknown: list, db: dict) -> list[str]:
+    """"没有找到…" for values said by their context that the database lacks, with the closest
+    names it has (difflib ratio, the standard library's SequenceMatcher)."""
+    out = []
+    for dom, slot, value in unknown:
+        if slot == "名称":
+            pool = [r["名称"] for r in db.get(dom, [])]
+            what = f"叫{value}的{dom}"
+        else:
+            pool = sorted({d for r in db.get(dom, []) for d in r.get(slot) or []})
+            what = f"有{value}的{dom}"
+        close = difflib.get_close_matches(value, pool, n=3, cutoff=0.4)
+        out.append(f"没有找到{what}" + (f"；最接近的有{'、'.join(close)}" if close else "") + "。")
+    return out
+
+
+def answer(state: dict, queries: list[dict], requests: list, db: dict, intent: str | None = None,
+           unknown: list = (), text: str = "") -> dict:
     """:param state: the tracked state after this turn. :param queries: ``[{domain, constraints}]``.
     :param requests: ``[[domain, slot], …]``. :return: ``{state, results: {domain: [names]},
     answers: [{domain, slot, value}], say}``."""
@@ -85,6 +105,7 @@ def answer(state: dict, queries: list[dict], requests: list, db: dict, intent: s
         state["last_place"] = chosen[dom]
         more = f"（共{len(names)}家符合）" if len(names) > 1 else ""
         parts.append(f"为您推荐{dom}：{chosen[dom]}{more}。")
+    parts = unknown_values(list(unknown), db) + parts
     answers = []
     for dom, slot in requests:
         if dom == "出租":
@@ -117,7 +138,10 @@ def answer(state: dict, queries: list[dict], requests: list, db: dict, intent: s
             listed_dom = {"周边景点": "景点", "周边餐馆": "餐馆", "周边酒店": "酒店"}[slot]
             state.setdefault("listed", {})[listed_dom] = [{"景点": "周边景点", "餐馆": "周边餐馆", "酒店": "周边酒店"}[dom], name]
         parts.append(f"{name}的{slot}：{_fmt_value(slot, v)}。")
+    if not parts and text and not re.search(r"[\u4e00-\u9fff]", text):
+        parts.append("This travel assistant understands Chinese: tell me, for example, 帮我找一家评分4.5分以上的酒店.")
     if not parts:
         parts.append({"crosswoz.thanks": "不客气。", "crosswoz.bye": "再见，祝您旅途愉快。",
-                      "crosswoz.greet": "您好，请问想去哪里玩、吃什么或住哪里？"}.get(intent or "", "好的。"))
+                      "crosswoz.greet": "您好，请问想去哪里玩、吃什么或住哪里？"}.get(
+            intent or "", "好的。还想找景点、餐馆、酒店，或者查地铁、叫出租车吗？"))
     return {"state": state, "results": results, "answers": answers, "say": "".join(parts)}

@@ -82,9 +82,9 @@ def normalize(text: str) -> str:
     (分/元/块/小时/天/星/个) → digits, 〜 ～ 至 between numbers → ``-``. Keeps the length-changing
     steps simple: spans are only ever taken from the normalised text."""
     t = unicodedata.normalize("NFKC", text).translate(T2S)
-    t = re.sub(r"(?:(?<![\u4e00-\u9fff])|(?<=[在是为均分格票费玩逛要约达价要]))" + _CN_NUM.pattern + r"(?=\s*(?:分|元|块|小时|个小时|天|星|到|至|-))",
+    t = re.sub(r"(?:(?<![\u4e00-\u9fff])|(?<=[在是为均分格票费玩逛要约达价到至和或~-]))" + _CN_NUM.pattern + r"(?=\s*(?:分|元|块|小时|个小时|天|星|到|至|-))",
                _cn_repl, t)
-    t = re.sub(r"(?:(?<![\u4e00-\u9fff])|(?<=[在是为均分格票费玩逛要约达价要]))" + _CN_NUM.pattern +
+    t = re.sub(r"(?:(?<![\u4e00-\u9fff])|(?<=[在是为均分格票费玩逛要约达价到至和或~-]))" + _CN_NUM.pattern +
                r"(?=\s*(?:分以上|分的|分及以上|元|块钱|块|小时|个小时|天))", _cn_repl, t)
     t = re.sub(r"(\d)\s*(?:元|块钱|块)?\s*(?:~|〜|至|到|—|–|-)\s*(\d)", r"\1-\2", t)
     t = re.sub(r"(\d)\s*-\s*(\d)", r"\1-\2", t)
@@ -389,9 +389,9 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
 
     # the domain the utterance looks for: a domain word not said as a reference (…附近的酒店 keeps 酒店)
     targets = []
-    asked_near = [m.span(1) for m in _NEAR_REQ.finditer(mt)]
+    near_words, near_spans = _near_requests(mt)
     for pos, dom, w in doms:
-        if any(a <= pos < b for a, b in asked_near) and not _SEARCH.search(mt):
+        if any(a <= pos < b for a, b in near_spans) and not _SEARCH.search(mt):
             continue  # 周边有什么酒店: asked about, not looked for
         after = mt[pos + len(w):pos + len(w) + 3]
         before = mt[max(0, pos - 4):pos]
@@ -492,18 +492,6 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
 
     # requests
     asking = bool(_ASK.search(mt))
-    near_spans = []
-    near_words = []
-    for m in _NEAR_REQ.finditer(mt):
-        near_words.append((m.start(), m.group(1)))
-        end = m.end()
-        while True:  # 周边有什么餐馆和酒店: each domain word of the list is asked
-            m2 = re.match(r"(?:和|与|及|还有|以及|跟|、|或者?)(?:其他|别的|其它)?的?(景点|景区|餐馆|餐厅|饭店|饭馆|酒店|宾馆|吃的|玩的|住的)", mt[end:])
-            if not m2:
-                break
-            near_words.append((m.start(), m2.group(1)))
-            end += m2.end()
-        near_spans.append((m.start(), end))
     for start, word in near_words:
         wdom = _WORD_DOM[word]
         if wdom in out["near"] or wdom in inform:
@@ -530,8 +518,34 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
                     request.append((of, slot))
         if re.search(r"推荐|哪家|哪个|哪些|什么(?:景点|餐馆|酒店|地方)|找一|有没有", mt) and target in PLACE_DOMAINS:
             request.append((target, "名称"))
+    # values said by their context that the database does not know: 想吃X (no dish X), 叫X的酒店
+    out["unknown"] = []
+    if not dishes:
+        m = re.search(r"(?:想吃|要吃|爱吃|能吃到|吃到|能吃|有道菜叫|菜叫)([\u4e00-\u9fff]{2,8}?)(?:的|这道菜|，|,|。|！|!|？|\?|$)", mt)
+        if m and "＃" not in m.group(1) and not re.search(r"饭|东西|点|的|菜", m.group(1)):
+            out["unknown"].append(("餐馆", "推荐菜", m.group(1)))
+    m = re.search(r"(?:叫|名叫|名为|叫做)([^，,。？?！!的]{2,20})的(景点|餐馆|餐厅|饭店|酒店|宾馆)", mt)
+    if m and "＃" not in m.group(1):
+        out["unknown"].append((_WORD_DOM.get(m.group(2), "酒店"), "名称", m.group(1)))
     out["request"] = list(dict.fromkeys(request))
     return out
+
+
+def _near_requests(mt: str) -> tuple[list[tuple[int, str]], list[tuple[int, int]]]:
+    """"…周边有什么餐馆和酒店": ``(start, domain word)`` of each asked kind, and the spans."""
+    words, spans = [], []
+    for m in _NEAR_REQ.finditer(mt):
+        words.append((m.start(), m.group(1)))
+        end = m.end()
+        while True:  # each domain word of a list is asked
+            m2 = re.match(r"(?:和|与|及|还有|以及|跟|、|或者?)(?:其他|别的|其它)?的?"
+                          r"(景点|景区|餐馆|餐厅|饭店|饭馆|酒店|宾馆|吃的|玩的|住的)", mt[end:])
+            if not m2:
+                break
+            words.append((m.start(), m2.group(1)))
+            end += m2.end()
+        spans.append((m.start(), end))
+    return words, spans
 
 
 _SEARCH = re.compile(r"(?:找|推荐|订|选|安排)(?:一|个|家)|来(?:一[个家]|个|家)|哪(?:个|家)|有没有[^，,。？?！!]{0,12}(?:的|是)")
