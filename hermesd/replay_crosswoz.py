@@ -31,8 +31,9 @@ slot, not 无) counts; it is matched when hermesd's reply to that user turn cont
 such as two phone numbers; for a facility asked yes/no, the reply says 有X for 是 and 没有X for
 否), compared after the same folding.
 
-Per domain (景点 餐馆 酒店 地铁 出租) and ``overall``; also turns/s and the client-side round trip
-of ``session.turn`` (p50/p99, ms). CrossWOZ: Zhu et al., TACL 2020 (Apache-2.0).
+Per domain (景点 餐馆 酒店 地铁 出租) and ``overall``; also turns/s (user turns over the wall time,
+:data:`CONCURRENCY` dialogues at once, each on its own connection) and the client-side round trip
+of ``session.turn`` (p50/p99, ms; a turn returns once its state is committed). CrossWOZ: Zhu et al., TACL 2020 (Apache-2.0).
 """
 
 from __future__ import annotations
