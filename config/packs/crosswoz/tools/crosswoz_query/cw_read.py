@@ -288,11 +288,13 @@ SLOT_DOMAINS = {"营业时间": ("餐馆",), "地址": PLACE_DOMAINS, "电话": 
                 "价格": ("酒店", "景点", "餐馆"), "酒店类型": ("酒店",), "酒店设施": ("酒店",), "地铁": PLACE_DOMAINS,
                 "车型": ("出租",), "车牌": ("出租",)}
 _ASK = re.compile(r"多少|哪|什么|吗|几|？|\?|告诉|知道|查|问|怎么|如何|给我|发|说一下|介绍|有没有|是否|呢|啥")
-_NEAR_REQ = re.compile(r"(?:周边|附近|周围|旁边)[^，,。？?！!；;]{0,8}?"
-                       r"(景点|景区|餐馆|餐厅|饭店|饭馆|酒店|宾馆|吃的|玩的|住的|吃饭的地方|玩的地方|住的地方)")
+_NEAR_REQ = re.compile(r"(?:周边|附近|周围|旁边|就近)[^，,。？?！!；;]{0,8}?"
+                       r"(景点|景区|餐馆|餐厅|饭店|饭馆|酒店|宾馆|吃饭的地方|玩的地方|住的地方|吃的|玩的|住的|"
+                       r"吃饭|住宿|美景|逛的|转的)")
 _WORD_DOM = {"景点": "景点", "景区": "景点", "玩的": "景点", "餐馆": "餐馆", "餐厅": "餐馆", "饭店": "餐馆",
              "饭馆": "餐馆", "吃的": "餐馆", "酒店": "酒店", "宾馆": "酒店", "住的": "酒店",
-             "吃饭的地方": "餐馆", "玩的地方": "景点", "住的地方": "酒店"}
+             "吃饭的地方": "餐馆", "玩的地方": "景点", "住的地方": "酒店", "吃饭": "餐馆", "住宿": "酒店",
+             "美景": "景点", "逛的": "景点", "转的": "景点"}
 _FIND = re.compile(r"找|推荐|介绍|有没有|想去|想吃|想住|要去|要住|帮我|查一下|来一个|来一家|选一个|选一家|安排|订")
 _PRONOUN = re.compile(r"(这个|这家|那个|那家|该|此|这|那)(景点|景区|地方|餐馆|餐厅|饭店|店|酒店|宾馆)|它|他家|它家|那里|那儿|这里|这儿")
 _TRIP = re.compile(r"从\s*(.+?)\s*(?:出发|坐|乘坐|乘|搭|打车|打的|叫车|到|去|前往|至)")
@@ -509,7 +511,8 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
                 if re.match(r"\s*(?:是|在|为|要)?\s*\d", tail):
                     continue  # a constraint with its number ("人均100元"), not a question
                 taken.add((m.start(), m.end()))
-                of = _subject(mt, m.start(), names, doms, state, focus, SLOT_DOMAINS.get(slot))
+                of = _subject(mt, m.start(), names, [x for x in doms if not any(a <= x[0] < b for a, b in near_spans)],
+                              state, focus, SLOT_DOMAINS.get(slot))
                 if of and slot in ("车型", "车牌"):
                     continue
                 if of and (of, slot) not in request:
