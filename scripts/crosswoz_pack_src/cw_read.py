@@ -87,6 +87,7 @@ def normalize(text: str) -> str:
     t = re.sub(r"(?:(?<![\u4e00-\u9fff])|(?<=[在是为均分格票费玩逛要约达价到至和或~-]))" + _CN_NUM.pattern +
                r"(?=\s*(?:分以上|分的|分及以上|元|块钱|块|小时|个小时|天))", _cn_repl, t)
     t = re.sub(r"(\d)\s*(?:元|块钱|块)?\s*(?:~|〜|至|到|—|–|-)\s*(\d)", r"\1-\2", t)
+    t = re.sub(r"(\d)\s*(小时|天)\s*(?:~|〜|至|到|—|–)\s*(\d)", r"\1\2-\3", t)  # 2小时到4小时
     t = re.sub(r"(\d)\s*-\s*(\d)", r"\1-\2", t)
     t = t.replace("块钱", "元").replace("块", "元")
     t = re.sub(r"(\d)个小时", r"\1小时", t)
@@ -486,6 +487,8 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
     # 这些酒店中 / 周边的酒店里 / 其中: a search among the nearby places just listed
     listed = state.get("listed") or {}
     m = re.search(r"这些|这几|那些|那几|其中|周边的|附近的|周围的|周边(?:酒店|餐馆|景点)[中里]", mt)
+    if re.search(r"不太?(?:适合|合适|行|满意)|都不|没有合适|去过了|另外|别的", mt):
+        m = None  # the places listed are turned down: a search elsewhere
     for dom, (slot, name) in listed.items():
         if m and inform.get(dom) and dom not in out["near"]:
             out["near"][dom] = (slot, name)
