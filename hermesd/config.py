@@ -6,9 +6,8 @@ Layers, later wins, merged key by key (mopidy's scheme):
    so an installed package without that file behaves the same);
 2. ``/etc/hermesd/hermesd.yaml`` if it exists;
 3. ``--config FILE`` (or ``HERMESD_CONFIG``);
-   A relative path in a file layer (any ``Path`` key: ``tools.tools_dir``, ``nlu.intent_dirs``,
-   ``session.rules_dir`` …) is taken from that file's folder, so a pack's config names its own
-   folders (``tools_dir: tools``) and starts the same from any working directory;
+   in any file, a relative ``tools.tools_dir`` or ``tools.data_dir`` is taken from that file's folder (a pack's
+   config names its tools folder beside it); other relative paths from the working directory;
 4. environment: ``HERMESD_<SECTION>__<KEY>=value`` (``__`` separates levels,
    values are YAML scalars, e.g. ``HERMESD_SERVER__MAX_CONNECTIONS=64``), plus the
    aliases ``HERMESD_SOCKET`` → ``paths.socket_path`` and ``HERMESD_STATE_DIR`` →
@@ -18,6 +17,16 @@ Layers, later wins, merged key by key (mopidy's scheme):
 :func:`load` never exits: it raises :class:`ConfigError` holding every problem
 found (file and line, key path, bad value, what is allowed, "did you mean …");
 ``cli.py`` prints them and exits 78 (``EX_CONFIG``, sysexits.h).
+
+Shipped data (the defaults file, intents, rules, dialogue lexicon, tools, people
+directory) is found by :func:`hermesd.section.shipped_path`, one order for every
+kind of install: ``$HERMESD_SHARE_DIR`` alone when set (``systemd/hermesd.service``
+sets ``/usr/share/hermesd``, where ``scripts/install`` puts them); else the source
+checkout (``<repo>/config``, ``<repo>/tools``, when ``<repo>/pyproject.toml`` exists);
+else the wheel's package data (``hermesd/_shipped``, so ``pip install hermesd &&
+hermesd run`` answers); else ``/usr/share/hermesd``. A config key naming a folder or
+file (``nlu.intent_dirs``, ``session.rules_dir``, ``tools.tools_dir``,
+``memory.directory_path``) wins over all of them.
 """
 
 from __future__ import annotations
@@ -25,8 +34,6 @@ from __future__ import annotations
 import difflib
 import hashlib
 import os
-import types
-import typing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Mapping
@@ -35,6 +42,7 @@ import orjson
 import yaml
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
+from .errors import ConfigInvalid
 from .memory.archive_settings import ArchiveSettings, UpstreamSettings
 from .memory.settings import MemorySettings
 from .nlu.settings import NluSettings
@@ -67,7 +75,7 @@ SHIPPED_CONFIG = shipped_path("config", "hermesd.yaml")
 ETC_CONFIG = Path("/etc/hermesd/hermesd.yaml")
 ENV_PREFIX = "HERMESD_"
 #: HERMESD_* variables that are not config keys (read elsewhere).
-_ENV_NOT_CONFIG = frozenset({"HERMESD_CONFIG"})
+_ENV_NOT_CONFIG = frozenset({"HERMESD_CONFIG", "HERMESD_SHARE_DIR"})  # the latter: hermesd.section.share_dirs
 _ENV_ALIASES = {"HERMESD_SOCKET": ("paths", "socket_path"), "HERMESD_STATE_DIR": ("paths", "state_dir")}
 
 
@@ -179,12 +187,13 @@ class ConfigProblem:
         return f"{where}{self.key or '<top>'}: {self.message}{val}"
 
 
-class ConfigError(Exception):
-    """Config could not be loaded; ``problems`` lists every error found."""
+class ConfigError(ConfigInvalid):
+    """Config could not be loaded; ``problems`` lists every error found (code ``CONFIG_INVALID``)."""
 
     def __init__(self, problems: list[ConfigProblem]) -> None:
         self.problems = problems
-        super().__init__("\n".join(str(p) for p in problems))
+        super().__init__("\n".join(str(p) for p in problems),
+                         data={"problems": [str(p) for p in problems]})
 
 
 # ---------------------------------------------------------------------------
@@ -227,38 +236,22 @@ def _read_layer(path: Path) -> tuple[dict[str, Any], dict[tuple[str, ...], str],
         data = {}
     if not isinstance(data, dict):
         return {}, {}, [ConfigProblem(str(path), "", f"top level must be a mapping, not {type(data).__name__}")]
-    return _relative_to(data, path.parent.absolute()), lines, []
+    return _relative_to_file(data, path), lines, []
 
 
-def _path_kind(ann: Any) -> str | None:
-    """``"one"`` for ``Path`` / ``Path | None``, ``"list"`` for ``list[Path]``, else None."""
-    if ann is Path:
-        return "one"
-    origin, args = typing.get_origin(ann), typing.get_args(ann)
-    if origin in (typing.Union, types.UnionType) and Path in args:
-        return "one"
-    if origin is list and args == (Path,):
-        return "list"
-    return None
+#: path keys that a config file gives relative to its own folder (a pack's config names its tools
+#: folder beside it, whatever the working directory); every other relative path stays relative to
+#: the working directory
+_FILE_RELATIVE = (("tools", "tools_dir"), ("tools", "data_dir"))
 
 
-def _relative_to(data: dict[str, Any], base: Path, model: type[BaseModel] = None) -> dict[str, Any]:  # type: ignore[assignment]
-    """``data`` (one file layer) with every relative value of a ``Path`` key joined to ``base``."""
-    model = model or HermesConfig
-    out = dict(data)
-    for key, value in data.items():
-        field = model.model_fields.get(key) if isinstance(key, str) else None
-        if field is None or value is None:
-            continue
-        ann, kind = field.annotation, _path_kind(field.annotation)
-        if isinstance(ann, type) and issubclass(ann, BaseModel) and isinstance(value, dict):
-            out[key] = _relative_to(value, base, ann)
-        elif kind == "one" and isinstance(value, str) and value and not Path(value).is_absolute():
-            out[key] = os.path.normpath(base / value)
-        elif kind == "list" and isinstance(value, list):
-            out[key] = [os.path.normpath(base / v) if isinstance(v, str) and v and not Path(v).is_absolute() else v
-                        for v in value]
-    return out
+def _relative_to_file(data: dict[str, Any], path: Path) -> dict[str, Any]:
+    """``data`` with each relative :data:`_FILE_RELATIVE` path resolved against ``path``'s folder."""
+    for section, key in _FILE_RELATIVE:
+        sec = data.get(section)
+        if isinstance(sec, dict) and isinstance(sec.get(key), str) and sec[key] and not Path(sec[key]).is_absolute():
+            data[section] = {**sec, key: str(path.absolute().parent / sec[key])}
+    return data
 
 
 def _env_layer(env: Mapping[str, str]) -> tuple[dict[str, Any], dict[tuple[str, ...], str], list[ConfigProblem]]:

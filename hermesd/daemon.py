@@ -23,17 +23,17 @@ from pathlib import Path
 from typing import Callable
 
 from . import __version__
-from .admin import AdminMethods, DebugMethods
+from .subsystems.admin import AdminMethods, DebugMethods
 from .config import ConfigError, HermesConfig, digest, resolve_socket_path, resolve_state_dir
 from .logging import setup as setup_logging
 from .metrics import Gauge, Registry
 from .sdnotify import Notifier, watchdog_interval_s
 from .server import Server, bind_unix_socket, hold_lock, inherited_socket
-from .subsystem import DaemonContext, Subsystem
+from .subsystems.subsystem import DaemonContext, Subsystem
 
 __all__ = ["Daemon", "build_subsystems"]
 
-log = logging.getLogger("hermesd.daemon")
+log = logging.getLogger(__name__)
 
 
 def build_subsystems(cfg: HermesConfig) -> list[list[Subsystem]]:
@@ -42,11 +42,11 @@ def build_subsystems(cfg: HermesConfig) -> list[list[Subsystem]]:
 
     Each reads its own config section from the :class:`DaemonContext` at start.
     """
-    from .memory.archive_service import ArchiveService
-    from .memory.service import MemoryService
-    from .nlu.service import NluSubsystem
-    from .session.service import SessionService
-    from .tools.service import ToolsService
+    from .subsystems.archive import ArchiveService
+    from .subsystems.memory import MemoryService
+    from .subsystems.nlu import NluSubsystem
+    from .subsystems.session import SessionService
+    from .subsystems.tools import ToolsService
 
     return [[MemoryService()], [NluSubsystem(), ToolsService(), ArchiveService()], [SessionService()]]
 

@@ -22,6 +22,8 @@ The tree::
     │   ├── SessionBusy              SESSION_BUSY        -32011
     │   ├── SessionExpired           SESSION_EXPIRED     -32012
     │   └── SessionLimit             SESSION_LIMIT       -32013
+    ├── ConfigInvalid                CONFIG_INVALID      -32040  (config file or rule packs)
+    ├── ArchiveCorrupt               ARCHIVE_CORRUPT     -32041  (an L3 volume failed verification)
     └── ToolError
         ├── ToolNotFound             TOOL_NOT_FOUND      -32020
         ├── ToolUnavailable          TOOL_UNAVAILABLE    -32021
@@ -32,14 +34,24 @@ The tree::
 
 Integer codes follow JSON-RPC 2.0 §5.1: the reserved −32700…−32600 range for
 protocol errors, −32000…−32099 for implementation-defined server errors.
+
+:class:`ToolFault` is the one list of tool fault codes; :data:`BREAKER_FAULTS` and
+:data:`RETRYABLE_FAULTS` say which of them count against a tool's circuit breaker and which
+a turn may offer to retry.
 """
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Any
 
 __all__ = [
+    "BREAKER_FAULTS",
     "CODES",
+    "RETRYABLE_FAULTS",
+    "ArchiveCorrupt",
+    "ConfigInvalid",
+    "ToolFault",
     "FrameTooLarge",
     "HermesError",
     "InputInvalid",
@@ -165,6 +177,40 @@ class SessionLimit(SessionError):
     (a turn in flight, an open question, a form, or not yet used): ``data.retry_after_ms`` says when to retry."""
 
     code, rpc_code = "SESSION_LIMIT", -32013
+
+
+class ConfigInvalid(HermesError):
+    """A config file or rule pack did not load; subclasses carry the list of problems."""
+
+    code, rpc_code = "CONFIG_INVALID", -32040
+
+
+class ArchiveCorrupt(HermesError):
+    """An L3 archive volume failed verification (see :class:`hermesd.memory.l3.VolumeCorrupt`)."""
+
+    code, rpc_code = "ARCHIVE_CORRUPT", -32041
+
+
+class ToolFault(StrEnum):
+    """Every code a tool call can fail with, as the pool, the tools subsystem and the executor
+    report it (``result.error.code`` or the raised error's ``code``)."""
+
+    NOT_FOUND = "TOOL_NOT_FOUND"
+    UNAVAILABLE = "TOOL_UNAVAILABLE"
+    UNHEALTHY = "TOOL_UNHEALTHY"
+    TIMEOUT = "TOOL_TIMEOUT"
+    OOM = "TOOL_OOM"
+    CRASHED = "TOOL_CRASHED"
+    OUTPUT_INVALID = "OUTPUT_INVALID"
+
+
+#: Faults that are the tool's own and count as failures against its circuit breaker. An open
+#: breaker's own refusal (``TOOL_UNAVAILABLE``) does not count, or the breaker would feed itself.
+BREAKER_FAULTS = frozenset({ToolFault.TIMEOUT, ToolFault.OOM, ToolFault.CRASHED, ToolFault.OUTPUT_INVALID})
+
+#: Faults after which a turn may offer to run a retryable tool again: the breaker faults, and a
+#: breaker that is open now but will let a call through later.
+RETRYABLE_FAULTS = BREAKER_FAULTS | {ToolFault.UNAVAILABLE}
 
 
 class ToolError(HermesError):

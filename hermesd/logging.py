@@ -30,7 +30,7 @@ from typing import Any, TextIO
 
 import orjson
 
-__all__ = ["REDACTED", "KVFormatter", "is_secret_key", "redact", "session_id_var", "setup", "trace_id_var"]
+__all__ = ["REDACTED", "KVFormatter", "component_of", "is_secret_key", "redact", "session_id_var", "setup", "trace_id_var"]
 
 REDACTED = "***"
 trace_id_var: contextvars.ContextVar[str | None] = contextvars.ContextVar("hermesd_trace_id", default=None)
@@ -103,6 +103,19 @@ def _fmt_value(v: Any) -> str:
     return '"' + s + '"'
 
 
+@functools.lru_cache(maxsize=256)
+def component_of(logger_name: str) -> str:
+    """The part a line comes from, for its ``component:`` prefix: ``hermesd.session.controller`` →
+    ``session``, ``hermesd.subsystems.tools`` → ``tools``, ``hermesd`` → ``hermesd``. Every module
+    logs to ``getLogger(__name__)``; a technician reads (and greps) the part."""
+    parts = logger_name.split(".")
+    if parts[0] != "hermesd" or len(parts) == 1:
+        return logger_name
+    if parts[1] == "subsystems" and len(parts) > 2 and parts[2] not in ("subsystem", "admin"):
+        return parts[2]
+    return parts[1]
+
+
 class KVFormatter(logging.Formatter):
     """Render records as one ``key=value`` line.
 
@@ -114,7 +127,7 @@ class KVFormatter(logging.Formatter):
         self.journal = journal
 
     def format(self, record: logging.LogRecord) -> str:
-        component = record.name.removeprefix("hermesd.").removeprefix("hermesd") or "hermesd"
+        component = component_of(record.name)
         parts = [f"{component}: {_redact_text(record.getMessage())}".replace("\n", "\\n")]
         kv: dict[str, Any] = dict(getattr(record, "kv", None) or {})
         trace = trace_id_var.get()

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable
 import orjson
 
 from .errors import FrameTooLarge, InvalidRequest, ParseError
+from .caller import Caller
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -92,20 +93,6 @@ class LineDecoder:
             out.append(line)
             start = nl + 1
         return out
-
-
-@dataclass(frozen=True, slots=True)
-class Caller:
-    """Who is on the other end of a connection, from ``SO_PEERCRED``.
-
-    :param uid: peer user id. :param gid: peer primary group id.
-    :param pid: peer process id. :param role: ``admin`` or ``user`` (config ``roles``).
-    """
-
-    uid: int
-    gid: int
-    pid: int
-    role: str
 
 
 @dataclass(slots=True)

@@ -12,9 +12,9 @@ Three input formats (JSON Lines, as in ``../shared/data``):
   tools read (a call answers the recorded ``api_results`` of an exactly matching method and
   arguments, else no results).
 - CrossWOZ turns (``crosswoz/crosswoz_turns.jsonl``: ``dialogue_id, turn, speaker (user|system),
-  text, dialog_act, api_call``), recognised by :func:`hermesd.replay_crosswoz.is_crosswoz` and
-  replayed by :func:`hermesd.replay_crosswoz.run_crosswoz`: one session per dialogue, the user
-  turns in order, database queries scored per domain at the change points of the wizard's
+  text, dialog_act, api_call``), in :mod:`hermesd.replay_crosswoz` beside this module
+  (``hermesctl replay`` recognises the file, :func:`~hermesd.replay_crosswoz.is_crosswoz`): one
+  session per dialogue, the user turns in order, database queries scored per domain at the change points of the wizard's
   cumulative ``api_call`` (the rule, exact after folding spacing, full-width forms and number
   formats, is written in that module's docstring), request recall, turns/s and latency.
 - xSID (``xsid/xsid_zh.jsonl``: ``id, text, intent, slots.datetime``) — :func:`run_xsid`:
@@ -49,7 +49,6 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from .client import Client
-from .replay_crosswoz import is_crosswoz, run_crosswoz
 
 __all__ = ["SGD_REFERENCE_TIME", "main", "norm_call", "run_replay", "run_xsid", "write_results"]
 
@@ -416,8 +415,6 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     if a.xsid:
         run_xsid(a.socket, a.file, json_out=a.json, limit=a.limit)
-    elif is_crosswoz(a.file):
-        run_crosswoz(a.socket, a.file, json_out=a.json, limit=a.limit)
     else:
         run_replay(a.socket, a.file, json_out=a.json, limit=a.limit, results_file=a.results)
     return 0

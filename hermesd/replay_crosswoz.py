@@ -51,7 +51,7 @@ from typing import Any
 
 from .client import Client
 
-__all__ = ["DOMAINS", "fold", "is_crosswoz", "load_dialogues", "run_crosswoz", "score_dialogue"]
+__all__ = ["DOMAINS", "fold", "is_crosswoz", "load_dialogues", "main", "run_crosswoz", "score_dialogue"]
 
 DOMAINS = ("景点", "餐馆", "酒店", "地铁", "出租")
 QUERY_TOOL = "crosswoz_query"
@@ -288,3 +288,21 @@ def _print(result: dict[str, Any], json_out: bool, out: Any) -> None:
                                  for x in cells]), file=out)
     print(f"{result['dialogues']} dialogues, {result['user_turns']} user turns; turns/s {result['turns_per_s']}  "
           f"latency p50 {result['latency_ms']['p50']} ms  p99 {result['latency_ms']['p99']} ms", file=out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m hermesd.replay_crosswoz [--socket P] FILE [--json] [--limit N]``."""
+    import argparse
+
+    ap = argparse.ArgumentParser(prog="hermesd.replay_crosswoz", description="Replay CrossWOZ dialogues.")
+    ap.add_argument("file")
+    ap.add_argument("--socket")
+    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--limit", type=int)
+    a = ap.parse_args(argv)
+    run_crosswoz(a.socket, a.file, json_out=a.json, limit=a.limit)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -22,7 +22,7 @@ __all__ = ["Notifier", "WATCHDOG_FRACTION", "watchdog_interval_s"]
 #: share of WATCHDOG_USEC between pings; sd_watchdog_enabled(3) recommends half.
 WATCHDOG_FRACTION = 0.45
 
-log = logging.getLogger("hermesd.systemd")
+log = logging.getLogger(__name__)
 
 
 class Notifier:

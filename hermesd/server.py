@@ -50,7 +50,7 @@ from .tools.sandbox import FORK_SERVERS, tool_process
 __all__ = ["AlreadyRunning", "RoleResolver", "Server", "SocketPathError", "bind_unix_socket", "hold_lock",
            "inherited_socket"]
 
-log = logging.getLogger("hermesd.server")
+log = logging.getLogger(__name__)
 
 _PEERCRED = struct.Struct("3i")  # struct ucred {pid_t pid; uid_t uid; gid_t gid;}, unix(7)
 _SUN_PATH_MAX = 107  # sizeof(sockaddr_un.sun_path) - 1 on Linux, unix(7)

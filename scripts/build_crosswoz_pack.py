@@ -194,21 +194,27 @@ CONFIG_HEAD = """\
 # see ATTRIBUTION.md). From the repository root:
 #   .venv/bin/hermesd run --config config/packs/crosswoz/hermesd.yaml
 #   .venv/bin/hermesctl replay ../shared/data/crosswoz/crosswoz_turns.jsonl
-# Relative paths are taken from this file's folder.
+# tools.tools_dir and tools.data_dir are relative to this file; the intents and rules folders to
+# the working directory (the repository root).
 """
 
 
 def write_config(out: Path, db_dir: Path) -> None:
-    db_dir = db_dir.resolve()
+    """The pack's ``hermesd.yaml``: ``tools.tools_dir`` and ``tools.data_dir`` relative to the file
+    (hermesd.config takes them from its folder), the intents and rules folders relative to the
+    repository root (the working directory the README's commands run from); a scratch build
+    (cross-validation) names them absolutely."""
+    db_dir, out = db_dir.resolve(), out.resolve()
     try:
-        out.resolve().relative_to(REPO)
-        data_dir = os.path.relpath(db_dir, out.resolve())
-    except ValueError:  # a scratch build (cross-validation) names the database absolutely
-        data_dir = str(db_dir)
-    doc = {"nlu": {"intent_dirs": ["intents"],
+        out.relative_to(REPO)
+        data_dir = os.path.relpath(db_dir, out)
+        intents, rules = str((out / "intents").relative_to(REPO)), str((out / "rules").relative_to(REPO))
+    except ValueError:
+        data_dir, intents, rules = str(db_dir), str(out / "intents"), str(out / "rules")
+    doc = {"nlu": {"intent_dirs": [intents],
                    # every utterance of a task dialogue is about the task: the best act is taken
                    "oos_threshold": -1000.0},
-           "session": {"rules_dir": "rules"},
+           "session": {"rules_dir": rules},
            # the database the tools read (never inside the Python package); its folder is granted read-only
            "tools": {"tools_dir": "tools", "data_dir": data_dir}}
     (out / "hermesd.yaml").write_text(CONFIG_HEAD + yaml.safe_dump(doc, sort_keys=False, allow_unicode=True))

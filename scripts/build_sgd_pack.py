@@ -1,22 +1,32 @@
 #!/usr/bin/env python3
-"""Build the SGD pack (``config/packs/sgd/``) from the SGD schema and TRAINING dialogues only.
+"""Build the SGD pack (``config/packs/sgd/``) from the SGD schema and the shared SGD dialogues.
 
-Usage: ``python scripts/build_sgd_pack.py [--data ../shared/data/sgd] [--out config/packs/sgd]``
+Usage (one command, from the repository root): ``python scripts/build_sgd_pack.py
+[--data ../shared/data/sgd] [--dialogues FILE] [--out config/packs/sgd]`` — builds from every
+dialogue of ``--dialogues`` (default ``<data>/sgd_turns.jsonl``); ``scripts/crossval_sgd.py``
+builds on four fifths of them and replays the fifth.
 
 Source: Schema-Guided Dialogue dataset (Rastogi et al., AAAI 2020, arXiv:1909.05855),
 CC BY-SA 4.0 — the pack keeps that licence (``LICENSE``, ``ATTRIBUTION.md`` in the pack).
 
-Split (never evaluate on what built the pack): a dialogue builds the pack when its
-``source_split`` is ``train`` and ``int(sha1(dialogue_id), 16) % 5`` is not :data:`EVAL_BUCKET`
-(bucket 0 is already held out of the shared extract by the dataset README's rule). Everything
-else — train dialogues in bucket 1, and every dev/test dialogue (Alarm_1, Payment_1) — is
-the evaluation side (:func:`is_build_dialogue`).
+What comes from where (nothing is kept because one dialogue said it):
 
-Writes ``intents/sgd.yaml`` (intents with templates-free examples, slot → entity type maps,
-gazetteers of slot values seen in the build dialogues' user turns plus the schema's
-categorical values), ``rules/sgd.yaml`` (slot asks, confirmation of transactional
-intents, calls), ``tools/<name>/`` (one tool per SGD method + ``sgd_track``), and
-``schema.json`` (the services as the tools read them).
+- the schema: intents, slots, required/optional arguments and defaults, and each slot's
+  ``possible_values`` as the schema gives them (categorical slots; the examples of open ones);
+- hand-written everyday English: synonyms of categorical values, kinds of food, the short names
+  of large US cities, music genres and sports, the verbs of intent names, the context patterns in ``hermesd.yaml``
+  ("a table at …", "in <Capitalised Words>", "for two people"), readers of numbers and times
+  (the NLU's temporal parser; ``tools/_sgd/track.py``);
+- the dialogues: only the intent classifier's training utterances (user turns labelled with
+  their service intent or dialogue act) and the commonest short acknowledgements. No slot value
+  said in a dialogue, and no value the recorded API returned, enters a gazetteer.
+
+Writes the generated parts, never committed (see the pack's ``.gitignore``): ``intents/sgd.yaml``
+(intents with examples, slot → entity type maps, gazetteers), ``rules/sgd.yaml`` (slot asks,
+confirmation of transactional intents, calls), ``tools/<name>/`` (a descriptor per SGD method and
+``sgd_track``, naming the shared handler modules ``tools/_sgd/api.py`` and ``track.py``),
+``tools/_sgd/schema.json`` and ``canon.json`` (what the tracker reads), ``schema.json``, ``LICENSE``.
+When ``--out`` is another folder, the pack's hand-written files are copied there too.
 """
 
 from __future__ import annotations
@@ -32,21 +42,19 @@ from pathlib import Path
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
-EVAL_BUCKET = 1
 #: slots whose values are dates or times: filled from the NLU's ``datetime`` entity
 DATE_SLOTS = {"date", "event_date"}
 TIME_SLOTS = {"time", "event_time", "new_alarm_time", "alarm_time"}
-#: categorical values said in other words (hand-written, generic English, not from the data)
+#: categorical values said in other words (hand-written, everyday English, not from the data)
 SYNONYMS = {
-    # SGD's annotators' reading (mined from the training turns' INFORM acts, typos included): "affordable",
-    # "reasonably priced", "average" are moderate; "fancy", "pricey" expensive; "budget", "low cost" cheap
     "price_range": {"cheap": "inexpensive", "budget": "inexpensive", "low cost": "inexpensive",
                     "low-cost": "inexpensive", "inexpensive": "inexpensive", "affordable": "moderate",
                     "moderate": "moderate", "moderately priced": "moderate", "reasonably priced": "moderate",
                     "average": "moderate", "intermediate": "moderate", "expensive": "expensive",
-                    "afforadable": "moderate", "economical": "moderate", "not very costly": "moderate",
-                    "not too costly": "moderate", "moderately": "moderate",
-                    "pricey": "expensive", "fancy": "expensive", "very expensive": "very expensive"},
+                    "economical": "moderate", "not very costly": "moderate", "not too costly": "moderate",
+                    "not too expensive": "moderate", "moderately": "moderate", "mid-range": "moderate",
+                    "pricey": "expensive", "fancy": "expensive", "high-end": "expensive", "upscale": "expensive",
+                    "very expensive": "very expensive"},
     "has_live_music": {"live music": "True"},
     "serves_alcohol": {"alcohol": "True", "serves alcohol": "True", "serve alcohol": "True", "liquor": "True",
                        "drinks": "True", "serves drinks": "True"},
@@ -56,6 +64,21 @@ SYNONYMS = {
                        "debit": "debit card", "credit card": "credit card", "credit": "credit card"},
     "private_visibility": {"private": "True", "privately": "True", "public": "False", "publicly": "False"},
 }
+#: open-class values of general English (hand-written, not from the data): kinds of food by
+#: nationality or dish, and the common short names of large US cities. Each is said as written.
+CUISINES = ("African American Asian Barbecue Brazilian Breakfast British Brunch Burgers Burmese Cajun Caribbean "
+            "Chinese Cuban Deli Dessert Ethiopian European Filipino French Fusion German Greek Hawaiian "
+            "Indian Indonesian Irish Italian Jamaican Japanese Korean Lebanese Malaysian Mediterranean Mexican "
+            "Moroccan Nepalese Noodles Pakistani Pasta Persian Peruvian Pizza Polish Portuguese Ramen Russian "
+            "Salad Sandwiches Seafood Spanish Steak Steakhouse Sushi Taiwanese Tapas Thai Turkish Vegan "
+            "Vegetarian Vietnamese").split() + ["Dim Sum", "Fast Food", "Middle Eastern", "Latin American",
+                                                "Soul Food", "Comfort Food"]
+SUBCATEGORIES = ("Pop Rock Jazz Blues Country Classical Electronic Metal Folk Reggae Punk Indie Rap Soul "
+                 "Baseball Basketball Football Soccer Hockey Tennis Golf Boxing Wrestling").split() + [
+                     "Hip Hop", "R&B", "American Football"]
+CITY_SHORT_NAMES = {"sf": "San Francisco", "nyc": "New York", "ny": "New York", "la": "Los Angeles",
+                    "sd": "San Diego", "dc": "Washington", "philly": "Philadelphia", "vegas": "Las Vegas",
+                    "frisco": "San Francisco", "san fran": "San Francisco", "chi-town": "Chicago", "atl": "Atlanta"}
 COUNT_WORDS = {"one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
                "1": "1", "2": "2", "3": "3", "4": "4", "5": "5", "6": "6"}
 COUNT_SLOTS = {"party_size", "number_of_seats"}
@@ -66,16 +89,6 @@ FREE_TEXT_SLOTS = {"new_alarm_name", "event_name", "event_location", "receiver"}
 ACT_INTENTS = {"AFFIRM_INTENT": "sgd.affirm_intent", "NEGATE_INTENT": "sgd.bye", "REQUEST_ALTS": "sgd.request_alts",
                "SELECT": "sgd.select", "INFORM": "sgd.inform", "AFFIRM": "sgd.affirm_intent", "REQUEST": "sgd.request",
                "NEGATE": "sgd.bye", "THANK_YOU": "sgd.thanks", "GOODBYE": "sgd.thanks"}
-
-
-def bucket(dialogue_id: str) -> int:
-    """The README's split bucket: ``int(sha1(dialogue_id), 16) % 5``."""
-    return int(hashlib.sha1(dialogue_id.encode()).hexdigest(), 16) % 5
-
-
-def is_build_dialogue(first_turn: dict) -> bool:
-    """True when a dialogue (given its first turn record) may be used to build the pack."""
-    return first_turn.get("source_split") == "train" and bucket(first_turn["dialogue_id"]) != EVAL_BUCKET
 
 
 def slot_entity(slot: str) -> str:
@@ -91,35 +104,26 @@ def slot_entity(slot: str) -> str:
     return f"sgd_{slot}"
 
 
-def load(data: Path) -> tuple[list[dict], dict[str, list[dict]]]:
+def load(data: Path, dialogues_file: Path | None = None) -> tuple[list[dict], dict[str, list[dict]]]:
     schema = json.loads((data / "sgd_schema.json").read_text())
     dialogues: dict[str, list[dict]] = defaultdict(list)
-    with (data / "sgd_turns.jsonl").open() as f:
+    with (dialogues_file or data / "sgd_turns.jsonl").open() as f:
         for line in f:
             r = json.loads(line)
             dialogues[r["dialogue_id"]].append(r)
-    return schema, {k: v for k, v in dialogues.items() if is_build_dialogue(v[0])}
+    return schema, dict(dialogues)
 
 
 def _acts(turn: dict) -> set[str]:
     return {a["act"] for a in turn.get("actions") or []}
 
 
-def _ordinary_words(build: dict[str, list[dict]], min_turns: int = 3) -> set[str]:
-    """Words users said outside any annotated value in at least ``min_turns`` build turns."""
-    c: Counter = Counter()
-    for turns in build.values():
-        for t in turns:
-            if t["speaker"] != "USER":
-                continue
-            text = t["text"]
-            for sp in sorted(t.get("spans") or [], key=lambda sp: -sp["start"]):
-                text = text[:sp["start"]] + " " + text[sp["end"]:]
-            c.update(set(re.findall(r"[a-z']+", text.lower())))
-    return {w for w, n in c.items() if n >= min_turns}
-
-
-def gazetteers(schema: list[dict], build: dict[str, list[dict]]) -> dict[str, dict[str, str]]:
+def gazetteers(schema: list[dict]) -> dict[str, dict[str, str]]:
+    """Entity type → {surface form (lower case) → canonical value}, from the schema alone: each
+    slot's ``possible_values`` (categorical slots, and the examples the schema lists for open
+    ones such as ``cuisine``), the hand-written everyday synonyms, cuisines and city short names
+    above. Nothing comes from a dialogue: values said in the dialogues are read by the context
+    patterns of the pack's ``hermesd.yaml`` and by the tracker (``sgd_track``)."""
     gaz: dict[str, dict[str, str]] = defaultdict(dict)
     for svc in schema:
         for s in svc["slots"]:
@@ -131,31 +135,12 @@ def gazetteers(schema: list[dict], build: dict[str, list[dict]]) -> dict[str, di
                     gaz[typ][v.lower()] = v
             for k, v in SYNONYMS.get(s["name"], {}).items():
                 gaz[typ][k] = v
+    for c in CUISINES:
+        gaz["sgd_cuisine"].setdefault(c.lower(), c)
+    for c in SUBCATEGORIES:
+        gaz["sgd_subcategory"].setdefault(c.lower(), c)
+    gaz["sgd_city"].update(CITY_SHORT_NAMES)
     gaz["sgd_count"] = dict(COUNT_WORDS)
-    args = {a for svc in schema for it in svc["intents"] for a in [*it["required_slots"], *it["optional_slots"]]}
-    open_slots = {s["name"] for svc in schema for s in svc["slots"] if not s["is_categorical"]} & args
-    seen: Counter = Counter()
-    for turns in build.values():
-        for t in turns:
-            # surface forms the user said, with the value the annotators resolved them to (NYC → New York)
-            canon = {(a["slot"], v): c for a in t.get("actions") or []
-                     for v, c in zip(a.get("values") or [], a.get("canonical_values") or [])}
-            for sp in t.get("spans") or []:
-                typ = slot_entity(sp["slot"])
-                if typ.startswith("sgd_") and len(sp["value"]) >= 2:
-                    # what users said, as annotated, outranks what the API listed
-                    seen[(typ, sp["value"], canon.get((sp["slot"], sp["value"]), sp["value"]))] += 1000
-            # values the (training) system and its API named: cities, restaurants, events, places
-            records = [(t.get("api_call") or {}).get("args") or {}, *(t.get("api_results") or [])]
-            for rec in records:
-                for slot, value in rec.items():
-                    if slot in open_slots and isinstance(value, str) and len(value) >= 2 \
-                            and not value.replace(":", "").replace("-", "").isdigit():
-                        seen[(slot_entity(slot), value, value)] += 1
-    common = _ordinary_words(build)
-    for (typ, value, canonical), _ in seen.most_common():
-        if value.lower() not in common:  # "Friends" is an event somewhere, and an everyday word
-            gaz[typ].setdefault(value.lower(), canonical)
     return {k: dict(sorted(v.items())) for k, v in sorted(gaz.items())}
 
 
@@ -244,7 +229,7 @@ def intents_doc(schema: list[dict], build: dict[str, list[dict]]) -> dict:
     all_slots.update({"when": "datetime", "when2": "datetime"})
     for label in sorted(set(ACT_INTENTS.values())):
         intents.append({"name": label, "slots": all_slots, "examples": ex.get(label, [])})
-    return {"pack": "sgd", "gazetteers": gazetteers(schema, build), "intents": intents}
+    return {"pack": "sgd", "gazetteers": gazetteers(schema), "intents": intents}
 
 
 def _key(slot: str, by_type: bool) -> str:
@@ -391,19 +376,25 @@ def tool_name(method: str) -> str:
     return "sgd_" + re.sub(r"(?<!^)(?=[A-Z])", "_", method).lower()
 
 
+#: the pack's hand-written files (committed); everything else in the pack is generated here
+PACK_SRC = REPO / "config" / "packs" / "sgd"
+HAND_WRITTEN = ("hermesd.yaml", "ATTRIBUTION.md", ".gitignore", "tools/_sgd/api.py", "tools/_sgd/track.py")
+
+
 def write_tools(schema: list[dict], out: Path) -> None:
-    src = Path(__file__).resolve().parent / "sgd_pack_src"
+    """One descriptor per SGD method, all naming the shared handler ``tools/_sgd/api.py``, and
+    ``sgd_track`` naming ``tools/_sgd/track.py`` (its schema and gazetteers beside it)."""
     tools = out / "tools"
-    if tools.exists():
-        shutil.rmtree(tools)
+    for old in tools.glob("sgd_*") if tools.is_dir() else []:
+        shutil.rmtree(old)
+    (tools / "_sgd").mkdir(parents=True, exist_ok=True)
     for svc in schema:
         for it in svc["intents"]:
             name = tool_name(it["name"])
             d = tools / name
             d.mkdir(parents=True)
-            shutil.copy(src / "api_handler.py", d / "handler.py")
             args = [*it["required_slots"], *it["optional_slots"]]
-            desc = {"name": name, "version": "1.0.0",
+            desc = {"name": name, "version": "1.0.0", "handler": "../_sgd/api.py",
                     "description": {"en": f"SGD {svc['service_name']}.{it['name']} answered from recorded results: "
                                           f"{it['description']}"},
                     # the API's own contract: a call without a required argument never reaches it
@@ -435,10 +426,9 @@ def write_tools(schema: list[dict], out: Path) -> None:
             (d / "test_cases.json").write_text(json.dumps(cases, indent=1) + "\n")
     d = tools / "sgd_track"
     d.mkdir()
-    shutil.copy(src / "track_handler.py", d / "handler.py")
-    shutil.copy(out / "schema.json", d / "schema.json")
+    shutil.copy(out / "schema.json", tools / "_sgd" / "schema.json")
     (d / "tool.yaml").write_text(yaml.safe_dump({
-        "name": "sgd_track", "version": "1.0.0",
+        "name": "sgd_track", "version": "1.0.0", "handler": "../_sgd/track.py",
         "description": {"en": "SGD dialogue state: merges this turn's slot values into the tracked state, "
                               "canonicalises dates/times/counts, builds API arguments and the reply."},
         "input": {"intent": {"type": "string", "required": True}, "entities": {"type": "object", "required": True},
@@ -458,47 +448,25 @@ def write_tools(schema: list[dict], out: Path) -> None:
     ], indent=1, ensure_ascii=False) + "\n")
 
 
-def split_files(data: Path, build_out: Path, eval_out: Path) -> tuple[int, int]:
-    """Write the build and evaluation dialogues of ``sgd_turns.jsonl`` to two files (for measuring)."""
-    dialogues: dict[str, list[str]] = defaultdict(list)
-    first: dict[str, dict] = {}
-    with (data / "sgd_turns.jsonl").open() as f:
-        for line in f:
-            r = json.loads(line)
-            dialogues[r["dialogue_id"]].append(line)
-            first.setdefault(r["dialogue_id"], r)
-    nb = ne = 0
-    with build_out.open("w") as b, eval_out.open("w") as e:
-        for did, lines in dialogues.items():
-            if is_build_dialogue(first[did]):
-                b.writelines(lines)
-                nb += 1
-            else:
-                e.writelines(lines)
-                ne += 1
-    return nb, ne
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data" / "sgd")
     ap.add_argument("--out", type=Path, default=REPO / "config" / "packs" / "sgd")
-    ap.add_argument("--split-to", type=Path, metavar="DIR",
-                    help="also write DIR/sgd_build.jsonl and DIR/sgd_eval.jsonl (the two sides of the split)")
+    ap.add_argument("--dialogues", type=Path, help="build from the dialogues of this file (default: all shared ones)")
     a = ap.parse_args(argv)
-    if a.split_to:
-        a.split_to.mkdir(parents=True, exist_ok=True)
-        print("split: build %d, eval %d dialogues" % split_files(a.data, a.split_to / "sgd_build.jsonl",
-                                                                 a.split_to / "sgd_eval.jsonl"))
-    schema, build = load(a.data)
+    if a.out.resolve() != PACK_SRC.resolve():  # a pack built elsewhere gets the hand-written files too
+        for rel in HAND_WRITTEN:
+            (a.out / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(PACK_SRC / rel, a.out / rel)
+    schema, build = load(a.data, a.dialogues)
     out = a.out
     (out / "intents").mkdir(parents=True, exist_ok=True)
     (out / "rules").mkdir(parents=True, exist_ok=True)
     slim = [{"service_name": s["service_name"], "intents": s["intents"],
              "slots": [{**sl, "entity": slot_entity(sl["name"])} for sl in s["slots"]]} for s in schema]
     (out / "schema.json").write_text(json.dumps(slim, indent=1) + "\n")
-    head = ("# Generated by scripts/build_sgd_pack.py from sgd_schema.json and the SGD training dialogues\n"
-            "# (build split only). Derived from the Schema-Guided Dialogue dataset, CC BY-SA 4.0: see\n"
+    head = ("# Generated by scripts/build_sgd_pack.py from sgd_schema.json and SGD dialogues\n"
+            "# (their intent labels only). Derived from the Schema-Guided Dialogue dataset, CC BY-SA 4.0: see\n"
             "# ../ATTRIBUTION.md. Do not edit by hand; rerun the script.\n")
     doc = intents_doc(schema, build)
     canon = dict(doc["gazetteers"])
@@ -511,9 +479,9 @@ def main(argv: list[str] | None = None) -> int:
                                                                    allow_unicode=True, width=120))
     write_tools(schema, out)
     # the tracker maps values the NLU's regex patterns found through the same gazetteers
-    (out / "tools" / "sgd_track" / "canon.json").write_text(json.dumps(canon, ensure_ascii=False) + "\n")
+    (out / "tools" / "_sgd" / "canon.json").write_text(json.dumps(canon, ensure_ascii=False) + "\n")
     shutil.copy(a.data / "LICENSE", out / "LICENSE")
-    print(f"built {out} from {len(build)} training dialogues")
+    print(f"built {out} from {len(build)} dialogues")
     return 0
 
 

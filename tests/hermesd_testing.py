@@ -82,7 +82,9 @@ class NotifyListener:
 class Daemon:
     """A running hermesd child process."""
 
-    def __init__(self, root: Path, config: dict[str, Any] | None, env: dict[str, str], args: list[str]) -> None:
+    def __init__(self, root: Path, config: dict[str, Any] | None, env: dict[str, str], args: list[str],
+                 python: str = sys.executable) -> None:
+        """:param python: the interpreter to run ``-m hermesd`` with (a scratch venv's for the wheel test)."""
         self.root = root
         self.socket = root / "h.sock"
         self.state_dir = root / "state"
@@ -92,7 +94,7 @@ class Daemon:
         if config is not None:
             self.config_path = root / "hermesd.yaml"
             self.config_path.write_text(yaml.safe_dump(config))
-        cmd = [sys.executable, "-m", "hermesd", "run", "--socket", str(self.socket), "--state-dir", str(self.state_dir)]
+        cmd = [python, "-m", "hermesd", "run", "--socket", str(self.socket), "--state-dir", str(self.state_dir)]
         if self.config_path is not None:
             cmd += ["--config", str(self.config_path)]
         cmd += args

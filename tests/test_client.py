@@ -14,8 +14,9 @@ from hermesd.client import Client, DaemonNotRunning
 DESIGN_CODES = ("INPUT_INVALID OUTPUT_INVALID TOOL_TIMEOUT TOOL_OOM TOOL_CRASHED TOOL_UNAVAILABLE TOOL_UNHEALTHY "
                 "TOOL_NOT_FOUND PERMISSION_DENIED SESSION_NOT_FOUND SESSION_BUSY SESSION_EXPIRED INVALID_REQUEST "
                 "RATE_LIMITED INTERNAL FRAME_TOO_LARGE").split()
-#: codes issues added since the design's list: SESSION_LIMIT (issue 12, the per-user cap under concurrency)
-ADDED_CODES = ["SESSION_LIMIT"]
+#: codes issues added since the design's list: SESSION_LIMIT (issue 12, the per-user cap under concurrency);
+#: CONFIG_INVALID and ARCHIVE_CORRUPT (issue 14: config, rule-pack and L3 volume errors joined the tree)
+ADDED_CODES = ["SESSION_LIMIT", "CONFIG_INVALID", "ARCHIVE_CORRUPT"]
 
 
 def test_every_stable_code_has_a_class_and_round_trips():

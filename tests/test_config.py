@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -148,18 +149,22 @@ def test_check_config_names_unknown_tools_and_intents_with_did_you_mean(tmp_path
            "did you mean 'disk_usage'?" in p.stderr, p.stderr
 
 
-def test_relative_paths_in_a_file_are_taken_from_its_folder(tmp_path):
-    """A pack's config names its own folders (tools_dir: tools) and starts from any working
-    directory; absolute paths, the environment and the command line are left as given."""
+def test_a_relative_tools_dir_is_taken_from_its_config_file_folder(tmp_path, monkeypatch):
+    """A pack's config names its tools folder beside it, whatever the working directory; an
+    absolute one, one given in the environment, and other relative paths are kept as they are."""
     pack = tmp_path / "packs" / "demo"
     pack.mkdir(parents=True)
     f = pack / "hermesd.yaml"
-    f.write_text("nlu:\n  intent_dirs: [intents, /abs/intents]\nsession:\n  rules_dir: rules\n"
-                 "tools:\n  tools_dir: tools\n  data_dir: ../../data/db\n  worker_user: tools\n")
-    c = load(f, env={"HERMESD_SESSION__LEXICON_FILES": "[rel.yaml]"}, etc=None)
-    assert c.tools.tools_dir == pack / "tools"
-    assert c.tools.data_dir == tmp_path / "data" / "db"
-    assert c.session.rules_dir == pack / "rules"
-    assert c.nlu.intent_dirs == [pack / "intents", Path("/abs/intents")]
-    assert c.tools.worker_user == "tools"  # a string, not a path
-    assert c.session.lexicon_files == [Path("rel.yaml")]  # the environment is not a file
+    f.write_text("tools:\n  tools_dir: tools\nsession:\n  rules_dir: config/rules\n")
+    elsewhere = tmp_path / "cwd"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    cfg = load(f, env={}, shipped=None, etc=None)
+    assert cfg.tools.tools_dir == pack / "tools"
+    assert str(cfg.session.rules_dir) == "config/rules"
+    assert load(f, env={"HERMESD_TOOLS__TOOLS_DIR": "mine"}, shipped=None, etc=None).tools.tools_dir == Path("mine")
+    f.write_text(f"tools:\n  tools_dir: {tmp_path / 'abs'}\n")
+    assert load(f, env={}, shipped=None, etc=None).tools.tools_dir == tmp_path / "abs"
+    # a pack's reference data too (the CrossWOZ database beside the repository)
+    f.write_text("tools:\n  data_dir: ../../data/db\n")
+    assert Path(os.path.normpath(load(f, env={}, shipped=None, etc=None).tools.data_dir)) == tmp_path / "data" / "db"

@@ -36,7 +36,7 @@ from .directory import Directory, Person, cn_address_form, normalize_mention
 
 __all__ = ["Anchor", "AnchorGraph", "Resolution"]
 
-log = logging.getLogger("hermesd.anchors")
+log = logging.getLogger(__name__)
 
 #: ``lookup(mention) -> [Person]``: an external directory (e.g. a directory tool).
 DirectoryLookup = Callable[[str], Awaitable[list[Person]]]

@@ -21,6 +21,9 @@ removes from them. The shape::
     leads: {…}                    # dropped before the first part of a split (先, first)
     verbs: {…}                    # a split part starting with one is a request on its own
     questions: {…}                # words that ask (吗, 多少, how much): after a no, a new request
+    references:                   # "刚才那个订单", "that order", "the same one" (hermesd.dialogue.references)
+      markers: {…}  articles: {…}  same: {…}
+      types: {order_id: {zh: [订单], en: [order]}, …}   # entity type → the nouns that name it
 
 Every list maps a language — ``zh``, ``zh-Hant``, ``en`` or ``any`` — to strings.
 An entry may have optional parts, as in hassil templates: ``[x]`` may be left out,
@@ -63,8 +66,9 @@ MAX_EXPANSIONS = 1024
 _FLAT = ("correct", "openers", "contrast", "particles", "fillers", "leads", "verbs", "questions")
 _GROUPS: dict[str, tuple[str, ...]] = {
     "answers": ANSWER_ACTS, "smalltalk": SMALLTALK, "conjunctions": ("then", "and"),
-    "refusal": ("negations", "adverbs", "actions", "reported")}
+    "refusal": ("negations", "adverbs", "actions", "reported"), "references": ("markers", "articles", "same", "types")}
 _KEYS = (*_FLAT, *_GROUPS, "ordinals", "numerals")
+_ETYPE = re.compile(r"[a-z][a-z0-9_]*")
 _MEASURES = "个位项条号种名個項條號"
 
 
@@ -86,6 +90,9 @@ class Lexicon:
         negation, up to :data:`MAX_ADVERBS` ``adverbs``, then one of ``actions``
         (:meth:`refusals`); after a ``reported`` word in its clause it is part of a request.
     :param numerals: normalised number word → value. :param number: a number said as a choice.
+    :param ref_markers: words that point back (kind ``marker``) and weak ones that do so only with a
+        time phrase (kind ``article``). :param ref_same: a reference without a noun ("the same one").
+    :param ref_types: type noun → the entity type it names (``订单`` → ``order_id``).
     :param files: the files read, in order.
     """
 
@@ -109,6 +116,9 @@ class Lexicon:
     reported: Words
     numerals: Mapping[str, int]
     number: re.Pattern[str]
+    ref_markers: Words
+    ref_same: Words
+    ref_types: Words
     files: tuple[str, ...]
 
     def refusals(self, text: str) -> Iterator[tuple[int, str]]:
@@ -237,6 +247,18 @@ def _read_list(raw: _Raw, name: str, node: Any, where: str, problems: list[str])
                     out.append(norm)
 
 
+def _read_types(raw: _Raw, node: Any, where: str, problems: list[str]) -> None:
+    """``references.types``: entity type → language → nouns."""
+    if not isinstance(node, dict):
+        problems.append(f"{where}: references.types: expected a mapping of entity type → nouns")
+        return
+    for etype, lists in node.items():
+        if not isinstance(etype, str) or not _ETYPE.fullmatch(etype):
+            problems.append(f"{where}: references.types.{etype}: expected an entity type name (order_id, person …)")
+            continue
+        _read_list(raw, f"references.types.{etype}", lists, where, problems)
+
+
 def _read_numerals(raw: _Raw, node: Any, where: str, problems: list[str]) -> None:
     if not isinstance(node, dict):
         problems.append(f"{where}: numerals: expected a mapping of language → {{word: number}}")
@@ -283,6 +305,8 @@ def _read_file(path: Path, raw: _Raw, problems: list[str]) -> None:
             for sub, lists in node.items():
                 if sub not in _GROUPS[key]:
                     problems.append(f"{path}: {key}.{sub}: unknown list{_hint(str(sub), _GROUPS[key])}")
+                elif (key, sub) == ("references", "types"):
+                    _read_types(raw, lists, str(path), problems)
                 else:
                     _read_list(raw, f"{key}.{sub}", lists, str(path), problems)
         elif key == "ordinals":
@@ -353,6 +377,11 @@ def _compile(raw: _Raw, files: list[Path]) -> Lexicon:
         actions=Words.build((w, "action") for w in _entries(raw, "refusal.actions")),
         reported=Words.build((w, "reported") for w in _entries(raw, "refusal.reported")),
         numerals=dict(raw.numerals), number=_number_pattern(raw.numerals),
+        ref_markers=Words.build([*((w, "marker") for w in _entries(raw, "references.markers")),
+                                 *((w, "article") for w in _entries(raw, "references.articles"))]),
+        ref_same=Words.build((w, "same") for w in _entries(raw, "references.same")),
+        ref_types=Words.build((w, name.rsplit(".", 1)[1]) for name in raw.lists
+                              if name.startswith("references.types.") for w in _entries(raw, name)),
         files=tuple(str(p) for p in files))
 
 

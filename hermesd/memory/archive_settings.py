@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import os
+import re
 import socket
+import stat
 from datetime import date
 from pathlib import Path
+from typing import Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from ..section import Section
 
-__all__ = ["ArchiveSettings", "UpstreamSettings", "default_device_id"]
+__all__ = ["ArchiveSettings", "UpstreamSettings", "check_secret_file", "default_device_id"]
 
 _MACHINE_ID = Path("/etc/machine-id")
 
@@ -22,6 +26,29 @@ def default_device_id() -> str:
     except OSError:
         mid = ""
     return mid or socket.gethostname() or "unknown-device"
+
+
+def check_secret_file(path: str) -> None:
+    """Refuse a secret file that is missing, not a regular file, or open to group or others.
+
+    The same rule OpenSSH applies to a private key ("permissions are too open"):
+    any group/other permission bit (``mode & 0o077``) refuses it.
+
+    :raises ValueError: with a sentence naming the file, its mode and the fix.
+    """
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise ValueError(f"{path} is not a regular file")
+    if st.st_mode & 0o077:
+        raise ValueError(f"{path} is readable by group or others (mode {stat.S_IMODE(st.st_mode):04o}); "
+                         f"it holds a secret key: chmod 600 {path}")
+
+
+_BUCKET = re.compile(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")  # S3 bucket naming rules (general purpose buckets)
+_PREFIX = re.compile(r"^(?:[A-Za-z0-9._-]+/)*[A-Za-z0-9._-]*$")
 
 
 class ArchiveSettings(Section):
@@ -55,6 +82,26 @@ class ArchiveSettings(Section):
 class UpstreamSettings(Section):
     """``upstream:`` — where archive volumes are PUT when the network is up.
 
+    :param kind: ``http`` (a plain PUT to ``url``) or ``s3`` (any S3-compatible object
+        store — AWS S3, MinIO, Ceph RGW, Garage — with SigV4-signed PUTs to ``endpoint``).
+    :param endpoint: ``s3``: the store's base URL, e.g. ``https://s3.eu-west-1.amazonaws.com``
+        or ``http://10.0.0.5:9000``.
+    :param region: ``s3``: the signing region (MinIO and Ceph accept ``us-east-1``; Garage's
+        default is ``garage``).
+    :param bucket: ``s3``: the bucket (S3 naming rules: 3–63 of ``a-z 0-9 . -``).
+    :param prefix: ``s3``: key prefix; objects are ``<prefix>/<device_id>/YYYY/MM/DD/<volume>``.
+    :param addressing: ``s3``: ``path`` (``endpoint/bucket/key``, what MinIO, Ceph and Garage
+        serve by default) or ``virtual`` (``bucket.endpoint-host/key``).
+    :param conditional_put: ``s3``: send ``If-None-Match: *`` so a second PUT of a volume
+        (after a crash before its mark) cannot overwrite or duplicate it (a 412 then means
+        "already there"). False, or a store answering 501 to it: a HEAD before each PUT instead.
+    :param credentials_file: ``s3``: an AWS shared-credentials file (``[profile]`` with
+        ``aws_access_key_id``, ``aws_secret_access_key``, optional ``aws_session_token``);
+        it must be mode 0600 or stricter (a group/world-readable file is a config error).
+        Empty = the daemon's environment (``AWS_ACCESS_KEY_ID``, ``AWS_SECRET_ACCESS_KEY``,
+        ``AWS_SESSION_TOKEN``). Re-read at every pass, so a rotated key needs no restart;
+        never logged.
+    :param credentials_profile: ``s3``: the section of ``credentials_file`` to use.
     :param url: base URL (``http``/``https``); files go to ``url/<device_id>/<path>``,
         or, when the URL holds ``{device_id}`` / ``{path}``, to the URL with those
         filled in (a presigned object-store template). None = upload disabled.
@@ -70,6 +117,15 @@ class UpstreamSettings(Section):
         or the host name.
     """
 
+    kind: Literal["http", "s3"] = "http"
+    endpoint: str | None = None
+    region: str = Field("us-east-1", pattern=r"^[A-Za-z0-9-]{1,64}$")
+    bucket: str = ""
+    prefix: str = ""
+    addressing: Literal["path", "virtual"] = "path"
+    conditional_put: bool = True
+    credentials_file: str = ""
+    credentials_profile: str = Field("default", pattern=r"^[A-Za-z0-9._-]{1,64}$")
     url: str | None = None
     token_file: str = ""
     interval_s: float = Field(60.0, gt=0)
@@ -79,9 +135,36 @@ class UpstreamSettings(Section):
     backoff_max_s: float = Field(600.0, gt=0)
     device_id: str = Field(default_factory=default_device_id, pattern=r"^[A-Za-z0-9._-]{1,128}$")
 
-    @field_validator("url")
+    @field_validator("url", "endpoint")
     @classmethod
     def _http_url(cls, v: str | None) -> str | None:
         if v is not None and not v.startswith(("http://", "https://")):
             raise ValueError("must be an http:// or https:// URL (or null to disable uploads)")
         return v
+
+    @field_validator("prefix")
+    @classmethod
+    def _prefix(cls, v: str) -> str:
+        v = v.strip("/")
+        if not _PREFIX.match(v) or ".." in v.split("/") or "//" in v:
+            raise ValueError("must be path segments of A-Z a-z 0-9 . _ - separated by '/'")
+        return v
+
+    @model_validator(mode="after")
+    def _s3(self) -> UpstreamSettings:
+        if self.kind != "s3":
+            return self
+        if self.url is not None:
+            raise ValueError("url is the plain HTTP target; with kind: s3 set endpoint and bucket instead")
+        if not self.endpoint:
+            raise ValueError("kind: s3 needs endpoint (the object store's base URL)")
+        if not _BUCKET.match(self.bucket):
+            raise ValueError("kind: s3 needs bucket: 3-63 characters of a-z 0-9 . - (S3 bucket naming rules)")
+        if self.credentials_file:
+            check_secret_file(self.credentials_file)
+        return self
+
+    @property
+    def enabled(self) -> bool:
+        """True when volumes are uploaded at all (``url`` for http, ``endpoint`` for s3)."""
+        return bool(self.endpoint if self.kind == "s3" else self.url)

@@ -17,7 +17,8 @@ from typing import Any
 __all__ = ["MEMORY_VERBS", "Compressed", "capture_reason", "compress"]
 
 #: explicit memory verbs (zh + en); matched case-insensitively as substrings.
-MEMORY_VERBS: tuple[str, ...] = ("记住", "提醒我", "下次", "remember", "remind me")
+MEMORY_VERBS: tuple[str, ...] = ("记住", "别忘了", "下次提醒", "提醒我", "下次", "remember", "don't forget",
+                                 "note that", "remind me")
 #: longest free-text remainder kept from a memory-verb turn, in characters.
 NOTE_MAX_CHARS = 120
 
@@ -32,6 +33,7 @@ class Compressed:
     :param keywords: space-separated search keywords.
     :param anchor: the key the memory is filed under (first anchored entity,
         the tool result's target, or ``note:<hash>``).
+    :param summary_en: the template's English twin ("user X did Z at Y, result: W").
     """
 
     summary: str
@@ -39,35 +41,40 @@ class Compressed:
     actions: list[str]
     keywords: str
     anchor: str
+    summary_en: str = ""
 
     def as_dict(self) -> dict[str, Any]:
-        return {"summary": self.summary, "entities": self.entities, "actions": self.actions}
+        return {"summary": self.summary, "summary_en": self.summary_en, "entities": self.entities,
+                "actions": self.actions}
 
 
-def memory_verb(text: str) -> str | None:
-    """The first memory verb in ``text`` (as written in :data:`MEMORY_VERBS`), or None."""
+def memory_verb(text: str, verbs: tuple[str, ...] = MEMORY_VERBS) -> str | None:
+    """The first of ``verbs`` (default :data:`MEMORY_VERBS`; a pack's capture rules bring their own)
+    found in ``text``, or None."""
     low = text.lower()
-    for verb in MEMORY_VERBS:
+    for verb in verbs:
         if verb in low:
             return verb
     return None
 
 
-def capture_reason(turn: dict[str, Any]) -> str | None:
+def capture_reason(turn: dict[str, Any], verbs: tuple[str, ...] = MEMORY_VERBS) -> str | None:
     """Why ``turn`` is worth remembering: ``tool_result``, ``memory_verb``, ``entity``, or None.
 
     :param turn: ``{text?, entities?: [{type, value, anchor?}], intent?, tool_result?: {...}}``.
+    :param verbs: the explicit memory verbs (the capture rules').
     """
     if isinstance(turn.get("tool_result"), dict):
         return "tool_result"
-    if memory_verb(turn.get("text") or ""):
+    if memory_verb(turn.get("text") or "", verbs):
         return "memory_verb"
     if turn.get("entities"):
         return "entity"
     return None
 
 
-def compress(turn: dict[str, Any], *, uid: int, at_ms: int, tz: tzinfo = timezone.utc) -> Compressed:
+def compress(turn: dict[str, Any], *, uid: int, at_ms: int, tz: tzinfo = timezone.utc,
+             verbs: tuple[str, ...] = MEMORY_VERBS) -> Compressed:
     """Compress a captured turn.
 
     :param turn: see :func:`capture_reason`; ``tool_result`` may hold ``action``,
@@ -94,7 +101,7 @@ def compress(turn: dict[str, Any], *, uid: int, at_ms: int, tz: tzinfo = timezon
         words += [obj, kind, target]
         if target:
             anchors.insert(0, target)
-    elif (verb := memory_verb(text)) is not None:
+    elif (verb := memory_verb(text, verbs)) is not None:
         action = "remember"
         i = text.lower().find(verb)
         result = (text[i + len(verb):].strip(" ，,：:") or text)[:NOTE_MAX_CHARS]
@@ -104,9 +111,10 @@ def compress(turn: dict[str, Any], *, uid: int, at_ms: int, tz: tzinfo = timezon
         result = "、".join(v for vs in ents.values() for v in vs)
     words += [v for vs in ents.values() for v in vs] + anchors
     summary = f"用户{uid}在{when}执行{action}操作，结果为{result}"
+    summary_en = f"user {uid} did {action} at {when}, result: {result}"
     keywords = " ".join(dict.fromkeys(w for w in words if w))
     anchor = anchors[0] if anchors else "note:" + _stable_hash(summary)
-    return Compressed(summary, ents, [action], keywords, anchor)
+    return Compressed(summary, ents, [action], keywords, anchor, summary_en)
 
 
 def _stable_hash(text: str) -> str:

@@ -36,7 +36,7 @@ from .schema import MIGRATIONS
 
 __all__ = ["L2Store", "L2Unavailable"]
 
-log = logging.getLogger("hermesd.memory")
+log = logging.getLogger(__name__)
 T = TypeVar("T")
 _STOP = object()
 _SAFE_JOURNALS = ("truncate", "delete", "persist")

@@ -34,6 +34,8 @@ from typing import Any
 import orjson
 import zstandard
 
+from ..errors import ArchiveCorrupt
+
 __all__ = [
     "FORMAT",
     "QUARANTINE",
@@ -65,13 +67,13 @@ QUARANTINE = "quarantine"
 _SESSION_ID = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
 
 
-class VolumeCorrupt(Exception):
+class VolumeCorrupt(ArchiveCorrupt):
     """A volume failed verification; ``reason`` is one of ``missing``, ``truncated``,
     ``trailing_junk``, ``corrupt`` (zstd error or bad header), ``count_mismatch``,
     ``checksum_mismatch``."""
 
     def __init__(self, reason: str, detail: str = "") -> None:
-        super().__init__(f"{reason}: {detail}" if detail else reason)
+        super().__init__(f"{reason}: {detail}" if detail else reason, data={"reason": reason})
         self.reason = reason
 
 

@@ -19,30 +19,47 @@ import concurrent.futures
 import logging
 import math
 import time
+from dataclasses import dataclass
 from datetime import timezone, tzinfo
 from typing import Any, Awaitable, Callable
 
 import orjson
 
+from ..clock import wall_ms
 from . import records
-from .compress import capture_reason, compress
+from .compress import MEMORY_VERBS, Compressed, capture_reason, compress
 from .doorkeeper import Doorkeeper
 from .l1 import Key, L1Cache, Slot
 from .l2 import L2Store
 from .settings import MemorySettings
 
-__all__ = ["MemoryCore", "wall_ms"]
+__all__ = ["MemoryCore", "Staged"]
 
-log = logging.getLogger("hermesd.memory")
+log = logging.getLogger(__name__)
 
 #: ``verifier(cutoff_ms)`` re-checks person anchors verified before ``cutoff_ms``;
 #: returns ``[(anchor_id, "verified" | "stale")]``.
 Verifier = Callable[[int], Awaitable[list[tuple[str, str]]]]
 
 
-def wall_ms() -> int:
-    """Wall-clock time in integer milliseconds since the Unix epoch."""
-    return time.time_ns() // 1_000_000
+@dataclass(slots=True)
+class Staged:
+    """A capture staged in L1 whose L2 half is still to write: the slot row and its audit rows.
+
+    :param tier: ``memory_l1`` or ``memory_l2`` (too large for L1).
+    """
+
+    row: dict[str, Any]
+    audits: list[dict[str, Any]]
+    reason: str
+    compressed: Compressed | None
+    tier: str
+
+    def write(self, conn: Any) -> None:
+        """Write the slot and its audit rows on ``conn`` (the L2 thread; inside the caller's transaction)."""
+        records.upsert_summary(conn, self.row)
+        for a in self.audits:
+            records.insert_audit(conn, a)
 
 
 def _key_str(key: Key) -> str:
@@ -77,6 +94,9 @@ class MemoryCore:
         self.promotions = self.demotions = 0
         self.decay_last_run_s = 0.0
         self._version = 0
+        self._lines: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
+        #: forget calls so far (a preload whose read a forget overlapped reads again)
+        self.forgets = 0
 
     async def start(self) -> None:
         """Seed the version counter from L2 so versions stay monotonic across restarts."""
@@ -89,14 +109,35 @@ class MemoryCore:
     # -- audit --------------------------------------------------------------
 
     def audit(self, action: str, source: str, target: str, size_before: int, size_after: int, *,
-              uid: int | None = None, subject: str = "", detail: str = "") -> None:
+              uid: int | None = None, subject: str = "", detail: str = "", trace_id: str = "") -> None:
         """Write one audit row (next L2 batch) and one ``[MCP]`` log line."""
-        log.info("[MCP] ACTION=%s SOURCE=%s TARGET=%s SIZE_BEFORE=%d SIZE_AFTER=%d",
-                 action, source, target, size_before, size_after,
-                 extra={"kv": {"uid": uid, "subject": subject, "detail": detail}})
-        self.l2.write(records.insert_audit, {
-            "at_ms": self.now_ms(), "action": action, "source": source, "target": target,
-            "size_before": size_before, "size_after": size_after, "uid": uid, "subject": subject, "detail": detail})
+        self.l2.write(records.insert_audit, self.audit_row(action, source, target, size_before, size_after, uid=uid,
+                                                           subject=subject, detail=detail, trace_id=trace_id))
+
+    def audit_row(self, action: str, source: str, target: str, size_before: int, size_after: int, *,
+                  uid: int | None = None, subject: str = "", detail: str = "", trace_id: str = "",
+                  defer: bool = False) -> dict[str, Any]:
+        """Log the ``[MCP]`` line and return the audit row, for the caller's own transaction
+        (:func:`records.insert_audit`). ``source`` is the session the memory came from.
+
+        ``defer``: the line is kept until :meth:`flush_lines` (the turn path formats its lines
+        after the reply went out: formatting is ~18 µs a line, more than the capture itself)."""
+        args = (action, source, target, size_before, size_after)
+        kv = {"uid": uid, "subject": subject, "detail": detail, "trace": trace_id or None}
+        if defer:
+            self._lines.append((args, kv))
+        else:
+            log.info("[MCP] ACTION=%s SOURCE=%s TARGET=%s SIZE_BEFORE=%d SIZE_AFTER=%d", *args, extra={"kv": kv})
+        return {"at_ms": self.now_ms(), "action": action, "source": source, "target": target,
+                "size_before": size_before, "size_after": size_after, "uid": uid, "subject": subject,
+                "detail": detail, "trace_id": trace_id}
+
+    def flush_lines(self) -> int:
+        """Log the deferred ``[MCP]`` lines (see :meth:`audit_row`); returns how many."""
+        lines, self._lines = self._lines, []
+        for args, kv in lines:
+            log.info("[MCP] ACTION=%s SOURCE=%s TARGET=%s SIZE_BEFORE=%d SIZE_AFTER=%d", *args, extra={"kv": kv})
+        return len(lines)
 
     # -- slots --------------------------------------------------------------
 
@@ -161,13 +202,16 @@ class MemoryCore:
     def stage_put(self, uid: int, session_id: str, anchor: str, data: dict[str, Any], *,
                   memory_class: str = "scratch", project: str | None = None, ttl_s: float | None = None,
                   summary: str = "", keywords: str = "", entities: dict[str, Any] | None = None,
-                  actions: list[str] | None = None,
-                  size_before: int | None = None) -> tuple[dict[str, Any], Slot | None]:
+                  actions: list[str] | None = None, size_before: int | None = None,
+                  at_ms: int | None = None) -> tuple[dict[str, Any], Slot | None]:
         """The L1 half of a put, done now; returns the L2 row to write (e.g. inside a turn's
-        transaction, see ``MemoryService.commit_turn``) and the L1 slot (None if too large)."""
+        transaction, see ``MemoryService.commit_turn``) and the L1 slot (None if too large).
+
+        :param at_ms: when what is remembered happened (a captured turn's reference time, epoch ms):
+            the row's ``updated_ms``, which time-range searches filter on; default now."""
         key = (uid, session_id, anchor)
         version = self._next_version()
-        now = self.now_ms()
+        now = self.now_ms() if at_ms is None else at_ms
         old = self.l1.peek(key)
         created = old.created_ms if old else now
         slot = self.l1.put(key, data, version=version, memory_class=memory_class, created_ms=created, ttl_s=ttl_s)
@@ -190,6 +234,44 @@ class MemoryCore:
 
     # -- capture ------------------------------------------------------------
 
+    def stage_capture(self, uid: int, source: str, turn: dict[str, Any], *, slot_session: str | None = None,
+                      at_ms: int | None = None, memory_class: str = "scratch", project: str | None = None,
+                      trace_id: str = "", verbs: tuple[str, ...] = MEMORY_VERBS, defer: bool = False) -> Staged | None:
+        """The pure half of a capture, done now: capture rule, compression, decay class, L1 put and
+        the three ``[MCP]`` lines (capture, compress, decay); returns the L2 rows to write — in the
+        turn's own transaction on the turn path (``MemoryService.commit_turn``) — or None when the
+        turn carries nothing worth remembering.
+
+        :param source: the session the turn belongs to (the audit's SOURCE).
+        :param slot_session: the slot's session key (default ``source``; ``user:<uid>`` files it
+            for every later session of the user).
+        """
+        reason = capture_reason(turn, verbs)
+        if reason is None:
+            return None
+        at = self.now_ms() if at_ms is None else at_ms
+        size_raw = _nbytes(turn)
+        audits = [self.audit_row("capture", source, "memory", size_raw, size_raw, uid=uid, detail=reason,
+                                 trace_id=trace_id, defer=defer)]
+        c = compress(turn, uid=uid, at_ms=at, tz=self.tz, verbs=verbs)
+        body = c.as_dict()
+        size_c = _nbytes(body)
+        row, slot = self.stage_put(uid, slot_session or source, c.anchor, body, memory_class=memory_class,
+                                   project=project, summary=c.summary, keywords=c.keywords, entities=c.entities,
+                                   actions=c.actions, size_before=size_raw, at_ms=at)
+        tier = "memory_l1" if slot is not None else "memory_l2"
+        audits.append(self.audit_row("compress", source, tier, size_raw, size_c, uid=uid, subject=c.anchor,
+                                     trace_id=trace_id, defer=defer))
+        audits.append(self.audit_row("decay", source, tier, size_c, size_c, uid=uid, subject=c.anchor,
+                                     detail=f"class={memory_class} {self._decay_rule(memory_class)}",
+                                     trace_id=trace_id, defer=defer))
+        return Staged(row, audits, reason, c, tier)
+
+    def _decay_rule(self, memory_class: str) -> str:
+        d = self.settings.decay
+        return {"scratch": f"demote_after_idle_s={d.window_s:g}", "project": f"keep_after_close_s={d.project_keep_s:g}",
+                "person": f"reverify_s={d.person_verify_s:g}"}.get(memory_class, "")
+
     async def capture(self, uid: int, session_id: str, turn: dict[str, Any], *, at_ms: int | None = None,
                       memory_class: str = "scratch", project: str | None = None,
                       durable: bool = False) -> dict[str, Any] | None:
@@ -202,15 +284,11 @@ class MemoryCore:
         A tool result is also appended to ``events`` (actor, action, object, kind,
         target anchor, at), which is what "what did I send 张工 last Wednesday?" searches.
         """
-        reason = capture_reason(turn)
-        if reason is None:
-            return None
         at = self.now_ms() if at_ms is None else at_ms
-        size_raw = _nbytes(turn)
-        self.audit("capture", session_id, "memory", size_raw, size_raw, uid=uid, detail=reason)
-        c = compress(turn, uid=uid, at_ms=at, tz=self.tz)
-        body = c.as_dict()
-        size_c = _nbytes(body)
+        staged = self.stage_capture(uid, session_id, turn, at_ms=at, memory_class=memory_class, project=project)
+        if staged is None:
+            return None
+        c = staged.compressed
         event_fut = None
         event_id = None
         tr = turn.get("tool_result")
@@ -219,14 +297,12 @@ class MemoryCore:
                 uid, session_id, actor=str(tr.get("actor") or f"user:{uid}"), action=c.actions[0],
                 object=str(tr.get("object", "")), object_kind=str(tr.get("object_kind", "")),
                 target_anchor=str(tr.get("target_anchor", "")), at_ms=at, payload=tr))
-        view = await self.put(uid, session_id, c.anchor, body, memory_class=memory_class, project=project,
-                              summary=c.summary, keywords=c.keywords, entities=c.entities, actions=c.actions,
-                              size_before=size_raw, durable=durable)
-        self.audit("compress", session_id, "memory_l1" if view["tier"] == "l1" else "memory_l2", size_raw, size_c,
-                   uid=uid, subject=c.anchor)
+        await self._settle(self.l2.write(staged.write), durable)
+        slot = self.l1.peek((uid, session_id, c.anchor))
+        view = self._view(slot, "l1") if slot is not None else self._row_view(staged.row)
         if event_fut is not None:
             event_id = await asyncio.wrap_future(event_fut) if durable else None
-        return {"slot": view, "event_id": event_id, "reason": reason}
+        return {"slot": view, "event_id": event_id, "reason": staged.reason}
 
     def event_row(self, uid: int, session_id: str, *, actor: str, action: str, object: str = "",
                   object_kind: str = "", target_anchor: str = "", at_ms: int,
@@ -253,10 +329,13 @@ class MemoryCore:
 
     async def search(self, uid: int | None, *, query: str | None = None, anchors: list[str] | None = None,
                      action: str | None = None, kind: str | None = None, since_ms: int | None = None,
-                     until_ms: int | None = None, k: int = 3, session_id: str | None = None) -> list[dict[str, Any]]:
+                     until_ms: int | None = None, k: int = 3, session_id: str | None = None,
+                     entity: str | None = None) -> list[dict[str, Any]]:
         """Structured filters first, then keywords, ranked by ``raw · e^(−λ·hours)``; top ``k``.
 
         :param uid: restrict to this user's memories (None = every user, admin only).
+        :param entity: only memories holding an entity of this type (``order_id``); events, which
+            carry no entities, are then left out.
         :param query: whitespace-separated terms that must all occur (≥ 3 chars use FTS5 trigram).
         :param since_ms: inclusive lower bound; :param until_ms: exclusive upper bound.
         :return: items ``{"type": "event"|"memory", "score", ...row}``, best first.
@@ -270,6 +349,8 @@ class MemoryCore:
                  since_ms=since_ms, until_ms=until_ms, limit=limit)
 
         def both(conn: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+            if entity:
+                return [], records.search_summaries(conn, session_id=session_id, entity=entity, **f)
             exact: list[dict[str, Any]] = []
             if len(tokens) == 1:  # exact keys first: an object id needs no keyword index
                 exact = records.search_events(conn, session_id=session_id, object_eq=tokens[0],
@@ -284,7 +365,7 @@ class MemoryCore:
         events, sums = await self.l2.aread(both)
         now = self.now_ms()
         lam = self.settings.decay.retrieval_decay_per_hour
-        base = float(max(1, len(tokens) + bool(anchors) + bool(action) + bool(kind)))
+        base = float(max(1, len(tokens) + bool(anchors) + bool(action) + bool(kind) + bool(entity)))
         out: list[dict[str, Any]] = []
         q = (query or "").strip()
         for e in events:
@@ -304,6 +385,46 @@ class MemoryCore:
                 self._maybe_promote(r)
         return top
 
+    # -- preloading ------------------------------------------------------------------
+
+    async def preload(self, uid: int, *, max_items: int | None = None, max_bytes: int | None = None) -> dict[str, Any]:
+        """Warm L1 with ``uid``'s user-level memories: the most used anchors, then the last captured,
+        at most ``max_items`` slots and ``max_bytes`` (default ``l1.preload_items`` / ``preload_bytes``).
+        Slots already in L1 are left as they are (L1 is never older than L2).
+
+        :return: ``{"loaded": n, "bytes": n, "ms": elapsed}``.
+        """
+        t0 = time.perf_counter()
+        n_max = self.settings.l1.preload_items if max_items is None else max_items
+        b_max = self.settings.l1.preload_bytes if max_bytes is None else max_bytes
+        if n_max <= 0 or b_max <= 0:
+            return {"loaded": 0, "bytes": 0, "ms": 0.0}
+        for _ in range(3):  # a forget during the read: read again, never warm what was just erased
+            epoch = self.forgets
+            rows = await self.l2.aread(records.preload_rows, uid, f"user:{uid}", n_max)
+            if epoch == self.forgets:
+                break
+        else:
+            rows = []
+        loaded = used = 0
+        for row in rows:
+            key = (row["uid"], row["session_id"], row["anchor"])
+            if self.l1.peek(key) is not None:
+                continue
+            size = _nbytes(row["data"])
+            if loaded >= n_max or used + size > b_max:
+                break
+            slot = self.l1.put(key, row["data"], version=row["version"], memory_class=row["memory_class"],
+                               created_ms=row["created_ms"], access_count=row["access_count"])
+            if slot is not None:
+                slot.window = self.doorkeeper.generation
+                loaded += 1
+                used += size
+        ms = (time.perf_counter() - t0) * 1000
+        if loaded:
+            self.audit("preload", f"user:{uid}", "memory_l1", used, used, uid=uid, detail=f"slots={loaded}")
+        return {"loaded": loaded, "bytes": used, "ms": round(ms, 3)}
+
     # -- forget and decay ---------------------------------------------------------
 
     async def forget(self, anchor: str, uid: int | None) -> dict[str, int]:
@@ -312,6 +433,7 @@ class MemoryCore:
         :return: ``{"l1_bytes": n, "summaries": n, "events": n}``. Awaits durability.
         """
         n_l1 = 0
+        self.forgets += 1
         for key, slot in self.l1.items():
             if key[2] == anchor and (uid is None or key[0] == uid):
                 self.l1.pop(key)
@@ -320,6 +442,19 @@ class MemoryCore:
         self.audit("forget", anchor, "memory_l1,memory_l2,memory_l3", n_l1, 0, uid=uid, subject=anchor,
                    detail=f"summaries={counts['summaries']} events={counts['events']}")
         return {"l1_bytes": n_l1, **counts}
+
+    async def forget_user(self, uid: int) -> int:
+        """Erase every memory of ``uid`` (slots and events, L1 and L2; recorded for L3); returns the slots erased."""
+        n_l1 = 0
+        self.forgets += 1
+        for key, slot in self.l1.items():
+            if key[0] == uid:
+                self.l1.pop(key)
+                n_l1 += slot.size
+        counts = await self.l2.awrite(records.delete_user_memories, uid, self.now_ms())
+        self.audit("forget", f"user:{uid}", "memory_l1,memory_l2,memory_l3", n_l1, 0, uid=uid, subject="*",
+                   detail=f"summaries={counts['summaries']} events={counts['events']}")
+        return counts["summaries"]
 
     async def close_project(self, project: str, closed_ms: int | None = None) -> None:
         """Mark a project closed (its project-class memories are deleted ``project_keep_s`` later)."""

@@ -13,8 +13,8 @@ from typing import Any, Iterable
 import orjson
 
 __all__ = [
-    "add_task", "close_project", "delete_anchor_memories", "delete_closed_projects", "delete_session",
-    "get_summary", "insert_audit", "insert_event", "list_tasks", "load_anchors",
+    "add_task", "close_project", "delete_anchor_memories", "delete_user_memories", "delete_closed_projects", "delete_session",
+    "get_summary", "insert_audit", "insert_event", "list_tasks", "list_user_memories", "preload_rows", "load_anchors",
     "load_reply", "load_session", "load_sessions", "max_version", "merge_anchor", "search_events",
     "search_summaries", "set_task_status", "store_reply", "save_session", "upsert_alias", "upsert_anchor",
     "upsert_summary",
@@ -128,12 +128,15 @@ def search_events(conn: sqlite3.Connection, *, uid: int | None, tokens: list[str
 
 def search_summaries(conn: sqlite3.Connection, *, uid: int | None, tokens: list[str], anchors: list[str],
                      action: str | None, kind: str | None, since_ms: int | None, until_ms: int | None,
-                     limit: int, session_id: str | None = None) -> list[dict[str, Any]]:
+                     limit: int, session_id: str | None = None, entity: str | None = None) -> list[dict[str, Any]]:
     """Slots matching every given filter, most recently updated first.
 
-    ``action`` must be one of the slot's ``actions``; ``kind`` must occur in its keywords.
+    ``action`` must be one of the slot's ``actions``; ``kind`` must occur in its keywords;
+    ``entity`` (an entity type, ``order_id``) must be a key of its ``entities``.
     """
     where, args = ["1"], []
+    if entity:
+        where.append("EXISTS (SELECT 1 FROM json_each(s.entities) WHERE json_each.key=?)"); args.append(entity)
     if uid is not None:
         where.append("+s.uid=?" if any(len(t) >= 3 for t in tokens) else "s.uid=?"); args.append(uid)
     if session_id is not None:
@@ -164,6 +167,35 @@ def delete_anchor_memories(conn: sqlite3.Connection, anchor: str, uid: int | Non
     n_s = conn.execute(f"DELETE FROM summaries WHERE anchor=?{u}", a).rowcount
     n_e = conn.execute(f"DELETE FROM events WHERE target_anchor=?{u}", a).rowcount
     conn.execute("INSERT INTO forgotten (anchor, uid, at_ms) VALUES (?,?,?)", (anchor, uid, at_ms))
+    return {"summaries": n_s, "events": n_e}
+
+
+def preload_rows(conn: sqlite3.Connection, uid: int, session_id: str, n: int) -> list[dict[str, Any]]:
+    """Up to ``n`` most used slots of ``(uid, session_id)`` then up to ``n`` most recently updated
+    ones not among them (what :meth:`MemoryCore.preload` warms), in that order."""
+    cur = conn.execute("SELECT * FROM summaries WHERE uid=? AND session_id=? ORDER BY access_count DESC, "
+                       "updated_ms DESC LIMIT ?", (uid, session_id, n))
+    used = [_row(cur, r, _SUMMARY_JSON) for r in cur.fetchall()]
+    seen = {r["id"] for r in used}
+    cur = conn.execute("SELECT * FROM summaries WHERE uid=? AND session_id=? ORDER BY updated_ms DESC LIMIT ?",
+                       (uid, session_id, n))
+    recent = [_row(cur, r, _SUMMARY_JSON) for r in cur.fetchall()]
+    # alternate the two lists, so a small budget holds both kinds
+    rest = [r for r in recent if r["id"] not in seen]
+    out: list[dict[str, Any]] = []
+    for i in range(max(len(used), len(rest))):
+        out += used[i:i + 1] + rest[i:i + 1]
+    return out
+
+
+def delete_user_memories(conn: sqlite3.Connection, uid: int, at_ms: int) -> dict[str, int]:
+    """Erase every slot and event of ``uid``; record it for L3 (anchor ``*``).
+
+    :return: ``{"summaries": n, "events": n}`` rows deleted.
+    """
+    n_s = conn.execute("DELETE FROM summaries WHERE uid=?", (uid,)).rowcount
+    n_e = conn.execute("DELETE FROM events WHERE uid=?", (uid,)).rowcount
+    conn.execute("INSERT INTO forgotten (anchor, uid, at_ms) VALUES ('*',?,?)", (uid, at_ms))
     return {"summaries": n_s, "events": n_e}
 
 
@@ -317,8 +349,17 @@ def set_task_status(conn: sqlite3.Connection, task_id: int, status: str) -> int:
 # -- audit --------------------------------------------------------------------
 
 def insert_audit(conn: sqlite3.Connection, a: dict[str, Any]) -> None:
-    """Append ``{at_ms, action, source, target, size_before, size_after, uid, subject, detail}``."""
-    conn.execute("INSERT INTO audit (at_ms, action, source, target, size_before, size_after, uid, subject, detail) "
-                 "VALUES (?,?,?,?,?,?,?,?,?)",
+    """Append ``{at_ms, action, source, target, size_before, size_after, uid, subject, detail, trace_id}``."""
+    conn.execute("INSERT INTO audit (at_ms, action, source, target, size_before, size_after, uid, subject, detail, "
+                 "trace_id) VALUES (?,?,?,?,?,?,?,?,?,?)",
                  (a["at_ms"], a["action"], a["source"], a["target"], a.get("size_before", 0), a.get("size_after", 0),
-                  a.get("uid"), a.get("subject", ""), a.get("detail", "")))
+                  a.get("uid"), a.get("subject", ""), a.get("detail", ""), a.get("trace_id") or ""))
+
+
+def list_user_memories(conn: sqlite3.Connection, uid: int, session_id: str, *, prefix: str = "",
+                       limit: int = 500) -> list[dict[str, Any]]:
+    """Slots of ``(uid, session_id)`` whose anchor starts with ``prefix``, most used then newest first."""
+    cur = conn.execute("SELECT * FROM summaries WHERE uid=? AND session_id=? AND substr(anchor, 1, ?)=? "
+                       "ORDER BY access_count DESC, updated_ms DESC LIMIT ?",
+                       (uid, session_id, len(prefix), prefix, limit))
+    return [_row(cur, r, _SUMMARY_JSON) for r in cur.fetchall()]

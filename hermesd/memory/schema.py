@@ -172,6 +172,11 @@ END;
 #: v3: the L3 archive manifest (:mod:`.l3_schema`; IF NOT EXISTS, as earlier builds created it at start).
 _V3 = _L3_DDL
 
+#: v4: the audit line of a capture, compress or decay carries the trace id of the turn it came from.
+_V4 = """
+ALTER TABLE audit ADD COLUMN trace_id TEXT NOT NULL DEFAULT '';
+"""
+
 #: ``MIGRATIONS[i]`` is the SQL taking ``user_version`` i → i+1 (run in one transaction).
-MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3)
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4)
 SCHEMA_VERSION = len(MIGRATIONS)

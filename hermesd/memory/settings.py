@@ -22,6 +22,9 @@ class L1Settings(Section):
         window (TinyLFU doorkeeper, Einziger et al. 2017); off = promote every read.
     :param bloom_capacity: keys one Bloom generation holds before it rotates early.
     :param bloom_error_rate: false-positive rate of one generation at capacity.
+    :param preload_items: at ``session.open``, at most this many of the caller's memories (most
+        used first, then the last captured) are warmed into L1; 0 = no preloading.
+    :param preload_bytes: and at most this many bytes of them (estimated slot size).
     """
 
     max_bytes: int = Field(8 * 1024 * 1024, ge=4096)
@@ -30,6 +33,8 @@ class L1Settings(Section):
     doorkeeper: bool = True
     bloom_capacity: int = Field(200_000, ge=1000)
     bloom_error_rate: float = Field(0.01, gt=0, lt=0.5)
+    preload_items: int = Field(64, ge=0, le=10_000)
+    preload_bytes: int = Field(64 * 1024, ge=0)
 
 
 class L2Settings(Section):

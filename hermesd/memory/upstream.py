@@ -36,7 +36,8 @@ from urllib.parse import quote, urlsplit
 
 import psutil
 
-__all__ = ["Client", "Target", "UploadResult", "backoff_s", "classify", "network_up", "put", "read_token", "target"]
+__all__ = ["Client", "Reply", "Target", "TransportError", "UploadResult", "backoff_s", "classify", "network_up", "put",
+           "read_token", "retry_after", "target"]
 
 _CHUNK_BYTES = 64 * 1024
 _MAX_REPLY_BYTES = 64 * 1024
@@ -56,17 +57,40 @@ class Target:
     def __str__(self) -> str:  # for logs: no query string (a presigned URL's query is a credential)
         return f"{self.scheme}://{self.host}:{self.port}{self.path.split('?', 1)[0]}"
 
+    @property
+    def host_header(self) -> str:
+        """The ``Host`` value ``http.client`` would send (RFC 9110 §7.2): the port only when not the default."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return host if self.port == (443 if self.scheme == "https" else 80) else f"{host}:{self.port}"
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """One HTTP reply: ``status``, ``reason``, ``headers`` (names lower-case), ``body`` (at most 64 KiB read)."""
+
+    status: int
+    reason: str
+    headers: dict[str, str]
+    body: bytes
+
+
+class TransportError(Exception):
+    """No HTTP reply: connect refused, reset, timeout, TLS failure. The message holds no request header."""
+
 
 @dataclass(frozen=True, slots=True)
 class UploadResult:
     """``outcome`` is ``ok``, ``retry`` or ``failed``; ``status`` the HTTP status (None: no reply);
-    ``error`` a short reason; ``retry_after_s`` from a 429/503 ``Retry-After``; ``elapsed_s``."""
+    ``error`` a short reason; ``retry_after_s`` from a 429/503 ``Retry-After``; ``elapsed_s``;
+    ``already`` True when the store already held this exact volume (an S3 412 or HEAD check
+    after a crash between the PUT and its mark), so nothing was written this time."""
 
     outcome: str
     status: int | None
     error: str = ""
     retry_after_s: float | None = None
     elapsed_s: float = 0.0
+    already: bool = False
 
 
 def target(url: str, device_id: str, rel_path: str) -> Target:
@@ -163,7 +187,7 @@ def network_up(host: str, port: int, timeout_s: float = _PROBE_TIMEOUT_S) -> tup
     return True, ""
 
 
-def _retry_after(value: str | None) -> float | None:
+def retry_after(value: str | None) -> float | None:
     if not value:
         return None
     try:
@@ -209,49 +233,62 @@ class Client:
         self.connections += 1
         return conn, False
 
+    def request(self, method: str, t: Target, headers: dict[str, str], body: bytes = b"") -> Reply:
+        """Send one request and read its reply (body capped at 64 KiB).
+
+        :param headers: sent as given; a ``Host`` entry replaces the one ``http.client`` adds
+            (a SigV4 signature covers the exact value).
+        :raises TransportError: no reply (network trouble); its message holds no header value.
+        """
+        for _ in range(2):
+            conn, reused = self._connection(t)
+            try:
+                return self._once(conn, method, t, headers, body)
+            except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError) as exc:
+                self.close()
+                if not reused:
+                    raise TransportError(f"{type(exc).__name__}: {exc}"[:200]) from None
+            except (OSError, http.client.HTTPException) as exc:
+                # str(exc) of these never holds request headers, so no token can leak here
+                self.close()
+                raise TransportError(f"{type(exc).__name__}: {exc}"[:200]) from None
+        raise AssertionError("unreachable")
+
+    def _once(self, conn: http.client.HTTPConnection, method: str, t: Target, headers: dict[str, str],
+              body: bytes) -> Reply:
+        conn.putrequest(method, t.path, skip_host="Host" in headers, skip_accept_encoding=True)
+        for k, v in headers.items():
+            conn.putheader(k, v)
+        conn.endheaders()
+        if body:
+            _send_body(conn, body, self.max_bytes_per_s)
+        resp = conn.getresponse()
+        data = resp.read(_MAX_REPLY_BYTES + 1)
+        if resp.will_close or len(data) > _MAX_REPLY_BYTES:
+            self.close()
+        return Reply(resp.status, resp.reason, {k.lower(): v for k, v in resp.getheaders()}, data[:_MAX_REPLY_BYTES])
+
     def put(self, t: Target, data: bytes, sha256_hex: str, *, token: str | None) -> UploadResult:
-        """PUT ``data`` to ``t``; never raises for network trouble (it becomes ``retry``).
+        """PUT ``data`` to ``t`` (the plain HTTP target); never raises for network trouble (it becomes ``retry``).
 
         :param sha256_hex: digest of ``data`` (Idempotency-Key and Content-Digest).
         :param token: bearer token or None.
         """
         start = time.monotonic()
-        for _ in range(2):
-            conn, reused = self._connection(t)
-            try:
-                return self._put_once(conn, t, data, sha256_hex, token, start)
-            except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError) as exc:
-                self.close()
-                if not reused:
-                    return UploadResult("retry", None, f"{type(exc).__name__}: {exc}"[:200], None,
-                                        time.monotonic() - start)
-            except (OSError, http.client.HTTPException) as exc:
-                # str(exc) of these never holds request headers, so no token can leak here
-                self.close()
-                return UploadResult("retry", None, f"{type(exc).__name__}: {exc}"[:200], None, time.monotonic() - start)
-        raise AssertionError("unreachable")
-
-    def _put_once(self, conn: http.client.HTTPConnection, t: Target, data: bytes, sha256_hex: str,
-                  token: str | None, start: float) -> UploadResult:
         digest = base64.b64encode(bytes.fromhex(sha256_hex)).decode("ascii")
-        conn.putrequest("PUT", t.path, skip_accept_encoding=True)
-        conn.putheader("Content-Type", "application/zstd")
-        conn.putheader("Content-Length", str(len(data)))
-        conn.putheader("Idempotency-Key", f'"{sha256_hex}"')
-        conn.putheader("Content-Digest", f"sha-256=:{digest}:")
-        conn.putheader("User-Agent", _USER_AGENT)
+        headers = {"Content-Type": "application/zstd", "Content-Length": str(len(data)),
+                   "Idempotency-Key": f'"{sha256_hex}"', "Content-Digest": f"sha-256=:{digest}:",
+                   "User-Agent": _USER_AGENT}
         if token:
-            conn.putheader("Authorization", f"Bearer {token}")
-        conn.endheaders()
-        _send_body(conn, data, self.max_bytes_per_s)
-        resp = conn.getresponse()
-        body = resp.read(_MAX_REPLY_BYTES + 1)
-        if resp.will_close or len(body) > _MAX_REPLY_BYTES:
-            self.close()
-        status = resp.status
+            headers["Authorization"] = f"Bearer {token}"
+        try:
+            reply = self.request("PUT", t, headers, data)
+        except TransportError as exc:
+            return UploadResult("retry", None, str(exc), None, time.monotonic() - start)
+        status = reply.status
         outcome = classify(status)
-        ra = _retry_after(resp.getheader("Retry-After")) if status in (429, 503) else None
-        return UploadResult(outcome, status, "" if outcome == "ok" else f"HTTP {status} {resp.reason}"[:200],
+        ra = retry_after(reply.headers.get("retry-after")) if status in (429, 503) else None
+        return UploadResult(outcome, status, "" if outcome == "ok" else f"HTTP {status} {reply.reason}"[:200],
                             ra, time.monotonic() - start)
 
 

@@ -40,7 +40,7 @@ from . import protocol as P
 
 __all__ = ["ConfirmNotAllowed", "DaemonLink", "McpServer", "serve_stdio"]
 
-log = logging.getLogger("hermesd.modelcontext")
+log = logging.getLogger(__name__)
 
 #: the longest line read from stdin; a longer one is answered with an error and skipped
 MAX_LINE_BYTES = 4 << 20

@@ -49,12 +49,16 @@ class IdPattern:
     :param regex: Python regex over normalised (lower-case, ASCII-digit) text; group 0 is the id.
     :param context: words that, right before the id (up to 6 characters of gap), mark it as
         this type and let it win over other readings; ``context_required`` makes them mandatory.
+    :param case_sensitive: match ``regex`` over the original text instead (capitalisation is a
+        cue: "in San Jose"); the value is the matched original text as said, not upper-cased,
+        and ``context`` is looked for in the normalised text as for any pattern.
     """
 
     type: str
     regex: str
     context: tuple[str, ...] = ()
     context_required: bool = False
+    case_sensitive: bool = False
 
 
 DEFAULT_ID_PATTERNS: tuple[IdPattern, ...] = (
@@ -200,11 +204,14 @@ class EntityExtractor:
             for m in rx.finditer(t):
                 cands.append(_Cand(*m.span(), "phone", _phone_value(m.group()), 2, _ctx(t, m.start(), _PHONE_CTX)))
         for p, rx in self._ids:
-            for m in rx.finditer(t):
-                ctx = _ctx(t, m.start(), p.context) if p.context else 0
+            for m in rx.finditer(norm.original if p.case_sensitive else t):
+                a, b = norm.nspan(*m.span()) if p.case_sensitive else m.span()
+                if b <= a:
+                    continue
+                ctx = _ctx(t, a, p.context) if p.context else 0
                 if p.context_required and not ctx:
                     continue
-                cands.append(_Cand(*m.span(), p.type, m.group().upper(), 2, ctx))
+                cands.append(_Cand(a, b, p.type, m.group() if p.case_sensitive else m.group().upper(), 2, ctx))
         for m in _MONEY_PRE.finditer(t):
             amount = float(m[2].replace(",", "")) * (10_000 if (m[3] or "").strip() == "万" else 1000 if (m[3] or "").strip() in ("千", "k") else 1)
             cands.append(_Cand(*m.span(), "money", {"amount": amount, "currency": _CURRENCY[m[1]]}, 3))

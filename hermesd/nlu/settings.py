@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from typing import Literal
 
 from pydantic import Field, field_validator
@@ -20,6 +18,8 @@ class IdPatternSettings(Section):
     regex: str
     context: list[str] = []
     context_required: bool = False
+    #: match over the original text (capitalisation as a cue); the value is the text as said
+    case_sensitive: bool = False
 
     @field_validator("regex")
     @classmethod
@@ -48,9 +48,8 @@ class NluSettings(Section):
     parse_budget_ms: int = Field(500, ge=0, le=60_000)
     #: longest accepted utterance (characters); longer input is rejected with INPUT_INVALID.
     max_text_chars: int = Field(2000, ge=1, le=65_536)
-    #: folders of intent packs (``*.yaml``); empty = the shipped ``config/intents``. A relative
-    #: folder in a config file is taken from that file's folder (:func:`hermesd.config.load`).
-    intent_dirs: list[Path] = []
+    #: folders of intent packs (``*.yaml``); empty = the shipped ``config/intents``.
+    intent_dirs: list[str] = []
     #: fixed out-of-scope threshold on the scorer's top score; null = calibrated at training.
     oos_threshold: float | None = None
     #: the top two intents closer than this are reported ``ambiguous``.

@@ -39,14 +39,18 @@ from zoneinfo import ZoneInfo
 from .normalize import Normalized, normalize
 from .numbers import EN_NUM, en_number
 from .temporal_atoms import MEALS, PARTS_OF_DAY, UNIT_SECONDS, Atom, find_atoms
+from .temporal_holidays import holiday_date
+from .temporal_lunar import lunar_to_solar, month_days
+from .temporal_open import open_markers, open_range
+from .temporal_periods import apply_part
 
 __all__ = ["TimeExpr", "impossible_date_text", "parse_times"]
 
 _GAP = re.compile(r"^(?:\s|,|的|at|on|in the|in|of|around|about|by|this)*$")
 _RANGE_CONN = re.compile(r"^\s*(到|至|~|-|to|until|till|through|thru|and)\s*$")
 _GRAIN_ORDER = ["second", "minute", "hour", "part_of_day", "day", "week", "weekend", "month", "season", "quarter",
-                "year", "decade"]
-_FINER = {"decade": 0, "year": 1, "season": 2, "quarter": 3, "month": 4, "week": 5, "weekend": 6}
+                "year", "decade", "century"]
+_FINER = {"century": -1, "decade": 0, "year": 1, "season": 2, "quarter": 3, "month": 4, "week": 5, "weekend": 6}
 _UNIT_TD = {"second": timedelta(seconds=1), "minute": timedelta(minutes=1), "hour": timedelta(hours=1),
             "day": timedelta(days=1), "week": timedelta(weeks=1), "fortnight": timedelta(weeks=2)}
 
@@ -122,7 +126,7 @@ def _merge_frames(f1: dict[str, Any], f2: dict[str, Any]) -> dict[str, Any] | No
     else:
         coarse, fine = f1, f2
     out = dict(coarse)
-    if ("day" in fine or "weekday" in fine or "month" in fine or "period" in fine or "rel_day" in fine) and "period" in coarse:
+    if any(k in fine for k in ("day", "weekday", "month", "period", "rel_day", "holiday", "lunar")) and "period" in coarse:
         out.pop("period", None)
     for k, v in fine.items():
         if k in ("week_shift",) and fine.get("wd_mode") == "upcoming" and "week_shift" in coarse:
@@ -143,7 +147,7 @@ _CATS_MERGEABLE = {"date", "pod", "clock", "hourish", "now"}
 _RECURRING = re.compile(r"(?:每[天日周月年晚早]?|每个|每隔|every|each|daily|weekly|nightly)\s*$")
 # a recurrence anywhere in the utterance ("每五分钟响一次", "daily at 7 am", "every minute for 20 minutes")
 _RECURRENCE = re.compile(r"每|(?<![a-z])(?:every|each|daily|weekly|nightly|monthly|hourly|recurring|weekdays|weekends)(?![a-z])")
-_DATE_KEYS = ("rel_day", "weekday", "day", "month", "period", "year")
+_DATE_KEYS = ("rel_day", "weekday", "day", "month", "period", "year", "holiday", "lunar", "part")
 
 
 @dataclass(slots=True)
@@ -190,7 +194,68 @@ def _valid_day(y: int, m: int, d: int) -> date:
 
 
 def _date_part(f: dict[str, Any], today: date) -> tuple[date, date, str] | None:
-    """(start, end, grain) of the date part of a frame, or None when it has none."""
+    """(start, end, grain) of the date part of a frame, or None when it has none; a part of a
+    period (月初, 第三周, the second Monday of) is taken of the period (:func:`.temporal_periods.apply_part`)."""
+    if "part" not in f:
+        return _whole_date_part(f, today)
+    base = f
+    if not any(k in f for k in ("period", "month", "year", "holiday", "lunar", "day", "weekday", "rel_day")):
+        if "part_period" not in f:
+            return None
+        base = {**f, "period": f["part_period"]}
+    dp = _whole_date_part(base, today)
+    if dp is None:
+        return None
+    got = apply_part(dp[0], dp[1], dp[2], f["part"])
+    if got is None:
+        part = f["part"]
+        what = part[0] if isinstance(part, tuple) else part
+        raise _Invalid(f"the {dp[2]} from {dp[0]} has no {part}",
+                       {"kind": "no_such_ordinal", "what": what, "n": part[1] if isinstance(part, tuple) else None,
+                        "weekday": part[2] if isinstance(part, tuple) and what == "nth" else None, "grain": dp[2]})
+    return got
+
+
+def _year_of(f: dict[str, Any], today: date) -> int:
+    return f.get("year", today.year + f.get("year_shift", 0))
+
+
+def _whole_date_part(f: dict[str, Any], today: date) -> tuple[date, date, str] | None:
+    if "holiday" in f:
+        key, rel = f["holiday"], f.get("hol_rel")
+        if rel and "year" not in f and "year_shift" not in f:
+            d = holiday_date(key, today.year)
+            if rel > 0 and d <= today:
+                d = holiday_date(key, today.year + 1)
+            elif rel < 0 and d >= today:
+                d = holiday_date(key, today.year - 1)
+        else:
+            d = holiday_date(key, _year_of(f, today))
+        return d, d + timedelta(days=1), "day"
+    if "lunar" in f:
+        lm, ld, leap = f["lunar"]
+        y = _year_of(f, today)
+        try:
+            n = month_days(y, lm, leap)
+        except ValueError as exc:
+            if 1 <= lm <= 12 and leap:
+                raise _Invalid(str(exc), {"kind": "no_such_lunar_month", "year": y, "month": lm}) from None
+            raise
+        if ld > n:
+            raise _Invalid(f"lunar month {lm} of {y} has {n} days",
+                           {"kind": "no_such_lunar_day", "year": y, "month": lm, "day": ld, "max_day": n})
+        d = lunar_to_solar(y, lm, ld, leap)
+        return d, d + timedelta(days=1), "day"
+    period = f.get("period")
+    if period == "quarter" and "quarter" in f:
+        y, m = _year_of(f, today), 3 * f["quarter"] - 2
+        ey, em = _add_months(y, m, 3)
+        return date(y, m, 1), date(ey, em, 1), "quarter"
+    if period == "century" or "decade" in f:
+        c = f["year"] if "year" in f else (today.year // 100 + f.get("century_shift", 0)) * 100
+        if period == "decade":
+            return date(c + f["decade"], 1, 1), date(c + f["decade"] + 10, 1, 1), "decade"
+        return date(max(c, 1), 1, 1), date(c + 100, 1, 1), "century"
     if "rel_day" in f:
         d = today + timedelta(days=f["rel_day"])
         return d, d + timedelta(days=1), "day"
@@ -202,6 +267,8 @@ def _date_part(f: dict[str, Any], today: date) -> tuple[date, date, str] | None:
             d = today + timedelta(days=(wd - iso) % 7 or 7)
         elif mode == "last":
             d = today - timedelta(days=(iso - wd) % 7 or 7)
+        elif mode == "recent":  # "since Monday": the latest Monday on or before today
+            d = today - timedelta(days=(iso - wd) % 7)
         else:
             d = today + timedelta(days=(wd - iso) % 7)
         return d, d + timedelta(days=1), "day"
@@ -317,7 +384,7 @@ def _resolve(f: dict[str, Any], ref: datetime, tz: ZoneInfo, anchor: date | None
         if dp is None:
             raise _Invalid("no date", {"kind": "no_date"})
         s, e, g = dp
-        return ("date" if g == "day" else "range"), s, e, g, None
+        return ("date" if g == "day" and e - s == timedelta(days=1) else "range"), s, e, g, None
     if dp is not None and dp[2] != "day":
         s, e, g = dp  # a time of day on a whole week/month: keep the period
         return "range", s, e, g, None
@@ -390,7 +457,7 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
     norm = text if isinstance(text, Normalized) else normalize(text)
     ref = ref.replace(tzinfo=tz) if ref.tzinfo is None else ref.astimezone(tz)
     t = norm.text
-    groups = _group(t, _select(find_atoms(t)))
+    groups = [_digit_year(norm, g) for g in _group(t, _select(find_atoms(t)))]
     recurring = bool(_RECURRENCE.search(t))
     out: list[TimeExpr] = []
     i = 0
@@ -423,11 +490,43 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
             "offset" not in g.f or g.f.get("within"))
         # 现在的X is "the current X" (an attribute, like English "current"), not a time; "for now" is an idiom
         attributive_now = g.cats == {"now"} and (t.startswith("的", g.end) or t.endswith("for ", 0, g.start))
+        if _part_only(g.f):  # "early", "end of", 月中 with no period to take them of
+            i += 1
+            continue
         if not (_RECURRING.search(t[:g.start]) or g.f.get("recurring") or _looks_like_title(norm, g) or in_recurrence
                 or attributive_now or _looks_like_address(norm, g)):
-            out.append(_single(norm, g, ref, tz))
+            op = open_markers(t, g.start, g.end) if "offset" not in g.f and "duration" not in g.f else None
+            if op and (op[0] == "since" or op[1] in ("以来", "至今")) and g.f.get("wd_mode") == "upcoming":
+                g.f = {**g.f, "wd_mode": "recent"}
+            x = _single(norm, g, ref, tz)
+            if op and not (out and out[-1].span[1] > norm.span(op[2], op[3])[0]):
+                s0, e0 = norm.span(op[2], op[3])
+                x = open_range(x, op[0], op[1], ref, norm.original[s0:e0], (s0, e0))
+            out.append(x)
         i += 1
     return out
+
+
+def _part_only(f: dict[str, Any]) -> bool:
+    return "part" in f and "part_period" not in f and not any(k in f for k in _DATE_KEYS if k != "part")
+
+
+_CJK_DIGITS = frozenset("〇零○一二三四五六七八九")
+
+
+def _digit_year(norm: Normalized, g: _Group) -> _Group:
+    """九八年, 一九年: a number read digit by digit before 年 is a year (00–49 → 20xx, 50–99 → 19xx),
+    while 九十八年 stays 98 years."""
+    d = g.f.get("duration")
+    if not (d and len(d) == 1 and d[0][1] == "year" and d[0][0] == int(d[0][0])):
+        return g
+    s, e = norm.span(g.start, g.end)
+    digits = norm.original[s:e].rstrip("年")
+    if len(digits) not in (2, 4) or not all(c in _CJK_DIGITS for c in digits):
+        return g
+    y = int(d[0][0])
+    y = y if y >= 100 else y + (2000 if y < 50 else 1900)
+    return _Group(g.start, g.end, {"year": y, "period": "year"}, {"date"})
 
 
 def _single(norm: Normalized, g: _Group, ref: datetime, tz: ZoneInfo) -> TimeExpr:
@@ -497,6 +596,9 @@ _EN_MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July
                    "October", "November", "December")
 
 
+_EN_WD_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+
+
 def _en_ordinal(n: int) -> str:
     suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
     return f"{n}{suffix}"
@@ -529,6 +631,18 @@ def impossible_date_text(problem: TimeExpr | Mapping[str, Any] | None, lang: str
         return f"没有{p['month']}月。" if zh else f"There is no month {p['month']}."
     if kind == "reversed_range":
         return "这段时间的结束早于开始。" if zh else "That period ends before it starts."
+    if kind == "no_such_lunar_day":
+        return f"农历{p['month']}月只有{p['max_day']}天。" if zh else \
+            f"Month {p['month']} of the lunar year {p.get('year')} has only {p['max_day']} days."
+    if kind == "no_such_lunar_month":
+        return f"{p.get('year')}年没有闰{p['month']}月。" if zh else f"The lunar year {p.get('year')} has no leap month {p['month']}."
+    if kind == "no_such_ordinal":
+        unit = {"month": ("这个月", "That month"), "year": ("这一年", "That year")}.get(p.get("grain"), ("这段时间", "That period"))
+        if p.get("what") == "nth":
+            wd = int(p.get("weekday") or 1)
+            return f"{unit[0]}没有第{p.get('n')}个星期{'一二三四五六日'[wd - 1]}。" if zh else \
+                f"{unit[1]} has no {_en_ordinal(int(p.get('n') or 0))} {_EN_WD_NAMES[wd - 1]}."
+        return f"{unit[0]}没有第{p.get('n')}周。" if zh else f"{unit[1]} has no week {p.get('n')}."
     if kind == "out_of_calendar":
         return "这个日期超出了日历的范围。" if zh else "That date is beyond the calendar."
     return "这个日期不存在。" if zh else "That date does not exist."

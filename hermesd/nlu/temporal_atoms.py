@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 from .numbers import EN_NUM, EN_ORD, en_number, en_ordinal
 
-__all__ = ["MEALS", "PARTS_OF_DAY", "UNIT_SECONDS", "Atom", "find_atoms"]
+__all__ = ["MEALS", "PARTS_OF_DAY", "UNIT_SECONDS", "Atom", "find_atoms", "register"]
 
 L = r"(?<![a-z0-9])"
 R = r"(?![a-z0-9])"
@@ -49,14 +49,6 @@ PARTS_OF_DAY: dict[str, tuple[int, int, str]] = {
 _ZH_POD_ALT = "|".join(sorted((k for k in PARTS_OF_DAY if not k.isascii()), key=len, reverse=True))
 _EN_POD_ALT = "|".join(sorted((k for k in PARTS_OF_DAY if k.isascii()), key=len, reverse=True))
 
-#: fixed-date holidays (month, day); movable feasts are left out on purpose.
-HOLIDAYS = {"元旦": (1, 1), "情人节": (2, 14), "妇女节": (3, 8), "劳动节": (5, 1), "儿童节": (6, 1),
-            "国庆节": (10, 1), "国庆": (10, 1), "平安夜": (12, 24), "圣诞节": (12, 25), "圣诞": (12, 25),
-            "new year's day": (1, 1), "new years day": (1, 1), "new year's eve": (12, 31), "valentine's day": (2, 14),
-            "valentines day": (2, 14), "independence day": (7, 4), "halloween": (10, 31), "christmas eve": (12, 24),
-            "christmas day": (12, 25), "christmas": (12, 25), "xmas": (12, 25), "boxing day": (12, 26)}
-_ZH_HOL_ALT = "|".join(sorted((k for k in HOLIDAYS if not k.isascii()), key=len, reverse=True))
-_EN_HOL_ALT = "|".join(sorted((k for k in HOLIDAYS if k.isascii()), key=len, reverse=True)).replace("'", "'?")
 _SEASONS = {"春天": 3, "春季": 3, "夏天": 6, "夏季": 6, "秋天": 9, "秋季": 9, "冬天": 12, "冬季": 12,
             "spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
 
@@ -88,11 +80,26 @@ class Atom:
 _PATTERNS: list[tuple[re.Pattern[str], str, Callable[[re.Match[str]], dict[str, Any] | None]]] = []
 
 
-def _p(pattern: str, cat: str):
+def register(pattern: str, cat: str, needs: str | None = None):
+    """Decorator: add an atom pattern (a function of the match returning frame fields, or None to skip it).
+
+    :param needs: a cheap regex that every match must contain (e.g. ``季度``); when the text has no
+        match of it the pattern is not run, which keeps a parse of text without times fast.
+
+    Used by this module and the modules of each class of expression (:mod:`.temporal_holidays`,
+    :mod:`.temporal_periods`), which :mod:`.temporal` imports.
+    """
     def deco(fn):
         _PATTERNS.append((re.compile(pattern), cat, fn))
+        _NEEDS.append(re.compile(needs) if needs else None)
         return fn
     return deco
+
+
+_NEEDS: list[re.Pattern[str] | None] = []
+
+
+_p = register
 
 
 def _yr(s: str) -> int:
@@ -101,22 +108,17 @@ def _yr(s: str) -> int:
 
 
 # ---- absolute dates -----------------------------------------------------------------------
-@_p(r"(?<!\d)(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?![\d])", "date")
+@_p(r"(?<!\d)(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?![\d])", "date", needs=r"\d{4}[-/.]")
 def _iso(m):
     return {"year": int(m[1]), "month": int(m[2]), "day": int(m[3])}
 
 
-@_p(r"(?<![\d/])(\d{1,2})/(\d{1,2})/(\d{4}|\d{2})(?![\d/])", "date")
-def _mdy(m):
-    return {"year": _yr(m[3]), "month": int(m[1]), "day": int(m[2])}
-
-
-@_p(r"(?<![\d/])(1[0-2]|0?[1-9])/(3[01]|[12]\d|0?[1-9])(?![\d/])", "date")
+@_p(r"(?<![\d/])(1[0-2]|0?[1-9])/(3[01]|[12]\d|0?[1-9])(?![\d/])", "date", needs=r"/")
 def _md_slash(m):
     return {"month": int(m[1]), "day": int(m[2])}
 
 
-@_p(r"(?<!\d)(\d{4})年(?:(\d{1,2})月(?:(\d{1,2})[日号]?(?![\d点:分时]))?)?", "date")
+@_p(r"(?<!\d)(\d{4})年(?:(\d{1,2})月(?:(\d{1,2})(?:[日号]|(?![\d点:分时])))?)?", "date", needs=r"年")
 def _zh_ymd(m):
     if m[3]:
         return {"year": int(m[1]), "month": int(m[2]), "day": int(m[3])}
@@ -125,19 +127,19 @@ def _zh_ymd(m):
     return {"year": int(m[1]), "period": "year"}
 
 
-@_p(r"(?<![\d个])(\d{1,2})月(?:份)?(?:(\d{1,2})(?:[日号]|(?![\d点:分时个天周年小秒])))?", "date")
+@_p(r"(?<![\d个])(\d{1,2})月(?:份)?(?:(\d{1,2})(?:[日号]|(?![\d点:分时个天周年小秒])))?", "date", needs=r"月")
 def _zh_md(m):
     if m[2]:
         return {"month": int(m[1]), "day": int(m[2])}
     return {"month": int(m[1]), "period": "month"}
 
 
-@_p(r"(上上|上|这|本|下下|下)个?月(?:的)?(\d{1,2})[日号]", "date")
+@_p(r"(上上|上|这|本|下下|下)个?月(?:的)?(\d{1,2})[日号]", "date", needs=r"月")
 def _zh_rel_month_day(m):
     return {"month_shift": _ZH_SHIFT[m[1]], "day": int(m[2])}
 
 
-@_p(r"(?<![\d月/])(\d{1,2})[日号](?![\d])", "date")
+@_p(r"(?<![\d月/])(\d{1,2})[日号](?![\d])", "date", needs=r"[日号]")
 def _zh_day(m):
     return {"day": int(m[1])}
 
@@ -164,12 +166,14 @@ def _en_day_month(m):
     return out
 
 
-@_p(rf"{L}(?:(this|next|last|in|of|during|since|until|by|early|late|mid)\s+)?({_MONTH_ALT}){_MONTH_DOT}(?:,?\s+(\d{{4}}))?{R}", "date")
+@_p(rf"{L}(?:(this|next|last|in|of|during|since|until|by|early|late|mid)(?:\s+|-))?({_MONTH_ALT}){_MONTH_DOT}(?:,?\s+(\d{{4}}))?{R}", "date")
 def _en_month(m):
     name = m[2]
     if name in ("may", "march", "mar", "jan", "sat") and not (m[1] or m[3]):
         return None  # "may I", "march on": a month only with context
     out: dict[str, Any] = {"month": _MONTHS[name], "period": "month"}
+    if m[1] in ("early", "late", "mid"):
+        out["part"] = m[1]
     if m[3]:
         out["year"] = int(m[3])
     elif m[1] in ("next", "last"):
@@ -177,7 +181,7 @@ def _en_month(m):
     return out
 
 
-@_p(rf"{L}(?:the\s+)?({EN_ORD})\s+of\s+(this|next|last|the\s+next|the\s+last|the\s+current)\s+month{R}", "date")
+@_p(rf"{L}(?:the\s+)?({EN_ORD})\s+of\s+(this|next|last|the\s+next|the\s+last|the\s+current)\s+month{R}", "date", needs=r"month")
 def _en_day_of_rel_month(m):
     d = en_ordinal(m[1])
     if d is None:
@@ -185,7 +189,7 @@ def _en_day_of_rel_month(m):
     return {"day": d, "month_shift": {"this": 0, "the current": 0, "next": 1, "the next": 1}.get(re.sub(r"\s+", " ", m[2]), -1)}
 
 
-@_p(rf"{L}(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th){R}(?!\s+(?:of\s+)?[a-z])", "date")
+@_p(rf"{L}(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th){R}(?!\s+(?:of\s+)?[a-z])", "date", needs=r"\d(?:st|nd|rd|th)")
 def _en_bare_ordinal(m):
     return {"day": int(m[1])}
 
@@ -215,7 +219,7 @@ def _zh_day_pod(m):
     return {"rel_day": d, "pod": pod}
 
 
-@_p(r"(?:(上上|上|这|本|下下|下)个?)?(?:周|星期|礼拜)([1-7日天])(?!\d)", "date")
+@_p(r"(?:(上上|上|这|本|下下|下)个?)?(?:周|星期|礼拜)([1-7日天])(?!\d(?!\d?(?:点|時|时|:)))", "date")
 def _zh_weekday(m):
     out: dict[str, Any] = {"weekday": _ZH_WD[m[2]]}
     out["wd_mode"] = "week" if m[1] else "upcoming"
@@ -251,7 +255,7 @@ def _zh_year_rel(m):
     return {"period": "year", "year_shift": _ZH_YEARS[m[1]]}
 
 
-@_p(r"(?<!\d)(\d{2})年代", "date")
+@_p(r"(?<!\d)(\d{2})年代", "date", needs=r"年代")
 def _zh_decade(m):
     d = int(m[1])
     return {"period": "decade", "year": (1900 if d >= 20 else 2000) + d}
@@ -261,7 +265,7 @@ _EN_DECADES = {"twenties": 1920, "thirties": 1930, "forties": 1940, "fourties": 
                "sixties": 1960, "seventies": 1970, "eighties": 1980, "nineties": 1990}
 
 
-@_p(rf"{L}(?:the\s+)?(?:((?:19|20)?\d0)'?s|({'|'.join(_EN_DECADES)})){R}", "date")
+@_p(rf"{L}(?:the\s+)?(?:((?:19|20)?\d0)'?s|({'|'.join(_EN_DECADES)})){R}", "date", needs=r"0'?s|ties")
 def _en_decade(m):
     if m[2]:
         return {"period": "decade", "year": _EN_DECADES[m[2]]}
@@ -295,7 +299,7 @@ def _en_weekday(m):
     return out
 
 
-@_p(rf"{L}(?:(this|next|last|coming|past|the coming|the past|previous|the following)\s+)?weekend(?:'s)?{R}", "date")
+@_p(rf"{L}(?:(this|next|last|coming|past|the coming|the past|previous|the following)\s+)?weekend(?:'s)?{R}", "date", needs=r"weekend")
 def _en_weekend(m):
     return {"period": "weekend", "week_shift": _EN_SHIFT.get(m[1] or "this", 1 if m[1] == "the following" else 0)}
 
@@ -307,27 +311,12 @@ def _en_period(m):
     return {"period": m[2], key: shift}
 
 
-@_p(rf"{L}the\s+week\s+after\s+next{R}", "date")
+@_p(rf"{L}the\s+week\s+after\s+next{R}", "date", needs=r"after next")
 def _en_week_after_next(m):
     return {"period": "week", "week_shift": 2}
 
 
-@_p("(" + _ZH_HOL_ALT + ")", "date")
-def _zh_holiday(m):
-    mo, d = HOLIDAYS[m[1]]
-    return {"month": mo, "day": d}
-
-
-_HOL_KEY = {k.replace("'", ""): v for k, v in HOLIDAYS.items()}
-
-
-@_p(rf"{L}({_EN_HOL_ALT}){R}", "date")
-def _en_holiday(m):
-    mo, d = _HOL_KEY[m[1].replace("'", "")]
-    return {"month": mo, "day": d}
-
-
-@_p(r"(?:(今年|去年|明年)的?)?(春天|春季|夏天|夏季|秋天|秋季|冬天|冬季)", "date")
+@_p(r"(?:(今年|去年|明年)的?)?(春天|春季|夏天|夏季|秋天|秋季|冬天|冬季)", "date", needs=r"[春夏秋冬]")
 def _zh_season(m):
     out: dict[str, Any] = {"period": "season", "month": _SEASONS[m[2]]}
     if m[1]:
@@ -335,7 +324,7 @@ def _zh_season(m):
     return out
 
 
-@_p(rf"{L}(?:(this|next|last|in the|in|during the|during)\s+)(spring|summer|autumn|fall|winter){R}|{L}(spring|summer|autumn|winter){R}", "date")
+@_p(rf"{L}(?:(this|next|last|in the|in|during the|during)\s+)(spring|summer|autumn|fall|winter){R}|{L}(spring|summer|autumn|winter){R}", "date", needs=r"spring|summer|autumn|fall|winter")
 def _en_season(m):
     name = m[2] or m[3]
     out: dict[str, Any] = {"period": "season", "month": _SEASONS[name]}
@@ -358,12 +347,12 @@ def _en_pod(m):
     return out
 
 
-@_p(rf"{L}(noon|midnight){R}", "clock")
+@_p(rf"{L}(noon|midnight){R}", "clock", needs=r"noon|midnight")
 def _en_noon(m):
     return {"hour": 12, "minute": 0, "ampm": "pm"} if m[1] == "noon" else {"hour": 0, "minute": 0, "ampm": "am", "midnight": True}
 
 
-@_p(r"(?<![\d:])(\d{1,2})(?:点|時|时)(?:(1|3)刻|(\d{1,2})分?|(半)|整)?(?:钟)?(?:(\d{1,2})秒)?", "clock")
+@_p(r"(?:(?<![\d:周期拜])|(?<=周\d)|(?<=星期\d)|(?<=礼拜\d))(\d{1,2})(?:点|時|时)(?:(1|3)刻|(\d{1,2})分?|(半)|整)?(?:钟)?(?:(\d{1,2})秒)?", "clock")
 def _zh_clock(m):
     h = int(m[1])
     mi = 15 * int(m[2]) if m[2] else int(m[3]) if m[3] else 30 if m[4] else None
@@ -372,7 +361,7 @@ def _zh_clock(m):
     return {"hour": h, "minute": mi, "second": int(m[5]) if m[5] else None}
 
 
-@_p(r"(?<![\d:/.])(\d{1,2})[:](\d{2})(?::(\d{2}))?(?:\s*(a\.m\.|p\.m\.|a\.?m|p\.?m)(?![a-z]))?(?![\d:])", "clock")
+@_p(r"(?<![\d:/.])(\d{1,2})[:](\d{2})(?::(\d{2}))?(?:\s*(a\.m\.|p\.m\.|a\.?m|p\.?m)(?![a-z]))?(?![\d:])", "clock", needs=r":")
 def _colon_clock(m):
     h, mi = int(m[1]), int(m[2])
     if h > 24 or mi > 59:
@@ -385,7 +374,7 @@ def _colon_clock(m):
     return out
 
 
-@_p(rf"{L}(?:at\s+)?({EN_NUM}|\d{{3,4}})\s*(?:o'?clock\s*)?(a\.m\.|p\.m\.|a\.?m|p\.?m)(?![a-z])", "clock")
+@_p(rf"{L}(?:at\s+)?({EN_NUM}|\d{{3,4}})\s*(?:o'?clock\s*)?(a\.m\.|p\.m\.|a\.?m|p\.?m)(?![a-z])", "clock", needs=r"[ap]\.?m")
 def _en_ampm(m):
     raw = m[1]
     if re.fullmatch(r"\d{3,4}", raw):
@@ -400,7 +389,7 @@ def _en_ampm(m):
     return {"hour": h, "minute": mi, "ampm": "am" if m[2][0] == "a" else "pm"}
 
 
-@_p(rf"{L}(?:at\s+)?({EN_NUM})\s+o'?clock{R}", "clock")
+@_p(rf"{L}(?:at\s+)?({EN_NUM})\s+o'?clock{R}", "clock", needs=r"clock")
 def _en_oclock(m):
     v = en_number(m[1])
     if v is None or v != int(v) or v > 24:
@@ -408,7 +397,7 @@ def _en_oclock(m):
     return {"hour": int(v), "minute": None}
 
 
-@_p(rf"{L}at\s+(\d{{1,2}}|{EN_NUM})(?![\d:a-z])", "clock")
+@_p(rf"{L}at\s+(\d{{1,2}}|{EN_NUM})(?![\d:a-z])", "clock", needs=r"at ")
 def _en_at_hour(m):
     if m[1] in ("a", "an", "a few", "a couple of"):
         return None
@@ -418,7 +407,7 @@ def _en_at_hour(m):
     return {"hour": int(v), "minute": None}
 
 
-@_p(rf"{L}(?:at\s+)?(\d{{1,2}}|{EN_NUM})(?:\s+o'?clock)?(?=\s+in\s+the\s+(?:morning|afternoon|evening|night){R})", "hourish")
+@_p(rf"{L}(?:at\s+)?(\d{{1,2}}|{EN_NUM})(?:\s+o'?clock)?(?=\s+in\s+the\s+(?:morning|afternoon|evening|night){R})", "hourish", needs=r"in the")
 def _hour_before_pod(m):
     if m[1] in ("a", "an", "a few", "a couple of"):
         return None
@@ -426,19 +415,19 @@ def _hour_before_pod(m):
     return {"hour": int(v), "minute": None} if v is not None and v == int(v) and 0 <= v <= 12 else None
 
 
-@_p(r"(?<![\d:])(\d{1,2})(?=\s*(?:tomorrow|today|tonight|明天|今天|今晚))", "hourish")
+@_p(r"(?<![\d:])(\d{1,2})(?=\s*(?:tomorrow|today|tonight|明天|今天|今晚))", "hourish", needs=r"tomorrow|today|tonight|明天|今天|今晚")
 def _hour_before_day(m):
     v = int(m[1])
     return {"hour": v, "minute": None} if 0 <= v <= 24 else None
 
 
-@_p(r"(?<=上午|下午|凌晨|早上|晚上|中午)(\d{1,2})(\d{2})(?!\d)", "clock")
+@_p(r"(?<=上午|下午|凌晨|早上|晚上|中午)(\d{1,2})(\d{2})(?!\d)", "clock", needs=r"[午晨晚早]")
 def _zh_hhmm(m):
     h, mi = int(m[1]), int(m[2])
     return {"hour": h, "minute": mi} if h <= 24 and mi <= 59 else None
 
 
-@_p(rf"{L}(?:(?:half|a quarter|quarter|\d{{1,2}}|{EN_NUM})(?:\s+minutes?)?\s+(past|after|to|before)\s+({EN_NUM}|\d{{1,2}})){R}", "clock")
+@_p(rf"{L}(?:(?:half|a quarter|quarter|\d{{1,2}}|{EN_NUM})(?:\s+minutes?)?\s+(past|after|to|before)\s+({EN_NUM}|\d{{1,2}})){R}", "clock", needs=r"past|after|to|before")
 def _en_past_to(m):
     head = m[0].split()[0]
     mins = 30 if head == "half" else 15 if head in ("quarter", "a") else en_number(head)
@@ -459,11 +448,11 @@ def _now(m):
 _ZH_OFF = r"(?:(从现在(?:起|开始)?|过)\s*)?(\d+(?:\.\d+)?|半|几)\s*(个)?\s*(半)?\s*(秒钟|秒|分钟|分|小时|钟头|天|日|周|星期|礼拜|月|年)\s*(以后|之后|后|以前|之前|前|以内|之内|内)"
 
 
-@_p(_ZH_OFF, "offset")
+@_p(_ZH_OFF, "offset", needs=r"[前后内]")
 def _zh_offset(m):
     unit = _ZH_UNITS[m[5]]
-    if m[2] == "几":
-        return None
+    if m[2] == "几" or (unit == "year" and re.fullmatch(r"[12]\d{3}", m[2])):
+        return None  # 2019年以后 is "from 2019 on", not 2019 years later
     n = 0.5 if m[2] == "半" else float(m[2])
     if m[4]:
         n += 0.5
@@ -505,13 +494,13 @@ def _en_qtys(text: str) -> list[tuple[float, str]] | None:
     return out or None
 
 
-@_p(rf"{L}(?:with)?in\s+(?:the\s+next\s+)?{_EN_QTYS}(?:\s+from\s+now|\s+time)?{R}", "offset")
+@_p(rf"{L}(?:with)?in\s+(?:the\s+next\s+)?{_EN_QTYS}(?:\s+from\s+now|\s+time)?{R}", "offset", needs=r"in ")
 def _en_in(m):
     q = _en_qtys(m[0].split(" ", 1)[1])
-    return {"offset": q, "direction": 1, "within": m[0].startswith("within")} if q else None
+    return {"offset": q, "direction": 1, "within": m[0].startswith("within") or "the next" in m[0]} if q else None
 
 
-@_p(rf"{L}{_EN_QTYS}\s+(ago|from\s+now|later|hence|before|earlier|after\s+now){R}", "offset")
+@_p(rf"{L}{_EN_QTYS}\s+(ago|from\s+now|later|hence|before|earlier|after\s+now){R}", "offset", needs=r"ago|from now|later|hence|before|earlier|after now")
 def _en_ago(m):
     word = m[0].rsplit(" ", 1)[-1]
     q = _en_qtys(m[0])
@@ -534,7 +523,9 @@ MEALS = frozenset({"早饭", "早餐", "午饭", "午餐", "晚饭", "晚餐", "
 def find_atoms(text: str) -> list[Atom]:
     """Every atom match in ``text`` (may overlap; the caller picks), in start order."""
     out: list[Atom] = []
-    for rx, cat, fn in _PATTERNS:
+    for (rx, cat, fn), needs in zip(_PATTERNS, _NEEDS):
+        if needs is not None and needs.search(text) is None:
+            continue
         for m in rx.finditer(text):
             if m.end() <= m.start():
                 continue

@@ -30,13 +30,14 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from ..errors import ConfigInvalid
 from .engine import RuleEngine
 from .model import RulePack, ToolAction
 from .phrases import Phrase
 
 __all__ = ["LoadedRules", "Problem", "RulePackError", "RuleSource", "checksum", "load_rules", "pack_files"]
 
-log = logging.getLogger("hermesd.rules")
+log = logging.getLogger(__name__)
 SUFFIXES = (".yaml", ".yml", ".json")
 #: libyaml's parser when PyYAML was built with it (≈10x faster; nodes carry the same marks).
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -61,14 +62,15 @@ class Problem:
         return {"file": self.file, "line": self.line, "key": self.key, "message": self.message}
 
 
-class RulePackError(Exception):
-    """The packs did not load; ``problems`` lists every error found, in file order."""
+class RulePackError(ConfigInvalid):
+    """The packs did not load; ``problems`` lists every error found, in file order (code ``CONFIG_INVALID``)."""
 
     def __init__(self, problems: list[Problem], checksum: str | None = None) -> None:
         self.problems = problems
         #: checksum of the files that were read (None when the folder is missing).
         self.checksum = checksum
-        super().__init__("\n".join(str(p) for p in problems))
+        super().__init__("\n".join(str(p) for p in problems),
+                         data={"problems": [str(p) for p in problems]})
 
 
 @dataclass(frozen=True, slots=True)

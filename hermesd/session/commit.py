@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any, Callable
 
 from ..logging import redact
+from ..memory.capture import CaptureRules
 from . import turnlog
+from .capture_turn import stage_memory
 from .ports import MemoryPort
 from .record import Session
 
@@ -16,11 +19,16 @@ log = logging.getLogger(__name__)
 
 
 async def commit_turn(memory: MemoryPort, s: Session, reply: dict[str, Any], message_id: str | None,
-                      results: list[Any], *, now_ms: int, on_tool_result: Callable[..., Any] | None) -> None:
-    """Session row, stored reply, events of tool calls and remembered values: one L2 transaction.
+                      results: list[Any], *, now_ms: int, on_tool_result: Callable[..., Any] | None,
+                      capture_rules: CaptureRules | None = None,
+                      on_event: Callable[[int, str, dict[str, Any]], None] | None = None) -> None:
+    """Session row, stored reply, events of tool calls, remembered values and what the turn's
+    capture kept (:func:`.capture_turn.stage_memory`): one L2 transaction.
 
     :param results: the executor outcomes of the turn's plans (``remembered``, ``tool_results``).
     :param on_tool_result: ``await on_tool_result(uid, session_id, tool, params, output)`` after the commit.
+    :param capture_rules: the packs' capture rules; None = no capture (the turn's own remembers only).
+    :param on_event: publishes ``memory.updated`` for each fact stored, after the commit.
     """
     slots, events = [], []
     anchors, kinds = s.refs.get("anchors", {}), s.refs.get("kinds", {})
@@ -42,14 +50,23 @@ async def commit_turn(memory: MemoryPort, s: Session, reply: dict[str, Any], mes
             at_ms=s.ref_ms or now_ms, payload={"params": params, "output": output}))
     # a turn with side effects (a tool ran, something was remembered) is on disk before its
     # reply goes out; a pure turn is queued in the same single transaction without waiting
-    durable = bool(slots or events)
     trace = s.last_trace or {}
+    staged, updated = stage_memory(memory.core, s, reply, tool_results, capture_rules, trace.get("trace_id") or "")
+    # an explicit fact is a promise to the user: on disk before the reply goes out
+    durable = bool(slots or events or updated)
     raw = {"at_ms": s.updated_ms, "message_id": message_id, "text": trace.get("text"), "reply": redact(reply),
            "intent": trace.get("intent"), "path": trace.get("path"), "actions": trace.get("actions"),
            "state": s.state.value, "version": s.machine.version, "trace_id": trace.get("trace_id")}
     await memory.commit_turn(session=s.to_row(), reply=(s.session_id, message_id, s.uid, reply)
                                   if message_id else None, events=events, slots=slots, durable=durable,
-                                  extra=[lambda conn: turnlog.insert(conn, s.session_id, s.updated_ms, raw)])
+                                  extra=[lambda conn: turnlog.insert(conn, s.session_id, s.updated_ms, raw),
+                                         *(x.write for x in staged)])
+    if staged:  # the audit lines are formatted after the reply went out (the loop's next round)
+        asyncio.get_running_loop().call_soon(memory.core.flush_lines)
+    if on_event is not None:
+        for kind, anchor, version in updated:
+            on_event(s.uid, "memory.updated", {"kind": kind, "anchor": anchor, "version": version,
+                                               "session_id": s.session_id})
     if on_tool_result is not None:
         for tool, params, output in tool_results:
             try:

@@ -26,10 +26,13 @@ from ..dialogue.lexicon import Lexicon, default_lexicon
 from ..dialogue.questions import Ask, Confirm, Offer
 from ..errors import SessionBusy, SessionExpired, SessionLimit, SessionNotFound
 from ..logging import session_id_var
-from ..protocol import Caller
+from ..caller import Caller
+from ..clock import wall_ms
 from . import turnlog
 from .commit import commit_turn
+from ..memory.capture import CaptureRules, load_capture_rules
 from .grounding import Grounding
+from .memoryturn import MemoryTurns
 from .machine import Event, Limits, Refusal, State, Transition, new_machine, transition
 from .pipeline import Pipeline
 from .planrun import PlanRunner
@@ -44,10 +47,6 @@ from .timers import DeadlineHeap
 __all__ = ["Controller"]
 
 log = logging.getLogger(__name__)
-
-
-def wall_ms() -> int:
-    return int(time.time() * 1000)
 
 
 class Controller:
@@ -78,6 +77,8 @@ class Controller:
         self.grounding = Grounding(nlu, memory, reminders=reminders)
         self.plans = PlanRunner(self)
         self.pipeline = Pipeline(self)
+        self.memturns = MemoryTurns(self)
+        self.capture_rules: CaptureRules | None = load_capture_rules()  #: the packs' (None = capture off)
         #: answer words (zh, zh-Hant, en) of the shipped lexicon and the packs'
         self.lexicon = lexicon or default_lexicon()
         #: how long after a card timed out a late answer is told it expired (ms)
@@ -134,6 +135,7 @@ class Controller:
             prompt = catalogue.say("offer", lang, what=slots.get("_utterance") or task["intent"])
             offer = {"task_id": task["id"], "intent": task["intent"], "slots": slots, "text": prompt}
             s.pending = Offer(task_id=task["id"], intent=task["intent"], slots=slots, prompt=prompt)
+        await self.memory.preload(caller.uid)  # the first turn is served from L1
         # not awaited to disk: a session lost to a crash within the batch window was never used
         await self.memory.save_session(s.to_row(), durable=False)
         self._arm(s)
@@ -194,27 +196,10 @@ class Controller:
             await self._finish_close(s, reason)
 
     async def _finish_close(self, s: Session, reason: str) -> None:
-        archived = await self._archive(s, reason)
+        archived = await turnlog.archive_session(self.memory.l2, self.archive, s, reason, self.now_ms())
         await self.memory.delete_session(s.session_id)
         log.info("session.close", extra={"kv": {"session": s.session_id, "reason": reason, "turns": s.turns,
                                                 "archive": archived}})
-
-    async def _archive(self, s: Session, reason: str) -> str | None:
-        l2 = self.memory.l2
-        turns = await l2.aread(turnlog.records, s.session_id)
-        if self.archive is None or not turns:
-            await l2.awrite(turnlog.delete, s.session_id)
-            return None
-        audit = await l2.aread(turnlog.audit_rows, s.session_id)
-        header = {"kind": "session", "session_id": s.session_id, "uid": s.uid, "role": s.role,
-                  "created_ms": s.created_ms, "closed_ms": self.now_ms(), "reason": reason, "turns": s.turns}
-        try:
-            path = await self.archive.archive_session(s.session_id, [header, *turns], audit)
-        except Exception as exc:  # kept in L2: nothing acknowledged is lost; retried at the next close/restart
-            log.error("session.archive_failed", extra={"kv": {"session": s.session_id, "error": str(exc)}})
-            return None
-        await l2.awrite(turnlog.delete, s.session_id)
-        return str(path)
 
     async def restore(self) -> int:
         """Reload sessions from L2 after a restart (see :func:`.restart.restore_sessions`); returns how many."""
@@ -340,15 +325,7 @@ class Controller:
             try:
                 reply, results = await self._turn(s, text, reference_time, trace_id, answer)
             except Exception:
-                # the turn is dropped, the session is not: back to where it was, then ERROR_HANDLING → LISTENING
-                s.machine, s.slots, s.pending, s.vars, s.anchors, s.expired = snapshot
-                self._move(s, Event.TEXT, "failed turn")
-                self._move(s, Event.FAIL, "internal error")
-                if not self._move(s, Event.DEGRADE, "internal error"):
-                    self._move(s, Event.HANDOFF, "too many failures")
-                    self.on_event(s.uid, "handoff", {"session_id": s.session_id, "reason": "failures",
-                                                     "trace_id": trace_id})
-                await self.memory.save_session(s.to_row())
+                await self._roll_back(s, snapshot, trace_id)
                 raise
             if s.state in (State.PARSING, State.ROUTING, State.EXECUTING):
                 # a refused transition (policy hook) left the turn mid-way: never leave a session there
@@ -359,12 +336,24 @@ class Controller:
                 reply["state"], reply["version"] = s.state.value, s.machine.version
             if message_id:
                 reply["message_id"] = message_id
-            await self._commit(s, reply, message_id, results)
+            await commit_turn(self.memory, s, reply, message_id, results, now_ms=self.now_ms(), on_event=self.on_event,
+                              on_tool_result=self.on_tool_result, capture_rules=self.capture_rules)
             return reply
         finally:
             s.busy = False
             self._arm(s)
             session_id_var.reset(token)
+
+    async def _roll_back(self, s: Session, snapshot: tuple, trace_id: str) -> None:
+        """A failed turn is dropped, the session is not: back to where it was, then ERROR_HANDLING →
+        LISTENING (or a hand-off after too many failures), saved."""
+        s.machine, s.slots, s.pending, s.vars, s.anchors, s.expired = snapshot
+        self._move(s, Event.TEXT, "failed turn")
+        self._move(s, Event.FAIL, "internal error")
+        if not self._move(s, Event.DEGRADE, "internal error"):
+            self._move(s, Event.HANDOFF, "too many failures")
+            self.on_event(s.uid, "handoff", {"session_id": s.session_id, "reason": "failures", "trace_id": trace_id})
+        await self.memory.save_session(s.to_row())
 
     async def _turn(self, s: Session, text: str, ref: datetime | None, trace_id: str,
                     answer: dict[str, Any] | None) -> tuple[dict[str, Any], list[Any]]:
@@ -387,10 +376,6 @@ class Controller:
                             ttl_s=self.settings.ttl_s)
         self.turns_by_path[out["path"]] = self.turns_by_path.get(out["path"], 0) + 1
         return out, [p.result for p in parts if p.result is not None]
-
-    async def _commit(self, s: Session, reply: dict[str, Any], message_id: str | None, results: list[Any]) -> None:
-        await commit_turn(self.memory, s, reply, message_id, results, now_ms=self.now_ms(),
-                          on_tool_result=self.on_tool_result)
 
     # ------------------------------------------------------------------ what the pipeline asks
 

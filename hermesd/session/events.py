@@ -1,7 +1,8 @@
 """Events to clients: ``events.subscribe`` streams, an L2 outbox so nothing is lost.
 
 An event (``reminder``, ``handoff``, ``session_expired``, ``pending_task``,
-``confirmation_cancelled``) belongs to one uid. Reminders are scheduled
+``confirmation_cancelled``, ``memory.updated`` — ``{kind, anchor, version, session_id}`` of a fact
+stored, updated or forgotten, never its value) belongs to one uid. Reminders are scheduled
 (``event_schedule``) when the ``reminder`` tool creates one and published by the
 session timer task when due. :meth:`EventBus.publish`
 writes it to the ``event_outbox`` table first, then pushes it as a JSON-RPC
@@ -25,9 +26,9 @@ import orjson
 
 __all__ = ["EVENT_KINDS", "EventBus", "OUTBOX_DDL"]
 
-log = logging.getLogger("hermesd.events")
+log = logging.getLogger(__name__)
 
-EVENT_KINDS = ("reminder", "handoff", "session_expired", "pending_task", "confirmation_cancelled")
+EVENT_KINDS = ("reminder", "handoff", "session_expired", "pending_task", "confirmation_cancelled", "memory.updated")
 
 #: the outbox table, created idempotently at start (CREATE ... IF NOT EXISTS); statement by statement,
 #: because ``executescript`` would COMMIT the L2 writer's batch transaction.

@@ -24,7 +24,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Mapping
 
-from ..errors import HermesError
+from ..errors import RETRYABLE_FAULTS, HermesError
 from ..logging import redact
 from ..rules.model import (
     AskAction, ConfirmAction, HandoffAction, RecallAction, RememberAction, ReplyAction, SetStateAction, ToolAction,
@@ -34,7 +34,7 @@ from ..rules.templating import MissingValue
 
 __all__ = ["Executor", "Failure", "Finished", "Handoff", "StepLog", "Suspend", "ToolCaller"]
 
-log = logging.getLogger("hermesd.session")
+log = logging.getLogger(__name__)
 
 #: ``await call_tool(name, params) -> {"ok": bool, "output"|"error": ..., "duration_ms"}``
 ToolCaller = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
@@ -246,7 +246,7 @@ class Executor:
                 tool = getattr(a, "tool", None)
                 out.log.append(StepLog(a.kind, i, tool, exc.code, error=exc.message))
                 info = self.tool_info(tool) if tool else None
-                infra = exc.code in ("TOOL_TIMEOUT", "TOOL_CRASHED", "TOOL_OOM", "TOOL_UNAVAILABLE", "OUTPUT_INVALID")
+                infra = exc.code in RETRYABLE_FAULTS
                 return self._fail(out, i, exc.code, exc.message, retryable=bool(info and info[1] and infra))
         return Finished(**_fields(out))
 

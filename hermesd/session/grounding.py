@@ -23,6 +23,7 @@ from zoneinfo import ZoneInfo
 from ..anchors.directory import normalize_mention
 from ..dialogue.heard import Heard
 from ..dialogue.questions import Ask, Confirm, OpenQuestion
+from ..memory.hiding import hide
 from ..nlu.normalize import normalize
 from ..nlu.task import task_text
 from .ports import MemoryPort, NluPort, RuleEnginePort
@@ -88,6 +89,10 @@ class Grounding:
             if anchor == old_id:
                 self.remember_anchor(s, mention, new_id)
                 log.info("anchor.corrected", extra={"kv": {"mention": mention, "from": old_id, "to": new_id}})
+
+    async def person(self, s: Session, mention: str, fuzzy: bool = True) -> tuple[Any, Ambiguity | None]:
+        """A person mention grounded as if said this turn: (shown value, ambiguity or None)."""
+        return await self._person(s, mention, fuzzy)
 
     async def _person(self, s: Session, mention: str, fuzzy: bool) -> tuple[Any, Ambiguity | None]:
         """The shown value of a person mention, and its ambiguity when it names several people."""
@@ -210,6 +215,8 @@ class Grounding:
         items = await self.memory.search(s.uid, anchors=[anchor] if anchor else None, action=params.get("action"),
                                          kind=kind, since=since, until=until, query=params.get("query"),
                                          k=int(params.get("k") or 3))
+        # fields the role may not see never reach a rule's reply (memory.hidden_fields)
+        items = hide(items, (getattr(self.memory.settings, "hidden_fields", None) or {}).get(s.role, []))
         zone = self.zone(s)
         out = []
         for it in items:

@@ -48,7 +48,7 @@ __all__ = [
     "transition",
 ]
 
-log = logging.getLogger("hermesd.session")
+log = logging.getLogger(__name__)
 
 
 class State(StrEnum):

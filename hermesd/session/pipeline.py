@@ -28,6 +28,7 @@ from ..dialogue.split import split_requests
 from ..nlu.temporal import impossible_date_text
 from .machine import Event, State
 from .record import Session
+from .references import resolve_references
 
 if TYPE_CHECKING:
     from .controller import Controller
@@ -62,6 +63,10 @@ class Part:
     repairs: list[str] = field(default_factory=list)
     #: ``time.perf_counter()`` when ROUTING began (its ``session.routing_ms`` budget runs from here)
     routing_t0: float = 0.0
+    #: what to say of references that found nothing ("这个会话里还没有提到过订单。")
+    ref_missing: list[str] = field(default_factory=list)
+    #: values the caller's role may not see (``memory.hidden_fields``): never in the stored trace
+    scrub: list[str] = field(default_factory=list)
 
     def degrade(self, why: str) -> None:
         """Note a degradation in the trace (``parse_budget``, ``routing_budget``, ``load:cpu`` …, comma-joined)."""
@@ -258,6 +263,11 @@ class Pipeline:
         if ambiguous and await c.grounding.disambiguate_by_memory(s, ambiguous, entities):
             p.trace["disambiguated_by"] = "memory"
             entities, ambiguous = await c.grounding.entities(s, parsed, fuzzy=load is None, q=q)
+        intent = q.intent if isinstance(q, (Ask, Confirm)) else getattr(parsed, "intent", None)
+        notes, p.ref_missing = await resolve_references(c.grounding, s, parsed, entities, lexicon=c.lexicon,
+                                                        intent=intent, lang=p.lang)
+        if notes:
+            p.trace["references"] = notes
         p.timings["anchor"] = p.timings.get("anchor", 0.0) + (time.perf_counter() - a0) * 1000
         return entities, ambiguous
 
@@ -273,6 +283,11 @@ class Pipeline:
     async def _carry(self, s: Session, p: Part, q: OpenQuestion | None, heard: Heard, d: Any,
                      entities: dict[str, list[Any]], ambiguous: Any, text: str, trace_id: str) -> None:
         c, lang = self.c, p.lang
+        if await self._memory(s, p, q, d, text):
+            return
+        if p.ref_missing:  # said first; the request goes on without the slot (its rule asks for it)
+            p.texts.extend(p.ref_missing)
+            p.repairs.append("reference_missing")
         invalid = _invalid_date(p.parsed, lang)
         routes = isinstance(d, (dp.NewTurn, dp.Digress, dp.Replace, dp.Fill, dp.Correct)) or \
             (isinstance(d, dp.DropTask) and d.route)
@@ -285,7 +300,10 @@ class Pipeline:
         if ambiguous is not None and routes:
             self._ask_choice(s, p, q, ambiguous, text)
             return
-        if isinstance(d, dp.Resume) and isinstance(q, Confirm):
+        if isinstance(d, dp.Resume) and isinstance(q, Confirm) and q.intent == "memory.forget":
+            s.pending = None
+            await c.memturns.forget_confirmed(s, p, q)
+        elif isinstance(d, dp.Resume) and isinstance(q, Confirm):
             s.pending = None
             p.path = "confirm"
             p.then = q.then
@@ -356,6 +374,24 @@ class Pipeline:
                               text=text, trace_id=trace_id)
             if digression and s.pending is None and s.state is State.LISTENING:
                 self._reask(s, p, q)
+
+    async def _memory(self, s: Session, p: Part, q: OpenQuestion | None, d: Any, text: str) -> bool:
+        """An explicit memory request (remember / recall / forget, :mod:`.memoryturn`) said as a new
+        request or a digression: carried out here, the open question asked again after it."""
+        if not isinstance(d, (dp.NewTurn, dp.Digress, dp.Replace, dp.AskAgain)):
+            return False
+        req = await self.c.memturns.read(s, text, p.parsed)
+        if req is None:
+            return False
+        # said while a question is open, it is a digression however the reader took it
+        digression = q is not None and not getattr(d, "cancel_first", False)
+        s.pending = None
+        if digression:
+            p.repairs.append("digression")
+        await self.c.memturns.carry(s, p, req, text)
+        if digression and s.pending is None and s.state is State.LISTENING:
+            self._reask(s, p, q)  # type: ignore[arg-type]
+        return True
 
     def _again_text(self, q: OpenQuestion, d: Any, lang: str) -> str:
         prompt = q.prompt

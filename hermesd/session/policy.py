@@ -29,7 +29,7 @@ from .settings import SessionSettings
 
 __all__ = ["LoadMonitor", "Policy"]
 
-log = logging.getLogger("hermesd.session")
+log = logging.getLogger(__name__)
 
 
 class Policy:

@@ -14,7 +14,7 @@ __all__ = ["MemoryPort", "NluPort", "RuleEnginePort", "ToolsPort"]
 
 
 class NluPort(Protocol):
-    """The NLU subsystem (:class:`hermesd.nlu.service.NluService`)."""
+    """The NLU subsystem (:class:`hermesd.subsystems.nlu.NluService`)."""
 
     settings: Any  #: ``.timezone`` (IANA name) is read
     engine: Any  #: ``.specs`` (intent specs with ``name`` and ``slots``), ``.gazetteers``
@@ -25,11 +25,12 @@ class NluPort(Protocol):
 
 
 class MemoryPort(Protocol):
-    """The memory subsystem (:class:`hermesd.memory.service.MemoryService`)."""
+    """The memory subsystem (:class:`hermesd.subsystems.memory.MemoryService`)."""
 
     graph: Any  #: ``.bind(session_id, mention, anchor_id)``
-    core: Any  #: ``.event_row(...)``
+    core: Any  #: ``.event_row(...)``, ``.stage_capture(...)``, ``.l1``, ``.forget(...)``
     l2: Any  #: ``.aread`` / ``.awrite`` of turn-log functions
+    settings: Any  #: ``.hidden_fields`` (role → dotted paths never shown to it)
 
     async def resolve(self, mention: str, *, session_id: str = "", type: str = "person",
                       context: dict[str, Any] | None = None, fuzzy: bool = True) -> Any: ...
@@ -39,6 +40,8 @@ class MemoryPort(Protocol):
     async def get(self, uid: int, session_id: str, anchor: str) -> dict[str, Any] | None: ...
 
     async def pending_tasks(self, uid: int | None) -> list[dict[str, Any]]: ...
+
+    async def preload(self, uid: int) -> dict[str, Any]: ...
 
     async def add_pending_task(self, uid: int, session_id: str, intent: str, slots: dict[str, Any]) -> int: ...
 
@@ -56,7 +59,7 @@ class MemoryPort(Protocol):
 
 
 class ToolsPort(Protocol):
-    """The tools subsystem (:class:`hermesd.tools.service.ToolsService`)."""
+    """The tools subsystem (:class:`hermesd.subsystems.tools.ToolsService`)."""
 
     registry: Any  #: ``.get(name)`` → a tool with ``.descriptor`` (``confirm``, ``idempotent``)
 

@@ -78,6 +78,10 @@ class Session:
     busy_since_mono: float = 0.0
     #: transitions of the running turn, ``[from, event, to]`` (for its trace; not stored)
     moves: list[list[str]] = field(default_factory=list)
+    #: facts the running turn told to remember, ``{anchor, data, detail}``: written in its commit (not stored)
+    staged: list[dict[str, Any]] = field(default_factory=list)
+    #: the last captured entities of this session, newest last: ``{type, value, at_ms}`` (for "that order")
+    recent: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def state(self) -> State:
@@ -101,7 +105,8 @@ class Session:
                          "pending": to_dict(self.pending), "anchors": self.anchors, "expired": self.expired,
                          "executing": self.executing, "refs": self.refs, "history": self.history[-20:], "turns": self.turns,
                          "created_ms": self.created_ms, "interrupted": self.interrupted,
-                         "failures": self.machine.failures, "last_trace": self.last_trace}}
+                         "failures": self.machine.failures, "last_trace": self.last_trace,
+                         "recent": self.recent[-20:]}}
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> "Session":
@@ -117,7 +122,7 @@ class Session:
                    anchors=d.get("anchors") or {}, expired=d.get("expired"),
                    executing=d.get("executing"), refs=d.get("refs") or {},
                    history=d.get("history") or [], last_trace=d.get("last_trace"), turns=int(d.get("turns", 0)),
-                   interrupted=bool(d.get("interrupted", False)))
+                   interrupted=bool(d.get("interrupted", False)), recent=d.get("recent") or [])
 
 
 def _pending_summary(q: OpenQuestion | None) -> dict[str, Any] | None:

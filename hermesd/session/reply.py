@@ -69,9 +69,27 @@ def compose_reply(s: Session, text: str, trace_id: str, prefix: list[str], parts
            "decision": trace.get("decision"), "trace_id": trace_id,
            "timings_ms": trace["timings_ms"]}
     trace["at_ms"], trace["reply"] = now, redact(reply["text"])
+    hidden = sorted({v for p in parts for v in p.scrub if v}, key=len, reverse=True)
+    if hidden:  # a value the role may not see: out of its trace (and so of the turn log and archive)
+        trace = _scrub(trace, hidden)
+        out["entities"] = _scrub(entities, hidden)
+        s.last_trace = trace
     s.history.append(trace)
     del s.history[:-20]
     log.info("turn", extra={"kv": {"path": path, "intent": intent, "state": s.state.value,
                                    "decision": trace.get("decision"), "duration_ms": round(timings["total"], 3),
                                    "trace": trace_id}})
     return out
+
+
+def _scrub(obj: Any, values: list[str]) -> Any:
+    """``obj`` with every occurrence of ``values`` in its strings replaced by ``***``."""
+    if isinstance(obj, str):
+        for v in values:
+            obj = obj.replace(v, "***")
+        return obj
+    if isinstance(obj, dict):
+        return {k: _scrub(v, values) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_scrub(v, values) for v in obj]
+    return obj

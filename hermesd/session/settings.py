@@ -63,6 +63,9 @@ class SessionSettings(Section):
     pre_auth_intents: list[str] = Field(default_factory=list)
     lexicon_files: list[Path] = Field(default_factory=list)
     policy_module: str | None = None
+    #: capture rule files of the packs (the format of the shipped ``config/capture/default.yaml``), read
+    #: after it in order; they add, never remove (:func:`hermesd.memory.capture.load_capture_rules`)
+    capture_files: list[Path] = Field(default_factory=list)
 
 
 def resolve_rules_dir(settings: SessionSettings) -> Path:

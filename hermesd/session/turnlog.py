@@ -8,11 +8,17 @@ rows are deleted once the volume is written and verified.
 
 from __future__ import annotations
 
-from typing import Any
+import logging
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
-__all__ = ["DDL", "audit_rows", "create", "delete", "insert", "records"]
+if TYPE_CHECKING:
+    from .record import Session
+
+__all__ = ["DDL", "archive_session", "audit_rows", "create", "delete", "insert", "records"]
+
+log = logging.getLogger(__name__)
 
 DDL = (
     """CREATE TABLE IF NOT EXISTS turn_log (
@@ -48,3 +54,28 @@ def audit_rows(conn: Any, session_id: str) -> list[dict[str, Any]]:
 
 def delete(conn: Any, session_id: str) -> int:
     return conn.execute("DELETE FROM turn_log WHERE session_id=?", (session_id,)).rowcount
+
+
+async def archive_session(l2: Any, archive: Any, s: "Session", reason: str, closed_ms: int) -> str | None:
+    """Move an ended session's turn records and audit lines to L3, then delete them from L2.
+
+    :param l2: the L2 store (``aread`` / ``awrite``). :param archive: the archive subsystem
+        (``await archive_session(session_id, records, audit) -> path``), or None: the records are
+        only deleted. :param closed_ms: when it ended, epoch ms.
+    :return: the volume's path, or None (no archive, no turns, or the archive failed — the records
+        then stay in L2 and go at the next close or restart: nothing acknowledged is lost).
+    """
+    turns = await l2.aread(records, s.session_id)
+    if archive is None or not turns:
+        await l2.awrite(delete, s.session_id)
+        return None
+    audit = await l2.aread(audit_rows, s.session_id)
+    header = {"kind": "session", "session_id": s.session_id, "uid": s.uid, "role": s.role,
+              "created_ms": s.created_ms, "closed_ms": closed_ms, "reason": reason, "turns": s.turns}
+    try:
+        path = await archive.archive_session(s.session_id, [header, *turns], audit)
+    except Exception as exc:  # kept in L2; retried at the next close/restart
+        log.error("session.archive_failed", extra={"kv": {"session": s.session_id, "error": str(exc)}})
+        return None
+    await l2.awrite(delete, s.session_id)
+    return str(path)

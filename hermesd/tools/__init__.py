@@ -2,5 +2,5 @@
 
 Deliberately empty: ``python -I -m hermesd.tools.forkserver`` imports this
 package first and must stay lean (standard library only), so nothing is
-re-exported here. Import ``hermesd.tools.service`` for the subsystem.
+re-exported here. Import ``hermesd.subsystems.tools`` for the subsystem.
 """

@@ -1,7 +1,10 @@
 """Tool descriptors: ``tools/<name>/tool.yaml`` validated with pydantic, errors naming file and line.
 
 A tool folder holds ``tool.yaml`` (this model), ``handler.py`` with
-``handle(input: dict) -> dict`` and ``test_cases.json`` (see :class:`TestCase`).
+``handle(input: dict) -> dict`` and ``test_cases.json`` (see :class:`TestCase`). Several tools
+may share one handler module instead: ``handler: ../_shared/api.py`` names it relative to the
+tool's folder; it must be a ``.py`` file inside the tools folder (the folder holding the tool
+folders, symlinks resolved), and the worker may read that module's folder and the tool's own.
 Input and output schemas are JSON Schema or the shorthand of
 :mod:`hermesd.tools.schema`. A handler reports an expected, business-level
 failure by raising an exception with a ``code`` attribute naming one of the
@@ -273,6 +276,8 @@ class Descriptor(_Model):
     needs: tuple[Literal["documents_dir", "outbox_dir", "directory_file", "data_dir"], ...] = ()
     grants: Grants = Grants()
     subject: dict[str, str] = {}
+    #: the handler module, relative to the tool's folder (a module shared by several tools)
+    handler: str = "handler.py"
     #: the parsed ``reply:`` (:class:`~hermesd.rules.phrases.Phrase`), None when the tool has none
     reply: Any = None
     #: business code → {lang: sentence}, from the codes ``errors`` gives as ``{zh, en}``
@@ -382,7 +387,8 @@ class Descriptor(_Model):
 
     @property
     def handler_path(self) -> Path:
-        return self.folder / "handler.py"
+        """The handler module: ``handler.py`` in the tool's folder, or the shared module ``handler`` names."""
+        return self.folder / self.handler
 
     def failure_threshold(self, default_by_kind: dict[str, int] | None = None) -> int:
         """The breaker threshold: the descriptor's, else the default for its ``kind``."""
@@ -446,8 +452,16 @@ def load_descriptor(folder: Path) -> tuple[Descriptor, list[TestCase]]:
     if descriptor is not None and descriptor.name != folder.name:
         problems.append(f"{path}:{lines.get(('name',), 1)}: name: {descriptor.name!r} must match "
                         f"its folder {folder.name!r}")
-    if not (folder / "handler.py").is_file():
-        problems.append(f"{folder / 'handler.py'}: missing")
+    handler = str(raw.get("handler") or "handler.py")
+    module = folder / handler
+    tools_root = folder.resolve().parent
+    if not handler.endswith(".py") or Path(handler).is_absolute():
+        problems.append(f"{path}:{lines.get(('handler',), 1)}: handler: {handler!r} must be a relative path to a .py file")
+    elif not module.is_file():
+        problems.append(f"{module}: missing")
+    elif not module.resolve().is_relative_to(tools_root):
+        problems.append(f"{path}:{lines.get(('handler',), 1)}: handler: {handler!r} lies outside the tools folder "
+                        f"{tools_root} (a worker may read only its tool's folder and modules shared beside it)")
     cases: list[TestCase] = []
     cases_path = folder / "test_cases.json"
     try:

@@ -14,7 +14,7 @@ socket, never pickle).
 
 daemon → server::
 
-    {"op": "init", "tools": {name: handler_path}, "tool_env": {name: {VAR: value}},
+    {"op": "init", "tools": {name: handler_path}, "tool_dirs": {name: folder}, "tool_env": {name: {VAR: value}},
      "worker_env": {VAR: value}, "user": "hermesd-tool", "isolation": "auto",
      "pool_processes": int, "ceilings": {memory_mb, max_open_files, max_file_bytes, max_processes}}
     {"op": "spawn", "worker_id": int, "network": bool, "bind": spec | null}
@@ -252,6 +252,8 @@ class Server:
         _prctl(PR_SET_CHILD_SUBREAPER, 1)
         # the real folder: a symlinked tool folder may sit under a folder the worker user cannot enter
         self.tools = {name: os.path.realpath(path) for name, path in init.get("tools", {}).items()}
+        # a tool whose handler module is shared with others: its own folder as well as the module's
+        self.tool_dirs = {name: os.path.realpath(path) for name, path in (init.get("tool_dirs") or {}).items()}
         root = os.geteuid() == 0
         ready: dict = {"op": "ready", "pid": os.getpid(), "user": None, "user_warning": ""}
         if root:
@@ -334,8 +336,12 @@ class Server:
     # ---- the sandbox a worker enters -------------------------------------------------------
 
     def _rules(self, spec: dict | None, tmp: str) -> list[tuple[str, str]]:
-        folder = os.path.dirname(self.tools[spec["tool"]]) if spec and spec.get("tool") in self.tools else None
+        tool = spec.get("tool") if spec else None
+        folder = os.path.dirname(self.tools[tool]) if tool in self.tools else None
         extra = [(str(p), str(k)) for p, k in (spec or {}).get("fs", [])]
+        own = self.tool_dirs.get(tool) if tool else None
+        if own and own != folder:
+            extra.append((own, "ro"))
         return sandbox.system_rules(folder, tmp) + extra
 
     def _enter(self, mode: str, spec: dict | None, tmp: str, scratch: str, *, network: bool,

@@ -45,12 +45,12 @@ from typing import Any
 
 import orjson
 
-from ..errors import HermesError, OutputInvalid, ToolCrashed, ToolOOM, ToolTimeout, ToolUnavailable
+from ..errors import HermesError, OutputInvalid, ToolCrashed, ToolFault, ToolOOM, ToolTimeout, ToolUnavailable
 from . import frames, sandbox, worker as worker_mod
 
 __all__ = ["Pool", "WorkerReply"]
 
-log = logging.getLogger("hermesd.tools")
+log = logging.getLogger(__name__)
 
 FRAME_SLACK_BYTES = 4096
 RECV_BYTES = 1 << 16
@@ -159,10 +159,13 @@ class Pool:
 
     async def start(self, *, tools: dict[str, str], tool_env: dict[str, dict[str, str]],
                     worker_env: dict[str, str], user: str, ceilings: dict[str, int],
-                    isolation: str = "auto") -> dict:
+                    isolation: str = "auto", tool_dirs: dict[str, str] | None = None) -> dict:
         """Start the fork server, check the handlers there, fork the spare workers.
 
-        :param tools: tool name → absolute path of its ``handler.py``.
+        :param tools: tool name → absolute path of its handler module (``handler.py``, or a
+            module shared by several tools that the descriptor names).
+        :param tool_dirs: tool name → its folder, when that is not the handler's folder (a shared
+            handler): the worker may read both.
         :param user: the worker user when the daemon runs as root.
         :param ceilings: the largest ``memory_mb``, ``max_open_files``,
             ``max_file_bytes``, ``max_processes`` of any tool (hard limits).
@@ -175,7 +178,8 @@ class Pool:
         # RLIMIT_NPROC counts every process of the worker uid: this pool's workers, one being replaced
         # per worker, and a pool being retired on reload
         pool_processes = 4 * (self.sizes[False] + self.sizes[True]) + 4
-        self._init = {"op": "init", "tools": tools, "tool_env": tool_env, "worker_env": worker_env,
+        self._init = {"op": "init", "tools": tools, "tool_dirs": tool_dirs or {}, "tool_env": tool_env,
+                      "worker_env": worker_env,
                       "user": user, "ceilings": ceilings, "isolation": isolation,
                       "pool_processes": pool_processes}
         self._running = True
@@ -552,13 +556,13 @@ class Pool:
             fut.set_result(WorkerReply(True, msg.get("output"), w.pid, msg.get("cpu_ms", 0.0), rss))
             return
         limits = w.limits
-        if code == "TOOL_TIMEOUT":
+        if code == ToolFault.TIMEOUT:
             self._fault(w, ToolTimeout(f"tool used its {limits.get('cpu_ms')} ms CPU budget",
                                        data={"pid": w.pid, "limit": "cpu_ms"}))
-        elif code == "TOOL_OOM":
+        elif code == ToolFault.OOM:
             self._fault(w, ToolOOM(f"tool passed its memory budget of {limits.get('memory_mb')} MiB",
                                    data={"pid": w.pid, "memory_mb": limits.get("memory_mb")}))
-        elif code == "OUTPUT_INVALID" and not msg.get("fatal"):
+        elif code == ToolFault.OUTPUT_INVALID and not msg.get("fatal"):
             fut.set_exception(OutputInvalid(msg.get("message") or "invalid output", data={"pid": w.pid}))
         elif code in ("RAISED", "TOOL_UNHEALTHY"):
             reply = WorkerReply(False, None, w.pid, msg.get("cpu_ms", 0.0), rss, code, msg.get("message", ""),

@@ -21,7 +21,7 @@ from .settings import BreakerSettings
 
 __all__ = ["Registry", "Tool"]
 
-log = logging.getLogger("hermesd.tools")
+log = logging.getLogger(__name__)
 
 
 @dataclass(eq=False)

@@ -7,13 +7,10 @@ from typing import Literal
 
 from pydantic import Field
 
-from ..section import Section
+from ..section import Section, shipped_path
 
-__all__ = ["BreakerSettings", "ToolsSettings", "INSTALLED_TOOLS_DIR", "resolve_tools_dir"]
+__all__ = ["BreakerSettings", "ToolsSettings", "resolve_tools_dir"]
 
-#: where packages install the default tool pack
-INSTALLED_TOOLS_DIR = Path("/usr/share/hermesd/tools")
-_CHECKOUT_TOOLS_DIR = Path(__file__).resolve().parents[2] / "tools"
 
 
 class BreakerSettings(Section):
@@ -39,9 +36,9 @@ class BreakerSettings(Section):
 class ToolsSettings(Section):
     """The tool runtime.
 
-    ``tools_dir`` ``None`` means: the repository's ``tools/`` folder when running
-    from a checkout (found next to the ``hermesd`` package), else
-    ``/usr/share/hermesd/tools``. ``documents_dir``/``outbox_dir`` ``None`` mean
+    ``tools_dir`` ``None`` means the shipped ``tools/`` folder
+    (:func:`hermesd.section.shipped_path`: ``$HERMESD_SHARE_DIR``, the checkout, the
+    wheel's package data, ``/usr/share/hermesd``). ``documents_dir``/``outbox_dir`` ``None`` mean
     ``<state_dir>/documents`` and ``<state_dir>/outbox`` (``send_document``);
     ``data_dir`` is a folder of reference data a pack's tools read (a travel database, say):
     a tool with ``needs: [data_dir]`` gets it as ``HERMESD_DATA_DIR`` and reads it through a
@@ -82,6 +79,4 @@ def resolve_tools_dir(settings: ToolsSettings) -> Path:
     daemon's working directory (the fork server runs elsewhere, so it gets an absolute one)."""
     if settings.tools_dir is not None:
         return settings.tools_dir.absolute()
-    if any(_CHECKOUT_TOOLS_DIR.glob("*/tool.yaml")):
-        return _CHECKOUT_TOOLS_DIR
-    return INSTALLED_TOOLS_DIR
+    return shipped_path("tools").absolute()

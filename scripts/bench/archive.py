@@ -44,7 +44,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from hermesd.memory import l3, upstream
-from hermesd.memory.archive_service import ArchiveService
+from hermesd.subsystems.archive import ArchiveService
 from hermesd.memory.archive_settings import ArchiveSettings, UpstreamSettings
 from hermesd.memory.l2 import L2Store
 

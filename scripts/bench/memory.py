@@ -15,6 +15,8 @@ Sections (each prints hermesd next to its baseline and the ratio):
 3. L1 hit ratio on replayed dialogue traces (CrossWOZ, SGD from ../shared/data),
    L1 = 8 MiB, decay every 2 h of trace time; skipped if the data is absent.
 4. RSS of a fresh process holding 10,000 sessions' memories (L1 + L2).
+5. Capture + compress cost per user turn (CrossWOZ, SGD user turns) beside the NLU parse.
+6. First-turn L1 hit ratio of a user's next session with and without preloading.
 
 Usage: .venv/bin/python scripts/bench/memory.py [--quick]
 Benchmarks are not tests: nothing here asserts a speed.
@@ -392,6 +394,148 @@ async def trace_bench(tmp: Path, quick: bool) -> None:
                          turn_gap_s=30.0)
 
 
+# -- capture on the turn path, preloading ----------------------------------------------------
+
+def user_turns(dialogues: list[list[dict[str, Any]]]) -> list[list[dict[str, Any]]]:
+    return [[t for t in d if str(t.get("speaker", "")).lower() == "user"] for d in dialogues]
+
+
+def capture_input(rules: Any, t: dict[str, Any]) -> dict[str, Any]:
+    """A trace turn as the turn path hands it to capture: its slot values as entities (type
+    ``slot`` — the bench's capture rules keep it), through :func:`turn_record`."""
+    from hermesd.memory.capture import turn_record
+    ents = [{"type": "slot", "value": str(v if not isinstance(v, list) else (v[0] if v else "")),
+             "text": str(v)} for v in (t.get("slots") or {}).values()]
+    return turn_record(rules, text=t.get("text") or "", intent=str(t.get("intent")), entities=ents, anchors={},
+                       tool_results=[])
+
+
+async def capture_bench(tmp: Path, quick: bool) -> None:
+    """Capture + compress + decay class + L1 put + the three [MCP] lines, per user turn, beside the
+    NLU parse of the same utterance (the largest part of a turn's own work) with the shipped packs."""
+    import io
+    import logging as _logging
+    from dataclasses import replace as _replace
+    from datetime import datetime, timezone
+    from hermesd.logging import setup
+    from hermesd.memory.capture import load_capture_rules
+    from hermesd.subsystems.nlu import NluSubsystem
+    from hermesd.nlu.settings import NluSettings
+    print("\n[5] capture + compress per user turn (memory layer driven directly; audit lines formatted to a "
+          "buffer as in the daemon) beside the NLU parse of the same utterance (shipped default packs)")
+    setup("info", "plain", io.StringIO())  # the [MCP] lines are formatted, as in the daemon
+    rules = _replace(load_capture_rules(), entity_types=frozenset({"slot"}))
+    from zoneinfo import ZoneInfo
+    from hermesd.nlu.parser import parse
+    nlu = NluSubsystem(NluSettings())
+    with tempfile.TemporaryDirectory() as cache:
+        await nlu.start_standalone(Path(cache))
+    ref, tz = datetime(2030, 6, 19, 2, 0, tzinfo=timezone.utc), ZoneInfo("Asia/Shanghai")
+    for name, path in (("crosswoz", DATA / "crosswoz" / "crosswoz_turns.jsonl"),
+                       ("sgd", DATA / "sgd" / "sgd_turns.jsonl")):
+        if not path.exists():
+            print(f"  {name}: skipped ({path} absent)")
+            continue
+        turns = [t for d in user_turns(load_trace(path)) for t in d][: 3000 if quick else 20000]
+        l2 = L2Store(tmp / f"capture-{name}.sqlite3")
+        l2.open()
+        core = MemoryCore(MemorySettings(), l2)
+        await core.start()
+        cap, parse_us, kept, lines_us, skipped = [], [], 0, [], []
+        for i, t in enumerate(turns):
+            inp = capture_input(rules, t)
+            t0 = time.perf_counter()
+            st = core.stage_capture(1000 + i % 50, f"s{i // 10}", inp, slot_session=f"user:{1000 + i % 50}",
+                                    verbs=rules.memory_verbs, defer=True)
+            dt = (time.perf_counter() - t0) * 1e6
+            t0 = time.perf_counter()
+            core.flush_lines()  # after the reply in the daemon: timed apart
+            if st is not None:
+                kept += 1
+                cap.append(dt)
+                lines_us.append((time.perf_counter() - t0) * 1e6)
+                l2.write(st.write)
+            else:
+                skipped.append(dt)
+            if i < 3000:
+                t0 = time.perf_counter()
+                parse(t.get("text") or "", ref=ref, tz=tz, engine=nlu.engine)
+                parse_us.append((time.perf_counter() - t0) * 1e6)
+        await l2.awrite(lambda c: None)
+        l2.close()
+        for xs in (cap, parse_us, lines_us, skipped):
+            xs.sort()
+        p50 = cap[len(cap) // 2]
+        pp = parse_us[len(parse_us) // 2] if parse_us else float("nan")
+        print(f"  {name:<10} user turns {len(turns):6d}  captured {kept:6d}: on the turn path p50 {p50:6.1f} µs "
+              f"p99 {cap[int(len(cap) * .99)]:8.1f} µs (aim ≤ 50 µs p50); not captured p50 "
+              f"{skipped[len(skipped) // 2]:5.1f} µs; 3 audit lines after the reply p50 "
+              f"{lines_us[len(lines_us) // 2]:5.1f} µs | NLU parse p50 {pp:7.1f} µs  capture/parse {p50 / pp:5.3f}")
+    root = _logging.getLogger("hermesd")
+    for h in list(root.handlers):
+        root.removeHandler(h)
+
+
+async def preload_bench(tmp: Path, quick: bool) -> None:
+    """First-turn L1 hit ratio of a user's next session, with and without preloading.
+
+    Pseudo-users: consecutive dialogues of the trace, 5 per user (CrossWOZ and SGD dialogues have no
+    user ids). Each dialogue's user turns are captured (memory layer directly); then the daemon
+    "restarts" (a fresh MemoryCore on the same L2: a cold L1) and the user's next dialogue opens —
+    with ``preload`` or without — and its first user turn reads each of its slot values' anchors.
+    Hits count only reads of anchors memory holds at all (a read of something never captured can hit
+    in no tier)."""
+    from dataclasses import replace as _replace
+    from hermesd.memory.capture import load_capture_rules
+    print("\n[6] first-turn L1 hit ratio of a user's next session, with vs without preloading at session.open "
+          "(memory layer driven directly; cold L1 after a restart; 5 dialogues per pseudo-user)")
+    rules = _replace(load_capture_rules(), entity_types=frozenset({"slot"}))
+    for name, path in (("crosswoz", DATA / "crosswoz" / "crosswoz_turns.jsonl"),
+                       ("sgd", DATA / "sgd" / "sgd_turns.jsonl")):
+        if not path.exists():
+            print(f"  {name}: skipped ({path} absent)")
+            continue
+        dialogues = [d for d in user_turns(load_trace(path)) if d][: 1000 if quick else 5000]
+        users = [dialogues[i:i + 5] for i in range(0, len(dialogues) - 4, 5)]
+        for preload in (False, True):
+            l2 = L2Store(tmp / f"preload-{name}-{preload}.sqlite3")
+            l2.open()
+            warm = MemoryCore(MemorySettings(), l2)
+            await warm.start()
+            for u, ds in enumerate(users):
+                for d in ds[:-1]:
+                    for t in d:
+                        inp = capture_input(rules, t)
+                        for e in inp["entities"]:
+                            e["anchor"] = f"slot:{e['value']}"
+                        st = warm.stage_capture(u, "s", inp, slot_session=f"user:{u}", verbs=rules.memory_verbs)
+                        if st is not None:
+                            l2.write(st.write)
+            await l2.awrite(lambda c: None)
+            cold = MemoryCore(MemorySettings(), l2)  # the restart: L2 kept, L1 empty
+            await cold.start()
+            reads = hits = held = 0
+            open_ms: list[float] = []
+            for u, ds in enumerate(users):
+                if preload:
+                    got = await cold.preload(u)
+                    open_ms.append(got["ms"])
+                first = capture_input(rules, ds[-1][0])
+                for e in first["entities"]:
+                    anchor = f"slot:{e['value']}"
+                    reads += 1
+                    if cold.get_hot(u, f"user:{u}", anchor) is not None:
+                        hits += 1
+                        held += 1
+                    elif await l2.aread(records.get_summary, u, f"user:{u}", anchor) is not None:
+                        held += 1
+            l2.close()
+            extra = f"  preload p50 {sorted(open_ms)[len(open_ms) // 2]:.3f} ms" if open_ms else ""
+            print(f"  {name:<10} {'preload' if preload else 'cold   '}  users {len(users):5d}  first-turn reads "
+                  f"{reads:5d}  held in memory {held:5d}  L1 hits {hits:5d}  hit ratio (of held) "
+                  f"{(hits / held * 100 if held else 0):6.2f}%{extra}")
+
+
 # -- RSS -----------------------------------------------------------------------------------
 
 RSS_CHILD = r"""
@@ -399,7 +543,7 @@ import asyncio, sys, tempfile, psutil, os, gc
 sys.path.insert(0, sys.argv[1])
 proc = psutil.Process()
 base = proc.memory_info().rss
-from hermesd.memory.service import MemoryService
+from hermesd.subsystems.memory import MemoryService
 from hermesd.memory.settings import MemorySettings
 async def main():
     svc = MemoryService(MemorySettings(), run_decay=False)
@@ -475,7 +619,16 @@ def daemon_rss_bench(tmp: Path) -> None:
 async def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer iterations")
+    ap.add_argument("--only", choices=["capture"], help="only sections 5 and 6 (capture, preloading)")
     args = ap.parse_args()
+    if args.only == "capture":
+        tmp = Path(tempfile.mkdtemp(prefix="hermesd-bench-mem-"))
+        try:
+            await capture_bench(tmp, args.quick)
+            await preload_bench(tmp, args.quick)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        return
     n = 20000 if args.quick else 100000
     tmp = Path(tempfile.mkdtemp(prefix="hermesd-bench-mem-"))
     try:
@@ -506,6 +659,8 @@ async def main() -> None:
         await l2_bench(tmp, rows=10000 if args.quick else 50000, reads=5000 if args.quick else 20000)
         await search_bench(tmp, events=20000 if args.quick else 100000, reps=500 if args.quick else 2000)
         await trace_bench(tmp, args.quick)
+        await capture_bench(tmp, args.quick)
+        await preload_bench(tmp, args.quick)
         rss_bench()
         daemon_rss_bench(tmp)
     finally:

@@ -33,7 +33,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
 from hermesd.nlu.parser import parse  # noqa: E402
-from hermesd.nlu.service import NluSubsystem  # noqa: E402
+from hermesd.subsystems.nlu import NluSubsystem  # noqa: E402
 from hermesd.nlu.settings import NluSettings  # noqa: E402
 from hermesd.nlu.temporal import parse_times  # noqa: E402
 
@@ -145,6 +145,10 @@ def main() -> int:
     print("   sample disagreements with current_period (phrase | hermesd | dateparser):")
     for p, h, d in dis[:12]:
         print(f"     {p!r:40} | {h.kind} {h.start} | {d.astimezone(TZ).isoformat()}")
+    print("\n3. time expressions class by class: hermesd vs dateparser and jionlp (scripts/bench/nlu_time.py)")
+    from nlu_time import compare  # noqa: PLC0415 - a sibling module of this script
+
+    compare()
     return 0
 
 

@@ -38,8 +38,8 @@ import uvloop
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from hermesd import logging as hermes_logging  # noqa: E402
-from hermesd.subsystem import DaemonContext  # noqa: E402
-from hermesd.tools.service import ToolsService  # noqa: E402
+from hermesd.subsystems.subsystem import DaemonContext  # noqa: E402
+from hermesd.subsystems.tools import ToolsService  # noqa: E402
 from hermesd.tools.settings import ToolsSettings  # noqa: E402
 
 HANDLER = textwrap.dedent('''

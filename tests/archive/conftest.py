@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from archive_helpers import TOKEN, UpstreamServer
 
-from hermesd.memory.archive_service import ArchiveService
+from hermesd.subsystems.archive import ArchiveService
 from hermesd.memory.archive_settings import ArchiveSettings, UpstreamSettings
 from hermesd.memory.l2 import L2Store
 
@@ -103,3 +103,15 @@ async def harness(tmp_path: Path) -> AsyncIterator[Harness]:
         for s, l2 in h.opened:
             await s.stop()
             l2.close()
+
+
+@pytest.fixture(scope="module")
+def moto(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A real S3-compatible server process (moto, SigV4 checked) shared by one test module."""
+    from s3_server import MotoS3
+
+    srv = MotoS3(log_dir=tmp_path_factory.mktemp("moto"))
+    try:
+        yield srv
+    finally:
+        srv.stop()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import timedelta, timezone
 from pathlib import Path
 
-from hermesd.memory.service import MemoryService
+from hermesd.subsystems.memory import MemoryService
 from hermesd.memory.settings import MemorySettings
 from hermesd.protocol import CallContext, Caller
 

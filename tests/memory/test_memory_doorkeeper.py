@@ -37,7 +37,7 @@ async def _bulk_search_then_count(tmp_path: Path, clock: FakeClock, wall: FakeWa
 
 
 async def test_bulk_search_does_not_flush_l1(tmp_path: Path, clock: FakeClock, wall: FakeWall, caplog) -> None:
-    caplog.set_level(logging.INFO, logger="hermesd.memory")
+    caplog.set_level(logging.INFO, logger="hermesd")
     svc, hot_left, entries = await _bulk_search_then_count(tmp_path, clock, wall, doorkeeper=True)
     try:
         assert hot_left == HOT and entries == HOT

@@ -9,7 +9,7 @@ import pytest
 from memory_helpers import FakeClock, FakeWall, ctx, start_service
 
 from hermesd.errors import PermissionDenied
-from hermesd.memory.service import GetParams, PutParams, SearchParams
+from hermesd.subsystems.memory import GetParams, PutParams, SearchParams
 
 ZHANG = "person:sales/zhang"
 UID = 1000

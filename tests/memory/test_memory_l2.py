@@ -132,7 +132,7 @@ def test_unsafe_journal_modes_need_the_flag_and_warn(tmp_path: Path, caplog: pyt
     with pytest.raises(ValueError):
         L2Store(tmp_path / "a.sqlite3", busy_timeout_ms=1000)
     store = L2Store(tmp_path / "a.sqlite3", journal_mode="off", unsafe=True)
-    with caplog.at_level(logging.WARNING, logger="hermesd.memory"):
+    with caplog.at_level(logging.WARNING, logger="hermesd"):
         store.open()
     store.close()
     assert any(r.levelno == logging.WARNING and "unsafe" in r.getMessage() for r in caplog.records)
@@ -195,7 +195,7 @@ def test_older_schema_is_migrated_in_place(tmp_path: Path) -> None:
             c.execute("SELECT action FROM audit").fetchall())).result()
     finally:
         store.close()
-    assert version == SCHEMA_VERSION == 3
+    assert version == SCHEMA_VERSION == 4
     assert "events_object" in indexes and kept == [("kept",)]
 
 

@@ -44,7 +44,7 @@ SEND_TURN = {
 
 
 async def test_capture_only_what_carries_entity_verb_or_tool_result(service, caplog) -> None:
-    caplog.set_level(logging.INFO, logger="hermesd.memory")
+    caplog.set_level(logging.INFO, logger="hermesd")
     assert await service.capture(UID, "s1", {"text": "你好"}) is None
     assert mcp_lines(caplog) == []
     got = await service.capture(UID, "s1", {"text": "记住 周五下午开周会"}, durable=True)
@@ -58,18 +58,20 @@ async def test_capture_only_what_carries_entity_verb_or_tool_result(service, cap
 
 
 async def test_compress_writes_audit_row_and_line(service, caplog) -> None:
-    caplog.set_level(logging.INFO, logger="hermesd.memory")
+    caplog.set_level(logging.INFO, logger="hermesd")
     got = await service.capture(UID, "s1", SEND_TURN, at_ms=ms("2024-06-12T10:00+08:00"), durable=True)
     assert got["event_id"] is not None
     body = got["slot"]["data"]
     assert body["summary"] == "用户1000在2024-06-12 10:00执行send操作，结果为sent 报价单 Q-2024-061 →person:sales/zhang"
     assert body["actions"] == ["send"] and body["entities"]["doc_type"] == ["报价单"]
     lines = mcp_lines(caplog)
-    assert [line[:3] for line in lines] == [("capture", "s1", "memory"), ("compress", "s1", "memory_l1")]
+    assert [line[:3] for line in lines] == [("capture", "s1", "memory"), ("compress", "s1", "memory_l1"),
+                                            ("decay", "s1", "memory_l1")]
     _, _, _, before, after = lines[1]
     assert int(after) < int(before)
     assert [r[:3] for r in await audit_rows(service)] == [("capture", "s1", "memory"),
-                                                           ("compress", "s1", "memory_l1")]
+                                                           ("compress", "s1", "memory_l1"),
+                                                           ("decay", "s1", "memory_l1")]
     assert (await audit_rows(service))[1][3:] == (int(before), int(after))
 
 
@@ -123,7 +125,7 @@ async def test_chinese_substrings_match_short_and_long(service) -> None:
 
 
 async def test_decay_demotes_idle_scratch_only(service, caplog) -> None:
-    caplog.set_level(logging.INFO, logger="hermesd.memory")
+    caplog.set_level(logging.INFO, logger="hermesd")
     core = service.core
     await service.put(UID, "s", "scratch:idle", {"v": 1}, durable=True)
     await service.put(UID, "s", "scratch:busy", {"v": 2})
@@ -141,7 +143,7 @@ async def test_decay_demotes_idle_scratch_only(service, caplog) -> None:
 
 
 async def test_decay_deletes_closed_projects_after_30_days(service, wall, caplog) -> None:
-    caplog.set_level(logging.INFO, logger="hermesd.memory")
+    caplog.set_level(logging.INFO, logger="hermesd")
     await service.put(UID, "s", "doc:old", {"v": 1}, memory_class="project", project="P-old")
     await service.put(UID, "s", "doc:new", {"v": 2}, memory_class="project", project="P-new")
     await service.put(UID, "s", "doc:open", {"v": 3}, memory_class="project", project="P-open")
@@ -155,7 +157,7 @@ async def test_decay_deletes_closed_projects_after_30_days(service, wall, caplog
 
 
 async def test_decay_reverifies_person_anchors_after_90_days(service, wall, caplog) -> None:
-    caplog.set_level(logging.INFO, logger="hermesd.memory")
+    caplog.set_level(logging.INFO, logger="hermesd")
     made = await service.resolve("赵工", context={"dept": "qa", "email": "zhao@example.com"})
     assert made.status == "resolved" and made.via == "created"
     assert (await service.core.decay())["verified"] == 0
@@ -171,7 +173,7 @@ async def test_decay_reverifies_person_anchors_after_90_days(service, wall, capl
 
 
 async def test_forget_erases_everywhere_and_marks_l3(service, caplog) -> None:
-    caplog.set_level(logging.INFO, logger="hermesd.memory")
+    caplog.set_level(logging.INFO, logger="hermesd")
     await service.capture(UID, "s1", SEND_TURN, durable=True)
     await service.put(UID, "s2", ZHANG, {"phone": "2"}, durable=True)
     await service.put(UID, "s2", "person:sales/li", {"phone": "3"}, durable=True)
@@ -199,7 +201,7 @@ async def test_l2_catches_up_within_one_batch(service) -> None:
 
 
 async def test_explicit_put_is_audited(service, caplog) -> None:
-    caplog.set_level(logging.INFO, logger="hermesd.memory")
+    caplog.set_level(logging.INFO, logger="hermesd")
     await service.put(UID, "s9", ZHANG, {"phone": "139"}, durable=True)
     assert mcp_lines(caplog) == [("capture", "s9", "memory_l1", "15", "15")]  # {"phone":"139"}
     assert (await audit_rows(service))[-1] == ("capture", "s9", "memory_l1", 15, 15)

@@ -8,9 +8,9 @@ import pytest
 from memory_helpers import FakeClock, FakeWall, T0_MS, ctx, start_service
 
 from hermesd.errors import InputInvalid
-from hermesd.memory.service import ForgetParams, GetParams, PutParams, SearchParams
+from hermesd.subsystems.memory import ForgetParams, GetParams, PutParams, SearchParams
 from hermesd.memory.settings import MemorySettings
-from hermesd.subsystem import DaemonContext
+from hermesd.subsystems.subsystem import DaemonContext
 
 UID = 1000
 
@@ -29,7 +29,7 @@ def test_settings_defaults_and_validation() -> None:
 
 
 async def test_start_from_daemon_context_puts_l2_in_state_dir(tmp_path: Path) -> None:
-    from hermesd.memory.service import MemoryService
+    from hermesd.subsystems.memory import MemoryService
 
     svc = MemoryService(run_decay=False)
     await svc.start(DaemonContext(config=object(), state_dir=tmp_path, subsystems={}))  # type: ignore[arg-type]

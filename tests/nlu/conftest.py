@@ -7,7 +7,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from hermesd.nlu.service import NluSubsystem
+from hermesd.subsystems.nlu import NluSubsystem
 from hermesd.nlu.settings import NluSettings
 
 REPO = Path(__file__).resolve().parents[2]

@@ -16,7 +16,7 @@ import pytest
 from hermesd.anchors.directory import Directory
 from hermesd.nlu.intents import IntentModel, IntentRecognizer, IntentSpec, _compile_template, clause_spans
 from hermesd.nlu.normalize import normalize
-from hermesd.nlu.service import NluSubsystem
+from hermesd.subsystems.nlu import NluSubsystem
 from hermesd.nlu.settings import NluSettings
 
 from .conftest import REF, REPO

@@ -8,7 +8,7 @@ from pydantic import ValidationError
 
 from hermesd.errors import InputInvalid
 from hermesd.nlu.packs import load_packs
-from hermesd.nlu.service import NluSubsystem, ParseParams
+from hermesd.subsystems.nlu import NluSubsystem, ParseParams
 from hermesd.nlu.settings import NluSettings
 from hermesd.protocol import CallContext, Caller
 

@@ -1,9 +1,8 @@
 """Replay of recorded CrossWOZ dialogues through a real hermesd on the CrossWOZ pack.
 
-The daemon is started with ``--config config/packs/crosswoz/hermesd.yaml`` alone, from a
-scratch working directory: the pack's relative folders (intents, rules, tools, the database
-at ``../shared/data/crosswoz/database``) are taken from the config file's folder, and its tool
-reads the database through its ``{data_dir}`` grant. Reads ``../shared/data`` (skipped with a
+The daemon is started on the pack's ``hermesd.yaml`` (its repository-relative intents and rules
+folders made absolute, as the test runs elsewhere); its tool reads the database at
+``../shared/data/crosswoz/database`` through its ``{data_dir}`` grant. Reads ``../shared/data`` (skipped with a
 reason when it is absent). The three dialogues are held in (they built the committed pack);
 their annotated change points are written out below and must be queried exactly, with no
 other query.
@@ -13,11 +12,13 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from hermesd.client import Client
 from hermesd.replay_crosswoz import fold, run_crosswoz
@@ -61,8 +62,19 @@ def dialogues_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def pack_daemon(start_daemon):
-    return start_daemon(None, args=("--config", str(PACK / "hermesd.yaml")))
+def pack_daemon(start_daemon, tmp_path):
+    """The pack's own hermesd.yaml; its intents and rules folders (relative to the working
+    directory, the repository root) pointed at the pack, ``tools.tools_dir`` and
+    ``tools.data_dir`` resolved the way hermesd.config takes them from the pack's folder."""
+    layer = yaml.safe_load((PACK / "hermesd.yaml").read_text(encoding="utf-8"))
+    assert layer["tools"]["tools_dir"] == "tools"
+    layer["nlu"]["intent_dirs"] = [str(REPO / d) for d in layer["nlu"]["intent_dirs"]]
+    layer["session"]["rules_dir"] = str(REPO / layer["session"]["rules_dir"])
+    layer["tools"] = {k: os.path.normpath(PACK / v) for k, v in layer["tools"].items()}
+    assert Path(layer["tools"]["data_dir"]) == DATA / "database"
+    path = tmp_path / "crosswoz-hermesd.yaml"
+    path.write_text(yaml.safe_dump(layer, allow_unicode=True), encoding="utf-8")
+    return start_daemon(None, args=("--config", str(path)))
 
 
 def _folded(c: dict) -> dict:

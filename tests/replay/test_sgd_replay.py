@@ -1,10 +1,12 @@
 """Replay of recorded SGD and xSID dialogues through a real hermesd with the SGD pack.
 
-Reads ``../shared/data`` (skipped with a reason when it is absent). The four SGD dialogues are
-on the evaluation side of ``scripts/build_sgd_pack.py``'s split (never used to build the
-pack), one per service kind; their annotated API calls are written out below and must be
-made exactly — method and arguments — and a transactional one only after the recorded
-user's confirmation.
+Reads ``../shared/data`` (skipped with a reason when it is absent). The pack is built for the
+test by ``scripts/build_sgd_pack.py`` (it is generated, never committed) into a scratch folder
+the tool workers may read, and started from its own ``hermesd.yaml`` (its tools folder named
+relative to that file); its tools share two handler modules (``tools/_sgd/``), which the
+sandboxed workers import. The four SGD dialogues (one per service kind) are held in: their
+annotated API calls are written out below and must be made exactly — method and arguments —
+and a transactional one only after the recorded user's confirmation.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from typing import Iterator
 from pathlib import Path
 
@@ -27,17 +30,16 @@ from hermesd.replay import run_replay, run_xsid
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO.parent / "shared" / "data"
-PACK = REPO / "config" / "packs" / "sgd"
 
 pytestmark = pytest.mark.skipif(not (DATA / "sgd" / "sgd_turns.jsonl").exists(),
                                 reason="public dialogue data not found at ../shared/data (see its README)")
 
 #: dialogue id → its annotated API calls (from sgd_turns.jsonl), in order
 EXPECTED = {
-    "train_2_00002": [
-        ("FindRestaurants", {"city": "San Francisco", "cuisine": "Japanese"}),
-        ("ReserveRestaurant", {"city": "San Francisco", "date": "2019-03-02", "party_size": "1",
-                               "restaurant_name": "2g Japanese Brasserie", "time": "12:30"})],
+    "train_2_00012": [
+        ("FindRestaurants", {"city": "San Francisco", "cuisine": "Burmese"}),
+        ("ReserveRestaurant", {"city": "San Francisco", "date": "2019-03-07", "party_size": "4",
+                               "restaurant_name": "Burma Love", "time": "19:00"})],
     "train_11_00068": [("FindEvents", {"category": "Music", "city_of_event": "Phoenix"})],
     "train_38_00087": [("GetEvents", {"event_date": "2019-03-09"}),
                        ("GetAvailableTime", {"event_date": "2019-03-09"})],
@@ -46,12 +48,30 @@ EXPECTED = {
 TRANSACTIONAL = {"ReserveRestaurant", "AddAlarm"}
 
 
-def _sgd_config() -> dict:
-    layer = yaml.safe_load((PACK / "hermesd.yaml").read_text())
-    layer["nlu"]["intent_dirs"] = [str(PACK / "intents")]
-    layer["session"] = {"rules_dir": str(PACK / "rules")}
-    layer["tools"] = {"tools_dir": str(PACK / "tools")}
-    return layer
+@pytest.fixture(scope="module")
+def built_pack() -> Iterator[Path]:
+    """The SGD pack built from the shared data into a scratch folder (0755: workers run as another user)."""
+    root = Path(tempfile.mkdtemp(prefix="hd-sgd-", dir="/tmp"))
+    os.chmod(root, 0o755)
+    subprocess.run([sys.executable, str(REPO / "scripts" / "build_sgd_pack.py"), "--out", str(root / "sgd")],
+                   check=True, capture_output=True, timeout=300)
+    assert not (root / "sgd" / "tools" / "sgd_track" / "handler.py").exists()  # one shared source
+    yield root / "sgd"
+    shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture
+def sgd_config(built_pack: Path) -> Path:
+    """The built pack's own hermesd.yaml, its NLU and rules folders pointed at the build (they are
+    relative to the working directory); ``tools.tools_dir`` stays as the pack gives it, relative
+    to the config file."""
+    layer = yaml.safe_load((built_pack / "hermesd.yaml").read_text())
+    assert layer["tools"]["tools_dir"] == "tools"
+    layer["nlu"]["intent_dirs"] = [str(built_pack / "intents")]
+    layer["session"] = {"rules_dir": str(built_pack / "rules")}
+    path = built_pack / "test-hermesd.yaml"
+    path.write_text(yaml.safe_dump(layer))
+    return path
 
 
 @pytest.fixture(scope="module")
@@ -77,8 +97,9 @@ def results_dir() -> Iterator[Path]:
     shutil.rmtree(folder, ignore_errors=True)
 
 
-def test_short_sgd_dialogues_make_exactly_the_annotated_calls(start_daemon, dialogues_file, results_dir) -> None:
-    d = start_daemon(_sgd_config())
+def test_short_sgd_dialogues_make_exactly_the_annotated_calls(start_daemon, sgd_config, dialogues_file,
+                                                             results_dir) -> None:
+    d = start_daemon(None, args=("--config", str(sgd_config)))
     out = io.StringIO()
     res = run_replay(d.socket, dialogues_file, results_file=results_dir / "results.jsonl", out=out)
     by_id = {x["dialogue_id"]: x for x in res["dialogues"]}
@@ -104,13 +125,14 @@ def test_short_sgd_dialogues_make_exactly_the_annotated_calls(start_daemon, dial
     assert table["overall"]["call_recall"] == 1.0
 
 
-def test_a_call_not_in_the_results_file_gets_no_results(start_daemon, dialogues_file, results_dir) -> None:
+def test_a_call_not_in_the_results_file_gets_no_results(start_daemon, sgd_config, dialogues_file,
+                                                        results_dir) -> None:
     """The tools answer only recorded calls: with an empty results file the Find returns
     nothing, so no restaurant is offered and no reservation is made."""
-    d = start_daemon(_sgd_config())
+    d = start_daemon(None, args=("--config", str(sgd_config)))
     empty = results_dir / "empty.jsonl"
     empty.write_text("")
-    turns = replay.load_dialogues(dialogues_file)["train_2_00002"]
+    turns = replay.load_dialogues(dialogues_file)["train_2_00012"]
     with Client(d.socket) as c:
         c.call("memory.put", {"session_id": f"user:{os.getuid()}", "anchor": "sgd_results_file",
                               "data": {"value": str(empty)}})

@@ -177,7 +177,7 @@ def test_hot_reload_keeps_previous_pack_on_error(tmp_path, caplog):
     first = src.engine
     assert src.poll() is False and src.engine is first  # unchanged files: no reload
     (tmp_path / "p.yaml").write_text(GOOD.replace("rule_id: greet", "rule_id: greet\n    priority: x"), encoding="utf-8")
-    with caplog.at_level(logging.ERROR, logger="hermesd.rules"):
+    with caplog.at_level(logging.ERROR, logger="hermesd"):
         assert src.poll() is False
     assert src.engine is first  # still serving the old rules
     rec = [r for r in caplog.records if r.getMessage() == "rule pack rejected"]
@@ -186,7 +186,7 @@ def test_hot_reload_keeps_previous_pack_on_error(tmp_path, caplog):
     status = src.status()
     assert status["errors"][0]["line"] == 4 and status["rules"] == 1
     caplog.clear()
-    with caplog.at_level(logging.ERROR, logger="hermesd.rules"):
+    with caplog.at_level(logging.ERROR, logger="hermesd"):
         assert src.poll() is False  # same broken files: not re-parsed, not re-logged
     assert not caplog.records
     (tmp_path / "p.yaml").write_text(GOOD.replace("greet", "hello"), encoding="utf-8")

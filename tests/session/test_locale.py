@@ -6,7 +6,7 @@ import pytest
 
 from hermesd.errors import HermesError
 from hermesd.session.locale import UnknownLocale, session_language
-from hermesd.session.service import OpenParams
+from hermesd.subsystems.session import OpenParams
 
 
 @pytest.mark.parametrize("tag, lang", [

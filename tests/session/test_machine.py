@@ -68,7 +68,7 @@ def test_every_pair(state: State, event: Event):
 
 
 def test_refusal_is_logged_with_reason(caplog):
-    with caplog.at_level(logging.INFO, logger="hermesd.session"):
+    with caplog.at_level(logging.INFO, logger="hermesd"):
         r = transition(at(S.EXECUTING), E.TEXT, now=1.0, limits=LIMITS)
     assert not r.ok
     rec = [x for x in caplog.records if x.getMessage() == "transition refused"]

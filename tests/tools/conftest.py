@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from hermesd.subsystem import DaemonContext
-from hermesd.tools.service import ToolsService
+from hermesd.subsystems.subsystem import DaemonContext
+from hermesd.subsystems.tools import ToolsService
 from hermesd.tools.settings import ToolsSettings
 
 FIXTURES = Path(__file__).parent / "fixtures"

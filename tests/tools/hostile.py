@@ -56,8 +56,8 @@ def attacks(state: Path, daemon_pid: int, socket_path: str | None = None) -> lis
 async def run(state: Path, tools_dir: Path, **settings) -> dict:
     """Start a service on ``tools_dir``, run every attack as uid 1000, each followed by a harmless call."""
     from hermesd.errors import HermesError
-    from hermesd.subsystem import DaemonContext
-    from hermesd.tools.service import ToolsService
+    from hermesd.subsystems.subsystem import DaemonContext
+    from hermesd.subsystems.tools import ToolsService
     from hermesd.tools.settings import ToolsSettings
 
     lay_out_state(state)

@@ -111,7 +111,7 @@ async def test_hostile_tool_in_a_private_mount_namespace(state_dir, tmp_path):
 
 
 async def test_no_isolation_is_said_at_start_and_in_the_status(state_dir, tmp_path, caplog):
-    caplog.set_level(logging.WARNING, logger="hermesd.tools")
+    caplog.set_level(logging.WARNING, logger="hermesd")
     svc = await start_service(hostile.hostile_tools_dir(tmp_path), state_dir, filesystem_isolation="none")
     try:
         assert svc.health()["filesystem_isolation"] == "none"
@@ -288,7 +288,7 @@ async def test_a_group_grant_is_the_workers_only_group(state_dir, tmp_path):
 @ROOT_ONLY
 async def test_a_state_folder_behind_a_closed_folder_is_a_warning(tmp_path, caplog):
     """pytest's tmp_path is under a 0700 folder: a root daemon's workers cannot pass it."""
-    caplog.set_level(logging.WARNING, logger="hermesd.tools")
+    caplog.set_level(logging.WARNING, logger="hermesd")
     state = tmp_path / "state"
     state.mkdir()
     svc = await start_service(PACK, state, self_test=False)

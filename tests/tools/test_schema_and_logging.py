@@ -34,7 +34,7 @@ def test_pointer_escaping():
 
 
 async def test_one_redacted_line_per_call(fixture_service, caplog):
-    caplog.set_level(logging.INFO, logger="hermesd.tools")
+    caplog.set_level(logging.INFO, logger="hermesd")
     res = await fixture_service.call("secretive", {"mode": "run", "password": "hunter2", "pin": "4711"},
                                      role="user", session_id="s1", trace_id="t1")
     assert res["output"] == {"pin_length": 4, "password_length": 7}

@@ -1,0 +1,185 @@
+"""Holidays, solar terms and Chinese lunar dates: their atoms and the day each falls on (pure).
+
+A holiday atom yields ``{"holiday": key}`` (with ``hol_rel`` ±1 for next/last X, 下一个X/上一个X);
+a lunar date ``{"lunar": (month, day, leap)}``. :func:`holiday_date` gives the day of a holiday
+in a Gregorian year. Rules:
+
+- fixed dates (元旦, 国庆, Christmas …) and US rules (Thanksgiving = 4th Thursday of November,
+  Memorial Day = last Monday of May, Mother's Day = 2nd Sunday of May …, per 5 U.S.C. 6103);
+- lunar holidays (春节 = 正月初一, 元宵 = 正月十五, 端午 = 五月初五, 七夕, 中秋 = 八月十五,
+  重阳 = 九月初九, 腊八, 小年 = 腊月二十三) in the lunar year numbered like the Gregorian year, and
+  除夕 = the eve of that year's 春节; solar terms (清明, 冬至, 立春 …) from :mod:`.temporal_lunar`;
+- Easter by the anonymous Gregorian computus (Meeus, *Astronomical Algorithms*, ch. 8).
+
+Solar-term names that are also weather words (小雪, 大雪, 雨水, 谷雨, 小满, 白露, 霜降) are a date
+only with a year word before them (今年小雪) or 节气/那天 after them.
+"""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+from typing import Any
+
+from .temporal_atoms import register
+from .temporal_lunar import SOLAR_TERMS, lunar_to_solar, solar_term
+
+__all__ = ["holiday_date"]
+
+L = r"(?<![a-z0-9])"
+R = r"(?![a-z0-9])"
+
+# key → rule: ("fixed", m, d) | ("lunar", m, d) | ("eve",) | ("term", i) | ("nth", month, weekday 1-7, n; -1 = last)
+#        | ("easter", days after Easter) | ("after", key, days)
+_RULES: dict[str, tuple] = {
+    "new_year": ("fixed", 1, 1), "new_year_eve": ("fixed", 12, 31), "valentine": ("fixed", 2, 14),
+    "women": ("fixed", 3, 8), "arbor": ("fixed", 3, 12), "st_patrick": ("fixed", 3, 17), "april_fool": ("fixed", 4, 1),
+    "earth": ("fixed", 4, 22), "may_day": ("fixed", 5, 1), "youth": ("fixed", 5, 4), "children": ("fixed", 6, 1),
+    "party": ("fixed", 7, 1), "independence": ("fixed", 7, 4), "army": ("fixed", 8, 1), "teacher": ("fixed", 9, 10),
+    "national": ("fixed", 10, 1), "halloween": ("fixed", 10, 31), "singles": ("fixed", 11, 11),
+    "veterans": ("fixed", 11, 11), "christmas_eve": ("fixed", 12, 24), "christmas": ("fixed", 12, 25),
+    "boxing": ("fixed", 12, 26),
+    "spring_festival": ("lunar", 1, 1), "lantern": ("lunar", 1, 15), "dragon_boat": ("lunar", 5, 5),
+    "qixi": ("lunar", 7, 7), "ghost": ("lunar", 7, 15), "mid_autumn": ("lunar", 8, 15), "double_ninth": ("lunar", 9, 9),
+    "laba": ("lunar", 12, 8), "little_new_year": ("lunar", 12, 23), "lunar_eve": ("eve",),
+    "mlk": ("nth", 1, 1, 3), "presidents": ("nth", 2, 1, 3), "mother": ("nth", 5, 7, 2), "memorial": ("nth", 5, 1, -1),
+    "father": ("nth", 6, 7, 3), "labor_us": ("nth", 9, 1, 1), "columbus": ("nth", 10, 1, 2),
+    "thanksgiving": ("nth", 11, 4, 4), "black_friday": ("after", "thanksgiving", 1),
+    "easter": ("easter", 0), "good_friday": ("easter", -2), "easter_monday": ("easter", 1),
+} | {f"term{i}": ("term", i) for i in range(24)}
+
+_ZH = {"元旦": "new_year", "情人节": "valentine", "妇女节": "women", "三八节": "women", "植树节": "arbor",
+       "愚人节": "april_fool", "劳动节": "may_day", "青年节": "youth", "儿童节": "children", "六一儿童节": "children",
+       "建党节": "party", "建军节": "army", "教师节": "teacher", "国庆节": "national", "国庆": "national",
+       "万圣节": "halloween", "光棍节": "singles", "双11": "singles", "双十一": "singles", "平安夜": "christmas_eve",
+       "圣诞节": "christmas", "圣诞": "christmas", "春节": "spring_festival", "大年初1": "spring_festival",
+       "大年初一": "spring_festival", "农历新年": "spring_festival", "元宵节": "lantern", "元宵": "lantern",
+       "端午节": "dragon_boat", "端午": "dragon_boat", "七夕节": "qixi", "七夕": "qixi", "中元节": "ghost",
+       "中秋节": "mid_autumn", "中秋": "mid_autumn", "重阳节": "double_ninth", "重阳": "double_ninth",
+       "腊八节": "laba", "腊八": "laba", "小年": "little_new_year", "除夕": "lunar_eve", "大年30": "lunar_eve",
+       "大年三十": "lunar_eve", "年三十": "lunar_eve", "年30": "lunar_eve", "母亲节": "mother", "父亲节": "father",
+       "感恩节": "thanksgiving", "黑色星期五": "black_friday", "复活节": "easter", "清明节": "term6"}
+_WEATHER_TERMS = {"小雪", "大雪", "雨水", "谷雨", "小满", "白露", "霜降"}
+for _i, _name in enumerate(SOLAR_TERMS):
+    _ZH.setdefault(_name, f"term{_i}")
+_EN = {"new year's day": "new_year", "new years day": "new_year", "new year's eve": "new_year_eve",
+       "new years eve": "new_year_eve", "new year": "new_year", "new years": "new_year",
+       "valentine's day": "valentine", "valentines day": "valentine", "valentine's": "valentine",
+       "st. patrick's day": "st_patrick", "st patrick's day": "st_patrick", "saint patrick's day": "st_patrick",
+       "april fools' day": "april_fool", "april fool's day": "april_fool", "april fools day": "april_fool",
+       "earth day": "earth", "may day": "may_day", "law day": "may_day", "independence day": "independence",
+       "fourth of july": "independence", "the fourth of july": "independence", "halloween": "halloween",
+       "veterans day": "veterans", "veterans' day": "veterans", "christmas eve": "christmas_eve",
+       "christmas day": "christmas", "christmas": "christmas", "xmas": "christmas", "boxing day": "boxing",
+       "chinese new year": "spring_festival", "lunar new year": "spring_festival", "spring festival": "spring_festival",
+       "lantern festival": "lantern", "dragon boat festival": "dragon_boat", "mid-autumn festival": "mid_autumn",
+       "mid autumn festival": "mid_autumn", "moon festival": "mid_autumn", "qingming festival": "term6",
+       "tomb-sweeping day": "term6", "tomb sweeping day": "term6", "martin luther king day": "mlk",
+       "martin luther king jr. day": "mlk", "mlk day": "mlk", "presidents' day": "presidents",
+       "presidents day": "presidents", "president's day": "presidents", "washington's birthday": "presidents",
+       "mother's day": "mother", "mothers day": "mother", "memorial day": "memorial", "father's day": "father",
+       "fathers day": "father", "labor day": "labor_us", "labour day": "labor_us", "columbus day": "columbus",
+       "thanksgiving day": "thanksgiving", "thanksgiving": "thanksgiving", "black friday": "black_friday",
+       "easter sunday": "easter", "easter day": "easter", "easter": "easter", "good friday": "good_friday",
+       "easter monday": "easter_monday", "winter solstice": "term23", "summer solstice": "term11",
+       "spring equinox": "term5", "vernal equinox": "term5", "autumn equinox": "term17", "autumnal equinox": "term17",
+       "fall equinox": "term17"}
+
+
+def _nth_weekday(y: int, m: int, wd: int, n: int) -> date:
+    if n > 0:
+        first = date(y, m, 1)
+        return first + timedelta(days=(wd - first.isoweekday()) % 7 + 7 * (n - 1))
+    last = (date(y + m // 12, m % 12 + 1, 1) - timedelta(days=1))
+    return last - timedelta(days=(last.isoweekday() - wd) % 7)
+
+
+def _easter(y: int) -> date:
+    a, b, c = y % 19, y // 100, y % 100
+    d, e = b // 4, b % 4
+    g = (8 * b + 13) // 25
+    h = (19 * a + b - d - g + 15) % 30
+    i, k = c // 4, c % 4
+    l_ = (32 + 2 * e + 2 * i - h - k) % 7
+    m = (a + 11 * h + 22 * l_) // 451
+    month, day = divmod(h + l_ - 7 * m + 114, 31)
+    return date(y, month, day + 1)
+
+
+def holiday_date(key: str, y: int) -> date:
+    """The day holiday ``key`` falls on in Gregorian year ``y``.
+
+    :raises ValueError: a lunar holiday or solar term outside 1900–2100, or an unknown key.
+    """
+    rule = _RULES[key]
+    kind = rule[0]
+    if kind == "fixed":
+        return date(y, rule[1], rule[2])
+    if kind == "lunar":
+        return lunar_to_solar(y, rule[1], rule[2])
+    if kind == "eve":
+        return lunar_to_solar(y, 1, 1) - timedelta(days=1)
+    if kind == "term":
+        return solar_term(y, rule[1])
+    if kind == "nth":
+        return _nth_weekday(y, rule[1], rule[2], rule[3])
+    if kind == "easter":
+        return _easter(y) + timedelta(days=rule[1])
+    return holiday_date(rule[1], y) + timedelta(days=rule[2])
+
+
+def _alt(words) -> str:
+    return "|".join(sorted((w.replace(".", r"\.") for w in words), key=len, reverse=True))
+
+
+_ZH_PLAIN = _alt(k for k in _ZH if k not in _WEATHER_TERMS)
+_ZH_WEATHER = _alt(_WEATHER_TERMS)
+
+
+_ZH_FIRST = "[" + "".join(sorted({k[0] for k in _ZH})) + "]"
+
+
+@register(rf"(?:(下|上)1?个)?({_ZH_PLAIN})(?:那天|节气|当天)?", "date", needs=_ZH_FIRST)
+def _zh_holiday(m) -> dict[str, Any]:
+    out: dict[str, Any] = {"holiday": _ZH[m[2]]}
+    if m[1]:
+        out["hol_rel"] = 1 if m[1] == "下" else -1
+    return out
+
+
+@register(rf"(?<=今年|明年|去年|前年|后年|\d年)({_ZH_WEATHER})|({_ZH_WEATHER})(?=节气|那天)", "date", needs=_ZH_FIRST)
+def _zh_weather_term(m) -> dict[str, Any]:
+    return {"holiday": _ZH[m[1] or m[2]]}
+
+
+@register(rf"{L}(?:(next|last|this|the next|the last|the coming|coming|previous)\s+)?({_alt(_EN).replace(chr(39), chr(39) + '?')}){R}", "date",
+          needs=r"day|eve|christmas|xmas|year|halloween|thanksgiving|easter|friday|festival|solstice|equinox|valentine|july")
+def _en_holiday(m) -> dict[str, Any] | None:
+    word = m[2].replace("'", "")
+    key = next((v for k, v in _EN.items() if k.replace("'", "") == word), None)
+    if key is None:
+        return None
+    out: dict[str, Any] = {"holiday": key}
+    rel = {"next": 1, "the next": 1, "the coming": 1, "coming": 1, "last": -1, "the last": -1, "previous": -1}.get(m[1] or "")
+    if rel:
+        out["hol_rel"] = rel
+    return out
+
+
+# ---- lunar dates: 农历八月十五, 正月初一, 腊月二十三, 闰四月初八 --------------------------------
+_LUNAR_MONTH = {"正": 1, "冬": 11, "腊": 12}
+_CN1 = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
+
+
+@register(r"(农历|阴历|旧历)?(闰)?(正|冬|腊|1[0-2]|[1-9])月(?:(初)(10|[1-9一])|廿(\d)|(30|[12]\d|[1-9]))(?:日|号)?(?![\d点:时分])", "date", needs="月")
+def _lunar_date(m) -> dict[str, Any] | None:
+    named = m[3] in _LUNAR_MONTH
+    if not (m[1] or named or m[4]):
+        return None  # 8月15 is a Gregorian date; 农历, 正/冬/腊月 or 初X make it lunar
+    month = _LUNAR_MONTH.get(m[3]) or int(m[3])
+    if m[4]:
+        day = int(m[5]) if m[5].isdigit() else _CN1[m[5]]
+    elif m[6]:
+        day = 20 + int(m[6])
+    else:
+        day = int(m[7])
+    return {"lunar": (month, day, bool(m[2]))}

@@ -1,0 +1,72 @@
+"""Open-ended ranges: a time with a word that opens it on one side (pure).
+
+从下周起, 2019年以后, 自去年以来, 截至周五, 到月底为止, 2020年以前; since Monday, from June on,
+starting tomorrow, after Friday, before the 10th, until Friday. The result is a ``range`` whose
+``start`` or ``end`` is None (open) — except "since X" / X以来, which ends at ``ref`` (up to now). The span stays that of X: the opening word is a signal, not part of the time
+(TimeML's TIMEX3/SIGNAL split, as xSID annotates it).
+
+Rules: X以后/之后/起/开始 (and "from X on", "starting X") begin at the start of X (2019年以后 includes
+2019, as jionlp reads it); "after X" begins at the end of X when X is a day or longer (after Friday =
+from Saturday) and at X otherwise (after 5 pm); X以前/之前 and "before X" end at the start of X; 截至X,
+X为止, "until/till/through X" end at the end of X when X is a day or longer (截至周五 includes Friday)
+and at X for a clock time. A bare 前/后 after a clock time is a deadline, not a range (明天下午3点前
+stays 明天下午3点), and an offset (三天以后) stays the instant it names.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from datetime import date, datetime, timedelta
+from typing import Any
+
+__all__ = ["open_markers", "open_range"]
+
+_PRE = re.compile(r"(?:(自从|从|自)|(截至|截止到|截止|直到|一直到|到)|(?<![a-z])(since|from|starting from|starting|beginning|"
+                  r"until|till|til|up to|through|before|after|prior to|no later than|no earlier than)\s*(?:the\s+)?)$")
+_POST = re.compile(r"(?:(以后|之后|以来|起|开始|往后|以前|之前|为止|至今|前|后)|\s+(on|onwards|onward|and later|or later|"
+                   r"and after|or earlier|and before)(?=\s*(?:$|[,.;!?])))")
+
+
+def open_markers(t: str, start: int, end: int) -> tuple[str, str, int, int] | None:
+    """(prefix word, suffix word, new start, new end) in normalised text around ``t[start:end]``, or None."""
+    pm = _PRE.search(t, 0, start)
+    sm = _POST.match(t, end)
+    pre = (pm[1] or pm[2] or pm[3]) if pm else ""
+    post = (sm[1] or sm[2]) if sm else ""
+    if pre in ("从", "自", "自从", "from") and not post:
+        return None  # 从X / from X alone begins a range (X到Y), it is not open by itself
+    if pre == "到" and post != "为止":
+        pre, pm = "", None  # 到X alone is the end of a range or a destination, not "until X"
+    if not pre and not post:
+        return None
+    return pre, post, pm.start() if pm else start, sm.end() if sm else end
+
+
+def _coarse(v: Any) -> bool:
+    return isinstance(v, date) and not isinstance(v, datetime)
+
+
+def open_range(x, pre: str, post: str, ref: datetime, text: str, span: tuple[int, int]):
+    """``x`` (a resolved :class:`~.temporal.TimeExpr`) opened by ``pre``/``post`` (see :func:`open_markers`);
+    ``x`` itself when the words do not open it (a deadline 3点前)."""
+    if x.kind not in ("date", "datetime", "range") or x.start is None or x.end is None:
+        return x
+    coarse = _coarse(x.start)
+    if post in ("前", "后") and not coarse and not pre:
+        return x
+    a, b = x.start, x.end
+    if pre == "since" or post in ("以来", "至今"):
+        now = ref.date() + timedelta(days=1) if coarse else ref  # a day-grain "since" includes today
+        start, end = a, (now if a < now else None)
+    elif pre == "after" or pre == "no earlier than":
+        start, end = (b if coarse else a), None
+    elif pre in ("before", "prior to") or post in ("以前", "之前", "前", "or earlier", "and before"):
+        start, end = None, a
+    elif pre in ("到", "截至", "截止到", "截止", "直到", "一直到", "until", "till", "til", "up to", "through", "no later than") \
+            or post == "为止":
+        start, end = None, (b if coarse else a)
+    else:  # 以后 之后 起 开始 往后 后, from … on, starting …
+        start, end = a, None
+    # the opening word is a signal, not part of the time (TimeML's TIMEX3/SIGNAL split): the span stays X's
+    return replace(x, kind="range", start=start, end=end)

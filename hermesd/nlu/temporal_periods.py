@@ -1,0 +1,339 @@
+"""Parts of periods, ordinal weeks and weekdays, quarters, half-years, centuries, past/future
+windows, durations in words, Cantonese day words and numeric date forms: atoms and rules (pure).
+
+Rules (documented choices; tests/nlu/time_classes.yaml has the vectors):
+
+- Parts of a month: 月初/上旬/early = days 1–10, 月中/中旬/mid = 11–20, 月底/月末/下旬/late = 21–end.
+  Of a year: 年初 = January–February, 年中 = June–August, 年底/年末 = November–December (as jionlp),
+  上半年/first half = January–June, 下半年/second half = July–December. Of a week: early = Monday–
+  Wednesday, mid = Tuesday–Thursday, late/end = Friday–Sunday. Of a quarter or season: its first,
+  middle, last month. Of a decade: years 0–2, 3–6, 7–9; of a century: its first, middle two, last decade.
+- 第N周 of a month is the N-th Monday-start week whose Thursday lies in the month (the ISO 8601
+  week rule applied to a month); of a year, the ISO week N. 第N个周X / "the Nth X of" is the N-th
+  such weekday in the period; 最后一个 / "last" the last one. A week or weekday that the period does not
+  have is ``invalid`` (``problem.kind == "no_such_ordinal"``).
+- 第N季度/Q N is in the reference year unless a year is said; 上/下季度 shift from the current quarter.
+- N世纪 (the Nth century) is the years (N−1)·100 … (N−1)·100+99, as people use it (20世纪 = 1900–1999).
+- Windows (过去两周, 最近一个月, 前三天, 未来两小时, in the past 3 hours, the next 2 days) are the
+  half-open span between ``ref`` and ``ref`` ∓ the duration, to the second (as jionlp resolves them).
+- Numeric dates: ``Y/M/D``, ``Y-M-D``, ``Y.M.D`` and ``YYYYMMDD`` are year-month-day; two numbers
+  ``M/D`` or ``MM-DD`` are month/day in both languages (Chinese writes 6/5 for 6月5日, as US English
+  does); ``A/B/Y`` is month/day/year unless ``A`` > 12 (31/10/2024 is day/month/year); ``D.M.Y`` with
+  a four-digit year is day.month.year; ``M.D`` (6.5) is a date only before a weekday, 号/日 or a clock
+  time, since it is usually a number. Two-digit years 00–49 are 20xx, 50–99 are 19xx.
+"""
+
+from __future__ import annotations
+
+import calendar
+from datetime import date, timedelta
+from typing import Any
+
+from .numbers import EN_NUM
+from .temporal_atoms import register
+
+__all__ = ["apply_part"]
+
+L = r"(?<![a-z0-9])"
+R = r"(?![a-z0-9])"
+_SHIFT = {"上上": -2, "上": -1, "这": 0, "本": 0, "今": 0, "下下": 2, "下": 1}
+_ZH_WD = {"1": 1, "2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7, "日": 7, "天": 7}
+_EN_WD = {"monday": 1, "tuesday": 2, "wednesday": 3, "thursday": 4, "friday": 5, "saturday": 6, "sunday": 7}
+_EN_ORDN = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4,
+            "fifth": 5, "5th": 5, "last": -1}
+_ZH_PART = {"初": "early", "上旬": "early", "中": "mid", "中旬": "mid", "底": "late", "末": "late", "下旬": "late"}
+
+
+def _yy(y: int) -> int:
+    return y + (2000 if y < 50 else 1900) if y < 100 else y
+
+
+# ---- periods said with 一: 上一周, 这一年, 上一个月 (a period, not a duration) -------------------
+@register(r"(上上|上|这|本|下下|下)1个?(周|星期|礼拜|月|年|季度)(?![1-7日天末])", "date", needs=r"上|这|本|下")
+def _zh_one_period(m) -> dict[str, Any]:
+    unit = {"周": "week", "星期": "week", "礼拜": "week", "月": "month", "年": "year", "季度": "quarter"}[m[2]]
+    return {"period": unit, f"{unit}_shift": _SHIFT[m[1]]}
+
+
+# ---- parts of periods ---------------------------------------------------------------------------
+@register(r"(?<=[月年代纪度周])的?(上旬|中旬|下旬|初|中|底|末)(?![\d一二三四五六七八九十国文心央学间期等型部华东医断止标奖])", "date", needs=r"[初中底末旬]")
+def _zh_part_suffix(m) -> dict[str, Any] | None:
+    if m[1] == "末" and m.string[m.start() - 1:m.start()] == "周":
+        return None  # 周末 is the weekend
+    return {"part": _ZH_PART[m[1]]}
+
+
+@register(r"(?<![上下这本个\d今明去前后])([月年])(上旬|中旬|下旬|初|中|底|末)(?![\d一二三四五六七八九十国文心央学间期等型部华东医断止标奖])", "date", needs=r"[初中底末旬]")
+def _zh_part_alone(m) -> dict[str, Any]:
+    return {"part": _ZH_PART[m[2]], "part_period": "month" if m[1] == "月" else "year"}
+
+
+@register(r"(?<![月年代纪度周])(上旬|中旬|下旬)", "date", needs=r"旬")
+def _zh_xun_alone(m) -> dict[str, Any]:
+    return {"part": _ZH_PART[m[1]], "part_period": "month"}
+
+
+@register(r"(?<!\d)(上|下)半年", "date", needs=r"半年")
+def _zh_half(m) -> dict[str, Any]:
+    return {"part": "h1" if m[1] == "上" else "h2", "part_period": "year"}
+
+
+@register(rf"{L}(early|late|mid|the beginning of|the start of|the end of|the middle of|beginning of|start of|end of"
+          rf"|middle of|the first half of|the second half of|first half of|second half of)"
+          rf"(?:[\s-]+(?:the|this)\s+(week|month|year|quarter)|(?=[\s-]))", "date", needs=r"early|late|mid|beginning|start|end|half")
+def _en_part(m) -> dict[str, Any]:
+    w = m[1].replace("the ", "")
+    part = {"early": "early", "beginning of": "early", "start of": "early", "mid": "mid", "middle of": "mid",
+            "late": "late", "end of": "late", "first half of": "h1", "second half of": "h2"}[w]
+    out: dict[str, Any] = {"part": part}
+    if m[2]:
+        out["part_period"] = m[2]
+    return out
+
+
+# ---- ordinal weeks and weekdays ---------------------------------------------------------------
+@register(r"(?:第(\d)|(最后)1?)个?(?:周|星期|礼拜)([1-7日天])?(?![\d末])", "date", needs=r"第|最后")
+def _zh_ordinal(m) -> dict[str, Any] | None:
+    n = -1 if m[2] else int(m[1])
+    if m[3]:
+        return {"part": ("nth", n, _ZH_WD[m[3]]), "part_period": "month"}
+    if m[2] and "个" not in m[0]:
+        return None  # 最后周 is not said
+    return {"part": ("week", n), "part_period": "month"}
+
+
+@register(rf"{L}(?:the\s+)?(first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th)\s+"
+          rf"(monday|tuesday|wednesday|thursday|friday|saturday|sunday|week)\s+(?:of|in)"
+          rf"(?:\s+(?:the|this)\s+(month|year)|(?=\s))", "date", needs=r"first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th")
+def _en_ordinal(m) -> dict[str, Any]:
+    n = _EN_ORDN[m[1]]
+    part = ("week", n) if m[2] == "week" else ("nth", n, _EN_WD[m[2]])
+    out: dict[str, Any] = {"part": part}
+    if m[3]:
+        out["part_period"] = m[3]
+    return out
+
+
+# ---- quarters, centuries ------------------------------------------------------------------------
+@register(r"(?:第)?([1-4])季度", "date", needs=r"季度")
+def _zh_quarter(m) -> dict[str, Any]:
+    return {"period": "quarter", "quarter": int(m[1])}
+
+
+@register(r"(上上|上|这|本|下下|下)个?季度", "date", needs=r"季度")
+def _zh_quarter_rel(m) -> dict[str, Any]:
+    return {"period": "quarter", "quarter_shift": _SHIFT[m[1]]}
+
+
+@register(rf"{L}q([1-4])(?:\s*((?:19|20)\d\d))?{R}|{L}(?:the\s+)?(first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter"
+          rf"(?:\s+of\s+((?:19|20)\d\d))?{R}", "date", needs=r"q")
+def _en_quarter(m) -> dict[str, Any]:
+    q = int(m[1]) if m[1] else _EN_ORDN[m[3]]
+    out: dict[str, Any] = {"period": "quarter", "quarter": q}
+    if m[2] or m[4]:
+        out["year"] = int(m[2] or m[4])
+    return out
+
+
+@register(r"(?:(上|本|这|下)个?|(\d{1,2}))世纪(?:(\d)0年代)?", "date", needs=r"世纪")
+def _zh_century(m) -> dict[str, Any]:
+    out: dict[str, Any] = {"period": "century"}
+    if m[2]:
+        out["year"] = (int(m[2]) - 1) * 100
+    else:
+        out["century_shift"] = _SHIFT[m[1]]
+    if m[3] is not None:
+        out["decade"] = int(m[3]) * 10
+        out["period"] = "decade"
+    return out
+
+
+_EN_CENT = {"nineteenth": 19, "twentieth": 20, "twenty-first": 21, "twenty first": 21, "eighteenth": 18}
+
+
+@register(rf"{L}(?:the\s+)?(?:(this|last|next|the last|the next|previous)|(\d{{2}})(?:st|nd|rd|th)|"
+          rf"({'|'.join(_EN_CENT)}))\s+century{R}", "date", needs=r"century")
+def _en_century(m) -> dict[str, Any]:
+    if m[1]:
+        return {"period": "century", "century_shift": {"this": 0, "last": -1, "the last": -1, "previous": -1}.get(m[1], 1)}
+    n = int(m[2]) if m[2] else _EN_CENT[m[3]]
+    return {"period": "century", "year": (n - 1) * 100}
+
+
+# ---- windows: 过去两周, 最近一个月, 前三天, 未来两小时, in the past 3 hours ------------------
+_ZH_WIN_UNIT = {"秒钟": "second", "秒": "second", "分钟": "minute", "小时": "hour", "钟头": "hour", "天": "day",
+                "日": "day", "周": "week", "星期": "week", "礼拜": "week", "个月": "month", "月": "month", "年": "year"}
+
+
+@register(r"(过去|最近|近|前|未来|接下来的?|今后|往后)的?(\d+(?:\.\d+)?|半|俩|仨)(个)?(半)?(秒钟|秒|分钟|小时|钟头|天|日|周|星期|礼拜|月|年)(?![前后内以之里])", "offset", needs=r"过去|最近|近|前|未来|接下来|今后|往后")
+def _zh_window(m) -> dict[str, Any] | None:
+    n = {"半": 0.5, "俩": 2, "仨": 3}.get(m[2]) or float(m[2])
+    if m[4]:
+        n += 0.5
+    if m[5] == "月" and not m[3]:
+        return None  # 前3月 is not said; 近3月 neither
+    if m[1] == "前" and m.start() > 0 and m.string[m.start() - 1] not in " ,.;:!?的在这最是":
+        return None  # 开始前一小时 is an hour before something, not the past hour
+    direction = 1 if m[1] in ("未来", "接下来", "接下来的", "今后", "往后") else -1
+    return {"offset": [(n, _ZH_WIN_UNIT[m[5]])], "direction": direction, "within": True}
+
+
+_EN_UNIT = r"(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)"
+
+
+@register(rf"{L}(?:(?:in|within|during|over|for)\s+)?(?:the\s+)?(past|last|previous|next|coming|following)\s+"
+          rf"({EN_NUM}|few|couple of)\s+({_EN_UNIT}){R}", "offset", needs=r"past|last|previous|next|coming|following")
+def _en_window(m) -> dict[str, Any] | None:
+    from .numbers import en_number
+
+    n = {"few": 3, "couple of": 2}.get(m[2]) or en_number(m[2])
+    if not n:
+        return None
+    unit = m[3].rstrip("s")
+    unit = {"sec": "second", "min": "minute", "hr": "hour"}.get(unit, unit)
+    return {"offset": [(float(n), unit)], "direction": -1 if m[1] in ("past", "last", "previous") else 1, "within": True}
+
+
+# ---- durations in words: 两年半, 一刻钟, 俩礼拜, 两个钟, a quarter of an hour ----------------------
+_DUR_UNIT = {"年": "year", "天": "day", "周": "week", "星期": "week", "礼拜": "week", "小时": "hour", "钟头": "hour",
+             "个月": "month", "个钟": "hour", "个星期": "week", "个礼拜": "week"}
+
+
+@register(r"(?<![\d.第周期拜])(\d+|俩|仨)(个月|个钟|个星期|个礼拜|年|天|周|星期|礼拜|小时|钟头)(半)?(?![年月天周个小时钟点前后内以之1-7日末\d])", "duration", needs=r"[半俩仨]|个[钟星礼]")
+def _zh_duration_words(m) -> dict[str, Any] | None:
+    n = {"俩": 2, "仨": 3}.get(m[1]) or int(m[1])
+    if m[2] == "年" and n >= 100:
+        return None  # 2024年 is a year
+    if m[2] in ("年", "天", "周", "小时", "钟头") and not m[3] and m[1] not in ("俩", "仨"):
+        return None  # the plain forms are the base duration atom's
+    return {"duration": [(n + (0.5 if m[3] else 0), _DUR_UNIT[m[2]])]}
+
+
+@register(r"(?<![\d.])(\d+)个半月|半个钟(?!头|点)|(?<![\d.])([1-3])刻钟", "duration", needs=r"半月|半个钟|刻钟")
+def _zh_duration_more(m) -> dict[str, Any]:
+    if m[1]:
+        return {"duration": [(int(m[1]) + 0.5, "month")]}
+    if m[2]:
+        return {"duration": [(15 * int(m[2]), "minute")]}
+    return {"duration": [(0.5, "hour")]}
+
+
+@register(rf"{L}(?:for\s+)?(?:a\s+)?quarter\s+(?:of\s+an\s+)?hour{R}", "duration", needs=r"quarter")
+def _en_quarter_hour(m) -> dict[str, Any]:
+    return {"duration": [(15, "minute")]}
+
+
+# ---- Cantonese and other day words: 听日, 寻日/琴日, 前日, 后日, 听朝, 当前 ---------------------
+_DAY_WORDS = {"听日": (1, None), "聽日": (1, None), "寻日": (-1, None), "尋日": (-1, None), "琴日": (-1, None),
+              "前日": (-2, None), "后日": (2, None), "听朝": (1, "早上"), "聽朝": (1, "早上"), "今朝": (0, "早上"),
+              "琴晚": (-1, "晚上"), "寻晚": (-1, "晚上"), "尋晚": (-1, "晚上"), "听晚": (1, "晚上"), "聽晚": (1, "晚上")}
+
+
+@register("(" + "|".join(_DAY_WORDS) + ")", "date", needs=r"[听聽寻尋琴前后今]")
+def _zh_day_words(m) -> dict[str, Any]:
+    d, pod = _DAY_WORDS[m[1]]
+    return {"rel_day": d} | ({"pod": pod} if pod else {})
+
+
+# 目前/当前/当下/眼下 are also adjectives before a noun (当前位置, 目前位置, 当前小说): a time only where
+# no noun follows (end, punctuation, or a verb or adverb)
+@register(r"此时此刻|(?:目前|当前|当下|眼下)(?=$|[,.;!?]|\s*[是有正在要会就还没不])", "now", needs=r"目前|当前|当下|眼下|此时")
+def _zh_now_words(m) -> dict[str, Any]:
+    return {"now": True}
+
+
+# ---- numeric forms ---------------------------------------------------------------------------------
+@register(r"(?<![\d/.:-])(\d{1,2})/(\d{1,2})/(\d{4}|\d{2})(?![\d/])", "date", needs=r"/")
+def _dmy_or_mdy(m) -> dict[str, Any] | None:
+    a, b = int(m[1]), int(m[2])
+    if a > 12 >= b:
+        a, b = b, a  # 31/10/2024: only a day/month/year reading exists
+    return {"year": _yy(int(m[3])), "month": a, "day": b}
+
+
+@register(r"(?<![\d.])(\d{1,2})\.(\d{1,2})\.(\d{4})(?![\d.])", "date", needs=r"\.")
+def _dotted_dmy(m) -> dict[str, Any]:
+    return {"year": int(m[3]), "month": int(m[2]), "day": int(m[1])}
+
+
+@register(r"(?<![\d.:/-])(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])(?![\d-])", "date", needs=r"-")
+def _mm_dd(m) -> dict[str, Any]:
+    return {"month": int(m[1]), "day": int(m[2])}
+
+
+@register(r"(?<![\d.])((?:19|20)\d\d)(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])(?![\d])", "date", needs=r"\d{8}")
+def _compact(m) -> dict[str, Any]:
+    return {"year": int(m[1]), "month": int(m[2]), "day": int(m[3])}
+
+
+@register(r"(?<![\d.])(1[0-2]|[1-9])\.(3[01]|[12]\d|[1-9])(?![\d.])(?:[号日]|(?=\s*(?:周|星期|礼拜|\(|上午|下午|晚上|早上|中午|\d{1,2}[:点])))", "date", needs=r"\.")
+def _dotted_md(m) -> dict[str, Any]:
+    return {"month": int(m[1]), "day": int(m[2])}
+
+
+@register(r"(?<!\d)(\d{2})年(?=\d{1,2}月)", "date", needs=r"年")
+def _two_digit_year(m) -> dict[str, Any]:
+    return {"year": _yy(int(m[1])), "period": "year"}
+
+
+# ---- applying a part to a period -----------------------------------------------------------------
+def _month_add(d: date, k: int) -> date:
+    t = d.year * 12 + d.month - 1 + k
+    return date(t // 12, t % 12 + 1, 1)
+
+
+def apply_part(s: date, e: date, grain: str, part: Any) -> tuple[date, date, str] | None:
+    """The part ``part`` of the period ``[s, e)`` of grain ``grain``; None when the period has no such part.
+
+    :param part: ``early`` | ``mid`` | ``late`` | ``h1`` | ``h2`` | ``("week", n)`` | ``("nth", n, weekday)``
+        (``n`` = −1 for the last; weekday 1 = Monday).
+    :return: ``(start, end, grain)`` half-open.
+    """
+    if isinstance(part, tuple):
+        if part[0] == "nth":
+            n, wd = part[1], part[2]
+            if n > 0:
+                d = s + timedelta(days=(wd - s.isoweekday()) % 7 + 7 * (n - 1))
+            else:
+                last = e - timedelta(days=1)
+                d = last - timedelta(days=(last.isoweekday() - wd) % 7)
+            return (d, d + timedelta(days=1), "day") if s <= d < e else None
+        n = part[1]
+        thursdays = s + timedelta(days=(4 - s.isoweekday()) % 7)
+        if n < 0:
+            last = e - timedelta(days=1)
+            thursdays = last - timedelta(days=(last.isoweekday() - 4) % 7)
+            th = thursdays
+        else:
+            th = thursdays + timedelta(weeks=n - 1)
+        if not s <= th < e:
+            return None
+        mon = th - timedelta(days=3)
+        return mon, mon + timedelta(weeks=1), "week"
+    if part in ("h1", "h2"):
+        if grain != "year":
+            return None
+        mid = date(s.year, 7, 1)
+        return (s, mid, "month") if part == "h1" else (mid, e, "month")
+    third = ("early", "mid", "late").index(part)
+    if grain == "month":
+        last = calendar.monthrange(s.year, s.month)[1]
+        a, b = ((1, 11), (11, 21), (21, last + 1))[third]
+        return s.replace(day=a), (e if b > last else s.replace(day=b)), "day"
+    if grain == "year":
+        a, b = ((1, 3), (6, 9), (11, 13))[third]
+        return date(s.year, a, 1), (e if b > 12 else date(s.year, b, 1)), "month"
+    if grain in ("week", "weekend"):
+        if grain == "weekend":
+            return None
+        a, b = ((0, 3), (1, 4), (4, 7))[third]
+        return s + timedelta(days=a), s + timedelta(days=b), "day"
+    if grain in ("quarter", "season"):
+        return _month_add(s, third), _month_add(s, third + 1), "month"
+    if grain == "decade":
+        a, b = ((0, 3), (3, 7), (7, 10))[third]
+        return date(s.year + a, 1, 1), date(s.year + b, 1, 1), "year"
+    if grain == "century":
+        a, b = ((0, 10), (40, 60), (90, 100))[third]
+        return date(s.year + a, 1, 1), date(s.year + b, 1, 1), "decade"
+    return None

@@ -1,0 +1,268 @@
+"""Explicit memory on the turn path: remember, recall and forget a fact about the caller.
+
+The grammar is :mod:`hermesd.memory.facts` (every pack gets it). A fact is a
+memory slot of the caller — key ``(uid, "user:<uid>", "fact:<subject>")``, class
+``person`` — so it outlives the session and the daemon: it is staged in L1 at
+once and written to L2 in the turn's own transaction, which is then durable
+(:func:`.commit.commit_turn`). A second fact on the same subject replaces the
+first; its revision and the value it replaced are in the audit line. A value
+that is itself a secret (the subject names a password, PIN, token …, and the
+relation is "is") is redacted by :func:`hermesd.logging.redact` before it is
+stored. "Forget" asks once (a :class:`~hermesd.dialogue.questions.Confirm` card);
+"forget everything" is an admin's only.
+
+Recall ranks the caller's facts by ``dice(subject, asked) · e^(−λ·hours)``
+(the Memory Control Protocol's time decay) and answers with the best one, or
+says plainly that nothing was said. Fields in ``memory.hidden_fields[role]``
+(``data.value``) are never said to that role.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any
+
+from ..dialogue import catalogue
+from ..dialogue.questions import Confirm
+from ..logging import redact
+from ..memory import records
+from ..memory.facts import ALL, MAX_VALUE_CHARS, MemoryRequest, dice, normal_subject, read_request
+from ..memory.hiding import hide
+from ..nlu.normalize import normalize
+from .machine import Event
+from .record import Session
+
+if TYPE_CHECKING:
+    from .controller import Controller
+    from .pipeline import Part
+
+__all__ = ["MemoryTurns", "fact_anchor"]
+
+#: a stored subject must overlap the asked one at least this much (bigram Dice) to answer with it
+MIN_MATCH = 0.5
+FACT_PREFIX = "fact:"
+
+
+def fact_anchor(subject: str) -> str:
+    """The slot anchor of a subject: ``fact:<normal subject>``."""
+    return FACT_PREFIX + normal_subject(subject)
+
+
+def _as_written(n: Any, value: str) -> str:
+    """``value`` (found in the normalised, lower-cased text) as the user wrote it (京A12345, not 京a12345)."""
+    i = n.text.rfind(value)
+    if i < 0 or not value:
+        return value
+    return n.original[n.starts[i]:n.ends[i + len(value) - 1]]
+
+
+def _user_key(uid: int) -> str:
+    return f"user:{uid}"
+
+
+def _owner(subject: str, lang: str) -> str:
+    """The subject as the user's, said back: 我家的门禁密码 → 你家的门禁密码, locker code → your locker code."""
+    s = subject.strip()
+    if lang == "zh":
+        if s.startswith("我"):
+            return "你" + s[1:]
+        return s if s.startswith("你") else "你的" + s
+    for mine in ("my ", "the ", "our "):
+        if s.lower().startswith(mine):
+            s = s[len(mine):]
+    return "your " + s
+
+
+def _rel(relation: str, lang: str) -> str:
+    if lang == "zh":
+        return "是" if relation == "is" else ""
+    return " is "
+
+
+class MemoryTurns:
+    """Carries out explicit memory requests for the controller ``c``."""
+
+    def __init__(self, c: "Controller") -> None:
+        self.c = c
+
+    async def read(self, s: Session, text: str, parsed: Any) -> MemoryRequest | None:
+        """The memory request of an utterance, or None. Remember and forget verbs are always memory;
+        a recall question is memory when a stored fact answers it or no pack intent claims it
+        ("what's my balance" stays the bank pack's unless the user told me a balance)."""
+        if not text:
+            return None
+        n = normalize(text)
+        req = read_request(n.text)
+        if req is not None and req.value:
+            req = replace(req, value=_as_written(n, req.value))
+        if req is None or req.intent != "memory.recall" or parsed is None:
+            return req
+        if parsed.out_of_scope or parsed.intent is None or not self._pack_claims(parsed.intent, req.subject):
+            return req
+        return req if await self._best(s, req.subject) is not None else None
+
+    def _pack_claims(self, intent: str, subject: str) -> bool:
+        """The pack's intent is about the asked subject: the subject holds one of the intent's
+        keywords ("where is my order" → order.status; "我的潜水证编号是什么" is nobody's)."""
+        spec = next((x for x in self.c.nlu.engine.specs if x.name == intent), None)
+        low = subject.lower()
+        return spec is not None and any(k.lower() in low for k in spec.keywords if k)
+
+    # -- the three intents ---------------------------------------------------------------
+
+    async def carry(self, s: Session, p: "Part", req: MemoryRequest, text: str) -> None:
+        """Answer ``req`` into ``p`` (one sentence, or a Confirm card for a forget)."""
+        p.intent = req.intent
+        p.path = "memory"
+        p.trace["memory"] = {"intent": req.intent, "subject": redact(req.subject)}
+        self.c._move(s, Event.ROUTED, req.intent)
+        if req.intent == "memory.remember":
+            p.texts.append(await self._remember(s, req, p.lang))
+            if req.value and self._value_hidden(s):  # the role may not see it: not in its trace either
+                p.scrub.append(req.value)
+        elif req.intent == "memory.recall":
+            p.texts.append(await self._recall(s, req, p.lang))
+        else:
+            await self._forget_ask(s, p, req, text)
+            return
+        self.c._move(s, Event.DONE, req.intent)
+
+    async def _remember(self, s: Session, req: MemoryRequest, lang: str) -> str:
+        anchor = fact_anchor(req.subject) if req.relation != "note" else "note:" + normal_subject(req.value)[:40]
+        old = await self.c.memory.core.get(s.uid, _user_key(s.uid), anchor)
+        old_data = old["data"] if old is not None else None
+        secret = req.relation == "is" and redact(f"{req.subject}: {req.value}") != f"{req.subject}: {req.value}"
+        value = "***" if secret else redact(req.value)
+        said_ms = s.ref_ms or self.c.now_ms()
+        revision = int((old_data or {}).get("revision", 0)) + 1
+        data = {"subject": req.subject, "value": value, "relation": req.relation, "secret": secret,
+                "said_ms": said_ms, "revision": revision, "lang": req.lang, "session": s.session_id}
+        who, rel = _owner(req.subject, lang), _rel(req.relation, lang)
+        if old_data and old_data.get("value") == value and not secret and not self._value_hidden(s):
+            return catalogue.say("mem_same", lang, s=who, rel=rel, v=value)
+        detail = f"remember revision={revision}" + (f" replaced={redact(old_data.get('value'))!s}" if old_data else "")
+        s.staged.append({"anchor": anchor, "data": data, "detail": detail})
+        if self._value_hidden(s):
+            said = catalogue.say("mem_stored_hidden", lang, s=who if req.relation != "note" else "")
+        elif secret:
+            said = catalogue.say("mem_secret", lang, s=who)
+        elif req.relation == "note":
+            said = catalogue.say("mem_note", lang, v=value)
+        elif old_data:
+            said = catalogue.say("mem_updated", lang, s=who, rel=rel, v=value, old=old_data.get("value"))
+        else:
+            said = catalogue.say("mem_stored", lang, s=who, rel=rel, v=value)
+        if req.truncated:
+            said = catalogue.say("mem_truncated", lang, n=MAX_VALUE_CHARS) + said
+        return said
+
+    def _value_hidden(self, s: Session) -> bool:
+        """A fact's value is a field the session's role may not see (``memory.hidden_fields``)."""
+        return "data.value" in self.c.memory.settings.hidden_fields.get(s.role, [])
+
+    async def facts(self, uid: int) -> list[dict[str, Any]]:
+        """The caller's facts and notes (L2 rows merged with newer L1 copies)."""
+        core = self.c.memory.core
+        rows = await core.l2.aread(records.list_user_memories, uid, _user_key(uid))
+        out = []
+        for r in rows:
+            if not (r["anchor"].startswith(FACT_PREFIX) or r["anchor"].startswith("note:")):
+                continue
+            hot = core.l1.peek((uid, _user_key(uid), r["anchor"]))
+            out.append({**r, "data": hot.data} if hot is not None and hot.version >= r["version"] else r)
+        return out
+
+    async def _best(self, s: Session, subject: str) -> dict[str, Any] | None:
+        core = self.c.memory.core
+        want = normal_subject(subject)
+        hot = core.get_hot(s.uid, _user_key(s.uid), FACT_PREFIX + want)  # exact key from L1 first
+        if hot is not None:
+            return {"anchor": hot.key[2], "data": hot.data}
+        lam = core.settings.decay.retrieval_decay_per_hour
+        now = self.c.now_ms()
+        best, best_score = None, 0.0
+        for r in await self.facts(s.uid):
+            d = r["data"]
+            overlap = dice(want, normal_subject(d.get("subject", ""))) if r["anchor"].startswith(FACT_PREFIX) \
+                else (1.0 if want and want in normal_subject(d.get("value", "")) else 0.0)
+            score = overlap * math.exp(-lam * max(0.0, (now - int(d.get("said_ms", now))) / 3.6e6))
+            if overlap >= MIN_MATCH and score > best_score:
+                best, best_score = r, score
+        if best is not None:
+            core.get_hot(s.uid, _user_key(s.uid), best["anchor"])  # counts the lookup
+        return best
+
+    def _when(self, s: Session, said_ms: int, lang: str) -> str:
+        dt = datetime.fromtimestamp(said_ms / 1000, timezone.utc).astimezone(self.c.grounding.zone(s))
+        if lang == "zh":
+            return f"在{dt.month}月{dt.day}日 {dt:%H:%M}"
+        return f"on {dt.day} {dt:%b} at {dt:%H:%M}"
+
+    async def _recall(self, s: Session, req: MemoryRequest, lang: str) -> str:
+        who = _owner(req.subject, lang)
+        best = await self._best(s, req.subject)
+        if best is None:
+            return catalogue.say("mem_unknown", lang, s=who)
+        view = hide({"data": dict(best["data"])}, self.c.memory.settings.hidden_fields.get(s.role, []))
+        d = view["data"]
+        who = _owner(d.get("subject") or req.subject, lang)
+        when = self._when(s, int(d.get("said_ms", 0)), lang)
+        if "value" not in d:
+            return catalogue.say("mem_restricted", lang, s=who)
+        if d.get("secret"):
+            return catalogue.say("mem_recall_secret", lang, when=when, s=who)
+        if d.get("relation") == "note":
+            return catalogue.say("mem_recall", lang, when=when, s="", rel="", v=d["value"])
+        return catalogue.say("mem_recall", lang, when=when, s=who, rel=_rel(d.get("relation", "is"), lang),
+                             v=d["value"])
+
+    async def _forget_ask(self, s: Session, p: "Part", req: MemoryRequest, text: str) -> None:
+        lang, c = p.lang, self.c
+        if req.subject == ALL:
+            if s.role != "admin":
+                p.texts.append(catalogue.say("mem_forget_all_admin", lang))
+                c._move(s, Event.DONE, "forget all refused")
+                return
+            n = len(await self.facts(s.uid))
+            if n == 0:
+                p.texts.append(catalogue.say("mem_nothing", lang))
+                c._move(s, Event.DONE, "nothing to forget")
+                return
+            prompt = catalogue.say("mem_forget_all_q", lang, n=n)
+            entities: dict[str, Any] = {"anchor": ALL}
+        else:
+            best = await self._best(s, req.subject)
+            if best is None:
+                p.texts.append(catalogue.say("mem_forget_none", lang, s=_owner(req.subject, lang)))
+                c._move(s, Event.DONE, "nothing to forget")
+                return
+            d = best["data"]
+            shown = "***" if d.get("secret") else d.get("value", "")
+            who = _owner(d.get("subject", req.subject), lang) if d.get("relation") != "note" else ""
+            prompt = catalogue.say("mem_forget_q", lang, s=who, rel=_rel(d.get("relation", "is"), lang) if who else "",
+                                   v=shown)
+            entities = {"anchor": best["anchor"], "what": f"{who}{_rel(d.get('relation', 'is'), lang) if who else ''}{shown}"}
+        ref = datetime.fromtimestamp(s.ref_ms / 1000, timezone.utc).isoformat()
+        card = {"question": prompt, "action": "memory.forget"}
+        s.pending = Confirm(intent="memory.forget", rule_id=None, index=0, entities=entities, prompt=prompt,
+                            utterance=text, ref=ref, card=card)
+        p.texts.append(prompt)
+        p.card = card
+        c._move(s, Event.CONFIRM, "forget asks")
+
+    async def forget_confirmed(self, s: Session, p: "Part", q: Confirm) -> None:
+        """The card was accepted: erase (durable when it returns) and say what was erased."""
+        c, lang = self.c, p.lang
+        p.intent, p.path = "memory.forget", "memory"
+        c._move(s, Event.ROUTED, "forget confirmed")
+        anchor = str(q.entities.get("anchor"))
+        if anchor == ALL:
+            n = await c.memory.core.forget_user(s.uid)
+            p.texts.append(catalogue.say("mem_forgot_all", lang, n=n))
+        else:
+            await c.memory.core.forget(anchor, s.uid)
+            p.texts.append(catalogue.say("mem_forgot", lang, s=str(q.entities.get("what", "")), rel="", v=""))
+        c.on_event(s.uid, "memory.updated", {"kind": "forget", "anchor": anchor, "version": c.memory.core._version})
+        c._move(s, Event.DONE, "forgotten")

@@ -1,0 +1,154 @@
+"""References on the turn path: "刚才那个订单" becomes the order id, as if the user had said it.
+
+:func:`hermesd.dialogue.references.find_references` finds the references of an utterance (the
+lexicon's words). Each one whose entity type the utterance does not already carry is resolved:
+
+- with a time phrase that looks back ("昨天那个订单", "the order from Monday"): the newest memory
+  of the caller holding an entity of that type in the phrase's range, through the memory port
+  (``search(entity=…, since=…, until=…)``). A weekday named alone that the NLU placed ahead of
+  now means the last one (a reference points at what happened), so it is moved a week back;
+- otherwise: the newest entity of that type captured in this session (``Session.recent``, kept
+  with the session row, so a reference works across a restart).
+
+A document kind comes back as the kind's name in the turn's language (the pack's gazetteer:
+``invoice`` → 发票 / invoice), a person through the same grounding as a person said outright.
+Nothing to refer to: a plain sentence for the reply (``ref_none`` / ``ref_none_when``), and the
+request goes on without the slot (its rule asks for it, or says what it lacks).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import TYPE_CHECKING, Any, Mapping
+
+from ..dialogue import catalogue
+from ..dialogue.lexicon import Lexicon
+from ..dialogue.references import Reference, find_references
+from ..memory.hiding import hide
+from ..nlu.normalize import normalize
+from .record import Session
+
+if TYPE_CHECKING:
+    from .grounding import Grounding
+
+__all__ = ["resolve_references"]
+
+log = logging.getLogger(__name__)
+
+_WEEK_MS = 7 * 86_400_000
+_DAY_MS = 86_400_000
+_CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+async def resolve_references(g: "Grounding", s: Session, parsed: Any, entities: dict[str, list[Any]], *,
+                             lexicon: Lexicon, intent: str | None, lang: str) -> tuple[list[dict[str, Any]], list[str]]:
+    """Resolve the references of ``parsed`` into ``entities`` (in place: type → [value, ...]).
+
+    :param intent: the request's intent (a *same* reference fills a slot of it that is missing).
+    :return: (trace notes ``[{type, said, source: session|memory|none, value?}]``, sentences to say
+        for references that found nothing).
+    """
+    if parsed is None or not parsed.text:
+        return [], []
+    n = normalize(parsed.text)
+    refs = find_references(n.text, lexicon)
+    if not refs:
+        return [], []
+    when = _look_back(g, s, entities)
+    notes, missing = [], []
+    for r in refs:
+        if r.weak and when is None:
+            continue
+        types = _wanted(g, intent, entities) if r.etype is None else [r.etype]
+        if not types or (r.etype is not None and entities.get(r.etype)):
+            continue  # said outright ("订单DD2030…") or nothing the request could take
+        note: dict[str, Any] = {"type": r.etype, "said": r.said(n.text)}
+        found = await _from_memory(g, s, types, when) if when is not None else _from_session(s, types)
+        if found is None:
+            note["source"] = "none"
+            missing.append(_nothing(r, when, lang))
+        else:
+            etype, value = found
+            shown = await _shown(g, s, etype, value, lang)
+            entities.setdefault(etype, []).insert(0, shown)
+            note.update(type=etype, source="memory" if when is not None else "session", value=shown)
+        notes.append(note)
+    if notes:
+        log.info("references", extra={"kv": {"session": s.session_id, "refs": len(notes),
+                                             "found": sum(x["source"] != "none" for x in notes)}})
+    return notes, missing
+
+
+def _wanted(g: "Grounding", intent: str | None, entities: Mapping[str, list[Any]]) -> list[str]:
+    """Entity types of the intent's slots that this utterance did not fill, in slot order."""
+    return [t for t in dict.fromkeys(g.spec_slots(intent).values()) if not entities.get(t) and t != "datetime"]
+
+
+def _look_back(g: "Grounding", s: Session, entities: Mapping[str, list[Any]]) -> dict[str, Any] | None:
+    """The utterance's first time phrase that points back (``{since, until, text}`` in ms), or None.
+    "现在" / "now" (a second or minute containing now) is about the request, not the referent."""
+    now = s.ref_ms
+    for t in entities.get("datetime") or []:
+        if not isinstance(t, dict) or not t.get("start") or not t.get("end"):
+            continue
+        since, until = g.ms_range(s, t)
+        if since is None or until is None:
+            continue
+        if t.get("grain") in ("second", "minute") and since <= now < until + 60_000:
+            continue
+        if since > now and until - since <= _DAY_MS:  # "Monday" said on a Sunday: the one just gone
+            since, until = since - _WEEK_MS, until - _WEEK_MS
+        if since > now:
+            continue
+        return {"since": since, "until": until, "text": str(t.get("text") or "")}
+    return None
+
+
+def _from_session(s: Session, types: list[str]) -> tuple[str, Any] | None:
+    """The newest entity of one of ``types`` captured in this session."""
+    for item in reversed(s.recent):
+        if item.get("type") in types and item.get("value") not in (None, ""):
+            return str(item["type"]), item["value"]
+    return None
+
+
+async def _from_memory(g: "Grounding", s: Session, types: list[str], when: Mapping[str, Any]) -> tuple[str, Any] | None:
+    """The newest memory of the caller in ``when`` holding an entity of one of ``types`` (fields the
+    caller's role may not see are taken out first: a hidden value is never a slot)."""
+    hidden = (getattr(g.memory.settings, "hidden_fields", None) or {}).get(s.role, [])
+    best: tuple[int, str, Any] | None = None
+    for etype in types:
+        items = await g.memory.search(s.uid, entity=etype, since=when["since"], until=when["until"], k=5)
+        for it in hide(items, hidden):
+            values = ((it.get("data") or {}).get("entities") or {}).get(etype) or []
+            at = int(it.get("updated_ms") or 0)
+            if values and (best is None or at > best[0]):
+                best = (at, etype, values[-1])
+    return None if best is None else (best[1], best[2])
+
+
+async def _shown(g: "Grounding", s: Session, etype: str, value: Any, lang: str) -> Any:
+    """``value`` as the rules expect it: a document kind by its name in ``lang``, a person grounded."""
+    if etype == "person" and isinstance(value, str):
+        shown, _amb = await g.person(s, value)
+        return shown
+    gaz = (getattr(g.nlu.engine, "gazetteers", {}) or {}).get(etype)
+    if gaz and isinstance(value, str):
+        canonical = gaz.get(value) or gaz.get(value.casefold()) or value
+        names = [k for k, v in gaz.items() if v == canonical]
+        zh = [k for k in names if _CJK.search(k)]
+        pick = (zh if lang == "zh" else [k for k in names if not _CJK.search(k)]) or names
+        if pick:
+            if etype == "doc_type":  # as grounding does for a kind said outright (recall steps read it)
+                s.refs.setdefault("kinds", {})[pick[0]] = canonical
+            return pick[0]
+    return value
+
+
+def _nothing(r: Reference, when: Mapping[str, Any] | None, lang: str) -> str:
+    if r.etype is None:
+        return catalogue.say("ref_none_same", lang)
+    if when is not None:
+        return catalogue.say("ref_none_when", lang, noun=r.noun, when=when["text"])
+    return catalogue.say("ref_none", lang, noun=r.noun)

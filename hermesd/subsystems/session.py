@@ -1,0 +1,397 @@
+"""The session subsystem: ``session.*`` methods, the one timer task, rule hot reload, restore.
+
+Methods (admin and user; a session belongs to the uid that opened it, anyone else
+gets ``SESSION_NOT_FOUND``; admin may list and read every session):
+
+- ``session.open {user?, locale?, tz?, channel?, metadata?}`` → ``{session_id, state, version, offer?}``;
+  ``locale`` is a BCP 47 tag (``zh-CN``, ``zh-TW``, ``en-US`` …) kept as the session language ``zh`` | ``en``
+  (:mod:`.locale`), an unknown one is ``INPUT_INVALID``
+- ``session.turn {session_id, text, message_id?, reference_time?}`` → ``{reply: {text, card?}, state,
+  version, intent, entities, actions, path, trace_id, timings_ms}``
+- ``session.confirm {session_id, accept | choice, message_id?}`` → same as a turn
+- ``session.get {session_id}``, ``session.trace {session_id}``, ``session.close {session_id}``, ``session.list``
+- ``events.subscribe {kinds?}``: the connection becomes a stream of ``event`` notifications (:mod:`.events`)
+
+One asyncio task serves every session's deadlines (a heap, not a task or timer
+per session), the TTL sweep and the rule-file poll (checksum, ``poll_interval_ms``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from datetime import datetime
+from typing import Any, Literal
+from zoneinfo import ZoneInfo
+
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator, model_validator
+
+from ..dialogue.lexicon import load_lexicon
+from ..memory.capture import load_capture_rules
+from ..dialogue.questions import Choice, Confirm, Offer
+from ..errors import InputInvalid
+from ..protocol import CallContext, Method
+from ..rules.loader import RuleSource
+from .subsystem import DaemonContext, Subsystem
+from ..tasks import cancel_and_wait
+from ..session.controller import Controller
+from ..session.locale import session_language
+from ..session import turnlog
+from ..session.events import EVENT_KINDS, EventBus
+from ..session.settings import SessionSettings, resolve_rules_dir
+
+__all__ = ["SessionService"]
+
+log = logging.getLogger(__name__)
+_ALL = frozenset({"admin", "user"})
+_SID = Field(min_length=8, max_length=64, pattern=r"^[0-9A-Za-z]+$")
+
+
+class _P(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class OpenParams(_P):
+    user: str | None = Field(None, max_length=128)
+    #: a BCP 47 tag (zh-CN, zh-Hans-CN, zh-TW, en-US, en …), stored as the session language zh | en
+    locale: str | None = Field(None, max_length=64)
+    tz: str | None = Field(None, max_length=64)
+    channel: str | None = Field(None, max_length=64)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("locale")
+    @classmethod
+    def _locale(cls, v: str | None) -> str | None:
+        return None if v is None else session_language(v)
+
+    @field_validator("tz")
+    @classmethod
+    def _zone(cls, v: str | None) -> str | None:
+        if v is not None:
+            try:
+                ZoneInfo(v)
+            except Exception:
+                raise ValueError(f"unknown IANA time zone {v!r}") from None
+        return v
+
+
+class TurnParams(_P):
+    session_id: str = _SID
+    text: str = Field(max_length=4096)
+    message_id: str | None = Field(None, min_length=1, max_length=128)
+    reference_time: datetime | None = None
+
+    @field_validator("reference_time")
+    @classmethod
+    def _aware(cls, v: datetime | None) -> datetime | None:
+        if v is not None and v.tzinfo is None:
+            raise ValueError("reference_time needs a UTC offset, e.g. 2024-06-19T10:00:00+08:00")
+        if v is not None and not 1971 <= v.year <= 9000:
+            raise ValueError("reference_time must be between the years 1971 and 9000")
+        return v
+
+
+class ConfirmParams(_P):
+    session_id: str = _SID
+    accept: StrictBool | None = None
+    choice: int | None = Field(None, ge=1, le=100, description="1-based, as shown in the card")
+    message_id: str | None = Field(None, min_length=1, max_length=128)
+    #: default: the reference time of the turn that asked
+    reference_time: datetime | None = None
+
+    _aware = field_validator("reference_time")(TurnParams._aware.__func__)  # type: ignore[attr-defined]
+
+    @model_validator(mode="after")
+    def _one(self) -> "ConfirmParams":
+        if (self.accept is None) == (self.choice is None):
+            raise ValueError("give exactly one of accept, choice")
+        return self
+
+
+class SessionParams(_P):
+    session_id: str = _SID
+
+
+class ListParams(_P):
+    all_users: bool = False
+
+
+class SubscribeParams(_P):
+    kinds: list[Literal[EVENT_KINDS]] = Field(default_factory=list,  # type: ignore[valid-type]
+                                             description="empty = every kind")
+
+
+class SessionService(Subsystem):
+    """Subsystem ``session``; needs ``memory``, ``nlu`` and ``tools`` started before it."""
+
+    name = "session"
+
+    def __init__(self, settings: SessionSettings | None = None) -> None:
+        self._override = settings
+        self.settings = settings or SessionSettings()
+        self.controller: Controller | None = None
+        self.rules: RuleSource | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._wake = asyncio.Event()
+        self._last_poll = 0.0
+        self.events: EventBus | None = None
+        self._publishing: set[asyncio.Task[Any]] = set()
+
+    async def start(self, ctx: DaemonContext) -> None:
+        if self._override is None:
+            self.settings = getattr(ctx.config, "session", None) or SessionSettings()
+        subs = ctx.subsystems
+        for need in ("memory", "nlu", "tools"):
+            if need not in subs:
+                raise RuntimeError(f"the session subsystem needs {need}, which did not start")
+        tools, nlu = subs["tools"], subs["nlu"]
+        registry = getattr(tools, "registry", None)
+        known_tools = set(registry.tools) if registry else None
+        # each tool step of the packs gets its tool's reply template, for {{steps.<id>.reply}}
+        tool_replies = registry.reply_templates() if registry else None
+        known_intents = {spec.name for spec in nlu.engine.specs} or None
+        self.rules = RuleSource(resolve_rules_dir(self.settings), known_intents=known_intents, known_tools=known_tools,
+                                tool_replies=tool_replies)
+        await asyncio.to_thread(self.rules.reload)
+        if not len(self.rules.engine):
+            log.warning("no rules loaded: every turn will take the fallback path",
+                        extra={"kv": {"folder": str(self.rules.folder)}})
+        reminders = getattr(ctx.config, "reminders", None)
+        lexicon = await asyncio.to_thread(load_lexicon, self.settings.lexicon_files)
+        self.controller = Controller(self.settings, nlu=nlu, memory=subs["memory"], tools=tools,
+                                     rules=lambda: self.rules.engine,  # type: ignore[union-attr]
+                                     lexicon=lexicon,
+                                     reminders={"default_time": reminders.default_time} if reminders else None)
+        self.controller.capture_rules = await asyncio.to_thread(load_capture_rules, self.settings.capture_files)
+        self.events = EventBus(subs["memory"].l2)
+        await self.events.start()
+        await subs["memory"].l2.awrite(turnlog.create)
+        self.controller.archive = subs.get("archive")
+        self.controller.on_event = self._publish
+        self.controller.on_tool_result = self._on_tool_result
+        restored = await self.controller.restore()
+        # a card whose time ran out while the daemon was down times out now, before READY: a first
+        # turn must find it expired, never race the timer task for the session (SESSION_BUSY)
+        await self.controller.fire_timeouts()
+        self._task = asyncio.get_running_loop().create_task(self._timer_loop(), name="hermesd-session-timers")
+        log.info("sessions ready", extra={"kv": {"restored": restored, **{k: v for k, v in self.rules.status().items()
+                                                                           if k in ("rules", "folder")}}})
+
+    async def stop(self) -> None:
+        await cancel_and_wait(self._task)
+
+    async def reload(self, config: Any) -> None:
+        new = getattr(config, "session", None)
+        if new is not None and self._override is None:
+            self.settings = new
+        if self.controller is not None:
+            try:  # a broken pack lexicon keeps the running one, like a broken rule pack
+                self.controller.lexicon = await asyncio.to_thread(load_lexicon, self.settings.lexicon_files)
+            except InputInvalid as exc:
+                raise RuntimeError(f"answer lexicon rejected: {exc.message}; the previous one keeps running") from exc
+            try:  # capture rules too: SIGHUP re-reads them; a broken file keeps the running ones
+                self.controller.capture_rules = await asyncio.to_thread(load_capture_rules, self.settings.capture_files)
+            except ValueError as exc:
+                raise RuntimeError(f"capture rules rejected: {exc}; the previous ones keep running") from exc
+        if self.rules is not None:
+            await asyncio.to_thread(self.rules.reload)
+            if self.rules.last_error is not None:
+                first = self.rules.last_error.problems[0]
+                raise RuntimeError(f"rule packs rejected ({len(self.rules.last_error.problems)} problems, first: "
+                                   f"{first}); the previous rules keep running")
+
+    # -- the one timer task -----------------------------------------------------
+
+    async def _timer_loop(self) -> None:
+        assert self.controller is not None and self.rules is not None
+        c = self.controller
+        poll_s = self.settings.poll_interval_ms / 1000
+        while True:
+            nxt = c.deadlines.next_deadline()
+            now = time.monotonic()
+            wait = poll_s if nxt is None else max(0.0, min(poll_s, nxt - now))
+            due_ms = self.events.next_due_ms() if self.events is not None else None
+            if due_ms is not None:
+                wait = max(0.0, min(wait, (due_ms - time.time() * 1000) / 1000))
+            try:
+                await asyncio.wait_for(self._wake.wait(), timeout=wait)
+            except TimeoutError:
+                pass
+            self._wake.clear()
+            try:
+                await c.fire_timeouts()
+                if self.events is not None:
+                    await self.events.fire_due()
+                if time.monotonic() - self._last_poll >= poll_s:
+                    self._last_poll = time.monotonic()
+                    await c.expire()
+                    if await asyncio.to_thread(self.rules.poll):
+                        log.info("rules hot-reloaded", extra={"kv": {"rules": len(self.rules.engine)}})
+            except Exception:
+                log.exception("session timer loop step failed")
+
+    def _publish(self, uid: int, kind: str, data: dict[str, Any]) -> None:
+        """Controller callback: publish in the background (the outbox write is durable)."""
+        assert self.events is not None
+        task = asyncio.get_running_loop().create_task(self.events.publish(uid, kind, data))
+        self._publishing.add(task)
+        task.add_done_callback(self._publishing.discard)
+
+    async def _on_tool_result(self, uid: int, session_id: str, tool: str, params: dict[str, Any],
+                              output: dict[str, Any]) -> None:
+        """The reminder tool stores reminders; the daemon makes them fire (an event when due)."""
+        if tool != "reminder" or self.events is None:
+            return
+        action = params.get("action")
+        if action == "create":
+            for r in output.get("reminders") or []:
+                try:
+                    due = datetime.fromisoformat(str(r.get("due")))
+                except ValueError:
+                    continue
+                if due.tzinfo is None:
+                    due = due.replace(tzinfo=ZoneInfo(self.controller.nlu.settings.timezone))  # type: ignore[union-attr]
+                await self.events.schedule(uid, "reminder", f"reminder:{r.get('id')}",
+                                           {"reminder_id": r.get("id"), "text": r.get("text"), "due": r.get("due"),
+                                            "session_id": session_id}, int(due.timestamp() * 1000))
+            self._poke()
+        elif action == "cancel":
+            # by id, or the one due in a range (no id in the params): the output names what was cancelled
+            ids = {r.get("id") for r in output.get("reminders") or [] if r.get("status") == "cancelled"}
+            for rid in sorted(i for i in ids | {params.get("id")} if i):
+                await self.events.unschedule(uid, f"reminder:{rid}")
+
+    def connection_closed(self, connection_id: int) -> None:
+        if self.events is not None:
+            self.events.unsubscribe(connection_id)
+
+    def _poke(self) -> None:
+        """Wake the timer task (a deadline earlier than the one it sleeps on may have been armed)."""
+        self._wake.set()
+
+    # -- methods --------------------------------------------------------------------
+
+    def methods(self) -> list[Method]:
+        return [
+            Method("session.open", self._open, _ALL, OpenParams),
+            Method("session.turn", self._turn, _ALL, TurnParams),
+            Method("session.confirm", self._confirm, _ALL, ConfirmParams),
+            Method("session.get", self._get, _ALL, SessionParams),
+            Method("session.trace", self._trace, _ALL, SessionParams),
+            Method("session.close", self._close, _ALL, SessionParams),
+            Method("session.list", self._list, _ALL, ListParams),
+            Method("events.subscribe", self._subscribe, _ALL, SubscribeParams),
+            Method("admin.packs", self._packs, _ALL),
+        ]
+
+    async def _packs(self, p: Any, ctx: CallContext) -> dict[str, Any]:
+        """The loaded intents and rules (for ``hermesctl test`` coverage and pack authors; any role):
+        ``{intents: [{name, pack}], rules: [{rule_id, intent, pack}]}``."""
+        c = self._c()
+        intents = [{"name": spec.name, "pack": spec.pack} for spec in c.nlu.engine.specs]
+        engine = self.rules.engine if self.rules is not None else None
+        rules = [{"rule_id": r.rule_id, "intent": r.trigger.intent, "pack": pack.pack}
+                 for pack in (engine.packs if engine is not None else ()) for r in pack.rules]
+        return {"intents": intents, "rules": rules}
+
+    def _c(self) -> Controller:
+        if self.controller is None:
+            raise RuntimeError("the session subsystem is not started")
+        return self.controller
+
+    async def _open(self, p: OpenParams, ctx: CallContext) -> dict[str, Any]:
+        out = await self._c().open(ctx.caller, user=p.user, locale=p.locale, tz=p.tz, channel=p.channel,
+                                   metadata=p.metadata)
+        self._poke()
+        return out
+
+    async def _turn(self, p: TurnParams, ctx: CallContext) -> dict[str, Any]:
+        if not p.text.strip():
+            raise InputInvalid("text is empty", data={"violations": [{"pointer": "/text", "message": "empty"}]})
+        started_ms = int(time.time() * 1000)
+        out = await self._c().turn(ctx.caller, p.session_id, p.text, message_id=p.message_id,
+                                   reference_time=p.reference_time, trace_id=ctx.trace_id)
+        self._poke()
+        return await self._with_events(out, ctx, started_ms)
+
+    async def _with_events(self, out: dict[str, Any], ctx: CallContext, started_ms: int) -> dict[str, Any]:
+        """Events that waited for this user (no subscriber was connected) ride on the reply;
+        those this very turn raised are not echoed back."""
+        ev = self.events
+        if ev is not None and not out.get("replayed") and not any(s.uid == ctx.caller.uid for s in ev.subs.values()):
+            pending = await ev.take_pending(ctx.caller.uid, before_ms=started_ms)
+            if pending:
+                out["events"] = pending
+        return out
+
+    async def _subscribe(self, p: SubscribeParams, ctx: CallContext) -> dict[str, Any]:
+        assert self.events is not None
+        n = await self.events.subscribe(ctx.connection_id, ctx.caller.uid, list(p.kinds), ctx.notify)
+        return {"subscribed": list(p.kinds) or list(EVENT_KINDS), "backlog": n}
+
+    async def _confirm(self, p: ConfirmParams, ctx: CallContext) -> dict[str, Any]:
+        c = self._c()
+        s = c.get(ctx.caller, p.session_id)
+        if p.message_id:
+            stored = await c.memory.load_reply(p.session_id, p.message_id)
+            if stored is not None:  # a retried answer: the stored reply, nothing runs again
+                return {**stored, "replayed": True}
+        q = s.pending
+        if not isinstance(q, (Confirm, Choice, Offer)):
+            if not s.expired:
+                raise InputInvalid("nothing to confirm in this session", data={"state": s.state.value})
+            # the card timed out: the turn says so in a plain sentence and runs nothing
+        elif p.choice is not None:
+            choices = q.candidates if isinstance(q, Choice) else ()
+            if not isinstance(q, Choice) or p.choice > len(choices):
+                raise InputInvalid(f"no choice {p.choice} here" + (f" (1–{len(choices)})" if choices else
+                                                                    ": answer with accept"),
+                                   data={"choices": len(choices)})
+        elif isinstance(q, Choice):
+            raise InputInvalid("this card needs a choice (1-based), not accept", data={"choices": len(q.candidates)})
+        answer: dict[str, Any] = {"accept": p.accept} if p.accept is not None else {"choice": p.choice - 1}  # type: ignore[operator]
+        started_ms = int(time.time() * 1000)
+        out = await c.turn(ctx.caller, p.session_id, "", message_id=p.message_id, reference_time=p.reference_time,
+                           trace_id=ctx.trace_id, answer=answer)
+        self._poke()
+        return await self._with_events(out, ctx, started_ms)
+
+    async def _get(self, p: SessionParams, ctx: CallContext) -> dict[str, Any]:
+        return self._c().get(ctx.caller, p.session_id).summary()
+
+    async def _trace(self, p: SessionParams, ctx: CallContext) -> dict[str, Any]:
+        s = self._c().get(ctx.caller, p.session_id)
+        return {"session_id": s.session_id, "traces": s.history[-20:]}
+
+    async def _close(self, p: SessionParams, ctx: CallContext) -> dict[str, Any]:
+        c = self._c()
+        s = c.get(ctx.caller, p.session_id)
+        await c.close_session(s, "closed by client")
+        return {"session_id": s.session_id, "closed": True}
+
+    async def _list(self, p: ListParams, ctx: CallContext) -> dict[str, Any]:
+        c = self._c()
+        everyone = ctx.caller.role == "admin" and p.all_users
+        rows = [s.summary() for s in c.sessions.values()
+                if not s.closed and (everyone or s.uid == ctx.caller.uid)]
+        return {"sessions": sorted(rows, key=lambda r: r["updated_ms"], reverse=True)}
+
+    # -- status -----------------------------------------------------------------------
+
+    def health(self) -> dict[str, Any]:
+        if self.controller is None or self.rules is None:
+            return {"status": "down"}
+        st = self.rules.status()
+        return {"status": "degraded" if st["errors"] else "ok", "sessions": len(self.controller.sessions),
+                "rules": st["rules"], "rules_checksum": st["checksum"], "rule_errors": st["errors"]}
+
+    def metrics_text(self) -> str:
+        if self.controller is None:
+            return ""
+        lines = ["# HELP hermes_turns_total Turns by routing path (rule, fallback, form, confirm, error, ...).",
+                 "# TYPE hermes_turns_total counter"]
+        lines += [f'hermes_turns_total{{path="{k}"}} {v}' for k, v in sorted(self.controller.turns_by_path.items())]
+        lines += ["# HELP hermes_sessions Live sessions.", "# TYPE hermes_sessions gauge",
+                  f"hermes_sessions {len(self.controller.sessions)}"]
+        return "\n".join(lines) + "\n"

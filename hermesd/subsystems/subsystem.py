@@ -1,0 +1,69 @@
+"""The contract every subsystem (tools, memory, sessions, …) meets to plug into the daemon.
+
+``daemon.py`` is the only place that wires subsystems: it starts them in order
+after the config is loaded and before the socket listens (so ``READY=1`` means
+every store is open), stops them in reverse order in a ``finally``, asks each
+for its health in ``admin.status`` and its metrics in ``admin.metrics``, and
+adds its methods to the server's method table.
+"""
+
+from __future__ import annotations
+
+import abc
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..config import HermesConfig
+    from ..protocol import Method
+
+__all__ = ["DaemonContext", "Subsystem"]
+
+
+@dataclass(slots=True)
+class DaemonContext:
+    """What the daemon hands each subsystem at start.
+
+    :param config: the whole validated config (read your own section).
+    :param state_dir: writable folder for this instance (L2 file, archive, …).
+    :param subsystems: name → subsystem already started, for dependencies
+        (e.g. sessions use ``tools`` and ``memory``).
+    """
+
+    config: "HermesConfig"
+    state_dir: Path
+    subsystems: dict[str, "Subsystem"]
+
+
+class Subsystem(abc.ABC):
+    """A part of the daemon with a life cycle, methods, health and metrics."""
+
+    #: short name, e.g. ``tools``; key in ``admin.status``'s ``subsystems``.
+    name: str = ""
+
+    @abc.abstractmethod
+    async def start(self, ctx: DaemonContext) -> None:
+        """Open stores, fork workers; raise to abort start-up (the daemon exits non-zero)."""
+
+    @abc.abstractmethod
+    async def stop(self) -> None:
+        """Flush and close; must not raise, and must finish within a few seconds."""
+
+    def health(self) -> dict[str, Any]:
+        """``{"status": "ok" | "degraded" | "down", ...details}`` for ``admin.status``."""
+        return {"status": "ok"}
+
+    def methods(self) -> list["Method"]:
+        """JSON-RPC methods this subsystem serves."""
+        return []
+
+    def metrics_text(self) -> str:
+        """Prometheus text exposition lines (``hermes_`` prefix), or ``""``."""
+        return ""
+
+    def connection_closed(self, connection_id: int) -> None:
+        """A client connection went away (drop its subscriptions); must not block."""
+
+    async def reload(self, config: "HermesConfig") -> None:
+        """Apply a new config on SIGHUP / ``admin.reload``; keep the old one if it is unusable."""

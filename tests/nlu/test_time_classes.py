@@ -1,0 +1,49 @@
+"""Time expressions class by class (tests/nlu/time_classes.yaml): every case resolves as written."""
+
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+import yaml
+
+from hermesd.nlu.temporal import impossible_date_text, parse_times
+
+DATA = yaml.safe_load(Path(__file__).with_name("time_classes.yaml").read_text(encoding="utf-8"))
+CASES = [(cls, *case) for cls, cases in DATA["classes"].items() for case in cases]
+
+
+def _iso(v):
+    return v.isoformat() if v is not None else None
+
+
+@pytest.mark.parametrize("cls,text,ref,kind,start,end,span", CASES, ids=[f"{c[0]}:{c[1]}@{c[2]}" for c in CASES])
+def test_case(cls, text, ref, kind, start, end, span):
+    ref_s, tz = DATA["refs"][ref]
+    got = parse_times(text, datetime.fromisoformat(ref_s), tz)
+    assert got, "no time expression found"
+    x = got[0]
+    assert x.kind == kind, x
+    assert list(x.span) == (span or [0, len(text)]), x
+    assert x.text == text[x.span[0]:x.span[1]]
+    if kind == "duration":
+        assert x.seconds == float(start), x
+    elif kind == "invalid":
+        assert x.problem and impossible_date_text(x, "zh") != "这个日期不存在。", x
+    else:
+        assert (_iso(x.start), _iso(x.end)) == (start, end), x
+
+
+def test_every_class_has_zh_and_en_or_says_why():
+    zh_only = {"traditional_and_cantonese"}
+    for cls, cases in DATA["classes"].items():
+        langs = {"en" if c[0].isascii() else "zh" for c in cases}
+        assert "zh" in langs and ("en" in langs or cls in zh_only), cls
+
+
+def test_impossible_ordinal_and_lunar_day_are_said_in_both_languages():
+    ref = datetime.fromisoformat("2026-11-25T10:00:00+08:00")
+    (x,) = parse_times("下个月第五个周五", ref, "Asia/Shanghai")
+    assert impossible_date_text(x, "zh") == "这个月没有第5个星期五。"
+    assert impossible_date_text(x, "en") == "That month has no 5th Friday."
+    (y,) = parse_times("2026年腊月三十", ref, "Asia/Shanghai")
+    assert impossible_date_text(y, "zh") == "农历12月只有29天。"
