@@ -437,11 +437,14 @@ def _ctl_archive(c: Any, a: argparse.Namespace) -> Any:
 
 def _ctl_replay(c: Any, a: argparse.Namespace) -> Any:
     from .replay import run_replay, run_xsid
+    from .replay_crosswoz import is_crosswoz, run_crosswoz
 
     socket_path = a.socket  # run_* open their own connection (same lookup as this one)
     as_json = a.json or a.replay_json
     if a.xsid:
         run_xsid(socket_path, a.file, json_out=as_json, limit=a.limit)
+    elif is_crosswoz(a.file):
+        run_crosswoz(socket_path, a.file, json_out=as_json, limit=a.limit)
     else:
         run_replay(socket_path, a.file, json_out=as_json, limit=a.limit, results_file=a.results)
     return None
@@ -496,7 +499,7 @@ def ctl_main(argv: list[str] | None = None) -> None:
              "call": "any JSON-RPC method: call METHOD ['{\"json\": \"params\"}']",
              "trace": "how the last turns of a session were decided: trace SESSION_ID",
              "events": "follow this user's events (reminders, handoffs, …)",
-             "replay": "replay recorded dialogues (SGD turns, or --xsid) and score intents and API calls",
+             "replay": "replay recorded dialogues (SGD or CrossWOZ turns, or --xsid) and score intents and API calls",
              "archive": "L3 archive: archive status | sync | verify"}
     from .stories.command import add_arguments as add_test_arguments
 
@@ -527,7 +530,8 @@ def ctl_main(argv: list[str] | None = None) -> None:
             p.add_argument("method")
             p.add_argument("params", nargs="?", help="params as a JSON object")
         if name == "replay":
-            p.add_argument("file", help="JSON Lines in the format of ../shared/data/sgd/sgd_turns.jsonl")
+            p.add_argument("file", help="JSON Lines in the format of ../shared/data/sgd/sgd_turns.jsonl "
+                                        "or ../shared/data/crosswoz/crosswoz_turns.jsonl (recognised)")
             p.add_argument("--json", dest="replay_json", action="store_true", help="print the scores as JSON")
             p.add_argument("--limit", type=int, help="replay only the first N dialogues (records with --xsid)")
             p.add_argument("--xsid", action="store_true", help="FILE is xSID: single-turn sessions")

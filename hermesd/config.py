@@ -6,7 +6,7 @@ Layers, later wins, merged key by key (mopidy's scheme):
    so an installed package without that file behaves the same);
 2. ``/etc/hermesd/hermesd.yaml`` if it exists;
 3. ``--config FILE`` (or ``HERMESD_CONFIG``);
-   in any file, a relative ``tools.tools_dir`` is taken from that file's folder (a pack's
+   in any file, a relative ``tools.tools_dir`` or ``tools.data_dir`` is taken from that file's folder (a pack's
    config names its tools folder beside it); other relative paths from the working directory;
 4. environment: ``HERMESD_<SECTION>__<KEY>=value`` (``__`` separates levels,
    values are YAML scalars, e.g. ``HERMESD_SERVER__MAX_CONNECTIONS=64``), plus the
@@ -301,7 +301,7 @@ def _read_layer(path: Path) -> tuple[dict[str, Any], dict[tuple[str, ...], str],
 #: path keys that a config file gives relative to its own folder (a pack's config names its tools
 #: folder beside it, whatever the working directory); every other relative path stays relative to
 #: the working directory
-_FILE_RELATIVE = (("tools", "tools_dir"),)
+_FILE_RELATIVE = (("tools", "tools_dir"), ("tools", "data_dir"))
 
 
 def _relative_to_file(data: dict[str, Any], path: Path) -> dict[str, Any]:

@@ -1,6 +1,6 @@
 """Replay recorded task-oriented dialogues through a running hermesd and score it.
 
-Two input formats (JSON Lines, as in ``../shared/data``):
+Three input formats (JSON Lines, as in ``../shared/data``):
 
 - SGD turns (``sgd/sgd_turns.jsonl``: ``dialogue_id, service, turn, speaker, text, intent, actions,
   api_call, api_results``) — :func:`run_replay`: one session per dialogue, the USER turns in
@@ -11,6 +11,12 @@ Two input formats (JSON Lines, as in ``../shared/data``):
   stored for the caller under the memory key ``sgd_results_file``, which the SGD pack's
   tools read (a call answers the recorded ``api_results`` of an exactly matching method and
   arguments, else no results).
+- CrossWOZ turns (``crosswoz/crosswoz_turns.jsonl``: ``dialogue_id, turn, speaker (user|system),
+  text, dialog_act, api_call``), in :mod:`hermesd.replay_crosswoz` beside this module
+  (``hermesctl replay`` recognises the file, :func:`~hermesd.replay_crosswoz.is_crosswoz`): one
+  session per dialogue, the user turns in order, database queries scored per domain at the change points of the wizard's
+  cumulative ``api_call`` (the rule, exact after folding spacing, full-width forms and number
+  formats, is written in that module's docstring), request recall, turns/s and latency.
 - xSID (``xsid/xsid_zh.jsonl``: ``id, text, intent, slots.datetime``) — :func:`run_xsid`:
   one single-turn session per record; intent accuracy and whether a ``datetime`` entity was
   resolved where the record annotates one.

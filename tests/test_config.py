@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -164,3 +165,6 @@ def test_a_relative_tools_dir_is_taken_from_its_config_file_folder(tmp_path, mon
     assert load(f, env={"HERMESD_TOOLS__TOOLS_DIR": "mine"}, shipped=None, etc=None).tools.tools_dir == Path("mine")
     f.write_text(f"tools:\n  tools_dir: {tmp_path / 'abs'}\n")
     assert load(f, env={}, shipped=None, etc=None).tools.tools_dir == tmp_path / "abs"
+    # a pack's reference data too (the CrossWOZ database beside the repository)
+    f.write_text("tools:\n  data_dir: ../../data/db\n")
+    assert Path(os.path.normpath(load(f, env={}, shipped=None, etc=None).tools.data_dir)) == tmp_path / "data" / "db"

@@ -12,8 +12,8 @@ Wiring (``daemon.py``)::
 Tools that keep state (``state: true``) get a data folder per caller,
 ``<state_dir>/tools/<name>/users/<uid>/`` (``…/daemon/`` for the daemon's own
 calls), as ``HERMESD_TOOL_STATE_DIR``; ``needs: [documents_dir, outbox_dir,
-directory_file]`` adds ``HERMESD_DOCUMENTS_DIR``, ``HERMESD_OUTBOX_DIR``,
-``HERMESD_DIRECTORY_FILE``. The values are set in the worker's environment for
+directory_file, data_dir]`` adds ``HERMESD_DOCUMENTS_DIR``, ``HERMESD_OUTBOX_DIR``,
+``HERMESD_DIRECTORY_FILE``, ``HERMESD_DATA_DIR``. The values are set in the worker's environment for
 that tool's calls only, never taken from the caller's input. Self-tests run
 with scratch folders in their place, so they never touch real state.
 
@@ -206,6 +206,7 @@ class ToolsService(Subsystem):
         return {"{documents}": str(Path(settings.documents_dir or state_dir / "documents").resolve()),
                 "{outbox}": str(Path(settings.outbox_dir or state_dir / "outbox").resolve()),
                 "{directory_file}": str(Path(settings.directory_file or _people_directory()).resolve()),
+                "{data_dir}": str(Path(settings.data_dir or state_dir / "data").resolve()),
                 "{state}": str(state_dir.resolve())}
 
     @staticmethod
@@ -218,7 +219,7 @@ class ToolsService(Subsystem):
     def _check_grants(self, tool: Tool, paths: dict[str, str]) -> str | None:
         """Why a tool's grants are refused (they would reach the daemon's own state), or None."""
         state = paths["{state}"]
-        allowed = [paths["{documents}"], paths["{outbox}"], paths["{directory_file}"],
+        allowed = [paths["{documents}"], paths["{outbox}"], paths["{directory_file}"], paths["{data_dir}"],
                    str(Path(state) / "tools" / tool.name)]
         for raw in (*tool.descriptor.grants.fs.read, *tool.descriptor.grants.fs.write):
             real = os.path.realpath(self._resolve(raw, paths))
@@ -297,7 +298,8 @@ class ToolsService(Subsystem):
         paths = {"documents_dir": ("HERMESD_DOCUMENTS_DIR", settings.documents_dir or self.state_dir / "documents"),
                  "outbox_dir": ("HERMESD_OUTBOX_DIR", settings.outbox_dir or self.state_dir / "outbox"),
                  "directory_file": ("HERMESD_DIRECTORY_FILE",
-                                    settings.directory_file or _people_directory())}
+                                    settings.directory_file or _people_directory()),
+                 "data_dir": ("HERMESD_DATA_DIR", settings.data_dir or self.state_dir / "data")}
         for need in d.needs:
             var, path = paths[need]
             env[var] = str(Path(path).resolve())

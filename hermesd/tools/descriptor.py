@@ -70,10 +70,11 @@ PLACEHOLDERS = {
     "{documents}": "tools.documents_dir (needs: [documents_dir])",
     "{outbox}": "tools.outbox_dir (needs: [outbox_dir])",
     "{directory_file}": "tools.directory_file (needs: [directory_file])",
+    "{data_dir}": "tools.data_dir, a pack's reference data (needs: [data_dir])",
     "{state}": "the daemon's state folder; only sub-paths outside its own files",
 }
 _NEEDS_BY_PLACEHOLDER = {"{documents}": "documents_dir", "{outbox}": "outbox_dir",
-                         "{directory_file}": "directory_file"}
+                         "{directory_file}": "directory_file", "{data_dir}": "data_dir"}
 #: ``{state}/<first>`` a grant may never name: other tools' data, the archive, self-test scratch
 _STATE_PROTECTED = {"tools", "archive", "selftest", "tmp"}
 #: never readable, whatever a tool declares
@@ -249,7 +250,7 @@ class Descriptor(_Model):
     English) or ``{zh, en}`` (what a person is told, with what to do next; ``en`` is then
     also the description); ``state`` gives the tool a data folder
     (``HERMESD_TOOL_STATE_DIR``); ``needs`` lists other daemon-provided paths
-    (``documents_dir``, ``outbox_dir``, ``directory_file``); ``grants`` is what the
+    (``documents_dir``, ``outbox_dir``, ``directory_file``, ``data_dir``); ``grants`` is what the
     worker may reach beyond the bare sandbox (:class:`Grants`), each placeholder backed
     by the ``needs`` entry that gives the tool its path.
 
@@ -272,7 +273,7 @@ class Descriptor(_Model):
     secrets: tuple[str, ...] = ()
     errors: dict[str, str] = {}
     state: bool = False
-    needs: tuple[Literal["documents_dir", "outbox_dir", "directory_file"], ...] = ()
+    needs: tuple[Literal["documents_dir", "outbox_dir", "directory_file", "data_dir"], ...] = ()
     grants: Grants = Grants()
     subject: dict[str, str] = {}
     #: the handler module, relative to the tool's folder (a module shared by several tools)

@@ -40,6 +40,9 @@ class ToolsSettings(Section):
     (:func:`hermesd.section.shipped_path`: ``$HERMESD_SHARE_DIR``, the checkout, the
     wheel's package data, ``/usr/share/hermesd``). ``documents_dir``/``outbox_dir`` ``None`` mean
     ``<state_dir>/documents`` and ``<state_dir>/outbox`` (``send_document``);
+    ``data_dir`` is a folder of reference data a pack's tools read (a travel database, say):
+    a tool with ``needs: [data_dir]`` gets it as ``HERMESD_DATA_DIR`` and reads it through a
+    ``{data_dir}`` grant; ``None`` means ``<state_dir>/data``.
     ``directory_file`` ``None`` means the shipped people directory the anchors
     use too, ``config/directory.yaml`` (``contacts``).
     ``worker_user`` is the account workers switch to when the daemon runs as
@@ -66,6 +69,7 @@ class ToolsSettings(Section):
     documents_dir: Path | None = None
     outbox_dir: Path | None = None
     directory_file: Path | None = None
+    data_dir: Path | None = None
     self_test: bool = True
     breaker: BreakerSettings = BreakerSettings()
 

@@ -1,0 +1,154 @@
+"""The CrossWOZ database, read once from ``HERMESD_DATA_DIR`` (the pack's ``tools.data_dir``).
+
+Shared by the pack's two tools (copied into each tool folder by scripts/build_crosswoz_pack.py).
+Files: ``attraction_db.json``, ``restaurant_db.json``, ``hotel_db.json``, ``metro_db.json``: each
+a JSON list of ``[name, record]`` pairs, as published with CrossWOZ (Zhu et al., TACL 2020,
+Apache-2.0; field meanings in its ``database.md``).
+
+Query semantics follow ``database.md``: 门票/评分/人均消费/价格 take ranges (``x-y`` inclusive,
+``x…以上`` / ``>x`` at least x, ``x…以下`` / ``<x`` at most x, a bare number exact, 免费 = 0);
+推荐菜 and 酒店设施 take several values separated by spaces, each of which must be present;
+周边景点/餐馆/酒店 hold when the name is in the record's list; 名称 and the other strings
+match after folding (:func:`fold`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import unicodedata
+from pathlib import Path
+
+FILES = {"景点": "attraction_db.json", "餐馆": "restaurant_db.json", "酒店": "hotel_db.json",
+         "地铁": "metro_db.json"}
+NUMERIC = {"门票", "评分", "人均消费", "价格"}
+MULTI = {"推荐菜", "酒店设施"}
+NEAR = {"周边景点", "周边餐馆", "周边酒店"}
+_DB: dict | None = None
+
+
+class DataMissing(Exception):
+    """The database folder is not there or not readable (code ``DB_MISSING``)."""
+
+    code = "DB_MISSING"
+
+
+def fold(s) -> str:
+    """NFKC (full-width → ASCII), no spaces, lower case, ``4.0`` → ``4``: how values compare."""
+    t = unicodedata.normalize("NFKC", str(s)).lower()
+    t = re.sub(r"\s+", "", t)
+    return re.sub(r"(\d+)\.0(?!\d)", r"\1", t)
+
+
+def load(folder: str | None = None) -> dict:
+    """``{domain: [record, …]}`` (records in file order), cached per process.
+
+    :raises DataMissing: when a file cannot be read.
+    """
+    global _DB
+    if _DB is not None:
+        return _DB
+    folder = folder or os.environ.get("HERMESD_DATA_DIR") or ""
+    db = {}
+    for dom, name in FILES.items():
+        path = Path(folder) / name
+        try:
+            pairs = json.loads(path.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise DataMissing(f"cannot read {path}: {exc.strerror}") from None
+        db[dom] = [rec for _, rec in pairs]
+    _DB = db
+    return db
+
+
+def _num(v: str) -> float | None:
+    m = re.search(r"\d+(?:\.\d+)?", v)
+    return float(m.group()) if m else None
+
+
+def numeric_test(want: str):
+    """A predicate on a number (or None) for ``want`` ("4.5分以上", "100-150元", "免费", "<50")."""
+    w = fold(want)
+    if w in ("免费", "0元"):
+        return lambda have: have == 0
+    m = re.match(r"^(\d+(?:\.\d+)?)[^\d]*-(\d+(?:\.\d+)?)", w)
+    if m:
+        lo, hi = float(m[1]), float(m[2])
+        return lambda have: have is not None and lo <= have <= hi
+    x = _num(w)
+    if x is None:
+        return lambda have: False
+    if w.startswith(">") or any(k in w for k in ("以上", "大于", "高于")):
+        return lambda have: have is not None and have >= x
+    if w.startswith("<") or any(k in w for k in ("以下", "小于", "低于", "以内")):
+        return lambda have: have is not None and have <= x
+    return lambda have: have == x
+
+
+def numeric_ok(want: str, have) -> bool:
+    """``have`` (a number or None) satisfies ``want``."""
+    return numeric_test(want)(have)
+
+
+def _test(slot: str, want: str):
+    """A predicate on a folded record view for one constraint."""
+    if slot in NUMERIC:
+        t = numeric_test(want)
+        return lambda view: t(view["_raw"].get(slot))
+    if slot in MULTI:
+        items = [fold(w) for w in want.split()]
+        return lambda view: all(i in view.get(slot, ()) for i in items)
+    if slot in NEAR:
+        f = fold(want)
+        return lambda view: f in view.get(slot, ())
+    f = fold(want)
+    if slot == "酒店类型":
+        return lambda view: view.get(slot, "").startswith(f) if f else False
+    return lambda view: view.get(slot) == f
+
+
+def _view(rec: dict) -> dict:
+    view: dict = {"_raw": rec}
+    for k, v in rec.items():
+        if isinstance(v, list):
+            view[k] = frozenset(fold(x) for x in v)
+        elif isinstance(v, str):
+            view[k] = fold(v)
+    return view
+
+
+_VIEWS: dict = {}
+
+
+def views(domain: str, db: dict | None = None) -> list[dict]:
+    """Folded views of a domain's records (built once)."""
+    db = db or load()
+    key = (id(db), domain)
+    if key not in _VIEWS:
+        _VIEWS[key] = [_view(r) for r in db.get(domain, [])]
+    return _VIEWS[key]
+
+
+def matches(rec: dict, slot: str, want: str) -> bool:
+    """One constraint of a record."""
+    return _test(slot, want)(_view(rec))
+
+
+def query(domain: str, constraints: dict, db: dict | None = None) -> list[dict]:
+    """Records of ``domain`` meeting every constraint, in database order."""
+    tests = [_test(k, v) for k, v in constraints.items()]
+    return [v["_raw"] for v in views(domain, db) if all(t(v) for t in tests)]
+
+
+def closest(domain: str, constraints: dict, db: dict | None = None, k: int = 3) -> tuple[list[dict], list[str]]:
+    """When nothing meets ``constraints``: the records meeting the most of them (best rated
+    first), and the constraints they miss (for "没有找到…，最接近的有…")."""
+    tests = [(s, _test(s, v)) for s, v in constraints.items()]
+    scored = []
+    for v in views(domain, db):
+        miss = [s for s, t in tests if not t(v)]
+        scored.append((len(miss), -(v["_raw"].get("评分") or 0), v["_raw"], miss))
+    scored.sort(key=lambda x: (x[0], x[1]))
+    best = [x for x in scored[:k] if x[0] < len(constraints)]
+    return [x[2] for x in best], sorted({m for x in best for m in x[3]})

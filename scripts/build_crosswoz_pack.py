@@ -1,0 +1,274 @@
+#!/usr/bin/env python3
+"""Build the CrossWOZ pack (``config/packs/crosswoz/``) from the shared CrossWOZ data.
+
+Usage: ``python scripts/build_crosswoz_pack.py [--data ../shared/data/crosswoz] [--out config/packs/crosswoz]
+[--holdout-fold K [--folds 5]]``
+
+Source: CrossWOZ (Zhu et al., "CrossWOZ: A Large-Scale Chinese Cross-Domain Task-Oriented
+Dialogue Dataset", TACL 2020), Apache-2.0 — ``LICENSE`` and ``ATTRIBUTION.md`` go into the pack.
+
+What the pack is made of:
+
+- the **database** is not copied: the pack's ``hermesd.yaml`` names its folder
+  (``tools.data_dir``, default ``../shared/data/crosswoz/database`` next to the repository) and
+  the tool reads it there through a ``{data_dir}`` grant; places, dishes, facilities and
+  hotel types come from it at run time;
+- the **readers** (``scripts/crosswoz_pack_src/cw_read.py``: number, price, rating and duration
+  readers, context words, 从…到… spans, references to chosen places) and the state rules
+  (``cw_track.py``), the query and reply code (``cw_db.py``, ``cw_answer.py``, one tool
+  ``crosswoz_query``) are hand-written from how Chinese states these things, not from dialogues;
+- from the **build dialogues' user turns** only: the intent examples (``intents/crosswoz.yaml``,
+  one intent per user dialogue act: inform, request, thanks, bye, greet) and ``learned.json``
+  (database dish and place names that those users say as everyday words — 没有, 其他, 火锅 —
+  and so are never read as a dish or a place).
+
+``--holdout-fold K`` leaves out the dialogues with ``int(sha1(dialogue_id), 16) % folds == K``
+(:func:`fold_of`), for cross-validation (``scripts/crossval_crosswoz.py``); without it every
+shared dialogue builds the pack.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import shutil
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+SRC = Path(__file__).resolve().parent / "crosswoz_pack_src"
+#: examples per intent (most frequent first, then by a stable hash): enough for the act
+#: classifier, few enough that it trains in well under a second
+MAX_EXAMPLES = 300
+INTENTS = {"crosswoz.inform": "the user states what they look for (constraints, a place by name, a trip)",
+           "crosswoz.request": "the user asks for attributes of a chosen place (地址, 电话, 周边酒店 …)",
+           "crosswoz.thanks": "thanks", "crosswoz.bye": "goodbye", "crosswoz.greet": "a greeting alone"}
+
+
+def fold_of(dialogue_id: str, folds: int = 5) -> int:
+    """Cross-validation fold of a dialogue: ``int(sha1(dialogue_id), 16) % folds``."""
+    return int(hashlib.sha1(str(dialogue_id).encode()).hexdigest(), 16) % folds
+
+
+def load_dialogues(path: Path) -> dict[str, list[dict]]:
+    out: dict[str, list[dict]] = defaultdict(list)
+    with path.open(encoding="utf-8") as f:
+        for line in f:
+            if line.strip():
+                r = json.loads(line)
+                out[str(r["dialogue_id"])].append(r)
+    for turns in out.values():
+        turns.sort(key=lambda r: r["turn"])
+    return dict(out)
+
+
+def act_label(turn: dict) -> str | None:
+    """A user turn's intent: inform when it states a value, else request, else its General act."""
+    acts = turn.get("dialog_act") or []
+    if any(a[0] in ("Inform", "Select") for a in acts):
+        return "crosswoz.inform"
+    if any(a[0] == "Request" for a in acts):
+        return "crosswoz.request"
+    general = [a[1] for a in acts if a[0] == "General"]
+    for g in ("thank", "bye", "greet"):
+        if g in general:
+            return {"thank": "crosswoz.thanks", "bye": "crosswoz.bye", "greet": "crosswoz.greet"}[g]
+    return None
+
+
+def examples(build: dict[str, list[dict]]) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = defaultdict(list)
+    for turns in build.values():
+        for t in turns:
+            if t["speaker"] == "user":
+                label = act_label(t)
+                if label:
+                    out[label].append(t["text"].strip())
+    picked = {}
+    for label, texts in out.items():
+        uniq = sorted(set(texts), key=lambda s: hashlib.sha1(s.encode()).hexdigest())
+        picked[label] = sorted(uniq[:MAX_EXAMPLES])
+    return picked
+
+
+def learned(build: dict[str, list[dict]], db_dir: Path) -> dict:
+    """Database dish/place names the build users say where no dialogue act carries them, more
+    often than where one does: everyday words (没有, 火锅, a restaurant called 酒吧)."""
+    import sys
+    sys.path.insert(0, str(SRC))
+    import cw_db
+    import cw_read
+
+    lex = cw_read.Lexicon(cw_db.load(str(db_dir)))
+    said: Counter = Counter()
+    annotated: Counter = Counter()
+    for turns in build.values():
+        for t in turns:
+            if t["speaker"] != "user":
+                continue
+            values = " ".join(str(a[3]) for a in t.get("dialog_act") or [])
+            for _, _, infos in lex.find(cw_read.normalize(t["text"])):
+                for kind in ("dish", "place"):
+                    if kind in infos:
+                        name = infos[kind][2]
+                        (annotated if name in values else said)[(kind, name)] += 1
+    stop = sorted(k for k in said if said[k] > annotated[k])
+    return {"stop_dishes": [n for k, n in stop if k == "dish"], "stop_names": [n for k, n in stop if k == "place"],
+            "build_dialogues": len(build)}
+
+
+def _plan(intent: str, first: bool = False) -> list[dict]:
+    params = {"utterance": "{{session.utterance}}", "intent": intent}
+    if not first:
+        params["state"] = "{{session.cw}}"
+    return [{"tool": "crosswoz_query", "id": "q", "params": params},
+            {"set_state": {"cw": "{{steps.q.state}}"}},
+            {"reply": {"zh": "{{steps.q.say}}", "en": "{{steps.q.say}}"}}]
+
+
+def rules_doc() -> dict:
+    fallback = [{"reply": {"zh": "抱歉，旅游数据库暂时查不了，请稍后再试。",
+                           "en": "Sorry, the travel database cannot be read right now."}}]
+    rules = []
+    for name in INTENTS:
+        # every turn: read it against the tracked state (session.cw), query what changed, answer
+        rules.append({"rule_id": f"{name}.turn", "priority": 10, "trigger": {"intent": name},
+                      "conditions": ["has(session.cw)"], "actions": _plan(name), "fallback": fallback})
+        rules.append({"rule_id": f"{name}.first", "priority": 0, "trigger": {"intent": name},
+                      "actions": _plan(name, first=True), "fallback": fallback})
+    return {"pack": "crosswoz", "description": "CrossWOZ Beijing travel: 景点 餐馆 酒店 地铁 出租 "
+                                              "(generated by scripts/build_crosswoz_pack.py)",
+            "fallback": [{"reply": {"zh": "请告诉我想找的景点、餐馆或酒店，或者从哪里到哪里。",
+                                    "en": "Tell me which attraction, restaurant or hotel you look for, or a trip."}}],
+            "rules": rules}
+
+
+def intents_doc(build: dict[str, list[dict]]) -> dict:
+    ex = examples(build)
+    return {"pack": "crosswoz", "intents": [{"name": n, "description": d, "examples": ex.get(n, [])}
+                                            for n, d in INTENTS.items()]}
+
+
+def write_tools(out: Path, learned_doc: dict) -> None:
+    tools = out / "tools"
+    if tools.exists():
+        shutil.rmtree(tools)
+    d = tools / "crosswoz_query"
+    d.mkdir(parents=True)
+    shutil.copy(SRC / "query_handler.py", d / "handler.py")
+    for m in ("cw_db.py", "cw_read.py", "cw_track.py", "cw_answer.py"):
+        shutil.copy(SRC / m, d / m)
+    (d / "learned.json").write_text(json.dumps(learned_doc, ensure_ascii=False, indent=1) + "\n")
+    (d / "tool.yaml").write_text(yaml.safe_dump({
+        "name": "crosswoz_query", "version": "1.0.0",
+        "description": {"zh": "CrossWOZ 旅游助手：读出这句话的约束、请求和地点，更新各领域的查询条件，"
+                              "查询数据库（景点、餐馆、酒店、地铁、出租）并回答所问的属性",
+                        "en": "CrossWOZ travel: reads one utterance's constraints, requests and places, updates "
+                              "each domain's query, queries the database (attractions, restaurants, hotels, "
+                              "metro, taxi) and answers the attributes asked for"},
+        "input": {"type": "object", "required": ["utterance"], "additionalProperties": False,
+                  "properties": {"utterance": {"type": "string", "maxLength": 2000},
+                                 "state": {"type": ["object", "null"]}, "intent": {"type": ["string", "null"]}}},
+        "output": {"state": {"type": "object", "required": True}, "queries": {"type": "array", "required": True},
+                   "requests": {"type": "array", "required": True}, "results": {"type": "object", "required": True},
+                   "answers": {"type": "array", "required": True}, "say": {"type": "string", "required": True}},
+        "errors": {"DB_MISSING": {"zh": "旅游数据库读不到，请检查 tools.data_dir。",
+                                  "en": "The travel database cannot be read; check tools.data_dir."}},
+        # the database folder the pack's config names (tools.data_dir), read-only, nothing else
+        "needs": ["data_dir"], "grants": {"fs": {"read": ["{data_dir}"]}},
+        "idempotent": True, "kind": "database",
+        "sandbox": {"memory_mb": 256, "cpu_ms": 5000, "timeout_ms": 10000}}, sort_keys=False, allow_unicode=True))
+    (d / "test_cases.json").write_text(json.dumps([
+        {"name": "thanks: nothing to look up", "input": {"utterance": "", "intent": "crosswoz.thanks"},
+         "expect": {"values": {"say": "不客气。", "queries": [], "answers": []}}},
+        {"name": "an utterance is required", "input": {"state": {}}, "expect": {"error": "INPUT_INVALID"}},
+    ], ensure_ascii=False, indent=1) + "\n")
+
+
+CONFIG_HEAD = """\
+# Config layer for the CrossWOZ pack (generated by scripts/build_crosswoz_pack.py; Apache-2.0 data,
+# see ATTRIBUTION.md). From the repository root:
+#   .venv/bin/hermesd run --config config/packs/crosswoz/hermesd.yaml
+#   .venv/bin/hermesctl replay ../shared/data/crosswoz/crosswoz_turns.jsonl
+# tools.tools_dir and tools.data_dir are relative to this file; the intents and rules folders to
+# the working directory (the repository root).
+"""
+
+
+def write_config(out: Path, db_dir: Path) -> None:
+    """The pack's ``hermesd.yaml``: ``tools.tools_dir`` and ``tools.data_dir`` relative to the file
+    (hermesd.config takes them from its folder), the intents and rules folders relative to the
+    repository root (the working directory the README's commands run from); a scratch build
+    (cross-validation) names them absolutely."""
+    db_dir, out = db_dir.resolve(), out.resolve()
+    try:
+        out.relative_to(REPO)
+        data_dir = os.path.relpath(db_dir, out)
+        intents, rules = str((out / "intents").relative_to(REPO)), str((out / "rules").relative_to(REPO))
+    except ValueError:
+        data_dir, intents, rules = str(db_dir), str(out / "intents"), str(out / "rules")
+    doc = {"nlu": {"intent_dirs": [intents],
+                   # every utterance of a task dialogue is about the task: the best act is taken
+                   "oos_threshold": -1000.0},
+           "session": {"rules_dir": rules},
+           # the database the tools read (never inside the Python package); its folder is granted read-only
+           "tools": {"tools_dir": "tools", "data_dir": data_dir}}
+    (out / "hermesd.yaml").write_text(CONFIG_HEAD + yaml.safe_dump(doc, sort_keys=False, allow_unicode=True))
+
+
+ATTRIBUTION = """\
+# Attribution and licence of the CrossWOZ pack
+
+Everything in this folder is generated by `scripts/build_crosswoz_pack.py` (rerun it; do not edit by
+hand). It is derived from the CrossWOZ dataset:
+
+- Dataset: CrossWOZ, https://github.com/thu-coai/CrossWOZ (commit
+  `df82c9fdff91b9b130f2d6b89110d3870ba6260e`; the extract is described in
+  `../shared/data/crosswoz/SOURCE.md`).
+- Licence: **Apache License 2.0** (full text in `LICENSE` beside this file; ConvLab-2, from the
+  same group, lists the CrossWOZ data as CC BY 4.0 — credit the authors either way).
+- Please cite: Qi Zhu, Kaili Huang, Zheng Zhang, Xiaoyan Zhu, Minlie Huang, "CrossWOZ: A
+  Large-Scale Chinese Cross-Domain Task-Oriented Dialogue Dataset", TACL 2020.
+
+Changes made: intent examples (`intents/crosswoz.yaml`) are user utterances of the build
+dialogues, labelled by their dialogue acts; `tools/crosswoz_query/learned.json` lists database
+names those users say as everyday words. The database itself is not copied: the tools read it
+from the folder `hermesd.yaml` names (`tools.data_dir`). Field names and value formats (景点/餐馆/
+酒店/地铁/出租, 门票, 人均消费, "4.5分以上" …) are CrossWOZ's. The readers, state rules and
+reply code (`tools/*/cw_*.py`, `handler.py`) are the hermesd authors', Apache-2.0.
+"""
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data" / "crosswoz")
+    ap.add_argument("--out", type=Path, default=REPO / "config" / "packs" / "crosswoz")
+    ap.add_argument("--holdout-fold", type=int, help="leave out the dialogues of this fold (cross-validation)")
+    ap.add_argument("--folds", type=int, default=5)
+    a = ap.parse_args(argv)
+    dialogues = load_dialogues(a.data / "crosswoz_turns.jsonl")
+    build = {k: v for k, v in dialogues.items()
+             if a.holdout_fold is None or fold_of(k, a.folds) != a.holdout_fold}
+    out = a.out
+    for sub in ("intents", "rules"):
+        (out / sub).mkdir(parents=True, exist_ok=True)
+    head = ("# Generated by scripts/build_crosswoz_pack.py from the CrossWOZ build dialogues\n"
+            "# (Apache-2.0, see ../ATTRIBUTION.md). Do not edit by hand; rerun the script.\n")
+    (out / "intents" / "crosswoz.yaml").write_text(head + yaml.safe_dump(intents_doc(build), sort_keys=False,
+                                                                          allow_unicode=True, width=120))
+    (out / "rules" / "crosswoz.yaml").write_text(head + yaml.safe_dump(rules_doc(), sort_keys=False,
+                                                                        allow_unicode=True, width=120))
+    write_tools(out, learned(build, a.data / "database"))
+    write_config(out, a.data / "database")
+    shutil.copy(a.data / "LICENSE", out / "LICENSE")
+    (out / "ATTRIBUTION.md").write_text(ATTRIBUTION)
+    print(f"built {out} from {len(build)} of {len(dialogues)} dialogues")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,63 @@
+"""CrossWOZ dialogue state: this turn's acts folded into the tracked constraints (pure).
+
+State (``session.cw``): ``{"focus": domain, "cons": {domain: {slot: value}}, "chosen": {domain:
+name}, "last_place": name}``. :func:`step` returns the new state and the domains whose
+constraints changed this turn — the database queries to make, one per changed domain.
+
+Rules (CrossWOZ's wizard keeps one cumulative query per domain, Zhu et al., TACL 2020):
+- a trip (地铁/出租) is replaced whole by a new 从…到…;
+- a place domain's constraints are merged with what the user says, unless a new search
+  starts over one already done (再/另外/换/还想… with constraints, or a value for a slot
+  that already had one while a place was chosen): then they are replaced;
+- a place named as the goal (no constraints yet for its domain, or said with 叫/名叫) becomes
+  the ``名称`` constraint; any place named becomes the chosen one of its domain;
+- a nearby constraint (…附近的酒店) names the chosen place of the other domain.
+"""
+
+from __future__ import annotations
+
+import re
+
+from cw_read import PLACE_DOMAINS
+
+_AGAIN = re.compile(r"再|另外|另一|换|还想|还要|其他|别的|重新|不要|不想")
+#: words that narrow the search already made (among these, which of them …) instead of starting one
+_REFINE = re.compile(r"这些|这几|那些|那几|其中|里面|当中|之中|哪个|哪家|哪一")
+
+
+def _copy(state: dict) -> dict:
+    return {"focus": state.get("focus"), "cons": {d: dict(c) for d, c in (state.get("cons") or {}).items()},
+            "chosen": dict(state.get("chosen") or {}), "last_place": state.get("last_place"),
+            "offered": dict(state.get("offered") or {}), "listed": dict(state.get("listed") or {}),
+            "queries_made": state.get("queries_made"), "query_log": list(state.get("query_log") or [])}
+
+
+def step(state: dict, acts: dict, text: str) -> tuple[dict, list[str]]:
+    """Fold ``acts`` (:func:`cw_read.read`) into ``state``. :return: (new state, changed domains)."""
+    new = _copy(state)
+    cons, chosen = new["cons"], new["chosen"]
+    before = {d: dict(c) for d, c in cons.items()}
+    again = bool(_AGAIN.search(text))
+    for dom, said in acts["inform"].items():
+        if dom in ("地铁", "出租"):
+            cons[dom] = dict(said)
+            continue
+        old = cons.get(dom) or {}
+        if old and not _REFINE.search(text):
+            cons[dom] = dict(said)  # a new search states its constraints afresh
+        else:
+            merged = dict(old)
+            merged.update(said)
+            cons[dom] = merged
+    for dom, name in acts["names"]:
+        goal = not cons.get(dom) or re.search(r"(?:叫|名叫|名为|叫做)\s*" + re.escape(name[:2]), text)
+        if goal and dom not in acts["inform"]:
+            cons[dom] = {"名称": name}
+        chosen[dom] = name
+        new["last_place"] = name
+    if acts.get("target"):
+        new["focus"] = acts["target"]
+    elif acts["names"]:
+        new["focus"] = acts["names"][-1][0]
+    changed = [d for d in cons if cons[d] != before.get(d)]
+    return new, changed

@@ -1,0 +1,104 @@
+"""The CrossWOZ pack's readers and state rules, in-process (pure given the database).
+
+Table tests of ``scripts/crosswoz_pack_src`` (the code the pack's tool runs): normalising,
+number/price/rating/duration readers, the slot a context word gives a number, requests,
+trips and references to the place chosen earlier, and how a turn changes the tracked
+constraints. The utterances are written for these tests (none is taken from the dialogues).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+DB = REPO.parent / "shared" / "data" / "crosswoz" / "database"
+sys.path.insert(0, str(REPO / "scripts" / "crosswoz_pack_src"))
+
+import cw_db  # noqa: E402
+import cw_read  # noqa: E402
+import cw_track  # noqa: E402
+
+pytestmark = pytest.mark.skipif(not (DB / "hotel_db.json").exists(), reason="CrossWOZ database not at ../shared/data")
+
+
+@pytest.fixture(scope="module")
+def lex() -> cw_read.Lexicon:
+    return cw_read.Lexicon(cw_db.load(str(DB)))
+
+
+@pytest.mark.parametrize("text, want", [
+    ("评分四点五分以上", "评分4.5分以上"),
+    ("人均一百五十元", "人均150元"),
+    ("两个小时", "2小时"),
+    ("十分感谢", "十分感谢"),              # 十分 is "very", not a rating
+    ("价格１００～２００块", "价格100-200元"),
+    ("去大三元酒家", "去大三元酒家"),        # a numeral inside a name stays
+])
+def test_normalize(text: str, want: str) -> None:
+    assert cw_read.normalize(text) == want
+
+
+@pytest.mark.parametrize("text, focus, want", [
+    ("找一个评分4.5分以上的景点", None, {"景点": {"评分": "4.5分以上"}}),
+    ("想找个免费的景点，能玩3-5小时", None, {"景点": {"门票": "免费", "游玩时间": "3小时 - 5小时"}}),
+    ("人均消费在100到150元之间的餐馆", None, {"餐馆": {"人均消费": "100-150元"}}),
+    ("价格在300-400元的经济型酒店", None, {"酒店": {"价格": "300-400元", "酒店类型": "经济型"}}),
+    # the same words, another domain: 价格 of an attraction is its ticket
+    ("价格在20-50元之间的景点", None, {"景点": {"门票": "20-50元"}}),
+    ("票价200元以上", "景点", {"景点": {"门票": "200元以上"}}),
+    ("有吹风机和叫醒服务的酒店", None, {"酒店": {"酒店设施": "吹风机 叫醒服务"}}),
+    ("评分5分的就行", "餐馆", {"餐馆": {"评分": "5分"}}),
+])
+def test_constraints(lex, text: str, focus: str | None, want: dict) -> None:
+    acts = cw_read.read(text, {"focus": focus}, lex)
+    assert acts["inform"] == want
+
+
+@pytest.mark.parametrize("text, want", [
+    ("地址在哪，电话是多少？", [("景点", "地址"), ("景点", "电话")]),
+    ("它周边有什么酒店和餐馆？", [("景点", "周边酒店"), ("景点", "周边餐馆")]),
+    ("门票多少钱？", [("景点", "门票")]),
+])
+def test_requests_of_the_focus(lex, text: str, want: list) -> None:
+    acts = cw_read.read(text, {"focus": "景点", "chosen": {"景点": "故宫"}}, lex)
+    assert acts["request"] == want and acts["inform"] == {}
+
+
+def test_a_yes_no_check_on_the_chosen_place_is_a_question(lex) -> None:
+    acts = cw_read.read("它的评分有4.5分以上吗？", {"focus": "餐馆", "chosen": {"餐馆": "白家大院"}}, lex)
+    assert acts["inform"] == {} and ("餐馆", "评分") in acts["request"]
+
+
+def test_trips_and_references_to_chosen_places(lex) -> None:
+    state = {"focus": "餐馆", "chosen": {"景点": "故宫", "餐馆": "白家大院"}, "last_place": "白家大院"}
+    acts = cw_read.read("从景点打车去餐馆，车牌是多少？", state, lex)
+    assert acts["trip"] == {"出租": {"出发地": "故宫", "目的地": "白家大院"}}
+    acts = cw_read.read("我想从颐和园坐地铁到北京大学", state, lex)
+    assert acts["inform"]["地铁"] == {"出发地": "颐和园", "目的地": "北京大学"}
+    acts = cw_read.read("在景点附近帮我找一家评分4分以上的酒店", state, lex)
+    assert acts["inform"] == {"酒店": {"评分": "4分以上", "周边景点": "故宫"}}
+
+
+def test_state_rules() -> None:
+    s, changed = cw_track.step({}, {"inform": {"景点": {"评分": "4.5分以上"}}, "names": [], "target": "景点"}, "")
+    assert changed == ["景点"] and s["cons"]["景点"] == {"评分": "4.5分以上"}
+    # among the places found: narrowed; a new search: stated afresh
+    s2, _ = cw_track.step(s, {"inform": {"景点": {"门票": "免费"}}, "names": [], "target": "景点"}, "这些里面哪个免费")
+    assert s2["cons"]["景点"] == {"评分": "4.5分以上", "门票": "免费"}
+    s3, _ = cw_track.step(s, {"inform": {"景点": {"门票": "免费"}}, "names": [], "target": "景点"}, "再找一个免费的")
+    assert s3["cons"]["景点"] == {"门票": "免费"}
+    # a place named as the goal of a domain with no constraints yet
+    s4, changed = cw_track.step({}, {"inform": {}, "names": [("餐馆", "白家大院")], "target": None}, "")
+    assert changed == ["餐馆"] and s4["cons"]["餐馆"] == {"名称": "白家大院"} and s4["chosen"]["餐馆"] == "白家大院"
+
+
+@pytest.mark.parametrize("want, have, ok", [
+    ("4.5分以上", 4.7, True), ("4.5分以上", 4.4, False), ("5分", 5, True), ("100-150元", 150, True),
+    ("100-150元", 151, False), ("免费", 0, True), ("免费", None, False), ("200元以上", 200, True),
+    ("50元以下", 51, False),
+])
+def test_database_ranges(want: str, have, ok: bool) -> None:
+    assert cw_db.numeric_ok(want, have) is ok
