@@ -296,6 +296,16 @@ class Daemon:
             "subsystems": subs,
         }
 
+    def memory_roots(self) -> dict[str, list[object]]:
+        """Part name → roots for ``admin.memory``: the server (connections), then each subsystem's."""
+        parts: dict[str, list[object]] = {"server and connections": [self.server]}
+        for sub in self.subsystems:
+            try:
+                parts.update(sub.memory_roots())
+            except Exception:
+                log.exception("subsystem.memory_roots_failed", extra={"kv": {"name": sub.name}})
+        return parts
+
     def metrics_text(self) -> str:
         blocks = []
         for sub in self.subsystems:
