@@ -129,17 +129,18 @@ def _sessions(n: int, pin: bool) -> tuple[float, float, dict]:
         cfg = root / "hermesd.yaml"  # one test uid holds every session (a device has many users)
         cfg.write_text(yaml.safe_dump({"session": {"max_sessions_per_user": 100_000}}))
         proc, _, _ = _start(root, cfg, pin)
-        time.sleep(1.0)
-        before = _rss_mb(proc.pid)
-        with Client(root / "h.sock", timeout_s=60).connect() as c:
-            for i in range(n):
-                sid = c.call("session.open", {})["session_id"]
-                c.call("memory.put", {"session_id": sid, "anchor": "last_report_filter",
-                                      "data": {"text": f"报价单 {i}", "n": i}})
-            memory = c.call("admin.memory")
-        after = _rss_mb(proc.pid)
-        _stop(proc)
-        return before, after, memory
+        try:
+            time.sleep(1.0)
+            before = _rss_mb(proc.pid)
+            with Client(root / "h.sock", timeout_s=60).connect() as c:
+                for i in range(n):
+                    sid = c.call("session.open", {})["session_id"]
+                    c.call("memory.put", {"session_id": sid, "anchor": "last_report_filter",
+                                          "data": {"text": f"报价单 {i}", "n": i}})
+                memory = c.call("admin.memory")
+            return before, _rss_mb(proc.pid), memory
+        finally:
+            _stop(proc)
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
