@@ -8,6 +8,9 @@ directory, intents, rules, the dialogue lexicon, capture rules …) but ``config
 ``scripts/install`` copies it. Never copied:
 ``config/packs/`` (packs built from public data sets, e.g. the CC BY-SA SGD pack, install
 only on request with ``scripts/install --with-pack``), caches and compiled files.
+The shipped intents are then compiled into the wheel (``hermesd build-pack``'s artifact,
+``_shipped/config/intents/pack.compiled``), so an installed daemon never trains at start;
+the build needs orjson and PyYAML for that (``[build-system] requires``).
 Everything else is in ``pyproject.toml``.
 """
 
@@ -21,7 +24,7 @@ from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).resolve().parent
 SHIPPED = tuple(sorted(f"config/{p.name}" for p in (ROOT / "config").iterdir() if p.name != "packs")) + ("tools",)
-_IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", "*.pyo", ".*")
+_IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", "*.pyo", ".*", "pack.compiled")
 
 
 class BuildWithShipped(build_py):
@@ -41,6 +44,21 @@ class BuildWithShipped(build_py):
                 shutil.copytree(src, out, ignore=_IGNORE)
             else:
                 shutil.copy2(src, out)
+        self._compile_intents(dest / "config" / "intents")
+
+    @staticmethod
+    def _compile_intents(folder: Path) -> None:
+        import sys
+
+        sys.path.insert(0, str(ROOT))  # the hermesd being built, not an installed one
+        try:
+            from hermesd.nlu import artifact
+        except ImportError as exc:  # a build without orjson/PyYAML: the daemon trains once instead
+            print(f"warning: shipped intents not compiled ({exc}); hermesd will train them once at start")
+            return
+        finally:
+            sys.path.remove(str(ROOT))
+        artifact.build([folder])
 
 
 setup(cmdclass={"build_py": BuildWithShipped})

@@ -100,9 +100,13 @@ def _cmd_check_config(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         _print_config_errors(exc)
         return EX_CONFIG
+    from .config import shipped_path
     from .errors import InputInvalid
     from .rules.loader import RulePackError, load_rules
     from .session.settings import resolve_rules_dir
+
+    def shipped_intents() -> Path:
+        return shipped_path("config", "intents")
 
     try:
         known_intents, known_tools, tool_replies = _pack_vocabulary(cfg)
@@ -121,17 +125,70 @@ def _cmd_check_config(args: argparse.Namespace) -> int:
         for p in exc.problems:
             print(f"  {p}", file=sys.stderr)
         return EX_CONFIG
+    dirs = [Path(d) for d in cfg.nlu.intent_dirs] or [shipped_intents()]
+    state, artifact_path = _artifact_state(dirs, cfg.nlu.train_epochs)
+    if state != "fresh":
+        why = {"stale": "is stale (its sources, hermesd or nlu.train_epochs changed since it was built)",
+               "missing": "is missing", "unreadable": "is not a compiled pack"}[state]
+        print(f"hermesd: warning: the intent pack artifact {artifact_path} {why}; the daemon trains once at "
+              f"start instead. Build it with: hermesd build-pack {' '.join(map(str, dirs))}", file=sys.stderr)
     if args.print:
         import yaml
 
         print(yaml.safe_dump(cfg.model_dump(mode="json"), sort_keys=False, allow_unicode=True), end="")
     else:
-        print(f"config ok (digest {digest(cfg)}); {len(loaded.engine)} rules in {rules_dir}")
+        print(f"config ok (digest {digest(cfg)}); {len(loaded.engine)} rules in {rules_dir}; "
+              f"intent pack artifact {state}")
+    return EX_OK
+
+
+def _artifact_state(dirs: list[Path], epochs: int) -> tuple[str, Path]:
+    """(``fresh`` | ``stale`` | ``missing`` | ``unreadable``, artifact path) of the intent folders."""
+    from .nlu import artifact
+
+    path = dirs[0] / artifact.ARTIFACT_NAME
+    try:
+        key = artifact.artifact_key(dirs, artifact.train_params(epochs=epochs))
+        return ("fresh" if artifact.read(path, key) is not None else "stale"), path
+    except FileNotFoundError:
+        return "missing", path
+    except (OSError, artifact.ArtifactError):
+        return "unreadable", path
+
+
+def _cmd_build_pack(args: argparse.Namespace) -> int:
+    from .errors import InputInvalid
+    from .nlu import artifact
+
+    dirs = [Path(d) for d in args.dirs]
+    missing = [str(d) for d in dirs if not d.is_dir()]
+    if missing:
+        print(f"hermesd build-pack: not a folder: {', '.join(missing)}", file=sys.stderr)
+        return EX_USAGE
+    if args.if_stale and not args.out:
+        state, path = _artifact_state(dirs, args.epochs)
+        if state == "fresh":
+            print(f"{path} is fresh")
+            return EX_OK
+    t0 = time.perf_counter()
+    try:
+        path, compiled = artifact.build(dirs, epochs=args.epochs, out=Path(args.out) if args.out else None)
+    except InputInvalid as exc:
+        problems = (exc.data or {}).get("violations") or [str(exc)]
+        print(f"hermesd build-pack: intent packs have {len(problems)} error(s):", file=sys.stderr)
+        for p in problems:
+            print(f"  {p}", file=sys.stderr)
+        return EX_CONFIG
+    except OSError as exc:
+        print(f"hermesd build-pack: cannot write the artifact: {exc}", file=sys.stderr)
+        return EX_CANTCREAT
+    print(f"built {path}: {len(compiled.packs.intents)} intents, {compiled.examples} examples, "
+          f"{path.stat().st_size / 1000:.0f} kB, key {compiled.key[:16]} in {time.perf_counter() - t0:.1f} s")
     return EX_OK
 
 
 def main(argv: list[str] | None = None) -> None:
-    """``hermesd run | check-config | version``."""
+    """``hermesd run | check-config | build-pack | version``."""
     parser = argparse.ArgumentParser(prog="hermesd", description="LLM-free conversational session engine daemon.")
     sub = parser.add_subparsers(dest="cmd", required=True)
     run = sub.add_parser("run", help="run the daemon in the foreground (systemd Type=notify)")
@@ -143,6 +200,13 @@ def main(argv: list[str] | None = None) -> None:
     chk.add_argument("file", nargs="?", help="config file to check on top of the defaults")
     chk.add_argument("--print", action="store_true", help="print the effective config as YAML")
     chk.set_defaults(fn=_cmd_check_config)
+    bp = sub.add_parser("build-pack", help="compile intent pack folders (trained scorer, templates, gazetteers) "
+                                           "into the content-hashed artifact the daemon loads in milliseconds")
+    bp.add_argument("dirs", nargs="+", metavar="DIR", help="intent folders, as nlu.intent_dirs lists them")
+    bp.add_argument("--epochs", type=int, default=10, help="nlu.train_epochs the daemon runs with (default 10)")
+    bp.add_argument("--out", help="write here instead of DIR/pack.compiled")
+    bp.add_argument("--if-stale", action="store_true", help="do nothing when DIR's artifact is fresh")
+    bp.set_defaults(fn=_cmd_build_pack)
     ver = sub.add_parser("version", help="print the version")
     ver.set_defaults(fn=lambda a: print(f"hermesd {__version__}") or EX_OK)
     args = parser.parse_args(argv)
@@ -178,9 +242,30 @@ def _show_status(st: dict[str, Any]) -> None:
 
 def _ctl_status(c: Any, a: argparse.Namespace) -> Any:
     st = c.call("admin.status")
+    if a.memory:
+        st["memory"] = c.call("admin.memory")
     if not a.json:
         _show_status(st)
+        if a.memory:
+            _show_memory(st["memory"])
     return st
+
+
+def _show_memory(m: dict[str, Any]) -> None:
+    """The technician's view of ``admin.memory``: RSS by mapping, then the heap by part."""
+    maps = m["mappings"]
+    libs = sorted(maps["libraries"].items(), key=lambda kv: -kv[1])
+    print(f"memory  rss={_mb(m['rss_bytes'])}")
+    print(f"  {'interpreter (python, libpython)':<34} {_mb(maps['interpreter']):>9}")
+    print(f"  {'libraries (' + str(len(libs)) + ' .so files)':<34} {_mb(sum(v for _, v in libs)):>9}   "
+          + ", ".join(f"{k.split('.')[0]} {v / 1e6:.1f}" for k, v in libs[:5]))
+    print(f"  {'Python heap':<34} {_mb(maps['heap']):>9}")
+    for name, n in m["parts"].items():
+        print(f"    {name:<32} {_mb(n):>9}")
+    print(f"    {'interpreter heap (modules, code, free)':<32} {_mb(m['heap_unattributed_bytes']):>9}")
+    print(f"  {'other (stacks, data files)':<34} {_mb(maps['other']):>9}")
+    for t in m.get("tracemalloc") or []:
+        print(f"    tracemalloc {t['file']:<60} {_mb(t['bytes']):>9}")
 
 
 def _ctl_ping(c: Any, a: argparse.Namespace) -> Any:
@@ -518,6 +603,9 @@ def ctl_main(argv: list[str] | None = None) -> None:
             p.add_argument("text")
         if name == "parse":
             p.add_argument("--at", help="reference time, ISO 8601 with offset")
+        if name == "status":
+            p.add_argument("--memory", action="store_true",
+                           help="also where the resident memory goes: interpreter, libraries, heap by part")
         if name == "trace":
             p.add_argument("session_id")
             p.add_argument("--last", type=int, default=5, help="how many turns (default 5)")

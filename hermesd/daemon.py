@@ -328,6 +328,16 @@ class Daemon:
             "metrics": self.exporter.status(),
         }
 
+    def memory_roots(self) -> dict[str, list[object]]:
+        """Part name → roots for ``admin.memory``: the server (connections), then each subsystem's."""
+        parts: dict[str, list[object]] = {"server and connections": [self.server]}
+        for sub in self.subsystems:
+            try:
+                parts.update(sub.memory_roots())
+            except Exception:
+                log.exception("subsystem.memory_roots_failed", extra={"kv": {"name": sub.name}})
+        return parts
+
     def metrics_text(self) -> str:
         """Every family of the daemon's one registry, Prometheus text format 0.0.4."""
         return self.registry.render()

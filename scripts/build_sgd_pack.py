@@ -482,6 +482,18 @@ def main(argv: list[str] | None = None) -> int:
     (out / "tools" / "_sgd" / "canon.json").write_text(json.dumps(canon, ensure_ascii=False) + "\n")
     shutil.copy(a.data / "LICENSE", out / "LICENSE")
     print(f"built {out} from {len(build)} dialogues")
+    # compile the intents ahead of time (hermesd build-pack): the daemon then loads the scorer in
+    # milliseconds instead of training it on the SGD examples at every first start
+    import sys
+
+    sys.path.insert(0, str(REPO))
+    try:
+        from hermesd.nlu import artifact
+    except ImportError as exc:
+        print(f"intents not compiled ({exc}): run hermesd build-pack {out / 'intents'}")
+        return 0
+    path, compiled = artifact.build([out / "intents"])
+    print(f"compiled {path} ({len(compiled.packs.intents)} intents, {compiled.examples} examples)")
     return 0
 
 

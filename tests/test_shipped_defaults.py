@@ -61,7 +61,8 @@ def test_wheel_carries_the_default_packs_and_no_public_dataset(wheel) -> None:
     for rel in ("config/hermesd.yaml", "config/directory.yaml", "config/dialogue/lexicon.yaml",
                 "tools/disk_usage/tool.yaml", "tools/contacts/handler.py"):
         assert rel in shipped, rel
-    assert {p.name for p in (REPO / "config/intents").glob("*.yaml")} == \
+    # the intents compiled at build time (hermesd build-pack), so the installed daemon never trains
+    assert {p.name for p in (REPO / "config/intents").glob("*.yaml")} | {"pack.compiled"} == \
         {Path(n).name for n in shipped if n.startswith("config/intents/")}
     assert {p.name for p in (REPO / "config/rules").glob("*.yaml")} == \
         {Path(n).name for n in shipped if n.startswith("config/rules/")}
@@ -94,14 +95,17 @@ def test_pip_installed_wheel_runs_with_its_own_defaults(wheel, tmp_path) -> None
     try:
         d.wait_ready()
         _check_answers(_ask(d, ["磁盘还剩多少", "把报价单发给张工"]))
+        assert "from=artifact" in d.log() and "build-pack" not in d.log()
     finally:
         d.stop()
 
 
 def test_scripts_install_tree_is_what_the_daemon_reads(tmp_path) -> None:
     dest = tmp_path / "root"
+    # PYTHON: the interpreter that compiles the intents into the tree (hermesd build-pack)
     subprocess.run(["bash", str(REPO / "scripts/install"), "--root", str(dest), "--no-venv"], check=True,
-                   capture_output=True, timeout=120)
+                   capture_output=True, timeout=300, env={**os.environ, "PYTHON": sys.executable})
+    assert (dest / "usr/share/hermesd/config/intents/pack.compiled").is_file()
     share = dest / "usr/share/hermesd"
     for p in [tmp_path, *dest.rglob("*")]:
         if p.is_dir():
@@ -118,5 +122,6 @@ def test_scripts_install_tree_is_what_the_daemon_reads(tmp_path) -> None:
     try:
         d.wait_ready()
         _check_answers(_ask(d, ["磁盘还剩多少", "把报价单发给张工"]))
+        assert "from=artifact" in d.log()
     finally:
         d.stop()

@@ -115,9 +115,17 @@ class IntentModel:
     @classmethod
     def from_json(cls, data: bytes) -> "IntentModel":
         d = orjson.loads(data)
-        if d.get("version") != MODEL_VERSION:
+        if not isinstance(d, dict) or d.get("version") != MODEL_VERSION:
             raise ValueError("model version mismatch")
-        return cls(d["classes"], d["idf"], d["weights"], d["threshold"], d.get("oos_label"))
+        # a cached or compiled model is read from a file: check its shape before it scores a turn
+        classes, idf, weights, threshold = d["classes"], d["idf"], d["weights"], d["threshold"]
+        num = (int, float)
+        if not (isinstance(classes, list) and all(isinstance(c, str) for c in classes)
+                and isinstance(idf, dict) and all(isinstance(v, num) for v in idf.values())
+                and isinstance(weights, dict) and isinstance(threshold, num)
+                and all(isinstance(r, dict) and all(isinstance(x, num) for x in r.values()) for r in weights.values())):
+            raise ValueError("model has fields of the wrong type")
+        return cls(classes, idf, weights, threshold, d.get("oos_label"))
 
 
 def _vectorise(texts: Sequence[str]) -> tuple[list[dict[str, float]], dict[str, float]]:

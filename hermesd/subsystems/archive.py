@@ -33,7 +33,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -41,9 +41,12 @@ from ..errors import HermesError, InputInvalid
 from ..metrics import Counter, Gauge, Registry
 from ..protocol import CallContext, Method
 from .subsystem import DaemonContext, Subsystem
-from ..memory import l3, l3_schema, s3, upstream
+from ..memory import l3, l3_schema
 from ..memory.archive_settings import ArchiveSettings, UpstreamSettings
 from ..memory.l2 import L2Store
+
+if TYPE_CHECKING:
+    from ..memory import s3, upstream
 
 __all__ = ["ARCHIVE_DIRNAME", "ArchiveService"]
 
@@ -162,10 +165,15 @@ class ArchiveService(Subsystem):
         if self.settings.dictionary:
             self._dictionary = await asyncio.to_thread(Path(self.settings.dictionary).read_bytes)
             self._dict_id = l3.Codec(self.settings.level, self._dictionary).dict_id
+        # the upload clients (http.client, ssl, email) are imported only when an upstream is set
         if self.upstream.kind == "s3":
+            from ..memory import s3
+
             self._s3 = s3.Store(self.upstream)  # raises on a bad endpoint
             s3.load_credentials(self.upstream)  # raises CredentialsError: say so at start, not at the first pass
         elif self.upstream.url:
+            from ..memory import upstream
+
             upstream.target(self.upstream.url, self.upstream.device_id, "probe")  # raises on a bad URL
         await self.l2.awrite(l3_schema.ensure)
         released = await self.l2.awrite(l3_schema.release_expired, self._owner, self.clock())
@@ -192,6 +200,8 @@ class ArchiveService(Subsystem):
 
     async def reload(self, config: Any) -> None:
         """Apply new ``archive:`` / ``upstream:`` sections (a new dictionary needs a restart)."""
+        from ..memory import s3  # only with an upstream: http.client, ssl, email
+
         new_a, new_u = getattr(config, "archive", None), getattr(config, "upstream", None)
         if new_a is not None:
             if new_a.dictionary != self.settings.dictionary:
@@ -402,6 +412,8 @@ class ArchiveService(Subsystem):
         return {"requeued": requeued, "outcomes": outcomes, **self.status()}
 
     async def _upload_due(self, force: bool, outcomes: dict[str, int]) -> None:
+        from ..memory import s3, upstream  # only with an upstream: http.client, ssl, email
+
         assert self.l2 is not None
         now = self.clock()
         todo = [r for r in await self.l2.aread(l3_schema.rows, "state = 'pending' AND path NOT LIKE ?",
@@ -485,6 +497,8 @@ class ArchiveService(Subsystem):
     async def _upload_one(self, client: upstream.Client, row: dict[str, Any], lease: str, token: Any,
                           marks: list[tuple[dict[str, Any], dict[str, Any], Any]]) -> str:
         """Upload one claimed row; ``token`` is the bearer token (http) or :class:`~.sigv4.Credentials` (s3)."""
+        from ..memory import upstream  # only with an upstream: http.client, ssl, email
+
         assert self.l2 is not None
         rel = row["path"]
         if self._s3 is not None:

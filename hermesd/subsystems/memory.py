@@ -210,6 +210,10 @@ class MemoryService(Subsystem):
             except Exception:
                 log.exception("decay run failed")
 
+    def memory_roots(self) -> dict[str, list[Any]]:
+        core = self.core
+        return {"L1": [core.l1] if core is not None else [], "memory core and anchors": [core, self.graph]}
+
     def health(self) -> dict[str, Any]:
         if self.core is None or self.l2 is None or not self.l2.running:
             return {"status": "down"}

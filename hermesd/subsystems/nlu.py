@@ -28,8 +28,8 @@ from ..metrics import Histogram, Registry
 from ..protocol import CallContext, Method
 from .subsystem import DaemonContext, Subsystem
 from ..nlu.entities import DEFAULT_ID_PATTERNS, IdPattern
-from ..nlu.intents import train_cached
-from ..nlu.packs import OOS_LABEL, Packs, load_packs
+from ..nlu import artifact
+from ..nlu.packs import Packs
 from ..nlu.parser import NluEngine, ParseResult, parse
 from ..nlu.settings import NluSettings
 
@@ -83,6 +83,7 @@ class NluSubsystem(Subsystem):
         self._people: dict[str, str] = {}
         self._packs = Packs()
         self._model = None
+        self._artifact = ""
         self.engine = NluEngine()
         self._cache_dir: Path | None = None
         self._n = 0
@@ -107,16 +108,56 @@ class NluSubsystem(Subsystem):
     def _load(self, s: NluSettings) -> None:
         t0 = time.perf_counter()
         dirs = [Path(d) for d in s.intent_dirs] or [_shipped_intents_dir()]
-        packs = load_packs(dirs)
-        examples = packs.examples()
-        model = None
-        if len({y for _, y in examples}) >= 2:
-            model = train_cached(examples, self._cache_dir, epochs=s.train_epochs,
-                                 oos_label=OOS_LABEL if packs.out_of_scope else None)
-        self._packs, self._model = packs, model
+        compiled, source = self._compiled(dirs, s)
+        self._packs, self._model = compiled.packs, compiled.model
+        self._artifact = source
         self._rebuild()
-        log.info("nlu loaded", extra={"kv": {"files": len(packs.files), "intents": len(packs.intents),
-                                              "examples": len(examples), "duration_ms": round((time.perf_counter() - t0) * 1000, 1)}})
+        log.info("nlu loaded", extra={"kv": {"files": len(compiled.packs.files), "intents": len(compiled.packs.intents),
+                                              "examples": compiled.examples, "from": source,
+                                              "duration_ms": round((time.perf_counter() - t0) * 1000, 1)}})
+
+    def _compiled(self, dirs: list[Path], s: NluSettings) -> tuple[artifact.Compiled, str]:
+        """The packs and model of ``dirs``: the pack's own fresh artifact (``hermesd build-pack``),
+        else the one trained once into the cache folder, else trained now (and cached).
+
+        :return: (compiled packs, where they came from: ``artifact``, ``cache`` or ``trained``).
+        """
+        files = [str(p) for p in artifact.source_files(dirs)]
+        key = artifact.artifact_key(dirs, artifact.train_params(epochs=s.train_epochs))
+        built = dirs[0] / artifact.ARTIFACT_NAME
+        how = f"hermesd build-pack {' '.join(map(str, dirs))}"
+        try:
+            found = artifact.read(built, key, files)
+            if found is not None:
+                return found, "artifact"
+            log.warning("nlu pack artifact is stale: training once into the cache; rebuild it with " + how,
+                        extra={"kv": {"artifact": str(built)}})
+        except FileNotFoundError:
+            log.warning("nlu pack has no prebuilt artifact: training once into the cache; prebuild it with " + how,
+                        extra={"kv": {"folder": str(dirs[0])}})
+        except (OSError, artifact.ArtifactError) as exc:
+            log.warning("nlu pack artifact is unreadable: training once into the cache; rebuild it with " + how,
+                        extra={"kv": {"artifact": str(built), "error": str(exc)}})
+        cached = self._cache_dir / f"pack-{key[:32]}.compiled" if self._cache_dir else None
+        if cached is not None:
+            try:
+                found = artifact.read(cached, key, files)
+                if found is not None:
+                    return found, "cache"
+            except FileNotFoundError:
+                pass
+            except (OSError, artifact.ArtifactError) as exc:
+                log.warning("nlu cached pack is unreadable; training again", extra={"kv": {"file": str(cached),
+                                                                                          "error": str(exc)}})
+        compiled = artifact.compile_packs(dirs, epochs=s.train_epochs)
+        if cached is not None:
+            try:
+                cached.parent.mkdir(parents=True, exist_ok=True)
+                artifact.write(compiled, cached)
+            except OSError as exc:
+                log.warning("nlu cannot cache the trained pack", extra={"kv": {"file": str(cached), "error": str(exc)}})
+        compiled.packs.files = files
+        return compiled, "trained"
 
     def _rebuild(self) -> None:
         s = self.settings
@@ -183,9 +224,12 @@ class NluSubsystem(Subsystem):
     def methods(self) -> list[Method]:
         return [Method("nlu.parse", self._h_parse, frozenset({"admin", "user"}), ParseParams)]
 
+    def memory_roots(self) -> dict[str, list[Any]]:
+        return {"NLU model": [self._model], "NLU packs and extractor": [self._packs, self.engine]}
+
     def health(self) -> dict[str, Any]:
         return {"status": "ok" if self._packs.intents else "degraded", "intents": len(self._packs.intents),
-                "scorer": self._model is not None, "files": self._packs.files,
+                "scorer": self._model is not None, "files": self._packs.files, "compiled": self._artifact,
                 "timezone": self.settings.timezone}
 
     def register_metrics(self, registry: Registry) -> None:

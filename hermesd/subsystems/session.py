@@ -380,6 +380,12 @@ class SessionService(Subsystem):
 
     # -- status -----------------------------------------------------------------------
 
+    def memory_roots(self) -> dict[str, list[Any]]:
+        rules = getattr(self, "rules", None)
+        controller = getattr(self, "controller", None)
+        return {"rule engine": [rules] if rules is not None else [],
+                "sessions": [controller] if controller is not None else []}
+
     def health(self) -> dict[str, Any]:
         if self.controller is None or self.rules is None:
             return {"status": "down"}

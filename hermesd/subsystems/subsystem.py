@@ -56,6 +56,11 @@ class Subsystem(abc.ABC):
         """``{"status": "ok" | "degraded" | "down", ...details}`` for ``admin.status``."""
         return {"status": "ok"}
 
+    def memory_roots(self) -> dict[str, list[Any]]:
+        """Part name (``NLU model``, ``L1``, ``rule engine`` …) → the objects that hold its memory,
+        for ``admin.memory`` (:mod:`.footprint` walks them); ``{}`` when nothing is worth naming."""
+        return {}
+
     def methods(self) -> list["Method"]:
         """JSON-RPC methods this subsystem serves."""
         return []

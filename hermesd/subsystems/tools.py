@@ -634,6 +634,9 @@ class ToolsService(Subsystem):
     async def _m_health(self, params: Any, ctx: "CallContext") -> dict[str, Any]:
         return self.health()
 
+    def memory_roots(self) -> dict[str, list[Any]]:
+        return {"tool pool and registry": [self.pool, self.registry]}
+
     def health(self) -> dict[str, Any]:
         registry, pool = self.registry, self.pool
         if registry is None or pool is None:

@@ -400,6 +400,32 @@ class Descriptor(_Model):
         return self.description.get(lang) or next(iter(self.description.values()))
 
 
+#: libyaml's parser when PyYAML has it (several times faster at start), the same safe constructors
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _KeyLines:
+    """YAML key path → 1-based line, composed only when a problem needs a line (rarely)."""
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._lines: dict[tuple, int] | None = None
+
+    def _get(self) -> dict[tuple, int]:
+        if self._lines is None:
+            self._lines = _key_lines(self._text)
+        return self._lines
+
+    def __contains__(self, key: tuple) -> bool:
+        return key in self._get()
+
+    def __getitem__(self, key: tuple) -> int:
+        return self._get()[key]
+
+    def get(self, key: tuple, default: int) -> int:
+        return self._get().get(key, default)
+
+
 def _key_lines(text: str) -> dict[tuple, int]:
     """YAML key path → 1-based line, from the composed node tree."""
     lines: dict[tuple, int] = {}
@@ -415,7 +441,7 @@ def _key_lines(text: str) -> dict[tuple, int]:
                 lines[(*path, i)] = v.start_mark.line + 1
                 walk(v, (*path, i))
 
-    root = yaml.compose(text, Loader=yaml.SafeLoader)
+    root = yaml.compose(text, Loader=_YAML_LOADER)
     if root is not None:
         walk(root, ())
     return lines
@@ -430,8 +456,8 @@ def load_descriptor(folder: Path) -> tuple[Descriptor, list[TestCase]]:
     problems: list[str] = []
     try:
         text = path.read_text(encoding="utf-8")
-        raw = yaml.safe_load(text)
-        lines = _key_lines(text)
+        raw = yaml.load(text, Loader=_YAML_LOADER)
+        lines = _KeyLines(text)
     except (OSError, UnicodeDecodeError) as exc:
         raise DescriptorError([f"{path}: cannot read: {exc}"]) from None
     except yaml.YAMLError as exc:

@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+"""Benchmark: start-up and resident memory of the full daemon, prebuilt packs vs trained at start.
+
+For the shipped packs and (when ``--sgd DIR`` names a built SGD pack, or ``--build-sgd``) the
+SGD pack, each measured in the same run:
+
+- exec → ``READY=1`` (``Popen`` to the datagram on a real notify socket), median of ``--n``
+  starts, and the daemon's own CPU time at READY (user + system, less sensitive to other load);
+- *baseline*: the same daemon on a copy of the pack without its artifact and a fresh state
+  folder — what every first start did before ``hermesd build-pack`` (it trains the scorer);
+- idle RSS one second after READY, and ``admin.memory``'s split (interpreter, libraries,
+  heap by part);
+- RSS after 10,000 sessions each wrote a memory (``memory.put``), shipped packs only.
+
+Every figure also with the daemon pinned to one CPU (``taskset -c 0``) when ``taskset`` exists.
+Run: ``.venv/bin/python scripts/bench/footprint.py [--n 5] [--sgd DIR | --build-sgd] [--sessions N]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))
+from hermesd.client import Client  # noqa: E402
+from hermesd.nlu.artifact import ARTIFACT_NAME  # noqa: E402
+
+AIMS = {"ready_shipped_ms": 500, "ready_sgd_ms": 1000, "idle_rss_mb": 40, "rss_sessions_mb": 60}
+
+
+def _start(root: Path, config: Path | None, pin: bool) -> tuple[subprocess.Popen[bytes], float, float]:
+    notify_path = root / "notify"
+    notify_path.unlink(missing_ok=True)
+    notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    notify.bind(str(notify_path))
+    notify.settimeout(600)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HERMESD_")}
+    env["NOTIFY_SOCKET"] = str(notify_path)
+    cmd = [sys.executable, "-m", "hermesd", "run", "--socket", str(root / "h.sock"), "--state-dir", str(root / "state")]
+    if config is not None:
+        cmd += ["--config", str(config)]
+    if pin:
+        cmd = ["taskset", "-c", "0", *cmd]
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=REPO)
+    while b"READY=1" not in notify.recv(4096):
+        pass
+    ready = time.perf_counter() - t0
+    notify.close()
+    st = open(f"/proc/{proc.pid}/stat").read().rsplit(")", 1)[1].split()
+    cpu = (int(st[11]) + int(st[12])) / os.sysconf("SC_CLK_TCK")
+    return proc, ready, cpu
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    proc.send_signal(signal.SIGTERM)
+    proc.wait(30)
+
+
+def _rss_mb(pid: int) -> float:
+    for line in open(f"/proc/{pid}/status"):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def _config(root: Path, intents: Path, base: Path | None) -> Path:
+    layer = yaml.safe_load(base.read_text()) if base else {}
+    layer.setdefault("nlu", {})["intent_dirs"] = [str(intents)]
+    if base is not None:  # the pack's rules and tools, relative to its folder
+        layer.setdefault("session", {})["rules_dir"] = str(base.parent / "rules")
+        layer.setdefault("tools", {})["tools_dir"] = str(base.parent / "tools")
+    path = root / "hermesd.yaml"
+    path.write_text(yaml.safe_dump(layer))
+    return path
+
+
+def _starts(root: Path, config: Path, n: int, pin: bool, fresh_state: bool) -> tuple[list[float], list[float], float]:
+    readies, cpus, rss = [], [], float("nan")
+    for i in range(n):
+        if fresh_state:
+            shutil.rmtree(root / "state", ignore_errors=True)
+        proc, ready, cpu = _start(root, config, pin)
+        readies.append(ready * 1000)
+        cpus.append(cpu * 1000)
+        if i == n - 1:
+            time.sleep(1.0)
+            rss = _rss_mb(proc.pid)
+        _stop(proc)
+    return readies, cpus, rss
+
+
+def _pack(name: str, intents: Path, base: Path | None, n: int, pin: bool, out: dict) -> None:
+    root = Path(tempfile.mkdtemp(prefix="hfp-", dir="/tmp"))
+    os.chmod(root, 0o755)
+    try:
+        built = intents / ARTIFACT_NAME
+        if not built.exists():
+            subprocess.run([sys.executable, "-m", "hermesd", "build-pack", str(intents)], check=True,
+                           capture_output=True)
+        cfg = _config(root, intents, base)
+        r, c, rss = _starts(root, cfg, n, pin, fresh_state=True)
+        # the baseline: the same sources without their artifact, first start (trains the scorer)
+        bare = root / "bare-intents"
+        shutil.copytree(intents, bare, ignore=shutil.ignore_patterns(ARTIFACT_NAME))
+        cfg_bare = _config(root, bare, base)
+        rb, cb, rss_b = _starts(root, cfg_bare, max(1, n // 2) if name == "sgd" else n, pin, fresh_state=True)
+        out[name] = (statistics.median(r), statistics.median(c), rss, statistics.median(rb), statistics.median(cb), rss_b)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _sessions(n: int, pin: bool) -> tuple[float, float, dict]:
+    root = Path(tempfile.mkdtemp(prefix="hfp-", dir="/tmp"))
+    os.chmod(root, 0o755)
+    try:
+        cfg = root / "hermesd.yaml"  # one test uid holds every session (a device has many users)
+        cfg.write_text(yaml.safe_dump({"session": {"max_sessions_per_user": 100_000}}))
+        proc, _, _ = _start(root, cfg, pin)
+        try:
+            time.sleep(1.0)
+            before = _rss_mb(proc.pid)
+            with Client(root / "h.sock", timeout_s=60).connect() as c:
+                for i in range(n):
+                    sid = c.call("session.open", {})["session_id"]
+                    c.call("memory.put", {"session_id": sid, "anchor": "last_report_filter",
+                                          "data": {"text": f"报价单 {i}", "n": i}})
+                memory = c.call("admin.memory")
+            return before, _rss_mb(proc.pid), memory
+        finally:
+            _stop(proc)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _split(memory: dict) -> str:
+    maps = memory["mappings"]
+    parts = ", ".join(f"{k} {v / 1e6:.1f}" for k, v in memory["parts"].items() if v >= 50_000)
+    return (f"interpreter {maps['interpreter'] / 1e6:.1f}, libraries {sum(maps['libraries'].values()) / 1e6:.1f}, "
+            f"heap {maps['heap'] / 1e6:.1f} MB (of which {parts}; interpreter heap "
+            f"{memory['heap_unattributed_bytes'] / 1e6:.1f})")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=5, help="starts per case")
+    ap.add_argument("--sgd", type=Path, help="a built SGD pack folder (scripts/build_sgd_pack.py --out DIR)")
+    ap.add_argument("--build-sgd", action="store_true", help="build the SGD pack into a scratch folder first")
+    ap.add_argument("--sessions", type=int, default=10_000)
+    ap.add_argument("--no-pin", action="store_true")
+    a = ap.parse_args()
+    scratch = None
+    if a.build_sgd and a.sgd is None:
+        scratch = Path(tempfile.mkdtemp(prefix="hfp-sgd-", dir="/tmp"))
+        os.chmod(scratch, 0o755)
+        subprocess.run([sys.executable, str(REPO / "scripts" / "build_sgd_pack.py"), "--out", str(scratch / "sgd")],
+                       check=True, capture_output=True)
+        a.sgd = scratch / "sgd"
+    pins = [False] + ([True] if shutil.which("taskset") and not a.no_pin else [])
+    try:
+        for pin in pins:
+            label = "pinned to one CPU (taskset -c 0)" if pin else "both CPUs"
+            out: dict = {}
+            _pack("shipped", REPO / "config" / "intents", None, a.n, pin, out)
+            if a.sgd:
+                _pack("sgd", a.sgd / "intents", a.sgd / "hermesd.yaml", a.n, pin, out)
+            before, after, memory = _sessions(a.sessions, pin)
+            print(f"\n== {label} ==")
+            print(f"{'pack':<8} {'case':<32} {'READY ms':>9} {'cpu ms':>8} {'RSS MB':>7}")
+            for name, (r, c, rss, rb, cb, rssb) in out.items():
+                aim = AIMS["ready_shipped_ms"] if name == "shipped" else AIMS["ready_sgd_ms"]
+                print(f"{name:<8} {'prebuilt artifact':<32} {r:>9.0f} {c:>8.0f} {rss:>7.1f}")
+                print(f"{name:<8} {'baseline: trained at start':<32} {rb:>9.0f} {cb:>8.0f} {rssb:>7.1f}")
+                print(f"{name:<8} {'ratio baseline / prebuilt':<32} {rb / r:>8.1f}x {cb / c:>7.1f}x"
+                      f"   (aim READY ≤ {aim} ms)")
+            print(f"idle RSS, shipped packs: {out['shipped'][2]:.1f} MB (aim ≤ {AIMS['idle_rss_mb']} MB; "
+                  f"trained at start: {out['shipped'][5]:.1f} MB)")
+            print(f"RSS with {a.sessions:,} sessions' memories: {before:.1f} → {after:.1f} MB "
+                  f"(aim ≤ {AIMS['rss_sessions_mb']} MB)")
+            print(f"where it goes: {_split(memory)}")
+    finally:
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
