@@ -32,6 +32,9 @@ from .packs import OOS_LABEL, Packs, load_packs
 from .parser import NluEngine, ParseResult, parse
 from .settings import NluSettings
 
+#: k of the cross-validation that fits the shipped packs' out-of-scope rejection (intents.train)
+CV_FOLDS = 5
+
 if TYPE_CHECKING:
     from ..config import HermesConfig
 
@@ -109,8 +112,10 @@ class NluSubsystem(Subsystem):
         examples = packs.examples()
         model = None
         if len({y for _, y in examples}) >= 2:
+            # a fixed oos_threshold leaves nothing to calibrate: skip the cross-validation
             model = train_cached(examples, self._cache_dir, epochs=s.train_epochs,
-                                 oos_label=OOS_LABEL if packs.out_of_scope else None)
+                                 oos_label=OOS_LABEL if packs.out_of_scope else None,
+                                 folds=0 if s.oos_threshold is not None else CV_FOLDS)
         self._packs, self._model = packs, model
         self._rebuild()
         log.info("nlu loaded", extra={"kv": {"files": len(packs.files), "intents": len(packs.intents),
