@@ -149,7 +149,8 @@ def _test_curve(points: list[tuple[float, bool, bool]], model: Any) -> list[dict
         if oos:
             row["oos_recall"] = round(sum(1 for c, _, _ in oos if c < th) / len(oos), 4)
         row["cv_in_scope_accuracy"] = cv[th]["in_scope_accuracy"]
-        row["cv_oos_recall"] = cv[th]["oos_recall"]
+        if cv[th]["oos_recall"] is not None:
+            row["cv_oos_recall"] = cv[th]["oos_recall"]
         out.append(row)
     return out
 

@@ -351,8 +351,8 @@ def _curve(points: Sequence[tuple[float, bool, bool]], cuts: Iterable[float]) ->
     out = []
     for th in cuts:
         acc = sum(1 for c, _, ok in ins if ok and c >= th) / len(ins) if ins else 0.0
-        rec = sum(1 for c, _, _ in oos if c < th) / len(oos) if oos else 0.0
-        out.append({"threshold": round(th, 4), "in_scope_accuracy": round(acc, 4), "oos_recall": round(rec, 4)})
+        rec = round(sum(1 for c, _, _ in oos if c < th) / len(oos), 4) if oos else None
+        out.append({"threshold": round(th, 4), "in_scope_accuracy": round(acc, 4), "oos_recall": rec})
     return out
 
 
