@@ -9,8 +9,9 @@ runs on data we do not have (the held-out 20%):
   rejection: the figure for closed-set benchmarks such as SNIPS), OOS recall/precision, macro F1 over
   in-scope intents, n, p50/p99 µs per utterance; ``cv``: the same figures estimated by k-fold
   cross-validation over the training data while training (``--folds``), and ``curve``: in-scope
-  accuracy / OOS recall on the test split and in cross-validation at several rejection cuts. A long utterance out of scope as a whole gets the
-  second reading of its last clause, as in ``parse()`` (``--no-clauses``: the whole utterance only);
+  accuracy / OOS recall on the test split and in cross-validation at several rejection cuts. A long
+  utterance out of scope as a whole gets the second reading of its last clause, as in ``parse()``
+  (``--no-clauses``: the whole utterance only);
   ``--long N`` adds a synthetic check of that reading (long texts made of test utterances).
   ``--train`` and ``--test`` may name the same file when splits select the records; without
   split options, the whole ``--train`` file trains and the whole ``--test`` file tests.

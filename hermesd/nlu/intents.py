@@ -17,12 +17,17 @@ disk space is left") gets a second reading (:meth:`IntentRecognizer.rank_clauses
 clause that asks for something, ranked like an utterance of its own, decides when it is a
 template hit or confirms the in-scope intent the whole utterance already scored at the threshold.
 
-Out of scope: the top score must reach ``threshold``, calibrated at training
-time on a held-out slice of the training data (never on test data): with
-out-of-scope training examples it maximises in-scope accuracy + OOS recall;
-without any, it is the score that keeps ``target_in_scope_recall`` of the
-held-out in-scope examples. ``ambiguous`` is set when the top two are closer
-than ``margin``.
+Out of scope (:mod:`.rejection`): the top in-scope intent is accepted when a small logistic model
+over confidence features of the scoring (top score, lead over the runner-up, the out-of-scope
+class's gap, score entropy, coverage of the utterance by the intent's training vocabulary, share
+of unseen words, length) gives P(accept) at its threshold; an utterance whose best class is the
+out-of-scope one is rejected. The model, its threshold, the plain score threshold and the
+ambiguity margin are fitted at training time on out-of-fold scorings — k-fold cross-validation
+over the training data by record, stratified by intent, out-of-scope examples included — never on
+test data and never on one dev split. With out-of-scope training examples the thresholds maximise
+``(1 − oos_prior)·in-scope accuracy + oos_prior·OOS recall``; without any, they keep
+``target_in_scope_recall`` of the out-of-fold in-scope examples. ``ambiguous`` is set when the top
+two are closer than the margin.
 
 Training is deterministic (seeded) and cached by a SHA-256 of the examples
 and hyper-parameters (:func:`train_cached`), so a restart with the same
@@ -338,7 +343,7 @@ def cross_validate(examples: Sequence[tuple[str, str]], *, oos_label: str | None
 
 
 #: probability cuts the cross-validation curve reports (besides the chosen one)
-CURVE_CUTS = (0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+CURVE_CUTS = (0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7)
 #: the ambiguity margin is the largest lead under which the top intent is right at most this share of
 #: the times the right intent is one of the top two (the runner-up is then right often enough that
 #: offering both is worth a turn)
