@@ -137,3 +137,25 @@ def test_decide_uses_the_confidence_of_the_top_in_scope_intent():
     assert all(r.confidence is None for r in ranked[1:])
     top, oos, _ = rec.decide(ranked)
     assert (top is None) == oos == (ranked[0].confidence < m.reject.threshold)
+
+
+def test_a_fixed_threshold_replaces_the_rejection_on_a_copy():
+    from hermesd.nlu.parser import NluEngine
+
+    m = train(TOY, oos_label="oos", epochs=5, folds=4)
+    eng = NluEngine([IntentSpec("light.on"), IntentSpec("music.play")], m, oos_threshold=-1000.0)
+    assert eng.model.reject is None and eng.model.threshold == -1000.0
+    assert m.reject is not None and m.threshold != -1000.0  # the trained model is untouched
+    ranked = eng.recognizer.score(normalize("how tall is everest really").text)
+    top, oos, _ = eng.recognizer.decide(ranked)
+    assert oos == (ranked[0].intent == "oos")  # only the out-of-scope class rejects
+
+
+def test_the_ambiguity_margin_comes_from_the_model_unless_set():
+    m = train(TOY, oos_label="oos", epochs=5, folds=4)
+    assert m.margin is not None and m.margin >= 0.0
+    ranked = IntentRecognizer([], m, None).score(normalize("play the light").text)
+    gap = ranked[0].score - ranked[1].score
+    for margin in (0.0, gap + 1.0):
+        _, oos, amb = IntentRecognizer([], m, margin).decide(ranked)
+        assert amb == (not oos and gap < margin)
