@@ -53,8 +53,8 @@ from .rejection import RejectionModel, choose_threshold
 from .rejection import features as rejection_features
 from .rejection import fit as fit_rejection
 
-__all__ = ["ClauseReading", "IntentMatch", "IntentModel", "IntentRecognizer", "IntentSpec", "LONG_MIN_WORDS",
-           "clause_spans", "train", "train_cached"]
+__all__ = ["CURVE_CUTS", "ClauseReading", "IntentMatch", "IntentModel", "IntentRecognizer", "IntentSpec",
+           "LONG_MIN_WORDS", "clause_spans", "cross_validate", "folds_of", "train", "train_cached"]
 
 MODEL_VERSION = 6
 
