@@ -7,8 +7,11 @@ runs on data we do not have (the held-out 20%):
   --test-splits val,oos_val] [--oos-label oos] [--lang zh|en] [--cache-dir D]``: in-scope accuracy
   (an in-scope utterance rejected as out of scope counts as wrong), closed-set accuracy (top-1, no
   rejection: the figure for closed-set benchmarks such as SNIPS), OOS recall/precision, macro F1 over
-  in-scope intents, n, p50/p99 µs per utterance. A long utterance out of scope as a whole gets the
-  second reading of its last clause, as in ``parse()`` (``--no-clauses``: the whole utterance only);
+  in-scope intents, n, p50/p99 µs per utterance; ``cv``: the same figures estimated by k-fold
+  cross-validation over the training data while training (``--folds``), and ``curve``: in-scope
+  accuracy / OOS recall on the test split and in cross-validation at several rejection cuts. A long
+  utterance out of scope as a whole gets the second reading of its last clause, as in ``parse()``
+  (``--no-clauses``: the whole utterance only);
   ``--long N`` adds a synthetic check of that reading (long texts made of test utterances).
   ``--train`` and ``--test`` may name the same file when splits select the records; without
   split options, the whole ``--train`` file trains and the whole ``--test`` file tests.
@@ -76,13 +79,14 @@ def cmd_intents(a: argparse.Namespace) -> dict[str, Any]:
         train = [r for r in train if id(r) not in test_ids]
     t0 = time.perf_counter()
     model = train_cached([(r["text"], r[a.label_field]) for r in train], a.cache_dir,
-                         oos_label=a.oos_label, epochs=a.epochs, oos_prior=a.oos_prior)
+                         oos_label=a.oos_label, epochs=a.epochs, oos_prior=a.oos_prior, folds=a.folds)
     train_s = time.perf_counter() - t0
-    rec = IntentRecognizer([IntentSpec(c) for c in model.classes], model)
+    rec = IntentRecognizer([IntentSpec(c) for c in model.classes], model, None)
     lat: list[float] = []
     gold: list[str] = []
     pred: list[str] = []
     first: list[str | None] = []  # top-1 with no out-of-scope rejection (closed-set accuracy)
+    points: list[tuple[float, bool, bool]] = []  # (confidence, is out of scope, top in-scope intent right)
     for r in test:
         t1 = time.perf_counter_ns()
         ranked, top, oos = _read_intent(rec, r["text"], a.clauses)
@@ -90,6 +94,7 @@ def cmd_intents(a: argparse.Namespace) -> dict[str, Any]:
         gold.append(r[a.label_field])
         pred.append(a.oos_label if oos else top)
         first.append(ranked[0].intent if ranked else None)
+        points.append(_point(model, ranked, r[a.label_field]))
     oos_l = a.oos_label
     ins = [(g, p) for g, p in zip(gold, pred) if g != oos_l]
     oos = [(g, p) for g, p in zip(gold, pred) if g == oos_l]
@@ -108,11 +113,46 @@ def cmd_intents(a: argparse.Namespace) -> dict[str, Any]:
         "oos_precision": round(sum(p == oos_l for _, p in oos) / pred_oos, 4) if pred_oos and oos else None,
         "macro_f1": round(sum(f1s) / len(f1s), 4) if f1s else None,
         "threshold": round(model.threshold, 4),
+        "reject_threshold": round(model.reject.threshold, 4) if model.reject else None,
+        "ambiguity_margin": model.margin,
+        # the same figures estimated by k-fold cross-validation over the training data while training
+        "cv": {k: v for k, v in model.report.items() if k != "curve"},
+        # in-scope accuracy / OOS recall on the test split at several rejection cuts (whole utterances,
+        # no last-clause reading), beside the cross-validation estimate at the same cuts
+        "curve": _test_curve(points, model),
         "p50_us": round(_pct(lat, 0.5), 1), "p99_us": round(_pct(lat, 0.99), 1),
         "train_s": round(train_s, 2),
     }
     if a.long:
         out["long"] = _long_check(rec, test, a)
+    return out
+
+
+def _point(model: Any, ranked: list[Any], gold: str) -> tuple[float, bool, bool]:
+    """(confidence — the rejection model's P(accept), else the top score —, is out of scope, the top
+    in-scope intent is right); an utterance whose top is the out-of-scope class gets −1e9 (rejected)."""
+    if not ranked or ranked[0].intent == model.oos_label:
+        return -1e9, gold == model.oos_label, False
+    m = ranked[0]
+    conf = m.confidence if model.reject is not None and m.confidence is not None else m.score
+    return conf, gold == model.oos_label, m.intent == gold
+
+
+def _test_curve(points: list[tuple[float, bool, bool]], model: Any) -> list[dict[str, Any]]:
+    ins = [p for p in points if not p[1]]
+    oos = [p for p in points if p[1]]
+    cv = {c["threshold"]: c for c in model.report.get("curve", [])}
+    out = []
+    for th in sorted(cv):
+        row: dict[str, Any] = {"threshold": th}
+        if ins:
+            row["in_scope_accuracy"] = round(sum(1 for c, _, ok in ins if ok and c >= th) / len(ins), 4)
+        if oos:
+            row["oos_recall"] = round(sum(1 for c, _, _ in oos if c < th) / len(oos), 4)
+        row["cv_in_scope_accuracy"] = cv[th]["in_scope_accuracy"]
+        if cv[th]["oos_recall"] is not None:
+            row["cv_oos_recall"] = cv[th]["oos_recall"]
+        out.append(row)
     return out
 
 
@@ -243,6 +283,8 @@ def main(argv: list[str] | None = None) -> int:
     pi.add_argument("--epochs", type=int, default=10)
     pi.add_argument("--oos-prior", type=float, default=0.05,
                     help="share of out-of-scope utterances the threshold calibration assumes (train())")
+    pi.add_argument("--folds", type=int, default=5,
+                    help="k of the cross-validation that fits the out-of-scope rejection (train())")
     pi.add_argument("--cache-dir", default=None, help="cache trained models here (content-hash keyed)")
     pi.add_argument("--no-clauses", dest="clauses", action="store_false",
                     help="do not read a long out-of-scope utterance's last clause (parse() does)")

@@ -16,7 +16,7 @@ import re
 from collections import Counter
 from typing import Mapping
 
-__all__ = ["raw_features", "tfidf_vector"]
+__all__ = ["raw_features", "tfidf_vector", "vocab_units"]
 
 _TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?|[\u3400-\u4dbf\u4e00-\u9fff]+")
 
@@ -52,3 +52,11 @@ def tfidf_vector(counts: Mapping[str, int], idf: Mapping[str, float]) -> dict[st
     v = {k: (1.0 + math.log(c)) * idf[k] for k, c in counts.items() if k in idf}
     n = math.sqrt(sum(a * a for a in v.values()))
     return {k: a / n for k, a in v.items()} if n else {}
+
+
+def vocab_units(counts: Mapping[str, int]) -> list[str]:
+    """The vocabulary units among a text's features (:func:`raw_features`): its words (Latin
+    script) and its CJK character bigrams — the units of the out-of-scope ``coverage`` and
+    ``unseen`` features (:mod:`.rejection`). A one-character CJK run has no bigram and no unit."""
+    return [k for k in counts if (k[0] == "w" and k[1:2].isascii())
+            or (k[0] == "h" and len(k) == 3 and "<" not in k and ">" not in k)]

@@ -17,12 +17,17 @@ disk space is left") gets a second reading (:meth:`IntentRecognizer.rank_clauses
 clause that asks for something, ranked like an utterance of its own, decides when it is a
 template hit or confirms the in-scope intent the whole utterance already scored at the threshold.
 
-Out of scope: the top score must reach ``threshold``, calibrated at training
-time on a held-out slice of the training data (never on test data): with
-out-of-scope training examples it maximises in-scope accuracy + OOS recall;
-without any, it is the score that keeps ``target_in_scope_recall`` of the
-held-out in-scope examples. ``ambiguous`` is set when the top two are closer
-than ``margin``.
+Out of scope (:mod:`.rejection`): the top in-scope intent is accepted when a small logistic model
+over confidence features of the scoring (top score, lead over the runner-up, the out-of-scope
+class's gap, score entropy, coverage of the utterance by the intent's training vocabulary, share
+of unseen words, length) gives P(accept) at its threshold; an utterance whose best class is the
+out-of-scope one is rejected. The model, its threshold, the plain score threshold and the
+ambiguity margin are fitted at training time on out-of-fold scorings — k-fold cross-validation
+over the training data by record, stratified by intent, out-of-scope examples included — never on
+test data and never on one dev split. With out-of-scope training examples the thresholds maximise
+``(1 − oos_prior)·in-scope accuracy + oos_prior·OOS recall``; without any, they keep
+``target_in_scope_recall`` of the out-of-fold in-scope examples. ``ambiguous`` is set when the top
+two are closer than the margin.
 
 Training is deterministic (seeded) and cached by a SHA-256 of the examples
 and hyper-parameters (:func:`train_cached`), so a restart with the same
@@ -42,13 +47,16 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import orjson
 
-from .features import raw_features, tfidf_vector
+from .features import raw_features, tfidf_vector, vocab_units
 from .normalize import normalize
+from .rejection import RejectionModel, choose_threshold
+from .rejection import features as rejection_features
+from .rejection import fit as fit_rejection
 
-__all__ = ["ClauseReading", "IntentMatch", "IntentModel", "IntentRecognizer", "IntentSpec", "LONG_MIN_WORDS",
-           "clause_spans", "train", "train_cached"]
+__all__ = ["CURVE_CUTS", "ClauseReading", "IntentMatch", "IntentModel", "IntentRecognizer", "IntentSpec",
+           "LONG_MIN_WORDS", "clause_spans", "cross_validate", "folds_of", "train", "train_cached"]
 
-MODEL_VERSION = 5
+MODEL_VERSION = 6
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,12 +83,15 @@ class IntentSpec:
 @dataclass(frozen=True, slots=True)
 class IntentMatch:
     """A ranked intent: ``score`` is 1.0 for a template, the linear score for the scorer,
-    the fraction of keywords found for the keyword path; ``slots`` maps slot → entity index."""
+    the fraction of keywords found for the keyword path; ``slots`` maps slot → entity index;
+    ``confidence`` (scorer, the top in-scope intent only, when the model has a rejection model):
+    P(in scope and right) from :mod:`.rejection`."""
 
     intent: str
     score: float
     source: str
     slots: Mapping[str, int] = field(default_factory=dict)
+    confidence: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"intent": self.intent, "score": round(self.score, 4), "source": self.source, "slots": dict(self.slots)}
@@ -88,17 +99,43 @@ class IntentMatch:
 
 @dataclass(slots=True)
 class IntentModel:
-    """Trained scorer: idf table, weights ``feature → {class: weight}``, calibrated threshold."""
+    """Trained scorer: idf table, weights ``feature → {class: weight}``, out-of-scope rejection.
+
+    :param threshold: out-of-scope cut on the top *score* (used without ``reject``, and by the
+        long-utterance reading). :param vocab: vocabulary unit (:func:`.features.vocab_units`) →
+        indices into ``classes`` of the intents whose training examples contain it.
+    :param reject: the accept/reject model over confidence features (:mod:`.rejection`), or None.
+    :param margin: ambiguity margin chosen by cross-validation (score units), or None.
+    :param report: the cross-validation estimate (``folds``, ``in_scope_accuracy``, ``oos_recall``,
+        ``curve``) measured while training; plain JSON values.
+
+    Every field is a plain JSON value: :meth:`to_json` / :meth:`from_json` round-trip it.
+    """
 
     classes: list[str]
     idf: dict[str, float]
     weights: dict[str, dict[str, float]]
     threshold: float
     oos_label: str | None = None
+    vocab: dict[str, list[int]] = field(default_factory=dict)
+    reject: RejectionModel | None = None
+    margin: float | None = None
+    report: dict[str, Any] = field(default_factory=dict)
+    _vsets: dict[str, frozenset[int]] = field(init=False, default_factory=dict, repr=False, compare=False)
+    _cid: dict[str, int] = field(init=False, default_factory=dict, repr=False, compare=False)
+    _unseen_idf: float = field(init=False, default=1.0, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self._vsets = {k: frozenset(v) for k, v in self.vocab.items()}
+        self._cid = {c: i for i, c in enumerate(self.classes)}
+        # a unit seen in no training example weighs like the rarest seen one
+        self._unseen_idf = max(self.idf.values(), default=1.0)
 
     def scores(self, text: str) -> dict[str, float]:
         """Linear score per class for a normalised text (classes with no active feature are absent)."""
-        v = tfidf_vector(raw_features(text), self.idf)
+        return self._score(tfidf_vector(raw_features(text), self.idf))
+
+    def _score(self, v: Mapping[str, float]) -> dict[str, float]:
         sc: dict[str, float] = defaultdict(float)
         w = self.weights
         for k, a in v.items():
@@ -108,24 +145,64 @@ class IntentModel:
                     sc[c] += a * x
         return sc
 
+    def analyse(self, text: str) -> tuple[dict[str, float], str | None, list[float] | None]:
+        """``(scores, top in-scope intent, its rejection features)`` for a normalised text.
+
+        The features (:func:`.rejection.features`) are None when no in-scope intent scored.
+        """
+        counts = raw_features(text)
+        sc = self._score(tfidf_vector(counts, self.idf))
+        top = max((c for c in sc if c != self.oos_label), key=sc.__getitem__, default=None)
+        if top is None:
+            return sc, None, None
+        ci = self._cid[top]
+        tot = cov = uns = 0.0
+        units = vocab_units(counts)
+        for u in units:
+            idf = self.idf.get(u)
+            if idf is None:
+                tot += self._unseen_idf
+                uns += self._unseen_idf
+                continue
+            tot += idf
+            vs = self._vsets.get(u)
+            if vs is not None and ci in vs:
+                cov += idf
+        coverage, unseen = (cov / tot, uns / tot) if tot else (0.0, 1.0)
+        return sc, top, rejection_features(sc, top, self.oos_label, coverage, unseen, len(units))
+
+    def confidence(self, text: str) -> tuple[dict[str, float], str | None, float | None]:
+        """``(scores, top in-scope intent, P(accept))``; P is None without a rejection model."""
+        sc, top, x = self.analyse(text)
+        if self.reject is None or x is None:
+            return sc, top, None
+        return sc, top, self.reject.probability(x)
+
     def to_json(self) -> bytes:
         return orjson.dumps({"version": MODEL_VERSION, "classes": self.classes, "idf": self.idf,
-                             "weights": self.weights, "threshold": self.threshold, "oos_label": self.oos_label})
+                             "weights": self.weights, "threshold": self.threshold, "oos_label": self.oos_label,
+                             "vocab": self.vocab, "reject": self.reject.to_dict() if self.reject else None,
+                             "margin": self.margin, "report": self.report})
 
     @classmethod
     def from_json(cls, data: bytes) -> "IntentModel":
+        """:raises ValueError: another model version, or malformed JSON."""
         d = orjson.loads(data)
         if not isinstance(d, dict) or d.get("version") != MODEL_VERSION:
             raise ValueError("model version mismatch")
         # a cached or compiled model is read from a file: check its shape before it scores a turn
         classes, idf, weights, threshold = d["classes"], d["idf"], d["weights"], d["threshold"]
+        vocab, margin, report, rj = d.get("vocab") or {}, d.get("margin"), d.get("report") or {}, d.get("reject")
         num = (int, float)
         if not (isinstance(classes, list) and all(isinstance(c, str) for c in classes)
                 and isinstance(idf, dict) and all(isinstance(v, num) for v in idf.values())
                 and isinstance(weights, dict) and isinstance(threshold, num)
-                and all(isinstance(r, dict) and all(isinstance(x, num) for x in r.values()) for r in weights.values())):
+                and all(isinstance(r, dict) and all(isinstance(x, num) for x in r.values()) for r in weights.values())
+                and isinstance(vocab, dict) and isinstance(report, dict) and (margin is None or isinstance(margin, num))
+                and (rj is None or isinstance(rj, dict))):
             raise ValueError("model has fields of the wrong type")
-        return cls(classes, idf, weights, threshold, d.get("oos_label"))
+        return cls(classes, idf, weights, threshold, d.get("oos_label"), vocab,
+                   RejectionModel.from_dict(rj) if rj else None, margin, report)
 
 
 def _vectorise(texts: Sequence[str]) -> tuple[list[dict[str, float]], dict[str, float]]:
@@ -199,70 +276,196 @@ def _top(sc: Mapping[str, float]) -> tuple[str | None, float]:
     return c, sc[c]
 
 
+def _vocab(texts: Sequence[str], labels: Sequence[str], classes: Sequence[str]) -> dict[str, list[int]]:
+    cid = {c: i for i, c in enumerate(classes)}
+    out: dict[str, set[int]] = defaultdict(set)
+    for t, y in zip(texts, labels):
+        for u in vocab_units(raw_features(normalize(t).text)):
+            out[u].add(cid[y])
+    return {u: sorted(v) for u, v in sorted(out.items())}
+
+
+def _build(examples: Sequence[tuple[str, str]], classes: list[str], oos_label: str | None, epochs: int,
+           margin: float, seed: int) -> IntentModel:
+    """The scorer (weights, idf, vocabulary) trained on ``examples``, with no rejection yet."""
+    texts, labels = [t for t, _ in examples], [y for _, y in examples]
+    vecs, idf = _vectorise(texts)
+    weights = _fit(vecs, labels, classes, epochs, margin, seed)
+    return IntentModel(classes, idf, weights, 0.0, oos_label, _vocab(texts, labels, classes))
+
+
+def folds_of(labels: Sequence[str], k: int, seed: int) -> list[int]:
+    """Fold index (0 … k−1) per record: stratified by label (each label's records, shuffled with
+    ``seed``, dealt round-robin starting at a rotating fold, so small labels spread too)."""
+    rng = random.Random(seed)
+    by_class: dict[str, list[int]] = defaultdict(list)
+    for i, y in enumerate(labels):
+        by_class[y].append(i)
+    fold = [0] * len(labels)
+    start = 0
+    for _, idx in sorted(by_class.items()):
+        idx = idx[:]
+        rng.shuffle(idx)
+        for j, i in enumerate(idx):
+            fold[i] = (start + j) % k
+        start = (start + len(idx)) % k
+    return fold
+
+
+@dataclass(frozen=True, slots=True)
+class _Held:
+    """One out-of-fold scoring: gold label; overall top; top in-scope intent and its score,
+    the runner-up in-scope intent and its lead; the rejection features."""
+
+    gold: str
+    top: str | None
+    top_in: str | None
+    score: float
+    second: str | None
+    gap: float
+    x: list[float] | None
+
+
+def cross_validate(examples: Sequence[tuple[str, str]], *, oos_label: str | None = None, epochs: int = 10,
+                   margin: float = 1.0, seed: int = 13, folds: int = 5) -> list[_Held]:
+    """Out-of-fold scorings of every training example: k-fold by record, stratified by intent
+    (out-of-scope examples included, so the folds see out of scope), each fold scored by a model
+    trained on the other folds. Costs ``folds`` trainings on (k−1)/k of the data."""
+    classes = sorted({y for _, y in examples})
+    fold = folds_of([y for _, y in examples], folds, seed + 1)
+    out: list[_Held | None] = [None] * len(examples)
+    for f in range(folds):
+        part = [ex for ex, g in zip(examples, fold) if g != f]
+        if not part:
+            continue
+        m = _build(part, classes, oos_label, epochs, margin, seed)
+        for i, (t, y) in enumerate(examples):
+            if fold[i] != f:
+                continue
+            sc, top_in, x = m.analyse(normalize(t).text)
+            top, _ = _top(sc)
+            ins = sorted(((x_, c) for c, x_ in sc.items() if c != oos_label), reverse=True)[:2]
+            s1 = ins[0][0] if ins else 0.0
+            second = ins[1][1] if len(ins) > 1 else None
+            gap = s1 - (ins[1][0] if len(ins) > 1 else 0.0)
+            out[i] = _Held(y, top, top_in, s1, second, gap, x)
+    return [h for h in out if h is not None]
+
+
+#: probability cuts the cross-validation curve reports (besides the chosen one)
+CURVE_CUTS = (0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7)
+#: the ambiguity margin is the largest lead under which the top intent is right at most this share of
+#: the times the right intent is one of the top two (the runner-up is then right often enough that
+#: offering both is worth a turn)
+AMBIGUOUS_TOP_SHARE = 2 / 3
+
+
+def _curve(points: Sequence[tuple[float, bool, bool]], cuts: Iterable[float]) -> list[dict[str, float]]:
+    ins = [p for p in points if not p[1]]
+    oos = [p for p in points if p[1]]
+    out = []
+    for th in cuts:
+        acc = sum(1 for c, _, ok in ins if ok and c >= th) / len(ins) if ins else 0.0
+        rec = round(sum(1 for c, _, _ in oos if c < th) / len(oos), 4) if oos else None
+        out.append({"threshold": round(th, 4), "in_scope_accuracy": round(acc, 4), "oos_recall": rec})
+    return out
+
+
+def _ambiguity_margin(held: Sequence[_Held], accepted: Sequence[bool]) -> float | None:
+    pts = sorted((h.gap, h.top_in == h.gold) for h, ok in zip(held, accepted)
+                 if ok and h.top_in is not None and h.gold in (h.top_in, h.second))
+    if not pts:
+        return None
+    best = 0.0
+    right = 0
+    for n, (gap, first) in enumerate(pts, 1):
+        right += first
+        if right / n <= AMBIGUOUS_TOP_SHARE and (n == len(pts) or pts[n][0] > gap):
+            best = gap if n == len(pts) else (gap + pts[n][0]) / 2
+    return round(best, 5)
+
+
 def train(examples: Sequence[tuple[str, str]], *, oos_label: str | None = None, epochs: int = 10,
-          margin: float = 1.0, seed: int = 13, holdout: float = 0.2, oos_prior: float = 0.05,
+          margin: float = 1.0, seed: int = 13, folds: int = 5, oos_prior: float = 0.05,
           target_in_scope_recall: float = 0.98) -> IntentModel:
-    """Train a scorer on ``(text, intent)`` pairs and calibrate its out-of-scope threshold.
+    """Train a scorer on ``(text, intent)`` pairs and its out-of-scope rejection by cross-validation.
 
     :param examples: training pairs; texts are normalised here.
     :param oos_label: label of out-of-scope training examples (e.g. ``oos``), if any.
     :param epochs: passes over the data. :param margin: update unless the true class wins by this.
-    :param holdout: share of each class held out (once, seeded) to calibrate the threshold; the
-        final model is then trained on everything.
+    :param folds: k of the k-fold cross-validation (:func:`cross_validate`) whose out-of-fold
+        scorings fit the rejection model, its threshold, the score threshold and the ambiguity
+        margin; the final model is then trained on everything. Training costs ``folds + 1`` fits.
+        ``folds=0``: no calibration (score threshold 0, no rejection model, no margin) — for a
+        caller that fixes its own threshold.
     :param oos_prior: assumed share of out-of-scope utterances in real traffic. With OOS examples
-        the threshold maximises ``(1 − oos_prior)·in-scope accuracy + oos_prior·OOS recall`` on the
-        held-out slice (expected accuracy at that prevalence, independent of how many OOS examples
-        the training set happens to have).
-    :param target_in_scope_recall: without OOS examples, the threshold keeps this share of the
-        held-out in-scope examples.
-    :raises ValueError: fewer than two classes.
+        the thresholds maximise ``(1 − oos_prior)·in-scope accuracy + oos_prior·OOS recall`` on the
+        out-of-fold scorings (expected accuracy at that prevalence, independent of how many OOS
+        examples the training set happens to have).
+    :param target_in_scope_recall: without OOS examples, the thresholds keep this share of the
+        out-of-fold in-scope examples.
+    :raises ValueError: fewer than two classes, or ``folds`` is 1 or negative.
     """
     classes = sorted({y for _, y in examples})
     if len(classes) < 2:
         raise ValueError("need at least two intents to train a scorer")
-    threshold = _calibrate(examples, classes, oos_label, epochs, margin, seed, holdout, oos_prior,
-                           target_in_scope_recall)
-    vecs, idf = _vectorise([t for t, _ in examples])
-    weights = _fit(vecs, [y for _, y in examples], classes, epochs, margin, seed)
-    return IntentModel(classes, idf, weights, threshold, oos_label)
+    if folds == 0:
+        return _build(examples, classes, oos_label, epochs, margin, seed)
+    if folds < 2:
+        raise ValueError("folds must be 0 (no calibration) or at least 2")
+    held = cross_validate(examples, oos_label=oos_label, epochs=epochs, margin=margin, seed=seed, folds=folds)
+    model = _build(examples, classes, oos_label, epochs, margin, seed)
+    _calibrate(model, held, oos_prior, target_in_scope_recall, folds)
+    return model
 
 
-def _calibrate(examples, classes, oos_label, epochs, margin, seed, holdout, oos_prior, target) -> float:
-    rng = random.Random(seed + 1)
-    by_class: dict[str, list[int]] = defaultdict(list)
-    for i, (_, y) in enumerate(examples):
-        by_class[y].append(i)
-    held: set[int] = set()
-    for y, idx in sorted(by_class.items()):
-        if len(idx) < 4:
-            continue
-        held.update(rng.sample(idx, max(1, round(len(idx) * holdout))))
-    tr = [examples[i] for i in range(len(examples)) if i not in held]
-    if not held or len({y for _, y in tr}) < 2:
-        return 0.0
-    vecs, idf = _vectorise([t for t, _ in tr])
-    w = _fit(vecs, [y for _, y in tr], classes, epochs, margin, seed)
-    model = IntentModel(classes, idf, w, 0.0, oos_label)
-    pts = []  # (top score, is_oos, predicted right)
-    for i in sorted(held):
-        t, y = examples[i]
-        c, s = _top(model.scores(normalize(t).text))
-        pts.append((s, y == oos_label, c == y))
-    ins = [p for p in pts if not p[1]]
-    oos = [p for p in pts if p[1]]
-    if not ins:
-        return 0.0
-    if not oos:
-        ss = sorted(p[0] for p in ins)
-        return ss[int((1 - target) * len(ss))]
-    best, best_th = -1.0, 0.0
-    for th in sorted({p[0] for p in pts}):
-        acc = sum(1 for s, _, ok in ins if ok and s >= th) / len(ins)
-        rec = sum(1 for s, _, ok in oos if s < th or ok) / len(oos)
-        v = (1 - oos_prior) * acc + oos_prior * rec
-        if v > best:
-            best, best_th = v, th
-    return best_th
+def _calibrate(model: IntentModel, held: Sequence[_Held], oos_prior: float, target: float, folds: int) -> None:
+    """Set ``threshold``, ``reject``, ``margin`` and ``report`` of ``model`` from out-of-fold scorings."""
+    oos_label = model.oos_label
+    is_oos = [h.gold == oos_label for h in held]
+    # an utterance whose overall top is the out-of-scope class is rejected whatever its features
+    lost = [h.top == oos_label or h.top_in is None for h in held]
+    right = [h.top_in == h.gold for h in held]
+    has_oos = any(is_oos)
+    # the score threshold (no rejection model; the long-utterance reading)
+    spts = [(-1e9 if ls else h.score, o, ok) for h, o, ls, ok in zip(held, is_oos, lost, right)]
+    if has_oos:
+        model.threshold = choose_threshold(spts, oos_prior)
+    else:
+        ins = sorted(p[0] for p in spts)
+        model.threshold = ins[int((1 - target) * len(ins))] if ins else 0.0
+    fit_i = [i for i, ls in enumerate(lost) if not ls]
+    xs = [held[i].x for i in fit_i]
+    kinds = {(is_oos[i], right[i]) for i in fit_i}
+    reject = None
+    if any(o for o, _ in kinds) or (False, False) in kinds:
+        if (False, True) in kinds:
+            reject = fit_rejection(xs, [is_oos[i] for i in fit_i], [right[i] for i in fit_i], oos_prior)  # type: ignore[arg-type]
+    if reject is not None:
+        conf = [-1.0] * len(held)
+        for i, x in zip(fit_i, xs):
+            conf[i] = reject.probability(x)  # type: ignore[arg-type]
+        pts = list(zip(conf, is_oos, right))
+        if has_oos:
+            reject.threshold = choose_threshold(pts, oos_prior)
+        else:
+            ins = sorted(c for c, o, _ in pts)
+            reject.threshold = ins[int((1 - target) * len(ins))]
+        accepted = [c >= reject.threshold for c in conf]
+        cuts = sorted(set(CURVE_CUTS) | {reject.threshold})
+    else:
+        pts = spts
+        accepted = [p[0] >= model.threshold for p in spts]
+        cuts = [model.threshold]
+    model.reject = reject
+    model.margin = _ambiguity_margin(held, accepted)
+    chosen = _curve(pts, [reject.threshold if reject else model.threshold])[0]
+    model.report = {"folds": folds, "n": len(held), "n_oos": sum(is_oos),
+                    "in_scope_accuracy": chosen["in_scope_accuracy"],
+                    "closed_set_accuracy": round(sum(1 for o, ok in zip(is_oos, right) if not o and ok)
+                                                 / max(1, len(held) - sum(is_oos)), 4),
+                    "oos_recall": chosen["oos_recall"] if has_oos else None,
+                    "curve": _curve(pts, cuts)}
 
 
 def content_hash(examples: Iterable[tuple[str, str]], **params: Any) -> str:
@@ -407,12 +610,13 @@ class IntentRecognizer:
     """Templates + scorer + keywords for a set of intents; :meth:`rank` is pure.
 
     :param specs: the intents. :param model: trained scorer, or None (templates/keywords only).
-    :param margin: ambiguity margin between the top two scorer scores.
+    :param margin: ambiguity margin between the top two scorer scores; None = the model's
+        cross-validated margin (:attr:`IntentModel.margin`).
     """
 
     specs: Sequence[IntentSpec]
     model: IntentModel | None = None
-    margin: float = 0.1
+    margin: float | None = 0.1
     _templates: list[tuple[str, re.Pattern[str], list[str]]] = field(init=False, default_factory=list)
     _keywords: list[tuple[str, list[str]]] = field(init=False, default_factory=list)
 
@@ -449,11 +653,14 @@ class IntentRecognizer:
 
     def score(self, text: str, top_k: int = 5) -> list[IntentMatch]:
         """Scorer ranking for a normalised text, best first (may include the OOS label)."""
+        return self._scored(text, top_k)[1]
+
+    def _scored(self, text: str, top_k: int = 5) -> tuple[dict[str, float], list[IntentMatch]]:
         if self.model is None:
-            return []
-        sc = self.model.scores(text)
+            return {}, []
+        sc, top_in, conf = self.model.confidence(text)
         best = sorted(sc.items(), key=lambda kv: -kv[1])[:top_k]
-        return [IntentMatch(c, s, "scorer") for c, s in best]
+        return sc, [IntentMatch(c, s, "scorer", confidence=conf if c == top_in else None) for c, s in best]
 
     def keywords(self, text: str, top_k: int = 5) -> list[IntentMatch]:
         """Keyword ranking for a normalised text: share of an intent's keywords present."""
@@ -504,8 +711,7 @@ class IntentRecognizer:
                   for m in self.match_templates("".join(delex), [spans[i][2] for i in idx])]
         if not ranked:
             model = self.model
-            scores = model.scores(part)
-            ranked = [IntentMatch(c, x, "scorer") for c, x in sorted(scores.items(), key=lambda kv: -kv[1])[:5]]
+            scores, ranked = self._scored(part)
             top, oos, _ = self.decide(ranked)
             lean = next((m for m in whole if m.source == "scorer" and m.intent != model.oos_label), None)
             if oos or lean is None or lean.intent != top or lean.score < model.threshold:
@@ -523,7 +729,14 @@ class IntentRecognizer:
         if top.source == "template":
             return top.intent, False, len(ranked) > 1 and ranked[1].source == "template"
         if top.source == "scorer" and self.model is not None:
-            oos = top.score < self.model.threshold or top.intent == self.model.oos_label
-            amb = len(ranked) > 1 and top.score - ranked[1].score < self.margin
+            model = self.model
+            if top.intent == model.oos_label:
+                oos = True
+            elif model.reject is not None and top.confidence is not None:
+                oos = top.confidence < model.reject.threshold
+            else:
+                oos = top.score < model.threshold
+            margin = self.margin if self.margin is not None else (model.margin or 0.0)
+            amb = len(ranked) > 1 and top.score - ranked[1].score < margin
             return (None if oos else top.intent), oos, (amb and not oos)
         return top.intent, False, len(ranked) > 1 and ranked[1].score == top.score

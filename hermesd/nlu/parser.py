@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Callable, Mapping, Sequence
 from zoneinfo import ZoneInfo
@@ -75,7 +75,8 @@ class NluEngine:
     :param specs: intents (from :func:`hermesd.nlu.packs.load_packs`).
     :param model: trained scorer or None. :param people: surface → canonical person (directory).
     :param gazetteers: entity type → {surface → canonical}. :param id_patterns: order/ticket ids.
-    :param margin: ambiguity margin. :param oos_threshold: overrides the calibrated threshold.
+    :param margin: ambiguity margin (score units); None = the model's cross-validated one.
+    :param oos_threshold: a fixed cut on the top score, replacing the calibrated rejection.
     """
 
     specs: Sequence[IntentSpec] = ()
@@ -83,14 +84,16 @@ class NluEngine:
     people: Mapping[str, str] = field(default_factory=dict)
     gazetteers: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     id_patterns: Sequence[IdPattern] = DEFAULT_ID_PATTERNS
-    margin: float = 0.1
+    margin: float | None = None
     oos_threshold: float | None = None
     extractor: EntityExtractor = field(init=False)
     recognizer: IntentRecognizer = field(init=False)
 
     def __post_init__(self) -> None:
         if self.model is not None and self.oos_threshold is not None:
-            self.model.threshold = self.oos_threshold
+            # a fixed threshold on the top score replaces the calibrated rejection (a copy: the
+            # trained model may be shared)
+            self.model = replace(self.model, threshold=self.oos_threshold, reject=None)
         self.extractor = EntityExtractor(self.people, self.gazetteers, self.id_patterns)
         self.recognizer = IntentRecognizer(self.specs, self.model, self.margin)
 

@@ -50,10 +50,12 @@ class NluSettings(Section):
     max_text_chars: int = Field(2000, ge=1, le=65_536)
     #: folders of intent packs (``*.yaml``); empty = the shipped ``config/intents``.
     intent_dirs: list[str] = []
-    #: fixed out-of-scope threshold on the scorer's top score; null = calibrated at training.
+    #: fixed out-of-scope threshold on the scorer's top score, replacing the rejection model that
+    #: training fits by cross-validation (intents.train); null = the cross-validated rejection.
     oos_threshold: float | None = None
-    #: the top two intents closer than this are reported ``ambiguous``.
-    ambiguity_margin: float = Field(0.1, ge=0.0, le=10.0)
+    #: the top two intents closer than this (score units) are reported ``ambiguous``; null = the
+    #: margin chosen by cross-validation at training.
+    ambiguity_margin: float | None = Field(None, ge=0.0, le=10.0)
     #: passes of the PA-II trainer over the examples.
     train_epochs: int = Field(10, ge=1, le=100)
     #: where trained models are cached by content hash; empty = ``<state_dir>/nlu-cache``.

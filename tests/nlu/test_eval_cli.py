@@ -38,6 +38,16 @@ def test_intents_cli(tmp_path):
     for k in ("in_scope_accuracy", "oos_recall", "oos_precision", "macro_f1", "p50_us", "p99_us"):
         assert k in out
     assert out["in_scope_accuracy"] == 1.0
+    # the cross-validation estimate beside the test figure, and the curve at several cuts
+    assert out["cv"]["folds"] == 5 and out["cv"]["n"] == 12 and out["cv"]["n_oos"] == 4
+    assert out["reject_threshold"] is not None
+    cuts = [c["threshold"] for c in out["curve"]]
+    assert len(cuts) >= 5 and cuts == sorted(cuts) and out["reject_threshold"] in cuts
+    for c in out["curve"]:
+        assert 0.0 <= c["in_scope_accuracy"] <= 1.0 and 0.0 <= c["oos_recall"] <= 1.0 and "cv_oos_recall" in c
+    # more rejection never raises in-scope accuracy nor lowers OOS recall
+    assert all(a["in_scope_accuracy"] >= b["in_scope_accuracy"] and a["oos_recall"] <= b["oos_recall"]
+               for a, b in zip(out["curve"], out["curve"][1:]))
 
 
 def test_slots_cli(tmp_path):
