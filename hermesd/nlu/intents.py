@@ -385,9 +385,15 @@ def _ambiguity_margin(held: Sequence[_Held], accepted: Sequence[bool]) -> float 
     return round(best, 5)
 
 
+#: Fewest out-of-fold (in-scope, out-of-scope) records a rejection model is fitted on; below either,
+#: the score threshold keeps ``target_in_scope_recall`` of the in-scope records and no rejection
+#: model is fitted (a pack of a few dozen examples cannot estimate one).
+MIN_CALIBRATION = (50, 10)
+
+
 def train(examples: Sequence[tuple[str, str]], *, oos_label: str | None = None, epochs: int = 10,
           margin: float = 1.0, seed: int = 13, folds: int = 5, oos_prior: float = 0.05,
-          target_in_scope_recall: float = 0.98) -> IntentModel:
+          target_in_scope_recall: float = 0.98, min_calibration: tuple[int, int] = MIN_CALIBRATION) -> IntentModel:
     """Train a scorer on ``(text, intent)`` pairs and its out-of-scope rejection by cross-validation.
 
     :param examples: training pairs; texts are normalised here.
@@ -404,6 +410,8 @@ def train(examples: Sequence[tuple[str, str]], *, oos_label: str | None = None, 
         examples the training set happens to have).
     :param target_in_scope_recall: without OOS examples, the thresholds keep this share of the
         out-of-fold in-scope examples.
+    :param min_calibration: fewest out-of-fold (in-scope, OOS) records to fit a rejection model on
+        (:data:`MIN_CALIBRATION`); with fewer, the score threshold keeps ``target_in_scope_recall``.
     :raises ValueError: fewer than two classes, or ``folds`` is 1 or negative.
     """
     classes = sorted({y for _, y in examples})
@@ -415,11 +423,12 @@ def train(examples: Sequence[tuple[str, str]], *, oos_label: str | None = None, 
         raise ValueError("folds must be 0 (no calibration) or at least 2")
     held = cross_validate(examples, oos_label=oos_label, epochs=epochs, margin=margin, seed=seed, folds=folds)
     model = _build(examples, classes, oos_label, epochs, margin, seed)
-    _calibrate(model, held, oos_prior, target_in_scope_recall, folds)
+    _calibrate(model, held, oos_prior, target_in_scope_recall, folds, min_calibration)
     return model
 
 
-def _calibrate(model: IntentModel, held: Sequence[_Held], oos_prior: float, target: float, folds: int) -> None:
+def _calibrate(model: IntentModel, held: Sequence[_Held], oos_prior: float, target: float, folds: int,
+               min_calibration: tuple[int, int] = MIN_CALIBRATION) -> None:
     """Set ``threshold``, ``reject``, ``margin`` and ``report`` of ``model`` from out-of-fold scorings."""
     oos_label = model.oos_label
     is_oos = [h.gold == oos_label for h in held]
@@ -427,18 +436,23 @@ def _calibrate(model: IntentModel, held: Sequence[_Held], oos_prior: float, targ
     lost = [h.top == oos_label or h.top_in is None for h in held]
     right = [h.top_in == h.gold for h in held]
     has_oos = any(is_oos)
+    # too few out-of-fold records to fit a rejection model (a small custom pack): keep the target
+    # share of the in-scope records instead of a cut that, fitted on a handful, rejects them all
+    small = sum(1 for o in is_oos if not o) < min_calibration[0] or sum(is_oos) < min_calibration[1]
     # the score threshold (no rejection model; the long-utterance reading)
     spts = [(-1e9 if ls else h.score, o, ok) for h, o, ls, ok in zip(held, is_oos, lost, right)]
-    if has_oos:
+    if has_oos and not small:
         model.threshold = choose_threshold(spts, oos_prior)
     else:
-        ins = sorted(p[0] for p in spts)
+        ins = sorted(p[0] for p in spts if not p[1] and p[0] > -1e9)
         model.threshold = ins[int((1 - target) * len(ins))] if ins else 0.0
     fit_i = [i for i, ls in enumerate(lost) if not ls]
     xs = [held[i].x for i in fit_i]
     kinds = {(is_oos[i], right[i]) for i in fit_i}
     reject = None
-    if any(o for o, _ in kinds) or (False, False) in kinds:
+    if small:
+        pass
+    elif any(o for o, _ in kinds) or (False, False) in kinds:
         if (False, True) in kinds:
             reject = fit_rejection(xs, [is_oos[i] for i in fit_i], [right[i] for i in fit_i], oos_prior)  # type: ignore[arg-type]
     if reject is not None:

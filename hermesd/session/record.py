@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..logging import redact
 from ..dialogue.questions import OpenQuestion, from_dict, to_dict
 from .machine import Machine, State
 
@@ -97,16 +98,20 @@ class Session:
                 "pending": _pending_summary(self.pending)}
 
     def to_row(self) -> dict[str, Any]:
-        """The L2 ``sessions`` row (``data`` holds everything but the indexed columns)."""
+        """The L2 ``sessions`` row (``data`` holds everything but the indexed columns).
+
+        ``data`` is stored redacted (:func:`hermesd.logging.redact`): a secret the user typed never
+        reaches the disk in the clear, whether it sits in an open question's utterance, a slot or the
+        history — the running session keeps the clear value for the turn that needs it."""
         return {"session_id": self.session_id, "uid": self.uid, "state": self.machine.state.value,
                 "version": self.machine.version, "updated_ms": self.updated_ms, "expires_ms": self.expires_ms,
-                "data": {"role": self.role, "user": self.user, "locale": self.locale, "tz": self.tz,
+                "data": redact({"role": self.role, "user": self.user, "locale": self.locale, "tz": self.tz,
                          "channel": self.channel, "metadata": self.metadata, "slots": self.slots, "vars": self.vars,
                          "pending": to_dict(self.pending), "anchors": self.anchors, "expired": self.expired,
                          "executing": self.executing, "refs": self.refs, "history": self.history[-20:], "turns": self.turns,
                          "created_ms": self.created_ms, "interrupted": self.interrupted,
                          "failures": self.machine.failures, "last_trace": self.last_trace,
-                         "recent": self.recent[-20:]}}
+                         "recent": self.recent[-20:]})}
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> "Session":

@@ -31,14 +31,14 @@ from types import SimpleNamespace as NS
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from hermesd.memory.archive_service import ArchiveService  # noqa: E402
+from hermesd.subsystems.archive import ArchiveService  # noqa: E402
 from hermesd.memory.l3_schema import STATES  # noqa: E402
-from hermesd.memory.service import MemoryService  # noqa: E402
+from hermesd.subsystems.memory import MemoryService  # noqa: E402
 from hermesd.metrics import Counter, Gauge, Histogram, Registry  # noqa: E402
-from hermesd.nlu.service import NluSubsystem  # noqa: E402
+from hermesd.subsystems.nlu import NluSubsystem  # noqa: E402
 from hermesd.server import ServerMetrics  # noqa: E402
-from hermesd.session.service import SessionService  # noqa: E402
-from hermesd.tools.service import ToolsService  # noqa: E402
+from hermesd.subsystems.session import SessionService  # noqa: E402
+from hermesd.subsystems.tools import ToolsService  # noqa: E402
 
 TOOLS = ["contacts", "disk_usage", "export_report", "find_document", "journal_query", "network_check", "note",
          "order_status", "reminder", "send_document", "service_restart", "service_status", "system_status"]

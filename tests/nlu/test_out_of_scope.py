@@ -9,7 +9,7 @@ import asyncio
 
 import pytest
 
-from hermesd.nlu.service import NluSubsystem
+from hermesd.subsystems.nlu import NluSubsystem
 from hermesd.nlu.settings import NluSettings
 
 from .conftest import REF, REPO

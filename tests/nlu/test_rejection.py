@@ -96,6 +96,7 @@ def test_folds_are_stratified_and_cover_every_record():
     assert len({f for f, l in zip(fold, labels) if l == "oos"}) == 3  # the small class is spread
 
 
+#: toy data exercises the rejection mechanism; real packs need MIN_CALIBRATION records for it
 TOY = [(t, "light.on") for t in ("turn on the light", "switch the lamp on", "lights on please", "light up the room",
                                  "turn the lights on", "put the light on", "make it bright", "lamp on")] + \
       [(t, "music.play") for t in ("play some music", "play a song", "put on some jazz", "start the music",
@@ -105,7 +106,7 @@ TOY = [(t, "light.on") for t in ("turn on the light", "switch the lamp on", "lig
 
 
 def test_train_fits_a_rejection_model_that_round_trips():
-    m = train(TOY, oos_label="oos", epochs=5, folds=4)
+    m = train(TOY, oos_label="oos", epochs=5, folds=4, min_calibration=(0, 0))
     assert m.reject is not None and 0.0 <= m.reject.threshold <= 1.0
     assert m.report["folds"] == 4 and m.report["n"] == len(TOY) and m.report["n_oos"] == 8
     assert m.vocab["wlight"] and all(isinstance(i, int) for i in m.vocab["wlight"])
@@ -130,7 +131,7 @@ def test_train_without_calibration():
 
 
 def test_decide_uses_the_confidence_of_the_top_in_scope_intent():
-    m = train(TOY, oos_label="oos", epochs=5, folds=4)
+    m = train(TOY, oos_label="oos", epochs=5, folds=4, min_calibration=(0, 0))
     rec = IntentRecognizer([IntentSpec("light.on"), IntentSpec("music.play")], m, None)
     ranked = rec.score(normalize("play some music").text)
     assert ranked[0].intent == "music.play" and ranked[0].confidence is not None
@@ -142,7 +143,7 @@ def test_decide_uses_the_confidence_of_the_top_in_scope_intent():
 def test_a_fixed_threshold_replaces_the_rejection_on_a_copy():
     from hermesd.nlu.parser import NluEngine
 
-    m = train(TOY, oos_label="oos", epochs=5, folds=4)
+    m = train(TOY, oos_label="oos", epochs=5, folds=4, min_calibration=(0, 0))
     eng = NluEngine([IntentSpec("light.on"), IntentSpec("music.play")], m, oos_threshold=-1000.0)
     assert eng.model.reject is None and eng.model.threshold == -1000.0
     assert m.reject is not None and m.threshold != -1000.0  # the trained model is untouched
@@ -152,10 +153,31 @@ def test_a_fixed_threshold_replaces_the_rejection_on_a_copy():
 
 
 def test_the_ambiguity_margin_comes_from_the_model_unless_set():
-    m = train(TOY, oos_label="oos", epochs=5, folds=4)
+    m = train(TOY, oos_label="oos", epochs=5, folds=4, min_calibration=(0, 0))
     assert m.margin is not None and m.margin >= 0.0
     ranked = IntentRecognizer([], m, None).score(normalize("play the light").text)
     gap = ranked[0].score - ranked[1].score
     for margin in (0.0, gap + 1.0):
         _, oos, amb = IntentRecognizer([], m, margin).decide(ranked)
         assert amb == (not oos and gap < margin)
+
+
+def test_a_small_pack_keeps_its_own_phrasings_in_scope():
+    """Thirteen examples cannot fit a rejection model: the calibration keeps the in-scope records
+    (a cut fitted on a handful of out-of-fold scorings once rejected every training sentence)."""
+    from hermesd.nlu.intents import IntentRecognizer, IntentSpec, train
+    from hermesd.nlu.normalize import normalize
+
+    lights = ["turn on the light", "switch the lamp on", "lights on please", "开灯", "把灯打开"]
+    send = ["send the quote to zhang", "email the report", "把报价单发给张工", "发一下文件", "send it over"]
+    oos = ["tell me a joke", "讲个笑话", "what's the weather on mars"]
+    examples = ([(normalize(t).text, "light.on") for t in lights] + [(normalize(t).text, "doc.send") for t in send]
+                + [(normalize(t).text, "oos") for t in oos])
+    model = train(examples, epochs=5, oos_label="oos", folds=5)
+    assert model.reject is None
+    specs = [IntentSpec("light.on", keywords=("light",)), IntentSpec("doc.send", keywords=("send",))]
+    rec = IntentRecognizer(specs, model)
+    for text, gold in [("turn on the light", "light.on"), ("please switch the lamp on", "light.on"),
+                       ("send it over", "doc.send")]:
+        assert rec.decide(rec.score(normalize(text).text))[0] == gold, text
+    assert rec.decide(rec.score(normalize("tell me a joke").text))[0] is None
