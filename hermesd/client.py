@@ -116,6 +116,9 @@ class Client:
             except PermissionError as exc:
                 s.close()
                 raise DaemonNotRunning([path], f"permission denied ({exc.strerror}); are you in group hermesd?") from None
+            except BaseException:  # a timeout, a path too long, an interrupt: never leak the socket
+                s.close()
+                raise
             self._sock, self.socket_path = s, path
             return self
         raise DaemonNotRunning(self.paths, "; ".join(sorted(set(reasons))) or "no socket")
@@ -130,6 +133,18 @@ class Client:
         if self._sock is not None:
             self._sock.close()
             self._sock = None
+
+    def _lost(self) -> None:
+        """The connection is gone or its stream cannot be trusted: close it (the next call reconnects)."""
+        self.close()
+        self._buf.clear()
+
+    def _read_or_drop(self) -> bytes:
+        try:
+            return self._readline()
+        except (ConnectionError, ProtocolError):
+            self._lost()
+            raise
 
     def _readline(self) -> bytes:
         assert self._sock is not None
@@ -157,9 +172,13 @@ class Client:
             self.connect()
         assert self._sock is not None
         rid = next(self._ids)
-        self._sock.sendall(_request(rid, method, params))
+        try:
+            self._sock.sendall(_request(rid, method, params))
+        except ConnectionError:
+            self._lost()
+            raise
         while True:
-            msg = orjson.loads(self._readline())
+            msg = orjson.loads(self._read_or_drop())
             if "id" not in msg:
                 self.notifications.append(msg)
                 continue
@@ -177,11 +196,12 @@ class Client:
         self._sock.settimeout(timeout_s)
         try:
             while True:
-                msg = orjson.loads(self._readline())
+                msg = orjson.loads(self._read_or_drop())
                 if "id" not in msg:
                     return msg
         finally:
-            self._sock.settimeout(self.timeout_s)
+            if self._sock is not None:
+                self._sock.settimeout(self.timeout_s)
 
 
 class AsyncClient:
