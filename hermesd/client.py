@@ -226,8 +226,11 @@ class AsyncClient:
         reasons = []
         for path in self.paths:
             try:
-                self._reader, self._writer = await asyncio.wait_for(
-                    asyncio.open_unix_connection(os.fspath(path), limit=_MAX_REPLY_BYTES), self.timeout_s)
+                # asyncio.timeout, not wait_for: 3.11's wait_for can lose a connection that completes
+                # just as the caller is cancelled (the transport would leak unclosed)
+                async with asyncio.timeout(self.timeout_s):
+                    self._reader, self._writer = await asyncio.open_unix_connection(
+                        os.fspath(path), limit=_MAX_REPLY_BYTES)
             except (FileNotFoundError, ConnectionRefusedError) as exc:
                 reasons.append(exc.strerror or type(exc).__name__)
                 continue

@@ -6,72 +6,14 @@ from __future__ import annotations
 import hashlib
 import os
 import random
-import signal
 import sqlite3
-import subprocess
-import sys
-import threading
 import time
 from pathlib import Path
 
 import pytest
-from archive_helpers import TOKEN, UpstreamServer, wait_for
+from archive_helpers import TOKEN, Child, UpstreamServer, wait_for
 
-CHILD = Path(__file__).with_name("uploader_child.py")
 N = 3
-
-
-class Child:
-    """The uploader child with its stdout/stderr pumped into lists; :meth:`close` reaps it and its pipes."""
-
-    live: list["Child"] = []  # closed by the autouse fixture below, also when a test fails half-way
-
-    def __init__(self, state: Path, url: str, n: int, mode: str, token_file: Path, prefix: str = "c") -> None:
-        self.proc = subprocess.Popen([sys.executable, str(CHILD), str(state), url, str(n), mode, str(token_file),
-                                      prefix],
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        Child.live.append(self)
-        self.out: list[str] = []
-        self.err: list[str] = []
-        self._pumps = [threading.Thread(target=self._pump, args=(stream, sink), daemon=True)
-                       for stream, sink in ((self.proc.stdout, self.out), (self.proc.stderr, self.err))]
-        for t in self._pumps:
-            t.start()
-
-    @staticmethod
-    def _pump(stream, sink: list[str]) -> None:
-        for line in stream:  # one at a time: the waiting test sees each line as it arrives
-            sink.append(line)  # noqa: PERF402
-
-    def _drain(self) -> None:
-        """After the child ended: read its pipes to EOF, then close them."""
-        for t in self._pumps:
-            t.join(10)
-        for stream in (self.proc.stdout, self.proc.stderr):
-            stream.close()
-
-    def kill9(self) -> None:
-        os.kill(self.proc.pid, signal.SIGKILL)
-        assert self.proc.wait(10) == -signal.SIGKILL
-        self._drain()
-
-    def wait(self) -> int:
-        code = self.proc.wait(30)
-        self._drain()  # all of stderr is in self.err once wait() returns
-        return code
-
-    def close(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait(10)
-        self._drain()
-
-
-@pytest.fixture(autouse=True)
-def _reap_children():
-    yield
-    while Child.live:
-        Child.live.pop().close()
 
 
 def manifest(state: Path) -> list[tuple[str, str, str, int]]:
