@@ -3,7 +3,8 @@
 ``config/`` and ``tools/`` live beside the package in the checkout (where the daemon reads
 them directly), so setuptools' ``package-data`` cannot name them; this ``build_py`` copies
 them into the built package. Copied: ``config/hermesd.yaml``, ``config/directory.yaml``,
-``config/intents``, ``config/rules``, ``config/dialogue`` and ``tools/`` — what the
+``config/intents``, ``config/rules``, ``config/dialogue``, ``config/capture`` (memory capture
+rules) and ``tools/`` — what the
 defaults need for ``pip install hermesd && hermesd run`` to answer. Never copied:
 ``config/packs/`` (packs built from public data sets, e.g. the CC BY-SA SGD pack, install
 only on request with ``scripts/install --with-pack``), caches and compiled files.
@@ -20,7 +21,7 @@ from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).resolve().parent
 SHIPPED = ("config/hermesd.yaml", "config/directory.yaml", "config/intents", "config/rules", "config/dialogue",
-           "tools")
+           "config/capture", "tools")
 _IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", "*.pyo", ".*")
 
 
