@@ -91,6 +91,10 @@ class Client:
     :param socket_path: explicit path; default per :func:`candidate_socket_paths`.
     :param timeout_s: per-call timeout (connect, send, and wait for the reply).
     :raises DaemonNotRunning: from :meth:`connect` when no daemon answers.
+
+    A connection the daemon closed (or whose reply stream is unreadable) is closed at once and
+    its error raised; the next :meth:`call` connects again. Use it as a context manager (or call
+    :meth:`close`) so the socket is closed on every path.
     """
 
     def __init__(self, socket_path: str | os.PathLike[str] | None = None, timeout_s: float = 30.0) -> None:
