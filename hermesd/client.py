@@ -91,6 +91,10 @@ class Client:
     :param socket_path: explicit path; default per :func:`candidate_socket_paths`.
     :param timeout_s: per-call timeout (connect, send, and wait for the reply).
     :raises DaemonNotRunning: from :meth:`connect` when no daemon answers.
+
+    A connection the daemon closed (or whose reply stream is unreadable) is closed at once and
+    its error raised; the next :meth:`call` connects again. Use it as a context manager (or call
+    :meth:`close`) so the socket is closed on every path.
     """
 
     def __init__(self, socket_path: str | os.PathLike[str] | None = None, timeout_s: float = 30.0) -> None:
@@ -116,6 +120,9 @@ class Client:
             except PermissionError as exc:
                 s.close()
                 raise DaemonNotRunning([path], f"permission denied ({exc.strerror}); are you in group hermesd?") from None
+            except BaseException:  # a timeout, a path too long, an interrupt: never leak the socket
+                s.close()
+                raise
             self._sock, self.socket_path = s, path
             return self
         raise DaemonNotRunning(self.paths, "; ".join(sorted(set(reasons))) or "no socket")
@@ -130,6 +137,18 @@ class Client:
         if self._sock is not None:
             self._sock.close()
             self._sock = None
+
+    def _lost(self) -> None:
+        """The connection is gone or its stream cannot be trusted: close it (the next call reconnects)."""
+        self.close()
+        self._buf.clear()
+
+    def _read_or_drop(self) -> bytes:
+        try:
+            return self._readline()
+        except (ConnectionError, ProtocolError):
+            self._lost()
+            raise
 
     def _readline(self) -> bytes:
         assert self._sock is not None
@@ -157,9 +176,13 @@ class Client:
             self.connect()
         assert self._sock is not None
         rid = next(self._ids)
-        self._sock.sendall(_request(rid, method, params))
+        try:
+            self._sock.sendall(_request(rid, method, params))
+        except ConnectionError:
+            self._lost()
+            raise
         while True:
-            msg = orjson.loads(self._readline())
+            msg = orjson.loads(self._read_or_drop())
             if "id" not in msg:
                 self.notifications.append(msg)
                 continue
@@ -177,11 +200,12 @@ class Client:
         self._sock.settimeout(timeout_s)
         try:
             while True:
-                msg = orjson.loads(self._readline())
+                msg = orjson.loads(self._read_or_drop())
                 if "id" not in msg:
                     return msg
         finally:
-            self._sock.settimeout(self.timeout_s)
+            if self._sock is not None:
+                self._sock.settimeout(self.timeout_s)
 
 
 class AsyncClient:
@@ -206,8 +230,11 @@ class AsyncClient:
         reasons = []
         for path in self.paths:
             try:
-                self._reader, self._writer = await asyncio.wait_for(
-                    asyncio.open_unix_connection(os.fspath(path), limit=_MAX_REPLY_BYTES), self.timeout_s)
+                # asyncio.timeout, not wait_for: 3.11's wait_for can lose a connection that completes
+                # just as the caller is cancelled (the transport would leak unclosed)
+                async with asyncio.timeout(self.timeout_s):
+                    self._reader, self._writer = await asyncio.open_unix_connection(
+                        os.fspath(path), limit=_MAX_REPLY_BYTES)
             except (FileNotFoundError, ConnectionRefusedError) as exc:
                 reasons.append(exc.strerror or type(exc).__name__)
                 continue

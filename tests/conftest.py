@@ -59,8 +59,14 @@ def start_daemon(short_dir: Path, nlu_cache_dir: Path) -> Iterator[Callable[...,
         return d
 
     yield start
-    for d in started:
-        d.stop()
+    errors = []
+    for d in started:  # stop every one even if one fails: a live child would outlast the test
+        try:
+            d.stop()
+        except Exception as exc:  # noqa: BLE001 - re-raised below
+            errors.append(exc)
+    if errors:
+        raise errors[0]
 
 
 @pytest.fixture

@@ -4,6 +4,11 @@
 socket and state folder under a short ``/tmp`` path (``sun_path`` is 108
 bytes), waits for its ``READY=1`` on a real ``NOTIFY_SOCKET`` datagram socket,
 and stops it at teardown (SIGTERM, then SIGKILL). Nothing of ours is mocked.
+
+Everything the harness opens it also closes: :meth:`Daemon.stop` closes the
+connections handed out by :meth:`Daemon.client` / :meth:`Daemon.raw` that a
+test left open, the log file, the notify socket, and waits for the child, so
+the suite runs clean under ``filterwarnings = error`` (no ``ResourceWarning``).
 """
 
 from __future__ import annotations
@@ -99,8 +104,14 @@ class Daemon:
             cmd += ["--config", str(self.config_path)]
         cmd += args
         self.env = clean_env(NOTIFY_SOCKET=str(self.notify.path), **env)
-        self._log = open(self.log_path, "wb")
-        self.proc = subprocess.Popen(cmd, stdout=self._log, stderr=subprocess.STDOUT, env=self.env, cwd=root)
+        self._conns: list[Client | RawConn] = []  # handed out by client()/raw(); stop() closes what is left
+        self._log = open(self.log_path, "wb")  # noqa: SIM115 - closed by stop()
+        try:
+            self.proc = subprocess.Popen(cmd, stdout=self._log, stderr=subprocess.STDOUT, env=self.env, cwd=root)
+        except BaseException:
+            self._log.close()
+            self.notify.close()
+            raise
         self.pid = self.proc.pid
 
     def wait_ready(self, timeout_s: float = 300.0) -> None:
@@ -120,19 +131,30 @@ class Daemon:
         return self.log_path.read_text(errors="replace")
 
     def client(self, timeout_s: float = 10.0) -> Client:
-        return Client(self.socket, timeout_s=timeout_s).connect()
+        """A connected :class:`Client`; close it (``with``) or :meth:`stop` does."""
+        c = Client(self.socket, timeout_s=timeout_s).connect()
+        self._conns.append(c)
+        return c
 
     def call(self, method: str, params: Any = None) -> Any:
-        with self.client() as c:
+        with Client(self.socket, timeout_s=10.0) as c:
             return c.call(method, params)
 
     def raw(self) -> "RawConn":
-        return RawConn(self.socket)
+        """A bare NDJSON connection; close it (``with``) or :meth:`stop` does."""
+        c = RawConn(self.socket)
+        self._conns.append(c)
+        return c
 
     def signal(self, sig: int) -> None:
         self.proc.send_signal(sig)
 
     def stop(self, timeout_s: float = 15.0) -> int:
+        """SIGTERM (SIGKILL after ``timeout_s``), reap the child, close what the harness opened.
+
+        Safe to call twice; returns the exit status (negative: killed by that signal)."""
+        while self._conns:
+            self._conns.pop().close()
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
             try:
@@ -150,9 +172,19 @@ class RawConn:
 
     def __init__(self, path: Path, timeout_s: float = 10.0) -> None:
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.settimeout(timeout_s)
-        self.sock.connect(str(path))
+        try:
+            self.sock.settimeout(timeout_s)
+            self.sock.connect(str(path))
+        except BaseException:
+            self.sock.close()
+            raise
         self.buf = b""
+
+    def __enter__(self) -> "RawConn":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def send(self, data: bytes) -> None:
         self.sock.sendall(data)

@@ -80,3 +80,12 @@ def test_hermesctl_commands(daemon):
     assert "pong" in _ctl(daemon, "ping").stdout
     assert "hermes_requests_total" in _ctl(daemon, "metrics").stdout
     assert "reload ok" in _ctl(daemon, "reload").stdout
+
+
+def test_a_connection_the_daemon_closed_is_dropped_and_the_next_call_reconnects(start_daemon):
+    d = start_daemon({"server": {"idle_timeout_s": 0.3}})
+    with Client(d.socket, timeout_s=10) as c:
+        assert c.call("admin.ping")["pong"]
+        with pytest.raises(ConnectionResetError):
+            c.read_notification(timeout_s=10)  # the idle connection is closed by the daemon: EOF
+        assert c.call("admin.ping")["pong"]  # on a fresh connection, the dead one was closed

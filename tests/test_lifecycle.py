@@ -167,8 +167,10 @@ def test_systemd_socket_activation(short_dir):
         assert not (short_dir / "unused.sock").exists()
     finally:
         proc.send_signal(signal.SIGTERM)
-        assert proc.wait(10) == 0
+        _, err = proc.communicate(timeout=10)  # reads stderr to EOF and closes the pipe
         notify.close()
+        listener.close()  # no-op if already closed above
+    assert proc.returncode == 0, err.decode(errors="replace")
     assert path.exists()  # systemd owns the file of an inherited socket
 
 

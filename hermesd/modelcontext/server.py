@@ -74,6 +74,15 @@ class DaemonLink:
     def __init__(self, socket_path: str | None = None, timeout_s: float = 30.0) -> None:
         self.socket_path, self.timeout_s = socket_path, timeout_s
         self._client: AsyncClient | None = None
+        # concurrent requests (a tools/call, the list-changed poller) share one connection: without
+        # the lock each saw "no client" and connected, and all but the last connection leaked
+        self._connecting = asyncio.Lock()
+
+    async def _connected(self) -> AsyncClient:
+        async with self._connecting:
+            if self._client is None:
+                self._client = await AsyncClient(self.socket_path, timeout_s=self.timeout_s).connect()
+            return self._client
 
     async def call(self, method: str, params: dict[str, Any] | None = None, *, retry: bool = False) -> Any:
         """Call ``method``; ``retry`` once on a fresh connection when the old one broke (only for
@@ -84,9 +93,8 @@ class DaemonLink:
         """
         for attempt in (0, 1):
             try:
-                if self._client is None:
-                    self._client = await AsyncClient(self.socket_path, timeout_s=self.timeout_s).connect()
-                return await self._client.call(method, params)
+                client = await self._connected()
+                return await client.call(method, params)
             except HermesError:
                 raise
             except TimeoutError:

@@ -112,7 +112,7 @@ class ToolsService(Subsystem):
         self._ready: dict = {}
         self._paths: dict[str, str] = {}  # placeholder -> real path for calls
         self._gids: dict[str, list[int]] = {}  # tool -> granted supplementary groups
-        self._retiring: set[asyncio.Task] = set()
+        self._retiring: dict[asyncio.Task, Pool] = {}  # draining old pools after a reload: task -> pool
         self.call_seconds = Histogram("hermes_tool_invocation_duration_seconds",
                                       "Time one tools.call took, admission to reply, by tool.", ("tool",))
 
@@ -378,9 +378,14 @@ class ToolsService(Subsystem):
         shutil.rmtree(scratch_root, ignore_errors=True)
 
     async def stop(self) -> None:
-        for task in list(self._retiring):
+        retiring = dict(self._retiring)
+        for task in retiring:
             task.cancel()
-        await asyncio.gather(*self._retiring, return_exceptions=True)
+        await asyncio.gather(*retiring, return_exceptions=True)
+        for old in retiring.values():
+            # a task cancelled before it first ran never reached its own stop(): the old fork
+            # server and its workers would outlive the daemon (stop() is idempotent)
+            await old.stop()
         if self.pool is not None:
             await self.pool.stop()
 
@@ -397,8 +402,8 @@ class ToolsService(Subsystem):
             # calls already running on the old pool finish there; new calls go to the new one
             grace_s = max([2.0, *(t.descriptor.sandbox.timeout_ms / 1000 for t in registry.tools.values())]) + 1
             task = asyncio.get_running_loop().create_task(old.stop_when_idle(grace_s))
-            self._retiring.add(task)
-            task.add_done_callback(self._retiring.discard)
+            self._retiring[task] = old
+            task.add_done_callback(lambda t: self._retiring.pop(t, None))
         log.info("tools reloaded", extra={"kv": {"tools": len(registry.tools)}})
 
     def descriptor(self, name: str) -> "Descriptor | None":

@@ -7,6 +7,7 @@ overwrites), and records every request. ``script(*modes)`` queues what the next
 PUTs do: ``"ok"``, an int status (``500``, ``429``, ``401`` …), ``"close_mid_body"``,
 ``"drop"`` (close after the headers), ``("slow", seconds)``, ``("status", code, headers)``, ``"ok_then_close"`` (reply, then close the kept-alive connection silently), ``"hang_before_body"``
 and ``"store_then_hang"`` (set ``self.hung`` and block until :meth:`release`).
+``Child`` runs ``uploader_child.py`` as a real process that a test can kill -9.
 """
 
 from __future__ import annotations
@@ -14,7 +15,11 @@ from __future__ import annotations
 import base64
 import hashlib
 import http.server
+import os
+import signal
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections import deque
@@ -191,3 +196,52 @@ def wait_for(cond: Callable[[], Any], timeout_s: float = 10.0, step_s: float = 0
 
 def sha256_file(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+CHILD = Path(__file__).with_name("uploader_child.py")
+
+
+class Child:
+    """The uploader child with its stdout/stderr pumped into lists; :meth:`close` reaps it and its pipes."""
+
+    live: list["Child"] = []  # closed by conftest's autouse ``_reap_children``, also when a test fails half-way
+
+    def __init__(self, state: Path, url: str, n: int, mode: str, token_file: Path, prefix: str = "c") -> None:
+        self.proc = subprocess.Popen([sys.executable, str(CHILD), str(state), url, str(n), mode, str(token_file),
+                                      prefix],
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        Child.live.append(self)
+        self.out: list[str] = []
+        self.err: list[str] = []
+        self._pumps = [threading.Thread(target=self._pump, args=(stream, sink), daemon=True)
+                       for stream, sink in ((self.proc.stdout, self.out), (self.proc.stderr, self.err))]
+        for t in self._pumps:
+            t.start()
+
+    @staticmethod
+    def _pump(stream, sink: list[str]) -> None:
+        for line in stream:  # one at a time: the waiting test sees each line as it arrives
+            sink.append(line)  # noqa: PERF402
+
+    def _drain(self) -> None:
+        """After the child ended: read its pipes to EOF, then close them."""
+        for t in self._pumps:
+            t.join(10)
+        for stream in (self.proc.stdout, self.proc.stderr):
+            stream.close()
+
+    def kill9(self) -> None:
+        os.kill(self.proc.pid, signal.SIGKILL)
+        assert self.proc.wait(10) == -signal.SIGKILL
+        self._drain()
+
+    def wait(self, timeout_s: float = 30.0) -> int:
+        code = self.proc.wait(timeout_s)
+        self._drain()  # all of stderr is in self.err once wait() returns
+        return code
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(10)
+        self._drain()

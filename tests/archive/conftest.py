@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from archive_helpers import TOKEN, UpstreamServer
+from archive_helpers import TOKEN, Child, UpstreamServer
 
 from hermesd.subsystems.archive import ArchiveService
 from hermesd.memory.archive_settings import ArchiveSettings, UpstreamSettings
@@ -33,6 +33,14 @@ class RawLogs(logging.Handler):
 
     def events(self, msg: str) -> list[dict[str, Any]]:
         return [getattr(r, "kv", {}) for r in self.records if r.getMessage() == msg]
+
+
+@pytest.fixture(autouse=True)
+def _reap_children() -> Iterator[None]:
+    """Every uploader child a test started is reaped and its pipes closed, also when the test failed."""
+    yield
+    while Child.live:
+        Child.live.pop().close()
 
 
 @pytest.fixture

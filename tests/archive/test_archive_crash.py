@@ -6,42 +6,14 @@ from __future__ import annotations
 import hashlib
 import os
 import random
-import signal
 import sqlite3
-import subprocess
-import sys
-import threading
 import time
 from pathlib import Path
 
 import pytest
-from archive_helpers import TOKEN, UpstreamServer, wait_for
+from archive_helpers import TOKEN, Child, UpstreamServer, wait_for
 
-CHILD = Path(__file__).with_name("uploader_child.py")
 N = 3
-
-
-class Child:
-    def __init__(self, state: Path, url: str, n: int, mode: str, token_file: Path, prefix: str = "c") -> None:
-        self.proc = subprocess.Popen([sys.executable, str(CHILD), str(state), url, str(n), mode, str(token_file),
-                                      prefix],
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        self.out: list[str] = []
-        self.err: list[str] = []
-        for stream, sink in ((self.proc.stdout, self.out), (self.proc.stderr, self.err)):
-            threading.Thread(target=self._pump, args=(stream, sink), daemon=True).start()
-
-    @staticmethod
-    def _pump(stream, sink: list[str]) -> None:
-        for line in stream:  # one at a time: the waiting test sees each line as it arrives
-            sink.append(line)  # noqa: PERF402
-
-    def kill9(self) -> None:
-        os.kill(self.proc.pid, signal.SIGKILL)
-        assert self.proc.wait(10) == -signal.SIGKILL
-
-    def wait(self) -> int:
-        return self.proc.wait(30)
 
 
 def manifest(state: Path) -> list[tuple[str, str, str, int]]:

@@ -27,9 +27,9 @@ from pathlib import Path
 
 import pydantic
 import pytest
-from archive_helpers import audit, turns
+from archive_helpers import Child, audit, turns
 from s3_server import REGION, MotoS3, free_port
-from test_archive_crash import Child, manifest
+from test_archive_crash import manifest
 
 from hermesd.config import ConfigError, load
 from hermesd.logging import KVFormatter
@@ -145,7 +145,7 @@ def test_sigkill_between_put_and_mark_leaves_exactly_one_object(moto, tmp_path) 
     os.environ["UPLOADER_UPSTREAM"] = env_extra
     try:
         first = Child(state, "-", 3, "kill-after-put", Path(""), prefix="k")
-        assert first.proc.wait(60) == -9, "".join(first.err)
+        assert first.wait(60) == -9, "".join(first.err)
         assert any("PUT_DONE" in x for x in first.out)
         stored = moto.objects(bucket)
         assert len(stored) == 1

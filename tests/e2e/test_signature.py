@@ -160,7 +160,8 @@ def test_export_report_of_sent_documents_remembers_the_filter(office):
         r = _turn(c, sid2, "再导出一次", DAY2)  # another session, the remembered filter
         assert r["intent"] == "report.export" and "按上次的条件" in r["reply"]["text"], r
     report = office.state_dir / "outbox" / "reports" / "sent_2024-06-10_2024-06-17.csv"
-    rows = list(csv.DictReader(report.open(encoding="utf-8")))
+    with report.open(encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f))
     assert [(x["object"], x["params.recipient"]) for x in rows] == [("报价单Q-2024-061.pdf", "张伟")]
 
 

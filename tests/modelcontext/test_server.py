@@ -330,6 +330,24 @@ async def test_list_changed_when_the_pack_changes(tools_daemon):
         await modern.server.close()
 
 
+async def test_concurrent_first_calls_share_one_connection(daemon):
+    """A tools/call and the list-changed poller may both be first: one connection, none left open."""
+    accepted = 'hermes_connections_total{outcome="accepted"}'
+
+    def count() -> float:
+        line = next(x for x in daemon.call("admin.metrics")["text"].splitlines() if x.startswith(accepted))
+        return float(line.split()[-1])
+
+    before = count()
+    link = DaemonLink(str(daemon.socket), timeout_s=30)
+    try:
+        pongs = await asyncio.gather(*(link.call("admin.ping") for _ in range(8)))
+        assert all(p["pong"] for p in pongs)
+    finally:
+        await link.close()
+    assert count() == before + 2  # the link's one connection, and this count()'s own
+
+
 async def test_without_a_daemon(short_dir):
     """The server starts before the daemon does (an MCP host starts it at login): calls say so."""
     peer = Peer(short_dir / "nothing.sock", "2025-11-25")

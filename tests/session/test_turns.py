@@ -356,7 +356,8 @@ def test_a_closed_session_is_archived_to_l3(sd):
         status = c.call("admin.archive", {"action": "status"})
     files = list((sd.state_dir / "archive").rglob(f"{sid}*.zst"))
     assert len(files) == 1, status
-    lines = zstandard.ZstdDecompressor().stream_reader(files[0].open("rb")).read().splitlines()
+    with files[0].open("rb") as f:
+        lines = zstandard.ZstdDecompressor().stream_reader(f).read().splitlines()
     records = [orjson.loads(x).get("data") or {} for x in lines[1:]]  # after the volume header
     texts = [r.get("text") for r in records]
     assert "how much disk space is left" in texts and "send the quote" in texts

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import shutil
 import time
 
@@ -125,6 +126,24 @@ async def test_gate_reruns_on_reload(state_dir, tmp_path):
         assert info.value.code == "TOOL_UNHEALTHY"
     finally:
         await svc.stop()
+
+
+async def test_stop_right_after_a_reload_ends_the_old_fork_server(state_dir, tmp_path):
+    """The old pool drains in a task; a stop before that task first ran must still end its fork
+    server and workers (they would outlive the daemon)."""
+    folder = tmp_path / "tools"
+    shutil.copytree(FIXTURES / "echo", folder / "echo")
+    svc = await start_service(folder, state_dir)
+    old_pool = svc.pool
+    old = old_pool.server_pid
+    try:
+        await svc.reload(None)
+        assert svc.pool is not old_pool and svc.pool.server_pid != old
+    finally:
+        await svc.stop()  # no await in between: the draining task has not started yet
+    assert old_pool.server_pid is None and old_pool.worker_pids() == []
+    with pytest.raises(ProcessLookupError):
+        os.kill(old, 0)  # exited and reaped, not a zombie
 
 
 async def test_unknown_tool_and_role(fixture_service, pack_service):
