@@ -371,7 +371,12 @@ class MemoryCore:
         for e in events:
             raw = base + (1.0 if q and q in (e["object"], e["target_anchor"]) else 0.0)
             out.append({"type": "event", "score": raw * math.exp(-lam * max(0.0, (now - e["at_ms"]) / 3.6e6)), **e})
+        # a captured tool result is stored twice: the event (what was done) and its compressed
+        # summary (for keyword recall); a search for an action returns the event once, not both
+        done = {(e["uid"], e["at_ms"], e["action"]) for e in events} if action else set()
         for s in sums:
+            if done and (s["uid"], s["updated_ms"], action) in done:
+                continue
             raw = base + (1.0 if q and q == s["anchor"] else 0.0)
             newer = self.l1.peek((s["uid"], s["session_id"], s["anchor"]))
             if newer is not None and newer.version > s["version"]:
