@@ -103,6 +103,11 @@ YES_NO = [
     # not a yes
     ("好的？", "unrelated"), ("yes?", "unrelated"), ("好的，不过要快点", "unrelated"), ("ok but hurry", "unrelated"),
     ("天气不错的样子啊哈哈哈", "unrelated"), ("🎉🎉", "unrelated"), ("", "unrelated"), ("什么时候", "unrelated"),
+    # a yes that changes how the action runs is no yes to the card as shown (no value was heard)
+    ("Actually, send it from my saving account.", "unrelated"), ("send it to Bob instead", "unrelated"),
+    ("do it via my other card", "unrelated"),
+    # … but a yes to the card, or one that says who is pleased, is a yes
+    ("Sounds good to me!", "affirm"), ("yes to that", "affirm"), ("yes, send it", "affirm"),
 ]
 
 
