@@ -93,7 +93,12 @@ COUNT_WORDS = {"one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "
 COUNT_SLOTS = {"party_size", "number_of_seats"}
 #: open-class slots a question is answered in plain words ("Phone home"): a turn right after the
 #: question is taken to answer it (the tracker keeps the words when no entity fills the slot)
-FREE_TEXT_SLOTS = {"new_alarm_name", "event_name", "event_location", "receiver"}
+FREE_TEXT_SLOTS = {"new_alarm_name", "event_name", "event_location", "receiver", "restaurant_name", "cuisine",
+                   "city", "city_of_event"}
+#: entity types of names a service intent also takes, whatever service typed them: the tracker
+#: gives one to the slot the context says ("send it to Jerry": the receiver, not a place)
+NAME_TYPES = ("sgd_city", "sgd_receiver", "sgd_restaurant_name", "sgd_event_name", "sgd_event_location",
+              "sgd_new_alarm_name")
 #: dialogue acts of a user turn → the pack's dialogue-act intents (for turns that name no service intent)
 ACT_INTENTS = {"AFFIRM_INTENT": "sgd.affirm_intent", "NEGATE_INTENT": "sgd.bye", "REQUEST_ALTS": "sgd.request_alts",
                "SELECT": "sgd.select", "INFORM": "sgd.inform", "AFFIRM": "sgd.affirm_intent", "REQUEST": "sgd.request",
@@ -296,6 +301,7 @@ def intents_doc(schema: list[dict], build: dict[str, list[dict]], min_support: i
             slots = {k: v for k, v in slots.items() if v != "datetime"}
             if any(slot_entity(s) == "datetime" for s in [*it["required_slots"], *it["optional_slots"]]):
                 slots.update({"when": "datetime", "when2": "datetime"})
+            slots.update({t: t for t in NAME_TYPES if t not in slots.values()})
             words = re.findall(r"[A-Z][a-z]+", it["name"])
             intents.append({"name": it["name"], "description": it["description"], "slots": slots,
                             "keywords": [w.lower() for w in words if w not in ("Get", "Find", "Make", "Add")],
