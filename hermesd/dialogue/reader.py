@@ -46,7 +46,9 @@ value clause follows a deny ("不对，是李工", "no, to 李娜"), or when a v
 or after a yes ("李娜", "好的，发给王芳"). A value met in an explanation corrects nothing; a value
 the card already has is no change ("好的，发给李娜" is a yes). A bare number or position
 ("1234", "第二个") is ``unrelated`` (cue ``number:expects-yes-no``): no yes, no no, no request.
-A yes that goes on saying how, from where or to whom ("send it from my savings account") is
+A yes to a card that names another value for a slot the card shows, in any clause ("yes, I'd
+like to make the transaction with Isabella" to a card for Emma) is ``correct`` (cue ``correct:affirm+other-value``):
+the card never runs with a value the user just contradicted. A yes that goes on saying how, from where or to whom ("send it from my savings account") is
 ``unrelated`` (cue ``affirm.changed``) when no new value was heard: it is no yes to the card as
 shown. A request (above); else ``unrelated``.
 
@@ -322,6 +324,10 @@ def _yes_no(q: Confirm | Offer, heard: Heard, sc: Scan, lex: Lexicon) -> Reading
     if kind == "affirm":
         if values and said.frames:
             return Reading("correct", values=values, cue="correct:affirm+value")
+        if isinstance(q, Confirm) and any(plan.get(k) is not None for k in values):
+            # "yes, I'd like to make the transaction with Isabella" to a card for Emma: a yes that
+            # contradicts a value the card shows is no yes to the card; the plan runs again with it
+            return Reading("correct", values=values, cue="correct:affirm+other-value")
         if sc.question:
             return Reading("unrelated", cue="affirm?")
     return Reading(kind, cue=cue)

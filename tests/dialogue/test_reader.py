@@ -390,6 +390,9 @@ LONG = [
      "affirm"),
     ("sure, she asked me for it on Monday", {"slot_values": {"when": "monday"}, "mentions": ("monday",)}, "affirm"),
     ("好的，她昨天就问我要了", {"slot_values": {"when": "yesterday"}, "mentions": ("昨天",)}, "affirm"),
+    # a yes that contradicts a value the card shows, even in passing, is no yes to that card
+    ("yes, I'd like to send it to Wang Fang", {"slot_values": {"person": "person:finance/wang"},
+                                               "mentions": ("wang fang",)}, "correct"),
     # …but a clause that is the value still corrects
     ("不对，发给王会计", {"slot_values": {"person": "person:finance/wang"}, "mentions": ("王会计",)}, "correct"),
     ("no, send it to Wang Fang instead", {"slot_values": {"person": "person:finance/wang"}, "mentions": ("wang fang",)},

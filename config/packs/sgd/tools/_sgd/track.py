@@ -327,10 +327,17 @@ def handle(input: dict) -> dict:
     if "results" in input and input["results"] is not None:
         state["results"], state["index"] = list(input["results"])[:10], 0
         state["called"] = state["active"]
+        if state["active"] in INTENTS and INTENTS[state["active"]][1]["is_transactional"]:
+            # a transaction is done: the next one ("also request a payment") is told its values afresh,
+            # never handed this one's receiver or amount
+            for a in _args_of(state["active"]):
+                state["slots"].pop(a, None)
         if state["results"]:
             say = f"I found {len(state['results'])}: {_describe(state['results'][0])}."
         else:
             say = "Sorry, I found nothing for that."
+        if state["active"] in INTENTS and INTENTS[state["active"]][1]["is_transactional"]:
+            state["results"] = []  # what a transaction returned is no offer for the next one
         if state["active"] in FOLLOW_UP:  # what the user may accept next ("yes, book it")
             state["offer"] = FOLLOW_UP[state["active"]]
     elif intent in ("sgd.request_alts",):
