@@ -2,7 +2,7 @@
 """Build the SGD pack (``config/packs/sgd/``) from the SGD schema and the shared SGD dialogues.
 
 Usage (one command, from the repository root): ``python scripts/build_sgd_pack.py
-[--data ../shared/data/sgd] [--dialogues FILE] [--out config/packs/sgd]`` — builds from every
+[--data ../shared/data/sgd] [--dialogues FILE] [--out config/packs/sgd] [--min-support N]`` — builds from every
 dialogue of ``--dialogues`` (default ``<data>/sgd_turns.jsonl``); ``scripts/crossval_sgd.py``
 builds on four fifths of them and replays the fifth.
 
@@ -17,9 +17,12 @@ What comes from where (nothing is kept because one dialogue said it):
   of large US cities, music genres and sports, the verbs of intent names, the context patterns in ``hermesd.yaml``
   ("a table at …", "in <Capitalised Words>", "for two people"), readers of numbers and times
   (the NLU's temporal parser; ``tools/_sgd/track.py``);
-- the dialogues: only the intent classifier's training utterances (user turns labelled with
-  their service intent or dialogue act) and the commonest short acknowledgements. No slot value
-  said in a dialogue, and no value the recorded API returned, enters a gazetteer.
+- the build dialogues (all shared ones, or the four folds cross-validation builds on; never
+  the replayed fold): the intent classifier's training utterances (user turns labelled with
+  their service intent or dialogue act), the commonest short acknowledgements, and slot values
+  with a minimum support (:func:`mined_values`: a surface form and the value annotators gave it,
+  or an open value the API named, in at least ``--min-support`` distinct dialogues, default
+  :data:`MIN_SUPPORT`). A value only one dialogue says never enters a gazetteer.
 
 Writes the generated parts, never committed (see the pack's ``.gitignore``): ``intents/sgd.yaml``
 (intents with examples, slot → entity type maps, gazetteers), ``rules/sgd.yaml`` (slot asks,
@@ -60,8 +63,14 @@ SYNONYMS = {
                        "drinks": "True", "serves drinks": "True"},
     "category": {"music": "Music", "concert": "Music", "concerts": "Music", "sports": "Sports",
                  "sport": "Sports", "game": "Sports", "games": "Sports", "match": "Sports"},
-    "payment_method": {"app balance": "app balance", "balance": "app balance", "debit card": "debit card",
-                       "debit": "debit card", "credit card": "credit card", "credit": "credit card"},
+    # a card network is a credit card; money drawn from the bank is the debit card; the app's own money its balance
+    "payment_method": {"app balance": "app balance", "balance": "app balance", "in-app balance": "app balance",
+                       "account balance": "app balance", "wallet": "app balance", "debit card": "debit card",
+                       "debit": "debit card", "bank account": "debit card", "checking account": "debit card",
+                       "savings account": "debit card", "saving account": "debit card", "bank card": "debit card",
+                       "credit card": "credit card", "credit": "credit card", "visa": "credit card",
+                       "mastercard": "credit card", "master card": "credit card", "amex": "credit card",
+                       "american express": "credit card", "discover card": "credit card"},
     "private_visibility": {"private": "True", "privately": "True", "public": "False", "publicly": "False"},
 }
 #: open-class values of general English (hand-written, not from the data): kinds of food by
@@ -84,7 +93,12 @@ COUNT_WORDS = {"one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "
 COUNT_SLOTS = {"party_size", "number_of_seats"}
 #: open-class slots a question is answered in plain words ("Phone home"): a turn right after the
 #: question is taken to answer it (the tracker keeps the words when no entity fills the slot)
-FREE_TEXT_SLOTS = {"new_alarm_name", "event_name", "event_location", "receiver"}
+FREE_TEXT_SLOTS = {"new_alarm_name", "event_name", "event_location", "receiver", "restaurant_name", "cuisine",
+                   "city", "city_of_event"}
+#: entity types of names a service intent also takes, whatever service typed them: the tracker
+#: gives one to the slot the context says ("send it to Jerry": the receiver, not a place)
+NAME_TYPES = ("sgd_city", "sgd_receiver", "sgd_restaurant_name", "sgd_event_name", "sgd_event_location",
+              "sgd_new_alarm_name")
 #: dialogue acts of a user turn → the pack's dialogue-act intents (for turns that name no service intent)
 ACT_INTENTS = {"AFFIRM_INTENT": "sgd.affirm_intent", "NEGATE_INTENT": "sgd.bye", "REQUEST_ALTS": "sgd.request_alts",
                "SELECT": "sgd.select", "INFORM": "sgd.inform", "AFFIRM": "sgd.affirm_intent", "REQUEST": "sgd.request",
@@ -118,13 +132,87 @@ def _acts(turn: dict) -> set[str]:
     return {a["act"] for a in turn.get("actions") or []}
 
 
-def gazetteers(schema: list[dict]) -> dict[str, dict[str, str]]:
-    """Entity type → {surface form (lower case) → canonical value}, from the schema alone: each
-    slot's ``possible_values`` (categorical slots, and the examples the schema lists for open
-    ones such as ``cuisine``), the hand-written everyday synonyms, cuisines and city short names
-    above. Nothing comes from a dialogue: values said in the dialogues are read by the context
-    patterns of the pack's ``hermesd.yaml`` and by the tracker (``sgd_track``)."""
+#: a value or synonym mined from the build dialogues enters a gazetteer when at least this many
+#: distinct build dialogues say it (or their API named it): nothing exists for one dialogue.
+#: Chosen by 5-fold cross-validation (scripts/crossval_sgd.py --min-support, see BENCHMARKS.md).
+MIN_SUPPORT = 2
+#: open slots whose values the build dialogues' API calls and results name (cities, restaurants,
+#: events, places, people): mined with the same minimum support
+MINED_RESULT_SLOTS = ("city", "city_of_event", "restaurant_name", "event_name", "event_location",
+                      "subcategory", "receiver", "cuisine")
+
+
+def _ordinary_words(build: dict[str, list[dict]], min_dialogues: int = 3) -> set[str]:
+    """Words users of at least ``min_dialogues`` build dialogues said outside any annotated value
+    ("Friends" is an event somewhere, and an everyday word): never a mined value on their own."""
+    c: Counter = Counter()
+    for turns in build.values():
+        words: set[str] = set()
+        for t in turns:
+            if t["speaker"] != "USER":
+                continue
+            text = t["text"]
+            for sp in sorted(t.get("spans") or [], key=lambda sp: -sp["start"]):
+                text = text[:sp["start"]] + " " + text[sp["end"]:]
+            words.update(re.findall(r"[a-z']+", text.lower()))
+        c.update(words)
+    return {w for w, n in c.items() if n >= min_dialogues}
+
+
+def mined_values(schema: list[dict], build: dict[str, list[dict]],
+                 min_support: int = MIN_SUPPORT) -> dict[str, dict[str, str]]:
+    """Entity type → {surface (lower case) → canonical value} learned from the build dialogues.
+
+    Two sources, each counted in distinct dialogues: (1) what users said for a slot, with the
+    value the annotators resolved it to (the user turn's ``INFORM``/``SELECT`` acts: "Punjabi" →
+    Indian, "SFO" → San Francisco); (2) open-slot values the build dialogues' API calls and
+    results named (cities, restaurants, events, people), canonical as listed. A surface form is
+    kept when at least ``min_support`` dialogues bring it; its canonical value is the one most
+    of them gave (ties: the surface as said). Single characters, numbers and everyday words (:func:`_ordinary_words`) are never kept.
+    """
+    slot_ok = {s["name"] for svc in schema for s in svc["slots"]
+               if slot_entity(s["name"]).startswith("sgd_") and s["name"] not in COUNT_SLOTS}
+    support: dict[tuple[str, str], dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+    for did, turns in build.items():
+        for t in turns:
+            if t["speaker"] == "USER":
+                for a in t.get("actions") or []:
+                    if a["act"] in ("INFORM", "SELECT") and a["slot"] in slot_ok:
+                        for v, c in zip(a.get("values") or [], a.get("canonical_values") or []):
+                            if v != "dontcare" and c not in ("dontcare", "True", "False"):
+                                support[(slot_entity(a["slot"]), v.lower())][c].add(did)
+            for rec in [(t.get("api_call") or {}).get("args") or {}, *(t.get("api_results") or [])]:
+                for slot, v in rec.items():
+                    if slot in MINED_RESULT_SLOTS and isinstance(v, str) and v != "dontcare":
+                        support[(slot_entity(slot), v.lower())][v].add(did)
+    common = _ordinary_words(build)
+    out: dict[str, dict[str, str]] = defaultdict(dict)
+    for (typ, surface), canon in support.items():
+        dialogues = set().union(*canon.values())
+        if len(dialogues) < min_support or len(surface) < 2 or surface in common \
+                or re.fullmatch(r"[\d\s:$.,-]+", surface):
+            continue
+        best = max(canon.items(), key=lambda kv: (len(kv[1]), kv[0].lower() == surface, kv[0]))
+        out[typ][surface] = best[0]
+    return out
+
+
+def gazetteers(schema: list[dict], build: dict[str, list[dict]] | None = None,
+               min_support: int = MIN_SUPPORT) -> dict[str, dict[str, str]]:
+    """Entity type → {surface form (lower case) → canonical value}: each slot's
+    ``possible_values`` (categorical slots, and the examples the schema lists for open ones such
+    as ``cuisine``), the hand-written everyday synonyms, cuisines and city short names above,
+    and the values mined from the build dialogues with ``min_support`` (:func:`mined_values`;
+    a mined reading outranks a hand-written one: it is how SGD's annotators canonicalise, e.g.
+    "sushi" → Japanese). Values said only in the dialogues being evaluated are never here."""
     gaz: dict[str, dict[str, str]] = defaultdict(dict)
+    for c in CUISINES:
+        gaz["sgd_cuisine"][c.lower()] = c
+    for c in SUBCATEGORIES:
+        gaz["sgd_subcategory"][c.lower()] = c
+    gaz["sgd_city"].update(CITY_SHORT_NAMES)
+    for typ, terms in mined_values(schema, build or {}, min_support).items():
+        gaz[typ].update(terms)
     for svc in schema:
         for s in svc["slots"]:
             typ = slot_entity(s["name"])
@@ -135,11 +223,6 @@ def gazetteers(schema: list[dict]) -> dict[str, dict[str, str]]:
                     gaz[typ][v.lower()] = v
             for k, v in SYNONYMS.get(s["name"], {}).items():
                 gaz[typ][k] = v
-    for c in CUISINES:
-        gaz["sgd_cuisine"].setdefault(c.lower(), c)
-    for c in SUBCATEGORIES:
-        gaz["sgd_subcategory"].setdefault(c.lower(), c)
-    gaz["sgd_city"].update(CITY_SHORT_NAMES)
     gaz["sgd_count"] = dict(COUNT_WORDS)
     return {k: dict(sorted(v.items())) for k, v in sorted(gaz.items())}
 
@@ -206,7 +289,7 @@ def _augmented(texts: list[str], opens: list[str], per_text: int = 2) -> list[st
     return out
 
 
-def intents_doc(schema: list[dict], build: dict[str, list[dict]]) -> dict:
+def intents_doc(schema: list[dict], build: dict[str, list[dict]], min_support: int = MIN_SUPPORT) -> dict:
     ex = examples(build)
     opens = openers(build)
     intents = []
@@ -218,6 +301,7 @@ def intents_doc(schema: list[dict], build: dict[str, list[dict]]) -> dict:
             slots = {k: v for k, v in slots.items() if v != "datetime"}
             if any(slot_entity(s) == "datetime" for s in [*it["required_slots"], *it["optional_slots"]]):
                 slots.update({"when": "datetime", "when2": "datetime"})
+            slots.update({t: t for t in NAME_TYPES if t not in slots.values()})
             words = re.findall(r"[A-Z][a-z]+", it["name"])
             intents.append({"name": it["name"], "description": it["description"], "slots": slots,
                             "keywords": [w.lower() for w in words if w not in ("Get", "Find", "Make", "Add")],
@@ -229,7 +313,7 @@ def intents_doc(schema: list[dict], build: dict[str, list[dict]]) -> dict:
     all_slots.update({"when": "datetime", "when2": "datetime"})
     for label in sorted(set(ACT_INTENTS.values())):
         intents.append({"name": label, "slots": all_slots, "examples": ex.get(label, [])})
-    return {"pack": "sgd", "gazetteers": gazetteers(schema), "intents": intents}
+    return {"pack": "sgd", "gazetteers": gazetteers(schema, build, min_support), "intents": intents}
 
 
 def _key(slot: str, by_type: bool) -> str:
@@ -453,6 +537,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data" / "sgd")
     ap.add_argument("--out", type=Path, default=REPO / "config" / "packs" / "sgd")
     ap.add_argument("--dialogues", type=Path, help="build from the dialogues of this file (default: all shared ones)")
+    ap.add_argument("--min-support", type=int, default=MIN_SUPPORT,
+                    help="distinct build dialogues a mined value needs (default %(default)s)")
     a = ap.parse_args(argv)
     if a.out.resolve() != PACK_SRC.resolve():  # a pack built elsewhere gets the hand-written files too
         for rel in HAND_WRITTEN:
@@ -468,7 +554,7 @@ def main(argv: list[str] | None = None) -> int:
     head = ("# Generated by scripts/build_sgd_pack.py from sgd_schema.json and SGD dialogues\n"
             "# (their intent labels only). Derived from the Schema-Guided Dialogue dataset, CC BY-SA 4.0: see\n"
             "# ../ATTRIBUTION.md. Do not edit by hand; rerun the script.\n")
-    doc = intents_doc(schema, build)
+    doc = intents_doc(schema, build, a.min_support)
     canon = dict(doc["gazetteers"])
     # counts come from the sgd_count pattern in hermesd.yaml (a bare "one" is no count);
     # the words → digits map stays for the tracker

@@ -4,10 +4,11 @@
 Usage (from the repository root, with the project's venv)::
 
     .venv/bin/python scripts/crossval_sgd.py [--data ../shared/data/sgd] [--folds 5] [--json FILE]
-                                             [--no-all] [--only-fold K]
+                                             [--no-all] [--only-fold K] [--min-support N]
 
 For each fold k the pack is built by ``scripts/build_sgd_pack.py --dialogues`` from the other
-folds' dialogues into a scratch folder, a real hermesd is started on that pack (the pack's own
+folds' dialogues into a scratch folder (the values it mines come from those four fifths only, each
+said in at least ``--min-support`` of their dialogues; never from the replayed fold), a real hermesd is started on that pack (the pack's own
 ``hermesd.yaml``), and fold k's dialogues are replayed through it with
 :func:`hermesd.replay.run_replay` (its scoring rule, unchanged). The folds' counts are summed
 (micro-averaged): call recall = matched / annotated, precision = matched / made, false
@@ -77,10 +78,12 @@ def split(turns_file: Path, fold_of: dict[str, int], k: int, train: Path, test: 
                 (te if fold_of[json.loads(line)["dialogue_id"]] == k else tr).write(line)
 
 
-def build(data: Path, dialogues: Path, out: Path) -> None:
-    """Run the pack builder on ``dialogues`` into ``out``."""
+def build(data: Path, dialogues: Path, out: Path, min_support: int | None = None) -> None:
+    """Run the pack builder on ``dialogues`` into ``out`` (values mined from ``dialogues`` only,
+    with ``min_support`` distinct dialogues each; None: the builder's default)."""
+    extra = [] if min_support is None else ["--min-support", str(min_support)]
     subprocess.run([sys.executable, str(BUILDER), "--data", str(data), "--dialogues", str(dialogues),
-                    "--out", str(out)], check=True, stdout=subprocess.DEVNULL)
+                    "--out", str(out), *extra], check=True, stdout=subprocess.DEVNULL)
 
 
 class PackDaemon:
@@ -133,11 +136,11 @@ class PackDaemon:
         self.log.close()
 
 
-def evaluate(data: Path, train: Path, test: Path, scratch: Path) -> dict:
+def evaluate(data: Path, train: Path, test: Path, scratch: Path, min_support: int | None = None) -> dict:
     """Build on ``train``, replay ``test``: the replay's overall row plus timing."""
     pack = scratch / "pack"
     t0 = time.perf_counter()
-    build(data, train, pack)
+    build(data, train, pack, min_support)
     build_s = time.perf_counter() - t0
     d = PackDaemon(pack, scratch)
     results = replay.results_folder()
@@ -185,6 +188,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--only-fold", type=int, help="run one fold only (for a quick look)")
     ap.add_argument("--no-all", action="store_true", help="skip the all-data (in-sample) run")
+    ap.add_argument("--min-support", type=int, help="distinct build dialogues a mined value needs "
+                                                     "(default: the builder's MIN_SUPPORT)")
     ap.add_argument("--json", type=Path, help="also write the figures to this file")
     ap.add_argument("--details", type=Path, help="write the held-out dialogues' calls (JSON Lines) here")
     a = ap.parse_args(argv)
@@ -198,13 +203,13 @@ def main(argv: list[str] | None = None) -> int:
             d = scratch / f"fold{k}"
             d.mkdir(mode=0o755)
             split(turns, fold_of, k, d / "train.jsonl", d / "test.jsonl")
-            report["folds"][k] = evaluate(a.data, d / "train.jsonl", d / "test.jsonl", d)
+            report["folds"][k] = evaluate(a.data, d / "train.jsonl", d / "test.jsonl", d, a.min_support)
             print(_line(f"fold {k}", summarise([report["folds"][k]])), flush=True)
         report["cv"] = summarise(list(report["folds"].values()))
         if not a.no_all:
             d = scratch / "all"
             d.mkdir(mode=0o755)
-            report["all"] = summarise([evaluate(a.data, turns, turns, d)])
+            report["all"] = summarise([evaluate(a.data, turns, turns, d, a.min_support)])
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     print(f"{'':<16}{'dlg':>5}{'turns':>7}{'calls':>7}{'made':>7}{'recall':>9}{'precision':>10}{'false-tx':>9}"

@@ -46,7 +46,11 @@ value clause follows a deny ("不对，是李工", "no, to 李娜"), or when a v
 or after a yes ("李娜", "好的，发给王芳"). A value met in an explanation corrects nothing; a value
 the card already has is no change ("好的，发给李娜" is a yes). A bare number or position
 ("1234", "第二个") is ``unrelated`` (cue ``number:expects-yes-no``): no yes, no no, no request.
-A request (above); else ``unrelated``.
+A yes to a card that names another value for a slot the card shows, in any clause ("yes, I'd
+like to make the transaction with Isabella" to a card for Emma) is ``correct`` (cue ``correct:affirm+other-value``):
+the card never runs with a value the user just contradicted. A yes that goes on saying how, from where or to whom ("send it from my savings account") is
+``unrelated`` (cue ``affirm.changed``) when no new value was heard: it is no yes to the card as
+shown. A request (above); else ``unrelated``.
 
 Choice: the last clause that names a choice decides: a number (2, ２, 二, 两, option 2), an
 ordinal (第二个, the second one, 最后那个, 上面那个 = the first, 下面那个 / 后一个 = the last of
@@ -315,12 +319,35 @@ def _yes_no(q: Confirm | Offer, heard: Heard, sc: Scan, lex: Lexicon) -> Reading
     kind, cue = act
     if kind == "unread":
         return Reading("unrelated", cue=cue)
+    if kind == "affirm" and not values and _changes_how(sc, cue.split(":", 1)[1]):
+        return Reading("unrelated", cue="affirm.changed")
     if kind == "affirm":
         if values and said.frames:
             return Reading("correct", values=values, cue="correct:affirm+value")
+        if isinstance(q, Confirm) and any(plan.get(k) is not None for k in values):
+            # "yes, I'd like to make the transaction with Isabella" to a card for Emma: a yes that
+            # contradicts a value the card shows is no yes to the card; the plan runs again with it
+            return Reading("correct", values=values, cue="correct:affirm+other-value")
         if sc.question:
             return Reading("unrelated", cue="affirm?")
     return Reading(kind, cue=cue)
+
+
+#: right after a yes, words that say how, from where or to whom the action runs ("send it from my
+#: savings account", "do it via my card", "go ahead using the other account"): the answer changes
+#: the action, so it is no yes to the card as shown (English; a card must never run with old values)
+_CHANGED_HOW = re.compile(r"^[\s,]*(?:from|via|using|through|instead|to(?!\s+(?:that|this|it|all|everything|me|us|you|them)\b))\b")
+
+
+def _changes_how(sc: Scan, word: str) -> bool:
+    """The clause of the last yes goes on, right after the yes word ``word``, with a preposition of
+    :data:`_CHANGED_HOW`."""
+    for c in reversed(sc.clauses):
+        a = c.act()
+        if a and a[1] == word:
+            i = c.text.rfind(word)
+            return i >= 0 and _CHANGED_HOW.search(c.text[i + len(word):]) is not None
+    return False
 
 
 # -- a slot question -------------------------------------------------------------------------------

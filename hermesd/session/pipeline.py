@@ -120,7 +120,7 @@ class Pipeline:
 
     def split(self, s: Session, text: str, ref: datetime) -> list[tuple[str, Any]]:
         """``text``'s requests with their parses, when every part is a request on its own; else ``[(text, None)]``."""
-        parts = split_requests(text, self.c.lexicon)
+        parts = split_requests(text, self.c.lexicon) if self.c.settings.split_requests else [text]
         if len(parts) < 2:
             return [(text, None)]
         out = []

@@ -40,6 +40,10 @@ class SessionSettings(Section):
         rule sets ``auth: AUTHED`` (see :mod:`.policy`).
     :param policy_module: importable module with optional ``on_start`` / ``on_timeout`` /
         ``can_transition`` hooks.
+    :param split_requests: cut an utterance that holds several requests into parts, each handled
+        as a request of its own (:mod:`hermesd.dialogue.split`). A task pack whose every utterance
+        serves the one task being talked about (the SGD pack: "I'd like to eat somewhere moderate,
+        can you find me some options?" is one request) turns it off and keeps utterances whole.
     :param lexicon_files: answer-word files of the packs (the format of the shipped
         ``config/dialogue/lexicon.yaml``), read after it in order; they add words, never remove
         them (:func:`hermesd.dialogue.lexicon.load_lexicon`).
@@ -59,6 +63,7 @@ class SessionSettings(Section):
     load_cpu_percent: float = Field(85.0, gt=0, le=100)
     load_memory_percent: float = Field(90.0, gt=0, le=100)
     load_sample_interval_ms: int = Field(2000, ge=100)
+    split_requests: bool = True
     require_auth: bool = False
     pre_auth_intents: list[str] = Field(default_factory=list)
     lexicon_files: list[Path] = Field(default_factory=list)

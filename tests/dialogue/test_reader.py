@@ -102,6 +102,11 @@ YES_NO = [
     # not a yes
     ("好的？", "unrelated"), ("yes?", "unrelated"), ("好的，不过要快点", "unrelated"), ("ok but hurry", "unrelated"),
     ("天气不错的样子啊哈哈哈", "unrelated"), ("🎉🎉", "unrelated"), ("", "unrelated"), ("什么时候", "unrelated"),
+    # a yes that changes how the action runs is no yes to the card as shown (no value was heard)
+    ("Actually, send it from my saving account.", "unrelated"), ("send it to Bob instead", "unrelated"),
+    ("do it via my other card", "unrelated"),
+    # … but a yes to the card, or one that says who is pleased, is a yes
+    ("Sounds good to me!", "affirm"), ("yes to that", "affirm"), ("yes, send it", "affirm"),
 ]
 
 
@@ -384,6 +389,9 @@ LONG = [
      "affirm"),
     ("sure, she asked me for it on Monday", {"slot_values": {"when": "monday"}, "mentions": ("monday",)}, "affirm"),
     ("好的，她昨天就问我要了", {"slot_values": {"when": "yesterday"}, "mentions": ("昨天",)}, "affirm"),
+    # a yes that contradicts a value the card shows, even in passing, is no yes to that card
+    ("yes, I'd like to send it to Wang Fang", {"slot_values": {"person": "person:finance/wang"},
+                                               "mentions": ("wang fang",)}, "correct"),
     # …but a clause that is the value still corrects
     ("不对，发给王会计", {"slot_values": {"person": "person:finance/wang"}, "mentions": ("王会计",)}, "correct"),
     ("no, send it to Wang Fang instead", {"slot_values": {"person": "person:finance/wang"}, "mentions": ("wang fang",)},

@@ -95,6 +95,24 @@ def test_values():
     assert es["person"] == "person:sales/zhang"
 
 
+@pytest.mark.parametrize("text,amount,currency", [
+    ("I would like to send one hundred and sixteen bucks.", 116.0, "USD"),
+    ("request eighteen bucks from Emma", 18.0, "USD"),
+    ("thirty five dollars", 35.0, "USD"),
+    ("twenty-one euros", 21.0, "EUR"),
+    ("a hundred dollars", 100.0, "USD"),
+    ("One hundred and twenty dollars", 120.0, "USD"),
+])
+def test_money_in_english_words(text, amount, currency):
+    (e,) = [e for e in EX.extract(normalize(text), []) if e.type == "money"]
+    assert e.value == {"amount": amount, "currency": currency}
+    assert e.text.lower().endswith(("bucks", "dollars", "euros"))
+
+
+def test_vague_amounts_in_words_are_no_money():
+    assert [e for e in EX.extract(normalize("it costs a few dollars"), []) if e.type == "money"] == []
+
+
 def test_datetime_entity_carries_resolution():
     n = normalize("明天下午3点")
     (e,) = EX.extract(n, parse_times(n, REF, SH))

@@ -68,7 +68,7 @@ def sgd_config(built_pack: Path) -> Path:
     layer = yaml.safe_load((built_pack / "hermesd.yaml").read_text())
     assert layer["tools"]["tools_dir"] == "tools"
     layer["nlu"]["intent_dirs"] = [str(built_pack / "intents")]
-    layer["session"] = {"rules_dir": str(built_pack / "rules")}
+    layer.setdefault("session", {})["rules_dir"] = str(built_pack / "rules")
     path = built_pack / "test-hermesd.yaml"
     path.write_text(yaml.safe_dump(layer))
     return path

@@ -161,3 +161,15 @@ def test_a_card_keeps_its_own_timeout_across_a_restart(docs):
         assert not [a for a in r["actions"] if a.get("tool") == "send_document"], r
         assert r["decision"] == "expired", r["reply"]
     assert not (d2.state_dir / "outbox" / "manifest.jsonl").exists()
+
+
+@pytest.mark.parametrize("split", [True, False])
+def test_several_requests_are_split_unless_the_config_keeps_utterances_whole(start_daemon, split):
+    d = start_daemon({"session": {"split_requests": split}})
+    with d.client() as c:
+        sid = c.call("session.open", {"locale": "zh"})["session_id"]
+        r = _turn(c, sid, "先查一下磁盘，然后看看系统状态")
+        tools = [a["tool"] for a in r["actions"] if a.get("tool")]
+        assert (r.get("decision") == "split") == split
+        # kept whole, the utterance is one request: one tool runs
+        assert tools == ["disk_usage", "system_status"] if split else len(tools) == 1

@@ -122,8 +122,11 @@ _FILLERS = re.compile(
     r"(?:i'?d like|i would like|i want|i need|let'?s|can you|could you|make it|make that|change it to|"
     r"set it (?:to|as)|call it|name it|label it|title it|put it as|put|use|it'?s|it is|that'?s|that is|"
     r"the name is|the title is|the location is|the address is|its name is|it should be|how about|"
-    r"try|maybe|i think|i guess|i'?m thinking|i am thinking|to|for|at|in|on|the|a|an)\b[\s,.!]*)+", re.I)
-_TAIL = re.compile(r"(?:[\s,.!?]+|\b(?:please|thanks|thank you|for me|instead|as well|too|then)\b)+$", re.I)
+    r"try|maybe|i think|i guess|i'?m thinking|i am thinking|i like|i prefer|i love|i'?d prefer|"
+    r"i would prefer|something|some|somewhere|anything|to|for|at|in|on|the|a|an)\b[\s,.!]*)+", re.I)
+#: words after an answer that only say what kind of thing it is ("Burmese food", "the San Jose area")
+_TAIL = re.compile(r"(?:[\s,.!?]+|\b(?:please|thanks|thank you|for me|instead|as well|too|then|food|cuisine|"
+                   r"dishes|area|would be (?:great|nice|good|perfect)|sounds (?:great|good|nice))\b)+$", re.I)
 
 
 def free_text(utterance: str, max_words: int = 6) -> str | None:
@@ -137,11 +140,33 @@ def free_text(utterance: str, max_words: int = 6) -> str | None:
     return t
 
 
-def merge(state: dict, intent_name: str, entities: dict) -> None:
+#: entity types of names said by their context ("to Jerry", "in Palo Alto", "at Sakura"): the NLU
+#: tells a name from other words, not always whose name it is
+_NAME_TYPES = {"sgd_city", "sgd_receiver", "sgd_restaurant_name", "sgd_event_name", "sgd_event_location",
+               "sgd_new_alarm_name"}
+
+
+def _by_context(state: dict, it: dict, entities: dict, names: set[str], asked: str | None) -> None:
+    """A name the NLU typed for another service ("send it to Jerry" read as a place: the Payment
+    service has no place) fills, by context, the slot the system just asked when that is a name
+    slot, else the intent's one required name slot still empty (in place in ``entities``)."""
+    left = [k for k, v in entities.items() if k in _NAME_TYPES and isinstance(v, str)
+            and not any(s.get("entity") == k for s in INTENTS[it["name"]][0]["slots"])]
+    if not left:
+        return
+    open_ = [a for a in it["required_slots"] if a in NAME_SLOTS and a not in state["slots"] and a not in entities]
+    target = asked if asked in NAME_SLOTS and asked in names and asked not in entities else \
+        (open_[0] if len(open_) == 1 else None)
+    if target:
+        entities[target] = entities.pop(left[0])
+
+
+def merge(state: dict, intent_name: str, entities: dict, asked: str | None = None) -> None:
     """Fold this turn's values into ``state['slots']`` (in place) for ``intent_name``'s service.
 
     Keys are slot names (a service intent's entities) or entity types (the dialogue-act
-    intents): a type goes to the intent's slot of that type, else the service's.
+    intents, and the types a service intent does not take): a type goes to the intent's slot
+    of that type, else the service's, else by context (:func:`_by_context`).
     """
     if intent_name not in INTENTS:
         return
@@ -154,6 +179,7 @@ def merge(state: dict, intent_name: str, entities: dict) -> None:
         typed.sort(key=lambda n: n not in args)
         if typed and typed[0] not in entities:
             entities[typed[0]] = entities.pop(k)
+    _by_context(state, it, entities, names, asked)
     date_slot = next((s for s in DATE_SLOTS if s in args), next((s for s in DATE_SLOTS if s in names), None))
     time_slot = next((s for s in TIME_SLOTS if s in args and s != "alarm_time"), None)
     for k in ("when", "when2"):
@@ -286,23 +312,32 @@ def handle(input: dict) -> dict:
         state["pool"] = {}
     if state["active"]:
         before = dict(state["slots"])
+        same = asked and prior.get("asked_intent") in (None, state["active"])
         if intent != "sgd.request":  # "do they have live music?" asks about the offer; it sets nothing
-            merge(state, state["active"], entities)
-        if asked and state["slots"] == before and intent in (state["active"], "sgd.inform"):
+            merge(state, state["active"], entities, asked if same else None)
+        if same and state["slots"] == before and intent in (state["active"], "sgd.inform"):
             # the question was answered in words no entity covers ("Phone home"): take the words
             text = free_text(str((input.get("session") or {}).get("utterance") or ""))
             if text and asked not in DATE_SLOTS + TIME_SLOTS:
                 state["slots"][asked] = text
     state["asked"] = input.get("ask")
+    state["asked_intent"] = state["active"] if state["asked"] else None
     if state["asked"]:
         say = f"What {state['asked'].replace('_', ' ')} would you like?"
     if "results" in input and input["results"] is not None:
         state["results"], state["index"] = list(input["results"])[:10], 0
         state["called"] = state["active"]
+        if state["active"] in INTENTS and INTENTS[state["active"]][1]["is_transactional"]:
+            # a transaction is done: the next one ("also request a payment") is told its values afresh,
+            # never handed this one's receiver or amount
+            for a in _args_of(state["active"]):
+                state["slots"].pop(a, None)
         if state["results"]:
             say = f"I found {len(state['results'])}: {_describe(state['results'][0])}."
         else:
             say = "Sorry, I found nothing for that."
+        if state["active"] in INTENTS and INTENTS[state["active"]][1]["is_transactional"]:
+            state["results"] = []  # what a transaction returned is no offer for the next one
         if state["active"] in FOLLOW_UP:  # what the user may accept next ("yes, book it")
             state["offer"] = FOLLOW_UP[state["active"]]
     elif intent in ("sgd.request_alts",):
