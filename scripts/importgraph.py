@@ -9,6 +9,10 @@ Usage::
 
     python3 scripts/importgraph.py            # the part-to-part graph, then any violation (exit 1)
 
+Besides imports, :func:`store_reaches` reads the session layer for attribute reads of the memory
+store (``memory.l2``, ``.core.``, ``.graph.``): an import check alone would not see a store handed
+in through a port and reached through its attributes.
+
 A *part* is a top-level module or sub-package of ``hermesd`` (``nlu``, ``session``,
 ``config``, ``subsystems`` …). :data:`LAYERS` gives each part a layer; an import may only point
 to a lower layer, or sideways within the engines along :data:`ENGINE_EDGES`. ``tests/
@@ -22,7 +26,8 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-__all__ = ["ENGINES", "ENGINE_EDGES", "FORBIDDEN_MODULES", "LAYERS", "module_graph", "part_graph", "violations"]
+__all__ = ["ENGINES", "ENGINE_EDGES", "FORBIDDEN_MODULES", "LAYERS", "STORE_ATTRIBUTES", "module_graph",
+           "part_graph", "store_reaches", "violations"]
 
 #: The engines: text in, dataclass out. They know no socket, no config file, no daemon.
 ENGINES = frozenset({"nlu", "rules", "dialogue", "tools", "memory", "anchors", "session"})
@@ -44,8 +49,16 @@ ENGINE_EDGES: dict[str, frozenset[str]] = {
 FORBIDDEN_MODULES: dict[str, tuple[str, ...]] = {
     "session": ("hermesd.memory.l1", "hermesd.memory.l2", "hermesd.memory.l3", "hermesd.memory.l3_schema",
                 "hermesd.memory.schema", "hermesd.memory.mcp", "hermesd.memory.doorkeeper",
-                "hermesd.anchors.graph"),
+                "hermesd.memory.turnlog", "hermesd.memory.outbox", "hermesd.anchors.graph"),
 }
+
+#: Attributes of the memory subsystem that are its store: the session layer (the ``session`` part and
+#: its shell ``subsystems/session.py``) reads none of them — ``x.l2``, ``x.core``, ``x.graph`` … —
+#: it calls the typed methods of ``session/ports.py`` ``MemoryPort`` instead.
+STORE_ATTRIBUTES = frozenset({"l1", "l2", "l3", "core", "graph"})
+
+#: The files :func:`store_reaches` reads, relative to the package root.
+SESSION_LAYER = ("session", "subsystems/session.py")
 
 #: Layer of each part, bottom first. An import must point to a strictly lower layer, except
 #: between engines (layer 1), where :data:`ENGINE_EDGES` decides.
@@ -207,6 +220,24 @@ def violations(graph: dict[str, set[str]]) -> list[str]:
     return problems
 
 
+def store_reaches(package_root: Path) -> list[str]:
+    """``"path:line: .attr"`` for each read of a :data:`STORE_ATTRIBUTES` attribute in the
+    :data:`SESSION_LAYER` files (any receiver: the port is the only way to the store).
+
+    :raises SyntaxError: a file does not parse.
+    """
+    found: list[str] = []
+    for rel in SESSION_LAYER:
+        base = package_root / rel
+        for path in sorted(base.rglob("*.py") if base.is_dir() else [base] if base.is_file() else []):
+            tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Attribute) and node.attr in STORE_ATTRIBUTES:
+                    where = path.relative_to(package_root.parent)
+                    found.append(f"{where}:{node.lineno}: .{node.attr}")
+    return found
+
+
 def main() -> int:
     root = Path(__file__).resolve().parent.parent / "hermesd"
     missing: list[str] = []
@@ -214,6 +245,7 @@ def main() -> int:
     for part, targets in sorted(part_graph(graph).items(), key=lambda kv: (LAYERS.get(kv[0], 99), kv[0])):
         print(f"{LAYERS.get(part, '?')} {part:13} → {', '.join(sorted(targets)) or '-'}")
     problems = violations(graph) + [f"import of a module that does not exist: {m}" for m in missing]
+    problems += [f"session layer reaches the memory store past its port: {r}" for r in store_reaches(root)]
     for problem in problems:
         print("VIOLATION", problem)
     print(f"{len(graph)} modules, {len(problems)} violations")

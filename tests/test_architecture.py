@@ -86,3 +86,32 @@ def test_an_engine_edge_outside_the_dag_is_found(tmp_path):
     })
     problems = importgraph.violations(importgraph.module_graph(root))
     assert problems == ["engine import not in ENGINE_EDGES: hermesd.memory.store → hermesd.anchors.graph"]
+
+
+def test_the_session_layer_reaches_memory_only_through_its_port():
+    assert importgraph.store_reaches(ROOT / "hermesd") == []
+
+
+def test_a_session_module_reading_the_memory_store_is_found(tmp_path):
+    root = _package(tmp_path, {
+        "session/__init__.py": "",
+        "session/commit.py": "async def commit(memory):\n    row = memory.core.event_row(1)\n"
+                             "    await memory.l2.awrite(row)\n    return memory.event_row(1)\n",
+        "subsystems/__init__.py": "",
+        "subsystems/session.py": "def start(subs):\n    return subs['memory'].graph\n",
+        "subsystems/tools.py": "def start(subs):\n    return subs['memory'].l2\n",  # not the session layer
+    })
+    assert importgraph.store_reaches(root) == [
+        "hermesd/session/commit.py:2: .core", "hermesd/session/commit.py:3: .l2",
+        "hermesd/subsystems/session.py:2: .graph"]
+
+
+def test_a_session_import_of_the_turn_log_sql_is_found(tmp_path):
+    root = _package(tmp_path, {
+        "memory/__init__.py": "",
+        "memory/turnlog.py": "",
+        "session/__init__.py": "",
+        "session/archiving.py": "from ..memory import turnlog\n",
+    })
+    problems = importgraph.violations(importgraph.module_graph(root))
+    assert problems == ["engine reaches past a port into a store: hermesd.session.archiving → hermesd.memory.turnlog"]

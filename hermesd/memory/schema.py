@@ -177,6 +177,40 @@ _V4 = """
 ALTER TABLE audit ADD COLUMN trace_id TEXT NOT NULL DEFAULT '';
 """
 
+#: v5: the session layer's tables — the raw turn log of live sessions (:mod:`.turnlog`), the event
+#: outbox and the schedule of events due later (:mod:`.outbox`). IF NOT EXISTS, as earlier builds
+#: created them at start (the same columns and indexes), so a file of those builds upgrades in place.
+_V5 = """
+CREATE TABLE IF NOT EXISTS turn_log (
+    id INTEGER PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    at_ms INTEGER NOT NULL,
+    record TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS turn_log_session ON turn_log (session_id, id);
+
+CREATE TABLE IF NOT EXISTS event_outbox (
+    id INTEGER PRIMARY KEY,
+    uid INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    data TEXT NOT NULL,
+    created_ms INTEGER NOT NULL,
+    delivered_ms INTEGER
+);
+CREATE INDEX IF NOT EXISTS event_outbox_pending ON event_outbox (uid, id) WHERE delivered_ms IS NULL;
+
+CREATE TABLE IF NOT EXISTS event_schedule (
+    id INTEGER PRIMARY KEY,
+    uid INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    key TEXT NOT NULL,
+    data TEXT NOT NULL,
+    due_ms INTEGER NOT NULL,
+    state TEXT NOT NULL DEFAULT 'waiting'
+);
+CREATE INDEX IF NOT EXISTS event_schedule_waiting ON event_schedule (due_ms) WHERE state = 'waiting';
+"""
+
 #: ``MIGRATIONS[i]`` is the SQL taking ``user_version`` i → i+1 (run in one transaction).
-MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4)
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5)
 SCHEMA_VERSION = len(MIGRATIONS)

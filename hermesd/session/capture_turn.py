@@ -14,7 +14,8 @@ import logging
 import time
 from typing import Any
 
-from ..memory.capture import CaptureRules, stage_fact, turn_record
+from ..memory.capture import CaptureRules, turn_record
+from .ports import MemoryPort
 from .record import Session
 
 __all__ = ["RECENT_MAX", "stage_memory"]
@@ -25,17 +26,17 @@ log = logging.getLogger(__name__)
 RECENT_MAX = 20
 
 
-def stage_memory(core: Any, s: Session, reply: dict[str, Any], tool_results: list[tuple[str, dict, dict]],
+def stage_memory(memory: MemoryPort, s: Session, reply: dict[str, Any], tool_results: list[tuple[str, dict, dict]],
                  rules: CaptureRules | None, trace_id: str) -> tuple[list[Any], list[tuple[str, str, int]]]:
     """Stage the turn's facts and capture; returns (staged writes, ``[(kind, anchor, version)]`` of facts).
 
     Records ``capture_us`` (the time this took, µs) in the session's last trace. The ``[MCP]`` lines
-    are logged once the reply went out (``core.flush_lines``, scheduled by the commit).
+    are logged once the reply went out (``memory.flush_lines``, scheduled by the commit).
     """
     t0 = time.perf_counter()
     staged, updated = [], []
     for f in s.staged:
-        st = stage_fact(core, s.uid, s.session_id, f["anchor"], f["data"], detail=f["detail"], trace_id=trace_id)
+        st = memory.stage_fact(s.uid, s.session_id, f["anchor"], f["data"], detail=f["detail"], trace_id=trace_id)
         staged.append(st)
         updated.append(("fact", f["anchor"], st.row["version"]))
     s.staged = []
@@ -45,7 +46,7 @@ def stage_memory(core: Any, s: Session, reply: dict[str, Any], tool_results: lis
         turn = turn_record(rules, text=str(trace.get("text") or ""), intent=reply.get("intent"),
                            entities=reply.get("entities") or [], anchors=s.refs.get("anchors", {}),
                            tool_results=tool_results, kind=str(next(iter(kinds.values()), "") or ""))
-        st = core.stage_capture(s.uid, s.session_id, turn, slot_session=f"user:{s.uid}", at_ms=s.ref_ms or None,
+        st = memory.stage_capture(s.uid, s.session_id, turn, slot_session=f"user:{s.uid}", at_ms=s.ref_ms or None,
                                 trace_id=trace_id, verbs=rules.memory_verbs, defer=True)
         if st is not None:
             staged.append(st)

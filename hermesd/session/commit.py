@@ -8,7 +8,6 @@ from typing import Any, Callable
 
 from ..logging import redact
 from ..memory.capture import CaptureRules
-from . import turnlog
 from .capture_turn import stage_memory
 from .ports import MemoryPort
 from .record import Session
@@ -43,7 +42,7 @@ async def commit_turn(memory: MemoryPort, s: Session, reply: dict[str, Any], mes
         target = anchors.get(who) if isinstance(who, str) else None
         if target is None and len(anchors) == 1:
             target = next(iter(anchors.values()))
-        events.append(memory.core.event_row(
+        events.append(memory.event_row(
             s.uid, s.session_id, actor=f"uid:{s.uid}", action=tool,
             object=str(output.get("document") or params.get("document") or ""),
             object_kind=str(kind), target_anchor=str(target or ""),
@@ -51,7 +50,7 @@ async def commit_turn(memory: MemoryPort, s: Session, reply: dict[str, Any], mes
     # a turn with side effects (a tool ran, something was remembered) is on disk before its
     # reply goes out; a pure turn is queued in the same single transaction without waiting
     trace = s.last_trace or {}
-    staged, updated = stage_memory(memory.core, s, reply, tool_results, capture_rules, trace.get("trace_id") or "")
+    staged, updated = stage_memory(memory, s, reply, tool_results, capture_rules, trace.get("trace_id") or "")
     # an explicit fact is a promise to the user: on disk before the reply goes out
     durable = bool(slots or events or updated)
     raw = {"at_ms": s.updated_ms, "message_id": message_id, "text": trace.get("text"), "reply": redact(reply),
@@ -59,10 +58,9 @@ async def commit_turn(memory: MemoryPort, s: Session, reply: dict[str, Any], mes
            "state": s.state.value, "version": s.machine.version, "trace_id": trace.get("trace_id")}
     await memory.commit_turn(session=s.to_row(), reply=(s.session_id, message_id, s.uid, reply)
                                   if message_id else None, events=events, slots=slots, durable=durable,
-                                  extra=[lambda conn: turnlog.insert(conn, s.session_id, s.updated_ms, raw),
-                                         *(x.write for x in staged)])
+                                  turn_record=(s.session_id, s.updated_ms, raw), staged=staged)
     if staged:  # the audit lines are formatted after the reply went out (the loop's next round)
-        asyncio.get_running_loop().call_soon(memory.core.flush_lines)
+        asyncio.get_running_loop().call_soon(memory.flush_lines)
     if on_event is not None:
         for kind, anchor, version in updated:
             on_event(s.uid, "memory.updated", {"kind": kind, "anchor": anchor, "version": version,

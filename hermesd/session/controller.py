@@ -29,7 +29,7 @@ from ..logging import session_id_var
 from ..caller import Caller
 from ..clock import wall_ms
 from ..metrics import Counter
-from . import turnlog
+from .archiving import archive_session
 from .commit import commit_turn
 from ..memory.capture import CaptureRules, load_capture_rules
 from .grounding import Grounding
@@ -199,7 +199,7 @@ class Controller:
             await self._finish_close(s, reason)
 
     async def _finish_close(self, s: Session, reason: str) -> None:
-        archived = await turnlog.archive_session(self.memory.l2, self.archive, s, reason, self.now_ms())
+        archived = await archive_session(self.memory, self.archive, s, reason, self.now_ms())
         await self.memory.delete_session(s.session_id)
         log.info("session.close", extra={"kv": {"session": s.session_id, "reason": reason, "turns": s.turns,
                                                 "archive": archived}})

@@ -3,7 +3,7 @@
 An event (``reminder``, ``handoff``, ``session_expired``, ``pending_task``,
 ``confirmation_cancelled``, ``memory.updated`` — ``{kind, anchor, version, session_id}`` of a fact
 stored, updated or forgotten, never its value) belongs to one uid. Reminders are scheduled
-(``event_schedule``) when the ``reminder`` tool creates one and published by the
+(``event_schedule``) when a tool that declares ``schedules`` in its descriptor creates one and published by the
 session timer task when due. :meth:`EventBus.publish`
 writes it to the ``event_outbox`` table first, then pushes it as a JSON-RPC
 notification (``{"method": "event", "params": {id, kind, data, created_ms}}``)
@@ -11,7 +11,8 @@ to every connection of that uid subscribed to its kind, and marks it delivered.
 With no subscriber it stays undelivered — across restarts too — until the uid
 subscribes (the backlog is sent first, oldest first) or takes its next turn
 (the reply carries it under ``events``). Each event is marked delivered once,
-so no subscriber receives it twice.
+so no subscriber receives it twice. The tables belong to memory (:mod:`hermesd.memory.outbox`,
+migration v5); the bus reaches them through the memory port only.
 """
 
 from __future__ import annotations
@@ -22,38 +23,13 @@ import time
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable
 
-import orjson
+from .ports import MemoryPort
 
-__all__ = ["EVENT_KINDS", "EventBus", "OUTBOX_DDL"]
+__all__ = ["EVENT_KINDS", "EventBus"]
 
 log = logging.getLogger(__name__)
 
 EVENT_KINDS = ("reminder", "handoff", "session_expired", "pending_task", "confirmation_cancelled", "memory.updated")
-
-#: the outbox table, created idempotently at start (CREATE ... IF NOT EXISTS); statement by statement,
-#: because ``executescript`` would COMMIT the L2 writer's batch transaction.
-OUTBOX_DDL = (
-    """CREATE TABLE IF NOT EXISTS event_outbox (
-        id INTEGER PRIMARY KEY,
-        uid INTEGER NOT NULL,
-        kind TEXT NOT NULL,
-        data TEXT NOT NULL,
-        created_ms INTEGER NOT NULL,
-        delivered_ms INTEGER
-    )""",
-    "CREATE INDEX IF NOT EXISTS event_outbox_pending ON event_outbox (uid, id) WHERE delivered_ms IS NULL",
-    # events due later (reminders): published by the timer task when due, across restarts
-    """CREATE TABLE IF NOT EXISTS event_schedule (
-        id INTEGER PRIMARY KEY,
-        uid INTEGER NOT NULL,
-        kind TEXT NOT NULL,
-        key TEXT NOT NULL,
-        data TEXT NOT NULL,
-        due_ms INTEGER NOT NULL,
-        state TEXT NOT NULL DEFAULT 'waiting'
-    )""",
-    "CREATE INDEX IF NOT EXISTS event_schedule_waiting ON event_schedule (due_ms) WHERE state = 'waiting'",
-)
 
 Notify = Callable[[str, dict[str, Any]], Awaitable[None]]
 
@@ -66,67 +42,15 @@ class _Sub:
     notify: Notify
 
 
-def _create(conn: Any) -> None:
-    for statement in OUTBOX_DDL:
-        conn.execute(statement)
-
-
-def _insert(conn: Any, uid: int, kind: str, data: bytes, created_ms: int) -> int:
-    return conn.execute("INSERT INTO event_outbox (uid, kind, data, created_ms) VALUES (?,?,?,?)",
-                        (uid, kind, data.decode(), created_ms)).lastrowid
-
-
-def _mark(conn: Any, ids: list[int], at_ms: int) -> None:
-    conn.executemany("UPDATE event_outbox SET delivered_ms=? WHERE id=? AND delivered_ms IS NULL",
-                     [(at_ms, i) for i in ids])
-
-
-def _schedule(conn: Any, uid: int, kind: str, key: str, data: bytes, due_ms: int) -> int:
-    return conn.execute("INSERT INTO event_schedule (uid, kind, key, data, due_ms) VALUES (?,?,?,?,?)",
-                        (uid, kind, key, data.decode(), due_ms)).lastrowid
-
-
-def _unschedule(conn: Any, uid: int, key: str) -> int:
-    return conn.execute("UPDATE event_schedule SET state='cancelled' WHERE uid=? AND key=? AND state='waiting'",
-                        (uid, key)).rowcount
-
-
-def _waiting_schedule(conn: Any) -> list[tuple[int, int]]:
-    return conn.execute("SELECT due_ms, id FROM event_schedule WHERE state='waiting'").fetchall()
-
-
-def _take_scheduled(conn: Any, sid: int) -> tuple[int, str, str] | None:
-    row = conn.execute("SELECT uid, kind, data FROM event_schedule WHERE id=? AND state='waiting'", (sid,)).fetchone()
-    if row is not None:
-        conn.execute("UPDATE event_schedule SET state='fired' WHERE id=?", (sid,))
-    return row
-
-
-def _waiting_uids(conn: Any) -> list[int]:
-    return [r[0] for r in conn.execute("SELECT DISTINCT uid FROM event_outbox WHERE delivered_ms IS NULL")]
-
-
-def _pending(conn: Any, uid: int, limit: int, before_ms: int,
-             kinds: tuple[str, ...] = ()) -> tuple[list[dict[str, Any]], bool]:
-    """Undelivered events of ``uid`` (of ``kinds``, or all), and whether any undelivered event of the
-    uid — of any kind — is left beyond those returned."""
-    only = f" AND kind IN ({','.join('?' * len(kinds))})" if kinds else ""
-    rows = conn.execute("SELECT id, kind, data, created_ms FROM event_outbox WHERE uid=? AND delivered_ms IS NULL "
-                        f"AND created_ms < ?{only} ORDER BY id LIMIT ?", (uid, before_ms, *kinds, limit)).fetchall()
-    total = conn.execute("SELECT COUNT(*) FROM event_outbox WHERE uid=? AND delivered_ms IS NULL", (uid,)).fetchone()[0]
-    events = [{"id": r[0], "kind": r[1], "data": orjson.loads(r[2]), "created_ms": r[3]} for r in rows]
-    return events, total > len(events)
-
-
 class EventBus:
     """Per-uid event streams backed by the L2 outbox.
 
-    :param l2: the memory subsystem's ``L2Store`` (``awrite``/``aread``).
+    :param store: the memory port (its outbox and schedule methods).
     :param now_ms: wall clock in ms.
     """
 
-    def __init__(self, l2: Any, now_ms: Callable[[], int] = lambda: int(time.time() * 1000)) -> None:
-        self.l2 = l2
+    def __init__(self, store: MemoryPort, now_ms: Callable[[], int] = lambda: int(time.time() * 1000)) -> None:
+        self.store = store
         self.now_ms = now_ms
         self.subs: dict[int, _Sub] = {}
         #: uids that may have undelivered events (filled from L2 at start), so a turn
@@ -138,20 +62,19 @@ class EventBus:
         self.timeline: list[tuple[int, int]] = []
 
     async def start(self) -> None:
-        await self.l2.awrite(_create)
-        self.waiting = set(await self.l2.aread(_waiting_uids))
-        self.timeline = sorted(tuple(r) for r in await self.l2.aread(_waiting_schedule))
+        self.waiting = set(await self.store.outbox_waiting_uids())
+        self.timeline = sorted(await self.store.waiting_schedule())
 
     async def publish(self, uid: int, kind: str, data: dict[str, Any]) -> int:
         """Store the event durably, then push it to subscribers; returns its id."""
-        eid = await self.l2.awrite(_insert, uid, kind, orjson.dumps(data, default=str), self.now_ms())
+        eid = await self.store.outbox_add(uid, kind, data, self.now_ms())
         self.published += 1
         event = {"id": eid, "kind": kind, "data": data, "created_ms": self.now_ms()}
         targets = [s for s in self.subs.values() if s.uid == uid and (not s.kinds or kind in s.kinds)]
         if targets:
             for sub in targets:
                 await sub.notify("event", event)
-            await self.l2.awrite(_mark, [eid], self.now_ms())
+            await self.store.outbox_mark_delivered([eid], self.now_ms())
             self.delivered += 1
         else:
             self.waiting.add(uid)
@@ -173,24 +96,24 @@ class EventBus:
         if uid not in self.waiting:
             return []
         cutoff = self.now_ms() + 1 if before_ms is None else before_ms
-        events, more = await self.l2.aread(_pending, uid, limit, cutoff, tuple(kinds or ()))
+        events, more = await self.store.outbox_pending(uid, limit, cutoff, tuple(kinds or ()))
         if not more:
             self.waiting.discard(uid)
         if events:
-            await self.l2.awrite(_mark, [e["id"] for e in events], self.now_ms())
+            await self.store.outbox_mark_delivered([e["id"] for e in events], self.now_ms())
             self.delivered += len(events)
         return events
 
     async def schedule(self, uid: int, kind: str, key: str, data: dict[str, Any], due_ms: int) -> int:
         """Publish ``kind`` for ``uid`` at ``due_ms`` (epoch ms), durably; ``key`` names it for :meth:`unschedule`."""
-        sid = await self.l2.awrite(_schedule, uid, kind, key, orjson.dumps(data, default=str), due_ms)
+        sid = await self.store.schedule_event(uid, kind, key, data, due_ms)
         heapq.heappush(self.timeline, (due_ms, sid))
         log.info("event.scheduled", extra={"kv": {"kind": kind, "key": key, "uid": uid, "due_ms": due_ms}})
         return sid
 
     async def unschedule(self, uid: int, key: str) -> int:
         """Cancel this uid's waiting events named ``key`` (a cancelled reminder)."""
-        return await self.l2.awrite(_unschedule, uid, key)
+        return await self.store.unschedule_event(uid, key)
 
     def next_due_ms(self) -> int | None:
         return self.timeline[0][0] if self.timeline else None
@@ -200,10 +123,10 @@ class EventBus:
         now, n = self.now_ms(), 0
         while self.timeline and self.timeline[0][0] <= now:
             _, sid = heapq.heappop(self.timeline)
-            row = await self.l2.awrite(_take_scheduled, sid)
+            row = await self.store.take_scheduled(sid)
             if row is not None:  # not cancelled meanwhile
                 uid, kind, data = row
-                await self.publish(uid, kind, orjson.loads(data))
+                await self.publish(uid, kind, data)
                 n += 1
         return n
 

@@ -75,7 +75,7 @@ class Grounding:
     def remember_anchor(self, s: Session, mention: str, anchor_id: str) -> None:
         """Keep ``mention`` → ``anchor_id`` for the rest of the session (also in the graph's cache)."""
         s.anchors[normalize_mention(mention)] = anchor_id
-        self.memory.graph.bind(s.session_id, mention, anchor_id)
+        self.memory.bind_mention(s.session_id, mention, anchor_id)
 
     def rebind(self, s: Session, old: Any, new: Any) -> None:
         """A correction replaced person ``old`` by ``new`` (shown names): every mention of the session
@@ -99,7 +99,7 @@ class Grounding:
         mention = normalize(mention).text if _CJK.search(mention) else mention  # 張工 → 张工 for the directory
         bound = s.anchors.get(normalize_mention(mention))
         if bound is not None:
-            self.memory.graph.bind(s.session_id, mention, bound)  # refresh the graph's cache (after a restart)
+            self.memory.bind_mention(s.session_id, mention, bound)  # refresh the graph's cache (after a restart)
             s.refs["session_anchor"] = True
         res = await self.memory.resolve(mention, session_id=s.session_id, type="person", fuzzy=fuzzy)
         if res.status == "resolved":

@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING, Any
 from ..dialogue import catalogue
 from ..dialogue.questions import Confirm
 from ..logging import redact
-from ..memory import records
 from ..memory.facts import ALL, MAX_VALUE_CHARS, MemoryRequest, dice, normal_subject, read_request
 from ..memory.hiding import hide
 from ..nlu.normalize import normalize
@@ -131,7 +130,7 @@ class MemoryTurns:
 
     async def _remember(self, s: Session, req: MemoryRequest, lang: str) -> str:
         anchor = fact_anchor(req.subject) if req.relation != "note" else "note:" + normal_subject(req.value)[:40]
-        old = await self.c.memory.core.get(s.uid, _user_key(s.uid), anchor)
+        old = await self.c.memory.get(s.uid, _user_key(s.uid), anchor)
         old_data = old["data"] if old is not None else None
         secret = req.relation == "is" and redact(f"{req.subject}: {req.value}") != f"{req.subject}: {req.value}"
         value = "***" if secret else redact(req.value)
@@ -164,23 +163,16 @@ class MemoryTurns:
 
     async def facts(self, uid: int) -> list[dict[str, Any]]:
         """The caller's facts and notes (L2 rows merged with newer L1 copies)."""
-        core = self.c.memory.core
-        rows = await core.l2.aread(records.list_user_memories, uid, _user_key(uid))
-        out = []
-        for r in rows:
-            if not (r["anchor"].startswith(FACT_PREFIX) or r["anchor"].startswith("note:")):
-                continue
-            hot = core.l1.peek((uid, _user_key(uid), r["anchor"]))
-            out.append({**r, "data": hot.data} if hot is not None and hot.version >= r["version"] else r)
-        return out
+        return [r for r in await self.c.memory.user_memories(uid, _user_key(uid))
+                if r["anchor"].startswith(FACT_PREFIX) or r["anchor"].startswith("note:")]
 
     async def _best(self, s: Session, subject: str) -> dict[str, Any] | None:
-        core = self.c.memory.core
+        memory = self.c.memory
         want = normal_subject(subject)
-        hot = core.get_hot(s.uid, _user_key(s.uid), FACT_PREFIX + want)  # exact key from L1 first
+        hot = memory.get_hot(s.uid, _user_key(s.uid), FACT_PREFIX + want)  # exact key from L1 first
         if hot is not None:
-            return {"anchor": hot.key[2], "data": hot.data}
-        lam = core.settings.decay.retrieval_decay_per_hour
+            return {"anchor": hot["anchor"], "data": hot["data"]}
+        lam = memory.settings.decay.retrieval_decay_per_hour
         now = self.c.now_ms()
         best, best_score = None, 0.0
         for r in await self.facts(s.uid):
@@ -191,7 +183,7 @@ class MemoryTurns:
             if overlap >= MIN_MATCH and score > best_score:
                 best, best_score = r, score
         if best is not None:
-            core.get_hot(s.uid, _user_key(s.uid), best["anchor"])  # counts the lookup
+            memory.get_hot(s.uid, _user_key(s.uid), best["anchor"])  # counts the lookup
         return best
 
     def _when(self, s: Session, said_ms: int, lang: str) -> str:
@@ -259,10 +251,10 @@ class MemoryTurns:
         c._move(s, Event.ROUTED, "forget confirmed")
         anchor = str(q.entities.get("anchor"))
         if anchor == ALL:
-            n = await c.memory.core.forget_user(s.uid)
+            n = await c.memory.forget_user(s.uid)
             p.texts.append(catalogue.say("mem_forgot_all", lang, n=n))
         else:
-            await c.memory.core.forget(anchor, s.uid)
+            await c.memory.forget(anchor, s.uid)
             p.texts.append(catalogue.say("mem_forgot", lang, s=str(q.entities.get("what", "")), rel="", v=""))
-        c.on_event(s.uid, "memory.updated", {"kind": "forget", "anchor": anchor, "version": c.memory.core._version})
+        c.on_event(s.uid, "memory.updated", {"kind": "forget", "anchor": anchor, "version": c.memory.version})
         c._move(s, Event.DONE, "forgotten")

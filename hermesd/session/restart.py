@@ -53,7 +53,7 @@ async def interrupted(c: "Controller", s: Session) -> None:
         s.pending = Confirm(intent=step["intent"], rule_id=step["rule_id"], index=int(step["index"]),
                             entities=step.get("entities") or {}, steps=step.get("steps") or {}, prompt=prompt,
                             utterance=step.get("utterance"), card={"question": prompt})
-    row = c.memory.core.event_row(
+    row = c.memory.event_row(
         s.uid, s.session_id, actor=f"uid:{s.uid}", action=f"interrupted:{step.get('tool', '')}", object="",
         object_kind="", target_anchor="", at_ms=c.now_ms(), payload={"step": step, "status": "interrupted"})
     await c.memory.commit_turn(session=s.to_row(), reply=None, events=[row], slots=[], durable=True)

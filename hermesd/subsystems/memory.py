@@ -12,8 +12,16 @@ The session controller uses the Python API: :meth:`capture`, :meth:`search`,
 :meth:`delete_session`), stored replies (:meth:`store_reply`, :meth:`load_reply`),
 pending tasks (:meth:`add_pending_task`, :meth:`pending_tasks`,
 :meth:`set_task_status`), :meth:`close_project`, :meth:`merge_anchors` and
-:meth:`commit_turn` (session state + stored reply + events + memory slots in one
-transaction).
+:meth:`commit_turn` (session state + stored reply + events + memory slots + the turn's
+log record in one transaction). What the session layer needs beyond that is here too, typed, so
+it never holds L1, L2, the core or the anchor graph (``session/ports.py`` ``MemoryPort``): the
+turn log (:meth:`turn_records`, :meth:`session_audit`, :meth:`delete_turn_records`), the event
+outbox (:meth:`outbox_add`, :meth:`outbox_pending`, :meth:`outbox_mark_delivered`,
+:meth:`outbox_waiting_uids`) and schedule (:meth:`schedule_event`, :meth:`unschedule_event`,
+:meth:`waiting_schedule`, :meth:`take_scheduled`), a mention bound for a session
+(:meth:`bind_mention`), event rows and staged captures for :meth:`commit_turn`
+(:meth:`event_row`, :meth:`stage_fact`, :meth:`stage_capture`, :meth:`flush_lines`), a user's
+facts (:meth:`user_memories`, :meth:`get_hot`, :meth:`forget_user`) and :attr:`version`.
 """
 
 from __future__ import annotations
@@ -36,10 +44,11 @@ from .subsystem import DaemonContext, Subsystem
 from ..tasks import cancel_and_wait
 from ..anchors.directory import Directory
 from ..anchors.graph import AnchorGraph, Resolution
-from ..memory import records
+from ..memory import outbox, records, turnlog
+from ..memory.capture import stage_fact
 from ..memory.l2 import L2Store
 from ..clock import wall_ms
-from ..memory.mcp import MemoryCore
+from ..memory.mcp import MemoryCore, Staged
 from ..memory.hiding import hide
 from ..memory.settings import MemorySettings
 
@@ -422,15 +431,17 @@ class MemoryService(Subsystem):
                           reply: tuple[str, str, int, dict[str, Any]] | None = None,
                           events: list[dict[str, Any]] | None = None,
                           slots: list[dict[str, Any]] | None = None, durable: bool = True,
-                          extra: list[Callable[[Any], Any]] | None = None) -> list[int]:
-        """Session state + stored reply + events + memory slots in ONE transaction.
+                          turn_record: tuple[str, int, dict[str, Any]] | None = None,
+                          staged: list[Staged] | None = None) -> list[int]:
+        """Session state + stored reply + events + memory slots + turn log in ONE transaction.
 
         :param session: see :meth:`save_session`.
         :param reply: ``(session_id, message_id, uid, reply)``.
-        :param events: rows from :meth:`MemoryCore.event_row`.
+        :param events: rows from :meth:`event_row`.
         :param slots: ``[{uid, session_id, anchor, data, memory_class?, project?}]``;
             they are in L1 at once and in L2 with the rest of the turn.
-        :param extra: more ``fn(conn)`` writes of the caller's own tables, in the same transaction.
+        :param turn_record: ``(session_id, at_ms, record)``: the turn's raw record for the turn log.
+        :param staged: captures and facts from :meth:`stage_capture` / :meth:`stage_fact`.
         :param durable: wait for the COMMIT (fsync); False queues the same single transaction and
             returns at once (for turns without side effects: losing one to a crash only means the
             client's retry runs it again).
@@ -450,14 +461,116 @@ class MemoryService(Subsystem):
                 records.store_reply(conn, *reply, now)
             for r in rows:
                 records.upsert_summary(conn, r)
-            for fn in extra or []:
-                fn(conn)
+            if turn_record is not None:
+                turnlog.insert(conn, *turn_record)
+            for st in staged or []:
+                st.write(conn)
             return [records.insert_event(conn, e) for e in events or []]
 
         if not durable:
             self._l2().write(op)
             return []
         return await self._l2().awrite(op)
+
+    # -- for the session layer: staged captures, facts, mentions ---------------------
+
+    @property
+    def version(self) -> int:
+        """The newest memory version given out (ms-based, increasing; 0 before start)."""
+        return self.core._version if self.core is not None else 0
+
+    def event_row(self, uid: int, session_id: str, **fields: Any) -> dict[str, Any]:
+        """An ``events`` row for :meth:`commit_turn` (fields: see :meth:`MemoryCore.event_row`)."""
+        return self._c().event_row(uid, session_id, **fields)
+
+    def stage_fact(self, uid: int, source: str, anchor: str, data: dict[str, Any], *, detail: str,
+                   trace_id: str = "") -> Staged:
+        """Stage an explicit fact of ``uid`` in L1 (see :func:`hermesd.memory.capture.stage_fact`); its L2
+        half goes in :meth:`commit_turn` ``staged``."""
+        return stage_fact(self._c(), uid, source, anchor, data, detail=detail, trace_id=trace_id)
+
+    def stage_capture(self, uid: int, source: str, turn: dict[str, Any], **kw: Any) -> Staged | None:
+        """Stage the capture of a turn (see :meth:`MemoryCore.stage_capture`), or None: nothing to keep."""
+        return self._c().stage_capture(uid, source, turn, **kw)
+
+    def flush_lines(self) -> int:
+        """Log the deferred ``[MCP]`` lines of staged captures; returns how many."""
+        return self._c().flush_lines()
+
+    def get_hot(self, uid: int, session_id: str, anchor: str) -> dict[str, Any] | None:
+        """A slot from L1 only (counts as a lookup; never blocks): ``{anchor, data, version}`` or None."""
+        slot = self._c().get_hot(uid, session_id, anchor)
+        return None if slot is None else {"anchor": slot.key[2], "data": slot.data, "version": slot.version}
+
+    async def user_memories(self, uid: int, session_id: str) -> list[dict[str, Any]]:
+        """The slots of ``(uid, session_id)`` (most used, then newest first), each row's ``data`` replaced
+        by a newer L1 copy when L1 holds one (L1 is ahead of L2 until the turn's batch commits)."""
+        core = self._c()
+        rows = await self._l2().aread(records.list_user_memories, uid, session_id)
+        out = []
+        for r in rows:
+            hot = core.l1.peek((uid, session_id, r["anchor"]))
+            out.append({**r, "data": hot.data} if hot is not None and hot.version >= r["version"] else r)
+        return out
+
+    async def forget_user(self, uid: int) -> int:
+        """Erase every memory of ``uid`` (durable when it returns); returns the slots erased."""
+        return await self._c().forget_user(uid)
+
+    def bind_mention(self, session_id: str, mention: str, anchor_id: str) -> None:
+        """Keep ``mention`` → ``anchor_id`` in the anchor graph's cache for this session."""
+        assert self.graph is not None
+        self.graph.bind(session_id, mention, anchor_id)
+
+    # -- for the session layer: turn log ----------------------------------------------
+
+    async def turn_records(self, session_id: str) -> list[dict[str, Any]]:
+        """The session's raw turn records (:mod:`hermesd.memory.turnlog`), oldest first."""
+        return await self._l2().aread(turnlog.records, session_id)
+
+    async def session_audit(self, session_id: str) -> list[dict[str, Any]]:
+        """The audit lines the session caused, oldest first, as ``{column: value}``."""
+        return await self._l2().aread(turnlog.audit_rows, session_id)
+
+    async def delete_turn_records(self, session_id: str) -> int:
+        """Delete the session's turn records (durable when it returns); returns how many."""
+        return await self._l2().awrite(turnlog.delete, session_id)
+
+    # -- for the session layer: the event outbox and schedule -------------------------
+
+    async def outbox_add(self, uid: int, kind: str, data: dict[str, Any], created_ms: int) -> int:
+        """Store an undelivered event for ``uid`` (durable when it returns); returns its id."""
+        return await self._l2().awrite(outbox.add, uid, kind, data, created_ms)
+
+    async def outbox_mark_delivered(self, ids: list[int], at_ms: int) -> None:
+        """Mark events delivered (durable when it returns)."""
+        await self._l2().awrite(outbox.mark_delivered, ids, at_ms)
+
+    async def outbox_waiting_uids(self) -> list[int]:
+        """The uids with undelivered events."""
+        return await self._l2().aread(outbox.waiting_uids)
+
+    async def outbox_pending(self, uid: int, limit: int, before_ms: int,
+                             kinds: tuple[str, ...] = ()) -> tuple[list[dict[str, Any]], bool]:
+        """Undelivered events ``{id, kind, data, created_ms}`` of ``uid`` and whether more are left
+        (see :func:`hermesd.memory.outbox.pending`)."""
+        return await self._l2().aread(outbox.pending, uid, limit, before_ms, kinds)
+
+    async def schedule_event(self, uid: int, kind: str, key: str, data: dict[str, Any], due_ms: int) -> int:
+        """Schedule an event for ``due_ms`` (epoch ms; durable when it returns); returns its schedule id."""
+        return await self._l2().awrite(outbox.schedule, uid, kind, key, data, due_ms)
+
+    async def unschedule_event(self, uid: int, key: str) -> int:
+        """Cancel the uid's waiting events named ``key``; returns how many."""
+        return await self._l2().awrite(outbox.unschedule, uid, key)
+
+    async def waiting_schedule(self) -> list[tuple[int, int]]:
+        """``(due_ms, schedule id)`` of every waiting event."""
+        return await self._l2().aread(outbox.waiting_schedule)
+
+    async def take_scheduled(self, schedule_id: int) -> outbox.Scheduled | None:
+        """Mark a waiting event fired and return it; None when it was cancelled or fired meanwhile."""
+        return await self._l2().awrite(outbox.take_scheduled, schedule_id)
 
     def _l2(self) -> L2Store:
         if self.l2 is None:

@@ -38,8 +38,8 @@ from .subsystem import DaemonContext, Subsystem
 from ..tasks import cancel_and_wait
 from ..session.controller import Controller
 from ..session.locale import session_language
-from ..session import turnlog
 from ..session.events import EVENT_KINDS, EventBus
+from ..session.schedules import schedule_changes
 from ..session.settings import SessionSettings, resolve_rules_dir
 
 __all__ = ["SessionService"]
@@ -137,6 +137,7 @@ class SessionService(Subsystem):
         self._wake = asyncio.Event()
         self._last_poll = 0.0
         self.events: EventBus | None = None
+        self._tools: Any = None
         self._publishing: set[asyncio.Task[Any]] = set()
 
     async def start(self, ctx: DaemonContext) -> None:
@@ -165,9 +166,9 @@ class SessionService(Subsystem):
                                      lexicon=lexicon,
                                      reminders={"default_time": reminders.default_time} if reminders else None)
         self.controller.capture_rules = await asyncio.to_thread(load_capture_rules, self.settings.capture_files)
-        self.events = EventBus(subs["memory"].l2)
+        self.events = EventBus(subs["memory"])
         await self.events.start()
-        await subs["memory"].l2.awrite(turnlog.create)
+        self._tools = tools
         self.controller.archive = subs.get("archive")
         self.controller.on_event = self._publish
         self.controller.on_tool_result = self._on_tool_result
@@ -241,27 +242,26 @@ class SessionService(Subsystem):
 
     async def _on_tool_result(self, uid: int, session_id: str, tool: str, params: dict[str, Any],
                               output: dict[str, Any]) -> None:
-        """The reminder tool stores reminders; the daemon makes them fire (an event when due)."""
-        if tool != "reminder" or self.events is None:
+        """A tool that declares a scheduled side (``schedules`` in its descriptor: the reminder tool)
+        stores its items; the daemon makes them fire (an event when due) and drops cancelled ones."""
+        registry = getattr(self._tools, "registry", None)
+        found = registry.get(tool) if registry is not None else None
+        spec = found.descriptor.schedules if found is not None else None
+        if spec is None or self.events is None:
             return
-        action = params.get("action")
-        if action == "create":
-            for r in output.get("reminders") or []:
-                try:
-                    due = datetime.fromisoformat(str(r.get("due")))
-                except ValueError:
-                    continue
-                if due.tzinfo is None:
-                    due = due.replace(tzinfo=ZoneInfo(self.controller.nlu.settings.timezone))  # type: ignore[union-attr]
-                await self.events.schedule(uid, "reminder", f"reminder:{r.get('id')}",
-                                           {"reminder_id": r.get("id"), "text": r.get("text"), "due": r.get("due"),
-                                            "session_id": session_id}, int(due.timestamp() * 1000))
+        if spec.kind not in EVENT_KINDS:
+            log.error("tool.schedules_unknown_kind", extra={"kv": {"tool": tool, "kind": spec.kind}})
+            return
+        changes = schedule_changes(spec, params, output, session_id=session_id,
+                                   zone=self.controller.nlu.settings.timezone)  # type: ignore[union-attr]
+        if changes is None:
+            return
+        for item in changes.schedule:
+            await self.events.schedule(uid, changes.kind, item.key, item.data, item.due_ms)
+        for key in changes.unschedule:
+            await self.events.unschedule(uid, key)
+        if changes.created:
             self._poke()
-        elif action == "cancel":
-            # by id, or the one due in a range (no id in the params): the output names what was cancelled
-            ids = {r.get("id") for r in output.get("reminders") or [] if r.get("status") == "cancelled"}
-            for rid in sorted(i for i in ids | {params.get("id")} if i):
-                await self.events.unschedule(uid, f"reminder:{rid}")
 
     def connection_closed(self, connection_id: int) -> None:
         if self.events is not None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+import string
 from pathlib import Path
 from typing import Any, Literal
 
@@ -25,7 +26,7 @@ from ..rules.phrases import LANGS, Phrase, PhraseError
 from .schema import SchemaError, Validator, expand
 
 __all__ = ["BreakerSpec", "Descriptor", "DescriptorError", "FsGrants", "Grants", "NetGrants", "PLACEHOLDERS",
-           "Sandbox", "TestCase", "load_descriptor"]
+           "Sandbox", "Schedules", "TestCase", "load_descriptor"]
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 _CODE = re.compile(r"^[A-Z][A-Z0-9_]{1,63}$")
@@ -189,6 +190,77 @@ class BreakerSpec(_Model):
     cooldown_max_ms: int | None = Field(None, ge=10, le=86_400_000)
 
 
+_FIELD = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
+
+
+class Schedules(_Model):
+    """A tool's scheduled side: calls that create items due later (a reminder) and calls that cancel
+    them. The daemon keeps one event per item in its schedule and publishes it when due
+    (``events.subscribe``), across restarts; the handler only stores and lists its items.
+
+    ``action`` is the input field saying what a call does; a call whose ``action`` is ``create``
+    schedules each object of the output array ``items``: named ``key`` (a template over the item's
+    fields, ``"reminder:{id}"``), due at the item's ``due`` field (RFC 3339; a time without an offset
+    is in the device zone; an item whose ``due`` does not parse is not scheduled), with ``data``
+    (event field → item field; ``session_id`` is added). A call whose ``action`` is ``cancel``
+    unschedules the key of each listed item that has the field values of ``cancelled``, and the key
+    filled from the call's own input when the input gives every field the key names (cancel by id).
+    ``kind`` is the event kind published (one of the kinds ``events.subscribe`` knows).
+    """
+
+    kind: str = Field(pattern=r"^[a-z][a-z0-9_.]{0,63}$")
+    action: str = Field("action", pattern=_FIELD.pattern)
+    create: str = "create"
+    cancel: str = "cancel"
+    items: str = Field(pattern=_FIELD.pattern)
+    key: str = Field(min_length=1, max_length=200)
+    due: str = Field(pattern=_FIELD.pattern)
+    data: dict[str, str] = {}
+    cancelled: dict[str, Any] = {}
+
+    @field_validator("key")
+    @classmethod
+    def _key(cls, v: str) -> str:
+        try:
+            fields = [f for _, f, _, _ in string.Formatter().parse(v) if f is not None]
+        except ValueError as exc:
+            raise ValueError(f"key template {v!r}: {exc}") from None
+        if not fields or not all(_FIELD.match(f) for f in fields):
+            raise ValueError(f"key template {v!r} must name item fields as {{field}} (at least one)")
+        return v
+
+    @field_validator("data")
+    @classmethod
+    def _data(cls, v: dict[str, str]) -> dict[str, str]:
+        bad = [f"{k}: {f}" for k, f in v.items() if not (_FIELD.match(k) and isinstance(f, str) and _FIELD.match(f))]
+        if bad:
+            raise ValueError(f"data maps an event field to an item field (names): {bad}")
+        if "session_id" in v:
+            raise ValueError("data: session_id is added by the daemon")
+        return v
+
+    @property
+    def key_fields(self) -> tuple[str, ...]:
+        """The item fields the key template names."""
+        return tuple(f for _, f, _, _ in string.Formatter().parse(self.key) if f)
+
+    def check(self, input_schema: dict[str, Any], output_schema: dict[str, Any]) -> None:
+        """The declared fields exist in the tool's schemas.
+
+        :raises ValueError: ``action`` is not an input field whose enum holds ``create`` and ``cancel``,
+            or ``items`` is not an output array.
+        """
+        prop = (input_schema.get("properties") or {}).get(self.action)
+        if prop is None:
+            raise ValueError(f"schedules.action: {self.action!r} is not an input field")
+        enum = prop.get("enum")
+        if enum is not None and not {self.create, self.cancel} <= set(enum):
+            raise ValueError(f"schedules: input {self.action!r} allows {enum}, not {self.create!r} and {self.cancel!r}")
+        out = (output_schema.get("properties") or {}).get(self.items)
+        if out is None or out.get("type") != "array":
+            raise ValueError(f"schedules.items: {self.items!r} is not an output array")
+
+
 class TestCase(_Model):
     """One self-test: ``input`` and what to expect.
 
@@ -257,6 +329,8 @@ class Descriptor(_Model):
     ``subject`` names what the tool does as the subject of a sentence, ``{zh: 网络检查, en:
     the network check}``, for failure sentences; ``reply`` is the tool's own reply template
     over its output (:mod:`hermesd.rules.phrases`), which may name only declared output fields.
+    ``schedules`` declares the tool's scheduled side (:class:`Schedules`: reminders), checked
+    against its input and output schemas.
     """
 
     name: str
@@ -278,6 +352,7 @@ class Descriptor(_Model):
     subject: dict[str, str] = {}
     #: the handler module, relative to the tool's folder (a module shared by several tools)
     handler: str = "handler.py"
+    schedules: Schedules | None = None
     #: the parsed ``reply:`` (:class:`~hermesd.rules.phrases.Phrase`), None when the tool has none
     reply: Any = None
     #: business code → {lang: sentence}, from the codes ``errors`` gives as ``{zh, en}``
@@ -312,6 +387,12 @@ class Descriptor(_Model):
                                  f"add it to grants.fs.read or grants.fs.write")
         if self.grants.network.connect and not self.sandbox.network:
             raise ValueError("grants.network needs sandbox.network: true (the worker has no network otherwise)")
+        return self
+
+    @model_validator(mode="after")
+    def _schedules_match_schemas(self) -> "Descriptor":
+        if self.schedules is not None:
+            self.schedules.check(self.input, self.output)
         return self
 
     @field_validator("reply")

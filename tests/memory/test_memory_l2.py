@@ -195,7 +195,7 @@ def test_older_schema_is_migrated_in_place(tmp_path: Path) -> None:
             c.execute("SELECT action FROM audit").fetchall())).result()
     finally:
         store.close()
-    assert version == SCHEMA_VERSION == 4
+    assert version == SCHEMA_VERSION == 5
     assert "events_object" in indexes and kept == [("kept",)]
 
 
