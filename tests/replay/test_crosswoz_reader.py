@@ -1,6 +1,6 @@
 """The CrossWOZ pack's readers and state rules, in-process (pure given the database).
 
-Table tests of ``scripts/crosswoz_pack_src`` (the code the pack's tool runs): normalising,
+Table tests of ``config/packs/crosswoz/tools/_cw`` (the code the pack's tool runs): normalising,
 number/price/rating/duration readers, the slot a context word gives a number, requests,
 trips and references to the place chosen earlier, and how a turn changes the tracked
 constraints. The utterances are written for these tests (none is taken from the dialogues).
@@ -15,7 +15,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 DB = REPO.parent / "shared" / "data" / "crosswoz" / "database"
-sys.path.insert(0, str(REPO / "scripts" / "crosswoz_pack_src"))
+sys.path.insert(0, str(REPO / "config" / "packs" / "crosswoz" / "tools" / "_cw"))
 
 import cw_db  # noqa: E402
 import cw_read  # noqa: E402
