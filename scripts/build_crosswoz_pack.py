@@ -136,7 +136,8 @@ def learned(build: dict[str, list[dict]], db_dir: Path) -> dict:
 
 
 def _plan(intent: str, first: bool = False) -> list[dict]:
-    params = {"utterance": "{{session.utterance}}", "intent": intent}
+    # session.turn: the parts of one utterance share it, so the tool reads them as one turn
+    params = {"utterance": "{{session.utterance}}", "intent": intent, "turn": "{{session.turn}}"}
     if not first:
         params["state"] = "{{session.cw}}"
     return [{"tool": "crosswoz_query", "id": "q", "params": params},
@@ -186,7 +187,8 @@ def write_tools(out: Path, learned_doc: dict) -> None:
                               "metro, taxi) and answers the attributes asked for"},
         "input": {"type": "object", "required": ["utterance"], "additionalProperties": False,
                   "properties": {"utterance": {"type": "string", "maxLength": 2000},
-                                 "state": {"type": ["object", "null"]}, "intent": {"type": ["string", "null"]}}},
+                                 "state": {"type": ["object", "null"]}, "intent": {"type": ["string", "null"]},
+                                 "turn": {"type": ["integer", "null"], "minimum": 0}}},
         "output": {"state": {"type": "object", "required": True}, "queries": {"type": "array", "required": True},
                    "requests": {"type": "array", "required": True}, "results": {"type": "object", "required": True},
                    "answers": {"type": "array", "required": True}, "say": {"type": "string", "required": True}},

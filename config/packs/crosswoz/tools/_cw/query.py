@@ -2,8 +2,9 @@
 database queries of the domains whose constraints changed, the records chosen, the requested
 attributes answered from them, and the reply in Chinese.
 
-Input ``{utterance, state?, intent?}`` (``state``: ``session.cw``, what this tool returned last
-turn; absent at the start). Output ``{state, queries: [{domain, constraints}], requests:
+Input ``{utterance, state?, intent?, turn?}`` (``state``: ``session.cw``, what this tool returned
+last time; absent at the start; ``turn``: ``session.turn``, the same for every part of one
+utterance). Output ``{state, queries: [{domain, constraints}], requests:
 [[domain, slot]], results: {domain: [names]}, answers: [{domain, slot, value}], say}``; the
 state numbers every query of the dialogue (``queries_made``, and the newest in ``query_log``:
 ``[{seq, domain, constraints}]``, what ``hermesctl replay`` scores). One tool, so every worker of the pool can serve every turn (a worker keeps the sandbox
@@ -48,24 +49,51 @@ def lexicon() -> "cw_read.Lexicon":
     return _LEX[0]
 
 
+def _log_queries(prior: dict, state: dict, queries: list[dict], turn) -> None:
+    """Number this request's queries into ``state`` (``queries_made``, ``query_log``).
+
+    Several requests of one utterance run this tool once each, with the same ``turn``: the
+    turn's queries then stand for one reading of the whole utterance — a later part's query of
+    a domain replaces the earlier part's one of that domain (the wizard queries each domain once
+    per turn, CrossWOZ, Zhu et al. 2020), the turn's queries numbered from where it began."""
+    log = [dict(q) for q in prior.get("query_log") or []]
+    seq = int(prior.get("queries_made") or 0)
+    if turn is not None and prior.get("turn") == turn:  # a later part of the same utterance
+        base = int(prior.get("turn_base") or 0)
+        redone = {q["domain"] for q in queries}
+        older = [q for q in log if int(q.get("seq") or 0) <= base]
+        this = [q for q in log if int(q.get("seq") or 0) > base and q.get("domain") not in redone]
+        this += [dict(q) for q in queries]
+        for k, q in enumerate(this, base + 1):
+            q.update(seq=k, turn=turn)
+        log, seq = older + this, base + len(this)
+    else:
+        base = seq
+        for q in queries:
+            seq += 1
+            log.append({"seq": seq, **q, "turn": turn})
+    state["turn_base"] = base
+    state["turn"] = turn
+    state["queries_made"], state["query_log"] = seq, log[-LOG_KEEP:]
+
+
 def handle(input: dict) -> dict:
     text = str(input.get("utterance") or "").strip()
     prior = input.get("state") or {}
     intent = input.get("intent")
+    turn = input.get("turn")
     if not text:
         out = cw_answer.answer(prior, [], [], {}, intent)
         return {**out, "queries": [], "requests": []}
     acts = cw_read.read(text, prior, lexicon())
+    db = cw_db.load()
+    for dom, said in acts["inform"].items():  # in the database's words before they are tracked
+        acts["inform"][dom] = {k: cw_db.canonical(dom, k, v, db) for k, v in said.items()}
     state, changed = cw_track.step(prior, acts, text)
     queries = [{"domain": d, "constraints": state["cons"][d]} for d in changed]
     requests = [list(r) for r in acts["request"]]
-    # every query of the dialogue, numbered (the newest LOG_KEEP): several requests in one
-    # utterance run this tool once each, and hermesctl replay reads what a whole turn queried
-    seq = int(prior.get("queries_made") or 0)
-    log = list(prior.get("query_log") or [])
-    for q in queries:
-        seq += 1
-        log.append({"seq": seq, **q})
-    state["queries_made"], state["query_log"] = seq, log[-LOG_KEEP:]
+    # every query of the dialogue, numbered (the newest LOG_KEEP): hermesctl replay reads what a
+    # whole turn queried
+    _log_queries(prior, state, queries, turn)
     out = cw_answer.answer(state, queries, requests, cw_db.load(), intent, acts.get("unknown") or [], text)
     return {**out, "queries": queries, "requests": requests}
