@@ -6,8 +6,10 @@ Layers, later wins, merged key by key (mopidy's scheme):
    so an installed package without that file behaves the same);
 2. ``/etc/hermesd/hermesd.yaml`` if it exists;
 3. ``--config FILE`` (or ``HERMESD_CONFIG``);
-   in any file, a relative ``tools.tools_dir`` or ``tools.data_dir`` is taken from that file's folder (a pack's
-   config names its tools folder beside it); other relative paths from the working directory;
+   in every file (1–3), a relative path-valued setting is taken from that file's folder (a
+   pack's config names its folders beside it, whatever the working directory; see
+   :func:`_relative_to_file`); in the environment and on the command line, from the working
+   directory;
 4. environment: ``HERMESD_<SECTION>__<KEY>=value`` (``__`` separates levels,
    values are YAML scalars, e.g. ``HERMESD_SERVER__MAX_CONNECTIONS=64``), plus the
    aliases ``HERMESD_SOCKET`` → ``paths.socket_path`` and ``HERMESD_STATE_DIR`` →
@@ -32,9 +34,12 @@ file (``nlu.intent_dirs``, ``session.rules_dir``, ``tools.tools_dir``,
 from __future__ import annotations
 
 import difflib
+import functools
 import hashlib
 import ipaddress
 import os
+import re
+import typing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Mapping
@@ -304,18 +309,56 @@ def _read_layer(path: Path) -> tuple[dict[str, Any], dict[tuple[str, ...], str],
     return _relative_to_file(data, path), lines, []
 
 
-#: path keys that a config file gives relative to its own folder (a pack's config names its tools
-#: folder beside it, whatever the working directory); every other relative path stays relative to
-#: the working directory
-_FILE_RELATIVE = (("tools", "tools_dir"), ("tools", "data_dir"))
+#: a setting whose name ends so names a file or folder even when typed ``str`` ("" = the default)
+_PATH_NAME = re.compile(r"(?:_dirs?|_files?|_path)$|^dictionary$")
+
+
+def _is_path_type(annotation: Any) -> bool:
+    """True when ``annotation`` is ``Path`` or holds it (``Path | None``, ``list[Path]``)."""
+    if annotation is Path:
+        return True
+    return any(_is_path_type(a) for a in typing.get_args(annotation))
+
+
+@functools.cache
+def _path_keys(model: type[BaseModel] | None = None, prefix: tuple[str, ...] = ()) -> frozenset[tuple[str, ...]]:
+    """Key paths of every path-valued setting of :class:`HermesConfig` (see :func:`_relative_to_file`)."""
+    model = model or HermesConfig
+    out: set[tuple[str, ...]] = set()
+    for name, field in model.model_fields.items():
+        ann = field.annotation
+        if isinstance(ann, type) and issubclass(ann, BaseModel):
+            out |= _path_keys(ann, prefix + (name,))
+        elif _is_path_type(ann) or _PATH_NAME.search(name):
+            out.add(prefix + (name,))
+    return frozenset(out)
 
 
 def _relative_to_file(data: dict[str, Any], path: Path) -> dict[str, Any]:
-    """``data`` with each relative :data:`_FILE_RELATIVE` path resolved against ``path``'s folder."""
-    for section, key in _FILE_RELATIVE:
-        sec = data.get(section)
-        if isinstance(sec, dict) and isinstance(sec.get(key), str) and sec[key] and not Path(sec[key]).is_absolute():
-            data[section] = {**sec, key: str(path.absolute().parent / sec[key])}
+    """``data`` (one config file's mapping) with every relative path-valued setting resolved
+    against ``path``'s folder — one rule for every file layer, so a file means the same whatever
+    the working directory (a pack's ``hermesd.yaml`` names its intents, rules, tools and data
+    beside it; ``/etc/hermesd/hermesd.yaml``'s ``rules_dir: rules`` is ``/etc/hermesd/rules``).
+
+    Path-valued: a setting typed ``Path`` (``Path | None``, ``list[Path]``), or named ``*_dir``,
+    ``*_dirs``, ``*_file``, ``*_files``, ``*_path`` or ``dictionary`` (those typed ``str``, where
+    ``""`` means the default). Absolute paths, ``""``, ``null`` and anything not a string are kept;
+    a ``~`` is not expanded. The environment and command-line layers are not files: their
+    relative paths stay relative to the working directory.
+    """
+    base = path.absolute().parent
+
+    def fix(v: Any) -> Any:
+        return str(base / v) if isinstance(v, str) and v and not Path(v).is_absolute() else v
+
+    for keys in _path_keys():
+        sec: Any = data
+        for k in keys[:-1]:
+            sec = sec.get(k) if isinstance(sec, dict) else None
+        if not isinstance(sec, dict) or keys[-1] not in sec:
+            continue
+        v = sec[keys[-1]]
+        sec[keys[-1]] = [fix(x) for x in v] if isinstance(v, list) else fix(v)
     return data
 
 

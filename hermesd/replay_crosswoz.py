@@ -5,7 +5,8 @@ speaker (user|system), text, dialog_act, api_call`` …; :func:`is_crosswoz` rec
 One session per dialogue (locale zh); the ``user`` turns are sent in order as
 ``session.turn``; the daemon's database queries of a turn are the entries of the pack's
 numbered ``query_log`` (``[{seq, domain, constraints}]``, what its ``crosswoz_query`` tool ran;
-several requests in one utterance run it once each) newer than before the turn, read from the
+several requests in one utterance run it once each, and the tool logs the turn's last query of
+each domain — a later part's query of a domain replaces an earlier part's) newer than before the turn, read from the
 session's tracked state (``session.get`` → ``vars.cw``) after each turn whose reply ran that tool.
 
 **Scoring rule** (keep it; a looser match helps no one). The wizard's ``api_call`` is the

@@ -13,14 +13,23 @@ What the pack is made of:
   (``tools.data_dir``, default ``../shared/data/crosswoz/database`` next to the repository) and
   the tool reads it there through a ``{data_dir}`` grant; places, dishes, facilities and
   hotel types come from it at run time;
-- the **readers** (``scripts/crosswoz_pack_src/cw_read.py``: number, price, rating and duration
-  readers, context words, 从…到… spans, references to chosen places) and the state rules
-  (``cw_track.py``), the query and reply code (``cw_db.py``, ``cw_answer.py``, one tool
-  ``crosswoz_query``) are hand-written from how Chinese states these things, not from dialogues;
+- the **readers** (``config/packs/crosswoz/tools/_cw/cw_read.py``: number, price, rating and
+  duration readers, context words, 从…到… spans, references to chosen places) and the state rules
+  (``cw_track.py``), the query and reply code (``cw_db.py``, ``cw_answer.py``, the handler
+  ``query.py`` of the one tool ``crosswoz_query``) are hand-written from how Chinese states these
+  things, not from dialogues; they are committed once, in the pack, and never copied: the tool's
+  descriptor names them (``handler: ../_cw/query.py``);
 - from the **build dialogues' user turns** only: the intent examples (``intents/crosswoz.yaml``,
   one intent per user dialogue act: inform, request, thanks, bye, greet) and ``learned.json``
   (database dish and place names that those users say as everyday words — 没有, 其他, 火锅 —
   and so are never read as a dish or a place).
+
+Writes the generated parts, never committed (see the pack's ``.gitignore``): ``intents/``,
+``rules/``, ``tools/crosswoz_query/`` (``tool.yaml``, ``test_cases.json``),
+``tools/_cw/learned.json``, ``LICENSE``. The hand-written files (``hermesd.yaml``,
+``ATTRIBUTION.md``, ``.gitignore``, ``tools/_cw/*.py``) are copied when ``--out`` is another
+folder; there the config's ``tools.data_dir`` names the database of ``--data`` by its absolute
+path (its relative default is relative to the pack in the repository).
 
 ``--holdout-fold K`` leaves out the dialogues with ``int(sha1(dialogue_id), 16) % folds == K``
 (:func:`fold_of`), for cross-validation (``scripts/crossval_crosswoz.py``); without it every
@@ -32,7 +41,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
+import re
 import shutil
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -40,7 +49,12 @@ from pathlib import Path
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
-SRC = Path(__file__).resolve().parent / "crosswoz_pack_src"
+#: the pack's hand-written files (committed); everything else in the pack is generated here
+PACK_SRC = REPO / "config" / "packs" / "crosswoz"
+SRC = PACK_SRC / "tools" / "_cw"
+HAND_WRITTEN = ("hermesd.yaml", "ATTRIBUTION.md", ".gitignore", *(f"tools/_cw/{m}.py" for m in
+                                                               ("query", "cw_answer", "cw_db", "cw_read", "cw_track")))
+DEFAULT_DATA = REPO.parent / "shared" / "data" / "crosswoz"
 #: examples per intent (most frequent first, then by a stable hash): enough for the act
 #: classifier, few enough that it trains in well under a second
 MAX_EXAMPLES = 300
@@ -122,7 +136,8 @@ def learned(build: dict[str, list[dict]], db_dir: Path) -> dict:
 
 
 def _plan(intent: str, first: bool = False) -> list[dict]:
-    params = {"utterance": "{{session.utterance}}", "intent": intent}
+    # session.turn: the parts of one utterance share it, so the tool reads them as one turn
+    params = {"utterance": "{{session.utterance}}", "intent": intent, "turn": "{{session.turn}}"}
     if not first:
         params["state"] = "{{session.cw}}"
     return [{"tool": "crosswoz_query", "id": "q", "params": params},
@@ -154,17 +169,17 @@ def intents_doc(build: dict[str, list[dict]]) -> dict:
 
 
 def write_tools(out: Path, learned_doc: dict) -> None:
+    """``tools/crosswoz_query/`` (a descriptor naming the shared handler ``tools/_cw/query.py``,
+    its test cases) and ``tools/_cw/learned.json`` (what the handler reads beside it)."""
     tools = out / "tools"
-    if tools.exists():
-        shutil.rmtree(tools)
     d = tools / "crosswoz_query"
+    if d.exists():
+        shutil.rmtree(d)
     d.mkdir(parents=True)
-    shutil.copy(SRC / "query_handler.py", d / "handler.py")
-    for m in ("cw_db.py", "cw_read.py", "cw_track.py", "cw_answer.py"):
-        shutil.copy(SRC / m, d / m)
-    (d / "learned.json").write_text(json.dumps(learned_doc, ensure_ascii=False, indent=1) + "\n")
+    (tools / "_cw").mkdir(parents=True, exist_ok=True)
+    (tools / "_cw" / "learned.json").write_text(json.dumps(learned_doc, ensure_ascii=False, indent=1) + "\n")
     (d / "tool.yaml").write_text(yaml.safe_dump({
-        "name": "crosswoz_query", "version": "1.0.0",
+        "name": "crosswoz_query", "version": "1.0.0", "handler": "../_cw/query.py",
         "description": {"zh": "CrossWOZ 旅游助手：读出这句话的约束、请求和地点，更新各领域的查询条件，"
                               "查询数据库（景点、餐馆、酒店、地铁、出租）并回答所问的属性",
                         "en": "CrossWOZ travel: reads one utterance's constraints, requests and places, updates "
@@ -172,7 +187,8 @@ def write_tools(out: Path, learned_doc: dict) -> None:
                               "metro, taxi) and answers the attributes asked for"},
         "input": {"type": "object", "required": ["utterance"], "additionalProperties": False,
                   "properties": {"utterance": {"type": "string", "maxLength": 2000},
-                                 "state": {"type": ["object", "null"]}, "intent": {"type": ["string", "null"]}}},
+                                 "state": {"type": ["object", "null"]}, "intent": {"type": ["string", "null"]},
+                                 "turn": {"type": ["integer", "null"], "minimum": 0}}},
         "output": {"state": {"type": "object", "required": True}, "queries": {"type": "array", "required": True},
                    "requests": {"type": "array", "required": True}, "results": {"type": "object", "required": True},
                    "answers": {"type": "array", "required": True}, "say": {"type": "string", "required": True}},
@@ -189,63 +205,20 @@ def write_tools(out: Path, learned_doc: dict) -> None:
     ], ensure_ascii=False, indent=1) + "\n")
 
 
-CONFIG_HEAD = """\
-# Config layer for the CrossWOZ pack (generated by scripts/build_crosswoz_pack.py; Apache-2.0 data,
-# see ATTRIBUTION.md). From the repository root:
-#   .venv/bin/hermesd run --config config/packs/crosswoz/hermesd.yaml
-#   .venv/bin/hermesctl replay ../shared/data/crosswoz/crosswoz_turns.jsonl
-# tools.tools_dir and tools.data_dir are relative to this file; the intents and rules folders to
-# the working directory (the repository root).
-"""
-
-
 def write_config(out: Path, db_dir: Path) -> None:
-    """The pack's ``hermesd.yaml``: ``tools.tools_dir`` and ``tools.data_dir`` relative to the file
-    (hermesd.config takes them from its folder), the intents and rules folders relative to the
-    repository root (the working directory the README's commands run from); a scratch build
-    (cross-validation) names them absolutely."""
-    db_dir, out = db_dir.resolve(), out.resolve()
-    try:
-        out.relative_to(REPO)
-        data_dir = os.path.relpath(db_dir, out)
-        intents, rules = str((out / "intents").relative_to(REPO)), str((out / "rules").relative_to(REPO))
-    except ValueError:
-        data_dir, intents, rules = str(db_dir), str(out / "intents"), str(out / "rules")
-    doc = {"nlu": {"intent_dirs": [intents],
-                   # every utterance of a task dialogue is about the task: the best act is taken
-                   "oos_threshold": -1000.0},
-           "session": {"rules_dir": rules},
-           # the database the tools read (never inside the Python package); its folder is granted read-only
-           "tools": {"tools_dir": "tools", "data_dir": data_dir}}
-    (out / "hermesd.yaml").write_text(CONFIG_HEAD + yaml.safe_dump(doc, sort_keys=False, allow_unicode=True))
-
-
-ATTRIBUTION = """\
-# Attribution and licence of the CrossWOZ pack
-
-Everything in this folder is generated by `scripts/build_crosswoz_pack.py` (rerun it; do not edit by
-hand). It is derived from the CrossWOZ dataset:
-
-- Dataset: CrossWOZ, https://github.com/thu-coai/CrossWOZ (commit
-  `df82c9fdff91b9b130f2d6b89110d3870ba6260e`; the extract is described in
-  `../shared/data/crosswoz/SOURCE.md`).
-- Licence: **Apache License 2.0** (full text in `LICENSE` beside this file; ConvLab-2, from the
-  same group, lists the CrossWOZ data as CC BY 4.0 — credit the authors either way).
-- Please cite: Qi Zhu, Kaili Huang, Zheng Zhang, Xiaoyan Zhu, Minlie Huang, "CrossWOZ: A
-  Large-Scale Chinese Cross-Domain Task-Oriented Dialogue Dataset", TACL 2020.
-
-Changes made: intent examples (`intents/crosswoz.yaml`) are user utterances of the build
-dialogues, labelled by their dialogue acts; `tools/crosswoz_query/learned.json` lists database
-names those users say as everyday words. The database itself is not copied: the tools read it
-from the folder `hermesd.yaml` names (`tools.data_dir`). Field names and value formats (景点/餐馆/
-酒店/地铁/出租, 门票, 人均消费, "4.5分以上" …) are CrossWOZ's. The readers, state rules and
-reply code (`tools/*/cw_*.py`, `handler.py`) are the hermesd authors', Apache-2.0.
-"""
+    """The hand-written ``hermesd.yaml`` of a pack built outside the repository's pack folder, its
+    ``tools.data_dir`` pointed at ``db_dir`` (absolute); every other path in it is relative to the
+    file and so holds wherever the pack is. The repository's own pack keeps its relative default."""
+    text = (PACK_SRC / "hermesd.yaml").read_text(encoding="utf-8")
+    text, n = re.subn(r"(?m)^(  data_dir:).*$", lambda m: f"{m.group(1)} {json.dumps(str(db_dir.resolve()))}", text)
+    if n != 1:
+        raise SystemExit(f"{PACK_SRC / 'hermesd.yaml'}: expected one tools.data_dir line")
+    (out / "hermesd.yaml").write_text(text, encoding="utf-8")
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data" / "crosswoz")
+    ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
     ap.add_argument("--out", type=Path, default=REPO / "config" / "packs" / "crosswoz")
     ap.add_argument("--holdout-fold", type=int, help="leave out the dialogues of this fold (cross-validation)")
     ap.add_argument("--folds", type=int, default=5)
@@ -254,6 +227,11 @@ def main(argv: list[str] | None = None) -> int:
     build = {k: v for k, v in dialogues.items()
              if a.holdout_fold is None or fold_of(k, a.folds) != a.holdout_fold}
     out = a.out
+    elsewhere = out.resolve() != PACK_SRC.resolve()
+    if elsewhere:  # a pack built elsewhere gets the hand-written files too
+        for rel in HAND_WRITTEN:
+            (out / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(PACK_SRC / rel, out / rel)
     for sub in ("intents", "rules"):
         (out / sub).mkdir(parents=True, exist_ok=True)
     head = ("# Generated by scripts/build_crosswoz_pack.py from the CrossWOZ build dialogues\n"
@@ -263,9 +241,12 @@ def main(argv: list[str] | None = None) -> int:
     (out / "rules" / "crosswoz.yaml").write_text(head + yaml.safe_dump(rules_doc(), sort_keys=False,
                                                                         allow_unicode=True, width=120))
     write_tools(out, learned(build, a.data / "database"))
-    write_config(out, a.data / "database")
+    if elsewhere:
+        write_config(out, a.data / "database")
+    elif a.data.resolve() != DEFAULT_DATA.resolve():
+        print(f"note: {out / 'hermesd.yaml'} still names its default tools.data_dir; "
+              f"set tools.data_dir to {(a.data / 'database').resolve()} to read that database")
     shutil.copy(a.data / "LICENSE", out / "LICENSE")
-    (out / "ATTRIBUTION.md").write_text(ATTRIBUTION)
     print(f"built {out} from {len(build)} of {len(dialogues)} dialogues")
     return 0
 

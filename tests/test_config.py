@@ -149,20 +149,31 @@ def test_check_config_names_unknown_tools_and_intents_with_did_you_mean(tmp_path
            "did you mean 'disk_usage'?" in p.stderr, p.stderr
 
 
-def test_a_relative_tools_dir_is_taken_from_its_config_file_folder(tmp_path, monkeypatch):
-    """A pack's config names its tools folder beside it, whatever the working directory; an
-    absolute one, one given in the environment, and other relative paths are kept as they are."""
+def test_relative_paths_of_a_config_file_are_taken_from_its_folder(tmp_path, monkeypatch):
+    """A pack's config names its folders beside it, whatever the working directory: every
+    path-valued setting of a file (typed Path, or a str named *_dir/_file/_path) resolves against
+    the file's folder; absolute ones, "" (the default), and those given in the environment are kept."""
     pack = tmp_path / "packs" / "demo"
     pack.mkdir(parents=True)
     f = pack / "hermesd.yaml"
-    f.write_text("tools:\n  tools_dir: tools\nsession:\n  rules_dir: config/rules\n")
+    f.write_text("tools:\n  tools_dir: tools\nsession:\n  rules_dir: rules\n  lexicon_files: [lex.yaml, /abs/l.yaml]\n"
+                 "nlu:\n  intent_dirs: [intents]\n  model_cache_dir: ''\nmemory:\n  directory_path: people.yaml\n"
+                 "archive:\n  dictionary: zstd.dict\n")
     elsewhere = tmp_path / "cwd"
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)
     cfg = load(f, env={}, shipped=None, etc=None)
     assert cfg.tools.tools_dir == pack / "tools"
-    assert str(cfg.session.rules_dir) == "config/rules"
-    assert load(f, env={"HERMESD_TOOLS__TOOLS_DIR": "mine"}, shipped=None, etc=None).tools.tools_dir == Path("mine")
+    assert cfg.session.rules_dir == pack / "rules"
+    assert cfg.session.lexicon_files == [pack / "lex.yaml", Path("/abs/l.yaml")]
+    assert cfg.nlu.intent_dirs == [str(pack / "intents")]
+    assert cfg.nlu.model_cache_dir == ""
+    assert cfg.memory.directory_path == str(pack / "people.yaml")
+    assert cfg.archive.dictionary == str(pack / "zstd.dict")
+    env = {"HERMESD_TOOLS__TOOLS_DIR": "mine", "HERMESD_SESSION__RULES_DIR": "r"}
+    cfg = load(f, env=env, shipped=None, etc=None)
+    assert cfg.tools.tools_dir == Path("mine") and cfg.session.rules_dir == Path("r")
+    assert load(f, env={}, shipped=None, etc=None, overrides={"paths.state_dir": "s"}).paths.state_dir == Path("s")
     f.write_text(f"tools:\n  tools_dir: {tmp_path / 'abs'}\n")
     assert load(f, env={}, shipped=None, etc=None).tools.tools_dir == tmp_path / "abs"
     # a pack's reference data too (the CrossWOZ database beside the repository)

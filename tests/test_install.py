@@ -1,7 +1,7 @@
 """``scripts/install`` into a scratch root (``--root``): never the real /etc, /opt or /usr/share.
 
 Covers what an operator relies on: a reinstall replaces the shipped packs and tools (nothing
-stale), the SGD pack only with ``--with-pack sgd``, ``/etc/hermesd/hermesd.yaml`` a short commented
+stale), the SGD pack only with ``--with-pack sgd`` (the CrossWOZ pack with ``--with-pack crosswoz``), ``/etc/hermesd/hermesd.yaml`` a short commented
 file of overrides written once, the same tree after a second run, and ``--uninstall`` keeping
 /etc/hermesd and /var/lib/hermesd unless ``--purge``.
 """
@@ -122,6 +122,24 @@ def test_sgd_pack_only_with_the_flag_and_gone_when_no_longer_asked_for(root):
     assert not (share / "config/packs").exists()
     bad = install(root, "--with-pack", "nope", check=False)
     assert bad.returncode == 2 and "unknown pack 'nope'" in bad.stderr
+
+
+@pytest.mark.skipif(not (REPO.parent / "shared/data/crosswoz/crosswoz_turns.jsonl").exists(),
+                    reason="CrossWOZ data not found at ../shared/data (see its README)")
+def test_crosswoz_pack_built_at_install_with_one_handler_source(root, tmp_path):
+    """--with-pack crosswoz builds the pack into the staging folder: its generated parts there,
+    the handler sources once (tools/_cw, named by the descriptor), its own config alone enough."""
+    install(root, "--with-pack", "crosswoz")
+    pack = root / "usr/share/hermesd/config/packs/crosswoz"
+    for rel in ("ATTRIBUTION.md", "LICENSE", "intents/crosswoz.yaml", "rules/crosswoz.yaml",
+                "tools/_cw/query.py", "tools/_cw/learned.json", "tools/crosswoz_query/tool.yaml"):
+        assert (pack / rel).is_file(), rel
+    assert not (pack / ".gitignore").exists()
+    assert [p.name for p in (pack / "tools/crosswoz_query").iterdir() if p.suffix == ".py"] == []
+    assert yaml.safe_load((pack / "tools/crosswoz_query/tool.yaml").read_text())["handler"] == "../_cw/query.py"
+    p = subprocess.run([sys.executable, "-m", "hermesd", "check-config", str(pack / "hermesd.yaml")],
+                       capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert p.returncode == 0 and "config ok" in p.stdout and str(pack / "rules") in p.stdout, p.stderr
 
 
 def test_the_staged_packs_pass_check_config(root, tmp_path):

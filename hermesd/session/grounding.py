@@ -324,7 +324,10 @@ class Grounding:
     async def context(self, s: Session, intent: str | None, entities: Mapping[str, Any], text: str,
                       engine: RuleEnginePort) -> dict[str, Any]:
         """What conditions and templates see: ``role``, ``slots``, ``entities`` (with aliases),
-        ``memory`` (the keys the intent's rules read, this user's), ``session``."""
+        ``memory`` (the keys the intent's rules read, this user's), ``session`` (its vars, and
+        ``utterance``: the request's text, one part of an utterance holding several; ``turn``: the
+        number of the user turn, 0 first, the same for every part of one utterance — a pack's
+        tracker reading each part tells a later part of the turn from a new turn by it)."""
         memory: dict[str, Any] = {}
         if engine is not self._keys_engine:  # a (re)loaded rule set: its own cache, not one keyed by id()
             self._keys_engine, self._keys = engine, {}
@@ -340,7 +343,7 @@ class Grounding:
         now = datetime.fromtimestamp(s.ref_ms / 1000, zone).isoformat(timespec="seconds")
         return {"role": s.role, "slots": dict(s.slots), "entities": entities, "memory": memory,
                 "session": {**s.vars, "state": s.state.value, "channel": s.channel, "user": s.user,
-                            "utterance": text, "locale": s.locale, "tz": zone.key, "now": now,
+                            "utterance": text, "turn": s.turns, "locale": s.locale, "tz": zone.key, "now": now,
                             "reminders": self.reminders}}
 
 

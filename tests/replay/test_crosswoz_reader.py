@@ -1,6 +1,6 @@
 """The CrossWOZ pack's readers and state rules, in-process (pure given the database).
 
-Table tests of ``scripts/crosswoz_pack_src`` (the code the pack's tool runs): normalising,
+Table tests of ``config/packs/crosswoz/tools/_cw`` (the code the pack's tool runs): normalising,
 number/price/rating/duration readers, the slot a context word gives a number, requests,
 trips and references to the place chosen earlier, and how a turn changes the tracked
 constraints. The utterances are written for these tests (none is taken from the dialogues).
@@ -15,7 +15,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 DB = REPO.parent / "shared" / "data" / "crosswoz" / "database"
-sys.path.insert(0, str(REPO / "scripts" / "crosswoz_pack_src"))
+sys.path.insert(0, str(REPO / "config" / "packs" / "crosswoz" / "tools" / "_cw"))
 
 import cw_db  # noqa: E402
 import cw_read  # noqa: E402
@@ -102,3 +102,46 @@ def test_state_rules() -> None:
 ])
 def test_database_ranges(want: str, have, ok: bool) -> None:
     assert cw_db.numeric_ok(want, have) is ok
+
+
+def test_a_value_said_of_the_chosen_place_starts_no_query() -> None:
+    """With a place chosen, a value said without a word that looks for a place (找, 推荐, 哪家 …)
+    checks or praises that place; with one, it is a search."""
+    s = {"cons": {"酒店": {"评分": "4.5分以上"}}, "chosen": {"酒店": "北京饭店"}, "focus": "酒店"}
+    acts = {"inform": {"酒店": {"酒店类型": "经济型"}}, "names": [], "target": "酒店"}
+    _, changed = cw_track.step(s, acts, "真是一个经济实惠的酒店呢，谢谢你啊！")
+    assert changed == []
+    s2, changed = cw_track.step(s, acts, "再帮我找个经济型的酒店")
+    assert changed == ["酒店"] and s2["cons"]["酒店"] == {"酒店类型": "经济型"}
+
+
+@pytest.mark.parametrize("slot, said, want", [
+    ("酒店类型", "经济", "经济型"),                    # begins one database value
+    ("酒店设施", "残疾人 吹风机", "残疾人设施 吹风机"),  # each part of a list on its own
+    ("酒店设施", "叫醒", "叫醒服务"),
+    ("酒店设施", "服务", "服务"),                      # ends several: kept as said
+    ("价格", "300-400元", "300-400元"),                # not a categorical slot
+])
+def test_values_in_the_databases_own_words(slot: str, said: str, want: str) -> None:
+    assert cw_db.canonical("酒店", slot, said, cw_db.load(str(DB))) == want
+
+
+def test_the_parts_of_one_utterance_query_each_domain_once() -> None:
+    """Two requests of one utterance run the tool twice with the same turn: the later part's
+    query of a domain replaces the earlier one's, the turn's queries numbered on from before it."""
+    import query
+    prior = {"queries_made": 3, "query_log": [{"seq": 3, "domain": "景点", "constraints": {"评分": "5分"}, "turn": 1}],
+             "turn": 1, "turn_base": 2}
+    part1: dict = {}
+    query._log_queries(prior, part1, [{"domain": "餐馆", "constraints": {"评分": "4分以上"}},
+                                      {"domain": "酒店", "constraints": {"价格": "300-400元"}}], 2)
+    assert part1["queries_made"] == 5 and part1["turn_base"] == 3
+    part2: dict = {}
+    query._log_queries(part1, part2, [{"domain": "餐馆", "constraints": {"评分": "4分以上", "人均消费": "50元以下"}}], 2)
+    assert part2["queries_made"] == 5
+    assert [(q["seq"], q["domain"], q["constraints"]) for q in part2["query_log"]] == [
+        (3, "景点", {"评分": "5分"}), (4, "酒店", {"价格": "300-400元"}),
+        (5, "餐馆", {"评分": "4分以上", "人均消费": "50元以下"})]
+    nxt: dict = {}
+    query._log_queries(part2, nxt, [{"domain": "景点", "constraints": {}}], 3)  # the next turn
+    assert nxt["queries_made"] == 6 and nxt["turn_base"] == 5

@@ -1,18 +1,19 @@
 """Replay of recorded CrossWOZ dialogues through a real hermesd on the CrossWOZ pack.
 
-The daemon is started on the pack's ``hermesd.yaml`` (its repository-relative intents and rules
-folders made absolute, as the test runs elsewhere); its tool reads the database at
-``../shared/data/crosswoz/database`` through its ``{data_dir}`` grant. Reads ``../shared/data`` (skipped with a
-reason when it is absent). The three dialogues are held in (they built the committed pack);
-their annotated change points are written out below and must be queried exactly, with no
-other query.
+The pack is built for the test (``crosswoz_pack`` in ``conftest.py``: generated parts are never
+committed) and the daemon is started on the built pack's own ``hermesd.yaml``, as it is — every
+folder it names is relative to the file, and the daemon runs in another working directory; its
+tool reads the database at ``../shared/data/crosswoz/database`` through its ``{data_dir}`` grant
+and imports its one handler source (``tools/_cw/``). Reads ``../shared/data`` (skipped with a
+reason when it is absent). The three dialogues are held in (they are among those that build the
+pack); their annotated change points are written out below and must be queried exactly, with
+no other query.
 """
 
 from __future__ import annotations
 
 import io
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -25,7 +26,6 @@ from hermesd.replay_crosswoz import fold, run_crosswoz
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO.parent / "shared" / "data" / "crosswoz"
-PACK = REPO / "config" / "packs" / "crosswoz"
 
 pytestmark = pytest.mark.skipif(not (DATA / "crosswoz_turns.jsonl").exists(),
                                 reason="public dialogue data not found at ../shared/data (see its README)")
@@ -62,19 +62,14 @@ def dialogues_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def pack_daemon(start_daemon, tmp_path):
-    """The pack's own hermesd.yaml; its intents and rules folders (relative to the working
-    directory, the repository root) pointed at the pack, ``tools.tools_dir`` and
-    ``tools.data_dir`` resolved the way hermesd.config takes them from the pack's folder."""
-    layer = yaml.safe_load((PACK / "hermesd.yaml").read_text(encoding="utf-8"))
-    assert layer["tools"]["tools_dir"] == "tools"
-    layer["nlu"]["intent_dirs"] = [str(REPO / d) for d in layer["nlu"]["intent_dirs"]]
-    layer["session"]["rules_dir"] = str(REPO / layer["session"]["rules_dir"])
-    layer["tools"] = {k: os.path.normpath(PACK / v) for k, v in layer["tools"].items()}
-    assert Path(layer["tools"]["data_dir"]) == DATA / "database"
-    path = tmp_path / "crosswoz-hermesd.yaml"
-    path.write_text(yaml.safe_dump(layer, allow_unicode=True), encoding="utf-8")
-    return start_daemon(None, args=("--config", str(path)))
+def pack_daemon(start_daemon, crosswoz_pack):
+    """A daemon started by the built pack's own hermesd.yaml alone."""
+    layer = yaml.safe_load((crosswoz_pack / "hermesd.yaml").read_text(encoding="utf-8"))
+    assert (layer["nlu"]["intent_dirs"], layer["session"]["rules_dir"], layer["tools"]["tools_dir"]) == \
+        (["intents"], "rules", "tools")
+    assert Path(layer["tools"]["data_dir"]) == (DATA / "database").resolve()
+    assert not (crosswoz_pack / "tools" / "crosswoz_query" / "handler.py").exists()  # one shared source
+    return start_daemon(None, args=("--config", str(crosswoz_pack / "hermesd.yaml")))
 
 
 def _folded(c: dict) -> dict:

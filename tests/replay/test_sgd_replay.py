@@ -2,7 +2,7 @@
 
 Reads ``../shared/data`` (skipped with a reason when it is absent). The pack is built for the
 test by ``scripts/build_sgd_pack.py`` (it is generated, never committed) into a scratch folder
-the tool workers may read, and started from its own ``hermesd.yaml`` (its tools folder named
+the tool workers may read, and started from its own ``hermesd.yaml`` (its folders named
 relative to that file); its tools share two handler modules (``tools/_sgd/``), which the
 sandboxed workers import. The four SGD dialogues (one per service kind) are held in: their
 annotated API calls are written out below and must be made exactly — method and arguments —
@@ -62,16 +62,12 @@ def built_pack() -> Iterator[Path]:
 
 @pytest.fixture
 def sgd_config(built_pack: Path) -> Path:
-    """The built pack's own hermesd.yaml, its NLU and rules folders pointed at the build (they are
-    relative to the working directory); ``tools.tools_dir`` stays as the pack gives it, relative
-    to the config file."""
+    """The built pack's own hermesd.yaml, as it is: its intents, rules and tools folders are
+    named relative to the file, so it starts the pack wherever the pack was built."""
     layer = yaml.safe_load((built_pack / "hermesd.yaml").read_text())
-    assert layer["tools"]["tools_dir"] == "tools"
-    layer["nlu"]["intent_dirs"] = [str(built_pack / "intents")]
-    layer.setdefault("session", {})["rules_dir"] = str(built_pack / "rules")
-    path = built_pack / "test-hermesd.yaml"
-    path.write_text(yaml.safe_dump(layer))
-    return path
+    assert (layer["nlu"]["intent_dirs"], layer["session"]["rules_dir"], layer["tools"]["tools_dir"]) == \
+        (["intents"], "rules", "tools")
+    return built_pack / "hermesd.yaml"
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,5 @@
 """The CrossWOZ database, read once from ``HERMESD_DATA_DIR`` (the pack's ``tools.data_dir``).
 
-Shared by the pack's two tools (copied into each tool folder by scripts/build_crosswoz_pack.py).
 Files: ``attraction_db.json``, ``restaurant_db.json``, ``hotel_db.json``, ``metro_db.json``: each
 a JSON list of ``[name, record]`` pairs, as published with CrossWOZ (Zhu et al., TACL 2020,
 Apache-2.0; field meanings in its ``database.md``).
@@ -152,3 +151,40 @@ def closest(domain: str, constraints: dict, db: dict | None = None, k: int = 3) 
     scored.sort(key=lambda x: (x[0], x[1]))
     best = [x for x in scored[:k] if x[0] < len(constraints)]
     return [x[2] for x in best], sorted({m for x in best for m in x[3]})
+
+
+#: slots whose values are the database's own words (the parts of the MULTI ones each)
+CATEGORICAL = {"酒店类型", "酒店设施", "推荐菜"}
+_VOCAB: dict = {}
+
+
+def vocabulary(domain: str, slot: str, db: dict | None = None) -> set[str]:
+    """Every value ``slot`` takes in ``domain``'s records (each part of a list), cached."""
+    key = (domain, slot)
+    if key not in _VOCAB:
+        vals: set[str] = set()
+        for rec in (db or load()).get(domain, []):
+            v = rec.get(slot)
+            for x in (v if isinstance(v, list) else [v]):
+                if isinstance(x, str) and x.strip():
+                    vals.add(x.strip())
+        _VOCAB[key] = vals
+    return _VOCAB[key]
+
+
+def canonical(domain: str, slot: str, value: str, db: dict | None = None) -> str:
+    """``value`` in the database's own words: for a categorical slot (:data:`CATEGORICAL`), each
+    part not itself a database value becomes the one value it begins or ends (经济 → 经济型,
+    残疾人 → 残疾人设施, 叫醒 → 叫醒服务); a part that fits none or several is kept as said.
+    Other slots are returned unchanged. The rule reads the database, never a dialogue."""
+    if slot not in CATEGORICAL or not isinstance(value, str):
+        return value
+    vocab = vocabulary(domain, slot, db)
+    out = []
+    for part in value.split() if slot in MULTI else [value.strip()]:
+        if part in vocab or len(part) < 2:
+            out.append(part)
+            continue
+        fits = [v for v in vocab if v.startswith(part) or v.endswith(part)]
+        out.append(fits[0] if len(fits) == 1 else part)
+    return " ".join(out)

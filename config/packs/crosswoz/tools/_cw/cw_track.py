@@ -11,7 +11,9 @@ Rules (CrossWOZ's wizard keeps one cumulative query per domain, Zhu et al., TACL
   that already had one while a place was chosen): then they are replaced;
 - a place named as the goal (no constraints yet for its domain, or said with 叫/名叫) becomes
   the ``名称`` constraint; any place named becomes the chosen one of its domain;
-- a nearby constraint (…附近的酒店) names the chosen place of the other domain.
+- a nearby constraint (…附近的酒店) names the chosen place of the other domain;
+- a value said of a domain whose place is chosen, with no word that looks for a place
+  (找, 推荐, 有没有, 哪家, 再, 附近 …), checks or praises that place: the constraints stay.
 """
 
 from __future__ import annotations
@@ -23,6 +25,11 @@ from cw_read import PLACE_DOMAINS
 _AGAIN = re.compile(r"再|另外|另一|换|还想|还要|其他|别的|重新|不要|不想")
 #: words that narrow the search already made (among these, which of them …) instead of starting one
 _REFINE = re.compile(r"这些|这几|那些|那几|其中|里面|当中|之中|哪个|哪家|哪一")
+#: words that look for a place (a search or a narrowing of one); a value said about the place
+#: already chosen without any of them checks or praises that place ("评分是4.5分以上吗？",
+#: "真是一个经济实惠的酒店") and starts no query
+_SEARCH = re.compile(r"找|推荐|有没有|有什么|有哪些|哪个|哪家|哪些|哪一|哪里|再|换|另|还想|还要|想去|想吃|想住|"
+                     r"附近|周边|帮|查|安排|订|选|介绍|要求|希望|最好|想要|需要|来一|要一")
 
 
 def _copy(state: dict) -> dict:
@@ -39,6 +46,8 @@ def step(state: dict, acts: dict, text: str) -> tuple[dict, list[str]]:
     before = {d: dict(c) for d, c in cons.items()}
     again = bool(_AGAIN.search(text))
     for dom, said in acts["inform"].items():
+        if dom in PLACE_DOMAINS and chosen.get(dom) and not _SEARCH.search(text):
+            continue  # said of the chosen place: a check or a comment, not a new search
         if dom in ("地铁", "出租"):
             cons[dom] = dict(said)
             continue
