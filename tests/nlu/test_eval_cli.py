@@ -40,6 +40,32 @@ def test_intents_cli(tmp_path):
     assert out["in_scope_accuracy"] == 1.0
     # the cross-validation estimate beside the test figure, and the curve at several cuts
     assert out["cv"]["folds"] == 5 and out["cv"]["n"] == 12 and out["cv"]["n_oos"] == 4
+    # 12 records are too few to fit a rejection model (intents.MIN_CALIBRATION): the score threshold decides
+    assert out["reject_threshold"] is None and len(out["curve"]) >= 1
+
+
+def test_intents_cli_reports_the_rejection_curve(tmp_path):
+    """Enough records for a rejection model: its threshold and the curve at several cuts."""
+    def phrasings(verbs, objects, ends):
+        return [f"{v} the {o}{e}" for v in verbs for o in objects for e in ends]
+    on = phrasings(["turn on", "switch on", "power up", "start"], ["light", "lamp", "heater", "fan"], ["", " please", " now"])
+    off = phrasings(["turn off", "switch off", "power down", "stop"], ["light", "lamp", "heater", "fan"], ["", " please", " now"])
+    # out of scope, some in the intents' own words, so that scores alone cannot tell them apart
+    oos = ["tell me a joke", "what's the weather", "who are you", "sing a song", "how tall is everest",
+           "what is the capital of france", "i am hungry", "book a flight", "turn the page please",
+           "switch the channel", "start the car now", "stop the music", "who built the lamp", "the fan club",
+           "power the phone", "the light novel please"]
+    train = ([{"text": t, "intent": "on", "source_split": "train"} for t in on]
+             + [{"text": t, "intent": "off", "source_split": "train"} for t in off]
+             + [{"text": t, "intent": "oos", "source_split": "train"} for t in oos])
+    test = [{"text": "please switch on the light", "intent": "on", "source_split": "val"},
+            {"text": "the lamp off now", "intent": "off", "source_split": "val"},
+            {"text": "tell me a story", "intent": "oos", "source_split": "val"}]
+    f = tmp_path / "d.jsonl"
+    _write(f, train + test)
+    out = run("intents", "--train", str(f), "--test", str(f), "--split-field", "source_split",
+              "--train-splits", "train", "--test-splits", "val", "--cache-dir", str(tmp_path / "c"))
+    assert out["cv"]["folds"] == 5 and out["cv"]["n"] == len(train) and out["cv"]["n_oos"] == len(oos)
     assert out["reject_threshold"] is not None
     cuts = [c["threshold"] for c in out["curve"]]
     assert len(cuts) >= 5 and cuts == sorted(cuts) and out["reject_threshold"] in cuts
