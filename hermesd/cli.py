@@ -462,11 +462,25 @@ def _event_line(event: dict[str, Any], zh: bool) -> str:
 
 
 def _ctl_say(c: Any, a: argparse.Namespace) -> Any:
+    """One turn. A session ``say`` opened itself is closed again unless the turn left a question
+    open (a card, a choice, a slot to fill: answer it with ``--session ID``), so repeated ``say``
+    never piles up sessions against ``session.max_sessions_per_user``."""
     session, res = _turn(c, a.session, a.text, a.at)
     res.setdefault("session_id", session)
+    waiting = bool((res.get("reply") or {}).get("card")) or res.get("state") == "CONFIRMING" or res.get("path") == "clarify"
+    closed = False
+    if a.session is None and not waiting:
+        from .errors import HermesError
+
+        try:
+            c.call("session.close", {"session_id": session})
+            closed = True
+        except HermesError:
+            pass  # already ended by the turn (a handoff) or expired: nothing left to close
     if not a.json:
         _show_turn(res)
-        print(f"[session {session} state={res.get('state')} intent={res.get('intent')}]", file=sys.stderr)
+        tail = "closed" if closed else f"answer with: hermesctl say --session {session} …"
+        print(f"[session {session} state={res.get('state')} intent={res.get('intent')}; {tail}]", file=sys.stderr)
     return res
 
 

@@ -30,7 +30,7 @@ from typing import Any, TextIO
 
 import orjson
 
-__all__ = ["REDACTED", "KVFormatter", "component_of", "is_secret_key", "redact", "session_id_var", "setup", "trace_id_var"]
+__all__ = ["REDACTED", "KVFormatter", "component_of", "is_secret_key", "redact", "secret_values", "session_id_var", "setup", "trace_id_var"]
 
 REDACTED = "***"
 trace_id_var: contextvars.ContextVar[str | None] = contextvars.ContextVar("hermesd_trace_id", default=None)
@@ -38,13 +38,18 @@ session_id_var: contextvars.ContextVar[str | None] = contextvars.ContextVar("her
 
 _SECRET_KEY = re.compile(r"(?i)(token|passw|secret|api[_-]?key|authori[sz]ation|cookie|credential|private[_-]?key)|^pin$")
 _SECRET_TEXT = re.compile(
-    r"(?i)\b((?:[\w-]*(?:token|password|passwd|secret|api[_-]?key|authorization))\s*[=:]\s*)(\"[^\"]*\"|'[^']*'|[^\s,;&]+)"
+    r"(?i)\b((?:[\w-]*(?:token|password|passwd|passcode|secret|api[_-]?key|authorization)|pin)\s*[=:]\s*)(\"[^\"]*\"|'[^']*'|[^\s,;&]+)"
 )
 _BEARER = re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{4,}")
+#: "my password is hunter2", "the wifi passcode was sunflower99", "bank PIN is 4821": the English
+#: words for a secret, then is/was and the value (the zh twin is _SECRET_TEXT_ZH)
+_SECRET_TEXT_EN = re.compile(
+    r"(?i)\b((?:password|passwd|passcode|passphrase|pin(?:\s+code)?|secret|token|api\s+key)\s+(?:is|was|are)\s+)"
+    r"(\"[^\"]*\"|'[^']*'|[^\s,;.!?]+)")
 #: cheap pre-filter: free text is only scanned for secrets when one of these appears
 #: "密码是 hunter2", "口令：1234": the Chinese words for a secret, then 是/为/:/= and the value
 _SECRET_TEXT_ZH = re.compile(r"((?:密码|口令|令牌|密钥|验证码|pin码|PIN码)\s*(?:是|为|[:：=])\s*)([^\s，。,;；、]+)")
-_SECRET_HINT = re.compile(r"(?i)token|passw|secret|api[_-]?key|authori|bearer|basic|密码|口令|令牌|密钥|验证码|pin码")
+_SECRET_HINT = re.compile(r"(?i)token|passw|passc|passp|secret|api[_-]?key|api key|authori|bearer|basic|\bpin\b|密码|口令|令牌|密钥|验证码|pin码")
 _PRIORITY = {logging.DEBUG: 7, logging.INFO: 6, logging.WARNING: 4, logging.ERROR: 3, logging.CRITICAL: 2}
 _NEEDS_QUOTES = re.compile(r'[\s="\\]')
 
@@ -72,11 +77,21 @@ def redact(value: Any, _depth: int = 0) -> Any:
     return value
 
 
+def secret_values(text: str) -> list[str]:
+    """The values :func:`redact` masks in ``text`` (``"密码是778899"`` → ``["778899"]``), so what was
+    read out of them (an entity, a slot) can be masked too."""
+    if not text or not _SECRET_HINT.search(text):
+        return []
+    found = [m.group(2) for rx in (_SECRET_TEXT, _SECRET_TEXT_ZH, _SECRET_TEXT_EN) for m in rx.finditer(text)]
+    return [v.strip("\"'") for v in found if v.strip("\"'")]
+
+
 def _redact_text(text: str) -> str:
     if not text or not _SECRET_HINT.search(text):
         return text
     text = _SECRET_TEXT.sub(lambda m: m.group(1) + REDACTED, text)
     text = _SECRET_TEXT_ZH.sub(lambda m: m.group(1) + REDACTED, text)
+    text = _SECRET_TEXT_EN.sub(lambda m: m.group(1) + REDACTED, text)
     return _BEARER.sub(lambda m: m.group(1) + " " + REDACTED, text)
 
 

@@ -50,6 +50,12 @@ TEXTS: dict[str, dict[str, str]] = {
                           "en": "Last time, \"{what}\" was interrupted before it finished and was not repeated. "
                                 "Run it again?"},
     "not_understood": {"zh": "抱歉，我没听明白。可以换个说法吗？", "en": "Sorry, I did not understand. Could you put it another way?"},
+    "out_of_scope": {"zh": "这个我帮不上忙，它不在我能做的事情里。想知道我能做什么，可以问“你能做什么”。",
+                     "en": "I can't help with that; it is not one of the things I can do. Ask \"what can you do?\" to see what I can."},
+    "distress": {"zh": "听到你这么说，我很担心你。这件事我帮不上忙，但有人可以：请告诉身边信任的人，"
+                       "或拨打当地的心理援助热线；如果有危险，请马上拨打急救电话。",
+                 "en": "I'm worried to hear that. I can't help with this myself, but people can: please tell someone "
+                       "you trust, or call a local crisis line; if you are in danger, call emergency services now."},
     # explicit memory (hermesd.session.memoryturn): {s} the subject as the user's ("你家的门禁密码" / "your locker code")
     "mem_stored": {"zh": "好的，记住了：{s}{rel}{v}。", "en": "OK, I will remember that {s}{rel}{v}."},
     "mem_updated": {"zh": "好的，已更新：{s}{rel}{v}（之前是“{old}”）。",

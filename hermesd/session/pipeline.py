@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
-from ..dialogue import catalogue, policy as dp
+from ..dialogue import catalogue, distress, policy as dp
 from ..dialogue.heard import Heard, Reading
 from ..dialogue.questions import Ask, Candidate, Choice, Confirm, Offer, OpenQuestion, reasked
 from ..dialogue.reader import read_answer
@@ -195,6 +195,10 @@ class Pipeline:
                 p.routing_t0 = time.perf_counter()  # the ROUTING budget runs from the PARSED event on
                 c._move(s, Event.PARSED, "parsed")
             p.parsed = parsed
+            if text and distress.said(text):  # no action, nothing parked: one caring sentence
+                p.trace.update({"intent": None, "decision": "distress"})
+                self._keep_or_end(s, p, q, catalogue.say("distress", p.lang), "distress")
+                return
             if parsed is not None and parsed.degraded:
                 p.degrade("parse_budget")
             entities, ambiguous = await self._ground(s, p, parsed, q)

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import logging
 import time
+from dataclasses import replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Mapping
 
 from ..dialogue import catalogue
 from ..dialogue.questions import Ask, Confirm
-from ..rules.engine import Plan
+from ..rules.engine import DEFAULT_FALLBACK, Plan
+from ..rules.model import ReplyAction, Text
 from .executor import Executor, Failure, Finished, Handoff, Suspend
 from .machine import Event, State, recovery
 from .record import Session
@@ -74,6 +76,10 @@ class PlanRunner:
             plan = engine.match(intent, ctx)
             if plan.path == "fallback" and p.path == "rule":
                 p.path = "fallback"
+        if plan.actions is DEFAULT_FALLBACK and intent is None and getattr(p.parsed, "out_of_scope", False):
+            # the NLU is sure it is none of ours: say so, rather than "say it another way"
+            plan = replace(plan, actions=(ReplyAction(reply=Text(zh=catalogue.say("out_of_scope", "zh"),
+                                                                 en=catalogue.say("out_of_scope", "en"))),))
         p.timings["route"] = (time.perf_counter() - p.r0) * 1000
         p.trace["plan"] = plan.to_trace()
         p.rule_id = plan.rule_id

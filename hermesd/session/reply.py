@@ -12,7 +12,7 @@ import logging
 import time
 from typing import Any
 
-from ..logging import redact
+from ..logging import redact, secret_values
 from .pipeline import Part
 from .record import Session
 
@@ -69,8 +69,10 @@ def compose_reply(s: Session, text: str, trace_id: str, prefix: list[str], parts
            "decision": trace.get("decision"), "trace_id": trace_id,
            "timings_ms": trace["timings_ms"]}
     trace["at_ms"], trace["reply"] = now, redact(reply["text"])
-    hidden = sorted({v for p in parts for v in p.scrub if v}, key=len, reverse=True)
-    if hidden:  # a value the role may not see: out of its trace (and so of the turn log and archive)
+    # a value the role may not see, or a secret the user typed (and what the NLU read out of it: the
+    # number in "密码是778899"): out of the stored trace (and so of the turn log and archive)
+    hidden = sorted({v for p in parts for v in p.scrub if v} | set(secret_values(text)), key=len, reverse=True)
+    if hidden:
         trace = _scrub(trace, hidden)
         out["entities"] = _scrub(entities, hidden)
         s.last_trace = trace
@@ -88,6 +90,8 @@ def _scrub(obj: Any, values: list[str]) -> Any:
         for v in values:
             obj = obj.replace(v, "***")
         return obj
+    if isinstance(obj, (int, float)) and not isinstance(obj, bool) and str(obj) in values:
+        return "***"
     if isinstance(obj, dict):
         return {k: _scrub(v, values) for k, v in obj.items()}
     if isinstance(obj, list):

@@ -1,0 +1,32 @@
+"""``hermesctl say``: one turn in a session of its own, closed again unless a question is left open."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from hermesd_testing import clean_env
+
+
+def _say(socket, *args: str) -> subprocess.CompletedProcess:
+    cmd = [sys.executable, "-c", "import sys; from hermesd.cli import ctl_main; sys.argv[0] = 'hermesctl'; ctl_main()",
+           "--socket", str(socket), "say", *args]
+    return subprocess.run(cmd, env=clean_env(), capture_output=True, text=True, timeout=60)
+
+
+def test_say_many_times_never_runs_out_of_sessions(start_daemon):
+    d = start_daemon({"session": {"max_sessions_per_user": 3}})
+    for _ in range(5):  # more than the cap: each say closes its own session
+        r = _say(d.socket, "磁盘还剩多少")
+        assert r.returncode == 0, r.stderr
+        assert "剩" in r.stdout and "closed" in r.stderr
+
+
+def test_say_keeps_a_session_that_asks_and_says_how_to_answer(start_daemon):
+    d = start_daemon()
+    r = _say(d.socket, "把报价单发给张工")  # two engineers named 张: a choice is open
+    assert r.returncode == 0, r.stderr
+    assert "answer with: hermesctl say --session" in r.stderr
+    with d.client() as c:
+        sid = r.stderr.split("[session ")[1].split()[0]
+        assert c.call("session.get", {"session_id": sid})["state"] != "CLOSED"
