@@ -422,7 +422,7 @@ def test_a_filtered_subscriber_leaves_other_kinds_for_their_subscribers(sd):
     with sd.client() as c:
         sid = _open(c, locale="en")
         assert _say(c, sid, "what is the status of order 12345678")["state"] == "IDLE"  # a handoff event
-    deadline = time.time() + 5
+    deadline = time.time() + 60  # a loaded machine: wait for the condition, not a fixed time
     with sd.client() as sub:
         while True:  # the outbox write is in flight in the background
             first = sub.call("events.subscribe", {"kinds": ["reminder"]})
