@@ -40,7 +40,7 @@ from pydantic import BaseModel, ConfigDict
 from ..errors import HermesError, InputInvalid
 from ..metrics import Counter, Gauge, Registry
 from ..protocol import CallContext, Method
-from .subsystem import DaemonContext, Subsystem
+from .subsystem import DaemonContext, Subsystem, section
 from ..memory import l3, l3_schema
 from ..memory.archive_settings import ArchiveSettings, UpstreamSettings
 from ..memory.l2 import L2Store
@@ -142,9 +142,9 @@ class ArchiveService(Subsystem):
 
     async def start(self, ctx: DaemonContext) -> None:
         if self._archive is None:
-            self._archive = getattr(ctx.config, "archive", None) or ArchiveSettings()
+            self._archive = section(ctx.config, "archive", ArchiveSettings)
         if self._upstream is None:
-            self._upstream = getattr(ctx.config, "upstream", None) or UpstreamSettings()
+            self._upstream = section(ctx.config, "upstream", UpstreamSettings)
         if self.l2 is None:
             self.l2 = ctx.subsystems["memory"].l2  # type: ignore[attr-defined]
         await self.open(Path(ctx.state_dir) / ARCHIVE_DIRNAME)
@@ -202,7 +202,7 @@ class ArchiveService(Subsystem):
         """Apply new ``archive:`` / ``upstream:`` sections (a new dictionary needs a restart)."""
         from ..memory import s3  # only with an upstream: http.client, ssl, email
 
-        new_a, new_u = getattr(config, "archive", None), getattr(config, "upstream", None)
+        new_a, new_u = section(config, "archive"), section(config, "upstream")
         if new_a is not None:
             if new_a.dictionary != self.settings.dictionary:
                 log.warning("archive.dictionary changes take effect at the next start")

@@ -40,7 +40,7 @@ from ..errors import InputInvalid, PermissionDenied
 from ..metrics import Histogram, Registry
 from ..protocol import CallContext, Method
 from ..section import shipped_path
-from .subsystem import DaemonContext, Subsystem
+from .subsystem import DaemonContext, Subsystem, section
 from ..tasks import cancel_and_wait
 from ..anchors.directory import Directory
 from ..anchors.graph import AnchorGraph, Resolution
@@ -177,7 +177,7 @@ class MemoryService(Subsystem):
 
     async def start(self, ctx: DaemonContext) -> None:
         if self._settings is None:
-            self._settings = getattr(ctx.config, "memory", None) or MemorySettings()
+            self._settings = section(ctx.config, "memory", MemorySettings)
         await self.open(Path(ctx.state_dir))
 
     async def open(self, state_dir: Path) -> None:
@@ -266,7 +266,7 @@ class MemoryService(Subsystem):
         """Apply hidden fields, default k, decay, L1 bounds and the directory file;
         L2 settings need a restart. A directory file that does not load keeps the old one.
         """
-        new = getattr(config, "memory", None)
+        new = section(config, "memory")
         if new is None or self.core is None or self.graph is None:
             return
         if new.l2 != self.settings.l2:

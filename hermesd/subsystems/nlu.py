@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..errors import InputInvalid
 from ..metrics import Histogram, Registry
 from ..protocol import CallContext, Method
-from .subsystem import DaemonContext, Subsystem
+from .subsystem import DaemonContext, Subsystem, section
 from ..nlu.entities import DEFAULT_ID_PATTERNS, IdPattern
 from ..nlu import artifact
 from ..nlu.packs import Packs
@@ -95,7 +95,7 @@ class NluSubsystem(Subsystem):
     # ---- life cycle --------------------------------------------------------------------------
     async def start(self, ctx: DaemonContext) -> None:
         if self._settings_override is None:
-            self.settings = getattr(ctx.config, "nlu", None) or NluSettings()
+            self.settings = section(ctx.config, "nlu", NluSettings)
         s = self.settings
         self._cache_dir = Path(s.model_cache_dir) if s.model_cache_dir else Path(ctx.state_dir) / "nlu-cache"
         await asyncio.to_thread(self._load, s)
@@ -169,7 +169,7 @@ class NluSubsystem(Subsystem):
         return None
 
     async def reload(self, config: "HermesConfig") -> None:
-        new = getattr(config, "nlu", None) or NluSettings()
+        new = section(config, "nlu", NluSettings)
         old = self.settings
         try:
             self.settings = new

@@ -34,7 +34,7 @@ from ..errors import InputInvalid
 from ..metrics import Registry
 from ..protocol import CallContext, Method
 from ..rules.loader import RuleSource
-from .subsystem import DaemonContext, Subsystem
+from .subsystem import DaemonContext, Subsystem, section
 from ..tasks import cancel_and_wait
 from ..session.controller import Controller
 from ..session.locale import session_language
@@ -142,7 +142,7 @@ class SessionService(Subsystem):
 
     async def start(self, ctx: DaemonContext) -> None:
         if self._override is None:
-            self.settings = getattr(ctx.config, "session", None) or SessionSettings()
+            self.settings = section(ctx.config, "session", SessionSettings)
         subs = ctx.subsystems
         for need in ("memory", "nlu", "tools"):
             if need not in subs:
@@ -159,7 +159,7 @@ class SessionService(Subsystem):
         if not len(self.rules.engine):
             log.warning("no rules loaded: every turn will take the fallback path",
                         extra={"kv": {"folder": str(self.rules.folder)}})
-        reminders = getattr(ctx.config, "reminders", None)
+        reminders = section(ctx.config, "reminders")
         lexicon = await asyncio.to_thread(load_lexicon, self.settings.lexicon_files)
         self.controller = Controller(self.settings, nlu=nlu, memory=subs["memory"], tools=tools,
                                      rules=lambda: self.rules.engine,  # type: ignore[union-attr]
@@ -184,7 +184,7 @@ class SessionService(Subsystem):
         await cancel_and_wait(self._task)
 
     async def reload(self, config: Any) -> None:
-        new = getattr(config, "session", None)
+        new = section(config, "session")
         if new is not None and self._override is None:
             self.settings = new
         if self.controller is not None:

@@ -13,14 +13,28 @@ from __future__ import annotations
 import abc
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 if TYPE_CHECKING:
     from ..config import HermesConfig
     from ..metrics import Registry
     from ..protocol import Method
 
-__all__ = ["DaemonContext", "Subsystem"]
+__all__ = ["DaemonContext", "Subsystem", "section"]
+
+
+def section(config: Any, name: str, default: Callable[[], Any] | None = None) -> Any:
+    """The ``name`` section of the daemon's validated config (``config.nlu``, ``config.tools`` …) —
+    the one way a shell reads its settings, at start (``ctx.config``) and at reload (the new config).
+
+    :param default: called when the config has no such section (a shell started alone by a script
+        or a test, with a partial config); without it, ``None`` is returned (at reload: keep what
+        runs).
+    """
+    value = getattr(config, name, None)
+    if value is None and default is not None:
+        return default()
+    return value
 
 
 @dataclass(slots=True)

@@ -48,7 +48,7 @@ from ..logging import REDACTED, redact
 from ..metrics import Histogram
 from ..metrics import Registry as MetricsRegistry
 from ..protocol import Method
-from .subsystem import DaemonContext, Subsystem
+from .subsystem import DaemonContext, Subsystem, section
 from ..tools.pool import Pool
 from ..tools.registry import Registry, Tool
 from ..tools.sandbox import LANDLOCK_ABI_NET, reachable
@@ -120,7 +120,7 @@ class ToolsService(Subsystem):
 
     async def start(self, ctx: DaemonContext) -> None:
         if self.settings is None:
-            self.settings = getattr(ctx.config, "tools", None) or ToolsSettings()
+            self.settings = section(ctx.config, "tools", ToolsSettings)
         self.state_dir = Path(ctx.state_dir)
         self.registry, self.pool = await self._build(self.settings)
 
@@ -391,7 +391,7 @@ class ToolsService(Subsystem):
 
     async def reload(self, config: "HermesConfig") -> None:
         """Reload descriptors and handlers (a new fork server), self-test, then swap; keep the old set on failure."""
-        settings = getattr(config, "tools", None) or self.settings or ToolsSettings()
+        settings = section(config, "tools") or self.settings or ToolsSettings()
         try:
             registry, pool = await self._build(settings)
         except Exception as exc:
