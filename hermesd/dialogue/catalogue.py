@@ -63,7 +63,7 @@ TEXTS: dict[str, dict[str, str]] = {
     "mem_same": {"zh": "这个我已经记着了：{s}{rel}{v}。", "en": "I already have that: {s}{rel}{v}."},
     "mem_note": {"zh": "好的，记下了：{v}。", "en": "OK, noted: {v}."},
     "mem_secret": {"zh": "好的，记下了{s}这件事，但出于安全，{s}本身没有明文保存。",
-                   "en": "OK, I noted {s}, but for safety the {s} itself is not kept in the clear."},
+                   "en": "OK, I noted {s}, but for safety {s} itself is not kept in the clear."},
     "mem_truncated": {"zh": "内容太长，我只记下了前{n}个字。", "en": "That was long, so I kept only the first {n} characters."},
     "mem_recall": {"zh": "你{when}说过：{s}{rel}{v}。", "en": "You told me {when}: {s}{rel}{v}."},
     "mem_recall_secret": {"zh": "你{when}告诉过我{s}，但它没有明文保存，我说不出来。",
@@ -73,10 +73,13 @@ TEXTS: dict[str, dict[str, str]] = {
     "mem_restricted": {"zh": "{s}我记着，但你的角色不能查看。", "en": "I have {s}, but your role may not see it."},
     "mem_unknown": {"zh": "你没有告诉过我{s}。", "en": "You have not told me {s}."},
     "mem_forget_q": {"zh": "要忘掉“{s}{rel}{v}”吗？", "en": "Forget that {s}{rel}{v}?"},
-    "mem_forget_all_q": {"zh": "要忘掉我记着的关于你的所有事情（{n}条）吗？这不能撤销。",
-                         "en": "Forget everything I remember about you ({n} items)? This cannot be undone."},
+    "mem_forget_all_q": {"zh": "要忘掉我记着的关于你的所有事情吗？包括你让我记住的{n}件事，以及做过的事的记录"
+                               "（比如发过哪些文件）。这不能撤销。",
+                         "en": "Forget everything I remember about you? That is the {n} things you asked me to "
+                               "remember and the record of what was done (such as the documents sent). This cannot "
+                               "be undone."},
     "mem_forgot": {"zh": "好的，已经忘掉了：{s}{rel}{v}。", "en": "Done, I have forgotten that {s}{rel}{v}."},
-    "mem_forgot_all": {"zh": "好的，关于你的记忆已全部清除（{n}条）。", "en": "Done, everything I remembered about you is erased ({n} items)."},
+    "mem_forgot_all": {"zh": "好的，关于你的记忆已全部清除。", "en": "Done, everything I remembered about you is erased."},
     "mem_forget_none": {"zh": "我本来就没有记着{s}。", "en": "I had nothing stored about {s}."},
     "mem_forget_all_admin": {"zh": "只有管理员可以清空全部记忆。你可以说“忘掉”加上具体的事。",
                              "en": "Only an administrator may erase every memory. You can ask me to forget one thing."},
