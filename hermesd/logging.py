@@ -49,6 +49,8 @@ _SECRET_TEXT_EN = re.compile(
 #: cheap pre-filter: free text is only scanned for secrets when one of these appears
 #: "密码是 hunter2", "口令：1234": the Chinese words for a secret, then 是/为/:/= and the value
 _SECRET_TEXT_ZH = re.compile(r"((?:密码|口令|令牌|密钥|验证码|pin码|PIN码)\s*(?:是|为|[:：=])\s*)([^\s，。,;；、]+)")
+#: key = value, then 密码是 …, then "password is …": group 1 the lead-in kept, group 2 the value masked
+_SECRET_PATTERNS = (_SECRET_TEXT, _SECRET_TEXT_ZH, _SECRET_TEXT_EN)
 _SECRET_HINT = re.compile(r"(?i)token|passw|passc|passp|secret|api[_-]?key|api key|authori|bearer|basic|\bpin\b|密码|口令|令牌|密钥|验证码|pin码")
 _PRIORITY = {logging.DEBUG: 7, logging.INFO: 6, logging.WARNING: 4, logging.ERROR: 3, logging.CRITICAL: 2}
 _NEEDS_QUOTES = re.compile(r'[\s="\\]')
@@ -82,16 +84,15 @@ def secret_values(text: str) -> list[str]:
     read out of them (an entity, a slot) can be masked too."""
     if not text or not _SECRET_HINT.search(text):
         return []
-    found = [m.group(2) for rx in (_SECRET_TEXT, _SECRET_TEXT_ZH, _SECRET_TEXT_EN) for m in rx.finditer(text)]
+    found = [m.group(2) for rx in _SECRET_PATTERNS for m in rx.finditer(text)]
     return [v.strip("\"'") for v in found if v.strip("\"'")]
 
 
 def _redact_text(text: str) -> str:
     if not text or not _SECRET_HINT.search(text):
         return text
-    text = _SECRET_TEXT.sub(lambda m: m.group(1) + REDACTED, text)
-    text = _SECRET_TEXT_ZH.sub(lambda m: m.group(1) + REDACTED, text)
-    text = _SECRET_TEXT_EN.sub(lambda m: m.group(1) + REDACTED, text)
+    for rx in _SECRET_PATTERNS:
+        text = rx.sub(lambda m: m.group(1) + REDACTED, text)
     return _BEARER.sub(lambda m: m.group(1) + " " + REDACTED, text)
 
 

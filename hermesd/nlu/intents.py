@@ -450,9 +450,7 @@ def _calibrate(model: IntentModel, held: Sequence[_Held], oos_prior: float, targ
     xs = [held[i].x for i in fit_i]
     kinds = {(is_oos[i], right[i]) for i in fit_i}
     reject = None
-    if small:
-        pass
-    elif any(o for o, _ in kinds) or (False, False) in kinds:
+    if not small and (any(o for o, _ in kinds) or (False, False) in kinds):
         if (False, True) in kinds:
             reject = fit_rejection(xs, [is_oos[i] for i in fit_i], [right[i] for i in fit_i], oos_prior)  # type: ignore[arg-type]
     if reject is not None:

@@ -30,6 +30,9 @@ if TYPE_CHECKING:
 
 __all__ = ["PlanRunner"]
 
+#: the plan of a turn the NLU is sure is out of scope, instead of the rule engine's "say it another way"
+_OUT_OF_SCOPE = (ReplyAction(reply=Text(zh=catalogue.say("out_of_scope", "zh"), en=catalogue.say("out_of_scope", "en"))),)
+
 log = logging.getLogger(__name__)
 
 
@@ -78,8 +81,7 @@ class PlanRunner:
                 p.path = "fallback"
         if plan.actions is DEFAULT_FALLBACK and intent is None and getattr(p.parsed, "out_of_scope", False):
             # the NLU is sure it is none of ours: say so, rather than "say it another way"
-            plan = replace(plan, actions=(ReplyAction(reply=Text(zh=catalogue.say("out_of_scope", "zh"),
-                                                                 en=catalogue.say("out_of_scope", "en"))),))
+            plan = replace(plan, actions=_OUT_OF_SCOPE)
         p.timings["route"] = (time.perf_counter() - p.r0) * 1000
         p.trace["plan"] = plan.to_trace()
         p.rule_id = plan.rule_id
