@@ -745,7 +745,10 @@ class Pool:
         self._spawning = {False: 0, True: 0}
         self._spawn_keys.clear()
         if self._proc is not None:
-            self._proc.poll()
+            if self._proc.poll() is None and self._loop is not None:
+                # its control socket closed a moment before it exits: reap it off the loop, so the
+                # restart's new Popen never leaves this one unwaited (a zombie, a ResourceWarning)
+                self._loop.run_in_executor(None, self._proc.wait)
             sandbox.FORK_SERVERS.discard(self._proc.pid)  # what it left is init's now, not below it
         if self._running:
             log.error("tool fork server died; restarting", extra={"kv": {"pid": self.server_pid}})
