@@ -662,7 +662,10 @@ def ctl_main(argv: list[str] | None = None) -> None:
     except HermesError as exc:
         if args.json:
             _print_json({"error": {"code": exc.code, "message": exc.message, "data": exc.data}})
-        print(f"hermesctl: {exc.code}: {exc.message}", file=sys.stderr)
+        if args.cmd == "say" and not args.json:  # a person reads this: a sentence, not a code
+            print(_chat_error(exc, args.text), file=sys.stderr)
+        else:
+            print(f"hermesctl: {exc.code}: {exc.message}", file=sys.stderr)
         sys.exit(EX_ERROR)
     except (ConnectionError, TimeoutError, OSError) as exc:
         print(f"hermesctl: connection to hermesd failed: {exc}", file=sys.stderr)

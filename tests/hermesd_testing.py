@@ -40,6 +40,21 @@ def clean_env(**extra: str) -> dict[str, str]:
     return env
 
 
+HERMESCTL = [sys.executable, "-c", "import sys; from hermesd.cli import ctl_main; sys.argv[0] = 'hermesctl'; ctl_main()"]
+"""``hermesctl`` run by this interpreter (the same entry point as the installed script)."""
+
+
+def hermesctl(socket: Path | str | None, *args: str, timeout_s: float = 60.0,
+              input: str | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """Run ``hermesctl [--socket SOCKET] ARGS…`` to completion; stdout/stderr captured as text.
+
+    ``env`` defaults to :func:`clean_env`; raises ``subprocess.TimeoutExpired`` after ``timeout_s``.
+    """
+    cmd = HERMESCTL + (["--socket", str(socket)] if socket is not None else []) + list(args)
+    return subprocess.run(cmd, input=input, capture_output=True, text=True, timeout=timeout_s,
+                          env=clean_env() if env is None else env)
+
+
 class NotifyListener:
     """A real ``AF_UNIX``/``SOCK_DGRAM`` socket standing in for systemd's notify socket."""
 

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from hermesd_testing import clean_env
+from hermesd_testing import clean_env, hermesctl
 from hermesd import errors
 from hermesd.client import Client, DaemonNotRunning
 
@@ -59,15 +59,13 @@ def test_not_running(tmp_path):
     with pytest.raises(DaemonNotRunning) as ei:
         Client(tmp_path / "none.sock").connect()
     assert str(tmp_path / "none.sock") in str(ei.value)
-    p = subprocess.run([sys.executable, "-c", "from hermesd.cli import ctl_main; ctl_main()", "status"],
-                       capture_output=True, text=True, env=clean_env(HERMESD_SOCKET=str(tmp_path / "none.sock")))
+    p = hermesctl(None, "status", env=clean_env(HERMESD_SOCKET=str(tmp_path / "none.sock")))
     assert p.returncode == 69
     assert str(tmp_path / "none.sock") in p.stderr and "hermesd run" in p.stderr
 
 
 def _ctl(d, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-c", "from hermesd.cli import ctl_main; ctl_main()", "--socket",
-                           str(d.socket), *args], capture_output=True, text=True, env=clean_env(), timeout=30)
+    return hermesctl(d.socket, *args)
 
 
 def test_hermesctl_commands(daemon):

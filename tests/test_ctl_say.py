@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 
-from hermesd_testing import clean_env
+from hermesd_testing import hermesctl
 
 
 def _say(socket, *args: str) -> subprocess.CompletedProcess:
-    cmd = [sys.executable, "-c", "import sys; from hermesd.cli import ctl_main; sys.argv[0] = 'hermesctl'; ctl_main()",
-           "--socket", str(socket), "say", *args]
-    return subprocess.run(cmd, env=clean_env(), capture_output=True, text=True, timeout=60)
+    return hermesctl(socket, "say", *args)
 
 
 def test_say_many_times_never_runs_out_of_sessions(start_daemon):
@@ -30,3 +27,14 @@ def test_say_keeps_a_session_that_asks_and_says_how_to_answer(start_daemon):
     with d.client() as c:
         sid = r.stderr.split("[session ")[1].split()[0]
         assert c.call("session.get", {"session_id": sid})["state"] != "CLOSED"
+
+
+def test_say_refused_reads_as_a_sentence_not_a_code(start_daemon):
+    d = start_daemon()
+    r = _say(d.socket, "磁盘" * 3000)  # beyond the daemon's utterance limit: refused with INPUT_INVALID
+    assert r.returncode != 0
+    assert "太长" in r.stderr and "INPUT_INVALID" not in r.stderr
+    r = _say(d.socket, "disk " * 2000)
+    assert "too long" in r.stderr and "INPUT_INVALID" not in r.stderr
+    r = hermesctl(d.socket, "--json", "say", "disk " * 2000)  # a script asked for the code: it gets it
+    assert "INPUT_INVALID" in r.stdout

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 
 from hermesd.subsystems.footprint import deep_size, mappings
+from hermesd_testing import hermesctl
 
 
 def test_deep_size_counts_each_object_once_and_not_code() -> None:
@@ -27,8 +26,7 @@ def test_status_memory_names_every_part(daemon) -> None:
     mem = daemon.call("admin.memory")
     assert {"NLU model", "L1", "rule engine", "tool pool and registry", "sessions"} <= set(mem["parts"])
     assert mem["parts"]["NLU model"] > 100_000 and mem["rss_bytes"] > mem["mappings"]["heap"]
-    out = subprocess.run([sys.executable, "-c", "from hermesd.cli import ctl_main; ctl_main()", "--socket",
-                          str(daemon.socket), "status", "--memory"], capture_output=True, text=True, timeout=60)
+    out = hermesctl(daemon.socket, "status", "--memory")
     assert out.returncode == 0, out.stderr
     for words in ("interpreter (python, libpython)", "libraries", "Python heap", "NLU model", "L1", "rule engine"):
         assert words in out.stdout, words

@@ -15,13 +15,12 @@ import re
 import shutil
 import stat
 import subprocess
-import sys
 import time
 
 import pytest
 import yaml
 
-from hermesd_testing import REPO, clean_env
+from hermesd_testing import REPO, hermesctl
 
 PROM = REPO / "config" / "prometheus"
 
@@ -119,8 +118,7 @@ def test_a_real_daemon_exposition_passes_promtool_on_every_scrape_path(promtool,
     port = int(status["metrics"]["listen"].rpartition(":")[2])
 
     # 1. hermesctl metrics, over the socket
-    ctl = subprocess.run([sys.executable, "-c", "from hermesd.cli import ctl_main; ctl_main()", "--socket",
-                          str(d.socket), "metrics"], capture_output=True, text=True, env=clean_env(), timeout=30)
+    ctl = hermesctl(d.socket, "metrics")
     assert ctl.returncode == 0, ctl.stderr
     r = check_metrics(promtool, ctl.stdout)
     assert (r.returncode, r.stdout, r.stderr) == (0, "", "")

@@ -15,7 +15,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
-from hermesd_testing import NOBODY, clean_env
+from hermesd_testing import HERMESCTL, NOBODY, clean_env
 
 from .conftest import check_received, check_sent
 
@@ -25,8 +25,7 @@ def hermesctl(*args: str) -> list[str]:
     script = Path(sys.executable).parent / "hermesctl"
     if script.exists():
         return [str(script), *args]
-    return [sys.executable, "-c", "import sys; from hermesd.cli import ctl_main; sys.argv[0] = 'hermesctl'; "
-                                  "ctl_main()", *args]
+    return [*HERMESCTL, *args]
 
 
 def server_params(socket: Path, *extra: str) -> StdioServerParameters:

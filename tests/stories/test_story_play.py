@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 from hermesd.client import AsyncClient
@@ -19,7 +18,7 @@ from hermesd.stories import load_paths
 from hermesd.stories.report import text_report
 from hermesd.stories.runner import run_stories
 
-from hermesd_testing import REPO, clean_env
+from hermesd_testing import REPO, hermesctl
 
 STORIES = Path(__file__).resolve().parent
 CONFIG = {"session": {"confirming_s": 2.0, "max_sessions_per_user": 10_000}}
@@ -46,10 +45,7 @@ async def test_every_story_passes(start_daemon):
 
 
 def _ctl(*args: str, socket: Path | None = None) -> subprocess.CompletedProcess[str]:
-    cmd = [sys.executable, "-c", "from hermesd.cli import ctl_main; ctl_main()"]
-    if socket is not None:
-        cmd += ["--socket", str(socket)]
-    return subprocess.run(cmd + list(args), capture_output=True, text=True, env=clean_env(), timeout=120)
+    return hermesctl(socket, *args, timeout_s=120)
 
 
 PASSING_AND_FAILING = """\
