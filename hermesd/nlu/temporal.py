@@ -17,7 +17,16 @@ Rules (documented choices, see tests/nlu/temporal_vectors.jsonl):
   2月29日 in a common year) is returned with ``kind="invalid"``, a ``reason`` for logs and
   a structured ``problem`` (see :class:`TimeExpr`); it is never rolled over or dropped.
   :func:`impossible_date_text` says what is wrong in a sentence ("6月没有31号。").
-- A month and day without a year (6月15日, June 15) is in the reference year.
+- A month and day without a year (6月15日, June 15) is in the reference year, and so are a bare
+  holiday (春节, Christmas), a lunar date (正月十五), a month (3月) and a season; a day without a month
+  (15号, the 10th) is in the reference month. In a future-oriented utterance — one that asks for a
+  reminder, an alarm or a booking, or says 打算/准备/计划/还有几天, will/going to/until — such a
+  yearless date that has already passed is its next occurrence (春节提醒我 asked in November is next
+  year's 春节; "remind me on the 10th" asked on the 25th is next month's 10th), as Duckling resolves
+  dates by default; an explicit year, 今年/this year, or next/last (明年春节, last Christmas) is kept.
+- ``point`` is where a one-off event on the expression falls (a reminder's due): the start, except
+  for a part of a period (see :mod:`.temporal_periods`: 月底 → the last day, 上旬/中旬/下旬 → the
+  1st/11th/21st) and for a range open at its start (截至周五 → its last day, Friday).
 - A clock hour with neither am/pm nor a part of day (and not written on a
   24-hour clock like 09:30): without a date it is the
   next such hour at or after ``ref`` (3点 at 07:30 → 15:00); with a date,
@@ -66,6 +75,9 @@ class TimeExpr:
         ``month`` | ``season`` | ``quarter`` | ``year`` | ``decade``.
     :param text: the original text of ``span``. :param span: ``(start, end)`` in the original text.
     :param seconds: length of a ``duration``. :param reason: why an ``invalid`` date does not exist (English, for logs).
+    :param point: where a one-off event on this expression falls (a reminder's due): ``start`` for most
+        expressions, the last day for 月底/年底/the end of the month, the first day of a third for
+        上旬/中旬/下旬, the last day for a range open at its start; None for duration/invalid.
     :param problem: for ``invalid`` only, what is wrong, as data (JSON-ready):
 
         - ``{"kind": "no_such_day", "year": 2025, "month": 6, "day": 31, "max_day": 30}``:
@@ -86,13 +98,15 @@ class TimeExpr:
     seconds: float | None = None
     reason: str | None = None
     problem: dict[str, Any] | None = field(default=None, hash=False)
+    point: date | datetime | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict; dates as ``YYYY-MM-DD``, datetimes ISO 8601 with offset."""
         return {"kind": self.kind, "start": self.start.isoformat() if self.start else None,
                 "end": self.end.isoformat() if self.end else None, "grain": self.grain, "text": self.text,
                 "span": list(self.span), "seconds": self.seconds, "reason": self.reason,
-                "problem": dict(self.problem) if self.problem else None}
+                "problem": dict(self.problem) if self.problem else None,
+                "point": self.point.isoformat() if self.point else None}
 
 
 class _Invalid(Exception):
@@ -147,6 +161,12 @@ _CATS_MERGEABLE = {"date", "pod", "clock", "hourish", "now"}
 _RECURRING = re.compile(r"(?:每[天日周月年晚早]?|每个|每隔|every|each|daily|weekly|nightly)\s*$")
 # a recurrence anywhere in the utterance ("每五分钟响一次", "daily at 7 am", "every minute for 20 minutes")
 _RECURRENCE = re.compile(r"每|(?<![a-z])(?:every|each|daily|weekly|nightly|monthly|hourly|recurring|weekdays|weekends)(?![a-z])")
+# a future-oriented utterance: a request to be reminded, woken, booked, or a plan ("春节提醒我", "remind me on
+# Christmas", "圣诞节打算去哪", "how many days until Easter"); an explicit past word keeps the reference year
+_FUTURE = re.compile(r"提醒|闹钟|叫醒|叫我|记得|别忘|安排|预订|预定|预约|打算|准备|计划|将要|即将|还有(?:几|多少|多久)|倒计时|到时候|"
+                     r"(?<![a-z])(?:remind|reminder|alarm|wake me|schedule|book|reserve|will|going to|gonna|plan|"
+                     r"planning|until|till|countdown|upcoming|how long)(?![a-z])|'ll(?![a-z])")
+_PAST = re.compile(r"上次|曾经|已经|去过|过了|(?<![a-z])(?:was|were|did|had|ago|used to)(?![a-z])")
 _DATE_KEYS = ("rel_day", "weekday", "day", "month", "period", "year", "holiday", "lunar", "part")
 
 
@@ -221,6 +241,18 @@ def _year_of(f: dict[str, Any], today: date) -> int:
 
 
 def _whole_date_part(f: dict[str, Any], today: date) -> tuple[date, date, str] | None:
+    """The date part of a frame without its part; a yearless date in a future-oriented utterance
+    (``f["future"]``) that has passed moves to its next occurrence (see the module rules)."""
+    dp = _whole_date_part_once(f, today)
+    if dp is None or not f.get("future") or dp[1] > today or "year" in f or "year_shift" in f:
+        return dp
+    if "day" in f and "month" not in f and "month_shift" not in f and "period" not in f:
+        return _whole_date_part_once({**f, "month_shift": 1}, today)
+    yearless = ("holiday" in f and not f.get("hol_rel")) or "lunar" in f or ("month" in f and not f.get("month_rel"))
+    return _whole_date_part_once({**f, "year_shift": 1}, today) if yearless else dp
+
+
+def _whole_date_part_once(f: dict[str, Any], today: date) -> tuple[date, date, str] | None:
     if "holiday" in f:
         key, rel = f["holiday"], f.get("hol_rel")
         if rel and "year" not in f and "year_shift" not in f:
@@ -412,6 +444,31 @@ def _resolve(f: dict[str, Any], ref: datetime, tz: ZoneInfo, anchor: date | None
     return "range", start, end, "part_of_day", None
 
 
+def _point(f: dict[str, Any], kind: str, start: Any, end: Any) -> date | datetime | None:
+    """Where a one-off event on a resolved frame falls (``TimeExpr.point``; rules in the module docstring
+    and :mod:`.temporal_periods`)."""
+    if kind in ("duration", "invalid"):
+        return None
+    if start is None:
+        return _last_inside(end)
+    part = f.get("part")
+    if part not in ("early", "mid", "late") or not f.get("part_edge") or isinstance(start, datetime) or end is None:
+        return start
+    if part == "late":
+        week = f.get("period") == "week" or f.get("part_period") == "week"
+        return start if week else end - timedelta(days=1)
+    if part == "mid":
+        return start + timedelta(days=((end - start).days - 1) // 2)
+    return start
+
+
+def _last_inside(end: Any) -> date | datetime | None:
+    """The last day inside a half-open end (an exclusive date), or the instant itself."""
+    if end is None:
+        return None
+    return end if isinstance(end, datetime) else end - timedelta(days=1)
+
+
 def _as_dt(v: date | datetime, tz: ZoneInfo) -> datetime:
     return v if isinstance(v, datetime) else datetime.combine(v, time(0), tz)
 
@@ -459,6 +516,9 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
     t = norm.text
     groups = [_digit_year(norm, g) for g in _group(t, _select(find_atoms(t)))]
     recurring = bool(_RECURRENCE.search(t))
+    if _FUTURE.search(t) and not _PAST.search(t):
+        for g in groups:
+            g.f["future"] = True
     out: list[TimeExpr] = []
     i = 0
     while i < len(groups):
@@ -533,7 +593,7 @@ def _single(norm: Normalized, g: _Group, ref: datetime, tz: ZoneInfo) -> TimeExp
     s, e = norm.span(g.start, g.end)
     try:
         kind, start, end, grain, secs = _resolve(g.f, ref, tz)
-        return TimeExpr(kind, start, end, grain, norm.original[s:e], (s, e), secs)
+        return TimeExpr(kind, start, end, grain, norm.original[s:e], (s, e), secs, point=_point(g.f, kind, start, end))
     except _Invalid as exc:
         return TimeExpr("invalid", None, None, "day", norm.original[s:e], (s, e), reason=str(exc), problem=exc.problem)
     except (OverflowError, ValueError):  # "99999999天后": beyond the calendar (year 9999)
@@ -588,7 +648,7 @@ def _range(norm: Normalized, g1: _Group, g2: _Group, ref: datetime, tz: ZoneInfo
     if b2 <= a1:
         return TimeExpr("invalid", None, None, gr1, text, (s1, s2), reason="range ends before it starts",
                         problem={"kind": "reversed_range"})
-    return TimeExpr("range", a1, b2, min(gr1, gr2, key=_GRAIN_ORDER.index), text, (s1, s2))
+    return TimeExpr("range", a1, b2, min(gr1, gr2, key=_GRAIN_ORDER.index), text, (s1, s2), point=a1)
 
 
 # ---- saying what is wrong with an impossible date ---------------------------------------------

@@ -40,6 +40,13 @@ PARTS_OF_DAY: dict[str, tuple[int, int, str]] = {
     "上午": (6, 12, "am"), "中午": (11, 14, "noon"), "午间": (11, 14, "noon"), "下午": (12, 18, "pm"),
     "傍晚": (17, 19, "pm"), "晚上": (18, 24, "night"), "晚间": (18, 24, "night"), "夜里": (18, 24, "night"),
     "夜间": (18, 24, "night"), "深夜": (22, 24, "night"), "半夜": (0, 3, "early"), "白天": (6, 18, "am"),
+    # Cantonese (and Hakka/Min) words for parts of day, in both scripts where the normaliser keeps the
+    # traditional one (晝): 朝早 = morning, 上晝 = forenoon, 晏晝 = around noon, 下晝 = afternoon,
+    # 挨晚 = dusk, 夜晚/晚黑/夜晚黑 = evening (Cantonese dictionaries: CantoDict, words.hk)
+    "朝早": (6, 12, "am"), "朝头早": (6, 12, "am"), "朝頭早": (6, 12, "am"), "上晝": (6, 12, "am"),
+    "上昼": (6, 12, "am"), "晏晝": (11, 14, "noon"), "晏昼": (11, 14, "noon"), "下晝": (12, 18, "pm"),
+    "下昼": (12, 18, "pm"), "挨晚": (17, 19, "pm"), "夜晚黑": (18, 24, "night"), "夜晚": (18, 24, "night"),
+    "晚黑": (18, 24, "night"),
     "早饭": (7, 9, "am"), "早餐": (7, 9, "am"), "午饭": (11, 13, "noon"), "午餐": (11, 13, "noon"),
     "晚饭": (17, 20, "pm"), "晚餐": (17, 20, "pm"), "下班后": (18, 22, "pm"), "上班前": (7, 9, "am"),
     "morning": (6, 12, "am"), "afternoon": (12, 18, "pm"), "evening": (18, 22, "pm"), "night": (18, 24, "night"),
@@ -213,7 +220,7 @@ _ZH_DAY_POD = {"今早": (0, "早上"), "今晨": (0, "早上"), "今晚": (0, "
                "明晚": (1, "晚上"), "昨晚": (-1, "晚上"), "昨夜": (-1, "晚上")}
 
 
-@_p("(" + "|".join(_ZH_DAY_POD) + ")", "date")
+@_p("(" + "|".join(_ZH_DAY_POD) + ")黑?", "date")  # 今晚黑 (Cantonese) is 今晚
 def _zh_day_pod(m):
     d, pod = _ZH_DAY_POD[m[1]]
     return {"rel_day": d, "pod": pod}
@@ -352,13 +359,17 @@ def _en_noon(m):
     return {"hour": 12, "minute": 0, "ampm": "pm"} if m[1] == "noon" else {"hour": 0, "minute": 0, "ampm": "am", "midnight": True}
 
 
-@_p(r"(?:(?<![\d:周期拜])|(?<=周\d)|(?<=星期\d)|(?<=礼拜\d))(\d{1,2})(?:点|時|时)(?:(1|3)刻|(\d{1,2})分?|(半)|整)?(?:钟)?(?:(\d{1,2})秒)?", "clock")
+@_p(r"(?:(?<![\d:周期拜])|(?<=周\d)|(?<=星期\d)|(?<=礼拜\d))(\d{1,2})(?:点|時|时)(?:(1|3)刻|(\d{1,2})个字|(\d{1,2})分?|(半)|整)?(?:钟)?(?:(\d{1,2})秒)?", "clock")
 def _zh_clock(m):
+    """3点, 3点15(分), 3点1刻, 3点半; Cantonese 3点3个字 (三點三個字: a 字 is one of the clock face's five-minute
+    marks, so 3:15)."""
     h = int(m[1])
-    mi = 15 * int(m[2]) if m[2] else int(m[3]) if m[3] else 30 if m[4] else None
+    mi = 15 * int(m[2]) if m[2] else 5 * int(m[3]) if m[3] else int(m[4]) if m[4] else 30 if m[5] else None
+    if m[3] and not 1 <= int(m[3]) <= 11:
+        return None
     if h > 24 or (mi is not None and mi > 59):
         return None
-    return {"hour": h, "minute": mi, "second": int(m[5]) if m[5] else None}
+    return {"hour": h, "minute": mi, "second": int(m[6]) if m[6] else None}
 
 
 @_p(r"(?<![\d:/.])(\d{1,2})[:](\d{2})(?::(\d{2}))?(?:\s*(a\.m\.|p\.m\.|a\.?m|p\.?m)(?![a-z]))?(?![\d:])", "clock", needs=r":")

@@ -69,4 +69,5 @@ def open_range(x, pre: str, post: str, ref: datetime, text: str, span: tuple[int
     else:  # 以后 之后 起 开始 往后 后, from … on, starting …
         start, end = a, None
     # the opening word is a signal, not part of the time (TimeML's TIMEX3/SIGNAL split): the span stays X's
-    return replace(x, kind="range", start=start, end=end)
+    point = start if start is not None else (end if isinstance(end, datetime) or end is None else end - timedelta(days=1))
+    return replace(x, kind="range", start=start, end=end, point=point)

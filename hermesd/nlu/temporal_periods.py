@@ -8,6 +8,12 @@ Rules (documented choices; tests/nlu/time_classes.yaml has the vectors):
   上半年/first half = January–June, 下半年/second half = July–December. Of a week: early = Monday–
   Wednesday, mid = Tuesday–Thursday, late/end = Friday–Sunday. Of a quarter or season: its first,
   middle, last month. Of a decade: years 0–2, 3–6, 7–9; of a century: its first, middle two, last decade.
+- The point of a part (where a one-off event such as a reminder on it falls, ``TimeExpr.point``): an end
+  (月底, 月末, 年底, the end of) is the period's last day, a beginning (月初, 年初, the beginning of) its
+  first day, a middle (月中, the middle of) the middle day of the part (the 15th of a month); a third
+  (上旬/中旬/下旬, early/mid/late) is its first day (the 1st/11th/21st), since a reminder "in late June" must
+  not come after the part has begun; the end of a week is its Friday (the last working day: "by the end
+  of the week"), not Sunday.
 - 第N周 of a month is the N-th Monday-start week whose Thursday lies in the month (the ISO 8601
   week rule applied to a month); of a year, the ISO week N. 第N个周X / "the Nth X of" is the N-th
   such weekday in the period; 最后一个 / "last" the last one. A week or weekday that the period does not
@@ -44,6 +50,11 @@ _EN_ORDN = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "
 _ZH_PART = {"初": "early", "上旬": "early", "中": "mid", "中旬": "mid", "底": "late", "末": "late", "下旬": "late"}
 
 
+def _edge(word: str) -> dict[str, Any]:
+    """月初/月中/月底 name an edge (or the middle) of the period; 上旬/中旬/下旬 name a third of it."""
+    return {"part_edge": True} if word in ("初", "中", "底", "末") else {}
+
+
 def _yy(y: int) -> int:
     return y + (2000 if y < 50 else 1900) if y < 100 else y
 
@@ -60,12 +71,12 @@ def _zh_one_period(m) -> dict[str, Any]:
 def _zh_part_suffix(m) -> dict[str, Any] | None:
     if m[1] == "末" and m.string[m.start() - 1:m.start()] == "周":
         return None  # 周末 is the weekend
-    return {"part": _ZH_PART[m[1]]}
+    return {"part": _ZH_PART[m[1]]} | _edge(m[1])
 
 
 @register(r"(?<![上下这本个\d今明去前后])([月年])(上旬|中旬|下旬|初|中|底|末)(?![\d一二三四五六七八九十国文心央学间期等型部华东医断止标奖])", "date", needs=r"[初中底末旬]")
 def _zh_part_alone(m) -> dict[str, Any]:
-    return {"part": _ZH_PART[m[2]], "part_period": "month" if m[1] == "月" else "year"}
+    return {"part": _ZH_PART[m[2]], "part_period": "month" if m[1] == "月" else "year"} | _edge(m[2])
 
 
 @register(r"(?<![月年代纪度周])(上旬|中旬|下旬)", "date", needs=r"旬")
@@ -85,7 +96,7 @@ def _en_part(m) -> dict[str, Any]:
     w = m[1].replace("the ", "")
     part = {"early": "early", "beginning of": "early", "start of": "early", "mid": "mid", "middle of": "mid",
             "late": "late", "end of": "late", "first half of": "h1", "second half of": "h2"}[w]
-    out: dict[str, Any] = {"part": part}
+    out: dict[str, Any] = {"part": part} | ({"part_edge": True} if w.endswith(" of") and part != "h1" and part != "h2" else {})
     if m[2]:
         out["part_period"] = m[2]
     return out
@@ -226,13 +237,20 @@ def _en_quarter_hour(m) -> dict[str, Any]:
 # ---- Cantonese and other day words: 听日, 寻日/琴日, 前日, 后日, 听朝, 当前 ---------------------
 _DAY_WORDS = {"听日": (1, None), "聽日": (1, None), "寻日": (-1, None), "尋日": (-1, None), "琴日": (-1, None),
               "前日": (-2, None), "后日": (2, None), "听朝": (1, "早上"), "聽朝": (1, "早上"), "今朝": (0, "早上"),
-              "琴晚": (-1, "晚上"), "寻晚": (-1, "晚上"), "尋晚": (-1, "晚上"), "听晚": (1, "晚上"), "聽晚": (1, "晚上")}
+              "琴晚": (-1, "晚上"), "寻晚": (-1, "晚上"), "尋晚": (-1, "晚上"), "听晚": (1, "晚上"), "聽晚": (1, "晚上"),
+              "大后日": (3, None), "琴朝": (-1, "早上"), "寻朝": (-1, "早上"), "尋朝": (-1, "早上")}
 
 
-@register("(" + "|".join(_DAY_WORDS) + ")", "date", needs=r"[听聽寻尋琴前后今]")
+@register("(" + "|".join(sorted(_DAY_WORDS, key=len, reverse=True)) + ")(?:黑)?", "date", needs=r"[听聽寻尋琴前后今大]")
 def _zh_day_words(m) -> dict[str, Any]:
     d, pod = _DAY_WORDS[m[1]]
     return {"rel_day": d} | ({"pod": pod} if pod else {})
+
+
+# 一点 is "a little" too, so the normaliser keeps it; right after a part of day it is one o'clock (下午一点, 晏晝一點)
+@register(r"(?<=上午|下午|中午|晚上|凌晨|半夜|早上|晏晝|晏昼|下晝|下昼|夜晚|晚黑|朝早)一点(?:(半)|(\d{1,2})分?)?", "clock", needs=r"一点")
+def _zh_one_oclock(m) -> dict[str, Any]:
+    return {"hour": 1, "minute": 30 if m[1] else int(m[2]) if m[2] else None}
 
 
 # 目前/当前/当下/眼下 are also adjectives before a noun (当前位置, 目前位置, 当前小说): a time only where
