@@ -55,7 +55,10 @@ from .temporal_periods import apply_part
 
 __all__ = ["TimeExpr", "impossible_date_text", "parse_times"]
 
-_GAP = re.compile(r"^(?:\s|,|的|at|on|in the|in|of|around|about|by|this)*$")
+_GAP = re.compile(r"^(?:\s|,|的|at|on|in the|in|of|around|about|by|this|the)*$")
+_DAY_RANGE_END = re.compile(r"\s*(-|~|to|through|thru|until|till|and)\s*(\d{1,2})(?:st|nd|rd|th)?(?![\d:])"
+                            r"(?!\s*(?:[ap]\.?m\b|o'?clock|点|时|hours?|days?|weeks?|months?|years?|minutes?|people|persons?))"
+                            r"(?:,?\s+((?:19|20)\d\d)(?!\d))?")
 _RANGE_CONN = re.compile(r"^\s*(到|至|~|-|to|until|till|through|thru|and)\s*$")
 _GRAIN_ORDER = ["second", "minute", "hour", "part_of_day", "day", "week", "weekend", "month", "season", "quarter",
                 "year", "decade", "century"]
@@ -291,7 +294,18 @@ def _whole_date_part_once(f: dict[str, Any], today: date) -> tuple[date, date, s
     if "rel_day" in f:
         d = today + timedelta(days=f["rel_day"])
         return d, d + timedelta(days=1), "day"
-    if "weekday" in f:
+    if "weekday" in f and "day" in f and "month" not in f and "month_shift" not in f:
+        # "Monday the 4th", 周一5号: the first month from this one whose day falls on that weekday
+        y, m = today.year, today.month
+        for _ in range(15):
+            last = calendar.monthrange(y, m)[1]
+            if f["day"] <= last and date(y, m, f["day"]) >= today and date(y, m, f["day"]).isoweekday() == f["weekday"]:
+                d = date(y, m, f["day"])
+                return d, d + timedelta(days=1), "day"
+            y, m = _add_months(y, m, 1)
+        raise _Invalid(f"no month has day {f['day']} on weekday {f['weekday']}",
+                       {"kind": "no_such_day", "year": today.year, "month": today.month, "day": f["day"], "max_day": 31})
+    if "weekday" in f and "day" not in f:
         wd, mode, iso = f["weekday"], f.get("wd_mode", "upcoming"), today.isoweekday()
         if mode == "week":
             d = today - timedelta(days=iso - 1) + timedelta(days=7 * f.get("week_shift", 0) + wd - 1)
@@ -344,7 +358,7 @@ def _whole_date_part_once(f: dict[str, Any], today: date) -> tuple[date, date, s
         y = f.get("year", today.year + f.get("year_shift", 0))
         return date(y, 1, 1), date(y + 1, 1, 1), "year"
     if period == "decade":
-        y = f["year"]
+        y = f["year"] if "year" in f else today.year // 10 * 10 + 10 * f.get("decade_shift", 0)
         return date(y, 1, 1), date(y + 10, 1, 1), "decade"
     return None
 
@@ -533,6 +547,18 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
                     out.append(expr)
                     i += 2
                     continue
+        m = _DAY_RANGE_END.match(t, g.end) if "day" in g.f and "month" in g.f and "hour" not in g.f else None
+        if m and (m[1] != "and" or re.search(r"between\s*$", t[:g.start])) and 1 <= int(m[2]) <= 31:
+            # "March 5 to 12", "June 1-15, 2024": the second end is a bare day of the same month (and year)
+            f1 = {**g.f, "year": int(m[3])} if m[3] and "year" not in g.f else g.f
+            last = _Group(m.start(2), m.end(), {"day": int(m[2])} | ({"year": int(m[3])} if m[3] else {}), {"date"})
+            expr = _range(norm, _Group(g.start, g.end, f1, g.cats), last, ref, tz)
+            if expr is not None:
+                out.append(expr)
+                i += 1
+                while i < len(groups) and groups[i].start < m.end():
+                    i += 1  # the year after the second day belongs to the range
+                continue
         if "clock" in g.cats and "date" not in g.cats:
             # "2到4点", "between 2 and 4 pm": the first end is a bare number
             m = re.search(r"(\d{1,2}|" + EN_NUM + r")\s*(到|至|~|-|to|and|until|till)\s*$", t[:g.start])

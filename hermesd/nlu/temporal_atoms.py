@@ -254,10 +254,10 @@ def _zh_month_rel(m):
     return {"period": "month", "month_shift": _ZH_SHIFT[m[1]]}
 
 
-_ZH_YEARS = {"前年": -2, "去年": -1, "今年": 0, "本年": 0, "明年": 1, "后年": 2}
+_ZH_YEARS = {"大前年": -3, "前年": -2, "去年": -1, "今年": 0, "本年": 0, "明年": 1, "后年": 2, "大后年": 3}
 
 
-@_p("(前年|去年|今年|本年|明年|后年)", "date")
+@_p("(大前年|前年|去年|今年|本年|明年|大后年|后年)", "date")
 def _zh_year_rel(m):
     return {"period": "year", "year_shift": _ZH_YEARS[m[1]]}
 

@@ -47,6 +47,9 @@ _ZH_WD = {"1": 1, "2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7, "日": 7, "天
 _EN_WD = {"monday": 1, "tuesday": 2, "wednesday": 3, "thursday": 4, "friday": 5, "saturday": 6, "sunday": 7}
 _EN_ORDN = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4,
             "fifth": 5, "5th": 5, "last": -1}
+_EN_MONTHS = {"january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6, "july": 7, "august": 8,
+              "september": 9, "october": 10, "november": 11, "december": 12, "jan": 1, "feb": 2, "mar": 3, "apr": 4,
+              "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9, "oct": 10, "nov": 11, "dec": 12}
 _ZH_PART = {"初": "early", "上旬": "early", "中": "mid", "中旬": "mid", "底": "late", "末": "late", "下旬": "late"}
 
 
@@ -169,6 +172,21 @@ def _en_century(m) -> dict[str, Any]:
         return {"period": "century", "century_shift": {"this": 0, "last": -1, "the last": -1, "previous": -1}.get(m[1], 1)}
     n = int(m[2]) if m[2] else _EN_CENT[m[3]]
     return {"period": "century", "year": (n - 1) * 100}
+
+
+@register(rf"{L}(?:the\s+)?(this|last|next|past|previous|coming)\s+decade{R}", "date", needs=r"decade")
+def _en_decade_rel(m) -> dict[str, Any]:
+    """"this decade" is the calendar decade of the reference year (the 2020s), "last decade" the one before."""
+    return {"period": "decade", "decade_shift": {"this": 0, "next": 1, "coming": 1}.get(m[1], -1)}
+
+
+# ---- two-digit years with an apostrophe: May '19, in '98, the summer of '69 ----------------------
+@register(rf"{L}(?:({'|'.join(_EN_MONTHS)})\s+)?'(\d\d){R}", "date", needs=r"'\d\d")
+def _en_apostrophe_year(m) -> dict[str, Any]:
+    out: dict[str, Any] = {"year": _yy(int(m[2])), "period": "year"}
+    if m[1]:
+        out |= {"month": _EN_MONTHS[m[1]], "period": "month"}
+    return out
 
 
 # ---- windows: 过去两周, 最近一个月, 前三天, 未来两小时, in the past 3 hours ------------------
