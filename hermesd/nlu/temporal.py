@@ -51,7 +51,7 @@ from .temporal_atoms import MEALS, PARTS_OF_DAY, UNIT_SECONDS, Atom, find_atoms
 from .temporal_holidays import holiday_date
 from .temporal_lunar import lunar_to_solar, month_days
 from .temporal_open import open_markers, open_range
-from .temporal_periods import apply_part
+from .temporal_periods import STATE_NOUNS_ZH, apply_part
 
 __all__ = ["TimeExpr", "impossible_date_text", "parse_times"]
 
@@ -155,11 +155,14 @@ def _merge_frames(f1: dict[str, Any], f2: dict[str, Any]) -> dict[str, Any] | No
         if k in out and out[k] != v:
             return None
         out[k] = v
-    if "rel_day" in out and ("weekday" in out or "day" in out):
-        return None
+    if "rel_day" in out and any(k in out for k in ("weekday", "day", "holiday", "lunar", "month")):
+        return None  # 今天 and 圣诞节 name two different days
     return out
 
 
+# quantities that change with time: 现在的气温 / "the current temperature" asks for their value now, so the
+# 现在/current there is a time (as xSID annotates it), while 现在的位置 / 现在的我 is an attribute
+_STATE_NOUN = re.compile(rf"\s*(?:{STATE_NOUNS_ZH})")
 _CATS_MERGEABLE = {"date", "pod", "clock", "hourish", "now"}
 _RECURRING = re.compile(r"(?:每[天日周月年晚早]?|每个|每隔|every|each|daily|weekly|nightly)\s*$")
 # a recurrence anywhere in the utterance ("每五分钟响一次", "daily at 7 am", "every minute for 20 minutes")
@@ -510,7 +513,7 @@ _EN_FUNCTION = frozenset("a an the at on in by of for to from this next last and
 # head nouns of names (a playlist, an album, a show): the words before them in the same noun phrase name it
 _NAME_HEAD = re.compile(r"^[A-Za-z0-9'’&., -]{0,40}?(?<![A-Za-z])(?:playlist|play list|mix|mixtape)(?![A-Za-z])|"
                         r"^[^，。！？,.!?;]{0,24}?(?:播放\s*列表|播放\s*清单|歌单)", re.I)
-_NAME_OWNER = re.compile(r"(?:(?<![A-Za-z])(?:my|our|your)|我的|我们的|你的)[^，。！？,.!?;]{0,40}$", re.I)
+_NAME_OWNER = re.compile(r"(?:(?<![A-Za-z])(?:my|our|your)|(?:我|我们|你)\s*的)[^，。！？,.!?;]{0,40}$", re.I)
 _NAME_NOUN_BEFORE = re.compile(r"(?<![A-Za-z])(?:track|song|tune|album|saga|film|movie|show|series|playlist|episode)\s+$|"
                                r"(?:歌曲|曲目|专辑|传奇|电影|节目)\s*$", re.I)
 
@@ -548,8 +551,9 @@ def _inside_name(norm: Normalized, g: _Group) -> bool:
     # only the kinds of time that are words of titles (holidays, decades, seasons, parts of day); a date, a
     # clock time or an offset next to a capitalised place name is a time there ("in Powersville Guam 23
     # hours from now", "at Fox Theatres 1 minute from now")
-    if not ("holiday" in g.f or g.f.get("period") in ("decade", "century", "season") or g.cats == {"pod"}):
-        return False
+    if not ("holiday" in g.f or g.f.get("period") in ("decade", "century", "season") or g.cats == {"pod"}) \
+            or any(k in g.f for k in ("rel_day", "hour", "weekday", "day")):
+        return False  # "Christmas tonight" is a time joined to a name's last word
     if not own[:1].isupper() and not own[:1].isdigit():
         return False
     if not before.strip() or before.rstrip()[-1] in ".!?。！？":
@@ -573,6 +577,27 @@ def _caps_run(words: list[str]) -> int:
         elif not (k and w.lower() in ("of", "the", "and")):
             break
     return n
+
+
+_MEAL_OBJECT_BEFORE = re.compile(
+    r"(?:(?<![a-z])(?:make|makes|making|made|cook|cooks|cooking|cooked|prepare|prepares|preparing|fix|pack|packing|buy|"
+    r"order|ordering)\s+(?:(?:a|an|the|my|his|her|our|their|some|[a-z]+'s)\s+)?|"
+    r"(?:做|煮|烧|准备|弄|带|买|点)(?:个|份|一份|一顿|顿)?\s*)$", re.I)
+_MEAL_AS_TIME_AFTER = re.compile(r"^\s*(?:的?时候|时|前|后|之前|之后|以前|以后|时间|(?<![a-z])time(?![a-z]))", re.I)
+
+
+def _meal_as_object(norm: Normalized, g: _Group, out: list[TimeExpr]) -> bool:
+    """A meal is a time ("after lunch", 晚饭时间前, "book a lunch at Boreas") except where it is the thing
+    made or bought (做午餐, "make Dan's lunch"), or the event a clock time just before it places ("a 9 am
+    breakfast", 上午9点早餐); 吃午饭的时候 / "lunch time" stay times."""
+    if g.cats != {"pod"} or g.f.get("pod") not in MEALS:
+        return False
+    s, e = norm.span(g.start, g.end)
+    if _MEAL_AS_TIME_AFTER.match(norm.original[e:]):
+        return False
+    if out and out[-1].kind == "datetime" and not norm.original[out[-1].span[1]:s].strip():
+        return True
+    return bool(_MEAL_OBJECT_BEFORE.search(norm.original[:s]))
 
 
 def _looks_like_address(norm: Normalized, g: _Group) -> bool:
@@ -646,12 +671,14 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
         in_recurrence = recurring and not any(k in g.f for k in _DATE_KEYS) and not g.f.get("now") and (
             "offset" not in g.f or g.f.get("within"))
         # 现在的X is "the current X" (an attribute, like English "current"), not a time; "for now" is an idiom
-        attributive_now = g.cats == {"now"} and (t.startswith("的", g.end) or t.endswith("for ", 0, g.start))
+        attributive_now = g.cats == {"now"} and ((t.startswith("的", g.end) and not _STATE_NOUN.match(t, g.end + 1))
+                                                 or t.endswith("for ", 0, g.start))
         if _part_only(g.f):  # "early", "end of", 月中 with no period to take them of
             i += 1
             continue
         if not (_RECURRING.search(t[:g.start]) or g.f.get("recurring") or _looks_like_title(norm, g) or in_recurrence
-                or attributive_now or _looks_like_address(norm, g) or _inside_name(norm, g)):
+                or attributive_now or _looks_like_address(norm, g) or _inside_name(norm, g)
+                or _meal_as_object(norm, g, out)):
             op = open_markers(t, g.start, g.end) if "offset" not in g.f and "duration" not in g.f else None
             if op and (op[0] == "since" or op[1] in ("以来", "至今")) and g.f.get("wd_mode") == "upcoming":
                 g.f = {**g.f, "wd_mode": "recent"}

@@ -38,7 +38,7 @@ from typing import Any
 from .numbers import EN_NUM
 from .temporal_atoms import register
 
-__all__ = ["apply_part"]
+__all__ = ["STATE_NOUNS_ZH", "apply_part"]
 
 L = r"(?<![a-z0-9])"
 R = r"(?![a-z0-9])"
@@ -271,9 +271,21 @@ def _zh_one_oclock(m) -> dict[str, Any]:
     return {"hour": 1, "minute": 30 if m[1] else int(m[2]) if m[2] else None}
 
 
+# "the current temperature": current before a quantity that changes with time asks for its value now
+@register(rf"{L}current(?=\s+(?:local\s+)?(?:weather|temperature|temp|humidity|conditions|forecast|wind|air quality|"
+          rf"pressure|visibility|uv index|time){R})", "now", needs=r"current")
+def _en_current(m) -> dict[str, Any]:
+    return {"now": True}
+
+
 # 目前/当前/当下/眼下 are also adjectives before a noun (当前位置, 目前位置, 当前小说): a time only where
 # no noun follows (end, punctuation, or a verb or adverb)
-@register(r"此时此刻|(?:目前|当前|当下|眼下)(?=$|[,.;!?]|\s*[是有正在要会就还没不])", "now", needs=r"目前|当前|当下|眼下|此时")
+#: quantities that change with time (目前的气温: their value now; 目前的位置 is an attribute)
+STATE_NOUNS_ZH = "天气|气温|温度|湿度|风速|风力|风向|降水|降雨|雨量|空气质量|气压|能见度|紫外线|时间|时刻"
+
+
+@register(rf"此时此刻|(?:目前|当前|当下|眼下)(?=$|[,.;!?]|\s*[是有正在要会就还没不]|的\s*(?:{STATE_NOUNS_ZH}))", "now",
+          needs=r"目前|当前|当下|眼下|此时")
 def _zh_now_words(m) -> dict[str, Any]:
     return {"now": True}
 
