@@ -56,9 +56,12 @@ from .temporal_periods import STATE_NOUNS_ZH, apply_part
 __all__ = ["TimeExpr", "impossible_date_text", "parse_times"]
 
 _GAP = re.compile(r"^(?:\s|,|的|at|on|in the|in|of|around|about|by|this|the)*$")
-_DAY_RANGE_END = re.compile(r"\s*(-|~|to|through|thru|until|till|and)\s*(\d{1,2})(?:st|nd|rd|th)?(?![\d:])"
-                            r"(?!\s*(?:[ap]\.?m\b|o'?clock|点|时|hours?|days?|weeks?|months?|years?|minutes?|people|persons?))"
+_DAY_RANGE_END = re.compile(r"\s*(-|~|to|through|thru|until|till|and|到|至)\s*(\d{1,2})(?:st|nd|rd|th|号|日)?(?![\d:])"
+                            r"(?!\s*(?:[ap]\.?m\b|o'?clock|点|时|个|人|位|岁|天|周|月|年|分|秒|小时|hours?|days?|weeks?|"
+                            r"months?|years?|minutes?|people|persons?))"
                             r"(?:,?\s+((?:19|20)\d\d)(?!\d))?")
+_WEEKDAY_RANGE_END = re.compile(r"\s*(?:到|至|~|-)\s*([1-7日天])(?![\d号日点时月年个天周:])")
+_ZH_WD_NUM = {"1": 1, "2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7, "日": 7, "天": 7}
 _RANGE_CONN = re.compile(r"^\s*(到|至|~|-|to|until|till|through|thru|and)\s*$")
 _GRAIN_ORDER = ["second", "minute", "hour", "part_of_day", "day", "week", "weekend", "month", "season", "quarter",
                 "year", "decade", "century"]
@@ -655,6 +658,14 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
                 while i < len(groups) and groups[i].start < m.end():
                     i += 1  # the year after the second day belongs to the range
                 continue
+        m = _WEEKDAY_RANGE_END.match(t, g.end) if "weekday" in g.f and "hour" not in g.f else None
+        if m:  # 星期三至四, 周一到五: the second end is a bare weekday number of the same week
+            last = _Group(m.start(1), m.end(), {"weekday": _ZH_WD_NUM[m[1]], "wd_mode": "upcoming"}, {"date"})
+            expr = _range(norm, g, last, ref, tz)
+            if expr is not None:
+                out.append(expr)
+                i += 1
+                continue
         if "clock" in g.cats and "date" not in g.cats:
             # "2到4点", "between 2 and 4 pm": the first end is a bare number
             m = re.search(r"(\d{1,2}|" + EN_NUM + r")\s*(到|至|~|-|to|and|until|till)\s*$", t[:g.start])
@@ -765,6 +776,14 @@ def _range(norm: Normalized, g1: _Group, g2: _Group, ref: datetime, tz: ZoneInfo
                         problem=dict(_OUT_OF_CALENDAR))
     if a1 is None or b2 is None:
         return None
+    roll = _roll(f2, g2.f)
+    if roll is not None and _ends_before(a1, b2, tz):
+        # 12号到3号, 十二月至一月, 周五到周一: a bare second end that comes before the first is its next one
+        try:
+            k2, a2, b2, gr2, _ = _resolve({**f2, **roll}, ref, tz) if "days" not in roll else \
+                (k2, a2 + timedelta(days=7), b2 + timedelta(days=7), gr2, None)
+        except (_Invalid, OverflowError, ValueError):
+            pass
     if k2 == "datetime":
         b2 = a2  # "2点到4点" ends at 4:00, while "6月1日到15日" includes the 15th
     if isinstance(a1, datetime) != isinstance(b2, datetime):
@@ -773,6 +792,27 @@ def _range(norm: Normalized, g1: _Group, g2: _Group, ref: datetime, tz: ZoneInfo
         return TimeExpr("invalid", None, None, gr1, text, (s1, s2), reason="range ends before it starts",
                         problem={"kind": "reversed_range"})
     return TimeExpr("range", a1, b2, min(gr1, gr2, key=_GRAIN_ORDER.index), text, (s1, s2), point=a1)
+
+
+def _roll(f2: dict[str, Any], said: dict[str, Any]) -> dict[str, Any] | None:
+    """How to move a range's second end that says only a day, a month or a weekday to its next occurrence
+    (None when it says more, or when its month or year came from the first end: 3月12日到3日 stays reversed)."""
+    if any(k in said for k in ("year", "year_shift", "month_shift", "rel_day", "hour", "holiday")) \
+            or said.get("wd_mode", "upcoming") != "upcoming":
+        return None  # 下周三, next Wednesday, 明年1月: the second end says where it is
+    if "day" in said and "month" not in said and "weekday" not in said:
+        return {"month_shift": f2.get("month_shift", 0) + 1} if "month" not in f2 else None
+    if said.get("period") == "month" and "month" in said and "day" not in said:
+        return {"year_shift": f2.get("year_shift", 0) + 1} if "year" not in f2 else None
+    if "weekday" in said and "day" not in said:
+        return {"days": 7}
+    return None
+
+
+def _ends_before(a1: Any, b2: Any, tz: ZoneInfo) -> bool:
+    if isinstance(a1, datetime) != isinstance(b2, datetime):
+        a1, b2 = _as_dt(a1, tz), _as_dt(b2, tz)
+    return b2 <= a1
 
 
 # ---- saying what is wrong with an impossible date ---------------------------------------------

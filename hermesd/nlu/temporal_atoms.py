@@ -29,7 +29,7 @@ _WEEKDAYS = {"monday": 1, "mon": 1, "tuesday": 2, "tues": 2, "tue": 2, "wednesda
              "thursday": 4, "thurs": 4, "thur": 4, "thu": 4, "friday": 5, "fri": 5, "saturday": 6, "sat": 6,
              "sunday": 7, "sun": 7}
 _WD_ALT = "|".join(sorted(_WEEKDAYS, key=len, reverse=True))
-_ZH_SHIFT = {"上上": -2, "上": -1, "这": 0, "本": 0, "今": 0, "下下": 2, "下": 1}
+_ZH_SHIFT = {"上上": -2, "上": -1, "这": 0, "本": 0, "今": 0, "今个": 0, "下下": 2, "下": 1}
 _ZH_WD = {"1": 1, "2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7, "日": 7, "天": 7}
 _EN_SHIFT = {"this": 0, "coming": 1, "the coming": 1, "next": 1, "last": -1, "past": -1, "previous": -1,
              "the last": -1, "the past": -1, "the previous": -1, "the next": 1}
@@ -226,8 +226,8 @@ def _zh_day_pod(m):
     return {"rel_day": d, "pod": pod}
 
 
-@_p(r"(?:(上上|上|这|本|下下|下)个?)?(?:周|星期|礼拜)([1-7日天])(?!\d(?!\d?(?:点|時|时|:)))", "date")
-def _zh_weekday(m):
+@_p(r"(?:(上上|上|这|本|下下|下|今)个?)?(?:周|星期|礼拜)([1-7日天])(?!\d(?!\d?(?:点|時|时|:)))", "date")
+def _zh_weekday(m):  # 今个星期三 (Cantonese "this week's Wednesday")
     out: dict[str, Any] = {"weekday": _ZH_WD[m[2]]}
     out["wd_mode"] = "week" if m[1] else "upcoming"
     out["week_shift"] = _ZH_SHIFT[m[1]] if m[1] else 0
@@ -244,7 +244,7 @@ def _zh_weekend(m):
     return {"period": "weekend", "week_shift": 0}
 
 
-@_p(r"(上上|上|这|本|下下|下)个?(?:周|星期|礼拜)(?![1-7日天末])", "date")
+@_p(r"(上上|上|这|本|下下|下|今个)个?(?:周|星期|礼拜)(?![1-7日天末])", "date")
 def _zh_week(m):
     return {"period": "week", "week_shift": _ZH_SHIFT[m[1]]}
 
@@ -254,10 +254,11 @@ def _zh_month_rel(m):
     return {"period": "month", "month_shift": _ZH_SHIFT[m[1]]}
 
 
-_ZH_YEARS = {"大前年": -3, "前年": -2, "去年": -1, "今年": 0, "本年": 0, "明年": 1, "后年": 2, "大后年": 3}
+_ZH_YEARS = {"大前年": -3, "前年": -2, "去年": -1, "上年": -1, "今年": 0, "本年": 0, "明年": 1, "下年": 1, "后年": 2,
+             "大后年": 3}
 
 
-@_p("(大前年|前年|去年|今年|本年|明年|大后年|后年)", "date")
+@_p(r"(大前年|前年|去年|今年|本年|明年|大后年|后年|(?<![\d一-龥])上年(?!纪|级|度)|(?<![\d一-龥])下年(?!纪|级|度))", "date")
 def _zh_year_rel(m):
     return {"period": "year", "year_shift": _ZH_YEARS[m[1]]}
 
@@ -451,17 +452,19 @@ def _en_past_to(m):
 
 
 # ---- now, offsets, durations --------------------------------------------------------------
-@_p(rf"(现在|此刻|此时|这个时候|{L}now{R}|{L}at this time{R})", "now")
+@_p(rf"(现在|此刻|此时|这个时候|宜家|而家|依家|{L}now{R}|{L}at this time{R})", "now")  # 宜家/而家/依家: Cantonese "now"
 def _now(m):
     return {"now": True}
 
 
-_ZH_OFF = r"(?:(从现在(?:起|开始)?|过)\s*)?(\d+(?:\.\d+)?|半|几)\s*(个)?\s*(半)?\s*(秒钟|秒|分钟|分|小时|钟头|天|日|周|星期|礼拜|月|年)\s*(以后|之后|后|以前|之前|前|以内|之内|内)"
+_ZH_OFF = r"(?:(从现在(?:起|开始)?|过)\s*)?(\d+(?:\.\d+)?|半|几)\s*(个)?\s*(半)?\s*(秒钟|秒|分钟|分|小时|钟头|钟|天|日|周|星期|礼拜|月|年)\s*(以后|之后|后|以前|之前|前|以内|之内|内)"
 
 
 @_p(_ZH_OFF, "offset", needs=r"[前后内]")
 def _zh_offset(m):
-    unit = _ZH_UNITS[m[5]]
+    if m[5] == "钟" and not m[3]:
+        return None  # 2个钟前 (two hours ago) is said with 个; 3钟 is not
+    unit = "hour" if m[5] == "钟" else _ZH_UNITS[m[5]]
     if m[2] == "几" or (unit == "year" and re.fullmatch(r"[12]\d{3}", m[2])):
         return None  # 2019年以后 is "from 2019 on", not 2019 years later
     n = 0.5 if m[2] == "半" else float(m[2])

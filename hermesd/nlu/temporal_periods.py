@@ -32,6 +32,7 @@ Rules (documented choices; tests/nlu/time_classes.yaml has the vectors):
 from __future__ import annotations
 
 import calendar
+import re
 from datetime import date, timedelta
 from typing import Any
 
@@ -50,12 +51,13 @@ _EN_ORDN = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "
 _EN_MONTHS = {"january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6, "july": 7, "august": 8,
               "september": 9, "october": 10, "november": 11, "december": 12, "jan": 1, "feb": 2, "mar": 3, "apr": 4,
               "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9, "oct": 10, "nov": 11, "dec": 12}
-_ZH_PART = {"初": "early", "上旬": "early", "中": "mid", "中旬": "mid", "底": "late", "末": "late", "下旬": "late"}
+_ZH_PART = {"初": "early", "上旬": "early", "中": "mid", "中旬": "mid", "底": "late", "末": "late", "下旬": "late",
+            "头": "early", "尾": "late"}  # 月头/月尾, 年尾: Cantonese and colloquial for 月初/月底, 年底
 
 
 def _edge(word: str) -> dict[str, Any]:
     """月初/月中/月底 name an edge (or the middle) of the period; 上旬/中旬/下旬 name a third of it."""
-    return {"part_edge": True} if word in ("初", "中", "底", "末") else {}
+    return {"part_edge": True} if word in ("初", "中", "底", "末", "头", "尾") else {}
 
 
 def _yy(y: int) -> int:
@@ -70,15 +72,20 @@ def _zh_one_period(m) -> dict[str, Any]:
 
 
 # ---- parts of periods ---------------------------------------------------------------------------
-@register(r"(?<=[月年代纪度周])的?(上旬|中旬|下旬|初|中|底|末)(?![\d一二三四五六七八九十国文心央学间期等型部华东医断止标奖])", "date", needs=r"[初中底末旬]")
+@register(r"(?<=[月年代纪度周])的?(上旬|中旬|下旬|初|中|底|末|头|尾)(?![\d一二三四五六七八九十国文心央学间期等型部华东医断止标奖发脑像])", "date", needs=r"[初中底末旬头尾]")
 def _zh_part_suffix(m) -> dict[str, Any] | None:
-    if m[1] == "末" and m.string[m.start() - 1:m.start()] == "周":
+    before = m.string[max(0, m.start() - 2):m.start()]
+    if m[1] == "末" and before.endswith("周"):
         return None  # 周末 is the weekend
+    if m[1] in ("头", "尾") and not (before.endswith("月") or re.fullmatch(r"\d年", before)):
+        return None  # 月头, 2017年头; 这年头 is "these days", 周尾 is not said
     return {"part": _ZH_PART[m[1]]} | _edge(m[1])
 
 
-@register(r"(?<![上下这本个\d今明去前后])([月年])(上旬|中旬|下旬|初|中|底|末)(?![\d一二三四五六七八九十国文心央学间期等型部华东医断止标奖])", "date", needs=r"[初中底末旬]")
-def _zh_part_alone(m) -> dict[str, Any]:
+@register(r"(?<![上下这本个\d今明去前后])([月年])(上旬|中旬|下旬|初|中|底|末|头|尾)(?![\d一二三四五六七八九十国文心央学间期等型部华东医断止标奖发脑像])", "date", needs=r"[初中底末旬头尾]")
+def _zh_part_alone(m) -> dict[str, Any] | None:
+    if m[0] == "年头":
+        return None  # 年头 alone is "the years" (这年头, 有年头了)
     return {"part": _ZH_PART[m[2]], "part_period": "month" if m[1] == "月" else "year"} | _edge(m[2])
 
 
@@ -194,16 +201,19 @@ _ZH_WIN_UNIT = {"秒钟": "second", "秒": "second", "分钟": "minute", "小时
                 "日": "day", "周": "week", "星期": "week", "礼拜": "week", "个月": "month", "月": "month", "年": "year"}
 
 
-@register(r"(过去|最近|近|前|未来|接下来的?|今后|往后)的?(\d+(?:\.\d+)?|半|俩|仨)(个)?(半)?(秒钟|秒|分钟|小时|钟头|天|日|周|星期|礼拜|月|年)(?![前后内以之里])", "offset", needs=r"过去|最近|近|前|未来|接下来|今后|往后")
+@register(r"(过去|最近|近|前|未来|接下来的?|今后|往后|上(?=[2-9]|[1-9]\d)|下(?=[2-9]|[1-9]\d))的?(\d+(?:\.\d+)?|半|俩|仨)(个)?(半)?(秒钟|秒|分钟|小时|钟头|天|日|周|星期|礼拜|月|年)(?![前后内以之里代])", "offset", needs=r"过去|最近|近|前|未来|接下来|今后|往后|上\d|下\d")
 def _zh_window(m) -> dict[str, Any] | None:
     n = {"半": 0.5, "俩": 2, "仨": 3}.get(m[2]) or float(m[2])
     if m[4]:
         n += 0.5
     if m[5] == "月" and not m[3]:
         return None  # 前3月 is not said; 近3月 neither
+    if m[1] in ("上", "下") and m.start() > 0 and "\u4e00" <= m.string[m.start() - 1] <= "\u9fff" \
+            and m.string[m.start() - 1] not in "的在这是":
+        return None  # 马上3天, 以下2年: 上/下 there belong to the word before
     if m[1] == "前" and m.start() > 0 and m.string[m.start() - 1] not in " ,.;:!?的在这最是":
         return None  # 开始前一小时 is an hour before something, not the past hour
-    direction = 1 if m[1] in ("未来", "接下来", "接下来的", "今后", "往后") else -1
+    direction = 1 if m[1] in ("未来", "接下来", "接下来的", "今后", "往后", "下") else -1
     return {"offset": [(n, _ZH_WIN_UNIT[m[5]])], "direction": direction, "within": True}
 
 
@@ -317,6 +327,12 @@ def _compact(m) -> dict[str, Any]:
 @register(r"(?<![\d.])(1[0-2]|[1-9])\.(3[01]|[12]\d|[1-9])(?![\d.])(?:[号日]|(?=\s*(?:周|星期|礼拜|\(|上午|下午|晚上|早上|中午|\d{1,2}[:点])))", "date", needs=r"\.")
 def _dotted_md(m) -> dict[str, Any]:
     return {"month": int(m[1]), "day": int(m[2])}
+
+
+# 三月一 (March 1st without 号): the normaliser keeps a lone 一, which is a day only at a pause or before 号/日
+@register(r"(?<![\d个])(1[0-2]|[1-9])月一(?:[号日]|(?=$|[,.;!?\s]))", "date", needs=r"月一")
+def _zh_month_first(m) -> dict[str, Any]:
+    return {"month": int(m[1]), "day": 1}
 
 
 @register(r"(?<!\d)(\d{2})年(?=\d{1,2}月)", "date", needs=r"年")
