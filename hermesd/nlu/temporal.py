@@ -24,6 +24,8 @@ Rules (documented choices, see tests/nlu/temporal_vectors.jsonl):
   yearless date that has already passed is its next occurrence (春节提醒我 asked in November is next
   year's 春节; "remind me on the 10th" asked on the 25th is next month's 10th), as Duckling resolves
   dates by default; an explicit year, 今年/this year, or next/last (明年春节, last Christmas) is kept.
+  So is a time of day without a date there: 早上6点叫我 asked at 10:00 is tomorrow's 6:00, "remind me
+  in the morning" asked at 20:00 tomorrow morning (Time-NLP's 未来倾向); 今天早上6点 stays today.
 - ``point`` is where a one-off event on the expression falls (a reminder's due): the start, except
   for a part of a period (see :mod:`.temporal_periods`: 月底 → the last day, 上旬/中旬/下旬 → the
   1st/11th/21st) and for a range open at its start (截至周五 → its last day, Friday).
@@ -62,7 +64,7 @@ _DAY_RANGE_END = re.compile(r"\s*(-|~|to|through|thru|until|till|and|到|至)\s*
                             r"(?:,?\s+((?:19|20)\d\d)(?!\d))?")
 _WEEKDAY_RANGE_END = re.compile(r"\s*(?:到|至|~|-)\s*([1-7日天])(?![\d号日点时月年个天周:])")
 _ZH_WD_NUM = {"1": 1, "2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7, "日": 7, "天": 7}
-_RANGE_CONN = re.compile(r"^\s*(到|至|~|-|to|until|till|through|thru|and)\s*$")
+_RANGE_CONN = re.compile(r"^\s*(到|至|~|-|to|until|till|through|thru|and|和|与|跟)\s*$")
 _GRAIN_ORDER = ["second", "minute", "hour", "part_of_day", "day", "week", "weekend", "month", "season", "quarter",
                 "year", "decade", "century"]
 _FINER = {"century": -1, "decade": 0, "year": 1, "season": 2, "quarter": 3, "month": 4, "week": 5, "weekend": 6}
@@ -456,9 +458,14 @@ def _resolve(f: dict[str, Any], ref: datetime, tz: ZoneInfo, anchor: date | None
             if 1 <= f["hour"] <= 6:
                 h = f["hour"] + 12
         start = datetime.combine(day + timedelta(days=extra), time(h, mi, sec), tz)
+        if dp is None and f.get("future") and start < ref.replace(microsecond=0) and "rel_day" not in f:
+            start += timedelta(days=1)  # 早上6点叫我 asked at 10:00 is tomorrow's 6:00 (Time-NLP's future tendency)
         grain = "second" if f.get("second") is not None else "minute" if f.get("minute") is not None else "hour"
         return "datetime", start, start + _UNIT_TD[grain], grain, None
     sh, eh, _ = PARTS_OF_DAY[f["pod"]]
+    if dp is None and f.get("future") and "rel_day" not in f and \
+            datetime.combine(day + timedelta(days=eh // 24), time(eh % 24), tz) <= ref:
+        day += timedelta(days=1)  # "remind me in the morning" asked in the evening: tomorrow morning
     start = datetime.combine(day, time(sh), tz)
     end = datetime.combine(day + timedelta(days=eh // 24), time(eh % 24), tz)
     return "range", start, end, "part_of_day", None
@@ -640,8 +647,10 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
         expr = None
         if nxt is not None and _RANGE_CONN.match(t[g.end:nxt.start]):
             conn = _RANGE_CONN.match(t[g.end:nxt.start])[1]
-            if conn != "and" or re.search(r"between\s*$", t[:g.start]):
-                expr = _range(norm, g, nxt, ref, tz)
+            between = (conn == "and" and re.search(r"between\s*$", t[:g.start])) or \
+                (conn in ("和", "与", "跟") and re.match(r"\s*(?:之间|中间)", t[nxt.end:]))
+            if conn not in ("and", "和", "与", "跟") or between:
+                expr = _range(norm, g, nxt, ref, tz, either_order=bool(between))
                 if expr is not None:
                     out.append(expr)
                     i += 2
@@ -736,7 +745,9 @@ def _single(norm: Normalized, g: _Group, ref: datetime, tz: ZoneInfo) -> TimeExp
                         problem=dict(_OUT_OF_CALENDAR))
 
 
-def _range(norm: Normalized, g1: _Group, g2: _Group, ref: datetime, tz: ZoneInfo) -> TimeExpr | None:
+def _range(norm: Normalized, g1: _Group, g2: _Group, ref: datetime, tz: ZoneInfo,
+           either_order: bool = False) -> TimeExpr | None:
+    """X到Y, from X to Y; ``either_order`` for "between X and Y" / X和Y之间, where the earlier one starts it."""
     f1, f2 = dict(g1.f), dict(g2.f)
     if any(k in f for f in (f1, f2) for k in ("duration", "offset", "now")):
         return None
@@ -751,7 +762,7 @@ def _range(norm: Normalized, g1: _Group, g2: _Group, ref: datetime, tz: ZoneInfo
         f2["month"] = f1["month"]
         if "year" in f1:
             f2.setdefault("year", f1["year"])
-    lead = re.search(r"(?:from|between|从)\s*$", norm.text[:g1.start])
+    lead = re.search(r"(?:from|between|从|由|自)\s*$", norm.text[:g1.start])
     s1 = norm.span(lead.start() if lead else g1.start, g1.end)[0]
     s2 = norm.span(g2.start, g2.end)[1]
     text = norm.original[s1:s2]
@@ -788,6 +799,9 @@ def _range(norm: Normalized, g1: _Group, g2: _Group, ref: datetime, tz: ZoneInfo
         b2 = a2  # "2点到4点" ends at 4:00, while "6月1日到15日" includes the 15th
     if isinstance(a1, datetime) != isinstance(b2, datetime):
         a1, b2 = _as_dt(a1, tz), _as_dt(b2, tz)
+    if b2 <= a1 and either_order and a2 is not None and b1 is not None:
+        a2_, b1_ = (a2, b1) if isinstance(a2, datetime) == isinstance(b1, datetime) else (_as_dt(a2, tz), _as_dt(b1, tz))
+        a1, b2 = a2_, (b1_ if k1 != "datetime" else a1)
     if b2 <= a1:
         return TimeExpr("invalid", None, None, gr1, text, (s1, s2), reason="range ends before it starts",
                         problem={"kind": "reversed_range"})

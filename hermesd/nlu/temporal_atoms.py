@@ -40,6 +40,7 @@ PARTS_OF_DAY: dict[str, tuple[int, int, str]] = {
     "上午": (6, 12, "am"), "中午": (11, 14, "noon"), "午间": (11, 14, "noon"), "下午": (12, 18, "pm"),
     "傍晚": (17, 19, "pm"), "晚上": (18, 24, "night"), "晚间": (18, 24, "night"), "夜里": (18, 24, "night"),
     "夜间": (18, 24, "night"), "深夜": (22, 24, "night"), "半夜": (0, 3, "early"), "白天": (6, 18, "am"),
+    "午夜": (23, 25, "night"),  # 午夜12点 is the coming midnight, 午夜1点 the 1 am after it
     # Cantonese (and Hakka/Min) words for parts of day, in both scripts where the normaliser keeps the
     # traditional one (晝): 朝早 = morning, 上晝 = forenoon, 晏晝 = around noon, 下晝 = afternoon,
     # 挨晚 = dusk, 夜晚/晚黑/夜晚黑 = evening (Cantonese dictionaries: CantoDict, words.hk)
@@ -146,7 +147,7 @@ def _zh_rel_month_day(m):
     return {"month_shift": _ZH_SHIFT[m[1]], "day": int(m[2])}
 
 
-@_p(r"(?<![\d月/])(\d{1,2})[日号](?![\d])", "date", needs=r"[日号]")
+@_p(r"(?<![\d月/])(\d{1,2})[日号](?!\d(?!\d?(?:[:点时])))", "date", needs=r"[日号]")  # 1日15:30 is a day and a clock
 def _zh_day(m):
     return {"day": int(m[1])}
 
@@ -360,12 +361,13 @@ def _en_noon(m):
     return {"hour": 12, "minute": 0, "ampm": "pm"} if m[1] == "noon" else {"hour": 0, "minute": 0, "ampm": "am", "midnight": True}
 
 
-@_p(r"(?:(?<![\d:周期拜])|(?<=周\d)|(?<=星期\d)|(?<=礼拜\d))(\d{1,2})(?:点|時|时)(?:(1|3)刻|(\d{1,2})个字|(\d{1,2})分?|(半)|整)?(?:钟)?(?:(\d{1,2})秒)?", "clock")
+@_p(r"(?:(?<![\d:周期拜])|(?<=周\d)|(?<=星期\d)|(?<=礼拜\d))(\d{1,2})(?:点|時|时)(?:(1|3)刻|(\d{1,2})个字|(\d{1,2}|十)分?|(半)|整)?(?:钟)?(?:(\d{1,2})秒)?", "clock")
 def _zh_clock(m):
     """3点, 3点15(分), 3点1刻, 3点半; Cantonese 3点3个字 (三點三個字: a 字 is one of the clock face's five-minute
     marks, so 3:15)."""
     h = int(m[1])
-    mi = 15 * int(m[2]) if m[2] else 5 * int(m[3]) if m[3] else int(m[4]) if m[4] else 30 if m[5] else None
+    mi = 15 * int(m[2]) if m[2] else 5 * int(m[3]) if m[3] else (10 if m[4] == "十" else int(m[4])) if m[4] \
+        else 30 if m[5] else None  # 8点十分: the normaliser keeps 十分 ("very"), after 点 it is ten minutes
     if m[3] and not 1 <= int(m[3]) <= 11:
         return None
     if h > 24 or (mi is not None and mi > 59):
@@ -384,6 +386,12 @@ def _colon_clock(m):
     elif len(m[1]) == 2:
         out["h24"] = True  # 09:30 is written on a 24-hour clock
     return out
+
+
+@_p(r"(?<![\d:/.])(\d{1,2})\.([0-5]\d)\s*(a\.m\.|p\.m\.|a\.?m|p\.?m)(?![a-z])", "clock", needs=r"\d\.\d\d\s*[ap]")
+def _dotted_clock(m):  # 12.16 pm (British usage): a dot between hour and minutes only with am/pm
+    h = int(m[1])
+    return {"hour": h, "minute": int(m[2]), "ampm": "am" if m[3][0] == "a" else "pm"} if h <= 12 else None
 
 
 @_p(rf"{L}(?:at\s+)?({EN_NUM}|\d{{3,4}})\s*(?:o'?clock\s*)?(a\.m\.|p\.m\.|a\.?m|p\.?m)(?![a-z])", "clock", needs=r"[ap]\.?m")
