@@ -645,6 +645,11 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
         g = groups[i]
         nxt = groups[i + 1] if i + 1 < len(groups) else None
         expr = None
+        anchored = _anchored(norm, g, nxt, ref, tz)
+        if anchored is not None:  # 4 days from today, two days before Christmas, 春节前三天
+            out.append(anchored[0])
+            i += anchored[1]
+            continue
         if nxt is not None and _RANGE_CONN.match(t[g.end:nxt.start]):
             conn = _RANGE_CONN.match(t[g.end:nxt.start])[1]
             between = (conn == "and" and re.search(r"between\s*$", t[:g.start])) or \
@@ -709,6 +714,71 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
             out.append(x)
         i += 1
     return out
+
+
+_EN_ANCHOR_GAP = re.compile(r"^\s*(from|after|before)\s*(?:the\s+)?$")
+_EN_DAY_ANCHOR = re.compile(r"(?<![a-z])(?:the\s+)?day\s+(after|before)\s+(?:the\s+)?$")
+_ZH_ANCHOR_AFTER = re.compile(r"的?(之前|之后|以前|以后|前|后)的?(\d+|半)(个)?(半)?(天|日|周|星期|礼拜|个月|月|年|小时|钟头|分钟)"
+                              r"(?![前后内以之里])")
+_ZH_ANCHOR_UNIT = {"天": "day", "日": "day", "周": "week", "星期": "week", "礼拜": "week", "个月": "month", "月": "month",
+                   "年": "year", "小时": "hour", "钟头": "hour", "分钟": "minute"}
+
+
+def _anchored(norm: Normalized, g: _Group, nxt: _Group | None, ref: datetime,
+              tz: ZoneInfo) -> tuple[TimeExpr, int] | None:
+    """A quantity before or after a named time, not now: "4 days from today", "two days before Christmas",
+    "a week after Monday", "the day after Thanksgiving", 春节前三天, 国庆后两天 (the named time is the anchor,
+    as SUTime and Duckling resolve them). (expression, groups used) or None."""
+    t = norm.text
+    qty = sign = anchor = None
+    used = 1
+    if "duration" in g.f and nxt is not None and not {"duration", "now"} & nxt.cats and "offset" not in nxt.f:
+        m = _EN_ANCHOR_GAP.match(t[g.end:nxt.start])
+        if m:
+            qty, sign, anchor, used = g.f["duration"], (-1 if m[1] == "before" else 1), nxt, 2
+    elif "offset" in g.f and not g.f.get("within") and nxt is not None and re.search(r"(?:before|after)$", t[g.start:g.end]) \
+            and not {"duration", "now"} & nxt.cats and "offset" not in nxt.f and not t[g.end:nxt.start].strip(" ") \
+            .removeprefix("the").strip():
+        qty, sign, anchor, used = g.f["offset"], g.f["direction"], nxt, 2
+    elif "offset" not in g.f and "duration" not in g.f:
+        m = _EN_DAY_ANCHOR.search(t, 0, g.start)
+        if m and m.end() == g.start:
+            qty, sign, anchor, start0 = [(1.0, "day")], (-1 if m[1] == "before" else 1), g, m.start()
+        else:
+            m = _ZH_ANCHOR_AFTER.match(t, g.end)
+            if m and not (nxt is not None and nxt.start < g.end):
+                n = 0.5 if m[2] == "半" else float(m[2])
+                qty, sign, anchor = [(n + (0.5 if m[4] else 0), _ZH_ANCHOR_UNIT[m[5]])], (-1 if "前" in m[1] else 1), g
+                end0 = m.end()
+                while used < 3 and nxt is not None and nxt.start < end0:
+                    used += 1  # the window or duration atoms inside 前三天 belong to this expression
+                    nxt = None
+    if qty is None:
+        return None
+    try:
+        kind, a, _b, grain, _ = _resolve(anchor.f, ref, tz)
+    except (_Invalid, OverflowError, ValueError):
+        return None
+    if kind not in ("date", "datetime") or a is None:
+        return None
+    for n, u in qty:
+        if u in ("month", "year"):
+            y, mo = _add_months(a.year, a.month, int(n * sign * (12 if u == "year" else 1)))
+            a = a.replace(year=y, month=mo, day=min(a.day, calendar.monthrange(y, mo)[1]))
+        elif isinstance(a, datetime) or u in ("day", "week", "fortnight"):
+            a = a + _UNIT_TD[u] * n * sign
+        else:
+            a = datetime.combine(a, time(0), tz) + _UNIT_TD[u] * n * sign
+    if isinstance(a, datetime):
+        fine = "minute" if any(u in ("hour", "minute") for _, u in qty) else grain if grain in _UNIT_TD else "minute"
+        a = a.replace(second=0, microsecond=0) if fine != "second" else a
+        kind, b, grain = "datetime", a + _UNIT_TD[fine], fine
+    else:
+        kind, b, grain = "date", a + timedelta(days=1), "day"
+    s0 = locals().get("start0", min(g.start, anchor.start))
+    e0 = locals().get("end0", max(g.end, anchor.end))
+    s, e = norm.span(s0, e0)
+    return TimeExpr(kind, a, b, grain, norm.original[s:e], (s, e), point=a), used
 
 
 def _part_only(f: dict[str, Any]) -> bool:

@@ -310,7 +310,19 @@ def _en_weekday(m):
 
 @_p(rf"{L}(?:(this|next|last|coming|past|the coming|the past|previous|the following)\s+)?weekend(?:'s)?{R}", "date", needs=r"weekend")
 def _en_weekend(m):
+    if m.string.startswith(" after next", m.end()):
+        return None  # the weekend after next: its own atom
     return {"period": "weekend", "week_shift": _EN_SHIFT.get(m[1] or "this", 1 if m[1] == "the following" else 0)}
+
+
+@_p(rf"{L}(?:the\s+)?weekend\s+after\s+next{R}", "date", needs=r"after next")
+def _en_weekend_after_next(m):
+    return {"period": "weekend", "week_shift": 2}
+
+
+@_p(rf"{L}last\s+night{R}", "date", needs=r"last night")
+def _en_last_night(m):  # yesterday evening, not "the last night"
+    return {"rel_day": -1, "pod": "night"}
 
 
 @_p(rf"{L}(this|next|last|coming|past|the coming|the past|previous|current|the following|the current)\s+(week|month|year|quarter)(?:'s|s)?{R}", "date")
@@ -447,16 +459,18 @@ def _zh_hhmm(m):
     return {"hour": h, "minute": mi} if h <= 24 and mi <= 59 else None
 
 
-@_p(rf"{L}(?:(?:half|a quarter|quarter|\d{{1,2}}|{EN_NUM})(?:\s+minutes?)?\s+(past|after|to|before)\s+({EN_NUM}|\d{{1,2}})){R}", "clock", needs=r"past|after|to|before")
-def _en_past_to(m):
+@_p(rf"{L}(?:(?:half|a quarter|quarter|\d{{1,2}}|{EN_NUM})(?:\s+minutes?)?\s+(past|after|to|before)\s+({EN_NUM}|\d{{1,2}}))"
+    rf"(?:\s*(a\.m\.|p\.m\.|a\.?m|p\.?m)(?![a-z]))?{R}", "clock", needs=r"past|after|to|before")
+def _en_past_to(m):  # half past three, quarter to 5 pm
     head = m[0].split()[0]
     mins = 30 if head == "half" else 15 if head in ("quarter", "a") else en_number(head)
     h = en_number(m[2])
     if mins is None or h is None or h > 12 or mins >= 60:
         return None
+    ampm = {"ampm": "am" if m[3][0] == "a" else "pm"} if m[3] else {}
     if m[1] in ("to", "before"):
-        return {"hour": (int(h) - 1) % 24, "minute": 60 - int(mins)}
-    return {"hour": int(h), "minute": int(mins)}
+        return {"hour": (int(h) - 1) % 24, "minute": 60 - int(mins)} | ampm
+    return {"hour": int(h), "minute": int(mins)} | ampm
 
 
 # ---- now, offsets, durations --------------------------------------------------------------
