@@ -524,7 +524,8 @@ _EN_FUNCTION = frozenset("a an the at on in by of for to from this next last and
 _NAME_HEAD = re.compile(r"^[A-Za-z0-9'’&., -]{0,40}?(?<![A-Za-z])(?:playlist|play list|mix|mixtape)(?![A-Za-z])|"
                         r"^[^，。！？,.!?;]{0,24}?(?:播放\s*列表|播放\s*清单|歌单)", re.I)
 _NAME_OWNER = re.compile(r"(?:(?<![A-Za-z])(?:my|our|your)|(?:我|我们|你)\s*的)[^，。！？,.!?;]{0,40}$", re.I)
-_NAME_NOUN_BEFORE = re.compile(r"(?<![A-Za-z])(?:track|song|tune|album|saga|film|movie|show|series|playlist|episode)\s+$|"
+_NAME_NOUN_BEFORE = re.compile(r"(?<![A-Za-z])(?:track|song|tune|album|saga|film|movie|show|series|playlist|episode|"
+                               r"called|named|titled)\s+(?:[\"'“]\s*)?$|"
                                r"(?:歌曲|曲目|专辑|传奇|电影|节目)\s*$", re.I)
 
 
@@ -535,8 +536,8 @@ def _inside_name(norm: Normalized, g: _Group) -> bool:
       two other content words ("将 70s smash hits 添加", "my evening acoustic 播放列表"): embedded
       foreign text in a zh sentence is a title or a name (code-switched times are one or two words);
     - in the noun phrase of a named thing: between "my/我的" and a naming head noun ("my Jazzy Dinner
-      playlist", "我的 2016 年 国家 集锦 播放 列表"), or right after a naming noun ("add track 70s smash
-      hits", "the saga 12 Soulful Nights");
+      playlist", "我的 2016 年 国家 集锦 播放 列表"), or right after a naming noun or verb ("add track 70s
+      smash hits", "the saga 12 Soulful Nights", "a show called Last Night On Earth");
     - in English, inside a Title Case run with two or more other capitalised words ("12 Soulful Nights
       of Christmas", "90s Pop Rock Essentials"), not at the start of the sentence.
     """
@@ -545,8 +546,9 @@ def _inside_name(norm: Normalized, g: _Group) -> bool:
     before, after = o[:s], o[e:]
     if _NAME_HEAD.match(after) and _NAME_OWNER.search(before):
         return True
-    if _NAME_NOUN_BEFORE.search(before):
-        return True
+    nb = _NAME_NOUN_BEFORE.search(before)
+    if nb and (re.search(r"(?:called|named|titled)", nb[0]) or _title_word(g)):
+        return True  # "add track 70s smash hits"; "a movie last night" and "the show on Friday" stay times
     own = o[s:e]
     left = re.search(r"[A-Za-z0-9'’&., -]*$", before)[0]
     right = re.match(r"[A-Za-z0-9'’&., -]*", after)[0]
@@ -561,9 +563,8 @@ def _inside_name(norm: Normalized, g: _Group) -> bool:
     # only the kinds of time that are words of titles (holidays, decades, seasons, parts of day); a date, a
     # clock time or an offset next to a capitalised place name is a time there ("in Powersville Guam 23
     # hours from now", "at Fox Theatres 1 minute from now")
-    if not ("holiday" in g.f or g.f.get("period") in ("decade", "century", "season") or g.cats == {"pod"}) \
-            or any(k in g.f for k in ("rel_day", "hour", "weekday", "day")):
-        return False  # "Christmas tonight" is a time joined to a name's last word
+    if not _title_word(g):
+        return False
     if not own[:1].isupper() and not own[:1].isdigit():
         return False
     if not before.strip() or before.rstrip()[-1] in ".!?。！？":
@@ -571,6 +572,13 @@ def _inside_name(norm: Normalized, g: _Group) -> bool:
     lw = re.findall(r"[A-Za-z0-9'’-]+", left)[-4:]
     rw = re.findall(r"[A-Za-z0-9'’-]+", right)[:4]
     return _caps_run(list(reversed(lw))) + _caps_run(rw) >= 2
+
+
+def _title_word(g: _Group) -> bool:
+    """A holiday, decade, season or part of day alone: the kinds of time that are words of titles ("Christmas
+    tonight" is a time joined to a name's last word, a date or a clock time is a time)."""
+    return ("holiday" in g.f or g.f.get("period") in ("decade", "century", "season") or g.cats == {"pod"}) \
+        and not any(k in g.f for k in ("rel_day", "hour", "weekday", "day"))
 
 
 _TIME_NAMES = frozenset("monday tuesday wednesday thursday friday saturday sunday january february march april may june "

@@ -282,7 +282,7 @@ def _zh_one_oclock(m) -> dict[str, Any]:
 
 
 # "the current temperature": current before a quantity that changes with time asks for its value now
-@register(rf"{L}current(?=\s+(?:local\s+)?(?:weather|temperature|temp|humidity|conditions|forecast|wind|air quality|"
+@register(rf"{L}current(?=\s+(?:local\s+)?(?:weather|temperature|temp|humidity|conditions|wind|air quality|"
           rf"pressure|visibility|uv index|time){R})", "now", needs=r"current")
 def _en_current(m) -> dict[str, Any]:
     return {"now": True}

@@ -31,6 +31,9 @@ def _texts(text):
     ("put it on my late night drive playlist", []),
     ("play the album 1989 Deluxe", []),
     ("add this song to my playlist on Sunday", ["Sunday"]),
+    ("find a show called Last Night On Earth", []),
+    ("I watched a movie last night", ["last night"]),  # a naming noun before a date or a day word: a time
+    ("play the song tomorrow", ["tomorrow"]),
     # a holiday, decade, season or part of day inside a Title Case run
     ("I want to watch A Very Merry Christmas tonight", ["tonight"]),
     ("play 80s Synth Pop Legends", []),
@@ -72,6 +75,7 @@ def test_after_a_meal_begins_when_it_ends():
     ("现在的我很开心", []),
     ("目前的位置在哪", []),
     ("what is my current location", []),
+    ("what is the current weather forecast", ["current"]),
 ])
 def test_now_before_a_quantity_that_changes_with_time_is_a_time(text, times):
     assert _texts(text) == times
