@@ -177,7 +177,7 @@ _RECURRENCE = re.compile(r"每|(?<![a-z])(?:every|each|daily|weekly|nightly|mont
 _FUTURE = re.compile(r"提醒|闹钟|叫醒|叫我|记得|别忘|安排|预订|预定|预约|打算|准备|计划|将要|即将|还有(?:几|多少|多久)|倒计时|到时候|"
                      r"(?<![a-z])(?:remind|reminder|alarm|wake me|schedule|book|reserve|will|going to|gonna|plan|"
                      r"planning|until|till|countdown|upcoming|how long)(?![a-z])|'ll(?![a-z])")
-_PAST = re.compile(r"上次|曾经|已经|去过|过了|(?<![a-z])(?:was|were|did|had|ago|used to)(?![a-z])")
+_PAST = re.compile(r"上次|曾经|已经|去过|过了|我记得|(?<![a-z])(?:was|were|did|had|ago|used to)(?![a-z])")
 _DATE_KEYS = ("rel_day", "weekday", "day", "month", "period", "year", "holiday", "lunar", "part")
 
 
@@ -740,6 +740,7 @@ def _anchored(norm: Normalized, g: _Group, nxt: _Group | None, ref: datetime,
     t = norm.text
     qty = sign = anchor = None
     used = 1
+    s0 = e0 = None  # the expression's bounds when they are not the atoms' (the day after X, X前三天)
     if "duration" in g.f and nxt is not None and not {"duration", "now"} & nxt.cats and "offset" not in nxt.f:
         m = _EN_ANCHOR_GAP.match(t[g.end:nxt.start])
         if m:
@@ -751,16 +752,15 @@ def _anchored(norm: Normalized, g: _Group, nxt: _Group | None, ref: datetime,
     elif "offset" not in g.f and "duration" not in g.f:
         m = _EN_DAY_ANCHOR.search(t, 0, g.start)
         if m and m.end() == g.start:
-            qty, sign, anchor, start0 = [(1.0, "day")], (-1 if m[1] == "before" else 1), g, m.start()
+            qty, sign, anchor, s0 = [(1.0, "day")], (-1 if m[1] == "before" else 1), g, m.start()
         else:
             m = _ZH_ANCHOR_AFTER.match(t, g.end)
             if m and not (nxt is not None and nxt.start < g.end):
                 n = 0.5 if m[2] == "半" else float(m[2])
                 qty, sign, anchor = [(n + (0.5 if m[4] else 0), _ZH_ANCHOR_UNIT[m[5]])], (-1 if "前" in m[1] else 1), g
-                end0 = m.end()
-                while used < 3 and nxt is not None and nxt.start < end0:
-                    used += 1  # the window or duration atoms inside 前三天 belong to this expression
-                    nxt = None
+                e0 = m.end()
+                if nxt is not None and nxt.start < e0:
+                    used = 2  # the window or duration atom of 前三天 belongs to this expression
     if qty is None:
         return None
     try:
@@ -783,9 +783,7 @@ def _anchored(norm: Normalized, g: _Group, nxt: _Group | None, ref: datetime,
         kind, b, grain = "datetime", a + _UNIT_TD[fine], fine
     else:
         kind, b, grain = "date", a + timedelta(days=1), "day"
-    s0 = locals().get("start0", min(g.start, anchor.start))
-    e0 = locals().get("end0", max(g.end, anchor.end))
-    s, e = norm.span(s0, e0)
+    s, e = norm.span(min(g.start, anchor.start) if s0 is None else s0, max(g.end, anchor.end) if e0 is None else e0)
     return TimeExpr(kind, a, b, grain, norm.original[s:e], (s, e), point=a), used
 
 
