@@ -17,7 +17,18 @@ Rules (documented choices, see tests/nlu/temporal_vectors.jsonl):
   2月29日 in a common year) is returned with ``kind="invalid"``, a ``reason`` for logs and
   a structured ``problem`` (see :class:`TimeExpr`); it is never rolled over or dropped.
   :func:`impossible_date_text` says what is wrong in a sentence ("6月没有31号。").
-- A month and day without a year (6月15日, June 15) is in the reference year.
+- A month and day without a year (6月15日, June 15) is in the reference year, and so are a bare
+  holiday (春节, Christmas), a lunar date (正月十五), a month (3月) and a season; a day without a month
+  (15号, the 10th) is in the reference month. In a future-oriented utterance — one that asks for a
+  reminder, an alarm or a booking, or says 打算/准备/计划/还有几天, will/going to/until — such a
+  yearless date that has already passed is its next occurrence (春节提醒我 asked in November is next
+  year's 春节; "remind me on the 10th" asked on the 25th is next month's 10th), as Duckling resolves
+  dates by default; an explicit year, 今年/this year, or next/last (明年春节, last Christmas) is kept.
+  So is a time of day without a date there: 早上6点叫我 asked at 10:00 is tomorrow's 6:00, "remind me
+  in the morning" asked at 20:00 tomorrow morning (Time-NLP's 未来倾向); 今天早上6点 stays today.
+- ``point`` is where a one-off event on the expression falls (a reminder's due): the start, except
+  for a part of a period (see :mod:`.temporal_periods`: 月底 → the last day, 上旬/中旬/下旬 → the
+  1st/11th/21st) and for a range open at its start (截至周五 → its last day, Friday).
 - A clock hour with neither am/pm nor a part of day (and not written on a
   24-hour clock like 09:30): without a date it is the
   next such hour at or after ``ref`` (3点 at 07:30 → 15:00); with a date,
@@ -39,15 +50,22 @@ from zoneinfo import ZoneInfo
 from .normalize import Normalized, normalize
 from .numbers import EN_NUM, en_number
 from .temporal_atoms import MEALS, PARTS_OF_DAY, UNIT_SECONDS, Atom, find_atoms
+from .temporal_context import inside_name, looks_like_address, looks_like_title, meal_as_object
 from .temporal_holidays import holiday_date
 from .temporal_lunar import lunar_to_solar, month_days
 from .temporal_open import open_markers, open_range
-from .temporal_periods import apply_part
+from .temporal_periods import STATE_NOUNS_ZH, apply_part
 
 __all__ = ["TimeExpr", "impossible_date_text", "parse_times"]
 
-_GAP = re.compile(r"^(?:\s|,|的|at|on|in the|in|of|around|about|by|this)*$")
-_RANGE_CONN = re.compile(r"^\s*(到|至|~|-|to|until|till|through|thru|and)\s*$")
+_GAP = re.compile(r"^(?:\s|,|的|at|on|in the|in|of|around|about|by|this|the)*$")
+_DAY_RANGE_END = re.compile(r"\s*(-|~|to|through|thru|until|till|and|到|至)\s*(\d{1,2})(?:st|nd|rd|th|号|日)?(?![\d:])"
+                            r"(?!\s*(?:[ap]\.?m\b|o'?clock|点|时|个|人|位|岁|天|周|月|年|分|秒|小时|hours?|days?|weeks?|"
+                            r"months?|years?|minutes?|people|persons?))"
+                            r"(?:,?\s+((?:19|20)\d\d)(?!\d))?")
+_WEEKDAY_RANGE_END = re.compile(r"\s*(?:到|至|~|-)\s*([1-7日天])(?![\d号日点时月年个天周:])")
+_ZH_WD_NUM = {"1": 1, "2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7, "日": 7, "天": 7}
+_RANGE_CONN = re.compile(r"^\s*(到|至|~|-|to|until|till|through|thru|and|和|与|跟)\s*$")
 _GRAIN_ORDER = ["second", "minute", "hour", "part_of_day", "day", "week", "weekend", "month", "season", "quarter",
                 "year", "decade", "century"]
 _FINER = {"century": -1, "decade": 0, "year": 1, "season": 2, "quarter": 3, "month": 4, "week": 5, "weekend": 6}
@@ -66,6 +84,9 @@ class TimeExpr:
         ``month`` | ``season`` | ``quarter`` | ``year`` | ``decade``.
     :param text: the original text of ``span``. :param span: ``(start, end)`` in the original text.
     :param seconds: length of a ``duration``. :param reason: why an ``invalid`` date does not exist (English, for logs).
+    :param point: where a one-off event on this expression falls (a reminder's due): ``start`` for most
+        expressions, the last day for 月底/年底/the end of the month, the first day of a third for
+        上旬/中旬/下旬, the last day for a range open at its start; None for duration/invalid.
     :param problem: for ``invalid`` only, what is wrong, as data (JSON-ready):
 
         - ``{"kind": "no_such_day", "year": 2025, "month": 6, "day": 31, "max_day": 30}``:
@@ -86,13 +107,15 @@ class TimeExpr:
     seconds: float | None = None
     reason: str | None = None
     problem: dict[str, Any] | None = field(default=None, hash=False)
+    point: date | datetime | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict; dates as ``YYYY-MM-DD``, datetimes ISO 8601 with offset."""
         return {"kind": self.kind, "start": self.start.isoformat() if self.start else None,
                 "end": self.end.isoformat() if self.end else None, "grain": self.grain, "text": self.text,
                 "span": list(self.span), "seconds": self.seconds, "reason": self.reason,
-                "problem": dict(self.problem) if self.problem else None}
+                "problem": dict(self.problem) if self.problem else None,
+                "point": self.point.isoformat() if self.point else None}
 
 
 class _Invalid(Exception):
@@ -138,15 +161,24 @@ def _merge_frames(f1: dict[str, Any], f2: dict[str, Any]) -> dict[str, Any] | No
         if k in out and out[k] != v:
             return None
         out[k] = v
-    if "rel_day" in out and ("weekday" in out or "day" in out):
-        return None
+    if "rel_day" in out and any(k in out for k in ("weekday", "day", "holiday", "lunar", "month")):
+        return None  # 今天 and 圣诞节 name two different days
     return out
 
 
+# quantities that change with time: 现在的气温 / "the current temperature" asks for their value now, so the
+# 现在/current there is a time (as xSID annotates it), while 现在的位置 / 现在的我 is an attribute
+_STATE_NOUN = re.compile(rf"\s*(?:{STATE_NOUNS_ZH})")
 _CATS_MERGEABLE = {"date", "pod", "clock", "hourish", "now"}
 _RECURRING = re.compile(r"(?:每[天日周月年晚早]?|每个|每隔|every|each|daily|weekly|nightly)\s*$")
 # a recurrence anywhere in the utterance ("每五分钟响一次", "daily at 7 am", "every minute for 20 minutes")
 _RECURRENCE = re.compile(r"每|(?<![a-z])(?:every|each|daily|weekly|nightly|monthly|hourly|recurring|weekdays|weekends)(?![a-z])")
+# a future-oriented utterance: a request to be reminded, woken, booked, or a plan ("春节提醒我", "remind me on
+# Christmas", "圣诞节打算去哪", "how many days until Easter"); an explicit past word keeps the reference year
+_FUTURE = re.compile(r"提醒|闹钟|叫醒|叫我|记得|别忘|安排|预订|预定|预约|打算|准备|计划|将要|即将|还有(?:几|多少|多久)|倒计时|到时候|"
+                     r"(?<![a-z])(?:remind|reminder|alarm|wake me|schedule|book|reserve|will|going to|gonna|plan|"
+                     r"planning|until|till|countdown|upcoming|how long)(?![a-z])|'ll(?![a-z])")
+_PAST = re.compile(r"上次|曾经|已经|去过|过了|我记得|(?<![a-z])(?:was|were|did|had|ago|used to)(?![a-z])")
 _DATE_KEYS = ("rel_day", "weekday", "day", "month", "period", "year", "holiday", "lunar", "part")
 
 
@@ -221,6 +253,18 @@ def _year_of(f: dict[str, Any], today: date) -> int:
 
 
 def _whole_date_part(f: dict[str, Any], today: date) -> tuple[date, date, str] | None:
+    """The date part of a frame without its part; a yearless date in a future-oriented utterance
+    (``f["future"]``) that has passed moves to its next occurrence (see the module rules)."""
+    dp = _whole_date_part_once(f, today)
+    if dp is None or not f.get("future") or dp[1] > today or "year" in f or "year_shift" in f:
+        return dp
+    if "day" in f and "month" not in f and "month_shift" not in f and "period" not in f:
+        return _whole_date_part_once({**f, "month_shift": 1}, today)
+    yearless = ("holiday" in f and not f.get("hol_rel")) or "lunar" in f or ("month" in f and not f.get("month_rel"))
+    return _whole_date_part_once({**f, "year_shift": 1}, today) if yearless else dp
+
+
+def _whole_date_part_once(f: dict[str, Any], today: date) -> tuple[date, date, str] | None:
     if "holiday" in f:
         key, rel = f["holiday"], f.get("hol_rel")
         if rel and "year" not in f and "year_shift" not in f:
@@ -259,7 +303,18 @@ def _whole_date_part(f: dict[str, Any], today: date) -> tuple[date, date, str] |
     if "rel_day" in f:
         d = today + timedelta(days=f["rel_day"])
         return d, d + timedelta(days=1), "day"
-    if "weekday" in f:
+    if "weekday" in f and "day" in f and "month" not in f and "month_shift" not in f:
+        # "Monday the 4th", 周一5号: the first month from this one whose day falls on that weekday
+        y, m = today.year, today.month
+        for _ in range(15):
+            last = calendar.monthrange(y, m)[1]
+            if f["day"] <= last and date(y, m, f["day"]) >= today and date(y, m, f["day"]).isoweekday() == f["weekday"]:
+                d = date(y, m, f["day"])
+                return d, d + timedelta(days=1), "day"
+            y, m = _add_months(y, m, 1)
+        raise _Invalid(f"no month has day {f['day']} on weekday {f['weekday']}",
+                       {"kind": "no_such_day", "year": today.year, "month": today.month, "day": f["day"], "max_day": 31})
+    if "weekday" in f and "day" not in f:
         wd, mode, iso = f["weekday"], f.get("wd_mode", "upcoming"), today.isoweekday()
         if mode == "week":
             d = today - timedelta(days=iso - 1) + timedelta(days=7 * f.get("week_shift", 0) + wd - 1)
@@ -312,7 +367,7 @@ def _whole_date_part(f: dict[str, Any], today: date) -> tuple[date, date, str] |
         y = f.get("year", today.year + f.get("year_shift", 0))
         return date(y, 1, 1), date(y + 1, 1, 1), "year"
     if period == "decade":
-        y = f["year"]
+        y = f["year"] if "year" in f else today.year // 10 * 10 + 10 * f.get("decade_shift", 0)
         return date(y, 1, 1), date(y + 10, 1, 1), "decade"
     return None
 
@@ -404,44 +459,46 @@ def _resolve(f: dict[str, Any], ref: datetime, tz: ZoneInfo, anchor: date | None
             if 1 <= f["hour"] <= 6:
                 h = f["hour"] + 12
         start = datetime.combine(day + timedelta(days=extra), time(h, mi, sec), tz)
+        if dp is None and f.get("future") and start < ref.replace(microsecond=0) and "rel_day" not in f:
+            start += timedelta(days=1)  # 早上6点叫我 asked at 10:00 is tomorrow's 6:00 (Time-NLP's future tendency)
         grain = "second" if f.get("second") is not None else "minute" if f.get("minute") is not None else "hour"
         return "datetime", start, start + _UNIT_TD[grain], grain, None
     sh, eh, _ = PARTS_OF_DAY[f["pod"]]
+    if dp is None and f.get("future") and "rel_day" not in f and \
+            datetime.combine(day + timedelta(days=eh // 24), time(eh % 24), tz) <= ref:
+        day += timedelta(days=1)  # "remind me in the morning" asked in the evening: tomorrow morning
     start = datetime.combine(day, time(sh), tz)
     end = datetime.combine(day + timedelta(days=eh // 24), time(eh % 24), tz)
     return "range", start, end, "part_of_day", None
 
 
+def _point(f: dict[str, Any], kind: str, start: Any, end: Any) -> date | datetime | None:
+    """Where a one-off event on a resolved frame falls (``TimeExpr.point``; rules in the module docstring
+    and :mod:`.temporal_periods`)."""
+    if kind in ("duration", "invalid"):
+        return None
+    if start is None:
+        return _last_inside(end)
+    part = f.get("part")
+    if part not in ("early", "mid", "late") or not f.get("part_edge") or isinstance(start, datetime) or end is None:
+        return start
+    if part == "late":
+        week = f.get("period") == "week" or f.get("part_period") == "week"
+        return start if week else end - timedelta(days=1)
+    if part == "mid":
+        return start + timedelta(days=((end - start).days - 1) // 2)
+    return start
+
+
+def _last_inside(end: Any) -> date | datetime | None:
+    """The last day inside a half-open end (an exclusive date), or the instant itself."""
+    if end is None:
+        return None
+    return end if isinstance(end, datetime) else end - timedelta(days=1)
+
+
 def _as_dt(v: date | datetime, tz: ZoneInfo) -> datetime:
     return v if isinstance(v, datetime) else datetime.combine(v, time(0), tz)
-
-
-_COMMON_WORDS = re.compile(r"[A-Z][a-z]+")
-
-
-def _looks_like_title(norm: Normalized, g: _Group) -> bool:
-    """A capitalised English common noun inside a sentence (Good Morning Sunshine, Jazzy Dinner,
-    20 Hours in America) is part of a title, not a time; weekday and month names, which are
-    capitalised anyway, are never judged by this."""
-    if not ({"pod", "now", "duration"} & g.cats or g.f.get("period") in ("season", "decade")) or "clock" in g.cats:
-        return False
-    s, e = norm.span(g.start, g.end)
-    words = norm.original[s:e].split()
-    if not words or not _COMMON_WORDS.fullmatch(words[-1]):
-        return False
-    before = norm.original[:s].rstrip()
-    return bool(before) and before[-1] not in ".!?。！？"
-
-
-def _looks_like_address(norm: Normalized, g: _Group) -> bool:
-    """A bare number (at 24, 1919) followed by a capitalised word is a house number or a name
-    ("at 24 Willie Mays Plaza", "1919 Mount Diablo Boulevard"), not an hour or a year."""
-    bare_hour = g.cats == {"clock"} and g.f.get("minute") is None and "ampm" not in g.f
-    bare_year = g.cats == {"date"} and g.f.get("period") == "year" and set(g.f) == {"period", "year"}
-    if not (bare_hour or bare_year):
-        return False
-    e = norm.span(g.start, g.end)[1]
-    return bool(re.match(r"\s+[A-Z][a-z]", norm.original[e:]))
 
 
 def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> list[TimeExpr]:
@@ -459,20 +516,50 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
     t = norm.text
     groups = [_digit_year(norm, g) for g in _group(t, _select(find_atoms(t)))]
     recurring = bool(_RECURRENCE.search(t))
+    if _FUTURE.search(t) and not _PAST.search(t):
+        for g in groups:
+            g.f["future"] = True
     out: list[TimeExpr] = []
     i = 0
     while i < len(groups):
         g = groups[i]
         nxt = groups[i + 1] if i + 1 < len(groups) else None
         expr = None
+        anchored = _anchored(norm, g, nxt, ref, tz)
+        if anchored is not None:  # 4 days from today, two days before Christmas, 春节前三天
+            out.append(anchored[0])
+            i += anchored[1]
+            continue
         if nxt is not None and _RANGE_CONN.match(t[g.end:nxt.start]):
             conn = _RANGE_CONN.match(t[g.end:nxt.start])[1]
-            if conn != "and" or re.search(r"between\s*$", t[:g.start]):
-                expr = _range(norm, g, nxt, ref, tz)
+            between = (conn == "and" and re.search(r"between\s*$", t[:g.start])) or \
+                (conn in ("和", "与", "跟") and re.match(r"\s*(?:之间|中间)", t[nxt.end:]))
+            if conn not in ("and", "和", "与", "跟") or between:
+                expr = _range(norm, g, nxt, ref, tz, either_order=bool(between))
                 if expr is not None:
                     out.append(expr)
                     i += 2
                     continue
+        m = _DAY_RANGE_END.match(t, g.end) if "day" in g.f and "month" in g.f and "hour" not in g.f else None
+        if m and (m[1] != "and" or re.search(r"between\s*$", t[:g.start])) and 1 <= int(m[2]) <= 31:
+            # "March 5 to 12", "June 1-15, 2024": the second end is a bare day of the same month (and year)
+            f1 = {**g.f, "year": int(m[3])} if m[3] and "year" not in g.f else g.f
+            last = _Group(m.start(2), m.end(), {"day": int(m[2])} | ({"year": int(m[3])} if m[3] else {}), {"date"})
+            expr = _range(norm, _Group(g.start, g.end, f1, g.cats), last, ref, tz)
+            if expr is not None:
+                out.append(expr)
+                i += 1
+                while i < len(groups) and groups[i].start < m.end():
+                    i += 1  # the year after the second day belongs to the range
+                continue
+        m = _WEEKDAY_RANGE_END.match(t, g.end) if "weekday" in g.f and "hour" not in g.f else None
+        if m:  # 星期三至四, 周一到五: the second end is a bare weekday number of the same week
+            last = _Group(m.start(1), m.end(), {"weekday": _ZH_WD_NUM[m[1]], "wd_mode": "upcoming"}, {"date"})
+            expr = _range(norm, g, last, ref, tz)
+            if expr is not None:
+                out.append(expr)
+                i += 1
+                continue
         if "clock" in g.cats and "date" not in g.cats:
             # "2到4点", "between 2 and 4 pm": the first end is a bare number
             m = re.search(r"(\d{1,2}|" + EN_NUM + r")\s*(到|至|~|-|to|and|until|till)\s*$", t[:g.start])
@@ -489,12 +576,14 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
         in_recurrence = recurring and not any(k in g.f for k in _DATE_KEYS) and not g.f.get("now") and (
             "offset" not in g.f or g.f.get("within"))
         # 现在的X is "the current X" (an attribute, like English "current"), not a time; "for now" is an idiom
-        attributive_now = g.cats == {"now"} and (t.startswith("的", g.end) or t.endswith("for ", 0, g.start))
+        attributive_now = g.cats == {"now"} and ((t.startswith("的", g.end) and not _STATE_NOUN.match(t, g.end + 1))
+                                                 or t.endswith("for ", 0, g.start))
         if _part_only(g.f):  # "early", "end of", 月中 with no period to take them of
             i += 1
             continue
-        if not (_RECURRING.search(t[:g.start]) or g.f.get("recurring") or _looks_like_title(norm, g) or in_recurrence
-                or attributive_now or _looks_like_address(norm, g)):
+        if not (_RECURRING.search(t[:g.start]) or g.f.get("recurring") or looks_like_title(norm, g) or in_recurrence
+                or attributive_now or looks_like_address(norm, g) or inside_name(norm, g)
+                or meal_as_object(norm, g, out)):
             op = open_markers(t, g.start, g.end) if "offset" not in g.f and "duration" not in g.f else None
             if op and (op[0] == "since" or op[1] in ("以来", "至今")) and g.f.get("wd_mode") == "upcoming":
                 g.f = {**g.f, "wd_mode": "recent"}
@@ -505,6 +594,69 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
             out.append(x)
         i += 1
     return out
+
+
+_EN_ANCHOR_GAP = re.compile(r"^\s*(from|after|before)\s*(?:the\s+)?$")
+_EN_DAY_ANCHOR = re.compile(r"(?<![a-z])(?:the\s+)?day\s+(after|before)\s+(?:the\s+)?$")
+_ZH_ANCHOR_AFTER = re.compile(r"的?(之前|之后|以前|以后|前|后)的?(\d+|半)(个)?(半)?(天|日|周|星期|礼拜|个月|月|年|小时|钟头|分钟)"
+                              r"(?![前后内以之里])")
+_ZH_ANCHOR_UNIT = {"天": "day", "日": "day", "周": "week", "星期": "week", "礼拜": "week", "个月": "month", "月": "month",
+                   "年": "year", "小时": "hour", "钟头": "hour", "分钟": "minute"}
+
+
+def _anchored(norm: Normalized, g: _Group, nxt: _Group | None, ref: datetime,
+              tz: ZoneInfo) -> tuple[TimeExpr, int] | None:
+    """A quantity before or after a named time, not now: "4 days from today", "two days before Christmas",
+    "a week after Monday", "the day after Thanksgiving", 春节前三天, 国庆后两天 (the named time is the anchor,
+    as SUTime and Duckling resolve them). (expression, groups used) or None."""
+    t = norm.text
+    qty = sign = anchor = None
+    used = 1
+    s0 = e0 = None  # the expression's bounds when they are not the atoms' (the day after X, X前三天)
+    if "duration" in g.f and nxt is not None and not {"duration", "now"} & nxt.cats and "offset" not in nxt.f:
+        m = _EN_ANCHOR_GAP.match(t[g.end:nxt.start])
+        if m:
+            qty, sign, anchor, used = g.f["duration"], (-1 if m[1] == "before" else 1), nxt, 2
+    elif "offset" in g.f and not g.f.get("within") and nxt is not None and re.search(r"(?:before|after)$", t[g.start:g.end]) \
+            and not {"duration", "now"} & nxt.cats and "offset" not in nxt.f and not t[g.end:nxt.start].strip(" ") \
+            .removeprefix("the").strip():
+        qty, sign, anchor, used = g.f["offset"], g.f["direction"], nxt, 2
+    elif "offset" not in g.f and "duration" not in g.f:
+        m = _EN_DAY_ANCHOR.search(t, 0, g.start)
+        if m and m.end() == g.start:
+            qty, sign, anchor, s0 = [(1.0, "day")], (-1 if m[1] == "before" else 1), g, m.start()
+        else:
+            m = _ZH_ANCHOR_AFTER.match(t, g.end)
+            if m and not (nxt is not None and nxt.start < g.end):
+                n = 0.5 if m[2] == "半" else float(m[2])
+                qty, sign, anchor = [(n + (0.5 if m[4] else 0), _ZH_ANCHOR_UNIT[m[5]])], (-1 if "前" in m[1] else 1), g
+                e0 = m.end()
+                if nxt is not None and nxt.start < e0:
+                    used = 2  # the window or duration atom of 前三天 belongs to this expression
+    if qty is None:
+        return None
+    try:
+        kind, a, _b, grain, _ = _resolve(anchor.f, ref, tz)
+    except (_Invalid, OverflowError, ValueError):
+        return None
+    if kind not in ("date", "datetime") or a is None:
+        return None
+    for n, u in qty:
+        if u in ("month", "year"):
+            y, mo = _add_months(a.year, a.month, int(n * sign * (12 if u == "year" else 1)))
+            a = a.replace(year=y, month=mo, day=min(a.day, calendar.monthrange(y, mo)[1]))
+        elif isinstance(a, datetime) or u in ("day", "week", "fortnight"):
+            a = a + _UNIT_TD[u] * n * sign
+        else:
+            a = datetime.combine(a, time(0), tz) + _UNIT_TD[u] * n * sign
+    if isinstance(a, datetime):
+        fine = "minute" if any(u in ("hour", "minute") for _, u in qty) else grain if grain in _UNIT_TD else "minute"
+        a = a.replace(second=0, microsecond=0) if fine != "second" else a
+        kind, b, grain = "datetime", a + _UNIT_TD[fine], fine
+    else:
+        kind, b, grain = "date", a + timedelta(days=1), "day"
+    s, e = norm.span(min(g.start, anchor.start) if s0 is None else s0, max(g.end, anchor.end) if e0 is None else e0)
+    return TimeExpr(kind, a, b, grain, norm.original[s:e], (s, e), point=a), used
 
 
 def _part_only(f: dict[str, Any]) -> bool:
@@ -533,7 +685,7 @@ def _single(norm: Normalized, g: _Group, ref: datetime, tz: ZoneInfo) -> TimeExp
     s, e = norm.span(g.start, g.end)
     try:
         kind, start, end, grain, secs = _resolve(g.f, ref, tz)
-        return TimeExpr(kind, start, end, grain, norm.original[s:e], (s, e), secs)
+        return TimeExpr(kind, start, end, grain, norm.original[s:e], (s, e), secs, point=_point(g.f, kind, start, end))
     except _Invalid as exc:
         return TimeExpr("invalid", None, None, "day", norm.original[s:e], (s, e), reason=str(exc), problem=exc.problem)
     except (OverflowError, ValueError):  # "99999999天后": beyond the calendar (year 9999)
@@ -541,7 +693,9 @@ def _single(norm: Normalized, g: _Group, ref: datetime, tz: ZoneInfo) -> TimeExp
                         problem=dict(_OUT_OF_CALENDAR))
 
 
-def _range(norm: Normalized, g1: _Group, g2: _Group, ref: datetime, tz: ZoneInfo) -> TimeExpr | None:
+def _range(norm: Normalized, g1: _Group, g2: _Group, ref: datetime, tz: ZoneInfo,
+           either_order: bool = False) -> TimeExpr | None:
+    """X到Y, from X to Y; ``either_order`` for "between X and Y" / X和Y之间, where the earlier one starts it."""
     f1, f2 = dict(g1.f), dict(g2.f)
     if any(k in f for f in (f1, f2) for k in ("duration", "offset", "now")):
         return None
@@ -556,7 +710,7 @@ def _range(norm: Normalized, g1: _Group, g2: _Group, ref: datetime, tz: ZoneInfo
         f2["month"] = f1["month"]
         if "year" in f1:
             f2.setdefault("year", f1["year"])
-    lead = re.search(r"(?:from|between|从)\s*$", norm.text[:g1.start])
+    lead = re.search(r"(?:from|between|从|由|自)\s*$", norm.text[:g1.start])
     s1 = norm.span(lead.start() if lead else g1.start, g1.end)[0]
     s2 = norm.span(g2.start, g2.end)[1]
     text = norm.original[s1:s2]
@@ -581,14 +735,46 @@ def _range(norm: Normalized, g1: _Group, g2: _Group, ref: datetime, tz: ZoneInfo
                         problem=dict(_OUT_OF_CALENDAR))
     if a1 is None or b2 is None:
         return None
+    roll = _roll(f2, g2.f)
+    if roll is not None and _ends_before(a1, b2, tz):
+        # 12号到3号, 十二月至一月, 周五到周一: a bare second end that comes before the first is its next one
+        try:
+            k2, a2, b2, gr2, _ = _resolve({**f2, **roll}, ref, tz) if "days" not in roll else \
+                (k2, a2 + timedelta(days=7), b2 + timedelta(days=7), gr2, None)
+        except (_Invalid, OverflowError, ValueError):
+            pass
     if k2 == "datetime":
         b2 = a2  # "2点到4点" ends at 4:00, while "6月1日到15日" includes the 15th
     if isinstance(a1, datetime) != isinstance(b2, datetime):
         a1, b2 = _as_dt(a1, tz), _as_dt(b2, tz)
+    if b2 <= a1 and either_order and a2 is not None and b1 is not None:
+        a2_, b1_ = (a2, b1) if isinstance(a2, datetime) == isinstance(b1, datetime) else (_as_dt(a2, tz), _as_dt(b1, tz))
+        a1, b2 = a2_, (b1_ if k1 != "datetime" else a1)
     if b2 <= a1:
         return TimeExpr("invalid", None, None, gr1, text, (s1, s2), reason="range ends before it starts",
                         problem={"kind": "reversed_range"})
-    return TimeExpr("range", a1, b2, min(gr1, gr2, key=_GRAIN_ORDER.index), text, (s1, s2))
+    return TimeExpr("range", a1, b2, min(gr1, gr2, key=_GRAIN_ORDER.index), text, (s1, s2), point=a1)
+
+
+def _roll(f2: dict[str, Any], said: dict[str, Any]) -> dict[str, Any] | None:
+    """How to move a range's second end that says only a day, a month or a weekday to its next occurrence
+    (None when it says more, or when its month or year came from the first end: 3月12日到3日 stays reversed)."""
+    if any(k in said for k in ("year", "year_shift", "month_shift", "rel_day", "hour", "holiday")) \
+            or said.get("wd_mode", "upcoming") != "upcoming":
+        return None  # 下周三, next Wednesday, 明年1月: the second end says where it is
+    if "day" in said and "month" not in said and "weekday" not in said:
+        return {"month_shift": f2.get("month_shift", 0) + 1} if "month" not in f2 else None
+    if said.get("period") == "month" and "month" in said and "day" not in said:
+        return {"year_shift": f2.get("year_shift", 0) + 1} if "year" not in f2 else None
+    if "weekday" in said and "day" not in said:
+        return {"days": 7}
+    return None
+
+
+def _ends_before(a1: Any, b2: Any, tz: ZoneInfo) -> bool:
+    if isinstance(a1, datetime) != isinstance(b2, datetime):
+        a1, b2 = _as_dt(a1, tz), _as_dt(b2, tz)
+    return b2 <= a1
 
 
 # ---- saying what is wrong with an impossible date ---------------------------------------------

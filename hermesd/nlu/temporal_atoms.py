@@ -29,7 +29,7 @@ _WEEKDAYS = {"monday": 1, "mon": 1, "tuesday": 2, "tues": 2, "tue": 2, "wednesda
              "thursday": 4, "thurs": 4, "thur": 4, "thu": 4, "friday": 5, "fri": 5, "saturday": 6, "sat": 6,
              "sunday": 7, "sun": 7}
 _WD_ALT = "|".join(sorted(_WEEKDAYS, key=len, reverse=True))
-_ZH_SHIFT = {"上上": -2, "上": -1, "这": 0, "本": 0, "今": 0, "下下": 2, "下": 1}
+_ZH_SHIFT = {"上上": -2, "上": -1, "这": 0, "本": 0, "今": 0, "今个": 0, "下下": 2, "下": 1}
 _ZH_WD = {"1": 1, "2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7, "日": 7, "天": 7}
 _EN_SHIFT = {"this": 0, "coming": 1, "the coming": 1, "next": 1, "last": -1, "past": -1, "previous": -1,
              "the last": -1, "the past": -1, "the previous": -1, "the next": 1}
@@ -40,6 +40,14 @@ PARTS_OF_DAY: dict[str, tuple[int, int, str]] = {
     "上午": (6, 12, "am"), "中午": (11, 14, "noon"), "午间": (11, 14, "noon"), "下午": (12, 18, "pm"),
     "傍晚": (17, 19, "pm"), "晚上": (18, 24, "night"), "晚间": (18, 24, "night"), "夜里": (18, 24, "night"),
     "夜间": (18, 24, "night"), "深夜": (22, 24, "night"), "半夜": (0, 3, "early"), "白天": (6, 18, "am"),
+    "午夜": (23, 25, "night"),  # 午夜12点 is the coming midnight, 午夜1点 the 1 am after it
+    # Cantonese (and Hakka/Min) words for parts of day, in both scripts where the normaliser keeps the
+    # traditional one (晝): 朝早 = morning, 上晝 = forenoon, 晏晝 = around noon, 下晝 = afternoon,
+    # 挨晚 = dusk, 夜晚/晚黑/夜晚黑 = evening (Cantonese dictionaries: CantoDict, words.hk)
+    "朝早": (6, 12, "am"), "朝头早": (6, 12, "am"), "朝頭早": (6, 12, "am"), "上晝": (6, 12, "am"),
+    "上昼": (6, 12, "am"), "晏晝": (11, 14, "noon"), "晏昼": (11, 14, "noon"), "下晝": (12, 18, "pm"),
+    "下昼": (12, 18, "pm"), "挨晚": (17, 19, "pm"), "夜晚黑": (18, 24, "night"), "夜晚": (18, 24, "night"),
+    "晚黑": (18, 24, "night"),
     "早饭": (7, 9, "am"), "早餐": (7, 9, "am"), "午饭": (11, 13, "noon"), "午餐": (11, 13, "noon"),
     "晚饭": (17, 20, "pm"), "晚餐": (17, 20, "pm"), "下班后": (18, 22, "pm"), "上班前": (7, 9, "am"),
     "morning": (6, 12, "am"), "afternoon": (12, 18, "pm"), "evening": (18, 22, "pm"), "night": (18, 24, "night"),
@@ -139,7 +147,7 @@ def _zh_rel_month_day(m):
     return {"month_shift": _ZH_SHIFT[m[1]], "day": int(m[2])}
 
 
-@_p(r"(?<![\d月/])(\d{1,2})[日号](?![\d])", "date", needs=r"[日号]")
+@_p(r"(?<![\d月/])(\d{1,2})[日号](?!\d(?!\d?(?:[:点时])))", "date", needs=r"[日号]")  # 1日15:30 is a day and a clock
 def _zh_day(m):
     return {"day": int(m[1])}
 
@@ -213,14 +221,14 @@ _ZH_DAY_POD = {"今早": (0, "早上"), "今晨": (0, "早上"), "今晚": (0, "
                "明晚": (1, "晚上"), "昨晚": (-1, "晚上"), "昨夜": (-1, "晚上")}
 
 
-@_p("(" + "|".join(_ZH_DAY_POD) + ")", "date")
+@_p("(" + "|".join(_ZH_DAY_POD) + ")黑?", "date")  # 今晚黑 (Cantonese) is 今晚
 def _zh_day_pod(m):
     d, pod = _ZH_DAY_POD[m[1]]
     return {"rel_day": d, "pod": pod}
 
 
-@_p(r"(?:(上上|上|这|本|下下|下)个?)?(?:周|星期|礼拜)([1-7日天])(?!\d(?!\d?(?:点|時|时|:)))", "date")
-def _zh_weekday(m):
+@_p(r"(?:(上上|上|这|本|下下|下|今)个?)?(?:周|星期|礼拜)([1-7日天])(?!\d(?!\d?(?:点|時|时|:)))", "date")
+def _zh_weekday(m):  # 今个星期三 (Cantonese "this week's Wednesday")
     out: dict[str, Any] = {"weekday": _ZH_WD[m[2]]}
     out["wd_mode"] = "week" if m[1] else "upcoming"
     out["week_shift"] = _ZH_SHIFT[m[1]] if m[1] else 0
@@ -237,7 +245,7 @@ def _zh_weekend(m):
     return {"period": "weekend", "week_shift": 0}
 
 
-@_p(r"(上上|上|这|本|下下|下)个?(?:周|星期|礼拜)(?![1-7日天末])", "date")
+@_p(r"(上上|上|这|本|下下|下|今个)个?(?:周|星期|礼拜)(?![1-7日天末])", "date")
 def _zh_week(m):
     return {"period": "week", "week_shift": _ZH_SHIFT[m[1]]}
 
@@ -247,10 +255,11 @@ def _zh_month_rel(m):
     return {"period": "month", "month_shift": _ZH_SHIFT[m[1]]}
 
 
-_ZH_YEARS = {"前年": -2, "去年": -1, "今年": 0, "本年": 0, "明年": 1, "后年": 2}
+_ZH_YEARS = {"大前年": -3, "前年": -2, "去年": -1, "上年": -1, "今年": 0, "本年": 0, "明年": 1, "下年": 1, "后年": 2,
+             "大后年": 3}
 
 
-@_p("(前年|去年|今年|本年|明年|后年)", "date")
+@_p(r"(大前年|前年|去年|今年|本年|明年|大后年|后年|(?<![\d一-龥])上年(?!纪|级|度)|(?<![\d一-龥])下年(?!纪|级|度))", "date")
 def _zh_year_rel(m):
     return {"period": "year", "year_shift": _ZH_YEARS[m[1]]}
 
@@ -301,7 +310,19 @@ def _en_weekday(m):
 
 @_p(rf"{L}(?:(this|next|last|coming|past|the coming|the past|previous|the following)\s+)?weekend(?:'s)?{R}", "date", needs=r"weekend")
 def _en_weekend(m):
+    if m.string.startswith(" after next", m.end()):
+        return None  # the weekend after next: its own atom
     return {"period": "weekend", "week_shift": _EN_SHIFT.get(m[1] or "this", 1 if m[1] == "the following" else 0)}
+
+
+@_p(rf"{L}(?:the\s+)?weekend\s+after\s+next{R}", "date", needs=r"after next")
+def _en_weekend_after_next(m):
+    return {"period": "weekend", "week_shift": 2}
+
+
+@_p(rf"{L}last\s+night{R}", "date", needs=r"last night")
+def _en_last_night(m):  # yesterday evening, not "the last night"
+    return {"rel_day": -1, "pod": "night"}
 
 
 @_p(rf"{L}(this|next|last|coming|past|the coming|the past|previous|current|the following|the current)\s+(week|month|year|quarter)(?:'s|s)?{R}", "date")
@@ -352,13 +373,18 @@ def _en_noon(m):
     return {"hour": 12, "minute": 0, "ampm": "pm"} if m[1] == "noon" else {"hour": 0, "minute": 0, "ampm": "am", "midnight": True}
 
 
-@_p(r"(?:(?<![\d:周期拜])|(?<=周\d)|(?<=星期\d)|(?<=礼拜\d))(\d{1,2})(?:点|時|时)(?:(1|3)刻|(\d{1,2})分?|(半)|整)?(?:钟)?(?:(\d{1,2})秒)?", "clock")
+@_p(r"(?:(?<![\d:周期拜])|(?<=周\d)|(?<=星期\d)|(?<=礼拜\d))(\d{1,2})(?:点|時|时)(?:(1|3)刻|(\d{1,2})个字|(\d{1,2}|十)分?|(半)|整)?(?:钟)?(?:(\d{1,2})秒)?", "clock")
 def _zh_clock(m):
+    """3点, 3点15(分), 3点1刻, 3点半; Cantonese 3点3个字 (三點三個字: a 字 is one of the clock face's five-minute
+    marks, so 3:15)."""
     h = int(m[1])
-    mi = 15 * int(m[2]) if m[2] else int(m[3]) if m[3] else 30 if m[4] else None
+    mi = 15 * int(m[2]) if m[2] else 5 * int(m[3]) if m[3] else (10 if m[4] == "十" else int(m[4])) if m[4] \
+        else 30 if m[5] else None  # 8点十分: the normaliser keeps 十分 ("very"), after 点 it is ten minutes
+    if m[3] and not 1 <= int(m[3]) <= 11:
+        return None
     if h > 24 or (mi is not None and mi > 59):
         return None
-    return {"hour": h, "minute": mi, "second": int(m[5]) if m[5] else None}
+    return {"hour": h, "minute": mi, "second": int(m[6]) if m[6] else None}
 
 
 @_p(r"(?<![\d:/.])(\d{1,2})[:](\d{2})(?::(\d{2}))?(?:\s*(a\.m\.|p\.m\.|a\.?m|p\.?m)(?![a-z]))?(?![\d:])", "clock", needs=r":")
@@ -372,6 +398,12 @@ def _colon_clock(m):
     elif len(m[1]) == 2:
         out["h24"] = True  # 09:30 is written on a 24-hour clock
     return out
+
+
+@_p(r"(?<![\d:/.])(\d{1,2})\.([0-5]\d)\s*(a\.m\.|p\.m\.|a\.?m|p\.?m)(?![a-z])", "clock", needs=r"\d\.\d\d\s*[ap]")
+def _dotted_clock(m):  # 12.16 pm (British usage): a dot between hour and minutes only with am/pm
+    h = int(m[1])
+    return {"hour": h, "minute": int(m[2]), "ampm": "am" if m[3][0] == "a" else "pm"} if h <= 12 else None
 
 
 @_p(rf"{L}(?:at\s+)?({EN_NUM}|\d{{3,4}})\s*(?:o'?clock\s*)?(a\.m\.|p\.m\.|a\.?m|p\.?m)(?![a-z])", "clock", needs=r"[ap]\.?m")
@@ -427,30 +459,34 @@ def _zh_hhmm(m):
     return {"hour": h, "minute": mi} if h <= 24 and mi <= 59 else None
 
 
-@_p(rf"{L}(?:(?:half|a quarter|quarter|\d{{1,2}}|{EN_NUM})(?:\s+minutes?)?\s+(past|after|to|before)\s+({EN_NUM}|\d{{1,2}})){R}", "clock", needs=r"past|after|to|before")
-def _en_past_to(m):
+@_p(rf"{L}(?:(?:half|a quarter|quarter|\d{{1,2}}|{EN_NUM})(?:\s+minutes?)?\s+(past|after|to|before)\s+({EN_NUM}|\d{{1,2}}))"
+    rf"(?:\s*(a\.m\.|p\.m\.|a\.?m|p\.?m)(?![a-z]))?{R}", "clock", needs=r"past|after|to|before")
+def _en_past_to(m):  # half past three, quarter to 5 pm
     head = m[0].split()[0]
     mins = 30 if head == "half" else 15 if head in ("quarter", "a") else en_number(head)
     h = en_number(m[2])
     if mins is None or h is None or h > 12 or mins >= 60:
         return None
+    ampm = {"ampm": "am" if m[3][0] == "a" else "pm"} if m[3] else {}
     if m[1] in ("to", "before"):
-        return {"hour": (int(h) - 1) % 24, "minute": 60 - int(mins)}
-    return {"hour": int(h), "minute": int(mins)}
+        return {"hour": (int(h) - 1) % 24, "minute": 60 - int(mins)} | ampm
+    return {"hour": int(h), "minute": int(mins)} | ampm
 
 
 # ---- now, offsets, durations --------------------------------------------------------------
-@_p(rf"(现在|此刻|此时|这个时候|{L}now{R}|{L}at this time{R})", "now")
+@_p(rf"(现在|此刻|此时|这个时候|宜家|而家|依家|{L}now{R}|{L}at this time{R})", "now")  # 宜家/而家/依家: Cantonese "now"
 def _now(m):
     return {"now": True}
 
 
-_ZH_OFF = r"(?:(从现在(?:起|开始)?|过)\s*)?(\d+(?:\.\d+)?|半|几)\s*(个)?\s*(半)?\s*(秒钟|秒|分钟|分|小时|钟头|天|日|周|星期|礼拜|月|年)\s*(以后|之后|后|以前|之前|前|以内|之内|内)"
+_ZH_OFF = r"(?:(从现在(?:起|开始)?|过)\s*)?(\d+(?:\.\d+)?|半|几)\s*(个)?\s*(半)?\s*(秒钟|秒|分钟|分|小时|钟头|钟|天|日|周|星期|礼拜|月|年)\s*(以后|之后|后|以前|之前|前|以内|之内|内)"
 
 
 @_p(_ZH_OFF, "offset", needs=r"[前后内]")
 def _zh_offset(m):
-    unit = _ZH_UNITS[m[5]]
+    if m[5] == "钟" and not m[3]:
+        return None  # 2个钟前 (two hours ago) is said with 个; 3钟 is not
+    unit = "hour" if m[5] == "钟" else _ZH_UNITS[m[5]]
     if m[2] == "几" or (unit == "year" and re.fullmatch(r"[12]\d{3}", m[2])):
         return None  # 2019年以后 is "from 2019 on", not 2019 years later
     n = 0.5 if m[2] == "半" else float(m[2])

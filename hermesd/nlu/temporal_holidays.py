@@ -57,7 +57,12 @@ _ZH = {"元旦": "new_year", "情人节": "valentine", "妇女节": "women", "�
        "中秋节": "mid_autumn", "中秋": "mid_autumn", "重阳节": "double_ninth", "重阳": "double_ninth",
        "腊八节": "laba", "腊八": "laba", "小年": "little_new_year", "除夕": "lunar_eve", "大年30": "lunar_eve",
        "大年三十": "lunar_eve", "年三十": "lunar_eve", "年30": "lunar_eve", "母亲节": "mother", "父亲节": "father",
-       "感恩节": "thanksgiving", "黑色星期五": "black_friday", "复活节": "easter", "清明节": "term6"}
+       "感恩节": "thanksgiving",
+       # the numbered names (五一 = 5-1, 八一 = 8-1, as the normaliser writes them 51, 81) and other common names
+       "51劳动节": "may_day", "51国际劳动节": "may_day", "国际劳动节": "may_day", "51节": "may_day",
+       "国际儿童节": "children", "81建军节": "army", "81建軍节": "army", "建軍节": "army", "38妇女节": "women",
+       "国际妇女节": "women", "阳历新年": "new_year", "元旦节": "new_year", "新春": "spring_festival",
+       "春节假期": "spring_festival", "国庆假期": "national", "黑色星期五": "black_friday", "复活节": "easter", "清明节": "term6"}
 _WEATHER_TERMS = {"小雪", "大雪", "雨水", "谷雨", "小满", "白露", "霜降"}
 for _i, _name in enumerate(SOLAR_TERMS):
     _ZH.setdefault(_name, f"term{_i}")

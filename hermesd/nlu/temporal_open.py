@@ -7,7 +7,7 @@ starting tomorrow, after Friday, before the 10th, until Friday. The result is a 
 
 Rules: X以后/之后/起/开始 (and "from X on", "starting X") begin at the start of X (2019年以后 includes
 2019, as jionlp reads it); "after X" begins at the end of X when X is a day or longer (after Friday =
-from Saturday) and at X otherwise (after 5 pm); X以前/之前 and "before X" end at the start of X; 截至X,
+from Saturday) or a part of day (after lunch, 午饭后, 下班后 = from its end) and at X otherwise (after 5 pm); X以前/之前 and "before X" end at the start of X; 截至X,
 X为止, "until/till/through X" end at the end of X when X is a day or longer (截至周五 includes Friday)
 and at X for a clock time. A bare 前/后 after a clock time is a deadline, not a range (明天下午3点前
 stays 明天下午3点), and an offset (三天以后) stays the instant it names.
@@ -53,20 +53,22 @@ def open_range(x, pre: str, post: str, ref: datetime, text: str, span: tuple[int
     if x.kind not in ("date", "datetime", "range") or x.start is None or x.end is None:
         return x
     coarse = _coarse(x.start)
-    if post in ("前", "后") and not coarse and not pre:
+    window = x.kind == "range" and not coarse  # a part of day or a meal: 午饭后, "after lunch" begin at its end
+    if post in ("前", "后") and not coarse and not pre and not window:
         return x
     a, b = x.start, x.end
     if pre == "since" or post in ("以来", "至今"):
         now = ref.date() + timedelta(days=1) if coarse else ref  # a day-grain "since" includes today
         start, end = a, (now if a < now else None)
     elif pre == "after" or pre == "no earlier than":
-        start, end = (b if coarse else a), None
+        start, end = (b if coarse or window else a), None
     elif pre in ("before", "prior to") or post in ("以前", "之前", "前", "or earlier", "and before"):
         start, end = None, a
     elif pre in ("到", "截至", "截止到", "截止", "直到", "一直到", "until", "till", "til", "up to", "through", "no later than") \
             or post == "为止":
         start, end = None, (b if coarse else a)
     else:  # 以后 之后 起 开始 往后 后, from … on, starting …
-        start, end = a, None
+        start, end = (b if window and post in ("后", "之后", "以后") else a), None
     # the opening word is a signal, not part of the time (TimeML's TIMEX3/SIGNAL split): the span stays X's
-    return replace(x, kind="range", start=start, end=end)
+    point = start if start is not None else (end if isinstance(end, datetime) or end is None else end - timedelta(days=1))
+    return replace(x, kind="range", start=start, end=end, point=point)

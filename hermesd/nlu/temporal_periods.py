@@ -8,6 +8,12 @@ Rules (documented choices; tests/nlu/time_classes.yaml has the vectors):
   上半年/first half = January–June, 下半年/second half = July–December. Of a week: early = Monday–
   Wednesday, mid = Tuesday–Thursday, late/end = Friday–Sunday. Of a quarter or season: its first,
   middle, last month. Of a decade: years 0–2, 3–6, 7–9; of a century: its first, middle two, last decade.
+- The point of a part (where a one-off event such as a reminder on it falls, ``TimeExpr.point``): an end
+  (月底, 月末, 年底, the end of) is the period's last day, a beginning (月初, 年初, the beginning of) its
+  first day, a middle (月中, the middle of) the middle day of the part (the 15th of a month); a third
+  (上旬/中旬/下旬, early/mid/late) is its first day (the 1st/11th/21st), since a reminder "in late June" must
+  not come after the part has begun; the end of a week is its Friday (the last working day: "by the end
+  of the week"), not Sunday.
 - 第N周 of a month is the N-th Monday-start week whose Thursday lies in the month (the ISO 8601
   week rule applied to a month); of a year, the ISO week N. 第N个周X / "the Nth X of" is the N-th
   such weekday in the period; 最后一个 / "last" the last one. A week or weekday that the period does not
@@ -26,13 +32,14 @@ Rules (documented choices; tests/nlu/time_classes.yaml has the vectors):
 from __future__ import annotations
 
 import calendar
+import re
 from datetime import date, timedelta
 from typing import Any
 
 from .numbers import EN_NUM
 from .temporal_atoms import register
 
-__all__ = ["apply_part"]
+__all__ = ["STATE_NOUNS_ZH", "apply_part"]
 
 L = r"(?<![a-z0-9])"
 R = r"(?![a-z0-9])"
@@ -41,7 +48,16 @@ _ZH_WD = {"1": 1, "2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7, "日": 7, "天
 _EN_WD = {"monday": 1, "tuesday": 2, "wednesday": 3, "thursday": 4, "friday": 5, "saturday": 6, "sunday": 7}
 _EN_ORDN = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4,
             "fifth": 5, "5th": 5, "last": -1}
-_ZH_PART = {"初": "early", "上旬": "early", "中": "mid", "中旬": "mid", "底": "late", "末": "late", "下旬": "late"}
+_EN_MONTHS = {"january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6, "july": 7, "august": 8,
+              "september": 9, "october": 10, "november": 11, "december": 12, "jan": 1, "feb": 2, "mar": 3, "apr": 4,
+              "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9, "oct": 10, "nov": 11, "dec": 12}
+_ZH_PART = {"初": "early", "上旬": "early", "中": "mid", "中旬": "mid", "底": "late", "末": "late", "下旬": "late",
+            "头": "early", "尾": "late"}  # 月头/月尾, 年尾: Cantonese and colloquial for 月初/月底, 年底
+
+
+def _edge(word: str) -> dict[str, Any]:
+    """月初/月中/月底 name an edge (or the middle) of the period; 上旬/中旬/下旬 name a third of it."""
+    return {"part_edge": True} if word in ("初", "中", "底", "末", "头", "尾") else {}
 
 
 def _yy(y: int) -> int:
@@ -56,16 +72,21 @@ def _zh_one_period(m) -> dict[str, Any]:
 
 
 # ---- parts of periods ---------------------------------------------------------------------------
-@register(r"(?<=[月年代纪度周])的?(上旬|中旬|下旬|初|中|底|末)(?![\d一二三四五六七八九十国文心央学间期等型部华东医断止标奖])", "date", needs=r"[初中底末旬]")
+@register(r"(?<=[月年代纪度周])的?(上旬|中旬|下旬|初|中|底|末|头|尾)(?![\d一二三四五六七八九十国文心央学间期等型部华东医断止标奖发脑像])", "date", needs=r"[初中底末旬头尾]")
 def _zh_part_suffix(m) -> dict[str, Any] | None:
-    if m[1] == "末" and m.string[m.start() - 1:m.start()] == "周":
+    before = m.string[max(0, m.start() - 2):m.start()]
+    if m[1] == "末" and before.endswith("周"):
         return None  # 周末 is the weekend
-    return {"part": _ZH_PART[m[1]]}
+    if m[1] in ("头", "尾") and not (before.endswith("月") or re.fullmatch(r"\d年", before)):
+        return None  # 月头, 2017年头; 这年头 is "these days", 周尾 is not said
+    return {"part": _ZH_PART[m[1]]} | _edge(m[1])
 
 
-@register(r"(?<![上下这本个\d今明去前后])([月年])(上旬|中旬|下旬|初|中|底|末)(?![\d一二三四五六七八九十国文心央学间期等型部华东医断止标奖])", "date", needs=r"[初中底末旬]")
-def _zh_part_alone(m) -> dict[str, Any]:
-    return {"part": _ZH_PART[m[2]], "part_period": "month" if m[1] == "月" else "year"}
+@register(r"(?<![上下这本个\d今明去前后])([月年])(上旬|中旬|下旬|初|中|底|末|头|尾)(?![\d一二三四五六七八九十国文心央学间期等型部华东医断止标奖发脑像])", "date", needs=r"[初中底末旬头尾]")
+def _zh_part_alone(m) -> dict[str, Any] | None:
+    if m[0] == "年头":
+        return None  # 年头 alone is "the years" (这年头, 有年头了)
+    return {"part": _ZH_PART[m[2]], "part_period": "month" if m[1] == "月" else "year"} | _edge(m[2])
 
 
 @register(r"(?<![月年代纪度周])(上旬|中旬|下旬)", "date", needs=r"旬")
@@ -85,7 +106,7 @@ def _en_part(m) -> dict[str, Any]:
     w = m[1].replace("the ", "")
     part = {"early": "early", "beginning of": "early", "start of": "early", "mid": "mid", "middle of": "mid",
             "late": "late", "end of": "late", "first half of": "h1", "second half of": "h2"}[w]
-    out: dict[str, Any] = {"part": part}
+    out: dict[str, Any] = {"part": part} | ({"part_edge": True} if w.endswith(" of") and part != "h1" and part != "h2" else {})
     if m[2]:
         out["part_period"] = m[2]
     return out
@@ -160,21 +181,39 @@ def _en_century(m) -> dict[str, Any]:
     return {"period": "century", "year": (n - 1) * 100}
 
 
+@register(rf"{L}(?:the\s+)?(this|last|next|past|previous|coming)\s+decade{R}", "date", needs=r"decade")
+def _en_decade_rel(m) -> dict[str, Any]:
+    """"this decade" is the calendar decade of the reference year (the 2020s), "last decade" the one before."""
+    return {"period": "decade", "decade_shift": {"this": 0, "next": 1, "coming": 1}.get(m[1], -1)}
+
+
+# ---- two-digit years with an apostrophe: May '19, in '98, the summer of '69 ----------------------
+@register(rf"{L}(?:({'|'.join(_EN_MONTHS)})\s+)?'(\d\d){R}", "date", needs=r"'\d\d")
+def _en_apostrophe_year(m) -> dict[str, Any]:
+    out: dict[str, Any] = {"year": _yy(int(m[2])), "period": "year"}
+    if m[1]:
+        out |= {"month": _EN_MONTHS[m[1]], "period": "month"}
+    return out
+
+
 # ---- windows: 过去两周, 最近一个月, 前三天, 未来两小时, in the past 3 hours ------------------
 _ZH_WIN_UNIT = {"秒钟": "second", "秒": "second", "分钟": "minute", "小时": "hour", "钟头": "hour", "天": "day",
                 "日": "day", "周": "week", "星期": "week", "礼拜": "week", "个月": "month", "月": "month", "年": "year"}
 
 
-@register(r"(过去|最近|近|前|未来|接下来的?|今后|往后)的?(\d+(?:\.\d+)?|半|俩|仨)(个)?(半)?(秒钟|秒|分钟|小时|钟头|天|日|周|星期|礼拜|月|年)(?![前后内以之里])", "offset", needs=r"过去|最近|近|前|未来|接下来|今后|往后")
+@register(r"(过去|最近|近|前|未来|接下来的?|今后|往后|上(?=[2-9]|[1-9]\d)|下(?=[2-9]|[1-9]\d))的?(\d+(?:\.\d+)?|半|俩|仨)(个)?(半)?(秒钟|秒|分钟|小时|钟头|天|日|周|星期|礼拜|月|年)(?![前后内以之里代])", "offset", needs=r"过去|最近|近|前|未来|接下来|今后|往后|上\d|下\d")
 def _zh_window(m) -> dict[str, Any] | None:
     n = {"半": 0.5, "俩": 2, "仨": 3}.get(m[2]) or float(m[2])
     if m[4]:
         n += 0.5
     if m[5] == "月" and not m[3]:
         return None  # 前3月 is not said; 近3月 neither
+    if m[1] in ("上", "下") and m.start() > 0 and "\u4e00" <= m.string[m.start() - 1] <= "\u9fff" \
+            and m.string[m.start() - 1] not in "的在这是":
+        return None  # 马上3天, 以下2年: 上/下 there belong to the word before
     if m[1] == "前" and m.start() > 0 and m.string[m.start() - 1] not in " ,.;:!?的在这最是":
         return None  # 开始前一小时 is an hour before something, not the past hour
-    direction = 1 if m[1] in ("未来", "接下来", "接下来的", "今后", "往后") else -1
+    direction = 1 if m[1] in ("未来", "接下来", "接下来的", "今后", "往后", "下") else -1
     return {"offset": [(n, _ZH_WIN_UNIT[m[5]])], "direction": direction, "within": True}
 
 
@@ -226,18 +265,37 @@ def _en_quarter_hour(m) -> dict[str, Any]:
 # ---- Cantonese and other day words: 听日, 寻日/琴日, 前日, 后日, 听朝, 当前 ---------------------
 _DAY_WORDS = {"听日": (1, None), "聽日": (1, None), "寻日": (-1, None), "尋日": (-1, None), "琴日": (-1, None),
               "前日": (-2, None), "后日": (2, None), "听朝": (1, "早上"), "聽朝": (1, "早上"), "今朝": (0, "早上"),
-              "琴晚": (-1, "晚上"), "寻晚": (-1, "晚上"), "尋晚": (-1, "晚上"), "听晚": (1, "晚上"), "聽晚": (1, "晚上")}
+              "琴晚": (-1, "晚上"), "寻晚": (-1, "晚上"), "尋晚": (-1, "晚上"), "听晚": (1, "晚上"), "聽晚": (1, "晚上"),
+              "大后日": (3, None), "琴朝": (-1, "早上"), "寻朝": (-1, "早上"), "尋朝": (-1, "早上")}
 
 
-@register("(" + "|".join(_DAY_WORDS) + ")", "date", needs=r"[听聽寻尋琴前后今]")
+@register("(" + "|".join(sorted(_DAY_WORDS, key=len, reverse=True)) + ")(?:黑)?", "date", needs=r"[听聽寻尋琴前后今大]")
 def _zh_day_words(m) -> dict[str, Any]:
     d, pod = _DAY_WORDS[m[1]]
     return {"rel_day": d} | ({"pod": pod} if pod else {})
 
 
+# 一点 is "a little" too, so the normaliser keeps it; right after a part of day it is one o'clock (下午一点, 晏晝一點)
+@register(r"(?<=上午|下午|中午|晚上|凌晨|半夜|早上|晏晝|晏昼|下晝|下昼|夜晚|晚黑|朝早)一点(?:(半)|(\d{1,2})分?)?", "clock", needs=r"一点")
+def _zh_one_oclock(m) -> dict[str, Any]:
+    return {"hour": 1, "minute": 30 if m[1] else int(m[2]) if m[2] else None}
+
+
+# "the current temperature": current before a quantity that changes with time asks for its value now
+@register(rf"{L}current(?=\s+(?:local\s+)?(?:weather|temperature|temp|humidity|conditions|wind|air quality|"
+          rf"pressure|visibility|uv index|time){R})", "now", needs=r"current")
+def _en_current(m) -> dict[str, Any]:
+    return {"now": True}
+
+
 # 目前/当前/当下/眼下 are also adjectives before a noun (当前位置, 目前位置, 当前小说): a time only where
 # no noun follows (end, punctuation, or a verb or adverb)
-@register(r"此时此刻|(?:目前|当前|当下|眼下)(?=$|[,.;!?]|\s*[是有正在要会就还没不])", "now", needs=r"目前|当前|当下|眼下|此时")
+#: quantities that change with time (目前的气温: their value now; 目前的位置 is an attribute)
+STATE_NOUNS_ZH = "天气|气温|温度|湿度|风速|风力|风向|降水|降雨|雨量|空气质量|气压|能见度|紫外线|时间|时刻"
+
+
+@register(rf"此时此刻|(?:目前|当前|当下|眼下)(?=$|[,.;!?]|\s*[是有正在要会就还没不]|的\s*(?:{STATE_NOUNS_ZH}))", "now",
+          needs=r"目前|当前|当下|眼下|此时")
 def _zh_now_words(m) -> dict[str, Any]:
     return {"now": True}
 
@@ -269,6 +327,12 @@ def _compact(m) -> dict[str, Any]:
 @register(r"(?<![\d.])(1[0-2]|[1-9])\.(3[01]|[12]\d|[1-9])(?![\d.])(?:[号日]|(?=\s*(?:周|星期|礼拜|\(|上午|下午|晚上|早上|中午|\d{1,2}[:点])))", "date", needs=r"\.")
 def _dotted_md(m) -> dict[str, Any]:
     return {"month": int(m[1]), "day": int(m[2])}
+
+
+# 三月一 (March 1st without 号): the normaliser keeps a lone 一, which is a day only at a pause or before 号/日
+@register(r"(?<![\d个])(1[0-2]|[1-9])月一(?:[号日]|(?=$|[,.;!?\s]))", "date", needs=r"月一")
+def _zh_month_first(m) -> dict[str, Any]:
+    return {"month": int(m[1]), "day": 1}
 
 
 @register(r"(?<!\d)(\d{2})年(?=\d{1,2}月)", "date", needs=r"年")

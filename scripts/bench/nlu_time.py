@@ -48,7 +48,7 @@ def _dt(v, tz: ZoneInfo) -> datetime | None:
 def cases():
     data = yaml.safe_load(VECTORS.read_text(encoding="utf-8"))
     for cls, rows in data["classes"].items():
-        for text, ref, kind, start, end, _span in rows:
+        for text, ref, kind, start, end, *_span_point in rows:
             ref_s, zone = data["refs"][ref]
             tz = ZoneInfo(zone)
             yield cls, text, datetime.fromisoformat(ref_s).astimezone(tz), tz, kind, start, end

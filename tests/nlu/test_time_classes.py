@@ -9,15 +9,16 @@ import yaml
 from hermesd.nlu.temporal import impossible_date_text, parse_times
 
 DATA = yaml.safe_load(Path(__file__).with_name("time_classes.yaml").read_text(encoding="utf-8"))
-CASES = [(cls, *case) for cls, cases in DATA["classes"].items() for case in cases]
+# a case may end with a 7th element, the expected ``point`` (where a reminder on it falls)
+CASES = [(cls, *case[:6], case[6] if len(case) > 6 else None) for cls, cases in DATA["classes"].items() for case in cases]
 
 
 def _iso(v):
     return v.isoformat() if v is not None else None
 
 
-@pytest.mark.parametrize("cls,text,ref,kind,start,end,span", CASES, ids=[f"{c[0]}:{c[1]}@{c[2]}" for c in CASES])
-def test_case(cls, text, ref, kind, start, end, span):
+@pytest.mark.parametrize("cls,text,ref,kind,start,end,span,point", CASES, ids=[f"{c[0]}:{c[1]}@{c[2]}" for c in CASES])
+def test_case(cls, text, ref, kind, start, end, span, point):
     ref_s, tz = DATA["refs"][ref]
     got = parse_times(text, datetime.fromisoformat(ref_s), tz)
     assert got, "no time expression found"
@@ -31,6 +32,7 @@ def test_case(cls, text, ref, kind, start, end, span):
         assert x.problem and impossible_date_text(x, "zh") != "这个日期不存在。", x
     else:
         assert (_iso(x.start), _iso(x.end)) == (start, end), x
+        assert _iso(x.point) == (point or start or _iso(x.point)), x
 
 
 def test_every_class_has_zh_and_en_or_says_why():

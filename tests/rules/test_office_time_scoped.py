@@ -95,3 +95,17 @@ def test_reminder_list_with_a_time(engine, text, since, until):
 def test_reminder_list_without_a_time_lists_everything_pending(engine):
     plan, _, calls, _ = _run(engine, "reminder.list", "我有哪些提醒")
     assert plan.rule_id == "reminder.list" and "since" not in calls[0][1] and calls[0][1]["now"] == REF.isoformat()
+
+
+@pytest.mark.parametrize("text,due", [
+    ("月底提醒我交报告", "2026-11-30"),  # the end of the month is its last day, not the 21st
+    ("下旬提醒我交报告", "2026-11-21"),  # a third of the month: its first day
+    ("月中提醒我交报告", "2026-11-15"),
+    ("春节提醒我买票", "2027-02-06"),  # asked in November: the next Spring Festival, not this year's
+    ("remind me to call mum on Christmas", "2026-12-25"),
+    ("remind me to pay rent at the end of the month", "2026-11-30"),
+])
+def test_a_reminder_on_a_fuzzy_period_or_a_holiday_is_due_at_its_point(engine, text, due):
+    plan, _, calls, _ = _run(engine, "reminder.set", text, {"task": "x"})
+    assert plan.rule_id == "reminder.set.day"
+    assert [p["due"] for n, p in calls if n == "reminder"] == [due]

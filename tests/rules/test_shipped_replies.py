@@ -203,8 +203,8 @@ def test_samples_are_outputs_the_tools_could_give():
 # --- the turn: entities, memory and session as the controller gives them -----------------------------
 def _context(lang: str) -> dict[str, Any]:
     zh = lang == "zh"
-    when = {"kind": "date", "start": "2026-06-10", "end": "2026-06-11", "grain": "day",
-            "text": "上周三" if zh else "last Wednesday", "span": [0, 3]}
+    when = {"kind": "date", "start": "2026-06-10", "end": "2026-06-11", "grain": "day", "point": "2026-06-10",
+            "text": "上周三" if zh else "last Wednesday", "span": [0, 3]}  # as TimeExpr.to_dict() gives it
     return {
         "role": "admin", "slots": {},
         "entities": {"doc": "报价单" if zh else "quote", "docid": "Q-2024-061", "person": "张伟", "when": when,
