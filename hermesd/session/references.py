@@ -53,10 +53,12 @@ async def resolve_references(g: "Grounding", s: Session, parsed: Any, entities: 
         return [], []
     n = normalize(parsed.text)
     refs = find_references(n.text, lexicon)
-    if not refs:
+    again = lexicon.ref_again.search(n.text) is not None
+    if not refs and not again:
         return [], []
     when = _look_back(g, s, entities)
     notes, missing = [], []
+    nothing: dict[int, str] = {}  # note → the sentence it would have said
     for r in refs:
         if r.weak and when is None:
             continue
@@ -67,17 +69,54 @@ async def resolve_references(g: "Grounding", s: Session, parsed: Any, entities: 
         found = await _from_memory(g, s, types, when) if when is not None else _from_session(s, types)
         if found is None:
             note["source"] = "none"
-            missing.append(_nothing(r, when, lang))
+            said = _nothing(r, when, lang)
+            missing.append(said)
+            nothing[id(note)] = said
         else:
             etype, value = found
             shown = await _shown(g, s, etype, value, lang)
             entities.setdefault(etype, []).insert(0, shown)
             note.update(type=etype, source="memory" if when is not None else "session", value=shown)
         notes.append(note)
+    if again:
+        for said in await _again(g, s, intent, entities, notes, nothing, when, lang):
+            if said in missing:
+                missing.remove(said)
     if notes:
         log.info("references", extra={"kv": {"session": s.session_id, "refs": len(notes),
                                              "found": sum(x["source"] != "none" for x in notes)}})
     return notes, missing
+
+
+async def _again(g: "Grounding", s: Session, intent: str | None, entities: dict[str, list[Any]],
+                 notes: list[dict[str, Any]], nothing: Mapping[int, str], when: Mapping[str, Any] | None,
+                 lang: str) -> list[str]:
+    """A request said as a repetition ("再发一次", "send it again", "把刚才那个文件再发一遍") leaves its
+    object unsaid (zero anaphora in Chinese, "it" in English): each slot type it still lacks (not a
+    person, not a time: those come with what was done) is the newest of this session, else the newest
+    in the caller's memory (within the utterance's look-back when it names one).
+
+    :return: the "nothing to refer to" sentences no longer true (a reference now found in memory).
+    """
+    span = when or {"since": 0, "until": (s.ref_ms or 0) + 1}
+    unsaid: list[str] = []
+    for etype in [t for t in _wanted(g, intent, entities) if t != "person"]:
+        found = _from_session(s, [etype]) if when is None else None
+        source = "session"
+        if found is None:
+            found, source = await _from_memory(g, s, [etype], span), "memory"
+        if found is None:
+            continue
+        shown = await _shown(g, s, found[0], found[1], lang)
+        entities.setdefault(etype, []).insert(0, shown)
+        note = next((x for x in notes if x.get("type") == etype and x.get("source") == "none"), None)
+        if note is not None:
+            if id(note) in nothing:
+                unsaid.append(nothing[id(note)])
+            note.update(source=source, value=shown, again=True)
+        else:
+            notes.append({"type": etype, "said": "", "source": source, "value": shown, "again": True})
+    return unsaid
 
 
 def _wanted(g: "Grounding", intent: str | None, entities: Mapping[str, list[Any]]) -> list[str]:
