@@ -101,8 +101,11 @@ async def _again(g: "Grounding", s: Session, intent: str | None, entities: dict[
     span = when or {"since": 0, "until": (s.ref_ms or 0) + 1}
     unsaid: list[str] = []
     for etype in [t for t in _wanted(g, intent, entities) if t != "person"]:
-        found = _from_session(s, [etype]) if when is None else None
-        source = "session"
+        found, source = None, "session"
+        if etype == "doc_type":  # what was done to a document: this session's last, else memory's
+            found, source = await _last_done(g, s, span)
+        if found is None and when is None:
+            found, source = _from_session(s, [etype]), "session"
         if found is None:
             found, source = await _from_memory(g, s, [etype], span), "memory"
         if found is None:
@@ -117,6 +120,19 @@ async def _again(g: "Grounding", s: Session, intent: str | None, entities: dict[
         else:
             notes.append({"type": etype, "said": "", "source": source, "value": shown, "again": True})
     return unsaid
+
+
+async def _last_done(g: "Grounding", s: Session, span: Mapping[str, Any]) -> tuple[tuple[str, Any] | None, str]:
+    """The kind of the document the caller last acted on (an event with an ``object``, e.g. a send,
+    and its ``object_kind``), in this session first, else in all of the caller's history within ``span``."""
+    for session_id, source in ((s.session_id, "session"), (None, "memory")):
+        items = await g.memory.search(s.uid, since=span["since"], until=span["until"], k=20, session_id=session_id)
+        # a document acted on names it (a send's object); a search for one (find_document) names none
+        done = [it for it in items if it.get("type") == "event" and it.get("object_kind") and it.get("object")]
+        if done:
+            last = max(done, key=lambda it: int(it.get("at_ms") or 0))
+            return ("doc_type", last["object_kind"]), source
+    return None, "memory"
 
 
 def _wanted(g: "Grounding", intent: str | None, entities: Mapping[str, list[Any]]) -> list[str]:
