@@ -53,6 +53,8 @@ _DAY = re.compile(rf"(?:大后天|后天|明天|今天|今晚|明晚|明早|後�
 _CLOCK = re.compile(rf"(?:上午|下午|晚上|早上|中午|凌晨|傍晚|[{_ZH_NUM}]{{1,3}}(?:点|點|:[0-5]\d)|"
                     r"\b(?:at |by )?\d{1,2}(?::[0-5]\d)?\s*(?:am|pm|a\.m\.|p\.m\.|o'clock)?(?![\w:])|"
                     r"\b(?:in the )?(?:morning|afternoon|evening|noon)\b)", re.IGNORECASE)
+#: a part of the day said in Chinese (an English clock carries its own am / pm)
+_PART_OF_DAY = re.compile(r"上午|下午|晚上|早上|中午|凌晨|傍晚")
 #: a run of time words at the start of a part (zh, or en with its preposition)
 _TIME_LEAD = re.compile(rf"(?:\s*(?:\d{{1,2}}(?::[0-5]\d)?\s*(?:am|pm|o'clock)\b|{_TIME_WORDS}|"
                         rf"[0-9]{{1,4}}(?:点钟?|点半|点|:[0-5][0-9]|号|日|月|分|半)?|"
@@ -129,7 +131,11 @@ def _accept(t: str, start: int, end: int, kind: str, left_from: int, lex: Lexico
         r = end
         while r < len(t) and t[r] in _TRIM:
             r += 1
-        return _starts_request(t, a, lex) and _starts_request(t, r, lex)
+        if not _starts_request(t, a, lex):
+            return False
+        # a time clause parallel to a timed first part ("…十点交报告，十一点取快递") needs no verb of its own
+        return _starts_request(t, r, lex) or (_CLOCK.search(left) is not None and _after_time(t, r) > r
+                                               and _alnum(t[_after_time(t, r):]) >= 2)
     before = left.rstrip(" ")
     if not t[start].isascii() and not (before and before[-1] in _BOUNDARY):
         return False
@@ -186,6 +192,7 @@ def split_requests(text: str, lexicon: Lexicon | None = None) -> list[str]:
     verb = _original(n, verb_a, verb_b) if verb_b > verb_a else ""
     first = _original(n, *spans[0])
     day = _DAY.search(first) if _CLOCK.search(first) else None
+    part_of_day = _PART_OF_DAY.search(first) if day is not None else None
     parts = []
     for k, (a, b) in enumerate(spans):
         part = _original(n, a, b)
@@ -194,7 +201,11 @@ def split_requests(text: str, lexicon: Lexicon | None = None) -> list[str]:
             r += 1
         timed = k and _after_time(t, r) > r
         if timed and day is not None and not _DAY.search(part) and _CLOCK.search(part):
-            part = _with_day(part, day.group())  # "九点…" after "明天八点…" is 明天九点
+            # "九点…" after "明天八点…" is 明天九点; "四点…" after "明天下午三点…" is 明天下午四点
+            carried = day.group()
+            if part_of_day is not None and part_of_day.group() not in carried and not _PART_OF_DAY.search(part):
+                carried += part_of_day.group()
+            part = _with_day(part, carried)
         w = _after_time(t, r) if timed else r
         while w < b and t[w] == " ":
             w += 1
