@@ -255,6 +255,9 @@ def _offer(q: Offer, heard: Heard, reading: Reading) -> Decision:
 
     Values said as a request of another intent are that request, not a correction of the offered
     task: to an offered reminder, "把报价单发给张工" sends the quote (its person is no reminder slot).
+    So is a complete request of the task's own intent that replaces a value the task has (the
+    :class:`Replace` test: two slot values or more): "明天八点提醒我开会" to an offered "提醒我给妈妈
+    打电话" is a reminder of its own; "发给王会计" alone corrects the offered send.
     """
     act = reading.act
     if act == "affirm":
@@ -262,6 +265,9 @@ def _offer(q: Offer, heard: Heard, reading: Reading) -> Decision:
     if act in ("correct", "fill") and reading.values:
         if heard.intent is not None and not heard.out_of_scope and heard.intent != q.intent:
             return DropTask(route=True)
+        if heard.intent == q.intent and len(heard.slot_values) >= 2 and any(
+                q.slots.get(k) not in (None, "", v) for k, v in reading.values.items()):
+            return DropTask(route=True)  # a whole new request of the same kind ("明天八点提醒我开会"), not a fix
         return ResumeTask(dict(reading.values))
     if act in ("deny", "cancel", "hedge"):
         return DropTask(later=act == "hedge")

@@ -87,6 +87,12 @@ CASES = [
      Reading("fill", values={"when": "8点"}), dp.ResumeTask, {"values": {"when": "8点"}}),
     (REMINDER_OFFER, Heard(text="x", lang="en", intent="doc.send", out_of_scope=True),
      Reading("fill", values={"when": "8"}), dp.ResumeTask, {"values": {"when": "8"}}),
+    (REMINDER_OFFER, Heard(text="x", lang="zh", intent="reminder.set", out_of_scope=False,
+                           slot_values={"when": "明天八点", "task": "开会"}),
+     Reading("correct", values={"when": "明天八点", "task": "开会"}), dp.DropTask, {"route": True}),
+    (REMINDER_OFFER, Heard(text="x", lang="zh", intent="reminder.set", out_of_scope=False,
+                           slot_values={"when": "明天八点", "task": "给妈妈打电话"}),
+     Reading("fill", values={"when": "明天八点"}), dp.ResumeTask, {"values": {"when": "明天八点"}}),
     # a choice answered with another person: named anew, not cancelled
     (CHOICE, ZH, Reading("correct", values={"person": "李工"}), dp.Correct, {"values": {"person": "李工"}}),
     (CHOICE, EN, Reading("correct", values={"person": "li"}), dp.Correct, {"values": {"person": "li"}}),
