@@ -51,7 +51,8 @@ _DAY = re.compile(rf"(?:大后天|后天|明天|今天|今晚|明晚|明早|後�
                   r"thursday|friday|saturday|sunday)|on (?:the )?\d{1,2}(?:st|nd|rd|th)?)\b)", re.IGNORECASE)
 #: a clock time or a part of the day (what can stand for "when" in a clause without a day)
 _CLOCK = re.compile(rf"(?:上午|下午|晚上|早上|中午|凌晨|傍晚|[{_ZH_NUM}]{{1,3}}(?:点|點|:[0-5]\d)|"
-                    r"\b(?:at |by )?\d{1,2}(?::[0-5]\d)?\s*(?:am|pm|a\.m\.|p\.m\.|o'clock)?(?![\w:])|"
+                    r"\b(?:at|by)\s+\d{1,2}(?::[0-5]\d)?(?:\s*(?:am|pm|a\.m\.|p\.m\.|o'clock))?(?![\w:])|"
+                    r"\b\d{1,2}:[0-5]\d(?![\w:])|\b\d{1,2}\s*(?:am|pm|a\.m\.|p\.m\.|o'clock)(?!\w)|"
                     r"\b(?:in the )?(?:morning|afternoon|evening|noon)\b)", re.IGNORECASE)
 #: a part of the day said in Chinese (an English clock carries its own am / pm)
 _PART_OF_DAY = re.compile(r"上午|下午|晚上|早上|中午|凌晨|傍晚")
