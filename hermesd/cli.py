@@ -439,8 +439,12 @@ def _show_turn(res: dict[str, Any]) -> None:
         if choice.get("display") and choice["display"] not in text:
             print(f"  {i}) {choice['display']}")
     zh = any("\u4e00" <= ch <= "\u9fff" for ch in text)
+    seen: set[str] = set()
     for event in res.get("events") or []:
-        print(f"  {_event_line(event, zh)}")
+        line = _event_line(event, zh)
+        if line not in seen:  # the same news twice (two sessions parked alike) is one line
+            seen.add(line)
+            print(f"  {line}")
 
 
 _EVENT_WORDS = {
@@ -458,6 +462,9 @@ def _event_line(event: dict[str, Any], zh: bool) -> str:
     if kind == "reminder":
         return f"⏰ {data.get('text', '')}"
     words = _EVENT_WORDS.get(kind)
+    said = str(data.get("slots", {}).get("_utterance") or "").strip() if kind == "pending_task" else ""
+    if said:  # which work was kept: the words the user said for it
+        return f"[{words[0]}：{said}]" if zh else f'[{words[1]}: "{said}"]'
     return f"[{(words[0] if zh else words[1]) if words else kind}]"
 
 
@@ -491,6 +498,14 @@ def _ctl_chat(c: Any, a: argparse.Namespace) -> Any:
         pass
     session = a.session
     print("hermesctl chat — empty line or Ctrl-D to quit", file=sys.stderr)
+    if session is None:
+        # opened before the first line, so an offer of unfinished work is read before anything is typed
+        # (typed first, a new request would land on an offer its user never saw)
+        opened = c.call("session.open", {})
+        session = opened["session_id"]
+        print(f"[session {session} — hermesctl trace {session}]", file=sys.stderr)
+        if opened.get("offer"):
+            print(opened["offer"]["text"])
     while True:
         try:
             text = input("you> ").strip()

@@ -69,7 +69,7 @@ MAX_EXPANSIONS = 1024
 _FLAT = ("correct", "openers", "contrast", "particles", "fillers", "leads", "verbs", "questions")
 _GROUPS: dict[str, tuple[str, ...]] = {
     "answers": ANSWER_ACTS, "smalltalk": SMALLTALK, "conjunctions": ("then", "and"),
-    "refusal": ("negations", "adverbs", "actions", "reported"), "references": ("markers", "articles", "same", "types")}
+    "refusal": ("negations", "adverbs", "actions", "reported"), "references": ("markers", "articles", "same", "again", "types")}
 _KEYS = (*_FLAT, *_GROUPS, "ordinals", "numerals")
 _ETYPE = re.compile(r"[a-z][a-z0-9_]*")
 _MEASURES = "个位项条号种名個項條號"
@@ -95,6 +95,8 @@ class Lexicon:
     :param numerals: normalised number word → value. :param number: a number said as a choice.
     :param ref_markers: words that point back (kind ``marker``) and weak ones that do so only with a
         time phrase (kind ``article``). :param ref_same: a reference without a noun ("the same one").
+    :param ref_again: a request said as a repetition (再发一遍, 重新, again, once more): what it leaves
+        unsaid is what was done last time (:mod:`hermesd.session.references`).
     :param ref_types: type noun → the entity type it names (``订单`` → ``order_id``).
     :param files: the files read, in order.
     """
@@ -121,6 +123,7 @@ class Lexicon:
     number: re.Pattern[str]
     ref_markers: Words
     ref_same: Words
+    ref_again: Words
     ref_types: Words
     files: tuple[str, ...]
 
@@ -383,6 +386,7 @@ def _compile(raw: _Raw, files: list[Path]) -> Lexicon:
         ref_markers=Words.build([*((w, "marker") for w in _entries(raw, "references.markers")),
                                  *((w, "article") for w in _entries(raw, "references.articles"))]),
         ref_same=Words.build((w, "same") for w in _entries(raw, "references.same")),
+        ref_again=Words.build((w, "again") for w in _entries(raw, "references.again")),
         ref_types=Words.build((w, name.rsplit(".", 1)[1]) for name in raw.lists
                               if name.startswith("references.types.") for w in _entries(raw, name)),
         files=tuple(str(p) for p in files))

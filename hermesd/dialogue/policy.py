@@ -15,8 +15,11 @@ Ask           fill                                           :class:`Fill`
 Ask           correct                                        :class:`Fill` (the corrected values)
 Ask           cancel / deny                                  :class:`Cancel`
 Choice        choose                                         :class:`Choose`
+Choice        correct (another person: "不对，是李工")            :class:`Correct` (the mention replaced, run again)
 Choice        cancel / deny                                  :class:`Cancel`
 Offer         affirm / correct                               :class:`ResumeTask` (with the corrected values)
+Offer         correct / fill said as a request of another    :class:`DropTask` (``route``: a new request is
+              intent ("把报价单发给张工" to a reminder offer)     never read as values for the old task)
 Offer         deny / cancel                                  :class:`DropTask`
 Offer         hedge ("not now")                              :class:`DropTask` (``later``: stays pending)
 Offer         request / unrelated / anything else            :class:`DropTask` (``route``: withdrawn, then
@@ -214,7 +217,7 @@ def decide(q: OpenQuestion | None, heard: Heard, reading: Reading) -> Decision:
             return NothingOpen(act)
         return NewTurn()  # a correction or slot value with nothing open is a request like any other
     if isinstance(q, Offer):
-        return _offer(reading)
+        return _offer(q, heard, reading)
     if act == "request":
         return _request(q, heard, reading)
     if act == "smalltalk" and reading.smalltalk:
@@ -240,17 +243,31 @@ def decide(q: OpenQuestion | None, heard: Heard, reading: Reading) -> Decision:
     elif isinstance(q, Choice):
         if act == "choose" and reading.choice is not None and 0 <= reading.choice < len(q.candidates):
             return Choose(q.candidates[reading.choice])
+        if act == "correct" and reading.values:
+            return Correct(reading.values)  # "不对，是李工": the person is named anew, not chosen
         if act in ("cancel", "deny"):
             return Cancel("choice")
     return AskAgain(_expected(q))
 
 
-def _offer(reading: Reading) -> Decision:
-    """An offer is a soft question: anything but an answer to it withdraws it and is handled as itself."""
+def _offer(q: Offer, heard: Heard, reading: Reading) -> Decision:
+    """An offer is a soft question: anything but an answer to it withdraws it and is handled as itself.
+
+    Values said as a request of another intent are that request, not a correction of the offered
+    task: to an offered reminder, "把报价单发给张工" sends the quote (its person is no reminder slot).
+    So is a complete request of the task's own intent that replaces a value the task has (the
+    :class:`Replace` test: two slot values or more): "明天八点提醒我开会" to an offered "提醒我给妈妈
+    打电话" is a reminder of its own; "发给王会计" alone corrects the offered send.
+    """
     act = reading.act
     if act == "affirm":
         return ResumeTask()
     if act in ("correct", "fill") and reading.values:
+        if heard.intent is not None and not heard.out_of_scope and heard.intent != q.intent:
+            return DropTask(route=True)
+        if heard.intent == q.intent and len(heard.slot_values) >= 2 and any(
+                q.slots.get(k) not in (None, "", v) for k, v in reading.values.items()):
+            return DropTask(route=True)  # a whole new request of the same kind ("明天八点提醒我开会"), not a fix
         return ResumeTask(dict(reading.values))
     if act in ("deny", "cancel", "hedge"):
         return DropTask(later=act == "hedge")

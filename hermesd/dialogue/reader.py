@@ -60,7 +60,9 @@ person mention grounded to one of them (``heard.people``: 强哥 → 张强, an 
 show). "另一个" / "the other one" of two chooses the one whose attrs lack ``previous`` when
 exactly one has it. A position out of range, or a named position that does not fit the card, is
 ``unrelated`` (the policy says what is expected). A choice in a deny clause ("不是第一个")
-chooses the other of two. Deny / cancel / a refusal without a choice is ``cancel``; a named
+chooses the other of two. A deny or correction cue followed by a person who is none of the
+candidates ("不对，是李工", "no, I meant Li") is ``correct`` with ``{person: the mention}``: who was
+meant is named anew. Deny / cancel / a refusal without a choice is ``cancel``; a named
 choice with more than :data:`ANSWER_REST_CHARS` letters around it, an intent and something
 asked for ("把合同也发给张伟吧") is a ``request``; a description is not ("the engineer from rd").
 
@@ -502,6 +504,10 @@ def _choice(q: Choice, heard: Heard, sc: Scan, lex: Lexicon) -> Reading:
         if got is not None:
             others = sum(o.rest_len for j, o in enumerate(sc.clauses) if j != k)
             final = got[0], got[1] + others + (c.rest_len if got[0].act != "choose" else 0)
+    if final is None or final[0].act in ("cancel", "unrelated"):
+        renamed = _renamed(q, heard, sc, lex)
+        if renamed is not None:
+            return renamed
     refused = _refusal(heard, None, sc, lex)
     if refused and (final is None or final[0].act != "choose"):
         return Reading("cancel", cue=f"cancel:refuse:{refused}")
@@ -520,6 +526,30 @@ def _choice(q: Choice, heard: Heard, sc: Scan, lex: Lexicon) -> Reading:
         return Reading("request", cue=f"request:{heard.intent}")
     act = _final_act(sc, lex)
     return Reading("unrelated", cue="affirm.needs-choice" if act and act[0] == "affirm" else "unrelated")
+
+
+def _renamed(q: Choice, heard: Heard, sc: Scan, lex: Lexicon) -> Reading | None:
+    """"不对，是李工" / "no, I meant Li": another person named in place of the card's mention — a
+    correction of who was meant, not a cancel. It needs a correction signal (a deny or a correction
+    cue before the name, or the NLU's kind ``correction``), a person mention that is none of the
+    candidates and not the card's own mention, and nothing asked for beside it."""
+    shown = {c.display for c in q.candidates}
+    own = _norm(q.mention)
+    named = [m for m, v in heard.people.items() if m and m != own and v not in shown]
+    if len(named) != 1 or len(heard.people) != 1:
+        return None
+    mention = named[0]
+    signal = heard.kind == "correction" or lex.correct.search(sc.text) is not None or any(
+        (a := c.act()) is not None and a[0] in ("deny", "cancel") for c in sc.clauses)
+    if not signal:
+        return None
+    rest = sc.text.replace(mention, " ")
+    for c in sc.clauses:
+        for t in c.tokens:
+            rest = rest.replace(t.word, " ", 1)
+    if lex.verbs.search(_drop(rest, lex.correct)) is not None and units(_drop(rest, lex.correct)) > VALUE_FRAME_UNITS + 1:
+        return None  # "不对，把合同发给李工": a request of its own
+    return Reading("correct", values={"person": mention}, cue=f"correct:person:{mention}")
 
 
 def _bare_pick(sc: Scan) -> Token | None:

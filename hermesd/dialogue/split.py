@@ -12,7 +12,14 @@ controller keeps a split only when the NLU reads every part as a request on its 
 - a leading 先 / 首先 / "first" is dropped from the first part when a verb follows it;
 - a comma or semicolon cuts too, but only when the parts on both sides start with a verb
   ("查一下磁盘，把发票发给李经理", "check the disk, send the invoice to Li Na"); a vocative or an
-  opener before the comma ("李经理，帮我…", "好的，…") never does.
+  opener before the comma ("李经理，帮我…", "好的，…") never does. A time phrase before the verb
+  does not count ("明天八点提醒我开会，九点提醒我打电话");
+- parallel time clauses (coordination with gapping): after a part with a time phrase, an ``and``
+  part that starts with a time and goes on ("remind me at 8 to call mum and at 9 to take the
+  pills", "提醒我明天八点开会，九点打电话") is a request of its own; it borrows the first part's verb
+  when it does not say it again, and the first part's day when it names only a clock time or a
+  part of the day ("明天八点…，九点…" → "明天九点…"). Two times with nothing between them
+  ("at 3 and 5") stay one request.
 
 Parts are substrings of the original text (cut on the normalised text, mapped back
 through :meth:`hermesd.nlu.normalize.Normalized.span`), separators trimmed.
@@ -25,7 +32,7 @@ import re
 from ..nlu.normalize import Normalized, normalize
 from .lexicon import Lexicon, default_lexicon
 
-__all__ = ["split_requests"]
+__all__ = ["reminding_request", "split_requests"]
 
 _TIME_WORDS = r"上午|下午|晚上|早上|中午|凌晨|今天|明天|后天|昨天|今晚|明晚|周[1-7日天]|星期[1-7日天]"
 _TIME_END = re.compile(rf"(?:\d|点钟?|半|号|日|分|am|pm|{_TIME_WORDS}|today|tomorrow|morning|afternoon|evening|noon)\s*$")
@@ -34,6 +41,47 @@ _TIME_START = re.compile(rf"^\s*(?:at |on |by |在|到)?\s*(?:\d|{_TIME_WORDS}|t
 _BOUNDARY = ",;.!?"
 _COMMA = re.compile(r"\s*[,;]\s*")
 _TRIM = " \t,，。.;；!！、:：~-"
+
+
+_ZH_NUM = "0-9一二三四五六七八九十两零〇"
+#: a day named (today, tomorrow, a weekday, a date): what a later clock-only part inherits
+_DAY = re.compile(rf"(?:大后天|后天|明天|今天|今晚|明晚|明早|後天|(?:下|这|這|本|上)?(?:个|個)?(?:周|星期|礼拜|禮拜)[1-7一二三四五六日天]|"
+                  rf"[{_ZH_NUM}]{{1,2}}月[{_ZH_NUM}]{{1,3}}[日号號]|[{_ZH_NUM}]{{1,3}}[号號]|"
+                  r"\b(?:the day after tomorrow|tomorrow|today|tonight|(?:on |next |this )?(?:monday|tuesday|wednesday|"
+                  r"thursday|friday|saturday|sunday)|on (?:the )?\d{1,2}(?:st|nd|rd|th)?)\b)", re.IGNORECASE)
+#: a clock time or a part of the day (what can stand for "when" in a clause without a day)
+_CLOCK = re.compile(rf"(?:上午|下午|晚上|早上|中午|凌晨|傍晚|[{_ZH_NUM}]{{1,3}}(?:点|點|:[0-5]\d)|"
+                    r"\b(?:at|by)\s+\d{1,2}(?::[0-5]\d)?(?:\s*(?:am|pm|a\.m\.|p\.m\.|o'clock))?(?![\w:])|"
+                    r"\b\d{1,2}:[0-5]\d(?![\w:])|\b\d{1,2}\s*(?:am|pm|a\.m\.|p\.m\.|o'clock)(?!\w)|"
+                    r"\b(?:in the )?(?:morning|afternoon|evening|noon)\b)", re.IGNORECASE)
+#: a part of the day said in Chinese (an English clock carries its own am / pm)
+_PART_OF_DAY = re.compile(r"上午|下午|晚上|早上|中午|凌晨|傍晚")
+#: a run of time words at the start of a part (zh, or en with its preposition)
+_TIME_LEAD = re.compile(rf"(?:\s*(?:\d{{1,2}}(?::[0-5]\d)?\s*(?:am|pm|o'clock)\b|{_TIME_WORDS}|"
+                        rf"[0-9]{{1,4}}(?:点钟?|点半|点|:[0-5][0-9]|号|日|月|分|半)?|"
+                        r"(?:at|on|by|in the)\s+|(?:today|tomorrow|tonight|noon|morning|afternoon|evening)\b)\s*)+")
+
+
+def _after_time(text: str, pos: int) -> int:
+    """Where a part's words begin after a leading time phrase ("九点提醒我…" → at 提醒); ``pos`` when none."""
+    m = _TIME_LEAD.match(text, pos)
+    if not m or not (_CLOCK.search(m.group()) or _DAY.search(m.group())):
+        return pos
+    end = m.end()
+    while end > pos and text[end - 1] == " ":
+        end -= 1
+    return end if end > pos else pos
+
+
+def _starts_request(text: str, pos: int, lex: Lexicon) -> bool:
+    """A verb starts at ``pos``, maybe after a time phrase; for a time-led part an infinitive
+    ("at 9 to take the pills") counts too."""
+    r = _after_time(text, pos)
+    while r < len(text) and text[r] == " ":
+        r += 1
+    if _verb_end(text, r, lex) > r:
+        return True
+    return r > pos and re.match(r"to [a-z]", text[r:r + 4]) is not None
 
 
 def _verb_end(text: str, pos: int, lex: Lexicon) -> int:
@@ -84,14 +132,21 @@ def _accept(t: str, start: int, end: int, kind: str, left_from: int, lex: Lexico
         r = end
         while r < len(t) and t[r] in _TRIM:
             r += 1
-        return _verb_end(t, a, lex) > a and _verb_end(t, r, lex) > r
+        if not _starts_request(t, a, lex):
+            return False
+        # a time clause parallel to a timed first part ("…十点交报告，十一点取快递") needs no verb of its own
+        return _starts_request(t, r, lex) or (_CLOCK.search(left) is not None and _after_time(t, r) > r
+                                               and _alnum(t[_after_time(t, r):]) >= 2)
     before = left.rstrip(" ")
     if not t[start].isascii() and not (before and before[-1] in _BOUNDARY):
         return False
     r = end
     while r < len(t) and t[r] in _TRIM:
         r += 1
-    return _verb_end(t, r, lex) > r
+    if _verb_end(t, r, lex) > r:
+        return True
+    # "remind me at 8 to call mum and at 9 to take the pills": a time clause parallel to a timed first part
+    return _after_time(t, r) > r and _CLOCK.search(left) is not None and _starts_request(t, r, lex)
 
 
 def _original(n: Normalized, a: int, b: int) -> str:
@@ -136,13 +191,59 @@ def split_requests(text: str, lexicon: Lexicon | None = None) -> list[str]:
     verb_a = spans[0][0]
     verb_b = _verb_end(t, verb_a, lex)
     verb = _original(n, verb_a, verb_b) if verb_b > verb_a else ""
+    first = _original(n, *spans[0])
+    day = _DAY.search(first) if _CLOCK.search(first) else None
+    part_of_day = _PART_OF_DAY.search(first) if day is not None else None
     parts = []
     for k, (a, b) in enumerate(spans):
         part = _original(n, a, b)
         r = a
         while r < b and t[r] in _TRIM:
             r += 1
-        if k and verb and _verb_end(t, r, lex) == r:
+        timed = k and _after_time(t, r) > r
+        if timed and day is not None and not _DAY.search(part) and _CLOCK.search(part):
+            # "九点…" after "明天八点…" is 明天九点; "四点…" after "明天下午三点…" is 明天下午四点
+            carried = day.group()
+            if part_of_day is not None and part_of_day.group() not in carried and not _PART_OF_DAY.search(part):
+                carried += part_of_day.group()
+            part = _with_day(part, carried)
+        w = _after_time(t, r) if timed else r
+        while w < b and t[w] == " ":
+            w += 1
+        if k and verb and (_verb_end(t, r, lex) == r if not timed else not t.startswith(verb.lower(), w)):
             part = f"{verb}{' ' if verb[-1].isascii() else ''}{part}"
         parts.append(part)
     return parts if all(parts) else [text]
+
+
+def _with_day(part: str, day: str) -> str:
+    """``part`` with the inherited ``day`` put before its clock time ("at 9 …" → "tomorrow at 9 …")."""
+    m = _CLOCK.search(part)
+    i = m.start() if m else 0
+    sep = " " if day[-1:].isascii() and day[-1:].isalpha() else ""
+    return f"{part[:i]}{day}{sep}{part[i:]}"
+
+
+#: reminding imperatives: a double negative ("don't forget to X" = "do X"), never a no (en, zh, zh-Hant)
+_REMINDING = re.compile(r"^\s*(?:please\s+|请)?(?:(?:don'?t|do not|never) forget(?: to)?|remember to|be sure to|make sure to|"
+                        r"千万别忘了|可别忘了|别忘了|别忘记|别忘|不要忘了|不要忘记|不要忘|記得要|记得要|记得|記得|別忘了|別忘記|"
+                        r"不要忘記)[\s,，:：]*", re.IGNORECASE)
+
+
+def reminding_request(text: str, lexicon: Lexicon | None = None) -> str | None:
+    """The request inside a reminding imperative, or None: "别忘了提醒我明天开会" → "提醒我明天开会",
+    "don't forget to remind me at 5pm" → "remind me at 5pm". Only when a request verb
+    (``verbs``) follows the cue: "don't forget that my code is 1234" is something to remember,
+    not a request, and stays whole (None).
+
+    :param text: the utterance as said. :return: a substring of ``text``, or None.
+    """
+    lex = lexicon or default_lexicon()
+    m = _REMINDING.match(text)
+    if not m or m.end() >= len(text):
+        return None
+    rest = text[m.end():].strip()
+    low = normalize(rest).text
+    if not rest or lex.verbs.match(low, 0) is None:
+        return None
+    return rest

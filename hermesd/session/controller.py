@@ -23,6 +23,7 @@ from typing import Any, Callable
 
 from ..dialogue import catalogue
 from ..dialogue.lexicon import Lexicon, default_lexicon
+from ..dialogue.offer import offer_language, offer_text
 from ..dialogue.questions import Ask, Confirm, Offer
 from ..errors import SessionBusy, SessionExpired, SessionLimit, SessionNotFound
 from ..logging import session_id_var
@@ -133,9 +134,10 @@ class Controller:
             task = tasks[-1]
             for older in tasks[:-1]:  # one offer, of the newest; what came before it is not offered again
                 await self.memory.set_task_status(older["id"], "superseded")
-            lang = "en" if locale and not locale.lower().startswith("zh") else "zh"
             slots = task.get("slots") or {}
-            prompt = catalogue.say("offer", lang, what=slots.get("_utterance") or task["intent"])
+            lang = offer_language(locale, slots)
+            spec = next((x for x in getattr(self.nlu.engine, "specs", ()) if x.name == task["intent"]), None)
+            prompt = offer_text(task["intent"], slots, lang, getattr(spec, "description", None))
             offer = {"task_id": task["id"], "intent": task["intent"], "slots": slots, "text": prompt}
             s.pending = Offer(task_id=task["id"], intent=task["intent"], slots=slots, prompt=prompt)
         await self.memory.preload(caller.uid)  # the first turn is served from L1

@@ -24,7 +24,8 @@ from ..dialogue.heard import Heard, Reading
 from ..dialogue.questions import Ask, Candidate, Choice, Confirm, Offer, OpenQuestion, reasked
 from ..dialogue.reader import read_answer
 from ..dialogue.smalltalk import capabilities, smalltalk_reply
-from ..dialogue.split import split_requests
+from ..dialogue.split import reminding_request, split_requests
+from ..nlu.normalize import normalize
 from ..nlu.temporal import impossible_date_text
 from .machine import Event, State
 from .record import Session
@@ -147,7 +148,8 @@ class Pipeline:
                   answer: dict[str, Any] | None, lang: str, t0: float) -> list[Part]:
         """Every part of the turn, in order (a question stops the rest; they wait on it)."""
         queue: list[tuple[str, Any]] = [(text, None)]
-        if text and answer is None and s.pending is None:
+        if text and answer is None and (s.pending is None or isinstance(s.pending, Offer)):
+            # an offer is a soft question: several requests said instead of an answer still run
             ref = ref or datetime.now(timezone.utc)  # the parts of one utterance share its moment
             queue = self.split(s, text, ref)
         parts: list[Part] = []
@@ -188,6 +190,12 @@ class Pipeline:
             if parsed is None and text:
                 p0 = time.perf_counter()
                 parsed = c.nlu.parse(text, ref_at, s.tz, s.locale, budget_ms=c.settings.parsing_ms)
+                core = reminding_request(text, c.lexicon)
+                if core is not None:  # "别忘了提醒我开会", "don't forget to remind me": that request itself
+                    inner = c.nlu.parse(core, ref_at, s.tz, s.locale, budget_ms=c.settings.parsing_ms)
+                    if inner.intent is not None and not inner.out_of_scope:
+                        text, parsed = core, inner
+                        p.trace["reminding"] = core
                 p.timings["parse"] = p.timings.get("parse", 0.0) + (time.perf_counter() - p0) * 1000
             if text and not s.locale and _LETTER.search(text):
                 p.lang = self.language(s, text)
@@ -225,6 +233,17 @@ class Pipeline:
                 p.trace["chosen"] = decision.candidate.anchor_id
                 p.repairs.append("choose")
                 text, ref, answer, parsed = q.text, datetime.fromisoformat(q.ref) if q.ref else ref, None, None
+                s.pending = q = q.outer
+                p.then = q.then if q is not None else ()
+                continue
+            if isinstance(decision, dp.Correct) and isinstance(q, Choice) and decision.values.get("person"):
+                # "不对，是李工": the person is named anew — the utterance runs again with the new name
+                # (grounded like any mention: anchored, asked about when several fit, marked when unknown)
+                said = _said(parsed, str(decision.values["person"]))
+                p.repairs.append("correction")
+                p.trace["renamed"] = {"from": q.mention, "to": said}
+                text = _renamed(q.text, q.mention, said)
+                ref, answer, parsed = datetime.fromisoformat(q.ref) if q.ref else ref, None, None
                 s.pending = q = q.outer
                 p.then = q.then if q is not None else ()
                 continue
@@ -287,6 +306,11 @@ class Pipeline:
     async def _carry(self, s: Session, p: Part, q: OpenQuestion | None, heard: Heard, d: Any,
                      entities: dict[str, list[Any]], ambiguous: Any, text: str, trace_id: str) -> None:
         c, lang = self.c, p.lang
+        if isinstance(d, dp.DropTask) and isinstance(q, Offer) and d.route:
+            # the user moved on: the offer is withdrawn (not offered again) and the utterance is handled
+            # as a request like any other — one that asks its own question has no offer behind it
+            await c.memory.set_task_status(q.task_id, "dropped")
+            s.pending, q, d = None, None, dp.NewTurn()
         if await self._memory(s, p, q, d, text):
             return
         if p.ref_missing:  # said first; the request goes on without the slot (its rule asks for it)
@@ -330,12 +354,6 @@ class Pipeline:
             p.path = "pending_task"
             slots = {**{k: v for k, v in q.slots.items() if k != "_utterance"}, **d.values}
             await c.plans.run(s, p, intent=q.intent, entities=slots, text=text, trace_id=trace_id)
-        elif isinstance(d, dp.DropTask) and isinstance(q, Offer) and d.route:
-            # the user moved on: the offer is withdrawn (not offered again) and the utterance handled as itself
-            s.pending = None
-            await c.memory.set_task_status(q.task_id, "dropped")
-            await c.plans.run(s, p, intent=heard.intent, entities=c.grounding.slot_values(heard.intent, entities),
-                              text=text, trace_id=trace_id)
         elif isinstance(d, dp.DropTask) and isinstance(q, Offer):
             s.pending = None
             if d.later:  # "not now": the task stays pending for a later session
@@ -477,6 +495,20 @@ class Pipeline:
             return
         key = "nothing_to_cancel" if d.act == "cancel" else "nothing_open"
         p.end(s, c, catalogue.say(key, lang), "clarify", "nothing open")
+
+
+def _said(parsed: Any, mention: str) -> str:
+    """The words of the person mention ``mention`` (normalised) as the user wrote them ("Li", not "li")."""
+    for e in getattr(parsed, "entities", ()) or ():
+        if e.type == "person" and normalize(e.text).text.strip() == mention:
+            return e.text
+    return mention
+
+
+def _renamed(text: str, old: str, new: str) -> str:
+    """``text`` with the first ``old`` (case-insensitive) replaced by ``new``; ``text`` unchanged when absent."""
+    m = re.search(re.escape(old), text, flags=re.IGNORECASE)
+    return f"{text[:m.start()]}{new}{text[m.end():]}" if m else text
 
 
 def _invalid_date(parsed: Any, lang: str) -> str | None:

@@ -53,10 +53,12 @@ async def resolve_references(g: "Grounding", s: Session, parsed: Any, entities: 
         return [], []
     n = normalize(parsed.text)
     refs = find_references(n.text, lexicon)
-    if not refs:
+    again = lexicon.ref_again.search(n.text) is not None
+    if not refs and not again:
         return [], []
     when = _look_back(g, s, entities)
     notes, missing = [], []
+    nothing: dict[int, str] = {}  # note → the sentence it would have said
     for r in refs:
         if r.weak and when is None:
             continue
@@ -67,17 +69,70 @@ async def resolve_references(g: "Grounding", s: Session, parsed: Any, entities: 
         found = await _from_memory(g, s, types, when) if when is not None else _from_session(s, types)
         if found is None:
             note["source"] = "none"
-            missing.append(_nothing(r, when, lang))
+            said = _nothing(r, when, lang)
+            missing.append(said)
+            nothing[id(note)] = said
         else:
             etype, value = found
             shown = await _shown(g, s, etype, value, lang)
             entities.setdefault(etype, []).insert(0, shown)
             note.update(type=etype, source="memory" if when is not None else "session", value=shown)
         notes.append(note)
+    if again:
+        for said in await _again(g, s, intent, entities, notes, nothing, when, lang):
+            if said in missing:
+                missing.remove(said)
     if notes:
         log.info("references", extra={"kv": {"session": s.session_id, "refs": len(notes),
                                              "found": sum(x["source"] != "none" for x in notes)}})
     return notes, missing
+
+
+async def _again(g: "Grounding", s: Session, intent: str | None, entities: dict[str, list[Any]],
+                 notes: list[dict[str, Any]], nothing: Mapping[int, str], when: Mapping[str, Any] | None,
+                 lang: str) -> list[str]:
+    """A request said as a repetition ("再发一次", "send it again", "把刚才那个文件再发一遍") leaves its
+    object unsaid (zero anaphora in Chinese, "it" in English): each slot type it still lacks (not a
+    person, not a time: those come with what was done) is the newest of this session, else the newest
+    in the caller's memory (within the utterance's look-back when it names one).
+
+    :return: the "nothing to refer to" sentences no longer true (a reference now found in memory).
+    """
+    span = when or {"since": 0, "until": (s.ref_ms or 0) + 1}
+    unsaid: list[str] = []
+    for etype in [t for t in _wanted(g, intent, entities) if t != "person"]:
+        found, source = None, "session"
+        if etype == "doc_type":  # what was done to a document: this session's last, else memory's
+            found, source = await _last_done(g, s, span)
+        if found is None and when is None:
+            found, source = _from_session(s, [etype]), "session"
+        if found is None:
+            found, source = await _from_memory(g, s, [etype], span), "memory"
+        if found is None:
+            continue
+        shown = await _shown(g, s, found[0], found[1], lang)
+        entities.setdefault(etype, []).insert(0, shown)
+        note = next((x for x in notes if x.get("type") == etype and x.get("source") == "none"), None)
+        if note is not None:
+            if id(note) in nothing:
+                unsaid.append(nothing[id(note)])
+            note.update(source=source, value=shown, again=True)
+        else:
+            notes.append({"type": etype, "said": "", "source": source, "value": shown, "again": True})
+    return unsaid
+
+
+async def _last_done(g: "Grounding", s: Session, span: Mapping[str, Any]) -> tuple[tuple[str, Any] | None, str]:
+    """The kind of the document the caller last acted on (an event with an ``object``, e.g. a send,
+    and its ``object_kind``), in this session first, else in all of the caller's history within ``span``."""
+    for session_id, source in ((s.session_id, "session"), (None, "memory")):
+        items = await g.memory.search(s.uid, since=span["since"], until=span["until"], k=20, session_id=session_id)
+        # a document acted on names it (a send's object); a search for one (find_document) names none
+        done = [it for it in items if it.get("type") == "event" and it.get("object_kind") and it.get("object")]
+        if done:
+            last = max(done, key=lambda it: int(it.get("at_ms") or 0))
+            return ("doc_type", last["object_kind"]), source
+    return None, "memory"
 
 
 def _wanted(g: "Grounding", intent: str | None, entities: Mapping[str, list[Any]]) -> list[str]:

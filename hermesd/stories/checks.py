@@ -32,13 +32,18 @@ def _fold(s: str) -> str:
     return s.casefold()
 
 
-def plain_problems(text: str) -> list[str]:
+def plain_problems(text: str, said: str = "") -> list[str]:
     """What in ``text`` a person should not have to read: JSON brackets, ``true``/``false``/``null``,
-    stable codes (``INPUT_INVALID``), raw seconds (``1523.2 s``), raw ISO instants."""
+    stable codes (``INPUT_INVALID``), raw seconds (``1523.2 s``), raw ISO instants.
+
+    :param said: the user's own words this turn: a word the user said ("remind me to set debug to
+        true") is theirs when the reply repeats it, not a leaked value; only what they did not say counts.
+    """
     out = []
+    own = {m.group(0).casefold() for rx in (_BOOLEAN, _CODE) for m in rx.finditer(said)}
     for what, rx in (("JSON brackets", _JSON_PUNCT), ("a raw boolean/null", _BOOLEAN), ("a code", _CODE),
                      ("raw seconds", _RAW_SECONDS), ("a raw ISO timestamp", _RAW_INSTANT)):
-        m = rx.search(text)
+        m = next((m for m in rx.finditer(text) if m.group(0).casefold() not in own), None)
         if m:
             out.append(f"{what} {m.group(0)!r}")
     return out
@@ -73,7 +78,7 @@ def _basics(e: Expect, reply: Mapping[str, Any]) -> list[str]:
     return out
 
 
-def _text(e: Expect, text: str) -> list[str]:
+def _text(e: Expect, text: str, said: str = "") -> list[str]:
     """reply_contains, reply_contains_any, reply_not_contains (case-insensitive), reply_plain."""
     out: list[str] = []
     folded = _fold(text)
@@ -85,7 +90,7 @@ def _text(e: Expect, text: str) -> list[str]:
     present = [s for s in e.reply_not_contains if _fold(s) in folded]
     if present:
         out.append(f"reply_not_contains: {present[0]!r} must not be in the reply, got {_show(text)}")
-    if e.reply_plain and (bad := plain_problems(text)):
+    if e.reply_plain and (bad := plain_problems(text, said)):
         out.append(f"reply_plain: the reply shows {bad[0]}: {_show(text)}")
     return out
 
@@ -151,9 +156,10 @@ def _dialogue(e: Expect, reply: Mapping[str, Any], trace: Mapping[str, Any] | No
 
 
 def check(e: Expect, reply: Mapping[str, Any] | None, trace: Mapping[str, Any] | None, *,
-          error: tuple[str, str] | None = None, offer: bool | None = None) -> list[str]:
+          error: tuple[str, str] | None = None, offer: bool | None = None, said: str = "") -> list[str]:
     """Every way ``reply`` (and its ``trace`` entry) misses ``e``.
 
+    :param said: the turn's user text (``reply_plain`` lets the reply repeat the user's own words).
     :param error: ``(code, message)`` when the call failed (then ``reply`` is None).
     :param offer: whether the session opened for this turn offered unfinished work (None: none was opened).
     """
@@ -171,4 +177,4 @@ def check(e: Expect, reply: Mapping[str, Any] | None, trace: Mapping[str, Any] |
     if e.error is not None:
         return out + [f"error: expected {e.error}, got a reply ({_show(text)})"]
     card = body.get("card") if isinstance(body.get("card"), dict) else None
-    return out + _basics(e, reply) + _text(e, text) + _card(e, card) + _dialogue(e, reply, trace)
+    return out + _basics(e, reply) + _text(e, text, said) + _card(e, card) + _dialogue(e, reply, trace)

@@ -17,6 +17,7 @@ CHOICE = Choice(mention="张工", candidates=(Candidate("person:sales/zhang", "�
                 text="把报价单发给张工", prompt="你说的张工是哪一位？")
 OFFER = Offer(task_id=7, intent="doc.send", slots={"doc": "报价单"}, prompt="上次的“发报价单”还没完成，要继续吗？")
 
+REMINDER_OFFER = Offer(task_id=8, intent="reminder.set", slots={"task": "给妈妈打电话"}, prompt="上次…")
 ZH, EN = Heard(text="x", lang="zh"), Heard(text="x", lang="en")
 
 
@@ -79,6 +80,23 @@ CASES = [
     (OFFER, _other("en"), Reading("request"), dp.DropTask, {"route": True, "later": False}),
     (OFFER, ZH, Reading("choose", choice=1), dp.DropTask, {"route": True}),
     (OFFER, ZH, Reading("correct", values={"person": "王芳"}), dp.ResumeTask, {"values": {"person": "王芳"}}),
+    # values said as a request of another intent are that request, never the old task's slots
+    (REMINDER_OFFER, _send("zh"), Reading("correct", values={"person": "张工"}), dp.DropTask, {"route": True}),
+    (REMINDER_OFFER, _send("en"), Reading("fill", values={"task": "x"}), dp.DropTask, {"route": True}),
+    (REMINDER_OFFER, Heard(text="x", lang="zh", intent="reminder.set", out_of_scope=False),
+     Reading("fill", values={"when": "8点"}), dp.ResumeTask, {"values": {"when": "8点"}}),
+    (REMINDER_OFFER, Heard(text="x", lang="en", intent="doc.send", out_of_scope=True),
+     Reading("fill", values={"when": "8"}), dp.ResumeTask, {"values": {"when": "8"}}),
+    (REMINDER_OFFER, Heard(text="x", lang="zh", intent="reminder.set", out_of_scope=False,
+                           slot_values={"when": "明天八点", "task": "开会"}),
+     Reading("correct", values={"when": "明天八点", "task": "开会"}), dp.DropTask, {"route": True}),
+    (REMINDER_OFFER, Heard(text="x", lang="zh", intent="reminder.set", out_of_scope=False,
+                           slot_values={"when": "明天八点", "task": "给妈妈打电话"}),
+     Reading("fill", values={"when": "明天八点"}), dp.ResumeTask, {"values": {"when": "明天八点"}}),
+    # a choice answered with another person: named anew, not cancelled
+    (CHOICE, ZH, Reading("correct", values={"person": "李工"}), dp.Correct, {"values": {"person": "李工"}}),
+    (CHOICE, EN, Reading("correct", values={"person": "li"}), dp.Correct, {"values": {"person": "li"}}),
+    (CHOICE, EN, Reading("correct", values={}), dp.AskAgain, {"expected": "choice"}),
     (None, ZH, Reading("affirm"), dp.NothingOpen, {"act": "affirm"}),
     (None, EN, Reading("deny"), dp.NothingOpen, {"act": "deny"}),
     (None, ZH, Reading("choose", choice=1), dp.NothingOpen, {"act": "choose"}),

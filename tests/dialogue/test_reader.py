@@ -610,3 +610,66 @@ def test_any_text_reads_as_a_known_act(q: Any) -> None:
             assert r.choice is not None and 0 <= r.choice < len(q.candidates)
 
     check()
+
+
+# --- a choice corrected: another person named in place of the mention -------------------------------
+
+def _person(raw: str, mention: str, shown: str | None = None, kind: str = "correction", **kw: Any) -> Heard:
+    m = normalize(mention).text
+    return heard(raw, kind=kind, people={m: shown or mention}, mentions=(mention,), **kw)
+
+
+RENAMED = [
+    # (raw, the person mention, its grounded name, NLU kind) -> correct {person: mention}
+    ("不对，是李工", "李工", None, "correction"),
+    ("不是，是王芳", "王芳", "王芳", "correction"),
+    ("不对不对，我说的是李经理", "李经理", "李娜", "command"),
+    ("都不是，是王工", "王工", None, "command"),
+    ("不對，是李工", "李工", None, "correction"),
+    ("no, I meant Li", "Li", "李娜", "correction"),
+    ("No, Wang Fang", "Wang Fang", "王芳", "command"),
+    ("neither, I meant Smith", "Smith", "John Smith", "correction"),
+    ("I meant Li Na", "Li Na", "李娜", "command"),
+]
+
+
+@pytest.mark.parametrize("raw,mention,shown,kind", RENAMED, ids=_ids(RENAMED))
+def test_naming_another_person_at_a_choice_is_a_correction(raw: str, mention: str, shown: str | None,
+                                                           kind: str) -> None:
+    r = read_answer(CHOICE2, _person(raw, mention, shown, kind))
+    assert (r.act, dict(r.values)) == ("correct", {"person": normalize(mention).text}), r
+
+
+NOT_RENAMED = [
+    # a candidate named is a choice; the card's own mention, a request or no correction signal is not a renaming
+    ("不对，是张强", "张强", "张强", "choose"),
+    ("不对，是张工", "张工", "张工", "cancel"),
+    ("李工", "李工", None, "unrelated"),                       # no deny, no cue, kind command: not a correction
+    ("不对，把合同发给李工吧", "李工", None, "request"),
+]
+
+
+@pytest.mark.parametrize("raw,mention,shown,act", NOT_RENAMED, ids=_ids(NOT_RENAMED))
+def test_what_is_not_a_renaming(raw: str, mention: str, shown: str | None, act: str) -> None:
+    kw: dict[str, Any] = {"kind": "command"}
+    if act == "request":
+        kw.update(intent="doc.send", out_of_scope=False, rest_chars=6)
+    r = read_answer(CHOICE2, _person(raw, mention, shown, **kw))
+    assert r.act == act, r
+
+
+# --- reminding imperatives and "true" / "false" ---------------------------------------------------
+
+@pytest.mark.parametrize("raw", ["别忘了提醒我明天开会", "不要忘了提醒我开会", "記得提醒我開會",
+                                 "don't forget to remind me about the meeting", "remember to remind me at 5pm"])
+def test_a_reminding_imperative_at_a_card_is_a_request_not_a_no(raw: str) -> None:
+    r = read_answer(CONFIRM, heard(raw, intent="reminder.set", out_of_scope=False, rest_chars=8))
+    assert r.act == "request" and not r.cue.startswith("deny+"), r
+
+
+@pytest.mark.parametrize("raw,act", [("true", "affirm"), ("True", "affirm"), ("that's true", "affirm"),
+                                     ("false", "deny"), ("not true", "deny"), ("that's false", "deny"),
+                                     ("true, send it", "affirm")])
+def test_true_and_false_answer_a_yes_no_question(raw: str, act: str) -> None:
+    assert read_answer(CONFIRM, heard(raw)).act == act
+    assert read_answer(OFFER, heard(raw)).act == act

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from hermesd.dialogue.lexicon import load_lexicon
-from hermesd.dialogue.split import split_requests
+from hermesd.dialogue.split import reminding_request, split_requests
 
 SPLITS = [
     # a comma or semicolon between two parts that each start with a verb
@@ -54,6 +54,20 @@ SPLITS = [
     ("show me the uptime and what's the disk usage", ["show me the uptime", "what's the disk usage"]),
     ("Please check the disk and then please restart nginx", ["Please check the disk", "please restart nginx"]),
     ("first of all, check the disk and then show me the uptime", ["check the disk", "show me the uptime"]),
+    # parallel time clauses: a time before the verb, the verb and the day carried into a clock-only part
+    ("明天八点提醒我开会，九点提醒我打电话", ["明天八点提醒我开会", "明天九点提醒我打电话"]),
+    ("明天八点提醒我开会，九点提醒我打电话，十点提醒我吃药", ["明天八点提醒我开会", "明天九点提醒我打电话", "明天十点提醒我吃药"]),
+    ("提醒我明天八点开会，九点打电话", ["提醒我明天八点开会", "提醒我明天九点打电话"]),
+    ("周五上午提醒我交报告，下午提醒我开会", ["周五上午提醒我交报告", "周五下午提醒我开会"]),
+    ("提醒我后天上午十点交报告，十一点取快递", ["提醒我后天上午十点交报告", "提醒我后天上午十一点取快递"]),
+    ("明天下午三点提醒我开会，四点提醒我打电话", ["明天下午三点提醒我开会", "明天下午四点提醒我打电话"]),
+    ("明天八點提醒我開會，九點提醒我打電話", ["明天八點提醒我開會", "明天九點提醒我打電話"]),
+    ("后天10:30提醒我取快递；11:00提醒我买菜", ["后天10:30提醒我取快递", "后天11:00提醒我买菜"]),
+    ("remind me at 8 to call mum and at 9 to take the pills", ["remind me at 8 to call mum", "remind me at 9 to take the pills"]),
+    ("Remind me tomorrow at 7am to water the plants, and at 6pm to feed the cat",
+     ["Remind me tomorrow at 7am to water the plants", "Remind me tomorrow at 6pm to feed the cat"]),
+    ("remind me on friday at 8:30 to call Li and at 9:15 to book a room",
+     ["remind me on friday at 8:30 to call Li", "remind me on friday at 9:15 to book a room"]),
 ]
 
 
@@ -73,6 +87,9 @@ WHOLE = [
     "send the quote to Li and Wang",           # a part without a verb: never proposed
     "send the quote to Li, and Wang",
     "remind me at 3 and 5",
+    "remind me at 8 to call mum and to take the pills",   # one time: one reminder of two things
+    "send the quote to Li and to Wang",
+    "明天八点，九点都提醒我",
     "remind me tomorrow at 3pm and then at 5pm",  # never between two times
     "3点和5点提醒我",
     "明天上午然后下午都提醒我",
@@ -111,3 +128,21 @@ def test_a_pack_adds_a_conjunction(tmp_path: Path) -> None:
     assert split_requests("查一下磁盘完了看看网络") == ["查一下磁盘完了看看网络"]
     assert split_requests("查一下磁盘完了看看网络", lex) == ["查一下磁盘", "看看网络"]
     assert split_requests("check the disk once done restart nginx", lex) == ["check the disk", "restart nginx"]
+
+
+REMINDING = [
+    ("别忘了提醒我明天开会", "提醒我明天开会"),
+    ("不要忘了把报价单发给李经理", "把报价单发给李经理"),
+    ("記得提醒我交報告", "提醒我交報告"),
+    ("don't forget to remind me about the meeting at 5pm", "remind me about the meeting at 5pm"),
+    ("Please remember to send the invoice to Li Na", "send the invoice to Li Na"),
+    ("别忘了我明天要开会", None),                     # something to remember, not a request
+    ("don't forget that my locker code is 1234", None),
+    ("don't forget", None),
+    ("提醒我明天开会", None),
+]
+
+
+@pytest.mark.parametrize("text,core", REMINDING, ids=[r[0][:30] for r in REMINDING])
+def test_a_reminding_imperative_is_its_request(text: str, core: str | None) -> None:
+    assert reminding_request(text) == core

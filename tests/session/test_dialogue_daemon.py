@@ -173,3 +173,60 @@ def test_several_requests_are_split_unless_the_config_keeps_utterances_whole(sta
         assert (r.get("decision") == "split") == split
         # kept whole, the utterance is one request: one tool runs
         assert tools == ["disk_usage", "system_status"] if split else len(tools) == 1
+
+
+_CJK_RE = __import__("re").compile(r"[\u3400-\u9fff]")
+
+
+def _park_send(c, locale="zh", text="把报价单发给李经理"):
+    """A card left to time out: its send is parked as a pending task."""
+    sid = c.call("session.open", {"locale": locale})["session_id"]
+    assert _turn(c, sid, text)["state"] == "CONFIRMING"
+    assert _wait_state(c, sid, "IDLE") == "IDLE"
+
+
+def test_an_offer_is_a_sentence_in_the_sessions_language(docs):
+    d = docs({"session": {"confirming_s": 1.0}})
+    with d.client() as c:
+        _park_send(c, "zh", "把报价单发给李经理")
+        opened = c.call("session.open", {"locale": "en"})
+        text = opened["offer"]["text"]
+        # English words around the task; only its values (the document kind, the person) may be Chinese
+        assert text.startswith("Last time") and text.endswith("?"), text
+        assert not _CJK_RE.search(__import__("re").sub(r"\(.*?\)", "", text)), text
+        assert "李娜" in text and "把报价单" not in text
+        _turn(c, opened["session_id"], "no")
+        _park_send(c, "en", "send the invoice to Li Na")
+        opened = c.call("session.open", {})  # no locale: the language the task was asked in
+        assert opened["offer"]["text"] == 'Last time, "send the invoice to Li Na" was left unfinished. ' \
+                                          "Shall I carry on with it?"
+
+
+def test_values_said_to_an_offer_in_another_request_are_that_request(docs):
+    d = docs({"session": {"listening_s": 1.0, "confirming_s": 1.0}})
+    with d.client() as c:
+        sid = c.call("session.open", {"locale": "zh"})["session_id"]
+        assert _turn(c, sid, "提醒我给妈妈打电话")["state"] == "LISTENING"  # "when?" left unanswered
+        assert _wait_state(c, sid, "IDLE") == "IDLE"
+        opened = c.call("session.open", {"locale": "zh"})
+        assert opened["offer"]["intent"] == "reminder.set"
+        r = _turn(c, opened["session_id"], "把报价单发给李经理")
+        assert r["decision"] == "drop_task" and r["intent"] == "doc.send", r
+        assert r["state"] == "CONFIRMING" and r["reply"]["card"]["fields"]["recipient"] == "李娜", r["reply"]
+        assert not c.call("session.open", {"locale": "zh"}).get("offer"), "the offer is made once"
+
+
+def test_chat_shows_the_offer_before_the_first_line(docs):
+    import subprocess
+    import sys
+
+    from hermesd_testing import clean_env
+
+    d = docs({"session": {"confirming_s": 1.0}})
+    with d.client() as c:
+        _park_send(c, "en", "send the quote to Li Na")
+    out = subprocess.run([sys.executable, "-c", "from hermesd.cli import ctl_main; ctl_main()", "--socket",
+                          str(d.socket), "chat"], input="\n", capture_output=True, text=True, env=clean_env(),
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert 'Last time, "send the quote to Li Na" was left unfinished.' in out.stdout, (out.stdout, out.stderr)

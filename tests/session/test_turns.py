@@ -189,7 +189,7 @@ def test_confirmation_times_out_and_the_task_is_offered_next_time(start_daemon, 
         assert got["state"] == "IDLE" and got["pending"] is None
         opened = c.call("session.open", {})
         assert opened["offer"]["intent"] == "doc.send" and opened["offer"]["slots"]["person"] == "李娜"
-        assert opened["offer"]["text"] == "上次的“把合同发给李经理”还没完成，要继续吗？"
+        assert opened["offer"]["text"] == "上次“把合同发给李经理”还没做完，要接着做吗？"
         r = _say(c, opened["session_id"], "好的")
         assert r["path"] == "pending_task" and r["state"] == "CONFIRMING"
         assert r["reply"]["card"]["fields"] == {"document": "合同", "recipient": "李娜"}

@@ -51,6 +51,9 @@ def test_reply_texts_are_case_insensitive_and_any_of():
 def test_plain_replies():
     assert plain_problems("磁盘已用 21.6%，剩余 79.6 GB。已运行 3 小时 12 分。") == []
     assert plain_problems("网络在线：true") == ["a raw boolean/null 'true'"]
+    # the user's own word repeated is theirs; a boolean they did not say still counts
+    assert plain_problems("OK, I will remind you today at 21:00 to set debug to true.", "remind me at 9pm to set debug to true") == []
+    assert plain_problems("Set debug to true: false", "set debug to true") == ["a raw boolean/null 'false'"]
     assert plain_problems("你的提醒：[{\"id\": \"r1\"}]") == ["JSON brackets '['"]
     assert plain_problems("这一步没有成功（INPUT_INVALID）。") == ["a code 'INPUT_INVALID'"]
     assert plain_problems("CPU 0.0%, up 1523.2 s.") == ["raw seconds '1523.2 s'"]

@@ -107,7 +107,7 @@ async def _run(engine, svc, intent: str, text: str, ref: datetime, memory: dict 
     ("remind me on Friday to submit the report", "reminder.set.day", "2026-11-27T09:00:00+08:00",
      ["Friday", "09:00", "submit the report", "no time given, so I used the default"]),
     ("明天下午三点提醒我开会", "reminder.set", "2026-11-26T15:00:00+08:00", ["明天下午三点", "开会"]),
-    ("remind me to call mom tomorrow at 5pm", "reminder.set", "2026-11-26T17:00:00+08:00", ["tomorrow at 5pm", "call mom"]),
+    ("remind me to call mom tomorrow at 5pm", "reminder.set", "2026-11-26T17:00:00+08:00", ["tomorrow at 17:00", "call mom"]),
     ("提醒我后天上午给王会计回电话", "reminder.set.part_of_day", "2026-11-27T09:00:00+08:00", ["后天上午", "09:00", "给王会计回电话"]),
     ("3天后提醒我续费", "reminder.set.day", "2026-11-28T09:00:00+08:00", ["09:00", "续费", "没说几点"]),
 ])
