@@ -88,6 +88,8 @@ def normalize(text: str) -> str:
                r"(?=\s*(?:分以上|分的|分及以上|元|块钱|块|小时|个小时|天))", _cn_repl, t)
     t = re.sub(r"(\d)\s*(?:元|块钱|块)?\s*(?:~|〜|至|到|—|–|-)\s*(\d)", r"\1-\2", t)
     t = re.sub(r"(\d)\s*(小时|天)\s*(?:~|〜|至|到|—|–)\s*(\d)", r"\1\2-\3", t)  # 2小时到4小时
+    # 玩1、2个小时: two numbers run together before a unit are a range
+    t = re.sub(r"(?<![\d.])(\d)\s*[、,]\s*(\d)(?=\s*(?:个)?(?:小时|天))", r"\1-\2", t)
     t = re.sub(r"(\d)\s*-\s*(\d)", r"\1-\2", t)
     t = t.replace("块钱", "元").replace("块", "元")
     t = re.sub(r"(\d)个小时", r"\1小时", t)
@@ -209,7 +211,10 @@ def read_numbers(t: str, dom_hint: str | None) -> list[tuple[int, str, str | Non
         mod = m.group(2) or m.group(4) or ""
         if float(num) > 5:
             continue
-        v = f"{_fmt(num)}分以上" if mod.startswith(("以上", "及以上", "或以上")) else f"{_fmt(num)}分"
+        # a rating wished for is a floor: "评分4分的" is 4分以上 (CrossWOZ's wizards write it so);
+        # the top mark 5分 is itself
+        floor = mod.startswith(("以上", "及以上", "或以上")) or (not mod and float(num) < 5)
+        v = f"{_fmt(num)}分以上" if floor else f"{_fmt(num)}分"
         if mod == "以下":
             v = f"{_fmt(num)}分以下"
         out.append((m.start(), "评分", None, v))
@@ -232,8 +237,9 @@ def read_numbers(t: str, dom_hint: str | None) -> list[tuple[int, str, str | Non
             if slot is None:
                 dom = dom_hint
                 slot = {"景点": "门票", "餐馆": "人均消费", "酒店": "价格"}.get(dom_hint or "")
-            if ctx and ctx[0] in ("价格", "价位", "价钱") and dom_hint in ("景点", "餐馆"):
-                slot, dom = {"景点": "门票", "餐馆": "人均消费"}[dom_hint], dom_hint
+            if ctx and ctx[0] in ("价格", "价位", "价钱", "消费") and dom_hint in PLACE_DOMAINS:
+                # a generic price word takes the price of the kind of place looked for
+                slot, dom = {"景点": "门票", "餐馆": "人均消费", "酒店": "价格"}[dom_hint], dom_hint
             if slot == "价格":
                 dom = "酒店"
             if slot:
@@ -275,10 +281,11 @@ REQUESTS = [
     ("电话", "电话"), ("联系方式", "电话"), ("号码", "电话"), ("联系", "电话"),
     ("门票", "门票"), ("票价", "门票"),
     ("评分", "评分"), ("几分", "评分"), ("分数", "评分"), ("评价", "评分"),
-    ("游玩时间", "游玩时间"), ("玩多久", "游玩时间"), ("游玩时长", "游玩时间"), ("多长时间", "游玩时间"), ("玩多长", "游玩时间"),
+    ("游玩时间", "游玩时间"), ("玩多久", "游玩时间"), ("游玩时长", "游玩时间"), ("多长时间", "游玩时间"), ("玩多长", "游玩时间"), ("玩久", "游玩时间"),
     ("推荐菜", "推荐菜"), ("招牌菜", "推荐菜"), ("特色菜", "推荐菜"), ("什么菜", "推荐菜"), ("好吃的", "推荐菜"), ("菜品", "推荐菜"),
     ("人均消费", "人均消费"), ("人均", "人均消费"),
-    ("价格", "价格"), ("多少钱", "价格"), ("房价", "价格"), ("价钱", "价格"),
+    ("价格", "价格"), ("多少钱", "价格"), ("房价", "价格"), ("价钱", "价格"), ("多钱", "价格"), ("贵不贵", "价格"),
+    ("贵吗", "价格"), ("贵么", "价格"), ("贵嘛", "价格"),
     ("酒店类型", "酒店类型"), ("什么类型", "酒店类型"), ("类型", "酒店类型"), ("档次", "酒店类型"),
     ("酒店设施", "酒店设施"), ("设施", "酒店设施"),
     ("地铁站", "地铁"), ("坐地铁", "地铁"), ("地铁", "地铁"),
@@ -391,11 +398,15 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
         request += [("地铁", "出发地附近地铁站"), ("地铁", "目的地附近地铁站")]
 
     # the domain the utterance looks for: a domain word not said as a reference (…附近的酒店 keeps 酒店)
-    targets = []
+    targets, asked_near = [], []
     near_words, near_spans = _near_requests(mt)
     for pos, dom, w in doms:
-        if any(a <= pos < b for a, b in near_spans) and not _SEARCH.search(mt):
-            continue  # 周边有什么酒店: asked about, not looked for
+        if any(a <= pos < b for a, b in near_spans):
+            # 周边有什么酒店: asked about, not looked for — unless it is the one kind named with a
+            # search word (推荐一个周边的酒店)
+            if _SEARCH.search(mt):
+                asked_near.append((pos, dom))
+            continue
         after = mt[pos + len(w):pos + len(w) + 3]
         before = mt[max(0, pos - 4):pos]
         if dom in ("地铁", "出租"):
@@ -405,6 +416,7 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
         if re.search(r"(?:这个|这家|那个|那家|该|此|这|那)$", before):
             continue  # 这个景点: a reference to the chosen one
         targets.append((pos, dom))
+    targets = targets or asked_near
     name_doms = [dom for _, dom, _ in names if dom in PLACE_DOMAINS]
     numbers = read_numbers(mt, None)
     slot_doms = {d for _, slot, d, _ in numbers if d}
@@ -501,7 +513,7 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
         wdom = _WORD_DOM[word]
         if wdom in out["near"] or wdom in inform:
             continue  # a search near a place, not a question about it
-        of = _near_subject(mt, start, names, doms, focus, near_spans)
+        of = _near_subject(mt, start, names, doms, focus, near_spans, chosen)
         if of:
             request.append((of, NEAR_SLOT[wdom]))
     if asking:
@@ -563,12 +575,24 @@ def _near_search(mt: str, dom: str, inform: dict) -> bool:
     return bool(inform.get(dom)) or bool(_SEARCH.search(mt))
 
 
-def _near_subject(mt: str, pos: int, names, doms, focus: str | None, asked=()) -> str | None:
+def _established(cands: list[tuple[int, str]], names, chosen: dict, focus: str | None) -> list[tuple[int, str]]:
+    """A question asks about a place the dialogue already has: among ``cands`` (position,
+    domain), a domain word whose domain has no place chosen or named ("它家周边有啥好吃的餐馆"
+    when only a hotel is chosen) is dropped while another candidate, or the focus, has one."""
+    named = {d for _, d, _ in names}
+    have = [c for c in cands if c[1] in named or chosen.get(c[1])]
+    if have or (focus and chosen.get(focus)):
+        return have
+    return cands
+
+
+def _near_subject(mt: str, pos: int, names, doms, focus: str | None, asked=(), chosen=None) -> str | None:
     """Whose neighbourhood a "…周边有什么酒店" asks about: the place or domain word right before
     周边/附近 (景点附近, 故宫周边, 这家店附近) that is not itself asked about, else the focus."""
     before = [(p, d) for p, d, _ in names if p < pos and d in PLACE_DOMAINS] + \
              [(p, d) for p, d, w in doms if p < pos and d in PLACE_DOMAINS
               and not any(a <= p < b for a, b in asked)]
+    before = _established(before, names, chosen or {}, focus)
     if before:
         p, d = max(before)
         if pos - p <= 24:
@@ -591,6 +615,7 @@ def _subject(mt: str, pos: int, names, doms, state: dict, focus: str | None, all
     allowed = allowed or PLACE_DOMAINS
     cands = [(p, d) for p, d, _ in names if d in PLACE_DOMAINS] + \
             [(p, d) for p, d, w in doms if d in PLACE_DOMAINS and not mt[p + len(w):p + len(w) + 3].startswith(("附近", "周边", "的附近", "的周边"))]
+    cands = _established(cands, names, state.get("chosen") or {}, focus)
     before = [(p, d) for p, d in cands if p < pos and d in allowed]
     if before:
         return max(before)[1]

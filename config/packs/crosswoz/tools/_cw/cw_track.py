@@ -29,7 +29,10 @@ _REFINE = re.compile(r"这些|这几|那些|那几|其中|里面|当中|之中|�
 #: already chosen without any of them checks or praises that place ("评分是4.5分以上吗？",
 #: "真是一个经济实惠的酒店") and starts no query
 _SEARCH = re.compile(r"找|推荐|有没有|有什么|有哪些|哪个|哪家|哪些|哪一|哪里|再|换|另|还想|还要|想去|想吃|想住|"
-                     r"附近|周边|帮|查|安排|订|选|介绍|要求|希望|最好|想要|需要|来一|要一")
+                     r"附近|周边|帮|查|安排|订|选|介绍|要求|希望|最好|想要|需要|来一|要一|"
+                     r"这些|这几|这两|那些|那几|那两|其中|里面|当中|之中")
+#: the places offered are turned down ("你说的这些不太想去"): what follows is a search of its own
+_REJECT = re.compile(r"不太?(?:想|喜欢|适合|合适|行|满意)|都不|没有合适|去过了")
 
 
 def _copy(state: dict) -> dict:
@@ -52,7 +55,7 @@ def step(state: dict, acts: dict, text: str) -> tuple[dict, list[str]]:
             cons[dom] = dict(said)
             continue
         old = cons.get(dom) or {}
-        if old and not _REFINE.search(text):
+        if old and (not _REFINE.search(text) or _REJECT.search(text)):
             cons[dom] = dict(said)  # a new search states its constraints afresh
         else:
             merged = dict(old)
