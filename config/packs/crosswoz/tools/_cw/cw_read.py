@@ -449,8 +449,14 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
         numbers = []
 
     # constraints
+    conflicts: list[tuple[str, str, str, str]] = []
+
     def put(dom: str | None, slot: str, value: str) -> None:
         if dom:
+            had = inform.get(dom, {}).get(slot)
+            if had is not None and had != value and slot in ("门票", "人均消费", "价格", "评分", "游玩时间") \
+                    and not _compatible(had, value):
+                conflicts.append((dom, slot, had, value))  # 免费的…200元以上: the later one is kept
             inform.setdefault(dom, {})[slot] = value
 
     for _, slot, dom, v in numbers:
@@ -538,6 +544,7 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
             request.append((target, "名称"))
     # values said by their context that the database does not know: 想吃X (no dish X), 叫X的酒店
     out["unknown"] = []
+    out["conflicts"] = conflicts
     if not dishes:
         m = re.search(r"(?:想吃|要吃|爱吃|能吃到|吃到|能吃|有道菜叫|菜叫)([\u4e00-\u9fff]{2,8}?)(?:的|这道菜|，|,|。|！|!|？|\?|$)", mt)
         if m and "＃" not in m.group(1) and not re.search(r"饭|东西|点|的|菜", m.group(1)):
@@ -547,6 +554,32 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
         out["unknown"].append((_WORD_DOM.get(m.group(2), "酒店"), "名称", m.group(1)))
     out["request"] = list(dict.fromkeys(request))
     return out
+
+
+def _bounds(v: str) -> tuple[float, float] | None:
+    """The interval a number constraint allows ("100-150元" → (100, 150), "4分以上" → (4, inf),
+    "免费" → (0, 0)), or None when it is not a number constraint."""
+    v = fold(v)
+    if v in ("免费", "0元"):
+        return (0.0, 0.0)
+    nums = [float(x) for x in re.findall(r"\d+(?:\.\d+)?", v)]
+    if not nums:
+        return None
+    if len(nums) >= 2:
+        return (min(nums[:2]), max(nums[:2]))
+    if "以上" in v:
+        return (nums[0], float("inf"))
+    if "以下" in v:
+        return (float("-inf"), nums[0])
+    return (nums[0], nums[0])
+
+
+def _compatible(a: str, b: str) -> bool:
+    """Two values said for one number slot in one utterance can both hold (their intervals meet)."""
+    x, y = _bounds(a), _bounds(b)
+    if x is None or y is None:
+        return True
+    return max(x[0], y[0]) <= min(x[1], y[1])
 
 
 def _near_requests(mt: str) -> tuple[list[tuple[int, str]], list[tuple[int, int]]]:

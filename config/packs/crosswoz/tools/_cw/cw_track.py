@@ -35,6 +35,14 @@ _SEARCH = re.compile(r"找|推荐|有没有|有什么|有哪些|哪个|哪家|�
 _REJECT = re.compile(r"不太?(?:想|喜欢|适合|合适|行|满意)|都不|没有合适|去过了")
 
 
+#: words that ask for a place to be proposed (推荐一个景点, 有什么好玩的景点, 找家餐馆)
+_LOOK_FOR = re.compile(r"推荐|找|介绍|有什么|有哪些|有没有|哪[个家些里]|来[一个家]|安排")
+
+
+#: "周边有什么景点" asks for the list beside a place (a request), not for a search
+_NEAR = re.compile(r"周边|附近|周围|旁边|边上|就近")
+
+
 def _copy(state: dict) -> dict:
     return {"focus": state.get("focus"), "cons": {d: dict(c) for d, c in (state.get("cons") or {}).items()},
             "chosen": dict(state.get("chosen") or {}), "last_place": state.get("last_place"),
@@ -67,6 +75,10 @@ def step(state: dict, acts: dict, text: str) -> tuple[dict, list[str]]:
             cons[dom] = {"名称": name}
         chosen[dom] = name
         new["last_place"] = name
+    target = acts.get("target")
+    if target in PLACE_DOMAINS and _LOOK_FOR.search(text) and not _NEAR.search(text) and target not in cons \
+            and not acts["names"] and not acts.get("unknown") and not acts.get("request"):
+        cons[target] = {}  # "推荐一个景点": a search with no constraint yet, over every record
     if acts.get("target"):
         new["focus"] = acts["target"]
     elif acts["names"]:
