@@ -73,13 +73,19 @@ def answer(state: dict, queries: list[dict], requests: list, db: dict, intent: s
     answers: [{domain, slot, value}], say}``."""
     state = {**state, "chosen": dict(state.get("chosen") or {}), "offered": dict(state.get("offered") or {}),
              "listed": dict(state.get("listed") or {})}
+    state.pop("taxi_offer", None)  # an offer stands for the turn right after it only
     chosen = state["chosen"]
     results: dict[str, list[str]] = {}
     parts: list[str] = []
     for q in queries:
         dom, cons = q["domain"], q["constraints"]
         if dom == "出租":
-            parts.append(f"已为您叫车：从{cons.get('出发地', '出发地')}到{cons.get('目的地', '目的地')}。")
+            # a taxi is a booking (a transaction): offered here, booked by crosswoz_taxi only after
+            # the user says yes to its card
+            a, b = cons.get("出发地"), cons.get("目的地")
+            if a and b:
+                state["taxi_offer"] = {"from": a, "to": b}  # ASCII keys: rule templates name them
+                parts.append(f"从{a}到{b}可以打车。要我帮您叫这辆出租车吗？")
             continue
         if dom == "地铁":
             a, b = cons.get("出发地"), cons.get("目的地")

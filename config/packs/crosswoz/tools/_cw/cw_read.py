@@ -544,7 +544,8 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
             request.append((target, "名称"))
     # values said by their context that the database does not know: 想吃X (no dish X), 叫X的酒店
     out["unknown"] = []
-    out["conflicts"] = conflicts
+    # 人均50元以下，不对，100-150元: a correction, the later value stands without a word about it
+    out["conflicts"] = [] if re.search(r"不对|不是|改成|换成|还是|算了|哦不", t) else conflicts
     if not dishes:
         m = re.search(r"(?:想吃|要吃|爱吃|能吃到|吃到|能吃|有道菜叫|菜叫)([\u4e00-\u9fff]{2,8}?)(?:的|这道菜|，|,|。|！|!|？|\?|$)", mt)
         if m and "＃" not in m.group(1) and not re.search(r"饭|东西|点|的|菜", m.group(1)):
