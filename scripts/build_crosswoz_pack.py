@@ -63,9 +63,13 @@ INTENTS = {"crosswoz.inform": "the user states what they look for (constraints, 
            "crosswoz.thanks": "thanks", "crosswoz.bye": "goodbye", "crosswoz.greet": "a greeting alone"}
 
 
-#: words that accept a taxi just offered ("好的，帮我叫吧"), and words that turn it down or
-#: only close the talk ("不用了", "谢谢") — a card is shown, never a booking made, on these
-TAXI_AGREE = ("叫", "好", "可以", "行", "要", "订", "麻烦", "安排", "是的", "对", "嗯", "ok", "OK")
+#: what accepts a taxi just offered: a word that asks for the booking ("好的，帮我叫吧"), or an
+#: utterance that is only a yes; words that turn it down or close the talk ("不用了", "谢谢")
+#: never do. A bare 好 inside a longer utterance does not: after a taxi offer, the next user turn
+#: of the shared dialogues says "好的，…" and goes on to something else 21 times in 110
+TAXI_AGREE = ("叫车", "叫吧", "叫一辆", "叫辆", "帮我叫", "给我叫", "预订", "订吧", "订车", "确认", "就叫")
+TAXI_YES = tuple(w + p for w in ("好", "好的", "好啊", "可以", "行", "是的", "是", "对", "嗯", "要", "需要", "ok", "OK")
+                 for p in ("", "。", "！", "!", "，叫吧", "，麻烦了"))
 TAXI_REFUSE = ("不", "别", "算了", "谢谢", "再见", "取消")
 
 
@@ -157,7 +161,8 @@ def rules_doc() -> dict:
     rules = []
     # a taxi offered by the last turn (session.cw.taxi_offer) and a yes to it now: a card first,
     # then the transactional crosswoz_taxi books it (its descriptor says confirm: true too)
-    agree = " or ".join(f"'{w}' in session.utterance" for w in TAXI_AGREE)
+    agree = " or ".join([*(f"'{w}' in session.utterance" for w in TAXI_AGREE),
+                         "session.utterance in [" + ", ".join(f"'{w}'" for w in TAXI_YES) + "]"])
     refuse = " or ".join(f"'{w}' in session.utterance" for w in TAXI_REFUSE)
     for name in INTENTS:
         rules.append({"rule_id": f"{name}.taxi_book", "priority": 20, "trigger": {"intent": name},

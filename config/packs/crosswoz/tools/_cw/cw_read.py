@@ -178,7 +178,9 @@ _MONEY_ONE = re.compile(r"(\d+)\s*元\s*(以上|以下|以内|左右|之内)?")
 _MONEY_CTX_ONE = re.compile(r"(?:人均消费|人均|消费|价格|价位|房价|票价|门票|价钱)\s*(?:在|是|为|要)?\s*(\d+)\s*(以上|以下|以内|之内)")
 _MONEY_BARE = re.compile(r"(?:人均|消费|价格|价位|房价|票价|门票|价钱)\s*(?:在|是|为|要)?\s*(\d+)\s*-\s*(\d+)(?!\s*(?:分|小时|天))")
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)\s*(小时|天)?\s*-\s*(\d+(?:\.\d+)?)\s*(小时|天)|(\d+(?:\.\d+)?)\s*(小时|天)")
-_FREE = re.compile(r"(?<!不)(?<!不是)(?<!不要)免费(?!早餐|停车|wifi|wi-fi|市内|国内|电话|上网|接|的早|提供)|不要门票|不收门票|不用门票|不需要门票|门票为0|免门票|无需门票|(?<![\d.])0元")
+_FREE = re.compile(r"(?<!不)(?<!不是)(?<!不要)免费(?!早餐|停车|wifi|wi-fi|市内|国内|电话|上网|接|的早|提供)|不要门票|不收门票|不用门票|不需要门票|门票为0|免门票|无需门票|不收取门票|没有门票|无门票|(?<![\d.])0元")
+#: a ticket that is not free: at least 1元, in the database's range syntax (门票 "1元以上")
+_NOT_FREE = re.compile(r"不免费|不是免费|非免费|收费(?!停车)|要门票的|需要门票的|花钱的|要花钱")
 
 _PRICE_CTX = [("门票", "门票"), ("票价", "门票"), ("人均消费", "人均消费"), ("人均", "人均消费"), ("消费", "人均消费"),
               ("房价", "价格"), ("最低价格", "价格"), ("价格", None), ("价位", None), ("价钱", None)]
@@ -248,6 +250,10 @@ def read_numbers(t: str, dom_hint: str | None) -> list[tuple[int, str, str | Non
     for m in _FREE.finditer(t):
         if free(*m.span()):
             out.append((m.start(), "门票", "景点", "免费"))
+            used.append(m.span())
+    for m in _NOT_FREE.finditer(t):
+        if free(*m.span()) and not any(slot == "门票" for _, slot, _, _ in out):
+            out.append((m.start(), "门票", "景点", "1元以上"))
             used.append(m.span())
     for m in _DURATION.finditer(t):
         if not free(*m.span()):
@@ -442,6 +448,7 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
     # "它的评分有4分以上吗?": a check on the chosen place, not a new constraint
     checking = bool(re.search(r"[吗么]\W*$|是不是|是否", ft)) and not _SEARCH.search(mt) and \
         not re.search(r"找|推荐|换|再|还有|其他|别的|这些|哪", mt) and \
+        not re.search(r"有[^，,。？?！!]{0,16}的(?:景点|景区|餐馆|餐厅|饭店|饭馆|酒店|宾馆|地方)", mt) and \
         (bool(_PRONOUN.search(mt)) or bool(names) or bool(re.search(r"^\W*(?:景点|餐馆|餐厅|酒店|宾馆)的", mt)))
     if checking:
         for _, slot, dom, v in numbers:
@@ -529,7 +536,7 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
                 if any(a <= m.start() < b for a, b in taken) or any(a <= m.start() < b for a, b in near_spans):
                     continue
                 tail = mt[m.end():m.end() + 6]
-                if re.match(r"\s*(?:是|在|为|要)?\s*\d", tail):
+                if re.match(r"\s*(?:是|在|为|要|能|有|达到|能达到|不低于|高于|至少)*\s*\d", tail):
                     continue  # a constraint with its number ("人均100元"), not a question
                 taken.add((m.start(), m.end()))
                 of = _subject(mt, m.start(), names, [x for x in doms if not any(a <= x[0] < b for a, b in near_spans)],
