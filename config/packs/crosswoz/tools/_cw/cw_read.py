@@ -301,7 +301,8 @@ SLOT_DOMAINS = {"营业时间": ("餐馆",), "地址": PLACE_DOMAINS, "电话": 
                 "评分": PLACE_DOMAINS, "游玩时间": ("景点",), "推荐菜": ("餐馆",), "人均消费": ("餐馆",),
                 "价格": ("酒店", "景点", "餐馆"), "酒店类型": ("酒店",), "酒店设施": ("酒店",), "地铁": PLACE_DOMAINS,
                 "车型": ("出租",), "车牌": ("出租",)}
-_ASK = re.compile(r"多少|哪|什么|吗|几|？|\?|告诉|知道|查|问|怎么|如何|给我|发|说一下|介绍|有没有|是否|呢|啥")
+_ASK = re.compile(r"多少|哪|什么|吗|几|？|\?|告诉|知道|查|问|怎么|如何|给我|发|说一下|介绍|有没有|是否|呢|啥|"
+                  r"咋|多久|多长|怎样|还有|我要|看看|提不提供|有没有")
 _NEAR_REQ = re.compile(r"(?:周边|附近|周围|旁边|就近)[^，,。？?！!；;]{0,8}?"
                        r"(景点|景区|餐馆|餐厅|饭店|饭馆|酒店|宾馆|吃饭的地方|玩的地方|住的地方|吃的|玩的|住的|"
                        r"吃饭|住宿|美景|逛的|转的)")
@@ -526,7 +527,7 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
         wdom = _WORD_DOM[word]
         if wdom in out["near"] or wdom in inform:
             continue  # a search near a place, not a question about it
-        of = _near_subject(mt, start, names, doms, focus, near_spans, chosen)
+        of = _near_subject(mt, start, names, doms, focus, near_spans, chosen, state.get("focus"))
         if of:
             request.append((of, NEAR_SLOT[wdom]))
     if asking:
@@ -554,8 +555,8 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
     # 人均50元以下，不对，100-150元: a correction, the later value stands without a word about it
     out["conflicts"] = [] if re.search(r"不对|不是|改成|换成|还是|算了|哦不", t) else conflicts
     if not dishes:
-        m = re.search(r"(?:想吃|要吃|爱吃|能吃到|吃到|能吃|有道菜叫|菜叫)([\u4e00-\u9fff]{2,8}?)(?:的|这道菜|，|,|。|！|!|？|\?|$)", mt)
-        if m and "＃" not in m.group(1) and not re.search(r"饭|东西|点|的|菜", m.group(1)):
+        m = re.search(r"(?:想吃|要吃|爱吃|能吃到|吃到|能吃|有道菜叫|菜叫)([\u4e00-\u9fff]{1,8}?)(?:了|的|这道菜|就行|就好|就可以|，|,|。|！|!|？|\?|$)", mt)
+        if m and len(m.group(1)) >= 2 and "＃" not in m.group(1) and not re.search(r"饭|东西|点|的|菜|就行|就好|什么|啥", m.group(1)):
             out["unknown"].append(("餐馆", "推荐菜", m.group(1)))
     m = re.search(r"(?:叫|名叫|名为|叫做)([^，,。？?！!的]{2,20})的(景点|餐馆|餐厅|饭店|酒店|宾馆)", mt)
     if m and "＃" not in m.group(1):
@@ -594,8 +595,14 @@ def _near_requests(mt: str) -> tuple[list[tuple[int, str]], list[tuple[int, int]
     """"…周边有什么餐馆和酒店": ``(start, domain word)`` of each asked kind, and the spans."""
     words, spans = [], []
     for m in _NEAR_REQ.finditer(mt):
-        words.append((m.start(), m.group(1)))
+        word = m.group(1)
         end = m.end()
+        # 周边好吃的餐馆 / 附近好玩的景点: the kind named right after 吃的/玩的 is the one asked
+        m3 = re.match(r"(?:的)?(景点|景区|餐馆|餐厅|饭店|饭馆|酒店|宾馆|地方)", mt[end:])
+        if word in ("吃的", "玩的", "住的") and m3:
+            word = {"地方": {"吃的": "吃饭的地方", "玩的": "玩的地方", "住的": "住的地方"}[word]}.get(m3.group(1), m3.group(1))
+            end += m3.end()
+        words.append((m.start(), word))
         while True:  # each domain word of a list is asked
             m2 = re.match(r"(?:和|与|及|还有|以及|跟|、|或者?)(?:其他|别的|其它)?的?"
                           r"(景点|景区|餐馆|餐厅|饭店|饭馆|酒店|宾馆|吃的|玩的|住的)", mt[end:])
@@ -627,7 +634,8 @@ def _established(cands: list[tuple[int, str]], names, chosen: dict, focus: str |
     return cands
 
 
-def _near_subject(mt: str, pos: int, names, doms, focus: str | None, asked=(), chosen=None) -> str | None:
+def _near_subject(mt: str, pos: int, names, doms, focus: str | None, asked=(), chosen=None,
+                  prior_focus: str | None = None) -> str | None:
     """Whose neighbourhood a "…周边有什么酒店" asks about: the place or domain word right before
     周边/附近 (景点附近, 故宫周边, 这家店附近) that is not itself asked about, else the focus."""
     before = [(p, d) for p, d, _ in names if p < pos and d in PLACE_DOMAINS] + \
@@ -638,6 +646,9 @@ def _near_subject(mt: str, pos: int, names, doms, focus: str | None, asked=(), c
         p, d = max(before)
         if pos - p <= 24:
             return d
+    for f in (focus, prior_focus):  # the domain talked about now, else the one before, with a place
+        if f in PLACE_DOMAINS and (chosen or {}).get(f):
+            return f
     return focus if focus in PLACE_DOMAINS else None
 
 
@@ -663,6 +674,10 @@ def _subject(mt: str, pos: int, names, doms, state: dict, focus: str | None, all
     after = [(p, d) for p, d in cands if p > pos and d in allowed]
     if after and len(allowed) > 1:
         return min(after)[1]
+    chosen = state.get("chosen") or {}
+    for f in (focus, state.get("focus")):  # the domain talked about now, else the one before
+        if f in allowed and chosen.get(f):
+            return f
     if focus in allowed:
         return focus
     return allowed[0] if len(allowed) == 1 else None
