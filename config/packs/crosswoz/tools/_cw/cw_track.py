@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import re
 
-from cw_read import PLACE_DOMAINS
+from cw_read import NEAR_SLOT, PLACE_DOMAINS
+
+NEAR_SLOTS = set(NEAR_SLOT.values())
 
 _AGAIN = re.compile(r"再|另外|另一|换|还想|还要|其他|别的|重新|不要|不想")
 #: words that narrow the search already made (among these, which of them …) instead of starting one
-_REFINE = re.compile(r"这些|这几|那些|那几|其中|里面|当中|之中|哪个|哪家|哪一")
+_REFINE = re.compile(r"这些|这几|这两|那些|那几|那两|其中|里面|当中|之中|哪个|哪家|哪一")
 #: words that look for a place (a search or a narrowing of one); a value said about the place
 #: already chosen without any of them checks or praises that place ("评分是4.5分以上吗？",
 #: "真是一个经济实惠的酒店") and starts no query
@@ -63,7 +65,10 @@ def step(state: dict, acts: dict, text: str) -> tuple[dict, list[str]]:
             cons[dom] = dict(said)
             continue
         old = cons.get(dom) or {}
-        if old and (not _REFINE.search(text) or _REJECT.search(text)):
+        near_now = any(k in NEAR_SLOTS and said[k] != old.get(k) for k in said)
+        if old and (not _REFINE.search(text) or _REJECT.search(text) or near_now):
+            # a new search states its constraints afresh; so does one among the places listed
+            # beside a place ("这些附近的酒店里有高档型的吗": near that place, not among the last results)
             cons[dom] = dict(said)  # a new search states its constraints afresh
         else:
             merged = dict(old)
