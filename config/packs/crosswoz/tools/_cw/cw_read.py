@@ -303,7 +303,7 @@ SLOT_DOMAINS = {"营业时间": ("餐馆",), "地址": PLACE_DOMAINS, "电话": 
                 "车型": ("出租",), "车牌": ("出租",)}
 _ASK = re.compile(r"多少|哪|什么|吗|几|？|\?|告诉|知道|查|问|怎么|如何|给我|发|说一下|介绍|有没有|是否|呢|啥|"
                   r"咋|多久|多长|怎样|还有|我要|看看|提不提供|有没有")
-_NEAR_REQ = re.compile(r"(?:周边|附近|周围|旁边|就近)[^，,。？?！!；;]{0,8}?"
+_NEAR_REQ = re.compile(r"(?:周边|附近|周围|旁边|边上|就近)[^，,。？?！!；;]{0,8}?"
                        r"(景点|景区|餐馆|餐厅|饭店|饭馆|酒店|宾馆|吃饭的地方|玩的地方|住的地方|吃的|玩的|住的|"
                        r"吃饭|住宿|美景|逛的|转的)")
 _WORD_DOM = {"景点": "景点", "景区": "景点", "玩的": "景点", "餐馆": "餐馆", "餐厅": "餐馆", "饭店": "餐馆",
@@ -418,7 +418,7 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
         before = mt[max(0, pos - 4):pos]
         if dom in ("地铁", "出租"):
             continue
-        if re.match(r"(?:的)?(?:附近|周边|周围|旁边)", after):
+        if re.match(r"(?:的)?(?:附近|周边|周围|旁边|边上|一带)", after):
             continue  # 景点附近的酒店: 景点 is where, not what
         if re.search(r"(?:这个|这家|那个|那家|该|此|这|那)$", before):
             continue  # 这个景点: a reference to the chosen one
@@ -495,7 +495,7 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
         if any(name in (v.get("出发地"), v.get("目的地")) for v in out["trip"].values()):
             continue
         after = ft[s + len(fold(name)):s + len(fold(name)) + 4]
-        if re.match(r"(?:的)?(?:附近|周边|周围|旁边)", after):
+        if re.match(r"(?:的)?(?:附近|周边|周围|旁边|边上|一带)", after):
             near_dom = _near_target(mt, s, targets)
             if near_dom and _near_search(mt, near_dom, inform):
                 out["near"][near_dom] = (NEAR_SLOT[dom], name)
@@ -506,14 +506,15 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
         if dom not in PLACE_DOMAINS:
             continue
         after = mt[pos + len(w):pos + len(w) + 3]
-        if re.match(r"(?:的)?(?:附近|周边|周围|旁边)", after) and chosen.get(dom):
+        if re.match(r"(?:的)?(?:附近|周边|周围|旁边|边上|一带)", after) and chosen.get(dom):
             near_dom = _near_target(mt, pos, targets)
             if near_dom and near_dom not in out["near"] and _near_search(mt, near_dom, inform):
                 out["near"][near_dom] = (NEAR_SLOT[dom], chosen[dom])
     # 这些酒店中 / 周边的酒店里 / 其中: a search among the nearby places just listed
     listed = state.get("listed") or {}
-    m = re.search(r"这些|这几|那些|那几|其中|周边的|附近的|周围的|周边(?:酒店|餐馆|景点)[中里]", mt)
-    if re.search(r"不太?(?:适合|合适|行|满意)|都不|没有合适|去过了|另外|别的", mt):
+    m = re.search(r"这些|这几|这两|这三|那些|那几|那两|那三|其中|"
+                  r"周边的|附近的|周围的|周边(?:酒店|餐馆|景点)[中里]", mt)
+    if re.search(r"不太?(?:适合|合适|行|满意)|都不|没有合适|去过了|另外|别的|别处", mt):
         m = None  # the places listed are turned down: a search elsewhere
     for dom, (slot, name) in listed.items():
         if m and inform.get(dom) and dom not in out["near"]:
