@@ -199,8 +199,14 @@ def _ctx_before(t: str, pos: int, words, width: int = 12):
     return best
 
 
-def read_numbers(t: str, dom_hint: str | None) -> list[tuple[int, str, str | None, str]]:
-    """``(position, slot, domain or None, value)`` of the ratings, prices and durations in ``t``."""
+_GENERIC_PRICE = ("价格", "价位", "价钱", "消费")
+
+
+def read_numbers(t: str, dom_hint: str | None, loose: bool = False) -> list[tuple[int, str, str | None, str]]:
+    """``(position, slot, domain or None, value)`` of the ratings, prices and durations in ``t``.
+
+    :param loose: a generic price word (价格, 消费 …) names no domain (the first pass, which
+        looks for the kind of place the utterance is about, lets the domain word decide)."""
     out, used = [], []
 
     def free(a: int, b: int) -> bool:
@@ -239,13 +245,13 @@ def read_numbers(t: str, dom_hint: str | None) -> list[tuple[int, str, str | Non
             if slot is None:
                 dom = dom_hint
                 slot = {"景点": "门票", "餐馆": "人均消费", "酒店": "价格"}.get(dom_hint or "")
-            if ctx and ctx[0] in ("价格", "价位", "价钱", "消费") and dom_hint in PLACE_DOMAINS:
+            if ctx and ctx[0] in _GENERIC_PRICE and dom_hint in PLACE_DOMAINS:
                 # a generic price word takes the price of the kind of place looked for
                 slot, dom = {"景点": "门票", "餐馆": "人均消费", "酒店": "价格"}[dom_hint], dom_hint
             if slot == "价格":
                 dom = "酒店"
             if slot:
-                out.append((m.start(), slot, dom, v))
+                out.append((m.start(), slot, None if loose and ctx and ctx[0] in _GENERIC_PRICE else dom, v))
                 used.append(m.span())
     for m in _FREE.finditer(t):
         if free(*m.span()):
@@ -425,7 +431,7 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
         targets.append((pos, dom))
     targets = targets or asked_near
     name_doms = [dom for _, dom, _ in names if dom in PLACE_DOMAINS]
-    numbers = read_numbers(mt, None)
+    numbers = read_numbers(mt, None, loose=True)
     slot_doms = {d for _, slot, d, _ in numbers if d}
     if dishes:
         slot_doms.add("餐馆")
