@@ -204,3 +204,15 @@ def test_a_search_with_no_constraint_and_a_search_beside_listed_places() -> None
     s3, _ = cw_track.step(s, {"inform": {"景点": {"游玩时间": "1小时"}}, "names": [], "target": "景点"},
                           "你说的这些不太想去，帮我们找个游玩时长是1小时的景点吧")
     assert s3["cons"]["景点"] == {"游玩时间": "1小时"}
+
+
+def test_nearby_with_nothing_else_asked_is_the_list_beside_the_place(lex) -> None:
+    """"推荐一个故宫周边的餐馆" asks nothing of the restaurant but that it be near 故宫: the
+    database's list beside 故宫 answers it (a request about 故宫, which becomes the chosen one)."""
+    acts = cw_read.read("给我推荐一个故宫周边的餐馆", {}, lex)
+    assert acts["inform"] == {} and acts["request"][0] == ("景点", "周边餐馆") and acts["refer"] == [("景点", "故宫")]
+    s, changed = cw_track.step({}, acts, "给我推荐一个故宫周边的餐馆")
+    assert changed == [] and s["chosen"] == {"景点": "故宫"}
+    # with a constraint of its own, it is a search near 故宫
+    acts = cw_read.read("给我推荐一个故宫周边评分4.5分以上的餐馆", {}, lex)
+    assert acts["inform"] == {"餐馆": {"评分": "4.5分以上", "周边景点": "故宫"}}

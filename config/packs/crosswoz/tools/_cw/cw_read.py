@@ -392,7 +392,7 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
     doms = _domains_in(mt)
     inform: dict[str, dict[str, str]] = {}
     request: list[tuple[str, str]] = []
-    out = {"target": None, "inform": inform, "request": request, "names": [], "near": {}, "trip": {}}
+    out = {"target": None, "inform": inform, "request": request, "names": [], "near": {}, "trip": {}, "refer": []}
 
     # trips: 从A到B with 地铁 / 打车
     trip_dom = "出租" if re.search(r"出租|打车|打的|叫车|的士|叫一辆|车型|车牌", mt) else ("地铁" if "地铁" in mt else None)
@@ -525,7 +525,15 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
     for dom, (slot, name) in listed.items():
         if m and inform.get(dom) and dom not in out["near"]:
             out["near"][dom] = (slot, name)
-    for dom, (slot, name) in out["near"].items():
+    for dom, (slot, name) in list(out["near"].items()):
+        if not inform.get(dom) and dom in PLACE_DOMAINS:
+            # "推荐一个故宫周边的餐馆" / "颐和园周边有什么酒店": nothing asked of the place but that it be
+            # near — the list the database keeps beside that place answers it (a request), no search
+            place_dom = next(d for d, s2 in NEAR_SLOT.items() if s2 == slot)
+            request.append((place_dom, NEAR_SLOT[dom]))
+            out["refer"].append((place_dom, name))  # the place asked about becomes the chosen one
+            del out["near"][dom]
+            continue
         put(dom, slot, name)
 
     # requests

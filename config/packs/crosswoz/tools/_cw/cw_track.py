@@ -80,6 +80,9 @@ def step(state: dict, acts: dict, text: str) -> tuple[dict, list[str]]:
             cons[dom] = {"名称": name}
         chosen[dom] = name
         new["last_place"] = name
+    for dom, name in acts.get("refer") or ():  # a place asked about by name, not searched for
+        chosen[dom] = name
+        new["last_place"] = name
     target = acts.get("target")
     if target in PLACE_DOMAINS and _LOOK_FOR.search(text) and not _NEAR.search(text) and target not in cons \
             and not acts["names"] and not acts.get("unknown") and not acts.get("request"):
