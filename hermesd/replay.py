@@ -49,8 +49,9 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from .client import Client
+from .metrics import percentile
 
-__all__ = ["SGD_REFERENCE_TIME", "main", "norm_call", "percentile", "run_replay", "run_xsid", "write_results"]
+__all__ = ["SGD_REFERENCE_TIME", "main", "norm_call", "run_replay", "run_xsid", "write_results"]
 
 #: SGD's simulated "today" is Friday 2019-03-01 (e.g. ReserveRestaurant's default date); Pacific time.
 SGD_REFERENCE_TIME = "2019-03-01T10:00:00-08:00"
@@ -107,16 +108,6 @@ def write_results(dialogues: dict[str, list[dict[str, Any]]], path: str | os.Pat
                     n += 1
     os.chmod(path, 0o644)
     return n
-
-
-def percentile(xs: list[float], q: float) -> float:
-    """The ``q`` quantile (0–1) of ``xs`` by the nearest-rank rule on the sorted values (the
-    element at ``int(q * n)``, capped at the last), rounded to 0.01; 0.0 for no values. Both
-    replays (SGD here, CrossWOZ in :mod:`hermesd.replay_crosswoz`) report latency p50/p99 with it."""
-    if not xs:
-        return 0.0
-    s = sorted(xs)
-    return round(s[min(len(s) - 1, int(q * len(s)))], 2)
 
 
 def _acts(r: dict[str, Any]) -> set[str]:

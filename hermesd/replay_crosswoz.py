@@ -51,7 +51,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from .client import Client
-from .replay import percentile
+from .metrics import percentile
 
 __all__ = ["DOMAINS", "fold", "is_crosswoz", "load_dialogues", "main", "run_crosswoz", "score_dialogue"]
 
