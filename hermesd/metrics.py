@@ -31,7 +31,7 @@ import math
 import re
 from typing import Callable, Iterable, Mapping, Union
 
-__all__ = ["Counter", "Gauge", "Histogram", "Registry", "LATENCY_BUCKETS_S", "CONTENT_TYPE"]
+__all__ = ["Counter", "Gauge", "Histogram", "Registry", "LATENCY_BUCKETS_S", "CONTENT_TYPE", "percentile"]
 
 log = logging.getLogger(__name__)
 
@@ -344,3 +344,13 @@ class Registry:
                 log.exception("metrics.collect_failed", extra={"kv": {"metric": m.name}})
                 lines.extend(m.header())
         return "\n".join(lines) + "\n"
+
+
+def percentile(xs: list[float], q: float) -> float:
+    """The ``q`` quantile (0–1) of ``xs`` by the nearest-rank rule on the sorted values (the
+    element at ``int(q * n)``, capped at the last), rounded to 0.01; 0.0 for no values. The
+    replays (:mod:`hermesd.replay`, :mod:`hermesd.replay_crosswoz`) report latency p50/p99 with it."""
+    if not xs:
+        return 0.0
+    s = sorted(xs)
+    return round(s[min(len(s) - 1, int(q * len(s)))], 2)

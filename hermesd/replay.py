@@ -49,6 +49,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from .client import Client
+from .metrics import percentile
 
 __all__ = ["SGD_REFERENCE_TIME", "main", "norm_call", "run_replay", "run_xsid", "write_results"]
 
@@ -107,13 +108,6 @@ def write_results(dialogues: dict[str, list[dict[str, Any]]], path: str | os.Pat
                     n += 1
     os.chmod(path, 0o644)
     return n
-
-
-def _pct(xs: list[float], q: float) -> float:
-    if not xs:
-        return 0.0
-    s = sorted(xs)
-    return round(s[min(len(s) - 1, int(q * len(s)))], 2)
 
 
 def _acts(r: dict[str, Any]) -> set[str]:
@@ -305,7 +299,7 @@ def run_replay(socket_path: str | os.PathLike[str] | None, file: str | os.PathLi
     elapsed = time.perf_counter() - t0
     result = {"file": str(file), "services": {k: v.row() for k, v in sorted(scores.items()) if k != "overall"},
               "overall": scores["overall"].row(), "turns_per_s": round(len(latencies) / elapsed, 1) if elapsed else None,
-              "latency_ms": {"p50": _pct(latencies, 0.5), "p99": _pct(latencies, 0.99)}}
+              "latency_ms": {"p50": percentile(latencies, 0.5), "p99": percentile(latencies, 0.99)}}
     _print(result, json_out, out)
     result["dialogues"] = per_dialogue
     return result
@@ -388,7 +382,7 @@ def run_xsid(socket_path: str | os.PathLike[str] | None, file: str | os.PathLike
                           "out_of_scope_rejected": round((correct - ok_in) / (n - n_in), 4) if n > n_in else None,
                           "datetime_annotated": dt_n, "datetime_resolved": dt_ok, "datetime_text_overlap": dt_overlap},
               "turns_per_s": round(len(latencies) / elapsed, 1) if elapsed else None,
-              "latency_ms": {"p50": _pct(latencies, 0.5), "p99": _pct(latencies, 0.99)}}
+              "latency_ms": {"p50": percentile(latencies, 0.5), "p99": percentile(latencies, 0.99)}}
     if json_out:
         print(json.dumps(result, indent=1, ensure_ascii=False), file=out)
     else:

@@ -51,6 +51,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from .client import Client
+from .metrics import percentile
 
 __all__ = ["DOMAINS", "fold", "is_crosswoz", "load_dialogues", "main", "run_crosswoz", "score_dialogue"]
 
@@ -190,13 +191,6 @@ def _row(c: dict[str, int]) -> dict[str, Any]:
             "request_recall": ratio(c["req_matched"], c["req_counted"])}
 
 
-def _pct(xs: list[float], q: float) -> float:
-    if not xs:
-        return 0.0
-    s = sorted(xs)
-    return round(s[min(len(s) - 1, int(q * len(s)))], 2)
-
-
 def _replay_dialogue(c: Client, turns: list[dict[str, Any]], latencies: list[float]) -> dict[int, dict[str, Any]]:
     """Send one dialogue's user turns in a session of its own; user turn index → queries and reply."""
     sid = c.call("session.open", {"locale": "zh", "channel": "replay"})["session_id"]
@@ -270,7 +264,7 @@ def run_crosswoz(socket_path: str | os.PathLike[str] | None, file: str | os.Path
     result = {"file": str(file), "domains": {d: _row(totals[d]) for d in DOMAINS if d in totals},
               "overall": _row(totals["overall"]), "dialogues": len(dialogues), "user_turns": len(latencies),
               "turns_per_s": round(len(latencies) / elapsed, 1) if elapsed else None,
-              "latency_ms": {"p50": _pct(latencies, 0.5), "p99": _pct(latencies, 0.99)}}
+              "latency_ms": {"p50": percentile(latencies, 0.5), "p99": percentile(latencies, 0.99)}}
     _print(result, json_out, out)
     result["per_dialogue"] = per_dialogue
     return result

@@ -53,7 +53,7 @@ REPO = Path(__file__).resolve().parents[1]
 PACK_SRC = REPO / "config" / "packs" / "crosswoz"
 SRC = PACK_SRC / "tools" / "_cw"
 HAND_WRITTEN = ("hermesd.yaml", "ATTRIBUTION.md", ".gitignore", *(f"tools/_cw/{m}.py" for m in
-                                                               ("query", "cw_answer", "cw_db", "cw_read", "cw_track")))
+                                                               ("query", "taxi", "cw_answer", "cw_db", "cw_read", "cw_track")))
 DEFAULT_DATA = REPO.parent / "shared" / "data" / "crosswoz"
 #: examples per intent (most frequent first, then by a stable hash): enough for the act
 #: classifier, few enough that it trains in well under a second
@@ -61,6 +61,16 @@ MAX_EXAMPLES = 300
 INTENTS = {"crosswoz.inform": "the user states what they look for (constraints, a place by name, a trip)",
            "crosswoz.request": "the user asks for attributes of a chosen place (地址, 电话, 周边酒店 …)",
            "crosswoz.thanks": "thanks", "crosswoz.bye": "goodbye", "crosswoz.greet": "a greeting alone"}
+
+
+#: what accepts a taxi just offered: a word that asks for the booking ("好的，帮我叫吧"), or an
+#: utterance that is only a yes; words that turn it down or close the talk ("不用了", "谢谢")
+#: never do. A bare 好 inside a longer utterance does not: after a taxi offer, the next user turn
+#: of the shared dialogues says "好的，…" and goes on to something else 21 times in 110
+TAXI_AGREE = ("叫车", "叫吧", "叫一辆", "叫辆", "帮我叫", "给我叫", "预订", "订吧", "订车", "确认", "就叫")
+TAXI_YES = tuple(w + p for w in ("好", "好的", "好啊", "可以", "行", "是的", "是", "对", "嗯", "要", "需要", "ok", "OK")
+                 for p in ("", "。", "！", "!", "，叫吧", "，麻烦了"))
+TAXI_REFUSE = ("不", "别", "算了", "谢谢", "再见", "取消")
 
 
 def fold_of(dialogue_id: str, folds: int = 5) -> int:
@@ -149,6 +159,26 @@ def rules_doc() -> dict:
     fallback = [{"reply": {"zh": "抱歉，旅游数据库暂时查不了，请稍后再试。",
                            "en": "Sorry, the travel database cannot be read right now."}}]
     rules = []
+    # a taxi offered by the last turn (session.cw.taxi_offer) and a yes to it now: a card first,
+    # then the transactional crosswoz_taxi books it (its descriptor says confirm: true too)
+    agree = " or ".join([*(f"'{w}' in session.utterance" for w in TAXI_AGREE),
+                         "session.utterance in [" + ", ".join(f"'{w}'" for w in TAXI_YES) + "]"])
+    refuse = " or ".join(f"'{w}' in session.utterance" for w in TAXI_REFUSE)
+    for name in INTENTS:
+        rules.append({"rule_id": f"{name}.taxi_book", "priority": 20, "trigger": {"intent": name},
+                      "conditions": ["has(session.cw.taxi_offer)", f"({agree})", f"not ({refuse})"],
+                      "actions": [
+                          {"confirm": {"zh": "叫一辆从{{session.cw.taxi_offer.from}}到{{session.cw.taxi_offer.to}}的出租车？",
+                                       "en": "Book a taxi from {{session.cw.taxi_offer.from}} to "
+                                             "{{session.cw.taxi_offer.to}}?"},
+                           "fields": {"出发地": "{{session.cw.taxi_offer.from}}",
+                                      "目的地": "{{session.cw.taxi_offer.to}}"}},
+                          {"tool": "crosswoz_taxi", "id": "book",
+                           "params": {"trip": "{{session.cw.taxi_offer}}", "state": "{{session.cw}}"}},
+                          {"set_state": {"cw": "{{steps.book.state}}"}},
+                          {"reply": {"zh": "{{steps.book.say}}", "en": "{{steps.book.say}}"}}],
+                      "fallback": [{"reply": {"zh": "抱歉，现在叫不了车，请稍后再试。",
+                                              "en": "Sorry, a taxi cannot be booked right now."}}]})
     for name in INTENTS:
         # every turn: read it against the tracked state (session.cw), query what changed, answer
         rules.append({"rule_id": f"{name}.turn", "priority": 10, "trigger": {"intent": name},
@@ -198,6 +228,27 @@ def write_tools(out: Path, learned_doc: dict) -> None:
         "needs": ["data_dir"], "grants": {"fs": {"read": ["{data_dir}"]}},
         "idempotent": True, "kind": "database",
         "sandbox": {"memory_mb": 256, "cpu_ms": 5000, "timeout_ms": 10000}}, sort_keys=False, allow_unicode=True))
+    taxi = tools / "crosswoz_taxi"
+    if taxi.exists():
+        shutil.rmtree(taxi)
+    taxi.mkdir(parents=True)
+    (taxi / "tool.yaml").write_text(yaml.safe_dump({
+        "name": "crosswoz_taxi", "version": "1.0.0", "handler": "../_cw/taxi.py",
+        "description": {"zh": "叫一辆出租车（从出发地到目的地），用户确认后才叫",
+                        "en": "Books a taxi from 出发地 to 目的地, only once the user confirmed"},
+        "input": {"type": "object", "required": ["trip"], "additionalProperties": False,
+                  "properties": {"trip": {"type": "object"}, "state": {"type": ["object", "null"]}}},
+        "output": {"state": {"type": "object", "required": True}, "booked": {"type": "object", "required": True},
+                   "say": {"type": "string", "required": True}},
+        "errors": {"TRIP_INVALID": {"zh": "叫车需要出发地和目的地。", "en": "A taxi needs a start and a destination."}},
+        # a booking: confirmed by the user first, never retried on its own
+        "confirm": True, "idempotent": False, "kind": "local",
+        "sandbox": {"memory_mb": 64, "cpu_ms": 1000, "timeout_ms": 5000}}, sort_keys=False, allow_unicode=True))
+    (taxi / "test_cases.json").write_text(json.dumps([
+        {"name": "books the trip offered", "input": {"trip": {"from": "故宫", "to": "颐和园"}, "state": {}},
+         "expect": {"values": {"booked": {"出发地": "故宫", "目的地": "颐和园"}}}},
+        {"name": "a trip needs both ends", "input": {"trip": {"from": "故宫"}}, "expect": {"error": "TRIP_INVALID"}},
+    ], ensure_ascii=False, indent=1) + "\n")
     (d / "test_cases.json").write_text(json.dumps([
         {"name": "thanks: nothing to look up", "input": {"utterance": "", "intent": "crosswoz.thanks"},
          "expect": {"values": {"say": "不客气。", "queries": [], "answers": []}}},

@@ -31,7 +31,7 @@ MAX_VALUE_CHARS = 200
 #: the subject of "forget everything"
 ALL = "*"
 
-_ZH_REMEMBER = re.compile(r"^(?:请|麻烦)?(?:帮我|给我)?(?:记住|记一下|记下|记着|记好)(?:了)?[:,，：\s]*(?P<body>.+)$")
+_ZH_REMEMBER = re.compile(r"^(?P<ask>(?:请|麻烦)?(?:帮我|给我)?)(?:记住|记一下|记下|记着|记好)(?P<done>了)?[:,，：\s]*(?P<body>.+)$")
 _EN_REMEMBER = re.compile(r"^(?:please\s+)?(?:remember|note|don't forget|do not forget)(?:\s+that)?[:,\s]+(?P<body>.+)$")
 _ZH_REL = re.compile(r"(放在|存在|藏在|停在|在|是|叫|为)")
 _EN_IS = re.compile(r"^(?:my|the|our)\s+(?P<s>.+?)\s+(?:is|are|was|=)\s+(?P<v>.+)$")
@@ -137,7 +137,9 @@ def _read(t: str) -> MemoryRequest | None:
         return None
     zh = re.search(r"[\u4e00-\u9fff]", t) is not None
     if zh:
-        if m := _ZH_REMEMBER.match(t):
+        # "记下了，谢谢" / "记好了，再帮我找…" (no 请/帮我 before it) says the speaker noted what was
+        # said — an acknowledgement, not a request to remember the rest
+        if (m := _ZH_REMEMBER.match(t)) and not (m.group("done") and not m.group("ask")):
             return _remember_zh(m.group("body"))
         if m := _ZH_FORGET.match(t):
             return _forget(m.group("s"), "zh")

@@ -145,3 +145,74 @@ def test_the_parts_of_one_utterance_query_each_domain_once() -> None:
     nxt: dict = {}
     query._log_queries(part2, nxt, [{"domain": "景点", "constraints": {}}], 3)  # the next turn
     assert nxt["queries_made"] == 6 and nxt["turn_base"] == 5
+
+
+@pytest.mark.parametrize("text, focus, want", [
+    # a rating wished for below the top mark is a floor; 5分 is itself
+    ("帮我找一个评分4分的景点", None, {"景点": {"评分": "4分以上"}}),
+    ("评分是4.5分的酒店", None, {"酒店": {"评分": "4.5分以上"}}),
+    ("评分5分的餐馆", None, {"餐馆": {"评分": "5分"}}),
+    # two numbers run together before 小时 are a range
+    ("推荐一个能玩1、2个小时的景点", None, {"景点": {"游玩时间": "1小时 - 2小时"}}),
+    # a ticket that is not free, and one that is
+    ("找一个票价不免费的景点", None, {"景点": {"门票": "1元以上"}}),
+    ("找一个不收取门票的景点", None, {"景点": {"门票": "免费"}}),
+    # a generic price word takes the price of the kind of place looked for
+    ("看看哪里是消费为400-500元的酒店", None, {"酒店": {"价格": "400-500元"}}),
+    # a search said with 有…的餐馆…吗 is a search, even with 它 in it
+    ("我想吃佛跳墙，有评分达到5分的餐馆能吃到它吗？", None, {"餐馆": {"评分": "5分", "推荐菜": "佛跳墙"}}),
+])
+def test_constraints_by_rules_of_the_language(lex, text: str, focus: str | None, want: dict) -> None:
+    acts = cw_read.read(text, {"focus": focus}, lex)
+    assert acts["inform"] == want
+
+
+def test_values_that_cannot_both_hold_are_reported_unless_corrected(lex) -> None:
+    acts = cw_read.read("找一个免费的门票200元以上的景点", {}, lex)
+    assert acts["conflicts"] == [("景点", "门票", "免费", "200元以上")] and acts["inform"]["景点"] == {"门票": "200元以上"}
+    assert cw_read.read("人均50元以下，不对，人均100-150元的餐馆", {}, lex)["conflicts"] == []
+    assert cw_read.read("评分4分以上、4.5分以上的酒店", {}, lex)["conflicts"] == []  # both can hold
+
+
+def test_a_question_about_a_place_goes_to_a_domain_that_has_one(lex) -> None:
+    """Only a hotel is chosen: "它家周边有啥好吃的餐馆" asks for the hotel's 周边餐馆, and
+    "电话发我吧" is the hotel's phone — not of a restaurant nobody has chosen."""
+    state = {"focus": "酒店", "chosen": {"酒店": "北京饭店"}}
+    assert cw_read.read("它家周边有啥好吃的餐馆吗？", state, lex)["request"] == [("酒店", "周边餐馆")]
+    assert ("酒店", "电话") in cw_read.read("可以，电话发我吧！还有周边有好吃的餐馆么？", state, lex)["request"]
+    assert ("餐馆", "游玩时间") not in cw_read.read("这里游玩时间是多久。", {"focus": "景点", "chosen": {"景点": "故宫"}},
+                                                  lex)["request"]
+    assert cw_read.read("这里游玩时间是多久。", {"focus": "景点", "chosen": {"景点": "故宫"}}, lex)["request"] == \
+        [("景点", "游玩时间")]
+
+
+def test_a_search_with_no_constraint_and_a_search_beside_listed_places() -> None:
+    # 推荐一个景点: every attraction is queried (no constraint), nothing else changes
+    s, changed = cw_track.step({}, {"inform": {}, "names": [], "target": "景点", "request": []}, "推荐一个北京的景点")
+    assert changed == ["景点"] and s["cons"]["景点"] == {}
+    # "周边有什么景点" asks for a list; it is no search
+    _, changed = cw_track.step({"chosen": {"酒店": "北京饭店"}}, {"inform": {}, "names": [], "target": "景点",
+                                                                 "request": [("酒店", "周边景点")]}, "周边有什么景点推荐吗")
+    assert changed == []
+    # among the places listed beside a place: that nearby constraint and what is said now, afresh
+    s = {"cons": {"酒店": {"酒店设施": "接待外宾"}}, "chosen": {"酒店": "北京饭店"}, "focus": "酒店"}
+    acts = {"inform": {"酒店": {"酒店类型": "高档型", "周边餐馆": "白家大院"}}, "names": [], "target": "酒店"}
+    s2, changed = cw_track.step(s, acts, "那么在这些附近的酒店里，有高档型的酒店吗？")
+    assert changed == ["酒店"] and s2["cons"]["酒店"] == {"酒店类型": "高档型", "周边餐馆": "白家大院"}
+    # a turned-down offer: a search afresh, not a narrowing of it
+    s = {"cons": {"景点": {"评分": "4.5分以上"}}, "focus": "景点"}
+    s3, _ = cw_track.step(s, {"inform": {"景点": {"游玩时间": "1小时"}}, "names": [], "target": "景点"},
+                          "你说的这些不太想去，帮我们找个游玩时长是1小时的景点吧")
+    assert s3["cons"]["景点"] == {"游玩时间": "1小时"}
+
+
+def test_nearby_with_nothing_else_asked_is_the_list_beside_the_place(lex) -> None:
+    """"推荐一个故宫周边的餐馆" asks nothing of the restaurant but that it be near 故宫: the
+    database's list beside 故宫 answers it (a request about 故宫, which becomes the chosen one)."""
+    acts = cw_read.read("给我推荐一个故宫周边的餐馆", {}, lex)
+    assert acts["inform"] == {} and acts["request"][0] == ("景点", "周边餐馆") and acts["refer"] == [("景点", "故宫")]
+    s, changed = cw_track.step({}, acts, "给我推荐一个故宫周边的餐馆")
+    assert changed == [] and s["chosen"] == {"景点": "故宫"}
+    # with a constraint of its own, it is a search near 故宫
+    acts = cw_read.read("给我推荐一个故宫周边评分4.5分以上的餐馆", {}, lex)
+    assert acts["inform"] == {"餐馆": {"评分": "4.5分以上", "周边景点": "故宫"}}

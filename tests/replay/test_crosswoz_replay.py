@@ -163,3 +163,58 @@ def test_what_the_database_lacks_is_said_never_invented(pack_daemon) -> None:
         # another language: a sentence in it, nothing queried
         res = c.call("session.turn", {"session_id": sid, "text": "find me a hotel rated above 4.5"})
         assert "Chinese" in res["reply"]["text"]
+
+
+def test_a_search_with_no_constraint_proposes_a_record_and_alternatives(pack_daemon) -> None:
+    """推荐一个北京的景点: a query of every attraction, one proposed, two others named beside it."""
+    attractions = _db("attraction_db.json")
+    with Client(pack_daemon.socket) as c:
+        sid = c.call("session.open", {"locale": "zh"})["session_id"]
+        reply, log = _talk(c, sid, "推荐一个北京的景点")
+        assert log and log[-1]["domain"] == "景点" and log[-1]["constraints"] == {}
+        assert reply.startswith("为您推荐景点：") and "也可以看看" in reply
+        named = [n for n in attractions if n in reply]
+        assert len(named) >= 3
+        # "它的电话" next is the proposed one's
+        first = reply.removeprefix("为您推荐景点：").split("（")[0]
+        assert first in attractions
+        reply, _ = _talk(c, sid, "它的电话是多少？")
+        assert attractions[first]["电话"] in reply
+        # "周边有什么景点" asks for the list beside it; it is no search of every attraction
+        before = len(_talk(c, sid, "周边有什么景点？")[1])
+        assert len(_talk(c, sid, "好的")[1]) == before
+
+
+def test_a_taxi_is_offered_then_booked_only_after_its_card_is_confirmed(pack_daemon) -> None:
+    with Client(pack_daemon.socket) as c:
+        sid = c.call("session.open", {"locale": "zh"})["session_id"]
+        reply, log = _talk(c, sid, "帮我叫一辆从故宫到颐和园的出租车")
+        assert log[-1]["domain"] == "出租" and log[-1]["constraints"] == {"出发地": "故宫", "目的地": "颐和园"}
+        assert "叫车" not in reply.split("。")[0] and "要我帮您叫" in reply  # offered, not booked
+        cw = c.call("session.get", {"session_id": sid})["vars"]["cw"]
+        assert cw["taxi_offer"] == {"from": "故宫", "to": "颐和园"} and "taxi_booked" not in cw
+        res = c.call("session.turn", {"session_id": sid, "text": "好的，帮我叫吧"})
+        assert res["reply"]["card"]["fields"] == {"出发地": "故宫", "目的地": "颐和园"}
+        assert "故宫" in res["reply"]["text"] and "颐和园" in res["reply"]["text"]
+        assert "taxi_booked" not in c.call("session.get", {"session_id": sid})["vars"]["cw"]
+        res = c.call("session.turn", {"session_id": sid, "text": "是的"})
+        assert res["reply"]["text"].startswith("已为您叫车：从故宫到颐和园")
+        cw = c.call("session.get", {"session_id": sid})["vars"]["cw"]
+        assert cw["taxi_booked"] == {"出发地": "故宫", "目的地": "颐和园"} and "taxi_offer" not in cw
+        # turned down: no card, nothing booked
+        sid = c.call("session.open", {"locale": "zh"})["session_id"]
+        _talk(c, sid, "从故宫打车去颐和园")
+        res = c.call("session.turn", {"session_id": sid, "text": "不用了，谢谢"})
+        assert not res["reply"].get("card")
+        assert "taxi_booked" not in (c.call("session.get", {"session_id": sid})["vars"]["cw"])
+
+
+def test_constraints_that_cannot_both_hold_are_said_back(pack_daemon) -> None:
+    attractions = _db("attraction_db.json")
+    with Client(pack_daemon.socket) as c:
+        sid = c.call("session.open", {"locale": "zh"})["session_id"]
+        reply, log = _talk(c, sid, "找一个免费的门票200元以上的景点")
+    assert "不能同时满足" in reply and "免费" in reply and "200元以上" in reply
+    assert log[-1]["constraints"] == {"门票": "200元以上"}
+    named = [n for n in attractions if n in reply]
+    assert named and all((attractions[n]["门票"] or 0) >= 200 for n in named)

@@ -16,6 +16,8 @@ import cw_db
 
 PLACE_DOMAINS = ("景点", "餐馆", "酒店")
 MAX_LIST = 5  # "周边xx… 显示时可截取前五个" (CrossWOZ database.md)
+#: other matching records named beside the one recommended, so the user can choose
+ALTERNATIVES = 2
 
 
 def _fmt_value(slot: str, v) -> str:
@@ -65,19 +67,25 @@ def unknown_values(unknown: list, db: dict) -> list[str]:
 
 
 def answer(state: dict, queries: list[dict], requests: list, db: dict, intent: str | None = None,
-           unknown: list = (), text: str = "") -> dict:
+           unknown: list = (), text: str = "", conflicts: list = ()) -> dict:
     """:param state: the tracked state after this turn. :param queries: ``[{domain, constraints}]``.
     :param requests: ``[[domain, slot], …]``. :return: ``{state, results: {domain: [names]},
     answers: [{domain, slot, value}], say}``."""
     state = {**state, "chosen": dict(state.get("chosen") or {}), "offered": dict(state.get("offered") or {}),
              "listed": dict(state.get("listed") or {})}
+    state.pop("taxi_offer", None)  # an offer stands for the turn right after it only
     chosen = state["chosen"]
     results: dict[str, list[str]] = {}
     parts: list[str] = []
     for q in queries:
         dom, cons = q["domain"], q["constraints"]
         if dom == "出租":
-            parts.append(f"已为您叫车：从{cons.get('出发地', '出发地')}到{cons.get('目的地', '目的地')}。")
+            # a taxi is a booking (a transaction): offered here, booked by crosswoz_taxi only after
+            # the user says yes to its card
+            a, b = cons.get("出发地"), cons.get("目的地")
+            if a and b:
+                state["taxi_offer"] = {"from": a, "to": b}  # ASCII keys: rule templates name them
+                parts.append(f"从{a}到{b}可以打车。要我帮您叫这辆出租车吗？")
             continue
         if dom == "地铁":
             a, b = cons.get("出发地"), cons.get("目的地")
@@ -103,9 +111,11 @@ def answer(state: dict, queries: list[dict], requests: list, db: dict, intent: s
             chosen[dom] = names[0]
         state["offered"][dom] = chosen[dom]
         state["last_place"] = chosen[dom]
-        more = f"（共{len(names)}家符合）" if len(names) > 1 else ""
+        others = [n for n in names if n != chosen[dom]][:ALTERNATIVES]
+        more = f"（共{len(names)}家符合；也可以看看{'、'.join(others)}）" if others else ""
         parts.append(f"为您推荐{dom}：{chosen[dom]}{more}。")
-    parts = unknown_values(list(unknown), db) + parts
+    parts = unknown_values(list(unknown), db) + [
+        f"{slot}“{a}”和“{b}”不能同时满足，我按后说的“{b}”来找。" for _, slot, a, b in conflicts] + parts
     answers = []
     for dom, slot in requests:
         if dom == "出租":

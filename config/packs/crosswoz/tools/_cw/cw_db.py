@@ -143,13 +143,18 @@ def query(domain: str, constraints: dict, db: dict | None = None) -> list[dict]:
 def closest(domain: str, constraints: dict, db: dict | None = None, k: int = 3) -> tuple[list[dict], list[str]]:
     """When nothing meets ``constraints``: the records meeting the most of them (best rated
     first), and the constraints they miss (for "没有找到…，最接近的有…")."""
-    tests = [(s, _test(s, v)) for s, v in constraints.items()]
+    # each part of a multi-valued constraint (推荐菜 "龙虾 刺身") is a condition of its own here, so
+    # a record with one of two dishes is closer than one with neither
+    tests = []
+    for s, v in constraints.items():
+        parts = str(v).split() if s in MULTI else [v]
+        tests += [(s if len(parts) == 1 else f"{s}{p}", _test(s, p)) for p in parts]
     scored = []
     for v in views(domain, db):
         miss = [s for s, t in tests if not t(v)]
         scored.append((len(miss), -(v["_raw"].get("评分") or 0), v["_raw"], miss))
     scored.sort(key=lambda x: (x[0], x[1]))
-    best = [x for x in scored[:k] if x[0] < len(constraints)]
+    best = [x for x in scored[:k] if x[0] < len(tests)]
     return [x[2] for x in best], sorted({m for x in best for m in x[3]})
 
 

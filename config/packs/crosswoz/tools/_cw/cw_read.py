@@ -88,6 +88,8 @@ def normalize(text: str) -> str:
                r"(?=\s*(?:分以上|分的|分及以上|元|块钱|块|小时|个小时|天))", _cn_repl, t)
     t = re.sub(r"(\d)\s*(?:元|块钱|块)?\s*(?:~|〜|至|到|—|–|-)\s*(\d)", r"\1-\2", t)
     t = re.sub(r"(\d)\s*(小时|天)\s*(?:~|〜|至|到|—|–)\s*(\d)", r"\1\2-\3", t)  # 2小时到4小时
+    # 玩1、2个小时: two numbers run together before a unit are a range
+    t = re.sub(r"(?<![\d.])(\d)\s*[、,]\s*(\d)(?=\s*(?:个)?(?:小时|天))", r"\1-\2", t)
     t = re.sub(r"(\d)\s*-\s*(\d)", r"\1-\2", t)
     t = t.replace("块钱", "元").replace("块", "元")
     t = re.sub(r"(\d)个小时", r"\1小时", t)
@@ -176,7 +178,9 @@ _MONEY_ONE = re.compile(r"(\d+)\s*元\s*(以上|以下|以内|左右|之内)?")
 _MONEY_CTX_ONE = re.compile(r"(?:人均消费|人均|消费|价格|价位|房价|票价|门票|价钱)\s*(?:在|是|为|要)?\s*(\d+)\s*(以上|以下|以内|之内)")
 _MONEY_BARE = re.compile(r"(?:人均|消费|价格|价位|房价|票价|门票|价钱)\s*(?:在|是|为|要)?\s*(\d+)\s*-\s*(\d+)(?!\s*(?:分|小时|天))")
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)\s*(小时|天)?\s*-\s*(\d+(?:\.\d+)?)\s*(小时|天)|(\d+(?:\.\d+)?)\s*(小时|天)")
-_FREE = re.compile(r"(?<!不)(?<!不是)(?<!不要)免费(?!早餐|停车|wifi|wi-fi|市内|国内|电话|上网|接|的早|提供)|不要门票|不收门票|不用门票|不需要门票|门票为0|免门票|无需门票|(?<![\d.])0元")
+_FREE = re.compile(r"(?<!不)(?<!不是)(?<!不要)免费(?!早餐|停车|wifi|wi-fi|市内|国内|电话|上网|接|的早|提供)|不要门票|不收门票|不用门票|不需要门票|门票为0|免门票|无需门票|不收取门票|没有门票|无门票|(?<![\d.])0元")
+#: a ticket that is not free: at least 1元, in the database's range syntax (门票 "1元以上")
+_NOT_FREE = re.compile(r"不免费|不是免费|非免费|收费(?!停车)|要门票的|需要门票的|花钱的|要花钱")
 
 _PRICE_CTX = [("门票", "门票"), ("票价", "门票"), ("人均消费", "人均消费"), ("人均", "人均消费"), ("消费", "人均消费"),
               ("房价", "价格"), ("最低价格", "价格"), ("价格", None), ("价位", None), ("价钱", None)]
@@ -195,8 +199,14 @@ def _ctx_before(t: str, pos: int, words, width: int = 12):
     return best
 
 
-def read_numbers(t: str, dom_hint: str | None) -> list[tuple[int, str, str | None, str]]:
-    """``(position, slot, domain or None, value)`` of the ratings, prices and durations in ``t``."""
+_GENERIC_PRICE = ("价格", "价位", "价钱", "消费")
+
+
+def read_numbers(t: str, dom_hint: str | None, loose: bool = False) -> list[tuple[int, str, str | None, str]]:
+    """``(position, slot, domain or None, value)`` of the ratings, prices and durations in ``t``.
+
+    :param loose: a generic price word (价格, 消费 …) names no domain (the first pass, which
+        looks for the kind of place the utterance is about, lets the domain word decide)."""
     out, used = [], []
 
     def free(a: int, b: int) -> bool:
@@ -209,7 +219,10 @@ def read_numbers(t: str, dom_hint: str | None) -> list[tuple[int, str, str | Non
         mod = m.group(2) or m.group(4) or ""
         if float(num) > 5:
             continue
-        v = f"{_fmt(num)}分以上" if mod.startswith(("以上", "及以上", "或以上")) else f"{_fmt(num)}分"
+        # a rating wished for is a floor: "评分4分的" is 4分以上 (CrossWOZ's wizards write it so);
+        # the top mark 5分 is itself
+        floor = mod.startswith(("以上", "及以上", "或以上")) or (not mod and float(num) < 5)
+        v = f"{_fmt(num)}分以上" if floor else f"{_fmt(num)}分"
         if mod == "以下":
             v = f"{_fmt(num)}分以下"
         out.append((m.start(), "评分", None, v))
@@ -232,16 +245,21 @@ def read_numbers(t: str, dom_hint: str | None) -> list[tuple[int, str, str | Non
             if slot is None:
                 dom = dom_hint
                 slot = {"景点": "门票", "餐馆": "人均消费", "酒店": "价格"}.get(dom_hint or "")
-            if ctx and ctx[0] in ("价格", "价位", "价钱") and dom_hint in ("景点", "餐馆"):
-                slot, dom = {"景点": "门票", "餐馆": "人均消费"}[dom_hint], dom_hint
+            if ctx and ctx[0] in _GENERIC_PRICE and dom_hint in PLACE_DOMAINS:
+                # a generic price word takes the price of the kind of place looked for
+                slot, dom = {"景点": "门票", "餐馆": "人均消费", "酒店": "价格"}[dom_hint], dom_hint
             if slot == "价格":
                 dom = "酒店"
             if slot:
-                out.append((m.start(), slot, dom, v))
+                out.append((m.start(), slot, None if loose and ctx and ctx[0] in _GENERIC_PRICE else dom, v))
                 used.append(m.span())
     for m in _FREE.finditer(t):
         if free(*m.span()):
             out.append((m.start(), "门票", "景点", "免费"))
+            used.append(m.span())
+    for m in _NOT_FREE.finditer(t):
+        if free(*m.span()) and not any(slot == "门票" for _, slot, _, _ in out):
+            out.append((m.start(), "门票", "景点", "1元以上"))
             used.append(m.span())
     for m in _DURATION.finditer(t):
         if not free(*m.span()):
@@ -275,10 +293,11 @@ REQUESTS = [
     ("电话", "电话"), ("联系方式", "电话"), ("号码", "电话"), ("联系", "电话"),
     ("门票", "门票"), ("票价", "门票"),
     ("评分", "评分"), ("几分", "评分"), ("分数", "评分"), ("评价", "评分"),
-    ("游玩时间", "游玩时间"), ("玩多久", "游玩时间"), ("游玩时长", "游玩时间"), ("多长时间", "游玩时间"), ("玩多长", "游玩时间"),
+    ("游玩时间", "游玩时间"), ("玩多久", "游玩时间"), ("游玩时长", "游玩时间"), ("多长时间", "游玩时间"), ("玩多长", "游玩时间"), ("玩久", "游玩时间"),
     ("推荐菜", "推荐菜"), ("招牌菜", "推荐菜"), ("特色菜", "推荐菜"), ("什么菜", "推荐菜"), ("好吃的", "推荐菜"), ("菜品", "推荐菜"),
     ("人均消费", "人均消费"), ("人均", "人均消费"),
-    ("价格", "价格"), ("多少钱", "价格"), ("房价", "价格"), ("价钱", "价格"),
+    ("价格", "价格"), ("多少钱", "价格"), ("房价", "价格"), ("价钱", "价格"), ("多钱", "价格"), ("贵不贵", "价格"),
+    ("贵吗", "价格"), ("贵么", "价格"), ("贵嘛", "价格"),
     ("酒店类型", "酒店类型"), ("什么类型", "酒店类型"), ("类型", "酒店类型"), ("档次", "酒店类型"),
     ("酒店设施", "酒店设施"), ("设施", "酒店设施"),
     ("地铁站", "地铁"), ("坐地铁", "地铁"), ("地铁", "地铁"),
@@ -288,8 +307,9 @@ SLOT_DOMAINS = {"营业时间": ("餐馆",), "地址": PLACE_DOMAINS, "电话": 
                 "评分": PLACE_DOMAINS, "游玩时间": ("景点",), "推荐菜": ("餐馆",), "人均消费": ("餐馆",),
                 "价格": ("酒店", "景点", "餐馆"), "酒店类型": ("酒店",), "酒店设施": ("酒店",), "地铁": PLACE_DOMAINS,
                 "车型": ("出租",), "车牌": ("出租",)}
-_ASK = re.compile(r"多少|哪|什么|吗|几|？|\?|告诉|知道|查|问|怎么|如何|给我|发|说一下|介绍|有没有|是否|呢|啥")
-_NEAR_REQ = re.compile(r"(?:周边|附近|周围|旁边|就近)[^，,。？?！!；;]{0,8}?"
+_ASK = re.compile(r"多少|哪|什么|吗|几|？|\?|告诉|知道|查|问|怎么|如何|给我|发|说一下|介绍|有没有|是否|呢|啥|"
+                  r"咋|多久|多长|怎样|还有|我要|看看|提不提供|有没有")
+_NEAR_REQ = re.compile(r"(?:周边|附近|周围|旁边|边上|就近)[^，,。？?！!；;]{0,8}?"
                        r"(景点|景区|餐馆|餐厅|饭店|饭馆|酒店|宾馆|吃饭的地方|玩的地方|住的地方|吃的|玩的|住的|"
                        r"吃饭|住宿|美景|逛的|转的)")
 _WORD_DOM = {"景点": "景点", "景区": "景点", "玩的": "景点", "餐馆": "餐馆", "餐厅": "餐馆", "饭店": "餐馆",
@@ -372,7 +392,7 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
     doms = _domains_in(mt)
     inform: dict[str, dict[str, str]] = {}
     request: list[tuple[str, str]] = []
-    out = {"target": None, "inform": inform, "request": request, "names": [], "near": {}, "trip": {}}
+    out = {"target": None, "inform": inform, "request": request, "names": [], "near": {}, "trip": {}, "refer": []}
 
     # trips: 从A到B with 地铁 / 打车
     trip_dom = "出租" if re.search(r"出租|打车|打的|叫车|的士|叫一辆|车型|车牌", mt) else ("地铁" if "地铁" in mt else None)
@@ -391,22 +411,27 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
         request += [("地铁", "出发地附近地铁站"), ("地铁", "目的地附近地铁站")]
 
     # the domain the utterance looks for: a domain word not said as a reference (…附近的酒店 keeps 酒店)
-    targets = []
+    targets, asked_near = [], []
     near_words, near_spans = _near_requests(mt)
     for pos, dom, w in doms:
-        if any(a <= pos < b for a, b in near_spans) and not _SEARCH.search(mt):
-            continue  # 周边有什么酒店: asked about, not looked for
+        if any(a <= pos < b for a, b in near_spans):
+            # 周边有什么酒店: asked about, not looked for — unless it is the one kind named with a
+            # search word (推荐一个周边的酒店)
+            if _SEARCH.search(mt):
+                asked_near.append((pos, dom))
+            continue
         after = mt[pos + len(w):pos + len(w) + 3]
         before = mt[max(0, pos - 4):pos]
         if dom in ("地铁", "出租"):
             continue
-        if re.match(r"(?:的)?(?:附近|周边|周围|旁边)", after):
+        if re.match(r"(?:的)?(?:附近|周边|周围|旁边|边上|一带)", after):
             continue  # 景点附近的酒店: 景点 is where, not what
         if re.search(r"(?:这个|这家|那个|那家|该|此|这|那)$", before):
             continue  # 这个景点: a reference to the chosen one
         targets.append((pos, dom))
+    targets = targets or asked_near
     name_doms = [dom for _, dom, _ in names if dom in PLACE_DOMAINS]
-    numbers = read_numbers(mt, None)
+    numbers = read_numbers(mt, None, loose=True)
     slot_doms = {d for _, slot, d, _ in numbers if d}
     if dishes:
         slot_doms.add("餐馆")
@@ -430,6 +455,7 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
     # "它的评分有4分以上吗?": a check on the chosen place, not a new constraint
     checking = bool(re.search(r"[吗么]\W*$|是不是|是否", ft)) and not _SEARCH.search(mt) and \
         not re.search(r"找|推荐|换|再|还有|其他|别的|这些|哪", mt) and \
+        not re.search(r"有[^，,。？?！!]{0,16}的(?:景点|景区|餐馆|餐厅|饭店|饭馆|酒店|宾馆|地方)", mt) and \
         (bool(_PRONOUN.search(mt)) or bool(names) or bool(re.search(r"^\W*(?:景点|餐馆|餐厅|酒店|宾馆)的", mt)))
     if checking:
         for _, slot, dom, v in numbers:
@@ -437,8 +463,14 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
         numbers = []
 
     # constraints
+    conflicts: list[tuple[str, str, str, str]] = []
+
     def put(dom: str | None, slot: str, value: str) -> None:
         if dom:
+            had = inform.get(dom, {}).get(slot)
+            if had is not None and had != value and slot in ("门票", "人均消费", "价格", "评分", "游玩时间") \
+                    and not _compatible(had, value):
+                conflicts.append((dom, slot, had, value))  # 免费的…200元以上: the later one is kept
             inform.setdefault(dom, {})[slot] = value
 
     for _, slot, dom, v in numbers:
@@ -469,7 +501,7 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
         if any(name in (v.get("出发地"), v.get("目的地")) for v in out["trip"].values()):
             continue
         after = ft[s + len(fold(name)):s + len(fold(name)) + 4]
-        if re.match(r"(?:的)?(?:附近|周边|周围|旁边)", after):
+        if re.match(r"(?:的)?(?:附近|周边|周围|旁边|边上|一带)", after):
             near_dom = _near_target(mt, s, targets)
             if near_dom and _near_search(mt, near_dom, inform):
                 out["near"][near_dom] = (NEAR_SLOT[dom], name)
@@ -480,19 +512,28 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
         if dom not in PLACE_DOMAINS:
             continue
         after = mt[pos + len(w):pos + len(w) + 3]
-        if re.match(r"(?:的)?(?:附近|周边|周围|旁边)", after) and chosen.get(dom):
+        if re.match(r"(?:的)?(?:附近|周边|周围|旁边|边上|一带)", after) and chosen.get(dom):
             near_dom = _near_target(mt, pos, targets)
             if near_dom and near_dom not in out["near"] and _near_search(mt, near_dom, inform):
                 out["near"][near_dom] = (NEAR_SLOT[dom], chosen[dom])
     # 这些酒店中 / 周边的酒店里 / 其中: a search among the nearby places just listed
     listed = state.get("listed") or {}
-    m = re.search(r"这些|这几|那些|那几|其中|周边的|附近的|周围的|周边(?:酒店|餐馆|景点)[中里]", mt)
-    if re.search(r"不太?(?:适合|合适|行|满意)|都不|没有合适|去过了|另外|别的", mt):
+    m = re.search(r"这些|这几|这两|这三|那些|那几|那两|那三|其中|"
+                  r"周边的|附近的|周围的|周边(?:酒店|餐馆|景点)[中里]", mt)
+    if re.search(r"不太?(?:适合|合适|行|满意)|都不|没有合适|去过了|另外|别的|别处", mt):
         m = None  # the places listed are turned down: a search elsewhere
     for dom, (slot, name) in listed.items():
         if m and inform.get(dom) and dom not in out["near"]:
             out["near"][dom] = (slot, name)
-    for dom, (slot, name) in out["near"].items():
+    for dom, (slot, name) in list(out["near"].items()):
+        if not inform.get(dom) and dom in PLACE_DOMAINS:
+            # "推荐一个故宫周边的餐馆" / "颐和园周边有什么酒店": nothing asked of the place but that it be
+            # near — the list the database keeps beside that place answers it (a request), no search
+            place_dom = next(d for d, s2 in NEAR_SLOT.items() if s2 == slot)
+            request.append((place_dom, NEAR_SLOT[dom]))
+            out["refer"].append((place_dom, name))  # the place asked about becomes the chosen one
+            del out["near"][dom]
+            continue
         put(dom, slot, name)
 
     # requests
@@ -501,7 +542,7 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
         wdom = _WORD_DOM[word]
         if wdom in out["near"] or wdom in inform:
             continue  # a search near a place, not a question about it
-        of = _near_subject(mt, start, names, doms, focus, near_spans)
+        of = _near_subject(mt, start, names, doms, focus, near_spans, chosen, state.get("focus"))
         if of:
             request.append((of, NEAR_SLOT[wdom]))
     if asking:
@@ -511,7 +552,7 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
                 if any(a <= m.start() < b for a, b in taken) or any(a <= m.start() < b for a, b in near_spans):
                     continue
                 tail = mt[m.end():m.end() + 6]
-                if re.match(r"\s*(?:是|在|为|要)?\s*\d", tail):
+                if re.match(r"\s*(?:是|在|为|要|能|有|达到|能达到|不低于|高于|至少)*\s*\d", tail):
                     continue  # a constraint with its number ("人均100元"), not a question
                 taken.add((m.start(), m.end()))
                 of = _subject(mt, m.start(), names, [x for x in doms if not any(a <= x[0] < b for a, b in near_spans)],
@@ -526,9 +567,11 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
             request.append((target, "名称"))
     # values said by their context that the database does not know: 想吃X (no dish X), 叫X的酒店
     out["unknown"] = []
+    # 人均50元以下，不对，100-150元: a correction, the later value stands without a word about it
+    out["conflicts"] = [] if re.search(r"不对|不是|改成|换成|还是|算了|哦不", t) else conflicts
     if not dishes:
-        m = re.search(r"(?:想吃|要吃|爱吃|能吃到|吃到|能吃|有道菜叫|菜叫)([\u4e00-\u9fff]{2,8}?)(?:的|这道菜|，|,|。|！|!|？|\?|$)", mt)
-        if m and "＃" not in m.group(1) and not re.search(r"饭|东西|点|的|菜", m.group(1)):
+        m = re.search(r"(?:想吃|要吃|爱吃|能吃到|吃到|能吃|有道菜叫|菜叫)([\u4e00-\u9fff]{1,8}?)(?:了|的|这道菜|就行|就好|就可以|，|,|。|！|!|？|\?|$)", mt)
+        if m and len(m.group(1)) >= 2 and "＃" not in m.group(1) and not re.search(r"饭|东西|点|的|菜|就行|就好|什么|啥", m.group(1)):
             out["unknown"].append(("餐馆", "推荐菜", m.group(1)))
     m = re.search(r"(?:叫|名叫|名为|叫做)([^，,。？?！!的]{2,20})的(景点|餐馆|餐厅|饭店|酒店|宾馆)", mt)
     if m and "＃" not in m.group(1):
@@ -537,12 +580,44 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
     return out
 
 
+def _bounds(v: str) -> tuple[float, float] | None:
+    """The interval a number constraint allows ("100-150元" → (100, 150), "4分以上" → (4, inf),
+    "免费" → (0, 0)), or None when it is not a number constraint."""
+    v = fold(v)
+    if v in ("免费", "0元"):
+        return (0.0, 0.0)
+    nums = [float(x) for x in re.findall(r"\d+(?:\.\d+)?", v)]
+    if not nums:
+        return None
+    if len(nums) >= 2:
+        return (min(nums[:2]), max(nums[:2]))
+    if "以上" in v:
+        return (nums[0], float("inf"))
+    if "以下" in v:
+        return (float("-inf"), nums[0])
+    return (nums[0], nums[0])
+
+
+def _compatible(a: str, b: str) -> bool:
+    """Two values said for one number slot in one utterance can both hold (their intervals meet)."""
+    x, y = _bounds(a), _bounds(b)
+    if x is None or y is None:
+        return True
+    return max(x[0], y[0]) <= min(x[1], y[1])
+
+
 def _near_requests(mt: str) -> tuple[list[tuple[int, str]], list[tuple[int, int]]]:
     """"…周边有什么餐馆和酒店": ``(start, domain word)`` of each asked kind, and the spans."""
     words, spans = [], []
     for m in _NEAR_REQ.finditer(mt):
-        words.append((m.start(), m.group(1)))
+        word = m.group(1)
         end = m.end()
+        # 周边好吃的餐馆 / 附近好玩的景点: the kind named right after 吃的/玩的 is the one asked
+        m3 = re.match(r"(?:的)?(景点|景区|餐馆|餐厅|饭店|饭馆|酒店|宾馆|地方)", mt[end:])
+        if word in ("吃的", "玩的", "住的") and m3:
+            word = {"地方": {"吃的": "吃饭的地方", "玩的": "玩的地方", "住的": "住的地方"}[word]}.get(m3.group(1), m3.group(1))
+            end += m3.end()
+        words.append((m.start(), word))
         while True:  # each domain word of a list is asked
             m2 = re.match(r"(?:和|与|及|还有|以及|跟|、|或者?)(?:其他|别的|其它)?的?"
                           r"(景点|景区|餐馆|餐厅|饭店|饭馆|酒店|宾馆|吃的|玩的|住的)", mt[end:])
@@ -563,16 +638,32 @@ def _near_search(mt: str, dom: str, inform: dict) -> bool:
     return bool(inform.get(dom)) or bool(_SEARCH.search(mt))
 
 
-def _near_subject(mt: str, pos: int, names, doms, focus: str | None, asked=()) -> str | None:
+def _established(cands: list[tuple[int, str]], names, chosen: dict, focus: str | None) -> list[tuple[int, str]]:
+    """A question asks about a place the dialogue already has: among ``cands`` (position,
+    domain), a domain word whose domain has no place chosen or named ("它家周边有啥好吃的餐馆"
+    when only a hotel is chosen) is dropped while another candidate, or the focus, has one."""
+    named = {d for _, d, _ in names}
+    have = [c for c in cands if c[1] in named or chosen.get(c[1])]
+    if have or (focus and chosen.get(focus)):
+        return have
+    return cands
+
+
+def _near_subject(mt: str, pos: int, names, doms, focus: str | None, asked=(), chosen=None,
+                  prior_focus: str | None = None) -> str | None:
     """Whose neighbourhood a "…周边有什么酒店" asks about: the place or domain word right before
     周边/附近 (景点附近, 故宫周边, 这家店附近) that is not itself asked about, else the focus."""
     before = [(p, d) for p, d, _ in names if p < pos and d in PLACE_DOMAINS] + \
              [(p, d) for p, d, w in doms if p < pos and d in PLACE_DOMAINS
               and not any(a <= p < b for a, b in asked)]
+    before = _established(before, names, chosen or {}, focus)
     if before:
         p, d = max(before)
         if pos - p <= 24:
             return d
+    for f in (focus, prior_focus):  # the domain talked about now, else the one before, with a place
+        if f in PLACE_DOMAINS and (chosen or {}).get(f):
+            return f
     return focus if focus in PLACE_DOMAINS else None
 
 
@@ -591,12 +682,17 @@ def _subject(mt: str, pos: int, names, doms, state: dict, focus: str | None, all
     allowed = allowed or PLACE_DOMAINS
     cands = [(p, d) for p, d, _ in names if d in PLACE_DOMAINS] + \
             [(p, d) for p, d, w in doms if d in PLACE_DOMAINS and not mt[p + len(w):p + len(w) + 3].startswith(("附近", "周边", "的附近", "的周边"))]
+    cands = _established(cands, names, state.get("chosen") or {}, focus)
     before = [(p, d) for p, d in cands if p < pos and d in allowed]
     if before:
         return max(before)[1]
     after = [(p, d) for p, d in cands if p > pos and d in allowed]
     if after and len(allowed) > 1:
         return min(after)[1]
+    chosen = state.get("chosen") or {}
+    for f in (focus, state.get("focus")):  # the domain talked about now, else the one before
+        if f in allowed and chosen.get(f):
+            return f
     if focus in allowed:
         return focus
     return allowed[0] if len(allowed) == 1 else None

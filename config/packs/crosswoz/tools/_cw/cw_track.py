@@ -20,16 +20,29 @@ from __future__ import annotations
 
 import re
 
-from cw_read import PLACE_DOMAINS
+from cw_read import NEAR_SLOT, PLACE_DOMAINS
+
+NEAR_SLOTS = set(NEAR_SLOT.values())
 
 _AGAIN = re.compile(r"再|另外|另一|换|还想|还要|其他|别的|重新|不要|不想")
 #: words that narrow the search already made (among these, which of them …) instead of starting one
-_REFINE = re.compile(r"这些|这几|那些|那几|其中|里面|当中|之中|哪个|哪家|哪一")
+_REFINE = re.compile(r"这些|这几|这两|那些|那几|那两|其中|里面|当中|之中|哪个|哪家|哪一")
 #: words that look for a place (a search or a narrowing of one); a value said about the place
 #: already chosen without any of them checks or praises that place ("评分是4.5分以上吗？",
 #: "真是一个经济实惠的酒店") and starts no query
 _SEARCH = re.compile(r"找|推荐|有没有|有什么|有哪些|哪个|哪家|哪些|哪一|哪里|再|换|另|还想|还要|想去|想吃|想住|"
-                     r"附近|周边|帮|查|安排|订|选|介绍|要求|希望|最好|想要|需要|来一|要一")
+                     r"附近|周边|帮|查|安排|订|选|介绍|要求|希望|最好|想要|需要|来一|要一|"
+                     r"这些|这几|这两|那些|那几|那两|其中|里面|当中|之中")
+#: the places offered are turned down ("你说的这些不太想去"): what follows is a search of its own
+_REJECT = re.compile(r"不太?(?:想|喜欢|适合|合适|行|满意)|都不|没有合适|去过了")
+
+
+#: words that ask for a place to be proposed (推荐一个景点, 有什么好玩的景点, 找家餐馆)
+_LOOK_FOR = re.compile(r"推荐|找|介绍|有什么|有哪些|有没有|哪[个家些里]|来[一个家]|安排")
+
+
+#: "周边有什么景点" asks for the list beside a place (a request), not for a search
+_NEAR = re.compile(r"周边|附近|周围|旁边|边上|就近")
 
 
 def _copy(state: dict) -> dict:
@@ -52,7 +65,10 @@ def step(state: dict, acts: dict, text: str) -> tuple[dict, list[str]]:
             cons[dom] = dict(said)
             continue
         old = cons.get(dom) or {}
-        if old and not _REFINE.search(text):
+        near_now = any(k in NEAR_SLOTS and said[k] != old.get(k) for k in said)
+        if old and (not _REFINE.search(text) or _REJECT.search(text) or near_now):
+            # a new search states its constraints afresh; so does one among the places listed
+            # beside a place ("这些附近的酒店里有高档型的吗": near that place, not among the last results)
             cons[dom] = dict(said)  # a new search states its constraints afresh
         else:
             merged = dict(old)
@@ -64,6 +80,13 @@ def step(state: dict, acts: dict, text: str) -> tuple[dict, list[str]]:
             cons[dom] = {"名称": name}
         chosen[dom] = name
         new["last_place"] = name
+    for dom, name in acts.get("refer") or ():  # a place asked about by name, not searched for
+        chosen[dom] = name
+        new["last_place"] = name
+    target = acts.get("target")
+    if target in PLACE_DOMAINS and _LOOK_FOR.search(text) and not _NEAR.search(text) and target not in cons \
+            and not acts["names"] and not acts.get("unknown") and not acts.get("request"):
+        cons[target] = {}  # "推荐一个景点": a search with no constraint yet, over every record
     if acts.get("target"):
         new["focus"] = acts["target"]
     elif acts["names"]:

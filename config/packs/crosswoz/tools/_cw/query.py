@@ -95,5 +95,6 @@ def handle(input: dict) -> dict:
     # every query of the dialogue, numbered (the newest LOG_KEEP): hermesctl replay reads what a
     # whole turn queried
     _log_queries(prior, state, queries, turn)
-    out = cw_answer.answer(state, queries, requests, cw_db.load(), intent, acts.get("unknown") or [], text)
+    out = cw_answer.answer(state, queries, requests, cw_db.load(), intent, acts.get("unknown") or [], text,
+                           acts.get("conflicts") or [])
     return {**out, "queries": queries, "requests": requests}
