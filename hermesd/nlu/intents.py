@@ -20,8 +20,11 @@ template hit or confirms the in-scope intent the whole utterance already scored 
 Out of scope (:mod:`.rejection`): the top in-scope intent is accepted when a small logistic model
 over confidence features of the scoring (top score, lead over the runner-up, the out-of-scope
 class's gap, score entropy, coverage of the utterance by the intent's training vocabulary, share
-of unseen words, length) gives P(accept) at its threshold; an utterance whose best class is the
-out-of-scope one is rejected. The model, its threshold, the plain score threshold and the
+of unseen words, evidence — the share of its words that are the intent's and in no out-of-scope
+example —, length) gives P(accept) at its threshold. The out-of-scope class's lead is one of those
+features, not a veto: a request said in everyday words ("我想知道网络通不通") may score the
+out-of-scope class a little higher while its content words are the intent's own. Without a
+rejection model, an utterance whose best class is the out-of-scope one is rejected. The model, its threshold, the plain score threshold and the
 ambiguity margin are fitted at training time on out-of-fold scorings — k-fold cross-validation
 over the training data by record, stratified by intent, out-of-scope examples included — never on
 test data and never on one dev split. With out-of-scope training examples the thresholds maximise
@@ -56,7 +59,7 @@ from .rejection import fit as fit_rejection
 __all__ = ["CURVE_CUTS", "ClauseReading", "IntentMatch", "IntentModel", "IntentRecognizer", "IntentSpec",
            "LONG_MIN_WORDS", "clause_spans", "cross_validate", "folds_of", "train", "train_cached"]
 
-MODEL_VERSION = 6
+MODEL_VERSION = 7
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,7 +159,8 @@ class IntentModel:
         if top is None:
             return sc, None, None
         ci = self._cid[top]
-        tot = cov = uns = 0.0
+        oi = self._cid.get(self.oos_label) if self.oos_label else None
+        tot = cov = uns = ev = 0.0
         units = vocab_units(counts)
         for u in units:
             idf = self.idf.get(u)
@@ -168,8 +172,10 @@ class IntentModel:
             vs = self._vsets.get(u)
             if vs is not None and ci in vs:
                 cov += idf
-        coverage, unseen = (cov / tot, uns / tot) if tot else (0.0, 1.0)
-        return sc, top, rejection_features(sc, top, self.oos_label, coverage, unseen, len(units))
+                if oi not in vs:  # a unit everyday sentences use too is no evidence for the intent
+                    ev += idf
+        coverage, unseen, evidence = (cov / tot, uns / tot, ev / tot) if tot else (0.0, 1.0, 0.0)
+        return sc, top, rejection_features(sc, top, self.oos_label, coverage, unseen, len(units), evidence)
 
     def confidence(self, text: str) -> tuple[dict[str, float], str | None, float | None]:
         """``(scores, top in-scope intent, P(accept))``; P is None without a rejection model."""
@@ -432,7 +438,8 @@ def _calibrate(model: IntentModel, held: Sequence[_Held], oos_prior: float, targ
     """Set ``threshold``, ``reject``, ``margin`` and ``report`` of ``model`` from out-of-fold scorings."""
     oos_label = model.oos_label
     is_oos = [h.gold == oos_label for h in held]
-    # an utterance whose overall top is the out-of-scope class is rejected whatever its features
+    # the score threshold alone (no rejection model) rejects an utterance whose overall top is the
+    # out-of-scope class whatever its score
     lost = [h.top == oos_label or h.top_in is None for h in held]
     right = [h.top_in == h.gold for h in held]
     has_oos = any(is_oos)
@@ -446,7 +453,10 @@ def _calibrate(model: IntentModel, held: Sequence[_Held], oos_prior: float, targ
     else:
         ins = sorted(p[0] for p in spts if not p[1] and p[0] > -1e9)
         model.threshold = ins[int((1 - target) * len(ins))] if ins else 0.0
-    fit_i = [i for i, ls in enumerate(lost) if not ls]
+    # the rejection model sees every scoring with an in-scope top, the out-of-scope class's lead
+    # included (its ``oos_gap``): the out-of-scope class may lead by a little on a request said with
+    # everyday words ("我想知道网络通不通") whose content words are the intent's own
+    fit_i = [i for i, h in enumerate(held) if h.top_in is not None]
     xs = [held[i].x for i in fit_i]
     kinds = {(is_oos[i], right[i]) for i in fit_i}
     reject = None
@@ -742,13 +752,19 @@ class IntentRecognizer:
             return top.intent, False, len(ranked) > 1 and ranked[1].source == "template"
         if top.source == "scorer" and self.model is not None:
             model = self.model
-            if top.intent == model.oos_label:
+            if model.reject is not None:
+                # the rejection model decides, the out-of-scope class's lead over the top in-scope
+                # intent being one of its features (``oos_gap``); only the in-scope top has a confidence
+                lead = next((m for m in ranked if m.source == "scorer" and m.confidence is not None), None)
+                if lead is None:
+                    return None, True, False
+                top, oos = lead, lead.confidence < model.reject.threshold  # type: ignore[operator]
+            elif top.intent == model.oos_label:
                 oos = True
-            elif model.reject is not None and top.confidence is not None:
-                oos = top.confidence < model.reject.threshold
             else:
                 oos = top.score < model.threshold
             margin = self.margin if self.margin is not None else (model.margin or 0.0)
-            amb = len(ranked) > 1 and top.score - ranked[1].score < margin
+            rival = next((m for m in ranked if m is not top and m.intent != model.oos_label), None)
+            amb = rival is not None and top.score - rival.score < margin
             return (None if oos else top.intent), oos, (amb and not oos)
         return top.intent, False, len(ranked) > 1 and ranked[1].score == top.score

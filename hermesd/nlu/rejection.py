@@ -20,6 +20,12 @@ Features of the winning in-scope intent ``c`` of one utterance (:func:`features`
 - ``coverage``: the IDF-weighted share of the utterance's words (CJK: character bigrams) that
   occur in ``c``'s training examples; ``unseen``: the IDF-weighted share that occur in no training
   example ("I am hungry" to an office assistant: *hungry* is in none);
+- ``evidence``: the IDF-weighted share of the utterance's units that occur in ``c``'s training
+  examples *and in no out-of-scope example* — the content words of the request, not the function
+  words every sentence has. In a small pack a generic unit (我想, "did i", "to") occurs in one or two
+  examples of one intent, so ``coverage`` counts it as that intent's vocabulary and "我想吃火锅" looked
+  like a send; the out-of-scope examples (everyday sentences) say which units are generic. Without
+  an out-of-scope class it equals ``coverage``;
 - ``length``: ``log(1 + units)``.
 
 The model is :math:`P(\\text{accept}) = σ(b + Σ w_i z_i)` over standardised features
@@ -37,7 +43,7 @@ from typing import Mapping, Sequence
 
 __all__ = ["FEATURES", "RejectionModel", "SOFTMAX_T", "choose_threshold", "features", "fit", "fit_logistic"]
 
-FEATURES = ("top", "gap", "oos_gap", "entropy", "coverage", "unseen", "length")
+FEATURES = ("top", "gap", "oos_gap", "entropy", "coverage", "unseen", "evidence", "length")
 #: softmax temperature for ``entropy``, in score units (the scorer's scores of a confident top
 #: lie around 1–3 and of the rest around 0, so 0.25 spreads the probabilities usefully)
 SOFTMAX_T = 0.25
@@ -46,13 +52,15 @@ _NEWTON_STEPS = 30
 
 
 def features(scores: Mapping[str, float], top: str, oos_label: str | None, coverage: float, unseen: float,
-             units: int) -> list[float]:
+             units: int, evidence: float | None = None) -> list[float]:
     """The feature vector (order of :data:`FEATURES`) of the in-scope intent ``top`` of one scoring.
 
     :param scores: class → linear score (classes with no active feature absent: score 0).
     :param top: the in-scope intent with the highest score. :param oos_label: the out-of-scope class.
     :param coverage: IDF-weighted share of the utterance's units in ``top``'s training vocabulary.
     :param unseen: IDF-weighted share of units seen in no training example. :param units: unit count.
+    :param evidence: IDF-weighted share of units in ``top``'s vocabulary and in no out-of-scope
+        example (None: ``coverage``).
     """
     s1 = scores.get(top, 0.0)
     s2 = max((x for c, x in scores.items() if c != top and c != oos_label), default=0.0)
@@ -66,7 +74,8 @@ def features(scores: Mapping[str, float], top: str, oos_label: str | None, cover
         ent = h / math.log(n)
     else:
         ent = 0.0
-    return [s1, s1 - s2, oos - s1 if oos_label else 0.0, ent, coverage, unseen, math.log1p(units)]
+    return [s1, s1 - s2, oos - s1 if oos_label else 0.0, ent, coverage, unseen,
+            coverage if evidence is None else evidence, math.log1p(units)]
 
 
 @dataclass(slots=True)
