@@ -52,7 +52,7 @@ import orjson
 
 from .features import raw_features, tfidf_vector, vocab_units
 from .normalize import normalize
-from .rejection import RejectionModel, choose_threshold
+from .rejection import RejectionModel, choose_threshold, regime_prior
 from .rejection import features as rejection_features
 from .rejection import fit as fit_rejection
 
@@ -469,11 +469,23 @@ def _calibrate(model: IntentModel, held: Sequence[_Held], oos_prior: float, targ
             conf[i] = reject.probability(x)  # type: ignore[arg-type]
         pts = list(zip(conf, is_oos, right))
         if has_oos:
-            reject.threshold = choose_threshold(pts, oos_prior)
+            # two regimes, each cut by the same global objective: the out-of-scope class leads
+            # (mostly out of scope: a stricter cut), or an intent does
+            n_in, n_oos = sum(1 for o in is_oos if not o), sum(is_oos)
+            for led in (False, True):
+                sub = [p for p, h in zip(pts, held) if (h.top == oos_label) == led]
+                si, so = sum(1 for p in sub if not p[1]), sum(1 for p in sub if p[1])
+                cut = choose_threshold(sub, regime_prior(oos_prior, n_in, n_oos, si, so)) if si else None
+                if led:
+                    reject.threshold_led = cut if cut is not None else 1.0 + 1e-9
+                else:
+                    reject.threshold = cut if cut is not None else choose_threshold(pts, oos_prior)
+            conf_cut = [reject.cut(h.top == oos_label) for h in held]
         else:
             ins = sorted(c for c, o, _ in pts)
             reject.threshold = ins[int((1 - target) * len(ins))]
-        accepted = [c >= reject.threshold for c in conf]
+            conf_cut = [reject.threshold] * len(held)
+        accepted = [c >= t for c, t in zip(conf, conf_cut)]
         cuts = sorted(set(CURVE_CUTS) | {reject.threshold})
     else:
         pts = spts
@@ -481,7 +493,10 @@ def _calibrate(model: IntentModel, held: Sequence[_Held], oos_prior: float, targ
         cuts = [model.threshold]
     model.reject = reject
     model.margin = _ambiguity_margin(held, accepted)
-    chosen = _curve(pts, [reject.threshold if reject else model.threshold])[0]
+    n_in = max(1, sum(1 for o in is_oos if not o))
+    chosen = {"in_scope_accuracy": round(sum(1 for a, o, ok in zip(accepted, is_oos, right) if a and ok and not o)
+                                         / n_in, 4),
+              "oos_recall": round(sum(1 for a, o in zip(accepted, is_oos) if o and not a) / max(1, sum(is_oos)), 4)}
     model.report = {"folds": folds, "n": len(held), "n_oos": sum(is_oos),
                     "in_scope_accuracy": chosen["in_scope_accuracy"],
                     "closed_set_accuracy": round(sum(1 for o, ok in zip(is_oos, right) if not o and ok)
@@ -738,8 +753,10 @@ class IntentRecognizer:
             lean = next((m for m in whole if m.source == "scorer" and m.intent != model.oos_label), None)
             if oos or lean is None or lean.intent != top or lean.score < model.threshold:
                 return None
-            # and the clause is clearly not out of scope: it beats the out-of-scope class by a threshold
-            if model.oos_label and ranked[0].score - scores.get(model.oos_label, 0.0) < model.threshold:
+            # and the clause is clearly not out of scope: without a rejection model it beats the
+            # out-of-scope class by a threshold (with one, decide() weighed that class's lead already)
+            if model.reject is None and model.oos_label \
+                    and ranked[0].score - scores.get(model.oos_label, 0.0) < model.threshold:
                 return None
         return ClauseReading((lo, hi), tuple(ranked))
 
@@ -758,7 +775,8 @@ class IntentRecognizer:
                 lead = next((m for m in ranked if m.source == "scorer" and m.confidence is not None), None)
                 if lead is None:
                     return None, True, False
-                top, oos = lead, lead.confidence < model.reject.threshold  # type: ignore[operator]
+                oos = lead.confidence < model.reject.cut(top.intent == model.oos_label)  # type: ignore[operator]
+                top = lead
             elif top.intent == model.oos_label:
                 oos = True
             else:

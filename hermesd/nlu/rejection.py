@@ -41,7 +41,8 @@ import math
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-__all__ = ["FEATURES", "RejectionModel", "SOFTMAX_T", "choose_threshold", "features", "fit", "fit_logistic"]
+__all__ = ["FEATURES", "RejectionModel", "SOFTMAX_T", "choose_threshold", "features", "fit", "fit_logistic",
+           "regime_prior"]
 
 FEATURES = ("top", "gap", "oos_gap", "entropy", "coverage", "unseen", "evidence", "length")
 #: softmax temperature for ``entropy``, in score units (the scorer's scores of a confident top
@@ -90,6 +91,13 @@ class RejectionModel:
     weights: list[float]
     bias: float
     threshold: float
+    #: the cut when the out-of-scope class outscores every intent (None: ``threshold``): a regime
+    #: of its own — most such utterances are out of scope — with its cut chosen by the same objective
+    threshold_led: float | None = None
+
+    def cut(self, oos_leads: bool) -> float:
+        """The probability cut for a scoring whose out-of-scope class leads (or not)."""
+        return self.threshold_led if oos_leads and self.threshold_led is not None else self.threshold
 
     def probability(self, x: Sequence[float]) -> float:
         """P(accept) for a feature vector (order of :data:`FEATURES`)."""
@@ -100,15 +108,16 @@ class RejectionModel:
 
     def to_dict(self) -> dict[str, object]:
         return {"features": list(FEATURES), "mean": self.mean, "scale": self.scale, "weights": self.weights,
-                "bias": self.bias, "threshold": self.threshold}
+                "bias": self.bias, "threshold": self.threshold, "threshold_led": self.threshold_led}
 
     @classmethod
     def from_dict(cls, d: Mapping[str, object]) -> "RejectionModel":
         """:raises ValueError: the features differ from :data:`FEATURES` (a model of another version)."""
         if list(d.get("features", ())) != list(FEATURES):  # type: ignore[call-overload]
             raise ValueError("rejection model features mismatch")
+        led = d.get("threshold_led")
         return cls(list(d["mean"]), list(d["scale"]), list(d["weights"]), float(d["bias"]),  # type: ignore[arg-type]
-                   float(d["threshold"]))  # type: ignore[arg-type]
+                   float(d["threshold"]), None if led is None else float(led))  # type: ignore[arg-type]
 
 
 def _sigmoid(t: float) -> float:
@@ -226,6 +235,17 @@ def choose_threshold(points: Sequence[tuple[float, bool, bool]], oos_prior: floa
     if k >= n:
         return pts[-1][0] + 1e-9
     return (pts[k - 1][0] + pts[k][0]) / 2
+
+
+def regime_prior(oos_prior: float, n_in: int, n_oos: int, sub_in: int, sub_oos: int) -> float:
+    """The prior that makes :func:`choose_threshold` on a subset of the points (``sub_in`` in scope,
+    ``sub_oos`` out of scope) weigh each point as the global objective over all of them does
+    (``n_in``, ``n_oos``): the objective is a sum over points, so the best cut of each subset alone
+    is the best pair of cuts overall."""
+    if not sub_in or not sub_oos or not n_in or not n_oos:
+        return oos_prior
+    odds = oos_prior / (1 - oos_prior) * (sub_oos / n_oos) * (n_in / sub_in)
+    return odds / (1 + odds)
 
 
 def fit(xs: Sequence[Sequence[float]], is_oos: Sequence[bool], right: Sequence[bool],
