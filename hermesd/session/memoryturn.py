@@ -38,8 +38,8 @@ from typing import TYPE_CHECKING, Any
 from ..dialogue import catalogue
 from ..dialogue.questions import Confirm
 from ..logging import redact
-from ..memory.facts import ALL, HISTORY, MAX_VALUE_CHARS, SEND_ACTION, SENT, MemoryRequest, dice, normal_subject, read_request,
-                           second_person)
+from ..memory.facts import (ALL, HISTORY, MAX_VALUE_CHARS, SEND_ACTION, SENT, MemoryRequest, dice, normal_subject,
+                           read_request, second_person)
 from ..memory.hiding import hide
 from ..nlu.normalize import normalize
 from .machine import Event
