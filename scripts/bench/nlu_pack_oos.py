@@ -16,7 +16,8 @@ rejection — as the daemon decides, never the scorer alone:
 - ``--baseline DIR``: the same figures for another pack folder (e.g. the previous release's
   ``config/intents``), side by side in the same run.
 
-A benchmark, not a test: it prints one JSON object and never fails on a figure.
+Prints a table (the pack beside ``--baseline``, with the ratio), then the whole JSON. A benchmark,
+not a test: it never fails on a figure.
 """
 
 from __future__ import annotations
@@ -97,6 +98,16 @@ def main(argv: list[str] | None = None) -> int:
     out: dict[str, Any] = {"pack": measure([Path(d) for d in a.dirs], Path(a.heldout), a.folds, a.oos_prior)}
     if a.baseline:
         out["baseline"] = measure([Path(d) for d in a.baseline], Path(a.heldout), a.folds, a.oos_prior)
+    rows = [("cv", "in_scope_accuracy"), ("cv", "oos_recall"), ("heldout", "in_scope_accuracy"),
+            ("heldout", "oos_recall")]
+    print(f"{'figure':34} {'pack':>8}" + (f" {'baseline':>9} {'ratio':>6}" if a.baseline else ""))
+    for part, key in rows:
+        mine = out["pack"][part][key]
+        line = f"{part + ' ' + key:34} {mine:8.4f}"
+        if a.baseline:
+            base = out["baseline"][part][key]
+            line += f" {base:9.4f} {mine / base if base else float('nan'):6.3f}"
+        print(line)
     for v in out.values():
         for part in ("cv", "heldout"):
             if not a.misses:
