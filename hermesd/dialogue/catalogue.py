@@ -72,7 +72,8 @@ TEXTS: dict[str, dict[str, str]] = {
                           "en": "OK, I will remember {s}; its content is not shown to your role, so I will not repeat it."},
     "mem_restricted": {"zh": "{s}我记着，但你的角色不能查看。", "en": "I have {s}, but your role may not see it."},
     "mem_unknown": {"zh": "你没有告诉过我{s}。", "en": "You have not told me {s}."},
-    "mem_unknown_at": {"zh": "我不知道：你没有告诉过我{s}在哪里。", "en": "I don't know: you have not told me where {s} {be}."},
+    # {s}: zh the thing (你的车), en the clause (where your car is)
+    "mem_unknown_at": {"zh": "我不知道：你没有告诉过我{s}在哪里。", "en": "I don't know: you have not told me {s}."},
     "mem_forget_q": {"zh": "要忘掉“{s}{rel}{v}”吗？", "en": "Forget that {s}{rel}{v}?"},
     # {what}: exactly what goes, counted when asked (memoryturn._erasure_list)
     "mem_forget_all_q": {"zh": "要忘掉关于你的所有记忆吗？会删除：{what}。这不能撤销。",

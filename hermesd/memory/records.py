@@ -13,7 +13,8 @@ from typing import Any, Iterable
 import orjson
 
 __all__ = [
-    "add_task", "close_project", "count_user_memories", "delete_anchor_memories", "delete_user_history", "delete_user_memories", "delete_closed_projects", "delete_session",
+    "add_task", "close_project", "count_user_memories", "delete_anchor_memories", "delete_user_history",
+    "delete_user_memories", "delete_closed_projects", "delete_session",
     "get_summary", "insert_audit", "insert_event", "list_tasks", "list_user_memories", "preload_rows", "load_anchors",
     "load_reply", "load_session", "load_sessions", "max_version", "merge_anchor", "search_events",
     "search_summaries", "set_task_status", "store_reply", "save_session", "upsert_alias", "upsert_anchor",

@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from .controller import Controller
     from .pipeline import Part
 
-__all__ = ["MemoryTurns", "erasure_list", "fact_anchor", "said_back"]
+__all__ = ["MemoryTurns", "erasure_list", "fact_anchor", "said_back", "where_clause"]
 
 #: a stored subject must overlap the asked one at least this much (bigram Dice) to answer with it
 MIN_MATCH = 0.5
@@ -117,6 +117,11 @@ def _owner(subject: str, lang: str) -> str:
         if s.lower().startswith(mine):
             s = s[len(mine):]
     return "your " + s
+
+
+def where_clause(who: str) -> str:
+    """"where your car is" / "where your keys are": a plural noun (ends in s, not ss) takes "are"."""
+    return f"where {who} {'are' if re.search(r'[^s]s$', who) else 'is'}"
 
 
 def said_back(value: str) -> str:
@@ -249,8 +254,7 @@ class MemoryTurns:
         best = await self._best(s, req.subject)
         if best is None:
             if req.relation == "at":  # "where is my car?" → "you have not told me where your car is"
-                be = "are" if lang != "zh" and re.search(r"[^s]s$", who) else "is"
-                return catalogue.say("mem_unknown_at", lang, s=who, be=be)
+                return catalogue.say("mem_unknown_at", lang, s=who if lang == "zh" else where_clause(who))
             return catalogue.say("mem_unknown", lang, s=who)
         view = hide({"data": dict(best["data"])}, self.c.memory.settings.hidden_fields.get(s.role, []))
         d = view["data"]

@@ -6,7 +6,7 @@ import pytest
 
 from hermesd.dialogue import catalogue
 from hermesd.memory.facts import ALL, HISTORY, SENT, read_request, second_person
-from hermesd.session.memoryturn import _owner, erasure_list, said_back
+from hermesd.session.memoryturn import _owner, erasure_list, said_back, where_clause
 
 WHERE = [
     ("我的车停在哪", "车"), ("我的车停哪了", "车"), ("车停哪了", "车"), ("我的车在哪里", "车"), ("我把钥匙放哪了", "钥匙"),
@@ -66,9 +66,11 @@ def test_the_subject_is_the_users(subject, lang, who):
 def test_recall_sentences_are_whole():
     assert catalogue.say("mem_recall", "zh", when="在6月19日 10:00", s=_owner("我的车", "zh"), rel="",
                          v=said_back("停在B2层")) == "你在6月19日 10:00说过：你的车停在B2层。"
-    assert catalogue.say("mem_unknown_at", "en", s=_owner("car", "en"), be="is") == \
+    assert catalogue.say("mem_unknown_at", "en", s=where_clause(_owner("car", "en"))) == \
         "I don't know: you have not told me where your car is."
-    assert catalogue.say("mem_unknown_at", "zh", s=_owner("车", "zh"), be="is") == "我不知道：你没有告诉过我你的车在哪里。"
+    assert where_clause(_owner("keys", "en")) == "where your keys are"
+    assert where_clause(_owner("glass", "en")) == "where your glass is"
+    assert catalogue.say("mem_unknown_at", "zh", s=_owner("车", "zh")) == "我不知道：你没有告诉过我你的车在哪里。"
 
 
 @pytest.mark.parametrize("text,subject", [
