@@ -31,7 +31,10 @@ Features of the winning in-scope intent ``c`` of one utterance (:func:`features`
 The model is :math:`P(\\text{accept}) = σ(b + Σ w_i z_i)` over standardised features
 (:math:`z = (x − μ)/σ`), fitted by Newton's method (IRLS) with a small L2 penalty; an utterance is
 accepted when its probability reaches ``threshold``, chosen on the same out-of-fold points to
-maximise ``(1 − oos_prior)·in-scope accuracy + oos_prior·OOS recall``. Everything is plain floats
+maximise ``(1 − oos_prior)·in-scope accuracy + oos_prior·OOS recall``. A scoring whose out-of-scope
+class outscores every intent is a regime of its own (mostly out of scope, but a request said in
+everyday words can land there) with its own cut ``threshold_led``; both cuts are chosen for the same
+global objective (:func:`regime_prior`), so the model — not a veto — decides either way. Everything is plain floats
 and lists: the model serialises to JSON and scores in a few microseconds without numpy.
 """
 
