@@ -469,17 +469,14 @@ def _calibrate(model: IntentModel, held: Sequence[_Held], oos_prior: float, targ
             conf[i] = reject.probability(x)  # type: ignore[arg-type]
         pts = list(zip(conf, is_oos, right))
         if has_oos:
-            # two regimes, each cut by the same global objective: the out-of-scope class leads
-            # (mostly out of scope: a stricter cut), or an intent does
+            # one cut by the global objective; where the out-of-scope class leads (mostly out of
+            # scope) the cut of those scorings alone, by the same objective (regime_prior), never lower
+            reject.threshold = choose_threshold(pts, oos_prior)
             n_in, n_oos = sum(1 for o in is_oos if not o), sum(is_oos)
-            for led in (False, True):
-                sub = [p for p, h in zip(pts, held) if (h.top == oos_label) == led]
-                si, so = sum(1 for p in sub if not p[1]), sum(1 for p in sub if p[1])
-                cut = choose_threshold(sub, regime_prior(oos_prior, n_in, n_oos, si, so)) if si else None
-                if led:
-                    reject.threshold_led = cut if cut is not None else 1.0 + 1e-9
-                else:
-                    reject.threshold = cut if cut is not None else choose_threshold(pts, oos_prior)
+            sub = [p for p, h in zip(pts, held) if h.top == oos_label]
+            si, so = sum(1 for p in sub if not p[1]), sum(1 for p in sub if p[1])
+            led = choose_threshold(sub, regime_prior(oos_prior, n_in, n_oos, si, so)) if si else 1.0 + 1e-9
+            reject.threshold_led = max(reject.threshold, led)
             conf_cut = [reject.cut(h.top == oos_label) for h in held]
         else:
             ins = sorted(c for c, o, _ in pts)

@@ -33,8 +33,9 @@ The model is :math:`P(\\text{accept}) = σ(b + Σ w_i z_i)` over standardised fe
 accepted when its probability reaches ``threshold``, chosen on the same out-of-fold points to
 maximise ``(1 − oos_prior)·in-scope accuracy + oos_prior·OOS recall``. A scoring whose out-of-scope
 class outscores every intent is a regime of its own (mostly out of scope, but a request said in
-everyday words can land there) with its own cut ``threshold_led``; both cuts are chosen for the same
-global objective (:func:`regime_prior`), so the model — not a veto — decides either way. Everything is plain floats
+everyday words can land there) with its own cut ``threshold_led``, chosen on those scorings for the
+same global objective (:func:`regime_prior`) and never below ``threshold``: the out-of-scope class's
+lead is evidence against an intent, never for it. The model — not a veto — decides either way. Everything is plain floats
 and lists: the model serialises to JSON and scores in a few microseconds without numpy.
 """
 
@@ -95,7 +96,7 @@ class RejectionModel:
     bias: float
     threshold: float
     #: the cut when the out-of-scope class outscores every intent (None: ``threshold``): a regime
-    #: of its own — most such utterances are out of scope — with its cut chosen by the same objective
+    #: of its own — most such utterances are out of scope — cut by the same objective, never lower
     threshold_led: float | None = None
 
     def cut(self, oos_leads: bool) -> float:
