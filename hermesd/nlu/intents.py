@@ -543,10 +543,12 @@ _SLOT = re.compile(r"\{(\w+)\}")
 _STRIP = re.compile(r"[\s,.!?;:'\"~，。！？；：、]+")
 #: words around a template that do not change the request ("请帮我…", "could you please …", "…一下吧");
 #: matched on the stripped text, so they are stripped the same way (no spaces, no apostrophes)
-_POLITE_HEAD_WORDS = ("请", "麻烦", "麻烦你", "帮我", "帮忙", "你能", "能不能", "可以", "我要", "我想", "我需要",
+_POLITE_HEAD_WORDS = ("请", "麻烦", "麻烦你", "帮我", "帮忙", "你能", "能不能", "可以", "我要", "我想", "我需要", "也",
                       "please", "can you", "could you", "would you", "will you", "i want to", "i'd like to",
                       "i would like to", "i need to")
-_POLITE_TAIL_WORDS = ("一下", "吧", "好吗", "可以吗", "行吗", "谢谢", "please", "thanks", "thank you", "for me", "now")
+#: additive adverbs ("… as well", "… too", "也…") add the request to an earlier one without changing it
+_POLITE_TAIL_WORDS = ("一下", "吧", "好吗", "可以吗", "行吗", "谢谢", "please", "thanks", "thank you", "for me", "now",
+                      "as well", "too", "also")
 
 
 def _alternatives(words: Sequence[str]) -> str:
