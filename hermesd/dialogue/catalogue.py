@@ -73,17 +73,23 @@ TEXTS: dict[str, dict[str, str]] = {
                           "en": "OK, I will remember {s}; its content is not shown to your role, so I will not repeat it."},
     "mem_restricted": {"zh": "{s}我记着，但你的角色不能查看。", "en": "I have {s}, but your role may not see it."},
     "mem_unknown": {"zh": "你没有告诉过我{s}。", "en": "You have not told me {s}."},
+    # {s}: zh the thing (你的车), en the clause (where your car is)
+    "mem_unknown_at": {"zh": "我不知道：你没有告诉过我{s}在哪里。", "en": "I don't know: you have not told me {s}."},
     "mem_forget_q": {"zh": "要忘掉“{s}{rel}{v}”吗？", "en": "Forget that {s}{rel}{v}?"},
-    "mem_forget_all_q": {"zh": "要忘掉我记着的关于你的所有事情吗？包括你让我记住的{n}件事，以及做过的事的记录"
-                               "（比如发过哪些文件）。这不能撤销。",
-                         "en": "Forget everything I remember about you? That is the {n} things you asked me to "
-                               "remember and the record of what was done (such as the documents sent). This cannot "
-                               "be undone."},
+    # {what}: exactly what goes, counted when asked (memoryturn._erasure_list)
+    "mem_forget_all_q": {"zh": "要忘掉关于你的所有记忆吗？会删除：{what}。这不能撤销。",
+                         "en": "Forget everything I remember about you? That erases {what}. This cannot be undone."},
+    "mem_forget_sent_q": {"zh": "要删除你的发送记录吗？会删除：{what}。你让我记住的事不受影响。这不能撤销。",
+                          "en": "Delete your send history? That erases {what}. What you asked me to remember stays. "
+                                "This cannot be undone."},
+    "mem_forget_history_q": {"zh": "要删除你的操作记录吗？会删除：{what}。你让我记住的事不受影响。这不能撤销。",
+                             "en": "Delete your history? That erases {what}. What you asked me to remember stays. "
+                                   "This cannot be undone."},
+    "mem_forgot_list": {"zh": "好的，已删除：{what}。", "en": "Done, I have erased {what}."},
+    "mem_no_sent": {"zh": "你还没有发送记录，没有要删除的。", "en": "You have no send history, so there is nothing to delete."},
+    "mem_no_history": {"zh": "你还没有操作记录，没有要删除的。", "en": "You have no history, so there is nothing to delete."},
     "mem_forgot": {"zh": "好的，已经忘掉了：{s}{rel}{v}。", "en": "Done, I have forgotten that {s}{rel}{v}."},
-    "mem_forgot_all": {"zh": "好的，关于你的记忆已全部清除。", "en": "Done, everything I remembered about you is erased."},
     "mem_forget_none": {"zh": "我本来就没有记着{s}。", "en": "I had nothing stored about {s}."},
-    "mem_forget_all_admin": {"zh": "只有管理员可以清空全部记忆。你可以说“忘掉”加上具体的事。",
-                             "en": "Only an administrator may erase every memory. You can ask me to forget one thing."},
     "mem_nothing": {"zh": "我没有记着关于你的任何事情。", "en": "I do not remember anything about you."},
     # references (hermesd.session.references): {noun} the type noun as said (订单, order), {when} the time phrase
     "ref_none": {"zh": "这个会话里还没有提到过{noun}。", "en": "No {noun} has come up in this conversation yet."},

@@ -11,8 +11,12 @@ pack templates. The text is read after :func:`hermesd.nlu.normalize.normalize`
   not part of the subject; a body with no relation is a note (subject = body).
 - ``memory.recall``: 我的X是什么/是多少/叫什么/在哪, X放哪了, "what's my X",
   "where is my X", "where did I put X", "do you remember my X".
-- ``memory.forget``: 忘掉/忘记/删掉 X, "forget (about) X"; 所有/全部/一切 and
-  "everything"/"all" mean every memory of the caller (admin only, confirmed).
+- ``memory.forget``: 忘掉/忘记/删掉/清空 X, "forget (about) X"; 所有/全部/一切 and
+  "everything"/"all" mean every memory of the caller (:data:`ALL`: facts, notes, other slots and
+  the history); the send history alone — 发送记录, 发过的文件, "what I sent", "send history" — is
+  :data:`SENT`, and the whole history of what was done — 操作记录, 历史记录, "my history", "what I
+  did" — is :data:`HISTORY`: the record of actions, not the facts. Each is the caller's own,
+  confirmed first.
 
 :func:`match_subject` ranks stored subjects against a question by character
 bigram Dice overlap (Chinese has no spaces; bigrams are the usual unit for
@@ -24,12 +28,19 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-__all__ = ["ALL", "MemoryRequest", "MAX_VALUE_CHARS", "dice", "normal_subject", "read_request"]
+__all__ = ["ALL", "HISTORY", "SENT", "SEND_ACTION", "MemoryRequest", "MAX_VALUE_CHARS", "dice", "normal_subject", "read_request",
+           "second_person"]
 
 #: longest value kept, in characters; a longer one is cut and the reply says so
 MAX_VALUE_CHARS = 200
 #: the subject of "forget everything"
 ALL = "*"
+#: the subject of "forget what I sent" (the send history: events of :data:`SEND_ACTION`)
+SENT = "history:send"
+#: the subject of "forget my history" (every event of the caller: what was done)
+HISTORY = "history:*"
+#: the action whose events are the send history (the tool ``doc.list_sent`` recalls)
+SEND_ACTION = "send_document"
 
 _ZH_REMEMBER = re.compile(r"^(?P<ask>(?:请|麻烦)?(?:帮我|给我)?)(?:记住|记一下|记下|记着|记好)(?P<done>了)?[:,，：\s]*(?P<body>.+)$")
 _EN_REMEMBER = re.compile(r"^(?:please\s+)?(?:remember|note|don't forget|do not forget)(?:\s+that)?[:,\s]+(?P<body>.+)$")
@@ -37,23 +48,38 @@ _ZH_REL = re.compile(r"(放在|存在|藏在|停在|在|是|叫|为)")
 _EN_IS = re.compile(r"^(?:my|the|our)\s+(?P<s>.+?)\s+(?:is|are|was|=)\s+(?P<v>.+)$")
 _EN_PUT = re.compile(r"^i\s+(?:put|left|keep|parked|stored|hid)\s+(?:my\s+|the\s+)?(?P<s>.+?)\s+"
                      r"(?P<v>(?:in|on|under|at|behind|inside|next to)\s+.+)$")
+#: where a thing is asked: a placing verb (停/放/存/藏/搁/丢/落) and 在哪 belong to the question, not to
+#: the subject ("我的车停在哪" asks about 车)
+_ZH_WHERE = r"(?:(?:停|放|存|藏|搁|丢|落|忘)(?:在|到)?|在)(?:哪里|哪儿|哪)(?:了|啦)?"
 _ZH_RECALL = (
-    re.compile(r"^(?:你还?记得)?(?:我家?的|我们的)(?P<s>.+?)(?:是什么|是多少|是啥|是哪个|叫什么|在哪里|在哪儿|在哪|放在哪里?|放哪了?|"
+    re.compile(r"^(?:你还?记得)?(?:我家?的|我们的)(?P<s>.+?)(?:(?P<at>" + _ZH_WHERE + r")|是什么|是多少|是啥|是哪个|叫什么|"
                r"是几号|是多少号)(?:来着)?[?？吗呢。!]*$"),
-    re.compile(r"^(?:我把)?(?:我的)?(?P<s>.+?)(?:放在哪了|放哪了|放哪儿了|放在哪里了|放哪里了)[?？吗呢。]*$"),
+    re.compile(r"^(?:你还?记得)?我(?P<s>叫)什么(?:名字)?(?:来着)?[?？吗呢。!]*$"),
+    re.compile(r"^(?:我把)?(?:我的)?(?P<s>.+?)(?P<at>(?:放|停|存|藏|搁|丢|落)(?:在|到)?(?:哪里|哪儿|哪)了?)[?？吗呢。]*$"),
     re.compile(r"^你还?记得(?:我家?的)(?P<s>.+?)吗[?？]*$"),
 )
 _EN_RECALL = (
     re.compile(r"^(?:what(?:'s| is| was)|tell me)\s+my\s+(?P<s>.+?)\??$"),
     re.compile(r"^where(?:'s| is| are| was| were)\s+my\s+(?P<s>.+?)\??$"),
+    # "where did I park (it)?": parking with no object is the car's
+    re.compile(r"^where\s+(?:did|do|can|should)\s+i\s+(?P<s>park)(?:\s+it)?(?:\s+the\s+car)?\??$"),
     re.compile(r"^where\s+(?:did|do)\s+i\s+(?:put|leave|keep|park|store|hide)\s+(?:my\s+|the\s+)?(?P<s>.+?)\??$"),
     re.compile(r"^do\s+you\s+remember\s+(?:my|where my)\s+(?P<s>.+?)(?:\s+is)?\??$"),
 )
-_ZH_FORGET = re.compile(r"^(?:请|麻烦)?(?:帮我)?(?:忘掉|忘记|忘了|删掉|删除|清除|抹掉)(?:关于)?(?:我的|我家的)?(?P<s>.+?)(?:吧|的事|这件事|的记忆)?[。!！]*$")
-_EN_FORGET = re.compile(r"^(?:please\s+)?(?:forget|erase|delete)\s+(?:about\s+)?(?:my\s+|the\s+)?(?P<s>.+?)[.!]*$")
+_ZH_FORGET = re.compile(r"^(?:请|麻烦)?(?:帮我)?(?:忘掉|忘记|忘了|删掉|删除|清除|清空|抹掉|抹去)(?:关于)?(?:我的|我家的)?(?P<s>.+?)(?:吧|的事|这件事|的记忆)?[。!！]*$")
+_EN_FORGET = re.compile(r"^(?:please\s+)?(?:forget|erase|delete|clear|wipe)\s+(?:about\s+)?(?:my\s+|the\s+)?(?P<s>.+?)[.!]*$")
 _ALL_WORDS = {"所有", "全部", "一切", "所有记忆", "全部记忆", "所有的记忆", "所有东西", "所有事", "所有的事", "你记得的一切",
               "everything", "all", "all memories", "all my memories", "everything you know", "everything about me"}
 _TRIM = " ,，。.!！?？:：;；"
+#: the send history named as a thing: (所有)发送/发件/发过的(文件)(记录) — a record word or 发过 is needed
+_ZH_SENT = re.compile(r"^(?:所有|全部)?的?(?:我)?(?:(?:发送|发件|发出|已发送|发过|发出去)(?:过)?的?(?:文件|文档|东西|邮件)?的?"
+                      r"(?:记录|历史|历史记录|列表)|发过的(?:文件|文档|东西|邮件)|(?:文件|文档)的?发送(?:记录|历史))$")
+_EN_SENT = re.compile(r"^(?:all\s+)?(?:(?:what|everything|(?:the\s+)?(?:documents|files|things|stuff))\s+(?:that\s+)?i(?:'ve| have)?\s+sent"
+                      r"(?:\s+out)?|(?:my\s+|the\s+)?(?:send|sent|sending)\s+(?:history|log|records?|list)"
+                      r"|(?:my\s+|the\s+)?sent\s+(?:documents|files|items))$")
+_ZH_HISTORY = re.compile(r"^(?:所有|全部)?的?(?:我的)?(?:操作记录|历史记录|使用记录|活动记录|做过的事(?:情)?(?:的记录)?|我做过的事(?:情)?)$")
+_EN_HISTORY = re.compile(r"^(?:my\s+|the\s+|all\s+(?:of\s+)?(?:my\s+)?)?(?:history|activity(?:\s+log)?|action\s+history)$"
+                         r"|^(?:what|everything)\s+i(?:'ve| have)?\s+(?:did|done)$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +90,8 @@ class MemoryRequest:
     :param subject: what it is about, as said without the owner (门禁密码, "locker code");
         :data:`ALL` for "forget everything".
     :param value: what to remember (remember only).
-    :param relation: ``is`` (the value is the thing) | ``at`` (a place) | ``note`` (no relation).
+    :param relation: ``is`` (the value is the thing) | ``at`` (a place) | ``note`` (no relation);
+        for a recall, ``at`` when the question asks where (在哪, "where is my …").
     :param lang: ``zh`` | ``en`` (the grammar that matched).
     :param truncated: the value was longer than :data:`MAX_VALUE_CHARS` and was cut.
     """
@@ -93,6 +120,9 @@ def _cut(value: str) -> tuple[str, bool]:
 
 def _remember_zh(body: str) -> MemoryRequest:
     body = body.strip(_TRIM)
+    if m := re.match(r"^我(?:的名字)?叫(?P<v>.+)$", body):  # 我叫X: X is my name
+        value, cut = _cut(m.group("v"))
+        return MemoryRequest("memory.remember", "名字", value, "is", "zh", cut)
     m = _ZH_REL.search(body)
     if m is None or m.start() == 0:
         value, cut = _cut(body)
@@ -105,6 +135,12 @@ def _remember_zh(body: str) -> MemoryRequest:
 
 def _remember_en(body: str) -> MemoryRequest:
     body = body.strip(_TRIM)
+    if m := re.match(r"^(?:i'm called|i am called|call me|my name's)\s+(?P<v>.+)$", body):
+        value, cut = _cut(m.group("v"))
+        return MemoryRequest("memory.remember", "name", value, "is", "en", cut)
+    if m := re.match(r"^i\s+parked\s+(?:my car\s+|the car\s+|it\s+)?(?P<v>(?:in|on|at|under|behind|near|next to|outside)\s+.+)$", body):
+        value, cut = _cut(m.group("v"))
+        return MemoryRequest("memory.remember", "car", value, "at", "en", cut)
     for pat, relation in ((_EN_PUT, "at"), (_EN_IS, "is")):
         m = pat.match(body)
         if m:
@@ -145,7 +181,9 @@ def _read(t: str) -> MemoryRequest | None:
             return _forget(m.group("s"), "zh")
         for pat in _ZH_RECALL:
             if m := pat.match(t):
-                return MemoryRequest("memory.recall", m.group("s").strip(_TRIM), lang="zh")
+                subject = "名字" if m.group("s") == "叫" else m.group("s").strip(_TRIM)
+                at = "at" in pat.groupindex and m.group("at") is not None
+                return MemoryRequest("memory.recall", subject, relation="at" if at else "is", lang="zh")
         return None
     if m := _EN_REMEMBER.match(t):
         return _remember_en(m.group("body"))
@@ -153,7 +191,9 @@ def _read(t: str) -> MemoryRequest | None:
         return _forget(m.group("s"), "en")
     for pat in _EN_RECALL:
         if m := pat.match(t):
-            return MemoryRequest("memory.recall", m.group("s").strip(_TRIM), lang="en")
+            subject = "car" if m.group("s") == "park" else m.group("s").strip(_TRIM)
+            at = t.startswith("where") or " where " in t
+            return MemoryRequest("memory.recall", subject, relation="at" if at else "is", lang="en")
     return None
 
 
@@ -163,6 +203,10 @@ def _forget(subject: str, lang: str) -> MemoryRequest | None:
         return None
     if s in _ALL_WORDS or s.removesuffix(" of it") in _ALL_WORDS:
         return MemoryRequest("memory.forget", ALL, lang=lang)
+    if (_ZH_SENT if lang == "zh" else _EN_SENT).match(s):
+        return MemoryRequest("memory.forget", SENT, lang=lang)
+    if (_ZH_HISTORY if lang == "zh" else _EN_HISTORY).match(s):
+        return MemoryRequest("memory.forget", HISTORY, lang=lang)
     return MemoryRequest("memory.forget", s, lang=lang)
 
 
@@ -178,3 +222,60 @@ def dice(a: str, b: str) -> float:
         return 1.0
     x, y = _bigrams(a), _bigrams(b)
     return 2 * len(x & y) / (len(x) + len(y))
+
+
+# -- said back: first person → second person ---------------------------------------------------
+_ZH_SWAP = {"我们": "你们", "咱们": "你们", "我": "你", "你们": "我们", "你": "我", "您": "我"}
+_ZH_PRONOUN = re.compile(r"我们|咱们|你们|(?<!自)我|你|您")
+_EN_SWAP = {"i": "you", "me": "you", "my": "your", "mine": "yours", "myself": "yourself", "i'm": "you're",
+            "i've": "you've", "i'll": "you'll", "i'd": "you'd", "we": "you", "us": "you", "our": "your",
+            "ours": "yours", "ourselves": "yourselves", "we're": "you're", "we've": "you've", "we'll": "you'll",
+            "your": "my", "yours": "mine", "yourself": "myself", "you're": "I'm", "you've": "I've",
+            "you'll": "I'll", "you'd": "I'd"}
+_EN_WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?")
+#: after a first-person subject the verb agrees with "you" ("I am" → "you are", "I was" → "you were")
+_EN_AGREE = {"am": "are", "was": "were"}
+_EN_CLAUSE_START = {"", "and", "but", "or", "so", "that", "because", "when", "if", "then"}
+
+
+def second_person(text: str, lang: str) -> str:
+    """A user's own words said back to them: first and second person swapped, the rest unchanged.
+
+    Pronoun reflection as in ELIZA (Weizenbaum 1966): 我→你, 我们→你们, 你→我 (自我 stays);
+    English I/me/my/mine/myself/we/us/our → you/your…, "I am"/"I was" → "you are"/"you were", and
+    the user's "you" (the assistant) → "I" at the start of a clause, else "me". Names and values
+    keep their case ("my name is Bob" → "your name is Bob").
+
+    >>> second_person("i'm allergic to nuts", "en")
+    "you're allergic to nuts"
+    >>> second_person("我下周三去上海出差", "zh")
+    '你下周三去上海出差'
+    """
+    if lang == "zh":
+        return _ZH_PRONOUN.sub(lambda m: _ZH_SWAP[m.group(0)], text)
+    out: list[str] = []
+    pos = 0
+    prev = ""  # the previous word, lower case ("" at a clause start)
+    for m in _EN_WORD.finditer(text):
+        w = m.group(0)
+        low = w.lower()
+        gap = text[pos:m.start()]
+        if any(c in gap for c in ",;:.!?"):
+            prev = ""
+        if low in _EN_SWAP:
+            rep = _EN_SWAP[low]
+        elif low == "you":
+            rep = "I" if prev in _EN_CLAUSE_START else "me"
+        elif low in _EN_AGREE and prev in ("i", "we"):
+            rep = _EN_AGREE[low]
+        elif low in ("are", "were") and prev == "you":
+            rep = {"are": "am", "were": "was"}[low]
+        else:
+            rep = w
+        if rep != w and w[0].isupper() and rep != "I" and m.start() == 0:
+            rep = rep[0].upper() + rep[1:]
+        out.append(gap + rep)
+        pos = m.end()
+        prev = low
+    out.append(text[pos:])
+    return "".join(out)

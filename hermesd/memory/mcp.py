@@ -448,18 +448,39 @@ class MemoryCore:
                    detail=f"summaries={counts['summaries']} events={counts['events']}")
         return {"l1_bytes": n_l1, **counts}
 
-    async def forget_user(self, uid: int) -> int:
-        """Erase every memory of ``uid`` (slots and events, L1 and L2; recorded for L3); returns the slots erased."""
+    async def forget_user(self, uid: int, upto: tuple[int, int] | None = None) -> dict[str, int]:
+        """Erase every memory of ``uid`` (slots and events, L1 and L2; recorded for L3), the audit row
+        in the same transaction. Awaits durability.
+
+        :param upto: ``(max summary id, max event id)`` from :meth:`count_user` when the user was
+            asked: what was stored after the question stays. None: everything.
+        :return: ``{"summaries": n, "events": n}`` rows deleted.
+        """
         n_l1 = 0
         self.forgets += 1
         for key, slot in self.l1.items():
-            if key[0] == uid:
+            if key[0] == uid:  # L1 is a write-through copy: dropping it loses nothing committed
                 self.l1.pop(key)
                 n_l1 += slot.size
-        counts = await self.l2.awrite(records.delete_user_memories, uid, self.now_ms())
-        self.audit("forget", f"user:{uid}", "memory_l1,memory_l2,memory_l3", n_l1, 0, uid=uid, subject="*",
-                   detail=f"summaries={counts['summaries']} events={counts['events']}")
-        return counts["summaries"]
+        row = self.audit_row("forget", f"user:{uid}", "memory_l1,memory_l2,memory_l3", n_l1, 0, uid=uid,
+                             subject="*", detail="everything")
+        return await self.l2.awrite(records.delete_user_memories, uid, self.now_ms(), upto, row)
+
+    async def count_user(self, uid: int, action: str | None = None) -> dict[str, int]:
+        """What :meth:`forget_user` / :meth:`forget_history` would erase now (see
+        :func:`records.count_user_memories`)."""
+        return await self.l2.aread(records.count_user_memories, uid, action)
+
+    async def forget_history(self, uid: int, action: str | None, max_id: int) -> int:
+        """Erase ``uid``'s history (events; of ``action`` only if given) up to event id ``max_id``,
+        the audit row in the same transaction; facts and other slots stay. Awaits durability.
+
+        :return: events deleted.
+        """
+        self.forgets += 1
+        row = self.audit_row("forget", f"user:{uid}", "memory_l2,memory_l3", 0, 0, uid=uid,
+                             subject=f"history:{action or '*'}", detail="history")
+        return await self.l2.awrite(records.delete_user_history, uid, action, max_id, self.now_ms(), row)
 
     async def close_project(self, project: str, closed_ms: int | None = None) -> None:
         """Mark a project closed (its project-class memories are deleted ``project_keep_s`` later)."""

@@ -13,7 +13,8 @@ from typing import Any, Iterable
 import orjson
 
 __all__ = [
-    "add_task", "close_project", "delete_anchor_memories", "delete_user_memories", "delete_closed_projects", "delete_session",
+    "add_task", "close_project", "count_user_memories", "delete_anchor_memories", "delete_user_history",
+    "delete_user_memories", "delete_closed_projects", "delete_session",
     "get_summary", "insert_audit", "insert_event", "list_tasks", "list_user_memories", "preload_rows", "load_anchors",
     "load_reply", "load_session", "load_sessions", "max_version", "merge_anchor", "search_events",
     "search_summaries", "set_task_status", "store_reply", "save_session", "upsert_alias", "upsert_anchor",
@@ -188,15 +189,58 @@ def preload_rows(conn: sqlite3.Connection, uid: int, session_id: str, n: int) ->
     return out
 
 
-def delete_user_memories(conn: sqlite3.Connection, uid: int, at_ms: int) -> dict[str, int]:
+def delete_user_memories(conn: sqlite3.Connection, uid: int, at_ms: int, upto: tuple[int, int] | None = None,
+                         audit: dict[str, Any] | None = None) -> dict[str, int]:
     """Erase every slot and event of ``uid``; record it for L3 (anchor ``*``).
 
+    :param upto: ``(max summary id, max event id)`` counted when the user was asked
+        (:func:`count_user_memories`): rows stored after the question are kept. None: every row.
+    :param audit: an audit row written in the same transaction (its ``detail`` gets the counts).
     :return: ``{"summaries": n, "events": n}`` rows deleted.
     """
-    n_s = conn.execute("DELETE FROM summaries WHERE uid=?", (uid,)).rowcount
-    n_e = conn.execute("DELETE FROM events WHERE uid=?", (uid,)).rowcount
+    ms, me = upto if upto is not None else (2 ** 62, 2 ** 62)
+    n_s = conn.execute("DELETE FROM summaries WHERE uid=? AND id<=?", (uid, ms)).rowcount
+    n_e = conn.execute("DELETE FROM events WHERE uid=? AND id<=?", (uid, me)).rowcount
     conn.execute("INSERT INTO forgotten (anchor, uid, at_ms) VALUES ('*',?,?)", (uid, at_ms))
+    if audit is not None:
+        insert_audit(conn, {**audit, "detail": f"{audit.get('detail', '')} summaries={n_s} events={n_e}".strip()})
     return {"summaries": n_s, "events": n_e}
+
+
+def count_user_memories(conn: sqlite3.Connection, uid: int, action: str | None = None) -> dict[str, int]:
+    """What an erasure of ``uid``'s memories would take, counted when the user is asked.
+
+    :param action: count only the history (events) of this action (``send_document``).
+    :return: ``{"facts": n, "notes": n, "other": n, "events": n, "max_summary": id, "max_event": id}``:
+        the slots that are facts (anchor ``fact:``) and notes (``note:``), the other slots, the events
+        (of ``action`` if given), and the highest row ids then, so the erasure takes exactly what was
+        counted and nothing stored after the question (:func:`delete_user_history`,
+        :func:`delete_user_memories`).
+    """
+    f, n, o, ms = conn.execute(
+        "SELECT COALESCE(SUM(anchor LIKE 'fact:%'),0), COALESCE(SUM(anchor LIKE 'note:%'),0), "
+        "COALESCE(SUM(anchor NOT LIKE 'fact:%' AND anchor NOT LIKE 'note:%'),0), COALESCE(MAX(id),0) "
+        "FROM summaries WHERE uid=?", (uid,)).fetchone()
+    q, a = ("SELECT COUNT(*), COALESCE(MAX(id),0) FROM events WHERE uid=?", (uid,)) if action is None else \
+        ("SELECT COUNT(*), COALESCE(MAX(id),0) FROM events WHERE uid=? AND action=?", (uid, action))
+    e, me = conn.execute(q, a).fetchone()
+    return {"facts": f, "notes": n, "other": o, "events": e, "max_summary": ms, "max_event": me}
+
+
+def delete_user_history(conn: sqlite3.Connection, uid: int, action: str | None, max_id: int, at_ms: int,
+                        audit: dict[str, Any]) -> int:
+    """Erase ``uid``'s history — its events (of ``action`` only, if given) with ids up to ``max_id``
+    — and write ``audit`` in the same transaction; record it for L3 (anchor ``history:<action|*>``).
+
+    :return: events deleted.
+    """
+    if action is None:
+        n = conn.execute("DELETE FROM events WHERE uid=? AND id<=?", (uid, max_id)).rowcount
+    else:
+        n = conn.execute("DELETE FROM events WHERE uid=? AND action=? AND id<=?", (uid, action, max_id)).rowcount
+    conn.execute("INSERT INTO forgotten (anchor, uid, at_ms) VALUES (?,?,?)", (f"history:{action or '*'}", uid, at_ms))
+    insert_audit(conn, {**audit, "detail": f"{audit.get('detail', '')} events={n}".strip()})
+    return n
 
 
 def close_project(conn: sqlite3.Connection, project: str, closed_ms: int | None) -> None:

@@ -131,10 +131,13 @@ def cmd_intents(a: argparse.Namespace) -> dict[str, Any]:
 def _point(model: Any, ranked: list[Any], gold: str) -> tuple[float, bool, bool]:
     """(confidence — the rejection model's P(accept), else the top score —, is out of scope, the top
     in-scope intent is right); an utterance whose top is the out-of-scope class gets −1e9 (rejected)."""
+    lead = next((m for m in ranked if m.confidence is not None), None) if model.reject is not None else None
+    if lead is not None:  # the rejection model decides, the out-of-scope class's lead among its features
+        return lead.confidence, gold == model.oos_label, lead.intent == gold
     if not ranked or ranked[0].intent == model.oos_label:
         return -1e9, gold == model.oos_label, False
     m = ranked[0]
-    conf = m.confidence if model.reject is not None and m.confidence is not None else m.score
+    conf = m.score
     return conf, gold == model.oos_label, m.intent == gold
 
 

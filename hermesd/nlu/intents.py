@@ -20,8 +20,11 @@ template hit or confirms the in-scope intent the whole utterance already scored 
 Out of scope (:mod:`.rejection`): the top in-scope intent is accepted when a small logistic model
 over confidence features of the scoring (top score, lead over the runner-up, the out-of-scope
 class's gap, score entropy, coverage of the utterance by the intent's training vocabulary, share
-of unseen words, length) gives P(accept) at its threshold; an utterance whose best class is the
-out-of-scope one is rejected. The model, its threshold, the plain score threshold and the
+of unseen words, evidence — the share of its words that are the intent's and in no out-of-scope
+example —, length) gives P(accept) at its threshold. The out-of-scope class's lead is one of those
+features, not a veto: a request said in everyday words ("我想知道网络通不通") may score the
+out-of-scope class a little higher while its content words are the intent's own. Without a
+rejection model, an utterance whose best class is the out-of-scope one is rejected. The model, its threshold, the plain score threshold and the
 ambiguity margin are fitted at training time on out-of-fold scorings — k-fold cross-validation
 over the training data by record, stratified by intent, out-of-scope examples included — never on
 test data and never on one dev split. With out-of-scope training examples the thresholds maximise
@@ -49,14 +52,14 @@ import orjson
 
 from .features import raw_features, tfidf_vector, vocab_units
 from .normalize import normalize
-from .rejection import RejectionModel, choose_threshold
+from .rejection import RejectionModel, choose_threshold, regime_prior
 from .rejection import features as rejection_features
 from .rejection import fit as fit_rejection
 
 __all__ = ["CURVE_CUTS", "ClauseReading", "IntentMatch", "IntentModel", "IntentRecognizer", "IntentSpec",
            "LONG_MIN_WORDS", "clause_spans", "cross_validate", "folds_of", "train", "train_cached"]
 
-MODEL_VERSION = 6
+MODEL_VERSION = 7
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,7 +159,8 @@ class IntentModel:
         if top is None:
             return sc, None, None
         ci = self._cid[top]
-        tot = cov = uns = 0.0
+        oi = self._cid.get(self.oos_label) if self.oos_label else None
+        tot = cov = uns = ev = 0.0
         units = vocab_units(counts)
         for u in units:
             idf = self.idf.get(u)
@@ -168,8 +172,10 @@ class IntentModel:
             vs = self._vsets.get(u)
             if vs is not None and ci in vs:
                 cov += idf
-        coverage, unseen = (cov / tot, uns / tot) if tot else (0.0, 1.0)
-        return sc, top, rejection_features(sc, top, self.oos_label, coverage, unseen, len(units))
+                if oi not in vs:  # a unit everyday sentences use too is no evidence for the intent
+                    ev += idf
+        coverage, unseen, evidence = (cov / tot, uns / tot, ev / tot) if tot else (0.0, 1.0, 0.0)
+        return sc, top, rejection_features(sc, top, self.oos_label, coverage, unseen, len(units), evidence)
 
     def confidence(self, text: str) -> tuple[dict[str, float], str | None, float | None]:
         """``(scores, top in-scope intent, P(accept))``; P is None without a rejection model."""
@@ -432,7 +438,8 @@ def _calibrate(model: IntentModel, held: Sequence[_Held], oos_prior: float, targ
     """Set ``threshold``, ``reject``, ``margin`` and ``report`` of ``model`` from out-of-fold scorings."""
     oos_label = model.oos_label
     is_oos = [h.gold == oos_label for h in held]
-    # an utterance whose overall top is the out-of-scope class is rejected whatever its features
+    # the score threshold alone (no rejection model) rejects an utterance whose overall top is the
+    # out-of-scope class whatever its score
     lost = [h.top == oos_label or h.top_in is None for h in held]
     right = [h.top_in == h.gold for h in held]
     has_oos = any(is_oos)
@@ -446,7 +453,10 @@ def _calibrate(model: IntentModel, held: Sequence[_Held], oos_prior: float, targ
     else:
         ins = sorted(p[0] for p in spts if not p[1] and p[0] > -1e9)
         model.threshold = ins[int((1 - target) * len(ins))] if ins else 0.0
-    fit_i = [i for i, ls in enumerate(lost) if not ls]
+    # the rejection model sees every scoring with an in-scope top, the out-of-scope class's lead
+    # included (its ``oos_gap``): the out-of-scope class may lead by a little on a request said with
+    # everyday words ("我想知道网络通不通") whose content words are the intent's own
+    fit_i = [i for i, h in enumerate(held) if h.top_in is not None]
     xs = [held[i].x for i in fit_i]
     kinds = {(is_oos[i], right[i]) for i in fit_i}
     reject = None
@@ -459,11 +469,20 @@ def _calibrate(model: IntentModel, held: Sequence[_Held], oos_prior: float, targ
             conf[i] = reject.probability(x)  # type: ignore[arg-type]
         pts = list(zip(conf, is_oos, right))
         if has_oos:
+            # one cut by the global objective; where the out-of-scope class leads (mostly out of
+            # scope) the cut of those scorings alone, by the same objective (regime_prior), never lower
             reject.threshold = choose_threshold(pts, oos_prior)
+            n_in, n_oos = sum(1 for o in is_oos if not o), sum(is_oos)
+            sub = [p for p, h in zip(pts, held) if h.top == oos_label]
+            si, so = sum(1 for p in sub if not p[1]), sum(1 for p in sub if p[1])
+            led = choose_threshold(sub, regime_prior(oos_prior, n_in, n_oos, si, so)) if si else 1.0 + 1e-9
+            reject.threshold_led = max(reject.threshold, led)
+            conf_cut = [reject.cut(h.top == oos_label) for h in held]
         else:
             ins = sorted(c for c, o, _ in pts)
             reject.threshold = ins[int((1 - target) * len(ins))]
-        accepted = [c >= reject.threshold for c in conf]
+            conf_cut = [reject.threshold] * len(held)
+        accepted = [c >= t for c, t in zip(conf, conf_cut)]
         cuts = sorted(set(CURVE_CUTS) | {reject.threshold})
     else:
         pts = spts
@@ -471,7 +490,10 @@ def _calibrate(model: IntentModel, held: Sequence[_Held], oos_prior: float, targ
         cuts = [model.threshold]
     model.reject = reject
     model.margin = _ambiguity_margin(held, accepted)
-    chosen = _curve(pts, [reject.threshold if reject else model.threshold])[0]
+    n_in = max(1, sum(1 for o in is_oos if not o))
+    chosen = {"in_scope_accuracy": round(sum(1 for a, o, ok in zip(accepted, is_oos, right) if a and ok and not o)
+                                         / n_in, 4),
+              "oos_recall": round(sum(1 for a, o in zip(accepted, is_oos) if o and not a) / max(1, sum(is_oos)), 4)}
     model.report = {"folds": folds, "n": len(held), "n_oos": sum(is_oos),
                     "in_scope_accuracy": chosen["in_scope_accuracy"],
                     "closed_set_accuracy": round(sum(1 for o, ok in zip(is_oos, right) if not o and ok)
@@ -521,10 +543,12 @@ _SLOT = re.compile(r"\{(\w+)\}")
 _STRIP = re.compile(r"[\s,.!?;:'\"~，。！？；：、]+")
 #: words around a template that do not change the request ("请帮我…", "could you please …", "…一下吧");
 #: matched on the stripped text, so they are stripped the same way (no spaces, no apostrophes)
-_POLITE_HEAD_WORDS = ("请", "麻烦", "麻烦你", "帮我", "帮忙", "你能", "能不能", "可以", "我要", "我想", "我需要",
+_POLITE_HEAD_WORDS = ("请", "麻烦", "麻烦你", "帮我", "帮忙", "你能", "能不能", "可以", "我要", "我想", "我需要", "也",
                       "please", "can you", "could you", "would you", "will you", "i want to", "i'd like to",
                       "i would like to", "i need to")
-_POLITE_TAIL_WORDS = ("一下", "吧", "好吗", "可以吗", "行吗", "谢谢", "please", "thanks", "thank you", "for me", "now")
+#: additive adverbs ("… as well", "… too", "也…") add the request to an earlier one without changing it
+_POLITE_TAIL_WORDS = ("一下", "吧", "好吗", "可以吗", "行吗", "谢谢", "please", "thanks", "thank you", "for me", "now",
+                      "as well", "too", "also")
 
 
 def _alternatives(words: Sequence[str]) -> str:
@@ -728,8 +752,10 @@ class IntentRecognizer:
             lean = next((m for m in whole if m.source == "scorer" and m.intent != model.oos_label), None)
             if oos or lean is None or lean.intent != top or lean.score < model.threshold:
                 return None
-            # and the clause is clearly not out of scope: it beats the out-of-scope class by a threshold
-            if model.oos_label and ranked[0].score - scores.get(model.oos_label, 0.0) < model.threshold:
+            # and the clause is clearly not out of scope: without a rejection model it beats the
+            # out-of-scope class by a threshold (with one, decide() weighed that class's lead already)
+            if model.reject is None and model.oos_label \
+                    and ranked[0].score - scores.get(model.oos_label, 0.0) < model.threshold:
                 return None
         return ClauseReading((lo, hi), tuple(ranked))
 
@@ -742,13 +768,20 @@ class IntentRecognizer:
             return top.intent, False, len(ranked) > 1 and ranked[1].source == "template"
         if top.source == "scorer" and self.model is not None:
             model = self.model
-            if top.intent == model.oos_label:
+            if model.reject is not None:
+                # the rejection model decides, the out-of-scope class's lead over the top in-scope
+                # intent being one of its features (``oos_gap``); only the in-scope top has a confidence
+                lead = next((m for m in ranked if m.source == "scorer" and m.confidence is not None), None)
+                if lead is None:
+                    return None, True, False
+                oos = lead.confidence < model.reject.cut(top.intent == model.oos_label)  # type: ignore[operator]
+                top = lead
+            elif top.intent == model.oos_label:
                 oos = True
-            elif model.reject is not None and top.confidence is not None:
-                oos = top.confidence < model.reject.threshold
             else:
                 oos = top.score < model.threshold
             margin = self.margin if self.margin is not None else (model.margin or 0.0)
-            amb = len(ranked) > 1 and top.score - ranked[1].score < margin
+            rival = next((m for m in ranked if m is not top and m.intent != model.oos_label), None)
+            amb = rival is not None and top.score - rival.score < margin
             return (None if oos else top.intent), oos, (amb and not oos)
         return top.intent, False, len(ranked) > 1 and ranked[1].score == top.score

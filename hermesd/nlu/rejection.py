@@ -20,12 +20,22 @@ Features of the winning in-scope intent ``c`` of one utterance (:func:`features`
 - ``coverage``: the IDF-weighted share of the utterance's words (CJK: character bigrams) that
   occur in ``c``'s training examples; ``unseen``: the IDF-weighted share that occur in no training
   example ("I am hungry" to an office assistant: *hungry* is in none);
+- ``evidence``: the IDF-weighted share of the utterance's units that occur in ``c``'s training
+  examples *and in no out-of-scope example* — the content words of the request, not the function
+  words every sentence has. In a small pack a generic unit (我想, "did i", "to") occurs in one or two
+  examples of one intent, so ``coverage`` counts it as that intent's vocabulary and "我想吃火锅" looked
+  like a send; the out-of-scope examples (everyday sentences) say which units are generic. Without
+  an out-of-scope class it equals ``coverage``;
 - ``length``: ``log(1 + units)``.
 
 The model is :math:`P(\\text{accept}) = σ(b + Σ w_i z_i)` over standardised features
 (:math:`z = (x − μ)/σ`), fitted by Newton's method (IRLS) with a small L2 penalty; an utterance is
 accepted when its probability reaches ``threshold``, chosen on the same out-of-fold points to
-maximise ``(1 − oos_prior)·in-scope accuracy + oos_prior·OOS recall``. Everything is plain floats
+maximise ``(1 − oos_prior)·in-scope accuracy + oos_prior·OOS recall``. A scoring whose out-of-scope
+class outscores every intent is a regime of its own (mostly out of scope, but a request said in
+everyday words can land there) with its own cut ``threshold_led``, chosen on those scorings for the
+same global objective (:func:`regime_prior`) and never below ``threshold``: the out-of-scope class's
+lead is evidence against an intent, never for it. The model — not a veto — decides either way. Everything is plain floats
 and lists: the model serialises to JSON and scores in a few microseconds without numpy.
 """
 
@@ -35,9 +45,10 @@ import math
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-__all__ = ["FEATURES", "RejectionModel", "SOFTMAX_T", "choose_threshold", "features", "fit", "fit_logistic"]
+__all__ = ["FEATURES", "RejectionModel", "SOFTMAX_T", "choose_threshold", "features", "fit", "fit_logistic",
+           "regime_prior"]
 
-FEATURES = ("top", "gap", "oos_gap", "entropy", "coverage", "unseen", "length")
+FEATURES = ("top", "gap", "oos_gap", "entropy", "coverage", "unseen", "evidence", "length")
 #: softmax temperature for ``entropy``, in score units (the scorer's scores of a confident top
 #: lie around 1–3 and of the rest around 0, so 0.25 spreads the probabilities usefully)
 SOFTMAX_T = 0.25
@@ -46,13 +57,15 @@ _NEWTON_STEPS = 30
 
 
 def features(scores: Mapping[str, float], top: str, oos_label: str | None, coverage: float, unseen: float,
-             units: int) -> list[float]:
+             units: int, evidence: float | None = None) -> list[float]:
     """The feature vector (order of :data:`FEATURES`) of the in-scope intent ``top`` of one scoring.
 
     :param scores: class → linear score (classes with no active feature absent: score 0).
     :param top: the in-scope intent with the highest score. :param oos_label: the out-of-scope class.
     :param coverage: IDF-weighted share of the utterance's units in ``top``'s training vocabulary.
     :param unseen: IDF-weighted share of units seen in no training example. :param units: unit count.
+    :param evidence: IDF-weighted share of units in ``top``'s vocabulary and in no out-of-scope
+        example (None: ``coverage``).
     """
     s1 = scores.get(top, 0.0)
     s2 = max((x for c, x in scores.items() if c != top and c != oos_label), default=0.0)
@@ -66,7 +79,8 @@ def features(scores: Mapping[str, float], top: str, oos_label: str | None, cover
         ent = h / math.log(n)
     else:
         ent = 0.0
-    return [s1, s1 - s2, oos - s1 if oos_label else 0.0, ent, coverage, unseen, math.log1p(units)]
+    return [s1, s1 - s2, oos - s1 if oos_label else 0.0, ent, coverage, unseen,
+            coverage if evidence is None else evidence, math.log1p(units)]
 
 
 @dataclass(slots=True)
@@ -81,6 +95,13 @@ class RejectionModel:
     weights: list[float]
     bias: float
     threshold: float
+    #: the cut when the out-of-scope class outscores every intent (None: ``threshold``): a regime
+    #: of its own — most such utterances are out of scope — cut by the same objective, never lower
+    threshold_led: float | None = None
+
+    def cut(self, oos_leads: bool) -> float:
+        """The probability cut for a scoring whose out-of-scope class leads (or not)."""
+        return self.threshold_led if oos_leads and self.threshold_led is not None else self.threshold
 
     def probability(self, x: Sequence[float]) -> float:
         """P(accept) for a feature vector (order of :data:`FEATURES`)."""
@@ -91,15 +112,16 @@ class RejectionModel:
 
     def to_dict(self) -> dict[str, object]:
         return {"features": list(FEATURES), "mean": self.mean, "scale": self.scale, "weights": self.weights,
-                "bias": self.bias, "threshold": self.threshold}
+                "bias": self.bias, "threshold": self.threshold, "threshold_led": self.threshold_led}
 
     @classmethod
     def from_dict(cls, d: Mapping[str, object]) -> "RejectionModel":
         """:raises ValueError: the features differ from :data:`FEATURES` (a model of another version)."""
         if list(d.get("features", ())) != list(FEATURES):  # type: ignore[call-overload]
             raise ValueError("rejection model features mismatch")
+        led = d.get("threshold_led")
         return cls(list(d["mean"]), list(d["scale"]), list(d["weights"]), float(d["bias"]),  # type: ignore[arg-type]
-                   float(d["threshold"]))  # type: ignore[arg-type]
+                   float(d["threshold"]), None if led is None else float(led))  # type: ignore[arg-type]
 
 
 def _sigmoid(t: float) -> float:
@@ -217,6 +239,17 @@ def choose_threshold(points: Sequence[tuple[float, bool, bool]], oos_prior: floa
     if k >= n:
         return pts[-1][0] + 1e-9
     return (pts[k - 1][0] + pts[k][0]) / 2
+
+
+def regime_prior(oos_prior: float, n_in: int, n_oos: int, sub_in: int, sub_oos: int) -> float:
+    """The prior that makes :func:`choose_threshold` on a subset of the points (``sub_in`` in scope,
+    ``sub_oos`` out of scope) weigh each point as the global objective over all of them does
+    (``n_in``, ``n_oos``): the objective is a sum over points, so the best cut of each subset alone
+    is the best pair of cuts overall."""
+    if not sub_in or not sub_oos or not n_in or not n_oos:
+        return oos_prior
+    odds = oos_prior / (1 - oos_prior) * (sub_oos / n_oos) * (n_in / sub_in)
+    return odds / (1 + odds)
 
 
 def fit(xs: Sequence[Sequence[float]], is_oos: Sequence[bool], right: Sequence[bool],

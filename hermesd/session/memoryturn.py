@@ -8,8 +8,18 @@ once and written to L2 in the turn's own transaction, which is then durable
 first; its revision and the value it replaced are in the audit line. A value
 that is itself a secret (the subject names a password, PIN, token …, and the
 relation is "is") is redacted by :func:`hermesd.logging.redact` before it is
-stored. "Forget" asks once (a :class:`~hermesd.dialogue.questions.Confirm` card);
-"forget everything" is an admin's only.
+stored. "Forget" asks once (a :class:`~hermesd.dialogue.questions.Confirm` card).
+
+What a user may erase is their own, and the question says exactly what goes, counted when it is
+asked (:func:`erasure_list`); the erasure then takes those rows and nothing stored after the
+question, with its audit row in the same transaction:
+
+- one fact ("忘掉我的车位号");
+- their send history ("删除我的发送记录", "forget what I sent": the events of ``send_document``)
+  or their whole history ("删除我的操作记录", "clear my history": every event, the record of what
+  was done) — the facts stay;
+- everything ("忘掉所有", "forget everything"): facts and notes, the other slots kept from their
+  conversations, and the whole history.
 
 Recall ranks the caller's facts by ``dice(subject, asked) · e^(−λ·hours)``
 (the Memory Control Protocol's time decay) and answers with the best one, or
@@ -20,6 +30,7 @@ says plainly that nothing was said. Fields in ``memory.hidden_fields[role]``
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
@@ -27,7 +38,8 @@ from typing import TYPE_CHECKING, Any
 from ..dialogue import catalogue
 from ..dialogue.questions import Confirm
 from ..logging import redact
-from ..memory.facts import ALL, MAX_VALUE_CHARS, MemoryRequest, dice, normal_subject, read_request
+from ..memory.facts import (ALL, HISTORY, MAX_VALUE_CHARS, SEND_ACTION, SENT, MemoryRequest, dice, normal_subject,
+                           read_request, second_person)
 from ..memory.hiding import hide
 from ..nlu.normalize import normalize
 from .machine import Event
@@ -37,7 +49,7 @@ if TYPE_CHECKING:
     from .controller import Controller
     from .pipeline import Part
 
-__all__ = ["MemoryTurns", "fact_anchor"]
+__all__ = ["MemoryTurns", "erasure_list", "fact_anchor", "said_back", "where_clause"]
 
 #: a stored subject must overlap the asked one at least this much (bigram Dice) to answer with it
 MIN_MATCH = 0.5
@@ -57,6 +69,39 @@ def _as_written(n: Any, value: str) -> str:
     return n.original[n.starts[i]:n.ends[i + len(value) - 1]]
 
 
+def _n(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def erasure_list(counts: dict[str, int], scope: str, lang: str) -> str:
+    """What an erasure takes, in words, from the counts taken when the user is asked.
+
+    :param counts: ``facts`` (facts and notes), ``other`` (other slots), ``events`` (history rows).
+    :param scope: :data:`ALL`, :data:`SENT` or :data:`HISTORY` (how the history is named).
+    :return: e.g. "你让我记住的2件事、5条做过的事的记录（比如发过的文件）和1条对话中记下的其他内容" /
+        "the 2 things you asked me to remember, the record of 5 things done (such as documents sent)
+        and 1 other note from our conversations"; empty parts are left out.
+    """
+    f, o, e = counts.get("facts", 0), counts.get("other", 0), counts.get("events", 0)
+    parts: list[str] = []
+    if lang == "zh":
+        if f:
+            parts.append(f"你让我记住的{f}件事")
+        if e:
+            parts.append(f"{e}条发送记录（发过哪些文件、发给了谁）" if scope == SENT else f"{e}条做过的事的记录（比如发过的文件）")
+        if o:
+            parts.append(f"{o}条对话中记下的其他内容")
+        return parts[0] if len(parts) == 1 else "、".join(parts[:-1]) + "和" + parts[-1] if parts else ""
+    if f:
+        parts.append(f"the {_n(f, 'thing', 'things')} you asked me to remember")
+    if e:
+        parts.append(f"the record of {_n(e, 'document', 'documents')} sent" if scope == SENT
+                     else f"the record of {_n(e, 'thing', 'things')} done (such as documents sent)")
+    if o:
+        parts.append(f"{_n(o, 'other note', 'other notes')} from our conversations")
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1] if parts else ""
+
+
 def _user_key(uid: int) -> str:
     return f"user:{uid}"
 
@@ -72,6 +117,17 @@ def _owner(subject: str, lang: str) -> str:
         if s.lower().startswith(mine):
             s = s[len(mine):]
     return "your " + s
+
+
+def where_clause(who: str) -> str:
+    """"where your car is" / "where your keys are": a plural noun (ends in s, not ss) takes "are"."""
+    return f"where {who} {'are' if re.search(r'[^s]s$', who) else 'is'}"
+
+
+def said_back(value: str) -> str:
+    """A stored value or note in the user's words, said back to them (:func:`~..memory.facts.second_person`,
+    Chinese and English pronouns both: a value may mix the languages)."""
+    return second_person(second_person(value, "zh"), "en")
 
 
 def _rel(relation: str, lang: str) -> str:
@@ -140,7 +196,7 @@ class MemoryTurns:
                 "said_ms": said_ms, "revision": revision, "lang": req.lang, "session": s.session_id}
         who, rel = _owner(req.subject, lang), _rel(req.relation, lang)
         if old_data and old_data.get("value") == value and not secret and not self._value_hidden(s):
-            return catalogue.say("mem_same", lang, s=who, rel=rel, v=value)
+            return catalogue.say("mem_same", lang, s=who, rel=rel, v=said_back(value))
         detail = f"remember revision={revision}" + (f" replaced={redact(old_data.get('value'))!s}" if old_data else "")
         s.staged.append({"anchor": anchor, "data": data, "detail": detail})
         if self._value_hidden(s):
@@ -148,11 +204,12 @@ class MemoryTurns:
         elif secret:
             said = catalogue.say("mem_secret", lang, s=who)
         elif req.relation == "note":
-            said = catalogue.say("mem_note", lang, v=value)
+            said = catalogue.say("mem_note", lang, v=said_back(value))
         elif old_data:
-            said = catalogue.say("mem_updated", lang, s=who, rel=rel, v=value, old=old_data.get("value"))
+            said = catalogue.say("mem_updated", lang, s=who, rel=rel, v=said_back(value),
+                                 old=said_back(str(old_data.get("value"))))
         else:
-            said = catalogue.say("mem_stored", lang, s=who, rel=rel, v=value)
+            said = catalogue.say("mem_stored", lang, s=who, rel=rel, v=said_back(value))
         if req.truncated:
             said = catalogue.say("mem_truncated", lang, n=MAX_VALUE_CHARS) + said
         return said
@@ -196,6 +253,8 @@ class MemoryTurns:
         who = _owner(req.subject, lang)
         best = await self._best(s, req.subject)
         if best is None:
+            if req.relation == "at":  # "where is my car?" → "you have not told me where your car is"
+                return catalogue.say("mem_unknown_at", lang, s=who if lang == "zh" else where_clause(who))
             return catalogue.say("mem_unknown", lang, s=who)
         view = hide({"data": dict(best["data"])}, self.c.memory.settings.hidden_fields.get(s.role, []))
         d = view["data"]
@@ -206,24 +265,28 @@ class MemoryTurns:
         if d.get("secret"):
             return catalogue.say("mem_recall_secret", lang, when=when, s=who)
         if d.get("relation") == "note":
-            return catalogue.say("mem_recall", lang, when=when, s="", rel="", v=d["value"])
+            return catalogue.say("mem_recall", lang, when=when, s="", rel="", v=said_back(d["value"]))
         return catalogue.say("mem_recall", lang, when=when, s=who, rel=_rel(d.get("relation", "is"), lang),
-                             v=d["value"])
+                             v=said_back(d["value"]))
 
     async def _forget_ask(self, s: Session, p: "Part", req: MemoryRequest, text: str) -> None:
         lang, c = p.lang, self.c
-        if req.subject == ALL:
-            if s.role != "admin":
-                p.texts.append(catalogue.say("mem_forget_all_admin", lang))
-                c._move(s, Event.DONE, "forget all refused")
-                return
-            n = len(await self.facts(s.uid))
-            if n == 0:
-                p.texts.append(catalogue.say("mem_nothing", lang))
+        if req.subject in (ALL, SENT, HISTORY):
+            action = SEND_ACTION if req.subject == SENT else None
+            got = await c.memory.count_user(s.uid, action)
+            counts = {"facts": got["facts"] + got["notes"], "other": got["other"], "events": got["events"]}
+            if req.subject != ALL:
+                counts["facts"] = counts["other"] = 0
+            if not any(counts.values()):
+                p.texts.append(catalogue.say({ALL: "mem_nothing", SENT: "mem_no_sent", HISTORY: "mem_no_history"}[req.subject],
+                                             lang))
                 c._move(s, Event.DONE, "nothing to forget")
                 return
-            prompt = catalogue.say("mem_forget_all_q", lang, n=n)
-            entities: dict[str, Any] = {"anchor": ALL}
+            key = {ALL: "mem_forget_all_q", SENT: "mem_forget_sent_q", HISTORY: "mem_forget_history_q"}[req.subject]
+            prompt = catalogue.say(key, lang, what=erasure_list(counts, req.subject, lang))
+            # the rows counted now are the rows erased on yes: nothing stored after the question
+            entities: dict[str, Any] = {"anchor": req.subject, "counts": counts, "action": action,
+                                        "upto": [got["max_summary"], got["max_event"]]}
         else:
             best = await self._best(s, req.subject)
             if best is None:
@@ -231,7 +294,7 @@ class MemoryTurns:
                 c._move(s, Event.DONE, "nothing to forget")
                 return
             d = best["data"]
-            shown = "***" if d.get("secret") else d.get("value", "")
+            shown = "***" if d.get("secret") else said_back(d.get("value", ""))
             who = _owner(d.get("subject", req.subject), lang) if d.get("relation") != "note" else ""
             prompt = catalogue.say("mem_forget_q", lang, s=who, rel=_rel(d.get("relation", "is"), lang) if who else "",
                                    v=shown)
@@ -250,9 +313,19 @@ class MemoryTurns:
         p.intent, p.path = "memory.forget", "memory"
         c._move(s, Event.ROUTED, "forget confirmed")
         anchor = str(q.entities.get("anchor"))
-        if anchor == ALL:
-            n = await c.memory.forget_user(s.uid)
-            p.texts.append(catalogue.say("mem_forgot_all", lang, n=n))
+        if anchor in (ALL, SENT, HISTORY):
+            asked = {k: int(v) for k, v in dict(q.entities.get("counts") or {}).items()}
+            ms, me = (int(x) for x in q.entities.get("upto") or (0, 0))
+            if anchor == ALL:
+                got = await c.memory.forget_user(s.uid, (ms, me))
+                done = asked if got == {"summaries": asked["facts"] + asked["other"], "events": asked["events"]} \
+                    else {"other": got["summaries"], "events": got["events"]}  # something went meanwhile
+            else:
+                action = q.entities.get("action")
+                n = await c.memory.forget_history(s.uid, str(action) if action else None, me)
+                done = {"events": n}
+            p.texts.append(catalogue.say("mem_forgot_list", lang, what=erasure_list(done, anchor, lang))
+                           if any(done.values()) else catalogue.say("mem_nothing", lang))
         else:
             await c.memory.forget(anchor, s.uid)
             p.texts.append(catalogue.say("mem_forgot", lang, s=str(q.entities.get("what", "")), rel="", v=""))

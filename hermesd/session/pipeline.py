@@ -125,9 +125,15 @@ class Pipeline:
         if len(parts) < 2:
             return [(text, None)]
         out = []
+        oos_label = getattr(self.c.nlu.engine.model, "oos_label", None)
         for part in parts:
             parsed = self.c.nlu.parse(part, ref, s.tz, s.locale, budget_ms=self.c.settings.parsing_ms)
             if parsed.intent is None or parsed.out_of_scope or parsed.kind in ("affirm", "deny", "cancel"):
+                return [(text, None)]
+            # a split is a guess: a part is a request of its own only when the scorer's best class is
+            # an intent, not the out-of-scope class a request in everyday words may still beat
+            if oos_label and parsed.intents and parsed.intents[0].source == "scorer" \
+                    and parsed.intents[0].intent == oos_label:
                 return [(text, None)]
             out.append((part, parsed))
         return out

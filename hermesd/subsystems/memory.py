@@ -513,9 +513,19 @@ class MemoryService(Subsystem):
             out.append({**r, "data": hot.data} if hot is not None and hot.version >= r["version"] else r)
         return out
 
-    async def forget_user(self, uid: int) -> int:
-        """Erase every memory of ``uid`` (durable when it returns); returns the slots erased."""
-        return await self._c().forget_user(uid)
+    async def forget_user(self, uid: int, upto: tuple[int, int] | None = None) -> dict[str, int]:
+        """Erase every memory of ``uid`` stored up to ``upto`` (durable when it returns); returns
+        ``{"summaries": n, "events": n}`` (see :meth:`MemoryCore.forget_user`)."""
+        return await self._c().forget_user(uid, upto)
+
+    async def count_user(self, uid: int, action: str | None = None) -> dict[str, int]:
+        """What an erasure of ``uid``'s memories or history would take now (facts, notes, other slots,
+        events, highest ids)."""
+        return await self._c().count_user(uid, action)
+
+    async def forget_history(self, uid: int, action: str | None, max_id: int) -> int:
+        """Erase ``uid``'s history (events, of ``action`` if given) up to ``max_id``; returns how many."""
+        return await self._c().forget_history(uid, action, max_id)
 
     def bind_mention(self, session_id: str, mention: str, anchor_id: str) -> None:
         """Keep ``mention`` → ``anchor_id`` in the anchor graph's cache for this session."""

@@ -70,16 +70,23 @@ def test_without_hidden_fields_the_same_calls_show_the_value(start_daemon):
     assert VALUE in orjson.dumps(_as_user(d, "session.trace", {"session_id": sid})).decode()
 
 
-def test_forget_everything_is_refused_to_a_user_in_a_sentence(start_daemon):
+def test_a_user_erases_their_own_memories_told_exactly_what_goes(start_daemon):
+    """A user (not an admin) may erase what is theirs: the question names each kind with its count,
+    a no keeps everything, a yes erases it."""
     d = start_daemon({"server": {"socket_mode": "0666"}, "roles": {"user": {"uids": [NOBODY.pw_uid]}}})
     os.chmod(d.root, 0o755)
     os.chmod(d.root.parent, 0o755)
-    for locale, text, said in (("zh", "忘掉所有记忆", "只有管理员可以清空全部记忆"),
-                               ("en", "forget everything", "Only an administrator may erase every memory")):
+    for locale, text, said, no, yes, unknown in (
+            ("zh", "忘掉所有记忆", "你让我记住的1件事", "不用了", "好的", "没有告诉过我"),
+            ("en", "forget everything", "the 1 thing you asked me to remember", "no", "yes", "have not told me")):
         sid = _as_user(d, "session.open", {"locale": locale})["session_id"]
         _as_user(d, "session.turn", {"session_id": sid, "text": "记住我的工位号是B-3308"})
         r = _as_user(d, "session.turn", {"session_id": sid, "text": text})
-        assert r["intent"] == "memory.forget" and r["state"] != "CONFIRMING" and "card" not in r["reply"]
-        assert said in r["reply"]["text"]
+        assert r["intent"] == "memory.forget" and r["state"] == "CONFIRMING" and said in r["reply"]["text"]
+        _as_user(d, "session.turn", {"session_id": sid, "text": no})
         again = _as_user(d, "session.turn", {"session_id": sid, "text": "我的工位号是多少"})
-        assert "B-3308" in again["reply"]["text"]  # nothing was erased
+        assert "B-3308" in again["reply"]["text"]  # a no erased nothing
+        _as_user(d, "session.turn", {"session_id": sid, "text": text})
+        _as_user(d, "session.turn", {"session_id": sid, "text": yes})
+        gone = _as_user(d, "session.turn", {"session_id": sid, "text": "我的工位号是多少"})
+        assert "B-3308" not in gone["reply"]["text"] and unknown in gone["reply"]["text"]
