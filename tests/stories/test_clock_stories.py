@@ -12,14 +12,14 @@ from hermesd.stories.runner import run_stories
 from hermesd_testing import REPO
 
 STORIES = Path(__file__).resolve().parent
-FILES = [STORIES / "clock.yaml"]
+FILES = [STORIES / "clock.yaml", STORIES / "everyday_reminders.yaml"]
 CONFIG = {"session": {"confirming_s": 5.0, "max_sessions_per_user": 10_000}}
 
 
 async def test_the_clock_stories_pass(start_daemon):
     daemon = start_daemon(CONFIG)
     stories = load_paths(FILES)
-    assert len(stories) >= 5
+    assert len(stories) >= 8
 
     async def connect() -> AsyncClient:
         return await AsyncClient(daemon.socket, timeout_s=30).connect()
