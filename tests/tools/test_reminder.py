@@ -163,6 +163,12 @@ async def _run(engine, svc, intent: str, text: str, ref: datetime, memory: dict 
      ["today at 20:00", "lock the door", "no time given for tonight"]),
     ("remind me this afternoon to call the bank", "reminder.set.part_of_day", "2026-11-25T15:00:00+08:00",
      ["15:00", "call the bank", "no time given"]),
+    # named times: the reply says the resolved day and time ("today at 12:00"), never "remind you noon"
+    ("remind me at noon to eat", "reminder.set", "2026-11-25T12:00:00+08:00", ["remind you today at 12:00 to eat"]),
+    ("remind me at midnight to take out the bins", "reminder.set", "2026-11-26T00:00:00+08:00",
+     ["remind you tomorrow at 00:00 to take out the bins"]),
+    ("中午十二点提醒我吃饭", "reminder.set", "2026-11-25T12:00:00+08:00", ["中午十二点提醒你吃饭"]),
+    ("今晚提醒我锁门", "reminder.set.part_of_day", "2026-11-25T20:00:00+08:00", ["今天 20:00 提醒你锁门"]),
     ("remind me tomorrow evening to water the plants", "reminder.set.part_of_day", "2026-11-26T18:00:00+08:00",
      ["tomorrow at 18:00", "water the plants"]),
 ])
