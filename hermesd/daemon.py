@@ -309,6 +309,8 @@ class Daemon:
                 subs[sub.name] = {"status": "down", "error": str(exc)}
         statuses = [s.get("status") for s in subs.values() if isinstance(s, dict)]
         overall = "ok" if all(s == "ok" for s in statuses) else ("down" if "down" in statuses else "degraded")
+        if overall == "degraded" and all(s in ("ok", "starting") for s in statuses):
+            overall = "starting"  # READY comes before the tools' self-tests end
         if not self.last_reload["ok"]:
             overall = "degraded" if overall == "ok" else overall
         return {

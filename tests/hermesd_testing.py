@@ -126,6 +126,19 @@ class Daemon:
                     return
         raise AssertionError(f"hermesd not READY within {timeout_s}s:\n{self.log()}")
 
+    def wait_settled(self, timeout_s: float = 120.0) -> dict[str, Any]:
+        """Until no tool is ``starting`` (READY comes before the tools' self-tests end); returns
+        the ``admin.status`` document then."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            st = self.call("admin.status")
+            tools = st["subsystems"].get("tools", {}).get("tools", {})
+            if all(t.get("health") != "starting" for t in tools.values()):
+                return st
+            if time.monotonic() > deadline:
+                raise AssertionError(f"tools still starting after {timeout_s}s: {tools}")
+            time.sleep(0.05)
+
     def log(self) -> str:
         self._log.flush()
         return self.log_path.read_text(errors="replace")

@@ -67,7 +67,8 @@ class Subsystem(abc.ABC):
         """Flush and close; must not raise, and must finish within a few seconds."""
 
     def health(self) -> dict[str, Any]:
-        """``{"status": "ok" | "degraded" | "down", ...details}`` for ``admin.status``."""
+        """``{"status": "ok" | "starting" | "degraded" | "down", ...details}`` for ``admin.status``
+        (``starting``: serving, with parts still coming up in the background)."""
         return {"status": "ok"}
 
     def memory_roots(self) -> dict[str, list[Any]]:
