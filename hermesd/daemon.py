@@ -163,6 +163,8 @@ class Daemon:
                                                    "socket": str(self.socket_path), "state_dir": str(self.state_dir),
                                                    "startup_ms": self.ready_ms, "config": digest(self.cfg)}})
             self._start_watchdog()
+            for sub in self.subsystems:
+                sub.ready()
             await self._stop.wait()
         finally:
             await self._shutdown(loop)

@@ -127,13 +127,13 @@ class Daemon:
         raise AssertionError(f"hermesd not READY within {timeout_s}s:\n{self.log()}")
 
     def wait_settled(self, timeout_s: float = 120.0) -> dict[str, Any]:
-        """Until no tool is ``starting`` (READY comes before the tools' self-tests end); returns
-        the ``admin.status`` document then."""
+        """Until the tools subsystem has come up (READY comes before the tools' self-tests end:
+        every tool has its verdict and the pool is at strength); returns ``admin.status`` then."""
         deadline = time.monotonic() + timeout_s
         while True:
             st = self.call("admin.status")
-            tools = st["subsystems"].get("tools", {}).get("tools", {})
-            if all(t.get("health") != "starting" for t in tools.values()):
+            tools = st["subsystems"].get("tools", {})
+            if not tools.get("starting"):
                 return st
             if time.monotonic() > deadline:
                 raise AssertionError(f"tools still starting after {timeout_s}s: {tools}")

@@ -4,7 +4,8 @@ Wiring (``daemon.py``)::
 
     from hermesd.subsystems.tools import ToolsService
     tools = ToolsService(config.tools)        # ToolsSettings; None → defaults
-    await tools.start(DaemonContext(...))     # forks the pool, runs the self-tests
+    await tools.start(DaemonContext(...))     # loads the descriptors: every tool "starting"
+    tools.ready()                             # after READY: forks the pool, runs the self-tests
     ...
     result = await tools.call("note", {"action": "recall", "query": "wifi"},
                               role="user", session_id=sid, trace_id=tid)
@@ -122,18 +123,27 @@ class ToolsService(Subsystem):
 
     async def start(self, ctx: DaemonContext) -> None:
         """Load the descriptors and return; the fork server, its workers and the self-tests come up
-        in the background (READY does not wait for them). Each tool is ``starting`` until its cases
-        have run; a call to it meanwhile waits for the verdict within the tool's own timeout.
-        :meth:`settled` waits for every verdict."""
+        in the background once the daemon is READY (:meth:`ready`). Each tool is ``starting`` until
+        its cases have run; a call to it meanwhile waits for the verdict within the tool's own
+        timeout. :meth:`settled` waits for every verdict."""
         if self.settings is None:
             self.settings = section(ctx.config, "tools", ToolsSettings)
         self.state_dir = Path(ctx.state_dir)
         self.registry, self.pool = self._load(self.settings)
-        self._bringing_up = asyncio.get_running_loop().create_task(
-            self._bring_up_in_background(self.registry, self.pool, self.settings))
+
+    def ready(self) -> None:
+        """Bring the pool up and run the self-tests, after READY: the fork server's own start
+        (an interpreter importing every handler) would otherwise take CPU from the daemon's."""
+        if self._bringing_up is None and self.registry is not None and self.pool is not None \
+                and self.settings is not None:
+            self._bringing_up = asyncio.get_running_loop().create_task(
+                self._bring_up_in_background(self.registry, self.pool, self.settings))
 
     async def settled(self) -> None:
-        """Wait until every tool of the first start has its verdict (``healthy`` or ``unhealthy``)."""
+        """Wait until every tool of the first start has its verdict (``healthy`` or ``unhealthy``)
+        and the pool is at strength; starts the bring-up first if :meth:`ready` was not called
+        (a service used without a daemon)."""
+        self.ready()
         if self._bringing_up is not None:
             await asyncio.shield(self._bringing_up)
 
@@ -495,6 +505,7 @@ class ToolsService(Subsystem):
             deadline = loop.time() + tool.descriptor.sandbox.timeout_ms / 1000
             if tool.health == "starting":
                 waited = True
+                self.ready()  # a service used without a daemon comes up on its first call
                 await self._await_verdict(tool, deadline)
             if tool.health != "healthy":
                 raise ToolUnhealthy(f"{name} failed its self-test: {tool.failing_case}",
@@ -737,12 +748,14 @@ class ToolsService(Subsystem):
             tools[name] = {"health": "unhealthy", "breaker": "closed", "failing_case": problems[0]}
         bad = [n for n, t in tools.items() if t["health"] != "healthy" or t["breaker"] != "closed"]
         status = "ok" if not bad and pool.at_full_strength() else "degraded"
-        starting = any(t["health"] == "starting" for t in tools.values())
+        # until the pool is up, every verdict given and the workers back to strength
+        bringing_up = self._bringing_up is None or not self._bringing_up.done()
+        starting = bringing_up or any(t["health"] == "starting" for t in tools.values())
         if not any(t["health"] == "healthy" for t in tools.values()) and not starting:
             status = "down" if tools else "degraded"
         elif starting and not any(t["health"] == "unhealthy" or t["breaker"] != "closed" for t in tools.values()):
             status = "starting"  # self-tests still running: calls to a starting tool wait for them
-        return {"status": status, "tools": tools, "folder": str(registry.folder),
+        return {"status": status, "starting": starting, "tools": tools, "folder": str(registry.folder),
                 "pool": {"workers": pool.strength(), "sizes": {"isolated": pool.sizes[False],
                                                                 "network": pool.sizes[True]},
                          "respawns": pool.respawns, "fork_server_pid": pool.server_pid,
