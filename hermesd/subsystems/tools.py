@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import (BREAKER_FAULTS, HermesError, ToolFault, InputInvalid, OutputInvalid, PermissionDenied, ToolCrashed, ToolNotFound,
-                      ToolTimeout, ToolUnavailable, ToolUnhealthy)
+                      ToolUnavailable, ToolUnhealthy)
 from ..logging import REDACTED, redact
 from ..metrics import Histogram
 from ..metrics import Registry as MetricsRegistry
@@ -494,19 +494,17 @@ class ToolsService(Subsystem):
             raise ToolUnavailable("the tool runtime is not running")
         tool = registry.get(name)
         outcome, pid, result = "error", None, None
-        waited = False
         try:
             if tool is None:
                 raise ToolNotFound(f"no tool named {name!r}", data={"tool": name})
             if role not in tool.descriptor.roles:
                 raise PermissionDenied(f"role {role!r} may not call {name}", data={"tool": name})
-            loop = asyncio.get_running_loop()
-            # one budget for the whole call, the wait for a starting tool's verdict included
-            deadline = loop.time() + tool.descriptor.sandbox.timeout_ms / 1000
             if tool.health == "starting":
-                waited = True
+                # the wait for its verdict takes at most the tool's own timeout; the call itself
+                # then has its whole timeout, as any other call
                 self.ready()  # a service used without a daemon comes up on its first call
-                await self._await_verdict(tool, deadline)
+                await self._await_verdict(
+                    tool, asyncio.get_running_loop().time() + tool.descriptor.sandbox.timeout_ms / 1000)
             if tool.health != "healthy":
                 raise ToolUnhealthy(f"{name} failed its self-test: {tool.failing_case}",
                                     data={"tool": name, "failing_case": tool.failing_case})
@@ -518,15 +516,11 @@ class ToolsService(Subsystem):
                                             "retry_after_ms": tool.breaker.retry_after_ms(now_ms)})
             infra_ok: bool | None = None
             try:
-                result = await self._execute(tool, arguments, pool, deadline=deadline,
+                result = await self._execute(tool, arguments, pool,
                                              spec=self._spec(tool, self._caller_dir(tool, uid), self._paths))
                 infra_ok = result["ok"] or not result["error"]["retryable"]
             except (InputInvalid, ToolUnavailable):
                 infra_ok = None  # not the tool's fault
-                raise
-            except ToolTimeout:
-                # part of its time went to waiting for its own self-test: not the tool's fault then
-                infra_ok = None if waited else False
                 raise
             except HermesError as exc:
                 infra_ok = exc.code not in BREAKER_FAULTS
@@ -597,21 +591,17 @@ class ToolsService(Subsystem):
             raise ToolUnavailable(f"{tool.name} is still starting: its self-test has not finished; try again shortly",
                                   data={"tool": tool.name, "health": "starting", "retry_after_ms": 1000})
 
-    async def _execute(self, tool: Tool, arguments: Any, pool: Pool, *, deadline: float | None = None,
+    async def _execute(self, tool: Tool, arguments: Any, pool: Pool, *,
                        spec: dict[str, Any] | None = None) -> dict[str, Any]:
-        """Validate, run in the sandbox, validate the output (no breaker, no health gate).
-
-        :param deadline: ``loop.time()`` by which the call must be answered; the tool's
-            ``timeout_ms`` from now when None."""
+        """Validate, run in the sandbox, validate the output (no breaker, no health gate)."""
         d = tool.descriptor
         value, violations = tool.input_validator.validate(arguments)
         if violations:
             raise InputInvalid(f"invalid input for {d.name}: {violations[0]['message']}",
                                data={"tool": d.name, "violations": violations})
-        if deadline is None:
-            deadline = asyncio.get_running_loop().time() + d.sandbox.timeout_ms / 1000
         reply = await pool.run(d.name, value, tool.limits, network=d.sandbox.network,
-                               deadline=deadline, sandbox=spec)
+                               deadline=asyncio.get_running_loop().time() + d.sandbox.timeout_ms / 1000,
+                               sandbox=spec)
         if reply.ok:
             _, violations = tool.output_validator.validate(reply.output)
             if violations:

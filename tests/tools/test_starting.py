@@ -68,7 +68,7 @@ def test_ready_before_self_tests_end_and_a_call_waits_for_them(start_daemon, sho
     tools = _tools(short_dir, "gated", "gated_wrong")
     rules = short_dir / "rules"  # no rule names the shipped tools these fixtures stand in for
     rules.mkdir()
-    d = start_daemon({"tools": {"tools_dir": str(tools)}, "session": {"rules_dir": str(rules)}})
+    d = start_daemon({"tools": {"tools_dir": str(tools)}, "session": {"rules_dir": str(rules)}}, settle=False)
     # READY came, and neither self-test can have ended: both wait for their gate
     assert _health(d) == {"gated": "starting", "gated_wrong": "starting"}
     st = d.call("admin.status")
@@ -123,7 +123,7 @@ async def test_a_call_waits_no_longer_than_the_tools_timeout(state_dir):
         await svc.settled()
         t = svc.health()["tools"]["gated_quick"]
         assert t["health"] == "unhealthy" and "TOOL_TIMEOUT" in t["failing_case"]
-        assert t["breaker"] == "closed"  # waiting for its own self-test is not the tool's fault
+        assert t["breaker"] == "closed"  # waiting for its own self-test is not a failure of the tool
     finally:
         await svc.stop()
 
