@@ -131,7 +131,8 @@ def _pack(name: str, intents: Path, base: Path | None, n: int, pin: bool, out: d
         shutil.rmtree(root, ignore_errors=True)
 
 
-def _sessions(n: int, pin: bool, tree: Path = REPO) -> tuple[float, float, dict]:
+def _sessions(n: int, pin: bool, tree: Path = REPO) -> tuple[float, float, dict, float]:
+    """RSS before, after ``n`` sessions' memories, ``admin.memory`` then, RSS after that walk."""
     root = Path(tempfile.mkdtemp(prefix="hfp-", dir="/tmp"))
     os.chmod(root, 0o755)
     try:
@@ -148,8 +149,9 @@ def _sessions(n: int, pin: bool, tree: Path = REPO) -> tuple[float, float, dict]
                                           "data": {"text": f"报价单 {i}", "n": i}})
                 time.sleep(1.0)
                 after = _rss_mb(proc.pid)  # before admin.memory: its object walk (a set of every
-                memory = c.call("admin.memory")  # object's id) itself leaves ~20 MB resident at 10k
-            return before, after, memory
+                memory = c.call("admin.memory")  # object's id) itself leaves memory resident
+            time.sleep(1.0)
+            return before, after, memory, _rss_mb(proc.pid)
         finally:
             _stop(proc)
     finally:
@@ -206,8 +208,9 @@ def _against(rev: str, tree: Path, n: int, pin: bool, sgd: Path | None, sessions
         (r1, c1, m1), (r0, c0, m0) = got["this tree"], got[rev]
         print(f"{name:<8} {'ratio':<14} {statistics.median(r1) / statistics.median(r0):>8.2f}x "
               f"{statistics.median(c1) / statistics.median(c0):>7.2f}x {m1 - m0:>+11.1f} MB")
-    a, b = _sessions(sessions, pin)[1], _sessions(sessions, pin, tree)[1]
-    print(f"RSS with {sessions:,} sessions' memories: this tree {a:.1f} MB, {rev} {b:.1f} MB ({a - b:+.1f} MB)")
+    (_, a, _, wa), (_, b, _, wb) = _sessions(sessions, pin), _sessions(sessions, pin, tree)
+    print(f"RSS with {sessions:,} sessions' memories: this tree {a:.1f} MB, {rev} {b:.1f} MB ({a - b:+.1f} MB); "
+          f"after an admin.memory walk {wa:.1f} / {wb:.1f} MB")
 
 
 def _split(memory: dict) -> str:
@@ -252,7 +255,7 @@ def main() -> None:
             _pack("shipped", REPO / "config" / "intents", None, a.n, pin, out)
             if a.sgd:
                 _pack("sgd", a.sgd / "intents", a.sgd / "hermesd.yaml", a.n, pin, out)
-            before, after, memory = _sessions(a.sessions, pin)
+            before, after, memory, walked = _sessions(a.sessions, pin)
             print(f"\n== {label} ==")
             print(f"{'pack':<8} {'case':<32} {'READY ms':>9} {'cpu ms':>8} {'RSS MB':>7}")
             for name, (r, c, rss, rb, cb, rssb) in out.items():
@@ -264,7 +267,7 @@ def main() -> None:
             print(f"idle RSS, shipped packs: {out['shipped'][2]:.1f} MB (aim ≤ {AIMS['idle_rss_mb']} MB; "
                   f"trained at start: {out['shipped'][5]:.1f} MB)")
             print(f"RSS with {a.sessions:,} sessions' memories: {before:.1f} → {after:.1f} MB "
-                  f"(aim ≤ {AIMS['rss_sessions_mb']} MB)")
+                  f"(aim ≤ {AIMS['rss_sessions_mb']} MB; {walked:.1f} MB after the admin.memory walk below)")
             print(f"where it goes: {_split(memory)}")
     finally:
         if scratch is not None:
