@@ -84,8 +84,8 @@ class Session:
     #: the last captured entities of this session, newest last: ``{type, value, at_ms}`` (for "that order")
     recent: list[dict[str, Any]] = field(default_factory=list)
     #: id(trace) → (trace, its redacted form) for the stored history (not stored; see :meth:`to_row`)
-    _redacted: dict[int, tuple[dict[str, Any], dict[str, Any]]] = field(default_factory=dict, repr=False,
-                                                                         compare=False)
+    _redacted: dict[int, tuple[dict[str, Any], dict[str, Any]]] = field(default_factory=dict, init=False,
+                                                                         repr=False, compare=False)
 
     @property
     def state(self) -> State:
