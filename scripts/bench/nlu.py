@@ -147,8 +147,24 @@ def main() -> int:
     if 5 in parts:
         print("\n5. hassil recognize vs hermesd parse, the shipped packs' intents (scripts/bench/nlu_hassil.py)")
         hassil_part(sub, data, a.n)
-    if not parts & {2, 3, 4}:
-        return 0
+    if 2 in parts:
+        snips_time_ranges(data, dateparser)
+    rc = 0
+    if 3 in parts:
+        print("\n3. time expressions class by class: hermesd vs dateparser and jionlp (scripts/bench/nlu_time.py)")
+        from nlu_time import compare  # noqa: PLC0415 - a sibling module of this script
+
+        compare()
+    if 4 in parts:
+        print("\n4. ", end="")  # CLINC150 out of scope vs scikit-learn (scripts/bench/nlu_oos.py)
+        from nlu_oos import report as oos_report  # noqa: PLC0415 - a sibling module of this script
+
+        rc = oos_report(data, REPO / "var" / "bench-cache")
+    return rc
+
+
+def snips_time_ranges(data: Path, dateparser) -> None:
+    """Part 2: SNIPS timeRange phrases, hermesd parse_times beside dateparser.parse."""
     print("\n2. SNIPS timeRange phrases: hermesd parse_times vs dateparser.parse")
     phrases = []
     for line in (data / "snips" / "snips.jsonl").open(encoding="utf-8"):
@@ -184,16 +200,6 @@ def main() -> int:
     print("   sample disagreements with current_period (phrase | hermesd | dateparser):")
     for p, h, d in dis[:12]:
         print(f"     {p!r:40} | {h.kind} {h.start} | {d.astimezone(TZ).isoformat()}")
-    if 3 not in parts and 4 not in parts:
-        return 0
-    print("\n3. time expressions class by class: hermesd vs dateparser and jionlp (scripts/bench/nlu_time.py)")
-    from nlu_time import compare  # noqa: PLC0415 - a sibling module of this script
-
-    compare()
-    print("\n4. ", end="")  # CLINC150 out of scope vs scikit-learn (scripts/bench/nlu_oos.py)
-    from nlu_oos import report as oos_report  # noqa: PLC0415 - a sibling module of this script
-
-    return oos_report(data, REPO / "var" / "bench-cache")
 
 
 if __name__ == "__main__":
