@@ -165,7 +165,7 @@ def _number_runs(text: str):
 #: character → its normalised form (steps 1–4 are per character): filled as characters are met,
 #: bounded so an adversary's text cannot grow it without limit
 _CHAR_FORM: dict[str, str] = {}
-_CHAR_FORM_MAX = 1 << 16
+_CHAR_FORM_MAX = 8192  # the common hanzi (~3,500) and Latin fit; at most ~1 MB
 _SPACE_RUN = re.compile(r"\s+")  # \s on str patterns is exactly str.isspace (Py_UNICODE_ISSPACE)
 #: whitespace that step 5 would change: at an end, a run, not a plain space, or next to CJK (_is_cjk)
 _CJK_CLASS = "\u3400-\u4dbf\u4e00-\u9fff\u3000-\u303f\uff00-\uffef"
