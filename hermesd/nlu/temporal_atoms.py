@@ -189,7 +189,13 @@ def _en_day_of_rel_month(m):
     return {"day": d, "month_shift": {"this": 0, "the current": 0, "next": 1, "the next": 1}.get(re.sub(r"\s+", " ", m[2]), -1)}
 
 
-@_p(rf"{L}(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th){R}(?!\s+(?:of\s+)?[a-z])", "date", needs=r"\d(?:st|nd|rd|th)")
+#: words that may follow a bare day ordinal that is a date ("the 13th at 12:30", "the 9th for 3
+#: people", "the 4th please"); any other word makes it a noun's ordinal ("the 5th floor", "4th one")
+_AFTER_DAY = r"(?:at|for|and|or|in|on|by|around|about|from|to|with|instead|please|then|is|would|will|works?|if|but|so)\b"
+
+
+@_p(rf"{L}(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th){R}(?!\s+(?:of\s+)?(?!{_AFTER_DAY})[a-z])", "date",
+    needs=r"\d(?:st|nd|rd|th)")
 def _en_bare_ordinal(m):
     return {"day": int(m[1])}
 

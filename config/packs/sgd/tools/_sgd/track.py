@@ -325,18 +325,25 @@ def handle(input: dict) -> dict:
     if state["asked"]:
         say = f"What {state['asked'].replace('_', ' ')} would you like?"
     if "results" in input and input["results"] is not None:
-        state["results"], state["index"] = list(input["results"])[:10], 0
+        tx = state["active"] in INTENTS and INTENTS[state["active"]][1]["is_transactional"]
+        done = list(input["results"])[:10]
         state["called"] = state["active"]
-        if state["active"] in INTENTS and INTENTS[state["active"]][1]["is_transactional"]:
+        if not (tx and not done):
+            state["results"], state["index"] = done, 0
+        if tx and done:
             # a transaction is done: the next one ("also request a payment") is told its values afresh,
             # never handed this one's receiver or amount
             for a in _args_of(state["active"]):
                 state["slots"].pop(a, None)
-        if state["results"]:
+        if tx and not done:
+            # the transaction did not go through: its values and the offer stay, so "try again for
+            # 4 people" changes one of them and asks again (the failed call is never retried as is)
+            say = "Sorry, that did not go through."
+        elif state["results"]:
             say = f"I found {len(state['results'])}: {_describe(state['results'][0])}."
         else:
             say = "Sorry, I found nothing for that."
-        if state["active"] in INTENTS and INTENTS[state["active"]][1]["is_transactional"]:
+        if tx and done:
             state["results"] = []  # what a transaction returned is no offer for the next one
         if state["active"] in FOLLOW_UP:  # what the user may accept next ("yes, book it")
             state["offer"] = FOLLOW_UP[state["active"]]
