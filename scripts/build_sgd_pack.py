@@ -50,7 +50,9 @@ DATE_SLOTS = {"date", "event_date"}
 TIME_SLOTS = {"time", "event_time", "new_alarm_time", "alarm_time"}
 #: categorical values said in other words (hand-written, everyday English, not from the data)
 SYNONYMS = {
-    "price_range": {"cheap": "inexpensive", "budget": "inexpensive", "low cost": "inexpensive",
+    "price_range": {"cheap": "inexpensive", "budget": "inexpensive", "low cost": "inexpensive", "low priced": "inexpensive",
+                    "low-priced": "inexpensive", "lower priced": "inexpensive", "budget-friendly": "inexpensive",
+                    "budget friendly": "inexpensive",
                     "low-cost": "inexpensive", "inexpensive": "inexpensive", "affordable": "moderate",
                     "moderate": "moderate", "moderately priced": "moderate", "reasonably priced": "moderate",
                     "average": "moderate", "intermediate": "moderate", "expensive": "expensive",

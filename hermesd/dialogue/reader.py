@@ -110,7 +110,7 @@ _NOT_X_BUT_Y = re.compile(r"不是.{1,12}?(?:是|而是)|not .{1,30}? but ")
 #: after a no, words by which a clause asks for its value instead of explaining ("no, I'd like it on
 #: the 13th", "no, make it 2 people", "no, for 3 people", "不对，我要明天"; "no, she is away this week"
 #: explains). English and Chinese, from how a want is said, not from any one dialogue.
-_WANTS = re.compile(r"\b(?:i'?d like|i would like|i want|i wanna|i need|i'?d prefer|i prefer|i'?d rather|let'?s|"
+_WANTS = re.compile(r"\b(?:'?d like|would like|want|wanna|need (?:it|them|the|a|an)|'?d prefer|prefer|'?d rather|let'?s|"
                     r"can you|could you|make|change|move|switch|book|reserve|set|schedule|it'?s|it is|it will be|"
                     r"it'?ll be|it should be|we are|we'?re|we will be|we'?ll be|there will be|there'?ll be)\b|"
                     r"^(?:on|at|for|to|from|in|just|only)\b|我要|我想|改|换|換|定在|订在|約在|约在")

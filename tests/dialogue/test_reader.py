@@ -417,6 +417,8 @@ DENY_THEN_WANT = [
      {"slot_values": {"when": "tue"}, "mentions": ("next tuesday",)}, "correct", "correct:deny+new-value"),
     ("No. Please make it at 6:30 pm at the office", {"slot_values": {"when": "18:30"}, "mentions": ("6:30 pm",)},
      "correct", None),
+    ("No, I actually want to go on Friday.", {"slot_values": {"when": "fri"}, "mentions": ("friday",)}, "correct",
+     "correct:deny+new-value"),
     ("不对，我想改到明天下午", {"slot_values": {"when": "tomorrow-pm"}, "mentions": ("明天下午",)}, "correct", None),
     # a no whose value is refused, or only explained, asks for nothing
     ("No, not on Friday", {"slot_values": {"when": "fri"}, "mentions": ("friday",)}, "deny", None),
