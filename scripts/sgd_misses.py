@@ -12,8 +12,15 @@ identical made call (matched) or, failing that, with the unmatched made call of 
 that differs in the fewest arguments; the class of a miss is that of its first differing argument
 (in the order: date, time, count, named values, categorical values, extra arguments):
 
-- ``no call: <method kind>``: no unmatched call of that method was made (a transactional one: its
-  card was declined or never reached; a search: the intent or a required value was missed);
+- no unmatched call of that method was made; from the replay's turn log (``turns``): for a
+  transactional method, ``card declined: <slot>`` (the recorded user said yes to other values: the
+  first argument the card had otherwise), ``correction while card open read as no`` (a turn with
+  the recorded user's NEGATE + INFORM closed the card and ran nothing), ``card shown, never
+  accepted``, ``transactional intent never tracked``, ``no card (a required value never heard)``;
+  for a search, ``search: intent missed at the turn`` (another intent was tracked at the user turn
+  before the annotated call) or ``search: no (re)query at the turn`` (the right intent, no call:
+  the changed value was not heard). Details without a turn log (or ``--no-turns``) give
+  ``no call: transactional`` / ``no call: search``;
 - ``date`` / ``time`` / ``count``: the argument is missing or its value differs (normalisation);
 - ``<slot>: missing`` / ``<slot>: wrong``: a named or categorical value not extracted, or another
   one taken (``said``: the annotated value was said by the user in some turn; ``offered``: only
@@ -117,6 +124,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data" / "sgd")
     ap.add_argument("--examples", type=int, default=0, help="print this many examples of each class")
     ap.add_argument("--json", type=Path, help="also write the table to this file")
+    ap.add_argument("--no-turns", action="store_true",
+                    help="ignore the turn log (classes comparable with details that have none)")
     a = ap.parse_args(argv)
     texts: dict[str, str] = defaultdict(str)
     acts: dict[str, dict[int, set[str]]] = defaultdict(dict)
@@ -145,7 +154,8 @@ def main(argv: list[str] | None = None) -> int:
                 made.pop(hit)
                 matched += 1
         for g in left:
-            cls, detail = classify(g, made, texts[d["dialogue_id"]], d.get("turns"), acts[d["dialogue_id"]])
+            cls, detail = classify(g, made, texts[d["dialogue_id"]], None if a.no_turns else d.get("turns"),
+                                   acts[d["dialogue_id"]])
             classes[cls] += 1
             examples[cls].append(f"{d['dialogue_id']}: {detail}")
     missed = annotated - matched
