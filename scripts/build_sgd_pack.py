@@ -69,7 +69,8 @@ SYNONYMS = {
                  "sport": "Sports", "game": "Sports", "games": "Sports", "match": "Sports"},
     # a card network is a credit card; money drawn from the bank is the debit card; the app's own money its balance
     "payment_method": {"app balance": "app balance", "balance": "app balance", "in-app balance": "app balance",
-                       "account balance": "app balance", "wallet": "app balance", "debit card": "debit card",
+                       "account balance": "app balance", "wallet": "app balance", "app cash": "app balance",
+                       "app money": "app balance", "app account": "app balance", "in the app": "app balance", "debit card": "debit card",
                        "debit": "debit card", "bank account": "debit card", "checking account": "debit card",
                        "savings account": "debit card", "saving account": "debit card", "bank card": "debit card",
                        "credit card": "credit card", "credit": "credit card", "visa": "credit card",

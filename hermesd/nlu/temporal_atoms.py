@@ -421,6 +421,19 @@ def _hour_before_pod(m):
     return {"hour": int(v), "minute": None} if v is not None and v == int(v) and 0 <= v <= 12 else None
 
 
+#: hour words after a part of day ("evening five"); "one" is left out: "the evening one" picks an option
+_TWO_TO_TWELVE = "(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\\b"
+
+
+@_p(rf"(?:(?<=morning )|(?<=afternoon )|(?<=evening )|(?<=night ))(\d{{1,2}}|{_TWO_TO_TWELVE})(?![\d:])"
+    r"(?!\s+(?:people|persons?|tickets?|seats?|guests?|of us|days?|hours?|minutes?|weeks?|times?)\b)", "hourish",
+    needs=r"morning|afternoon|evening|night")
+def _hour_after_pod(m):
+    """A bare hour right after a part of day ("this evening 5", "morning 11"): SGD users say it so."""
+    v = en_number(m[1])
+    return {"hour": int(v), "minute": None} if v is not None and v == int(v) and 1 <= v <= 12 else None
+
+
 @_p(r"(?<![\d:])(\d{1,2})(?=\s*(?:tomorrow|today|tonight|明天|今天|今晚))", "hourish", needs=r"tomorrow|today|tonight|明天|今天|今晚")
 def _hour_before_day(m):
     v = int(m[1])

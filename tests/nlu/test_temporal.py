@@ -188,6 +188,22 @@ def test_a_bare_day_ordinal_before_a_function_word_is_a_date(text, expected):
     assert (x.text, x.start) == expected
 
 
+@pytest.mark.parametrize("text,expected", [
+    # a bare hour right after a part of day
+    ("This evening 5 would be great.", ("This evening 5", datetime(2026, 11, 29, 17, 0, tzinfo=SH))),
+    ("in the morning 9", ("morning 9", datetime(2026, 11, 29, 9, 0, tzinfo=SH))),
+    ("afternoon five", ("afternoon five", datetime(2026, 11, 29, 17, 0, tzinfo=SH))),
+])
+def test_a_bare_hour_after_a_part_of_day_is_that_hour(text, expected):
+    (x,) = parse_times(text, SUNDAY_0730, SH)
+    assert (x.text, x.start) == expected
+
+
+@pytest.mark.parametrize("text", ["this evening 5 people", "the evening one", "morning 3 times"])
+def test_a_count_after_a_part_of_day_is_no_hour(text):
+    assert all(x.grain == "part_of_day" for x in parse_times(text, SUNDAY_0730, SH))
+
+
 @pytest.mark.parametrize("text", ["the 5th floor", "the 4th one", "on 5th avenue", "the 2nd time", "my 3rd try"])
 def test_an_ordinal_before_a_noun_is_no_date(text):
     assert parse_times(text, SUNDAY_0730, SH) == []

@@ -20,7 +20,15 @@ SCHEMA = [{"service_name": "Restaurants_1", "intents": [
     "slots": [{"name": "cuisine", "entity": "sgd_cuisine"}, {"name": "city", "entity": "sgd_city"},
               {"name": "price_range", "entity": "sgd_price_range"},
               {"name": "restaurant_name", "entity": "sgd_restaurant_name"}, {"name": "time", "entity": "datetime"},
-              {"name": "date", "entity": "datetime"}, {"name": "party_size", "entity": "sgd_count"}]}]
+              {"name": "date", "entity": "datetime"}, {"name": "party_size", "entity": "sgd_count"}]},
+    {"service_name": "Events_1", "intents": [
+        {"name": "FindEvents", "is_transactional": False, "required_slots": ["category", "city_of_event"],
+         "optional_slots": {"date": "dontcare"}},
+        {"name": "BuyEventTickets", "is_transactional": True,
+         "required_slots": ["event_name", "number_of_seats", "date", "city_of_event"], "optional_slots": {}}],
+     "slots": [{"name": "category", "entity": "sgd_category"}, {"name": "event_name", "entity": "sgd_event_name"},
+               {"name": "city_of_event", "entity": "sgd_city"}, {"name": "date", "entity": "datetime"},
+               {"name": "number_of_seats", "entity": "sgd_count"}]}]
 OLIVE = {"restaurant_name": "Olive Garden", "city": "Milpitas", "cuisine": "Italian"}
 
 
@@ -67,3 +75,21 @@ def test_a_done_transaction_hands_nothing_to_the_next_one(track) -> None:
                          "results": [{**OLIVE, "time": "13:00", "party_size": "2"}]})
     nxt = track.handle({"intent": "ReserveRestaurant", "entities": {}, "session": {"sgd": done["state"]}})
     assert "time" not in nxt["args"] and "restaurant_name" not in nxt["args"]
+
+
+def test_a_place_that_names_a_listed_event_is_that_event(track) -> None:
+    found = track.handle({"intent": "FindEvents", "entities": {"category": "Music", "city_of_event": "New York"},
+                          "session": {}, "results": [{"event_name": "Juliana Hatfield", "city_of_event": "New York",
+                                                      "date": "2019-03-07"},
+                                                     {"event_name": "Kirk Franklin", "city_of_event": "New York",
+                                                      "date": "2019-03-08"}]})
+    # "two tickets to Kirk Franklin": the capitals after "to" read as a place, yet they name a listed event
+    st = track.handle({"intent": "BuyEventTickets", "entities": {"city_of_event": "KIRK FRANKLIN",
+                                                                  "number_of_seats": "2"},
+                       "session": {"sgd": found["state"]}})
+    assert (st["args"]["event_name"], st["args"]["city_of_event"], st["args"]["date"]) == \
+        ("Kirk Franklin", "New York", "2019-03-08")  # the named event is the offer now
+    # a place that is a listed result's city stays the place
+    st = track.handle({"intent": "FindEvents", "entities": {"city_of_event": "New York"},
+                       "session": {"sgd": found["state"]}})
+    assert st["args"]["city_of_event"] == "New York"

@@ -161,6 +161,20 @@ def _by_context(state: dict, it: dict, entities: dict, names: set[str], asked: s
         entities[target] = entities.pop(left[0])
 
 
+def _named_result(state: dict, entities: dict, names: set[str]) -> None:
+    """A place read by its capitals that names a listed result, and no listed result's city ("two
+    tickets to Juliana Hatfield" after the events were listed), is that result's name (in place)."""
+    results = state.get("results") or []
+    for k in [k for k in entities if k in ("city", "city_of_event") and isinstance(entities[k], str)]:
+        said = _fold(entities[k])
+        if not said or any(_fold(r.get(c) or "") == said for r in results for c in ("city", "city_of_event")):
+            continue
+        hit = next((s for r in results for s in NAME_SLOTS
+                    if s in names and isinstance(r.get(s), str) and f" {said} " in f" {_fold(r[s])} "), None)
+        if hit and hit not in entities:
+            entities[hit] = entities.pop(k)
+
+
 def merge(state: dict, intent_name: str, entities: dict, asked: str | None = None) -> None:
     """Fold this turn's values into ``state['slots']`` (in place) for ``intent_name``'s service.
 
@@ -179,6 +193,7 @@ def merge(state: dict, intent_name: str, entities: dict, asked: str | None = Non
         typed.sort(key=lambda n: n not in args)
         if typed and typed[0] not in entities:
             entities[typed[0]] = entities.pop(k)
+    _named_result(state, entities, names)
     _by_context(state, it, entities, names, asked)
     date_slot = next((s for s in DATE_SLOTS if s in args), next((s for s in DATE_SLOTS if s in names), None))
     time_slot = next((s for s in TIME_SLOTS if s in args and s != "alarm_time"), None)
@@ -195,6 +210,7 @@ def merge(state: dict, intent_name: str, entities: dict, asked: str | None = Non
             c = _canon(k, v)
             if c is not None:
                 state["slots"][k] = _as_listed(state, k, c)
+                _point_at(state, k, state["slots"][k])
 
 
 def _fold(v: str) -> str:
@@ -214,6 +230,17 @@ def _as_listed(state: dict, slot: str, value: str) -> str:
         return exact[0]
     part = [v for v in listed if f" {said} " in f" {_fold(v)} "]
     return part[0] if len(part) == 1 else value
+
+
+def _point_at(state: dict, slot: str, value: str) -> None:
+    """A name that is one listed result's (as listed) makes that result the offer, so the card takes
+    its date, city … ("let's go with Kirk Franklin" while another event was offered)."""
+    if slot not in NAME_SLOTS:
+        return
+    for i, r in enumerate(state.get("results") or []):
+        if r.get(slot) == value:
+            state["index"] = i
+            return
 
 
 def api_args(state: dict, intent_name: str) -> dict:
