@@ -64,10 +64,13 @@ def no_call(gold: dict, turns: list[dict], acts: dict[int, set[str]]) -> tuple[s
     """Why no call of ``gold``'s method was left to pair with it, from the replay's turn log."""
     method, t = gold["method"], gold.get("turn")
     if is_transactional(method):
+        shown = None  # the card open when the recorded user answered
         for u in turns:
-            if u.get("declined") and (u.get("card") or {}).get("method") == method:
-                k = _first_diff(gold["args"], (u["card"] or {}).get("args") or {})
-                return f"card declined: {k}", f"{k}: {gold['args'].get(k)!r} vs {((u['card'] or {}).get('args') or {}).get(k)!r}"
+            if u.get("declined") and (shown or {}).get("method") == method:
+                args = shown.get("args") or {}
+                k = _first_diff(gold["args"], args)
+                return f"card declined: {k}", f"{k}: {gold['args'].get(k)!r} vs {args.get(k)!r}"
+            shown = u.get("card")
         for u in turns:
             if u["before"] == "CONFIRMING" and u["after"] != "CONFIRMING" and u["sent"] == "session.turn" \
                     and not u["calls"] and {"NEGATE", "INFORM"} <= acts.get(u["turn"], set()):
