@@ -67,6 +67,8 @@ class Part:
     ref_missing: list[str] = field(default_factory=list)
     #: values the caller's role may not see (``memory.hidden_fields``): never in the stored trace
     scrub: list[str] = field(default_factory=list)
+    #: set when the LLM executor took the request (:mod:`.llmturn`): ``generated``, ``model``, tokens, ``ms``
+    llm: dict[str, Any] | None = None
 
     def degrade(self, why: str) -> None:
         """Note a degradation in the trace (``parse_budget``, ``routing_budget``, ``load:cpu`` …, comma-joined)."""
