@@ -59,7 +59,7 @@ class Refused:
 
 def tools_for_model(offered: Mapping[str, Offered]) -> list[dict[str, Any]]:
     """The ``tools`` list of a chat request, in name order (the same request for the same tools)."""
-    return [tool_function(o.name, o.description, o.parameters) for _, o in sorted(offered.items())]
+    return [tool_function(o.name, o.description, o.parameters) for o in sorted(offered.values(), key=lambda o: o.name)]
 
 
 def check_call(call: ToolCall, offered: Mapping[str, Offered], known: Mapping[str, frozenset[str]],
