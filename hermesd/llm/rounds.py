@@ -70,8 +70,9 @@ class Rounds:
     def state(self) -> dict[str, Any]:
         """JSON-ready state of a ``confirm`` stop, for :func:`resume`."""
         assert self.pending is not None
+        # no key named *token*: the session row is stored redacted, and such a key would be taken for a secret
         return {"messages": self.messages, "rounds": self.rounds, "tool_rounds": self.tool_rounds,
-                "tokens_in": self.tokens_in, "tokens_out": self.tokens_out,
+                "usage_in": self.tokens_in, "usage_out": self.tokens_out,
                 "call": self.pending.call.to_dict(), "arguments": self.pending.arguments}
 
 
@@ -85,8 +86,9 @@ async def resume(chat: Chat, run_tool: RunTool, state: Mapping[str, Any], offere
                  known: Mapping[str, frozenset[str]], role: str, max_tool_rounds: int) -> Rounds:
     """The user said yes to the card of ``state`` (:meth:`Rounds.state`): the call runs — checked
     again, the allow-list or breaker may have changed — and the rounds go on."""
-    r = Rounds("reply", list(state["messages"]), rounds=int(state["rounds"]), tool_rounds=int(state["tool_rounds"]),
-               tokens_in=int(state["tokens_in"]), tokens_out=int(state["tokens_out"]))
+    r = Rounds("reply", list(state["messages"]), rounds=_int(state.get("rounds")),
+               tool_rounds=_int(state.get("tool_rounds")), tokens_in=_int(state.get("usage_in")),
+               tokens_out=_int(state.get("usage_out")))
     call = ToolCall.from_dict(state["call"])
     verdict = check_call(ToolCall(call.id, call.name, dict(state["arguments"]), call.raw), offered, known, role)
     await _act(r, run_tool, verdict, r.tool_rounds, confirmed=True)
@@ -149,3 +151,7 @@ async def _act(r: Rounds, run_tool: RunTool, verdict: Accepted | Refused, round_
         content = orjson.dumps({"error": {"code": entry["code"], "message": str(err.get("message") or "")}}).decode()
     r.calls.append(entry)
     r.messages.append({"role": "tool", "content": content, "call_id": call.id, "name": call.name})
+
+
+def _int(v: Any) -> int:
+    return v if isinstance(v, int) and not isinstance(v, bool) else 0

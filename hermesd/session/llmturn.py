@@ -3,8 +3,9 @@
 A request goes to the LLM (:meth:`LlmTurns.wanted`) only when the executor is on for the
 caller's role, no rule matched — the NLU put it out of scope (``llm.out_of_scope``), its intent
 is one of ``llm.intents`` and no rule of it held, or a rule handed off with ``handoff: llm`` —
-and no card or form is open (a digression goes only with ``llm.while_open``). An answer to a
-form, a card or a pending task never does.
+and no card or form is open: a digression, or an utterance the reader could not take as an
+answer to the open question, goes only with ``llm.while_open`` (the question is asked again
+after it). An answer to a form, a card or a pending task never does.
 
 :meth:`LlmTurns.run` builds the prompt through the Memory Control Protocol
 (:func:`hermesd.memory.prompt.build_prompt`: the session's context from L2, its last tool
@@ -21,6 +22,7 @@ entities the NLU found and the structured tool results, as for any turn (the cap
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from typing import TYPE_CHECKING, Any, Mapping
@@ -83,6 +85,13 @@ class LlmTurns:
         return (isinstance(result, Handoff) and result.reason == LLM_HANDOFF and p.path in ("rule", "fallback")
                 and "digression" not in p.repairs and self._on(s) is not None)
 
+    def takes_unreadable(self, s: Session, p: "Part") -> bool:
+        """An utterance said at an open question that the reader could not take as an answer and the
+        NLU found no intent in, with ``llm.while_open`` on: the LLM may answer it as a digression."""
+        llm = self._on(s)
+        return (llm is not None and llm.settings.while_open and llm.settings.out_of_scope
+                and getattr(p.parsed, "intent", None) is None)
+
     # -- the turn --------------------------------------------------------------------------
 
     async def run(self, s: Session, p: "Part", fallback: Plan, ctx: dict[str, Any], entities: dict[str, Any],
@@ -121,7 +130,9 @@ class LlmTurns:
         elif not llm.admit(s.uid):
             info["outcome"] = "rate_limited"
         else:
+            b0 = time.perf_counter()
             prompt = build_prompt(await self._inputs(s, p, ctx, utterance))
+            info["prompt_ms"] = round((time.perf_counter() - b0) * 1000, 3)
             # (no key named *token*: the trace's redaction would take it for a secret)
             info["prompt"] = {"messages": redact(prompt.messages), "estimate": prompt.tokens, "kept": prompt.kept,
                               "dropped": prompt.dropped, "cut_request": prompt.cut_request}
@@ -169,7 +180,7 @@ class LlmTurns:
         usage = info.get("usage") or {}
         p.llm.update({"model": settings.model, "tokens_in": usage.get("prompt", 0),
                       "tokens_out": usage.get("completion", 0), "ms": round(ms, 3), "model_ms": info["model_ms"],
-                      "outcome": info.get("outcome")})
+                      "prompt_ms": info.get("prompt_ms", 0.0), "outcome": info.get("outcome")})
         p.timings["llm"] = p.timings.get("llm", 0.0) + ms
         log.info("llm turn", extra={"kv": {"outcome": info.get("outcome"), "rounds": info.get("rounds", 0),
                                            "tokens_in": p.llm["tokens_in"], "tokens_out": p.llm["tokens_out"],
@@ -215,15 +226,18 @@ class LlmTurns:
         grounded = p.trace.get("entities") or {}
         unresolved = tuple(dict.fromkeys(v[1:-1] for v in grounded.get("person", [])
                                          if isinstance(v, str) and v.startswith("【") and v.endswith("】")))
-        facts = hide(await memory.user_memories(s.uid, f"user:{s.uid}"), hidden)
-        profile = tuple((r["anchor"].split(":", 1)[-1], str((r.get("data") or {}).get("value")))
-                        for r in facts if (r.get("data") or {}).get("value") is not None
-                        and r["anchor"].startswith(("fact:", "note:")))[:8]
-        found = hide(await memory.search(s.uid, session_id=s.session_id, k=CONTEXT_ITEMS * 3), hidden)
+        anchors = sorted(set((s.refs.get("anchors") or {}).values()))
+        # the three L2 reads queue on the L2 thread together: one wait for them, not three
+        facts, found, recalled = await asyncio.gather(
+            memory.user_memories(s.uid, f"user:{s.uid}"),
+            memory.search(s.uid, session_id=s.session_id, k=CONTEXT_ITEMS * 3),
+            memory.search(s.uid, anchors=anchors or None, k=CONTEXT_ITEMS))
+        facts, found, recalled = hide(facts, hidden), hide(found, hidden), hide(recalled, hidden)
+        profile = tuple((str(d.get("subject") or r["anchor"].split(":", 1)[-1]), str(d["value"]))
+                        for r in facts if r["anchor"].startswith(("fact:", "note:"))
+                        for d in [r.get("data") or {}] if d.get("value") is not None and not d.get("secret"))[:8]
         tool_results = tuple({"tool": e.get("action"), "output": (e.get("payload") or {}).get("output")}
                              for e in found if e.get("type") == "event" and e.get("action"))[:CONTEXT_ITEMS]
-        anchors = sorted(set((s.refs.get("anchors") or {}).values()))
-        recalled = hide(await memory.search(s.uid, anchors=anchors or None, k=CONTEXT_ITEMS), hidden)
         memories = tuple(str(r.get("summary")) for r in recalled if r.get("type") == "memory" and r.get("summary"))
         history = tuple((str(t.get("text") or ""), str(t.get("reply") or "")) for t in reversed(s.history[-HISTORY_TURNS:])
                         if t.get("text"))

@@ -75,6 +75,7 @@ def compose_reply(s: Session, text: str, trace_id: str, prefix: list[str], parts
                       "tokens_out": sum(m.get("tokens_out", 0) for m in marks),
                       "ms": round(sum(m.get("ms", 0.0) for m in marks), 3),
                       "model_ms": round(sum(m.get("model_ms", 0.0) for m in marks), 3),
+                      "prompt_ms": round(sum(m.get("prompt_ms", 0.0) for m in marks), 3),
                       "outcome": marks[-1].get("outcome")}
         trace["generated"] = out["generated"]
     trace["at_ms"], trace["reply"] = now, redact(reply["text"])

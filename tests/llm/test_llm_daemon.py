@@ -223,3 +223,23 @@ def test_the_metrics_count_calls_tokens_and_outcomes(talk):
     assert 'hermes_llm_tokens_total{direction="in"}' in text
     assert "hermes_llm_call_duration_seconds_count" in text
     assert "hermes_llm_breaker_state 0" in text
+
+
+def test_the_prompt_holds_the_sessions_context_by_the_memory_control_protocol(talk):
+    talk("remember my parking spot is B12")  # a fact of the caller's profile (memory turn, no model)
+    talk.srv.script(Say(calls=[("lookup_order", {"order_id": "SO1235"})]), Say(text="Shipped."),
+                    Say(text="Ha."))
+    talk("tell me a joke about my order SO1235")
+    talk(OOS_EN)
+    system = talk.srv.requests[-1]["body"]["messages"][0]["content"]
+    assert "parking spot: B12" in system  # the profile field the role may see
+    assert 'lookup_order: {"order_id":"SO1235","status":"shipped"}' in system  # the last tool result
+    said = [m["content"] for m in talk.srv.requests[-1]["body"]["messages"][1:]]
+    assert said[-3:] == ["tell me a joke about my order SO1235", "Shipped.", OOS_EN]  # the session's last turn
+
+
+def test_an_unresolved_mention_reaches_the_model_marked(talk):
+    talk.srv.script(Say(text="我不认识这位。"))
+    talk("给我讲个关于欧阳工的笑话", locale="zh-CN")
+    user = talk.srv.requests[-1]["body"]["messages"][-1]["content"]
+    assert "【欧阳工】" in user
