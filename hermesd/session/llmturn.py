@@ -114,6 +114,14 @@ class LlmTurns:
                 model_s[0] += time.perf_counter() - m0
 
         async def run_tool(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+            flags = c.tool_info(name)
+            if flags is not None and not flags[1]:
+                # restart safety, as for a rule's step: a non-idempotent tool starts only once EXECUTING
+                # is on disk, so a crash mid-call leaves the session interrupted, never re-running it
+                s.executing = {"tool": name, "index": 0, "rule_id": LLM_RULE_ID, "trace_id": trace_id,
+                               "intent": fallback.intent, "entities": dict(entities), "steps": {},
+                               "utterance": utterance, "lang": p.lang}
+                await c.memory.save_session(s.to_row())
             try:
                 return await c.tools.call(name, arguments, role=s.role, session_id=s.session_id, trace_id=trace_id,
                                           uid=s.uid)
