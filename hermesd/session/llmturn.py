@@ -164,6 +164,7 @@ class LlmTurns:
         p.trace["llm"] = info
         fields = {"texts": texts, "log": steps, "tool_results": list(rounds.tool_results) if rounds else []}
         plan = Plan("fallback", fallback.intent, LLM_RULE_ID, None, ())
+        executor = None
         if rounds is not None and rounds.kind == "reply":
             texts.append(rounds.text)
             result: Any = Finished(**fields)
@@ -191,12 +192,12 @@ class LlmTurns:
                       "prompt_ms": info.get("prompt_ms", 0.0), "outcome": info.get("outcome")})
         p.timings["llm"] = p.timings.get("llm", 0.0) + ms
         log.info("llm turn", extra={"kv": {"outcome": info.get("outcome"), "rounds": info.get("rounds", 0),
-                                           "tokens_in": p.llm["tokens_in"], "tokens_out": p.llm["tokens_out"],
+                                           "usage_in": p.llm["tokens_in"], "usage_out": p.llm["tokens_out"],
                                            "duration_ms": round(ms, 3),
                                            "model_ms": info["model_ms"], "trace": trace_id}})
         s.executing = None
         p.intent = fallback.intent
-        await c.plans._settle(s, p, plan, None, ctx, result, dict(entities), utterance, trace_id)
+        await c.plans._settle(s, p, plan, executor, ctx, result, dict(entities), utterance, trace_id)
 
     # -- what the model is offered and told ---------------------------------------------------
 
