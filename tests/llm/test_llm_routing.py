@@ -38,3 +38,17 @@ def test_a_model_card_survives_a_restart_and_yes_runs_its_call(model_server, sta
         assert r["reply"]["text"] == "Sent it." and r["generated"] is True
         assert [(a["tool"], a["outcome"]) for a in r["actions"]] == [("send_memo", "ok")]
     assert model_server.errors == []
+
+
+def test_a_field_the_role_may_not_see_never_reaches_the_prompt(model_server, start_daemon):
+    cfg = llm_config(model_server, "ollama")
+    cfg["memory"] = {"hidden_fields": {"admin": ["data.value"]}}
+    d = start_daemon(cfg)
+    model_server.script(Say(text="Ha."))
+    with d.client() as c:
+        sid = c.call("session.open", {"locale": "en-US"})["session_id"]
+        c.call("session.turn", {"session_id": sid, "text": "remember my locker code is Q7781"})
+        c.call("session.turn", {"session_id": sid, "text": OOS_EN})
+    messages = model_server.requests[-1]["body"]["messages"]
+    assert "Q7781" not in str(messages)  # not as a profile field, a memory, nor in the session's last turns
+    assert "locker code" not in messages[0]["content"].split("From memory")[0]  # no profile line for it
