@@ -49,6 +49,7 @@ import yaml
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from .errors import ConfigInvalid
+from .llm.settings import LlmSettings
 from .memory.archive_settings import ArchiveSettings, UpstreamSettings
 from .memory.settings import MemorySettings
 from .nlu.settings import NluSettings
@@ -227,6 +228,7 @@ class HermesConfig(Section):
     reminders: RemindersSettings = RemindersSettings()
     archive: ArchiveSettings = ArchiveSettings()
     upstream: UpstreamSettings = UpstreamSettings()
+    llm: LlmSettings = LlmSettings()
 
     @field_validator("*", mode="before")
     @classmethod

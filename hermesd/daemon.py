@@ -44,12 +44,13 @@ def build_subsystems(cfg: HermesConfig) -> list[list[Subsystem]]:
     Each reads its own config section from the :class:`DaemonContext` at start.
     """
     from .subsystems.archive import ArchiveService
+    from .subsystems.llm import LlmService
     from .subsystems.memory import MemoryService
     from .subsystems.nlu import NluSubsystem
     from .subsystems.session import SessionService
     from .subsystems.tools import ToolsService
 
-    return [[MemoryService()], [NluSubsystem(), ToolsService(), ArchiveService()], [SessionService()]]
+    return [[MemoryService()], [NluSubsystem(), ToolsService(), ArchiveService(), LlmService()], [SessionService()]]
 
 
 def _link(subsystems: dict[str, Subsystem]) -> None:

@@ -68,6 +68,8 @@ class Part:
     ref_missing: list[str] = field(default_factory=list)
     #: values the caller's role may not see (``memory.hidden_fields``): never in the stored trace
     scrub: list[str] = field(default_factory=list)
+    #: set when the LLM executor took the request (:mod:`.llmturn`): ``generated``, ``model``, tokens, ``ms``
+    llm: dict[str, Any] | None = None
 
     def degrade(self, why: str) -> None:
         """Note a degradation in the trace (``parse_budget``, ``routing_budget``, ``load:cpu`` …, comma-joined)."""
@@ -374,6 +376,14 @@ class Pipeline:
             said = "declined" if d.what == "confirm" else "cancelled"  # a no to a card does nothing, says so
             p.end(s, c, catalogue.say(said, lang), "cancel", f"{d.what} cancelled")
             p.intent = getattr(q, "intent", None)
+        elif isinstance(d, dp.AskAgain) and q is not None and c.llm_turns.takes_unreadable(s, p):
+            # an answer the reader cannot take, that the pack lets the LLM executor try (llm.while_open):
+            # a digression, the open question asked again after it
+            s.pending = None
+            p.repairs.append("digression")
+            await c.plans.run(s, p, intent=None, entities={}, text=text, trace_id=trace_id)
+            if s.pending is None and s.state is State.LISTENING:
+                self._reask(s, p, q)
         elif isinstance(d, (dp.Repeat, dp.Help, dp.AskAgain, dp.Wait)) and q is not None:
             p.repairs.append(d.name)
             self._keep_or_end(s, p, q, self._again_text(q, d, lang), d.name)
