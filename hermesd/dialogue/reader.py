@@ -231,8 +231,13 @@ def _final_act(sc: Scan, lex: Lexicon, said: "_Said | None" = None) -> tuple[str
     """``(act, cue)`` of the last answer word, with the contrast rule; act ``unread`` when a yes
     is followed by a contrast and words we cannot read. In a long answer (``said.long``) the first
     no decides."""
-    acts = [(a[0], f"{a[0]}:{a[1]}") for c in sc.clauses if (a := c.act())]
+    acted = [(c, a) for c in sc.clauses if (a := c.act())]
+    acts = [(a[0], f"{a[0]}:{a[1]}") for _, a in acted]
     first_no = next((a for a in acts if a[0] in _NEGATIVE), None)
+    if first_no is not None and acts[-1][0] == "affirm" and _beside_word(*acted[-1]):
+        # "不是他，是研发部的" / "不对，是财务部的": after a no, a 是 that leads a value names what is
+        # wanted instead — never a yes. Without a value the caller can use, the no stands.
+        return first_no[0], f"{first_no[1]}+instead"
     if first_no is not None and first_no != acts[-1] and said is not None and said.long:
         return first_no
     last = acts[-1] if acts else None
@@ -248,6 +253,11 @@ def _final_act(sc: Scan, lex: Lexicon, said: "_Said | None" = None) -> tuple[str
     if last and last[0] == "affirm" and any(c.rest for c in tail):
         return "unread", "contrast.unread"
     return last
+
+
+def _beside_word(clause: Clause, act: tuple[str, str]) -> bool:
+    """Letters or digits in ``clause`` beside its answer word (是 in 是研发部的 / 是另外一个, not 是的)."""
+    return any(ch.isalnum() for ch in clause.text.replace(act[1], "", 1))
 
 
 def _correction_cue(said: _Said) -> str | None:

@@ -202,8 +202,9 @@ class LlmTurns:
     # -- what the model is offered and told ---------------------------------------------------
 
     def _offered(self, role: str, allow: list[str]) -> tuple[dict[str, Offered], dict[str, frozenset[str]]]:
-        """The caller's allow-list (healthy tools the role may call, within ``llm.tools`` when set),
-        and every registered tool's roles."""
+        """The caller's allow-list (tools the role may call, within ``llm.tools`` when set, that are
+        healthy or still ``starting`` — a call to a starting tool waits for its self-test within its own
+        timeout, as over MCP), and every registered tool's roles."""
         registry = getattr(self.c.tools, "registry", None)
         tools = dict(getattr(registry, "tools", {}) or {})
         now_ms = time.monotonic() * 1000
@@ -212,7 +213,7 @@ class LlmTurns:
         for name, tool in tools.items():
             d = tool.descriptor
             known[name] = frozenset(d.roles)
-            if role not in d.roles or tool.health != "healthy" or (allow and name not in allow):
+            if role not in d.roles or tool.health not in ("healthy", "starting") or (allow and name not in allow):
                 continue
             offered[name] = Offered(name, d.text("en"), d.input, tool.input_validator, frozenset(d.roles),
                                     confirm=bool(d.confirm),

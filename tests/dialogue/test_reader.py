@@ -708,3 +708,17 @@ def test_a_reminding_imperative_at_a_card_is_a_request_not_a_no(raw: str) -> Non
 def test_true_and_false_answer_a_yes_no_question(raw: str, act: str) -> None:
     assert read_answer(CONFIRM, heard(raw)).act == act
     assert read_answer(OFFER, heard(raw)).act == act
+
+
+# --- "不是X，是Y" with no value the card can use: the no stands, never a yes (a send once went to the
+# person the user had just said was wrong) ----------------------------------------------------------
+
+@pytest.mark.parametrize("raw", ["不是他，是研发部的", "不对，是财务部的", "不对，是研发部的张工", "不是这份，是070那份",
+                                 "不是，是另外一个", "no, it is the other one"])
+def test_a_no_then_what_is_wanted_is_never_a_yes(raw: str) -> None:
+    assert read_answer(CONFIRM, heard(raw)).act in ("deny", "cancel", "correct")
+
+
+def test_a_no_then_a_named_person_corrects_the_card() -> None:
+    r = read_answer(CONFIRM, heard("不是他，是李娜", slot_values={"person": "李娜"}))
+    assert r.act == "correct" and r.values == {"person": "李娜"}

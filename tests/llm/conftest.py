@@ -47,6 +47,7 @@ def module_daemon(nlu_cache_dir: Path) -> Iterator[Callable[..., Daemon]]:
         d = Daemon(d_root, config, {"HERMESD_NLU__MODEL_CACHE_DIR": str(nlu_cache_dir)}, [])
         started.append(d)
         d.wait_ready()
+        d.wait_settled()  # READY comes before the tools' self-tests end: script against settled tools
         return d
 
     try:
