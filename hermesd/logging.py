@@ -107,7 +107,13 @@ def secret_values(text: str) -> list[str]:
     return [v.strip("\"'") for v in found if v.strip("\"'")]
 
 
+#: a URL's user information (RFC 3986 §3.2.1: ``scheme://user:password@host``), masked whole
+_URL_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/\s@]+@")
+
+
 def _redact_text(text: str) -> str:
+    if text and "@" in text and "://" in text:
+        text = _URL_USERINFO.sub(lambda m: m.group(1) + REDACTED + "@", text)
     if not text or not _has_secret_hint(text):
         return text
     for rx in _SECRET_PATTERNS:

@@ -82,6 +82,10 @@ class LlmSettings(Section):
         parts = urlsplit(v)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError("expected http://HOST:PORT or https://HOST:PORT, e.g. http://127.0.0.1:11434")
+        if parts.username is not None or parts.password is not None:
+            # never sent (the client speaks Bearer tokens only) and it would show in status and logs
+            raise ValueError("no user or password in the URL: name the environment variable that holds "
+                             "the token in llm.api_key_env")
         if parts.query or parts.fragment:
             raise ValueError("no query or fragment: the API path is added by hermesd")
         try:

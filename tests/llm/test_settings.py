@@ -38,3 +38,9 @@ def test_the_rate_limiter_refills_evenly_per_uid():
     assert r.take(2)  # another uid has its own bucket
     now[0] += 30.0  # half a minute: one token back
     assert [r.take(1), r.take(1)] == [True, False]
+
+
+def test_credentials_in_the_endpoint_url_are_refused_and_never_echoed():
+    with pytest.raises(config.ConfigError) as e:
+        config.load(env={"HERMESD_LLM__ENDPOINT": "http://bob:PW-s3cr3t@127.0.0.1:18935"})
+    assert "api_key_env" in str(e.value) and "PW-s3cr3t" not in str(e.value) and "bob" not in str(e.value)
