@@ -327,7 +327,9 @@ class Grounding:
         ``memory`` (the keys the intent's rules read, this user's), ``session`` (its vars, and
         ``utterance``: the request's text, one part of an utterance holding several; ``turn``: the
         number of the user turn, 0 first, the same for every part of one utterance — a pack's
-        tracker reading each part tells a later part of the turn from a new turn by it)."""
+        tracker reading each part tells a later part of the turn from a new turn by it); ``hidden``:
+        the field names (last part of each path) of ``memory.hidden_fields[role]``, so a rule can refuse
+        to show a field the role may not see (``'phone' in hidden``)."""
         memory: dict[str, Any] = {}
         if engine is not self._keys_engine:  # a (re)loaded rule set: its own cache, not one keyed by id()
             self._keys_engine, self._keys = engine, {}
@@ -341,7 +343,9 @@ class Grounding:
         entities = {**entities, **self.aliases(s, intent, entities)}
         zone = self.zone(s)
         now = datetime.fromtimestamp(s.ref_ms / 1000, zone).isoformat(timespec="seconds")
+        hidden = (getattr(self.memory.settings, "hidden_fields", None) or {}).get(s.role, [])
         return {"role": s.role, "slots": dict(s.slots), "entities": entities, "memory": memory,
+                "hidden": sorted({str(f).rsplit(".", 1)[-1] for f in hidden}),
                 "session": {**s.vars, "state": s.state.value, "channel": s.channel, "user": s.user,
                             "utterance": text, "turn": s.turns, "locale": s.locale, "tz": zone.key, "now": now,
                             "reminders": self.reminders}}
