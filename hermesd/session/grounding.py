@@ -104,6 +104,8 @@ class Grounding:
         res = await self.memory.resolve(mention, session_id=s.session_id, type="person", fuzzy=fuzzy)
         if res.status == "resolved":
             s.refs.setdefault("anchors", {})[res.text] = res.anchor_id
+            if getattr(res, "text_en", "") and res.text_en != res.text:
+                s.refs.setdefault("names_en", {})[res.text] = res.text_en
             return res.text, None
         if res.status == "ambiguous":
             chosen = [c for c in res.candidates if c["anchor_id"] in set(s.anchors.values())]
@@ -111,6 +113,9 @@ class Grounding:
                 self.remember_anchor(s, mention, chosen[0]["anchor_id"])
                 s.refs["session_anchor"] = True
                 s.refs.setdefault("anchors", {})[chosen[0]["display"]] = chosen[0]["anchor_id"]
+                latin = chosen[0].get("display_en") or chosen[0]["display"]
+                if latin != chosen[0]["display"]:
+                    s.refs.setdefault("names_en", {})[chosen[0]["display"]] = f"{latin} ({chosen[0]['display']})"
                 log.info("anchor.session", extra={"kv": {"mention": mention, "anchor": chosen[0]["anchor_id"]}})
                 return chosen[0]["display"], None
             return res.text, (mention, res.candidates)
@@ -253,10 +258,14 @@ class Grounding:
     def aliases(self, s: Session, intent: str | None, entities: Mapping[str, Any]) -> dict[str, Any]:
         """``<slot>_kind``: the slot's canonical value (合同, Contract, CONTRACT → ``contract``), for conditions;
         ``<slot>_aliases``: every name the gazetteer knows for it (报价单, 报价, quote, quotation), so a rule
-        can match files or records named in any language."""
+        can match files or records named in any language; ``<slot>_en`` for a person slot: the name as an
+        English reply shows it ("Li Na (李娜)", the directory's Latin alias beside the name; else the name)."""
         out: dict[str, Any] = {}
         gazetteers = getattr(self.nlu.engine, "gazetteers", {}) or {}
+        names_en = s.refs.get("names_en") or {}
         for slot, etype in self.spec_slots(intent).items():
+            if etype == "person" and isinstance(entities.get(slot), str):
+                out[f"{slot}_en"] = names_en.get(entities[slot], entities[slot])
             gaz, value = gazetteers.get(etype), entities.get(slot)
             if not gaz or not isinstance(value, str):
                 continue
