@@ -101,7 +101,7 @@ def test_the_prompt_is_in_the_reply_language(talk):
 def test_a_valid_tool_call_runs_in_the_sandbox_and_the_second_round_answers(talk):
     talk.srv.script(Say(calls=[("lookup_order", {"order_id": "SO1235"})]),
                     Say(text="Order SO1235 has shipped."))
-    r = talk("tell me a joke about a parcel")
+    r = talk("tell me a joke about zebras")
     assert r["reply"]["text"] == "Order SO1235 has shipped."
     assert [(a["tool"], a["outcome"]) for a in r["actions"]] == [("lookup_order", "ok")]
     assert len(talk.srv.requests) == 2
@@ -114,7 +114,7 @@ def test_a_valid_tool_call_runs_in_the_sandbox_and_the_second_round_answers(talk
                                             ({"order_id": "SO1235", "extra": 1}, "unexpected")])
 def test_invalid_arguments_are_refused_and_the_model_is_told(talk, arguments, why):
     talk.srv.script(Say(calls=[("lookup_order", arguments)]), Say(text="I could not look that order up."))
-    r = talk("tell me a joke about an order")
+    r = talk("tell me a joke about giraffes")
     assert r["reply"]["text"] == "I could not look that order up."
     assert [(a["tool"], a["outcome"]) for a in r["actions"]] == [("lookup_order", "INPUT_INVALID")]
     (told,) = _tool_messages(talk.srv.requests[1])
@@ -126,7 +126,7 @@ def test_arguments_that_are_not_json_are_refused(talk):
     if talk.api != "openai":
         pytest.skip("Ollama sends arguments as an object: there is no string to get wrong")
     talk.srv.script(Say(calls=[("lookup_order", '{"order_id": "SO12')]), Say(text="Sorry."))
-    r = talk("tell me a joke about an order")
+    r = talk("tell me a joke about giraffes")
     assert r["actions"][0]["outcome"] == "INPUT_INVALID"
     assert _error_of(_tool_messages(talk.srv.requests[1])[0]) == "INPUT_INVALID"
 
@@ -183,7 +183,7 @@ def test_nothing_goes_to_the_model_while_a_card_is_open(talk):
 def test_the_round_limit_ends_in_a_plain_reply(talk):
     always = Say(calls=[("lookup_order", {"order_id": "SO1235"})], text="still looking")
     talk.srv.script(always, always, Say(text="Order SO1235 has shipped.", calls=[("lookup_order", {"order_id": "SO1235"})]))
-    r = talk("tell me a joke about a parcel")
+    r = talk("tell me a joke about zebras")
     assert len(talk.srv.requests) == 3  # two tool rounds, then one with no tools offered
     assert "tools" in talk.srv.requests[0]["body"] and "tools" in talk.srv.requests[1]["body"]
     assert "tools" not in talk.srv.requests[2]["body"]
@@ -229,13 +229,13 @@ def test_the_prompt_holds_the_sessions_context_by_the_memory_control_protocol(ta
     talk("remember my parking spot is B12")  # a fact of the caller's profile (memory turn, no model)
     talk.srv.script(Say(calls=[("lookup_order", {"order_id": "SO1235"})]), Say(text="Shipped."),
                     Say(text="Ha."))
-    talk("tell me a joke about a parcel")
+    talk("tell me a joke about zebras")
     talk(OOS_EN)
     system = talk.srv.requests[-1]["body"]["messages"][0]["content"]
     assert "parking spot: B12" in system  # the profile field the role may see
     assert 'lookup_order: {"order_id":"SO1235","status":"shipped"}' in system  # the last tool result
     said = [m["content"] for m in talk.srv.requests[-1]["body"]["messages"][1:]]
-    assert said[-3:] == ["tell me a joke about a parcel", "Shipped.", OOS_EN]  # the session's last turn
+    assert said[-3:] == ["tell me a joke about zebras", "Shipped.", OOS_EN]  # the session's last turn
 
 
 def test_an_unresolved_mention_reaches_the_model_marked(talk):
