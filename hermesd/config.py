@@ -49,6 +49,8 @@ import yaml
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from .errors import ConfigInvalid
+from .logging import redact
+from .llm.settings import LlmSettings
 from .memory.archive_settings import ArchiveSettings, UpstreamSettings
 from .memory.settings import MemorySettings
 from .nlu.settings import NluSettings
@@ -227,6 +229,7 @@ class HermesConfig(Section):
     reminders: RemindersSettings = RemindersSettings()
     archive: ArchiveSettings = ArchiveSettings()
     upstream: UpstreamSettings = UpstreamSettings()
+    llm: LlmSettings = LlmSettings()
 
     @field_validator("*", mode="before")
     @classmethod
@@ -247,7 +250,7 @@ class ConfigProblem:
 
     def __str__(self) -> str:
         where = f"{self.source}: " if self.source else ""
-        val = f" (got {self.value!r})" if self.has_value else ""
+        val = f" (got {redact(self.value)!r})" if self.has_value else ""  # never echo a secret
         return f"{where}{self.key or '<top>'}: {self.message}{val}"
 
 

@@ -44,12 +44,13 @@ def build_subsystems(cfg: HermesConfig) -> list[list[Subsystem]]:
     Each reads its own config section from the :class:`DaemonContext` at start.
     """
     from .subsystems.archive import ArchiveService
+    from .subsystems.llm import LlmService
     from .subsystems.memory import MemoryService
     from .subsystems.nlu import NluSubsystem
     from .subsystems.session import SessionService
     from .subsystems.tools import ToolsService
 
-    return [[MemoryService()], [NluSubsystem(), ToolsService(), ArchiveService()], [SessionService()]]
+    return [[MemoryService()], [NluSubsystem(), ToolsService(), ArchiveService(), LlmService()], [SessionService()]]
 
 
 def _link(subsystems: dict[str, Subsystem]) -> None:
@@ -163,6 +164,8 @@ class Daemon:
                                                    "socket": str(self.socket_path), "state_dir": str(self.state_dir),
                                                    "startup_ms": self.ready_ms, "config": digest(self.cfg)}})
             self._start_watchdog()
+            for sub in self.subsystems:
+                sub.ready()
             await self._stop.wait()
         finally:
             await self._shutdown(loop)
@@ -309,6 +312,8 @@ class Daemon:
                 subs[sub.name] = {"status": "down", "error": str(exc)}
         statuses = [s.get("status") for s in subs.values() if isinstance(s, dict)]
         overall = "ok" if all(s == "ok" for s in statuses) else ("down" if "down" in statuses else "degraded")
+        if overall == "degraded" and all(s in ("ok", "starting") for s in statuses):
+            overall = "starting"  # READY comes before the tools' self-tests end
         if not self.last_reload["ok"]:
             overall = "degraded" if overall == "ok" else overall
         return {

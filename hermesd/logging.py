@@ -52,6 +52,13 @@ _SECRET_TEXT_ZH = re.compile(r"((?:密码|口令|令牌|密钥|验证码|pin码|
 #: key = value, then 密码是 …, then "password is …": group 1 the lead-in kept, group 2 the value masked
 _SECRET_PATTERNS = (_SECRET_TEXT, _SECRET_TEXT_ZH, _SECRET_TEXT_EN)
 _SECRET_HINT = re.compile(r"(?i)token|passw|passc|passp|secret|api[_-]?key|api key|authori|bearer|basic|\bpin\b|密码|口令|令牌|密钥|验证码|pin码")
+#: a literal every _SECRET_HINT match contains (case-folded): the hint is looked for only in a text
+#: that has one; the regex alone costs µs per string, and every string of a stored trace is checked
+_HINT_WORDS = ("token", "passw", "passc", "passp", "secret", "api", "authori", "bearer", "basic", "pin",
+               "密码", "口令", "令牌", "密钥", "验证码")
+#: the non-ASCII characters that (?i) matches with an ASCII letter (İ ı ſ K): a text with one goes
+#: straight to the regex
+_FOLDS_TO_ASCII = re.compile("[\u0130\u0131\u017f\u212a]")
 _PRIORITY = {logging.DEBUG: 7, logging.INFO: 6, logging.WARNING: 4, logging.ERROR: 3, logging.CRITICAL: 2}
 _NEEDS_QUOTES = re.compile(r'[\s="\\]')
 
@@ -79,17 +86,35 @@ def redact(value: Any, _depth: int = 0) -> Any:
     return value
 
 
+def _has_secret_hint(text: str) -> bool:
+    """``_SECRET_HINT.search(text)``, answered without the regex when no word of it can be there."""
+    if text.isascii() or _FOLDS_TO_ASCII.search(text) is None:
+        low = text.lower()
+        for w in _HINT_WORDS:
+            if w in low:
+                break
+        else:
+            return False
+    return _SECRET_HINT.search(text) is not None
+
+
 def secret_values(text: str) -> list[str]:
     """The values :func:`redact` masks in ``text`` (``"密码是778899"`` → ``["778899"]``), so what was
     read out of them (an entity, a slot) can be masked too."""
-    if not text or not _SECRET_HINT.search(text):
+    if not text or not _has_secret_hint(text):
         return []
     found = [m.group(2) for rx in _SECRET_PATTERNS for m in rx.finditer(text)]
     return [v.strip("\"'") for v in found if v.strip("\"'")]
 
 
+#: a URL's user information (RFC 3986 §3.2.1: ``scheme://user:password@host``), masked whole
+_URL_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/\s@]+@")
+
+
 def _redact_text(text: str) -> str:
-    if not text or not _SECRET_HINT.search(text):
+    if text and "@" in text and "://" in text:
+        text = _URL_USERINFO.sub(lambda m: m.group(1) + REDACTED + "@", text)
+    if not text or not _has_secret_hint(text):
         return text
     for rx in _SECRET_PATTERNS:
         text = rx.sub(lambda m: m.group(1) + REDACTED, text)
@@ -165,8 +190,13 @@ class KVFormatter(logging.Formatter):
         line = " ".join(parts)
         if self.journal:
             return f"<{_PRIORITY.get(record.levelno, 6)}>{line}"
-        ts = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created))
-        return f"{ts}.{int(record.msecs):03d}Z {record.levelname:<7} {line}"
+        return f"{_utc_second(int(record.created))}.{int(record.msecs):03d}Z {record.levelname:<7} {line}"
+
+
+@functools.lru_cache(maxsize=2)
+def _utc_second(epoch_s: int) -> str:
+    """``2026-12-01T18:56:20`` for an epoch second (lines of one second share it)."""
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(epoch_s))
 
 
 def _journal_attached(stream: TextIO) -> bool:
@@ -191,6 +221,14 @@ def setup(level: str = "info", fmt: str = "auto", stream: TextIO | None = None) 
     """
     stream = stream or sys.stderr
     journal = fmt == "journal" or (fmt == "auto" and _journal_attached(stream))
+    # a line says where it comes from by its component and event, never by source file, line,
+    # thread or process: the logging module is told not to look them up for every record (the
+    # stack walk of findCaller was half the cost of a line; the "Optimization" table of the
+    # Logging HOWTO, https://docs.python.org/3/howto/logging.html#optimization)
+    logging._srcfile = None  # type: ignore[attr-defined]  # noqa: SLF001 - the documented switch
+    logging.logThreads = False
+    logging.logProcesses = False
+    logging.logMultiprocessing = False
     root = logging.getLogger("hermesd")
     for h in list(root.handlers):
         root.removeHandler(h)

@@ -181,6 +181,7 @@ def _replay_dialogue(c: Client, turns: list[dict[str, Any]], latencies: list[flo
     made: list[tuple[tuple, bool]] = []  # (call, confirmed by the recorded user)
     intents: list[tuple[str, str | None]] = []
     state, card, declined = "LISTENING", None, 0
+    log: list[dict[str, Any]] = []  # per user turn: what was sent and what came back (for diagnosis)
     system_turn: dict[str, Any] | None = None
     agreed: dict[str, set[str]] = {}
     try:
@@ -208,6 +209,7 @@ def _replay_dialogue(c: Client, turns: list[dict[str, Any]], latencies: list[flo
             else:
                 method, params = "session.turn", {"session_id": sid, "text": r["text"],
                                                   "reference_time": SGD_REFERENCE_TIME}
+            was = state
             res = _timed(c, method, params, latencies)
             state = res.get("state", state)
             card = (res.get("reply") or {}).get("card")
@@ -216,10 +218,17 @@ def _replay_dialogue(c: Client, turns: list[dict[str, Any]], latencies: list[flo
             vars_ = c.call("session.get", {"session_id": sid}).get("vars") or {}
             active = (vars_.get("sgd") or {}).get("active")
             intents.append((r.get("intent") or "NONE", active or "NONE"))
+            log.append({"turn": r["turn"], "sent": method, "before": was, "after": state, "active": active,
+                        "calls": [{"method": m, "args": a} for m, a in _calls_of(res)],
+                        "card": ((card or {}).get("fields") or {}) if card else None,
+                        # the recorded user said yes, to other values than the card's
+                        "declined": was == "CONFIRMING" and "AFFIRM" in acts and "NEGATE" not in acts
+                        and not confirmed})
     finally:
         c.call("session.close", {"session_id": sid})
     gold = [(r["api_call"]["method"], r["api_call"]["args"]) for r in turns if r.get("api_call")]
-    return {"gold": gold, "made": made, "intents": intents, "declined": declined}
+    gold_turns = [r["turn"] for r in turns if r.get("api_call")]
+    return {"gold": gold, "made": made, "intents": intents, "declined": declined, "log": log, "gold_turns": gold_turns}
 
 
 def _match(gold: list[tuple[str, dict]], made: list[tuple[tuple[str, dict], bool]]) -> tuple[int, int]:
@@ -283,7 +292,9 @@ def run_replay(socket_path: str | os.PathLike[str] | None, file: str | os.PathLi
             hit, false_tx = _match(r["gold"], r["made"])
             per_dialogue.append({"dialogue_id": did, "service": turns[0].get("service"),
                                  "calls_made": [{"method": m, "args": a, "confirmed": cf} for (m, a), cf in r["made"]],
-                                 "calls_annotated": [{"method": m, "args": a} for m, a in r["gold"]],
+                                 "calls_annotated": [{"method": m, "args": a, "turn": t}
+                                                     for (m, a), t in zip(r["gold"], r["gold_turns"])],
+                                 "turns": r["log"],
                                  "calls_matched": hit, "false_transactional_calls": false_tx,
                                  "intents": [{"annotated": g, "tracked": p} for g, p in r["intents"]]})
             for sc in (scores[turns[0].get("service") or "?"], scores["overall"]):

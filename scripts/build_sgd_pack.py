@@ -50,7 +50,9 @@ DATE_SLOTS = {"date", "event_date"}
 TIME_SLOTS = {"time", "event_time", "new_alarm_time", "alarm_time"}
 #: categorical values said in other words (hand-written, everyday English, not from the data)
 SYNONYMS = {
-    "price_range": {"cheap": "inexpensive", "budget": "inexpensive", "low cost": "inexpensive",
+    "price_range": {"cheap": "inexpensive", "budget": "inexpensive", "low cost": "inexpensive", "low priced": "inexpensive",
+                    "low-priced": "inexpensive", "lower priced": "inexpensive", "budget-friendly": "inexpensive",
+                    "budget friendly": "inexpensive",
                     "low-cost": "inexpensive", "inexpensive": "inexpensive", "affordable": "moderate",
                     "moderate": "moderate", "moderately priced": "moderate", "reasonably priced": "moderate",
                     "average": "moderate", "intermediate": "moderate", "expensive": "expensive",
@@ -60,12 +62,15 @@ SYNONYMS = {
                     "very expensive": "very expensive"},
     "has_live_music": {"live music": "True"},
     "serves_alcohol": {"alcohol": "True", "serves alcohol": "True", "serve alcohol": "True", "liquor": "True",
-                       "drinks": "True", "serves drinks": "True"},
+                       "drinks": "True", "serves drinks": "True", "a drink": "True", "drink": "True",
+                       "alcoholic": "True", "alcoholic drinks": "True", "alcoholic beverages": "True",
+                       "booze": "True", "cocktails": "True", "beer": "True"},
     "category": {"music": "Music", "concert": "Music", "concerts": "Music", "sports": "Sports",
                  "sport": "Sports", "game": "Sports", "games": "Sports", "match": "Sports"},
     # a card network is a credit card; money drawn from the bank is the debit card; the app's own money its balance
     "payment_method": {"app balance": "app balance", "balance": "app balance", "in-app balance": "app balance",
-                       "account balance": "app balance", "wallet": "app balance", "debit card": "debit card",
+                       "account balance": "app balance", "wallet": "app balance", "app cash": "app balance",
+                       "app money": "app balance", "app account": "app balance", "in the app": "app balance", "debit card": "debit card",
                        "debit": "debit card", "bank account": "debit card", "checking account": "debit card",
                        "savings account": "debit card", "saving account": "debit card", "bank card": "debit card",
                        "credit card": "credit card", "credit": "credit card", "visa": "credit card",
@@ -75,18 +80,40 @@ SYNONYMS = {
 }
 #: open-class values of general English (hand-written, not from the data): kinds of food by
 #: nationality or dish, and the common short names of large US cities. Each is said as written.
-CUISINES = ("African American Asian Barbecue Brazilian Breakfast British Brunch Burgers Burmese Cajun Caribbean "
+CUISINES = ("African American Asian Brazilian British Burmese Caribbean "
             "Chinese Cuban Deli Dessert Ethiopian European Filipino French Fusion German Greek Hawaiian "
-            "Indian Indonesian Irish Italian Jamaican Japanese Korean Lebanese Malaysian Mediterranean Mexican "
-            "Moroccan Nepalese Noodles Pakistani Pasta Persian Peruvian Pizza Polish Portuguese Ramen Russian "
-            "Salad Sandwiches Seafood Spanish Steak Steakhouse Sushi Taiwanese Tapas Thai Turkish Vegan "
-            "Vegetarian Vietnamese").split() + ["Dim Sum", "Fast Food", "Middle Eastern", "Latin American",
-                                                "Soul Food", "Comfort Food"]
+            "Indian Indonesian Irish Italian Jamaican Japanese Korean Malaysian Mediterranean Mexican "
+            "Moroccan Nepalese Pakistani Peruvian Polish Portuguese Russian "
+            "Salad Sandwiches Seafood Spanish Tapas Thai Vegan Vegetarian Vietnamese").split() + ["Fast Food"]
 SUBCATEGORIES = ("Pop Rock Jazz Blues Country Classical Electronic Metal Folk Reggae Punk Indie Rap Soul "
                  "Baseball Basketball Football Soccer Hockey Tennis Golf Boxing Wrestling").split() + [
                      "Hip Hop", "R&B", "American Football"]
+#: dishes and regional kitchens said for the broader kind of restaurant they belong to (hand-written
+#: everyday English, as restaurant guides group them: pizza is Italian, ramen Japanese, tacos
+#: Mexican); a kind the build dialogues' annotators give a surface form otherwise wins (mined)
+CUISINE_KINDS = {
+    "Italian": ["pizza", "pizzas", "pasta", "pizza and pasta", "pizzeria", "trattoria", "spaghetti", "lasagna"],
+    "Japanese": ["sushi", "ramen", "izakaya", "teriyaki", "tempura", "udon", "sashimi", "bento"],
+    "American": ["burger", "burgers", "hamburgers", "barbecue", "barbeque", "bbq", "diner", "southern", "soul food",
+                 "comfort food", "hot dogs", "wings", "cajun", "tex-mex"],
+    "Seafood": ["fish", "freshwater fish", "lobster", "crab", "oysters", "shellfish", "shrimp", "clams"],
+    "Chinese": ["taiwanese", "sichuan", "szechuan", "szechwan", "szcheuan", "cantonese", "hunan", "shanghainese",
+                "dim sum", "dumplings", "noodles", "hot pot"],
+    "Indian": ["punjabi", "curry", "curries", "tandoori", "north indian", "south indian", "spicy indian", "biryani"],
+    "Mexican": ["tacos", "taco", "burritos", "burrito", "latin american", "latin"],
+    "Mediterranean": ["middle eastern", "persian", "lebanese", "turkish", "falafel", "kebab", "kebabs"],
+    "Asian": ["oriental", "asian fusion", "pan-asian", "pan asian"],
+    "Take-out": ["take-out", "takeout", "take out", "to-go", "to go", "pick-up", "pickup"],
+    "Gastropub": ["gastropub", "gastrobar", "gastro pub"],
+    "Vegetarian": ["non meat", "meatless", "veggie", "plant-based"],
+    "Brunch": ["breakfast", "brunch", "breakfast & brunch", "breakfast and brunch"],
+    "French": ["parisian", "bistro"],
+    "Korean": ["korean barbecue", "korean barbeque", "korean bbq"],
+    "Steakhouse": ["steak", "steaks", "steakhouse", "steak house"],
+}
 CITY_SHORT_NAMES = {"sf": "San Francisco", "nyc": "New York", "ny": "New York", "la": "Los Angeles",
-                    "sd": "San Diego", "dc": "Washington", "philly": "Philadelphia", "vegas": "Las Vegas",
+                    "sd": "San Diego", "dc": "Washington D.C.", "d.c.": "Washington D.C.", "washington dc": "Washington D.C.",
+                    "washington d.c.": "Washington D.C.", "washington": "Washington D.C.", "philly": "Philadelphia", "vegas": "Las Vegas",
                     "frisco": "San Francisco", "san fran": "San Francisco", "chi-town": "Chicago", "atl": "Atlanta"}
 COUNT_WORDS = {"one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
                "1": "1", "2": "2", "3": "3", "4": "4", "5": "5", "6": "6"}
@@ -208,6 +235,8 @@ def gazetteers(schema: list[dict], build: dict[str, list[dict]] | None = None,
     gaz: dict[str, dict[str, str]] = defaultdict(dict)
     for c in CUISINES:
         gaz["sgd_cuisine"][c.lower()] = c
+    for kind, said in CUISINE_KINDS.items():
+        gaz["sgd_cuisine"].update({w: kind for w in said})
     for c in SUBCATEGORIES:
         gaz["sgd_subcategory"][c.lower()] = c
     gaz["sgd_city"].update(CITY_SHORT_NAMES)

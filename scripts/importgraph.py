@@ -30,7 +30,7 @@ __all__ = ["ENGINES", "ENGINE_EDGES", "FORBIDDEN_MODULES", "LAYERS", "STORE_ATTR
            "part_graph", "store_reaches", "violations"]
 
 #: The engines: text in, dataclass out. They know no socket, no config file, no daemon.
-ENGINES = frozenset({"nlu", "rules", "dialogue", "tools", "memory", "anchors", "session"})
+ENGINES = frozenset({"nlu", "rules", "dialogue", "tools", "memory", "anchors", "llm", "session"})
 
 #: The imports allowed between engines (a DAG): importer → what it may import.
 ENGINE_EDGES: dict[str, frozenset[str]] = {
@@ -40,7 +40,8 @@ ENGINE_EDGES: dict[str, frozenset[str]] = {
     "dialogue": frozenset({"nlu"}),
     "tools": frozenset({"rules"}),
     "anchors": frozenset({"memory"}),
-    "session": frozenset({"anchors", "dialogue", "memory", "nlu", "rules"}),
+    "llm": frozenset({"tools"}),
+    "session": frozenset({"anchors", "dialogue", "llm", "memory", "nlu", "rules"}),
 }
 
 #: Modules an engine may not import although their part is allowed: the session layer uses

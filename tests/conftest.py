@@ -42,12 +42,16 @@ def nlu_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def start_daemon(short_dir: Path, nlu_cache_dir: Path) -> Iterator[Callable[..., Daemon]]:
-    """Factory: ``start_daemon(config=None, env=None, args=(), wait=True)`` → :class:`Daemon`."""
+    """Factory: ``start_daemon(config=None, env=None, args=(), wait=True, settle=True)`` → :class:`Daemon`.
+
+    ``wait``: until READY; ``settle``: then until the tools have come up (their self-tests run
+    after READY), so a test of something else never races them."""
     started: list[Daemon] = []
     counter = [0]
 
     def start(config: dict[str, Any] | None = None, env: dict[str, str] | None = None,
-              args: tuple[str, ...] = (), wait: bool = True, root: Path | None = None) -> Daemon:
+              args: tuple[str, ...] = (), wait: bool = True, root: Path | None = None,
+              settle: bool = True) -> Daemon:
         if root is None:
             counter[0] += 1
             root = short_dir / str(counter[0])
@@ -56,6 +60,8 @@ def start_daemon(short_dir: Path, nlu_cache_dir: Path) -> Iterator[Callable[...,
         started.append(d)
         if wait:
             d.wait_ready()
+            if settle:
+                d.wait_settled()
         return d
 
     yield start

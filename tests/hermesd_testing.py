@@ -141,6 +141,19 @@ class Daemon:
                     return
         raise AssertionError(f"hermesd not READY within {timeout_s}s:\n{self.log()}")
 
+    def wait_settled(self, timeout_s: float = 120.0) -> dict[str, Any]:
+        """Until the tools subsystem has come up (READY comes before the tools' self-tests end:
+        every tool has its verdict and the pool is at strength); returns ``admin.status`` then."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            st = self.call("admin.status")
+            tools = st["subsystems"].get("tools", {})
+            if not tools.get("starting"):
+                return st
+            if time.monotonic() > deadline:
+                raise AssertionError(f"tools still starting after {timeout_s}s: {tools}")
+            time.sleep(0.05)
+
     def log(self) -> str:
         self._log.flush()
         return self.log_path.read_text(errors="replace")

@@ -69,6 +69,7 @@ def _ctl(d, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_hermesctl_commands(daemon):
+    daemon.wait_settled()
     st = _ctl(daemon, "status")
     assert st.returncode == 0 and "status=ok" in st.stdout and f"pid={daemon.pid}" in st.stdout
     js = _ctl(daemon, "--json", "status")

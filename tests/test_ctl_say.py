@@ -38,3 +38,11 @@ def test_say_refused_reads_as_a_sentence_not_a_code(start_daemon):
     assert "too long" in r.stderr and "INPUT_INVALID" not in r.stderr
     r = hermesctl(d.socket, "--json", "say", "disk " * 2000)  # a script asked for the code: it gets it
     assert "INPUT_INVALID" in r.stdout
+
+
+def test_chat_closes_its_session_when_the_person_quits(start_daemon):
+    d = start_daemon({"session": {"max_sessions_per_user": 3}})
+    for _ in range(5):  # more chats than the cap: each closes its own session on quit
+        r = hermesctl(d.socket, "chat", input="磁盘还剩多少\n")
+        assert r.returncode == 0 and "剩" in r.stdout, r.stderr
+        assert "SESSION_LIMIT" not in r.stderr and "忙" not in r.stderr

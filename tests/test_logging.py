@@ -7,6 +7,8 @@ import logging
 import os
 import re
 
+import pytest
+
 from hermesd.logging import KVFormatter, redact, setup, trace_id_var
 
 
@@ -102,3 +104,12 @@ def test_daemon_logs_under_journald_with_priorities_and_redaction(start_daemon, 
     assert any(l.startswith("<4>server: frame.too_large ") for l in lines), text
     echo = [l for l in lines if "debug.echo" in l][0]
     assert "trace=" in echo and '\\"api_token\\":\\"***\\"' in echo
+
+
+@pytest.mark.parametrize("text, shown", [
+    ("endpoint=http://bob:PW-s3cr3t@127.0.0.1:18935/v1", "endpoint=http://***@127.0.0.1:18935/v1"),
+    ("s3 https://AKIA:key@minio.local/bucket", "s3 https://***@minio.local/bucket"),
+    ("mail bob@example.com about http://host/x", "mail bob@example.com about http://host/x"),
+])
+def test_user_information_in_a_url_is_masked(text: str, shown: str) -> None:
+    assert redact(text) == shown

@@ -52,4 +52,5 @@ def test_group_membership_grants_the_user_role(start_daemon):
 
 
 def test_own_uid_is_admin(daemon):
+    daemon.wait_settled()
     assert daemon.call("admin.status")["status"] == "ok"

@@ -189,6 +189,7 @@ def test_metrics_count_requests_by_method_and_outcome(daemon):
 
 
 def test_status_reports_health(daemon):
+    daemon.wait_settled()
     st = daemon.call("admin.status")
     assert st["status"] == "ok" and st["pid"] == daemon.pid
     assert st["rss_bytes"] > 1_000_000 and st["connections"] == 1

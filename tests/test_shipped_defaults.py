@@ -94,6 +94,7 @@ def test_pip_installed_wheel_runs_with_its_own_defaults(wheel, tmp_path) -> None
     d = Daemon(run, None, {}, [], python=py)
     try:
         d.wait_ready()
+        d.wait_settled()
         _check_answers(_ask(d, ["磁盘还剩多少", "把报价单发给张工"]))
         assert "from=artifact" in d.log() and "build-pack" not in d.log()
     finally:
@@ -121,6 +122,7 @@ def test_scripts_install_tree_is_what_the_daemon_reads(tmp_path) -> None:
     d = Daemon(run, None, env, [])
     try:
         d.wait_ready()
+        d.wait_settled()
         _check_answers(_ask(d, ["磁盘还剩多少", "把报价单发给张工"]))
         assert "from=artifact" in d.log()
     finally:

@@ -1,10 +1,10 @@
-"""The daemon wires its subsystems: all healthy at READY, reachable over the socket, linked together."""
+"""The daemon wires its subsystems: all healthy once the tools' self-tests end, reachable over the socket, linked together."""
 
 from __future__ import annotations
 
 
-def test_every_subsystem_is_healthy_at_ready(daemon):
-    st = daemon.call("admin.status")
+def test_every_subsystem_is_healthy_once_tools_settle(daemon):
+    st = daemon.wait_settled()
     assert set(st["subsystems"]) >= {"server", "memory", "nlu", "tools"}
     assert {name: s["status"] for name, s in st["subsystems"].items()} == dict.fromkeys(st["subsystems"], "ok")
 

@@ -75,6 +75,8 @@ class Resolution:
     :param text: what to show/use in place of the mention: the display name, or
         ``【mention】`` when unresolved or ambiguous.
     :param via: ``session``, ``alias``, ``directory``, ``fuzzy``, ``created`` or ``""``.
+    :param text_en: when resolved, the name as English shows it: "Li Na (李娜)" for a directory person
+        with a Latin alias, else ``text``.
     """
 
     mention: str
@@ -83,6 +85,7 @@ class Resolution:
     candidates: list[dict[str, Any]] = field(default_factory=list)
     text: str = ""
     via: str = ""
+    text_en: str = ""
 
 
 class AnchorGraph:
@@ -242,7 +245,10 @@ class AnchorGraph:
     def _resolved(self, mention: str, a: Anchor, via: str, session_id: str) -> Resolution:
         if session_id:
             self.bind(session_id, mention, a.anchor_id)
-        return Resolution(mention, "resolved", a.anchor_id, [], a.display, via)
+        person = self.directory.get(a.anchor_id) if self.directory is not None else None
+        latin = person.display_en if person is not None else a.display
+        shown_en = a.display if latin == a.display else f"{latin} ({a.display})"
+        return Resolution(mention, "resolved", a.anchor_id, [], a.display, via, shown_en)
 
     async def _by_alias(self, form: str, type: str) -> list[Anchor]:
         return self._live(self._aliases.get(form, ()), type)

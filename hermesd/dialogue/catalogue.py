@@ -94,6 +94,8 @@ TEXTS: dict[str, dict[str, str]] = {
     # references (hermesd.session.references): {noun} the type noun as said (订单, order), {when} the time phrase
     "ref_none": {"zh": "这个会话里还没有提到过{noun}。", "en": "No {noun} has come up in this conversation yet."},
     "ref_none_when": {"zh": "{when}没有找到{noun}的记录。", "en": "I found no {noun} from {when}."},
+    # a pronoun with two or more people in play: {said} the pronoun (他, her), {people} "张伟还是李娜"
+    "ref_which_person": {"zh": "你说的“{said}”是{people}？", "en": "By \u201c{said}\u201d, do you mean {people}?"},
     "ref_none_same": {"zh": "这个会话里还没有提到过可以指代的东西。",
                       "en": "Nothing has come up in this conversation yet that this could refer to."},
     # failures (see failure()): {what} / {What} name the step — the tool's subject or 这一步 / this step

@@ -22,7 +22,7 @@ removes from them. The shape::
     verbs: {…}                    # a split part starting with one is a request on its own
     questions: {…}                # words that ask (吗, 多少, how much): after a no, a new request
     references:                   # "刚才那个订单", "that order", "the same one" (hermesd.dialogue.references)
-      markers: {…}  articles: {…}  same: {…}
+      markers: {…}  articles: {…}  same: {…}  again: {…}  pronouns: {…}  possessives: {…}  not_nouns: {…}  plural: {…}
       types: {order_id: {zh: [订单], en: [order]}, …}   # entity type → the nouns that name it
 
 Every list maps a language — ``zh``, ``zh-Hant``, ``en`` or ``any`` — to strings.
@@ -69,7 +69,7 @@ MAX_EXPANSIONS = 1024
 _FLAT = ("correct", "openers", "contrast", "particles", "fillers", "leads", "verbs", "questions")
 _GROUPS: dict[str, tuple[str, ...]] = {
     "answers": ANSWER_ACTS, "smalltalk": SMALLTALK, "conjunctions": ("then", "and"),
-    "refusal": ("negations", "adverbs", "actions", "reported"), "references": ("markers", "articles", "same", "again", "types")}
+    "refusal": ("negations", "adverbs", "actions", "reported"), "references": ("markers", "articles", "same", "again", "pronouns", "possessives", "not_nouns", "plural", "types")}
 _KEYS = (*_FLAT, *_GROUPS, "ordinals", "numerals")
 _ETYPE = re.compile(r"[a-z][a-z0-9_]*")
 _MEASURES = "个位项条号种名個項條號"
@@ -98,6 +98,9 @@ class Lexicon:
     :param ref_again: a request said as a repetition (再发一遍, 重新, again, once more): what it leaves
         unsaid is what was done last time (:mod:`hermesd.session.references`).
     :param ref_types: type noun → the entity type it names (``订单`` → ``order_id``).
+    :param ref_pronouns: a person said as a pronoun (kind ``pronoun``; 他, her, the same person), and a group
+        that is never one person (kind ``plural``: 他们); English ``possessive`` ones (his, her) mean
+        "<person>'s" unless the next word is one of ``ref_not_nouns`` (``send her the quote``).
     :param files: the files read, in order.
     """
 
@@ -125,6 +128,8 @@ class Lexicon:
     ref_same: Words
     ref_again: Words
     ref_types: Words
+    ref_pronouns: Words
+    ref_not_nouns: Words
     files: tuple[str, ...]
 
     def refusals(self, text: str) -> Iterator[tuple[int, str]]:
@@ -389,6 +394,10 @@ def _compile(raw: _Raw, files: list[Path]) -> Lexicon:
         ref_again=Words.build((w, "again") for w in _entries(raw, "references.again")),
         ref_types=Words.build((w, name.rsplit(".", 1)[1]) for name in raw.lists
                               if name.startswith("references.types.") for w in _entries(raw, name)),
+        ref_pronouns=Words.build([*((w, "plural") for w in _entries(raw, "references.plural")),
+                                  *((w, "possessive") for w in _entries(raw, "references.possessives")),
+                                  *((w, "pronoun") for w in _entries(raw, "references.pronouns"))]),
+        ref_not_nouns=Words.build((w, "not_noun") for w in _entries(raw, "references.not_nouns")),
         files=tuple(str(p) for p in files))
 
 

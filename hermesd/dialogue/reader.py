@@ -108,6 +108,15 @@ VALUE_FRAME_UNITS = 1
 LONG_ANSWER_UNITS = 8
 
 _NOT_X_BUT_Y = re.compile(r"不是.{1,12}?(?:是|而是)|not .{1,30}? but ")
+#: a negation inside a clause: the value in it is refused, not asked for ("no, not on friday")
+#: after a no, words by which a clause asks for its value instead of explaining ("no, I'd like it on
+#: the 13th", "no, make it 2 people", "no, for 3 people", "不对，我要明天"; "no, she is away this week"
+#: explains). English and Chinese, from how a want is said, not from any one dialogue.
+_WANTS = re.compile(r"\b(?:'?d like|would like|want|wanna|need (?:it|them|the|a|an)|'?d prefer|prefer|'?d rather|let'?s|"
+                    r"can you|could you|make|change|move|switch|book|reserve|set|schedule|it'?s|it is|it will be|"
+                    r"it'?ll be|it should be|we are|we'?re|we will be|we'?ll be|there will be|there'?ll be)\b|"
+                    r"^(?:on|at|for|to|from|in|just|only)\b|我要|我想|改|换|換|定在|订在|約在|约在")
+_NEGATED = re.compile(r"\b(?:not|no|never|don'?t|doesn'?t|isn'?t|won'?t|can'?t|shouldn'?t)\b|n't\b|[不别没別沒]")
 _NEGATIVE = ("cancel", "deny", "hedge")
 
 
@@ -222,8 +231,13 @@ def _final_act(sc: Scan, lex: Lexicon, said: "_Said | None" = None) -> tuple[str
     """``(act, cue)`` of the last answer word, with the contrast rule; act ``unread`` when a yes
     is followed by a contrast and words we cannot read. In a long answer (``said.long``) the first
     no decides."""
-    acts = [(a[0], f"{a[0]}:{a[1]}") for c in sc.clauses if (a := c.act())]
+    acted = [(c, a) for c in sc.clauses if (a := c.act())]
+    acts = [(a[0], f"{a[0]}:{a[1]}") for _, a in acted]
     first_no = next((a for a in acts if a[0] in _NEGATIVE), None)
+    if first_no is not None and acts[-1][0] == "affirm" and _beside_word(*acted[-1]):
+        # "不是他，是研发部的" / "不对，是财务部的": after a no, a 是 that leads a value names what is
+        # wanted instead — never a yes. Without a value the caller can use, the no stands.
+        return first_no[0], f"{first_no[1]}+instead"
     if first_no is not None and first_no != acts[-1] and said is not None and said.long:
         return first_no
     last = acts[-1] if acts else None
@@ -239,6 +253,11 @@ def _final_act(sc: Scan, lex: Lexicon, said: "_Said | None" = None) -> tuple[str
     if last and last[0] == "affirm" and any(c.rest for c in tail):
         return "unread", "contrast.unread"
     return last
+
+
+def _beside_word(clause: Clause, act: tuple[str, str]) -> bool:
+    """Letters or digits in ``clause`` beside its answer word (是 in 是研发部的 / 是另外一个, not 是的)."""
+    return any(ch.isalnum() for ch in clause.text.replace(act[1], "", 1))
 
 
 def _correction_cue(said: _Said) -> str | None:
@@ -263,6 +282,27 @@ def _correction_cue(said: _Said) -> str | None:
     if short and heard.kind == "correction":
         return "correct:kind"
     return None
+
+
+def _deny_then_value(said: _Said) -> bool:
+    """A no to the card, then a later clause that asks for a value instead: it holds a value said
+    (``heard.mentions``), words that want it (:data:`_WANTS`), no answer word but a yes and no
+    negation of its own, in an answer that is not long (:attr:`_Said.long`: a long one explains) —
+    "no, time change to twelve in the afternoon for one people", "no, I'd like it on March 13th".
+    People say no to a card and then what they want instead; "no, not on Friday", "no, my wife
+    can't make it on Friday" or "no, she is away this week" ask for nothing."""
+    sc, mentions = said.sc, said.heard.mentions
+    if said.long:
+        return False
+    denied = False
+    for c in sc.clauses:
+        a = c.act()
+        if denied and c.rest and (a is None or a[0] == "affirm") and any(m and m in c.rest for m in mentions):
+            words = _without_values(c.text, said.heard)
+            if _WANTS.search(words.strip()) and not _NEGATED.search(words):
+                return True
+        denied = denied or (a is not None and a[0] == "deny")
+    return False
 
 
 def _other_intent(heard: Heard, own_intent: str | None) -> bool:
@@ -303,6 +343,8 @@ def _yes_no(q: Confirm | Offer, heard: Heard, sc: Scan, lex: Lexicon) -> Reading
         cue = _correction_cue(said)
         if cue:
             return Reading("correct", values=values, cue=cue)
+        if act and act[0] == "deny" and _deny_then_value(said):
+            return Reading("correct", values=values, cue="correct:deny+new-value")
     refused = None if act and act[0] in ("cancel", "deny") else _refusal(heard, q.intent, sc, lex)
     if refused:
         return Reading("deny", cue=f"deny:refuse:{refused}")

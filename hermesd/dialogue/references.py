@@ -8,6 +8,12 @@ when the utterance also names a time ("the order from Monday", "昨天的订单"
 ("the same one", "同一个") is a reference with no noun. Every word list is the lexicon's
 ``references`` section (``config/dialogue/references.yaml``; packs add to it), none is here.
 
+A *pronoun* ("他", "她", "TA", "him", "her", "the same person") is a person said without a name
+(:func:`find_pronouns`); :func:`with_name` reads the utterance as if the name had been said. English
+"his" / "her" / "their" before a noun is a possessive ("her phone number" → "Li Na's phone number");
+before an article or an adverb, or last, the object ("send her the quote"). A plural (他们) is a
+group and never stands for one person.
+
 What a reference resolves to (the session's newest captured entity of the type, or the
 memory's in the named time) is the session's business (:mod:`hermesd.session.references`).
 """
@@ -19,7 +25,7 @@ from dataclasses import dataclass
 
 from .lexicon import Lexicon
 
-__all__ = ["MAX_GAP_CHARS", "MAX_GAP_WORDS", "Reference", "find_references"]
+__all__ = ["MAX_GAP_CHARS", "MAX_GAP_WORDS", "Pronoun", "Reference", "find_pronouns", "find_references", "with_name"]
 
 #: most Chinese characters between a marker and its noun (刚才[那个]订单, 那个[我说的]订单)
 MAX_GAP_CHARS = 4
@@ -88,3 +94,52 @@ def find_references(text: str, lexicon: Lexicon) -> list[Reference]:
             continue
         out.append(Reference(None, "", pos, end))
     return sorted(out, key=lambda r: r.start)
+
+
+@dataclass(frozen=True, slots=True)
+class Pronoun:
+    """A person said as a pronoun in a normalised utterance.
+
+    :param word: the pronoun as found ("他", "her", "the same person").
+    :param start, end: its span in the normalised text, characters.
+    :param possessive: it means "<person>'s" (English "her phone number"), not the person.
+    """
+
+    word: str
+    start: int
+    end: int
+    possessive: bool = False
+
+
+def find_pronouns(text: str, lexicon: Lexicon) -> list[Pronoun]:
+    """Every pronoun standing for one person in ``text`` (normalised), left to right; plurals
+    (他们, kind ``plural``) are skipped. A ``possessive`` word is one when a word follows it that is
+    not one of the lexicon's ``not_nouns`` (articles, adverbs, prepositions)."""
+    out: list[Pronoun] = []
+    for pos, word in lexicon.ref_pronouns.finditer(text):
+        kinds = lexicon.ref_pronouns.kinds[word]
+        if kinds[0] == "plural":
+            continue
+        end = pos + len(word)
+        possessive = False
+        if "possessive" in kinds:
+            nxt = _WORD.search(text, end)
+            gap = text[end:nxt.start()] if nxt else ""
+            follows = nxt is not None and not gap.strip(" ") and lexicon.ref_not_nouns.match(text, nxt.start()) is None
+            possessive = follows or "pronoun" not in kinds  # "his" is never the object
+        out.append(Pronoun(word, pos, end, possessive))
+    return out
+
+
+def with_name(text: str, pronouns: list[Pronoun], name: str, span: "object | None" = None) -> str:
+    """``text`` with each pronoun replaced by ``name`` ("再给他发一份合同" → "再给张伟发一份合同"); an
+    English possessive becomes ``name's``. ``span``: the :class:`~hermesd.nlu.normalize.Normalized` the
+    pronouns were found in, to map their spans back onto ``text`` (its ``original``); None: same text."""
+    out, last = [], 0
+    for p in pronouns:
+        start, end = span.span(p.start, p.end) if span is not None else (p.start, p.end)  # type: ignore[attr-defined]
+        out.append(text[last:start])
+        out.append(f"{name}'s" if p.possessive else name)
+        last = end
+    out.append(text[last:])
+    return "".join(out)

@@ -205,9 +205,10 @@ TURN_TOOL: dict[str, Any] = {
 
 def mcp_tool(daemon_tool: dict[str, Any]) -> dict[str, Any] | None:
     """A daemon ``tools.list`` entry as an MCP ``Tool``, or None when it is not to be offered
-    (unhealthy: it failed its self-test, or its descriptor did not load)."""
+    (unhealthy: it failed its self-test, or its descriptor did not load; a tool still ``starting``
+    is offered, since a call to it waits for its self-test)."""
     meta = daemon_tool.get("_meta") or {}
-    if meta.get("hermesd/health") != "healthy" or not isinstance(daemon_tool.get("name"), str):
+    if meta.get("hermesd/health") not in ("healthy", "starting") or not isinstance(daemon_tool.get("name"), str):
         return None
     confirm = bool(meta.get("hermesd/confirm"))
     tool: dict[str, Any] = {"name": daemon_tool["name"],

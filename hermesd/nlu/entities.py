@@ -125,6 +125,7 @@ _MONEY_WORDS = re.compile(rf"(?<![a-z0-9])((?:{_EN_UNITS}|a)\s+hundred(?:(?:\s+a
                           rf"|{_EN_WORD_NUM})\s+(dollars?|bucks|euros?)(?![a-z])")
 _NUMBER = re.compile(r"(?<![a-z0-9_.])(\d+(?:,\d{3})*(?:\.\d+)?)\s?(%|个|台|份|张|次|条|件|本|位|人|gb|mb|kb|tb|g|m|ms|s|秒|分钟|小时|天|倍|度)?(?![a-z0-9_.])"
                      r"|(?<![a-z0-9_.])(\d+(?:\.\d+)?)(%|个|台|份|张|次|条|件|本|位|人)")
+_DIGIT = re.compile(r"\d")  # the \d of the patterns above (any Unicode decimal digit)
 _TITLE_EN = re.compile(r"(?<![a-z])(mr|mrs|ms|miss|dr|prof)\.?\s+([a-z][a-z'-]+)")
 
 
@@ -207,9 +208,11 @@ class EntityExtractor:
             a, b = norm.nspan(*x.span)
             if b > a:
                 cands.append(_Cand(a, b, "datetime", x.to_dict(), 3))
-        for m in _EMAIL.finditer(t):
+        # an address has an @, phones, amounts and numbers a digit: a text without one is not scanned for them
+        digits = _DIGIT.search(t) is not None
+        for m in _EMAIL.finditer(t) if "@" in t else ():
             cands.append(_Cand(*m.span(), "email", m.group(), 5))
-        for rx in (_MOBILE, _LANDLINE, _E164):
+        for rx in (_MOBILE, _LANDLINE, _E164) if digits else ():
             for m in rx.finditer(t):
                 cands.append(_Cand(*m.span(), "phone", _phone_value(m.group()), 2, _ctx(t, m.start(), _PHONE_CTX)))
         for p, rx in self._ids:
@@ -221,18 +224,18 @@ class EntityExtractor:
                 if p.context_required and not ctx:
                     continue
                 cands.append(_Cand(a, b, p.type, m.group() if p.case_sensitive else m.group().upper(), 2, ctx))
-        for m in _MONEY_PRE.finditer(t):
+        for m in _MONEY_PRE.finditer(t) if digits else ():
             amount = float(m[2].replace(",", "")) * (10_000 if (m[3] or "").strip() == "万" else 1000 if (m[3] or "").strip() in ("千", "k") else 1)
             cands.append(_Cand(*m.span(), "money", {"amount": amount, "currency": _CURRENCY[m[1]]}, 3))
-        for m in _MONEY_POST.finditer(t):
+        for m in _MONEY_POST.finditer(t) if digits else ():
             mult = 10_000 if m[2].startswith("万") else 1000 if m[2].startswith("千") else 1
             cands.append(_Cand(*m.span(), "money", {"amount": float(m[1].replace(",", "")) * mult,
                                                      "currency": _CURRENCY[m[2]]}, 3))
-        for m in _MONEY_WORDS.finditer(t):
+        for m in _MONEY_WORDS.finditer(t) if "dollar" in t or "bucks" in t or "euro" in t else ():
             amount = en_number(re.sub(r"^a\s", "one ", m[1]))
             if amount is not None:
                 cands.append(_Cand(*m.span(), "money", {"amount": float(amount), "currency": _CURRENCY[m[2]]}, 3))
-        for m in _NUMBER.finditer(t):
+        for m in _NUMBER.finditer(t) if digits else ():
             num, unit = (m[1], m[2]) if m[1] else (m[3], m[4])
             v = float(num.replace(",", ""))
             value: Any = int(v) if v.is_integer() else v

@@ -22,35 +22,41 @@ _TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?|[\u3400-\u4dbf\u4e00-\u9fff]+")
 
 
 def raw_features(text: str) -> Counter[str]:
-    """Term counts of a normalised text (see :func:`hermesd.nlu.normalize.normalize`)."""
-    f: Counter[str] = Counter()
-    words: list[str] = []
-    for tok in _TOKEN.findall(text):
+    """Term counts of a normalised text (see :func:`hermesd.nlu.normalize.normalize`).
+
+    Keys are listed in a fixed order (per token its n-grams, then words, then bigrams) and
+    counted in one pass: the order is the scorer's summation order, so it is part of the result.
+    """
+    keys: list[str] = []
+    words = _TOKEN.findall(text)
+    for tok in words:
         if tok[0].isascii():
-            words.append(tok)
             w = "<" + tok + ">"
-            for n in (3, 4):
-                for i in range(len(w) - n + 1):
-                    f["c" + w[i:i + n]] += 1
+            keys += ["c" + w[i:i + 3] for i in range(len(w) - 2)]
+            keys += ["c" + w[i:i + 4] for i in range(len(w) - 3)]
         else:
-            words.append(tok)
             r = "<" + tok + ">"
-            for n in (1, 2, 3):
-                for i in range(len(r) - n + 1):
-                    g = r[i:i + n]
-                    if g not in ("<", ">"):
-                        f["h" + g] += 1
-    for w in words:
-        f["w" + w] += 1
-    for a, b in zip(words, words[1:]):
-        f["b" + a + " " + b] += 1
-    return f
+            keys += ["h" + c for c in tok]  # the 1-grams of r but its two boundary marks
+            keys += ["h" + r[i:i + 2] for i in range(len(r) - 1)]
+            keys += ["h" + r[i:i + 3] for i in range(len(r) - 2)]
+    keys += ["w" + w for w in words]
+    keys += ["b" + a + " " + b for a, b in zip(words, words[1:])]
+    return Counter(keys)
+
+
+#: 1 + ln(c) for the term counts a short text has (sublinear TF); the same floats math.log gives
+_SUBLINEAR = tuple(1.0 + math.log(c) if c else 0.0 for c in range(64))
 
 
 def tfidf_vector(counts: Mapping[str, int], idf: Mapping[str, float]) -> dict[str, float]:
     """Sublinear TF-IDF, L2-normalised; features without an idf (unseen in training) are dropped."""
-    v = {k: (1.0 + math.log(c)) * idf[k] for k, c in counts.items() if k in idf}
-    n = math.sqrt(sum(a * a for a in v.values()))
+    v = {}
+    get = idf.get
+    for k, c in counts.items():
+        x = get(k)
+        if x is not None:
+            v[k] = (_SUBLINEAR[c] if c < 64 else 1.0 + math.log(c)) * x
+    n = math.sqrt(sum([a * a for a in v.values()]))
     return {k: a / n for k, a in v.items()} if n else {}
 
 

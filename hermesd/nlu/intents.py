@@ -560,18 +560,33 @@ _POLITE_HEAD = _alternatives(_POLITE_HEAD_WORDS)
 _POLITE_TAIL = _alternatives(_POLITE_TAIL_WORDS)
 
 
-def _compile_template(tpl: str, slots: Mapping[str, str]) -> tuple[re.Pattern[str], list[str]]:
-    parts, names = [], []
+def _template_pieces(tpl: str, slots: Mapping[str, str]) -> tuple[list[tuple[str, bool]], list[str]]:
+    """A template's pieces in order, ``(text, is_slot)`` (literals normalised and stripped; a slot
+    as its entity type), and its slot names."""
+    pieces, names = [], []
     pos = 0
     for m in _SLOT.finditer(tpl):
-        lit = _STRIP.sub("", normalize(tpl[pos:m.start()]).text)
-        parts.append(re.escape(lit))
+        pieces.append((_STRIP.sub("", normalize(tpl[pos:m.start()]).text), False))
         name = m[1]
         names.append(name)
-        parts.append(r"\{" + re.escape(slots.get(name, name)) + r"\}")
+        pieces.append((slots.get(name, name), True))
         pos = m.end()
-    parts.append(re.escape(_STRIP.sub("", normalize(tpl[pos:]).text)))
-    return re.compile("^" + _POLITE_HEAD + "".join(parts) + _POLITE_TAIL + "$"), names
+    pieces.append((_STRIP.sub("", normalize(tpl[pos:]).text), False))
+    return pieces, names
+
+
+def _compile_template(tpl: str, slots: Mapping[str, str]) -> tuple[re.Pattern[str], list[str]]:
+    pieces, names = _template_pieces(tpl, slots)
+    core = "".join(r"\{" + re.escape(p) + r"\}" if slot else re.escape(p) for p, slot in pieces)
+    return re.compile("^" + _POLITE_HEAD + core + _POLITE_TAIL + "$"), names
+
+
+def _template_core(tpl: str, slots: Mapping[str, str]) -> str:
+    """The literal every match of :func:`_compile_template`'s pattern contains (the template
+    between its polite head and tail, a slot as ``{type}``): a substring test that skips the
+    pattern when it cannot match."""
+    pieces, _ = _template_pieces(tpl, slots)
+    return "".join("{" + p + "}" if slot else p for p, slot in pieces)
 
 
 # ---- long utterances: clause by clause ------------------------------------------------------
@@ -653,14 +668,15 @@ class IntentRecognizer:
     specs: Sequence[IntentSpec]
     model: IntentModel | None = None
     margin: float | None = 0.1
-    _templates: list[tuple[str, re.Pattern[str], list[str]]] = field(init=False, default_factory=list)
+    #: ``(intent, pattern, slot names, core literal)`` per template (:func:`_template_core`)
+    _templates: list[tuple[str, re.Pattern[str], list[str], str]] = field(init=False, default_factory=list)
     _keywords: list[tuple[str, list[str]]] = field(init=False, default_factory=list)
 
     def __post_init__(self) -> None:
         for s in self.specs:
             for tpl in s.templates:
                 rx, names = _compile_template(tpl, s.slots)
-                self._templates.append((s.name, rx, names))
+                self._templates.append((s.name, rx, names, _template_core(tpl, s.slots)))
             kws = [normalize(k).text for k in s.keywords]
             if kws:
                 self._keywords.append((s.name, kws))
@@ -672,8 +688,8 @@ class IntentRecognizer:
         """
         t = _STRIP.sub("", delex)
         out: list[IntentMatch] = []
-        for name, rx, names in self._templates:
-            if rx.match(t):
+        for name, rx, names, core in self._templates:
+            if core in t and rx.match(t):
                 slots: dict[str, int] = {}
                 spec = next(s for s in self.specs if s.name == name)
                 used: set[int] = set()

@@ -162,61 +162,84 @@ def _number_runs(text: str):
         yield s, e, val
 
 
+#: character → its normalised form (steps 1–4 are per character): filled as characters are met,
+#: bounded so an adversary's text cannot grow it without limit
+_CHAR_FORM: dict[str, str] = {}
+_CHAR_FORM_MAX = 8192  # the common hanzi (~3,500) and Latin fit; at most ~1 MB
+_SPACE_RUN = re.compile(r"\s+")  # \s on str patterns is exactly str.isspace (Py_UNICODE_ISSPACE)
+#: whitespace that step 5 would change: at an end, a run, not a plain space, or next to CJK (_is_cjk)
+_CJK_CLASS = "\u3400-\u4dbf\u4e00-\u9fff\u3000-\u303f\uff00-\uffef"
+_SPACE_CHANGES = re.compile(rf"\A\s|\s\Z|\s\s|[^\S ]|[{_CJK_CLASS}] | [{_CJK_CLASS}]")
+
+
+def _char_form(ch: str) -> str:
+    n = unicodedata.normalize("NFKC", ch).translate(_PUNCT).translate(_T2S).lower()
+    if len(_CHAR_FORM) < _CHAR_FORM_MAX:
+        _CHAR_FORM[ch] = n
+    return n
+
+
 def normalize(text: str) -> Normalized:
     """Normalise ``text`` (see module docstring); never raises on any ``str``.
 
     :return: :class:`Normalized` whose ``starts``/``ends`` index ``text``.
+
+    Each step takes its fast path when it changes nothing or maps one character to one (the
+    common case: the offset map is then the identity); the result is the same either way.
     """
-    out: list[str] = []
-    starts: list[int] = []
-    ends: list[int] = []
-    for i, ch in enumerate(text):
-        n = unicodedata.normalize("NFKC", ch).translate(_PUNCT).translate(_T2S).lower()
-        for c in n:
-            out.append(c)
-            starts.append(i)
-            ends.append(i + 1)
+    form = _CHAR_FORM
+    forms = [form.get(ch) or _char_form(ch) for ch in text]
+    out = "".join(forms)
+    if len(out) == len(text):
+        starts: list[int] | range = range(len(text))
+        ends: list[int] | range = range(1, len(text) + 1)
+    else:
+        starts, ends = [], []
+        for i, n in enumerate(forms):
+            for _ in n:
+                starts.append(i)
+                ends.append(i + 1)
     # whitespace: drop between CJK characters, collapse elsewhere, strip at the ends
-    o2: list[str] = []
-    s2: list[int] = []
-    e2: list[int] = []
-    k = 0
-    n_out = len(out)
-    while k < n_out:
-        c = out[k]
-        if c.isspace():
-            j = k
-            while j < n_out and out[j].isspace():
-                j += 1
-            prev = o2[-1] if o2 else ""
-            nxt = out[j] if j < n_out else ""
-            if prev and nxt and not (_is_cjk(prev) or _is_cjk(nxt)):
-                o2.append(" ")
+    if _SPACE_CHANGES.search(out) is None:  # single spaces between kept words: nothing changes
+        mid, s2, e2 = out, starts, ends
+    else:
+        parts: list[str] = []
+        s2, e2 = [], []
+        pos = 0
+        for m in _SPACE_RUN.finditer(out):
+            k, j = m.span()
+            parts.append(out[pos:k])
+            s2.extend(starts[pos:k])
+            e2.extend(ends[pos:k])
+            pos = j
+            prev = out[k - 1] if k > 0 else ""
+            nxt = out[j] if j < len(out) else ""
+            if prev and nxt and (not (_is_cjk(prev) or _is_cjk(nxt)) or (prev.isdigit() and nxt.isdigit())):
+                parts.append(" ")
                 s2.append(starts[k])
                 e2.append(ends[j - 1])
-            elif prev and nxt and (prev.isdigit() and nxt.isdigit()):
-                o2.append(" ")
-                s2.append(starts[k])
-                e2.append(ends[j - 1])
-            k = j
-            continue
-        o2.append(c)
-        s2.append(starts[k])
-        e2.append(ends[k])
-        k += 1
-    mid = "".join(o2)
+        parts.append(out[pos:])
+        s2.extend(starts[pos:])
+        e2.extend(ends[pos:])
+        mid = "".join(parts)
     # Chinese numerals → digits
+    runs = list(_number_runs(mid)) if _CN_NUM_RE.search(mid) else []
+    if not runs:
+        return Normalized(mid, tuple(s2), tuple(e2), text)
     o3: list[str] = []
     s3: list[int] = []
     e3: list[int] = []
     pos = 0
-    for rs, re_, val in _number_runs(mid):
-        for q in range(pos, rs):
-            o3.append(mid[q]); s3.append(s2[q]); e3.append(e2[q])
+    for rs, re_, val in runs:
+        o3.append(mid[pos:rs])
+        s3.extend(s2[pos:rs])
+        e3.extend(e2[pos:rs])
         digits = str(val)
-        for d in digits:
-            o3.append(d); s3.append(s2[rs]); e3.append(e2[re_ - 1])
+        o3.append(digits)
+        s3.extend([s2[rs]] * len(digits))
+        e3.extend([e2[re_ - 1]] * len(digits))
         pos = re_
-    for q in range(pos, len(mid)):
-        o3.append(mid[q]); s3.append(s2[q]); e3.append(e2[q])
+    o3.append(mid[pos:])
+    s3.extend(s2[pos:])
+    e3.extend(e2[pos:])
     return Normalized("".join(o3), tuple(s3), tuple(e3), text)

@@ -212,7 +212,13 @@ def _en_day_of_rel_month(m):
     return {"day": d, "month_shift": {"this": 0, "the current": 0, "next": 1, "the next": 1}.get(re.sub(r"\s+", " ", m[2]), -1)}
 
 
-@_p(rf"{L}(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th){R}(?!\s+(?:of\s+)?[a-z])", "date", needs=r"\d(?:st|nd|rd|th)")
+#: words that may follow a bare day ordinal that is a date ("the 13th at 12:30", "the 9th for 3
+#: people", "the 4th please"); any other word makes it a noun's ordinal ("the 5th floor", "4th one")
+_AFTER_DAY = r"(?:at|for|and|or|in|on|by|around|about|from|to|with|instead|please|then|is|would|will|works?|if|but|so)\b"
+
+
+@_p(rf"{L}(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th){R}(?!\s+(?:of\s+)?(?!{_AFTER_DAY})[a-z])", "date",
+    needs=r"\d(?:st|nd|rd|th)")
 def _en_bare_ordinal(m):
     return {"day": int(m[1])}
 
@@ -460,6 +466,19 @@ def _hour_before_pod(m):
         return None
     v = en_number(m[1])
     return {"hour": int(v), "minute": None} if v is not None and v == int(v) and 0 <= v <= 12 else None
+
+
+#: hour words after a part of day ("evening five"); "one" is left out: "the evening one" picks an option
+_TWO_TO_TWELVE = "(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\\b"
+
+
+@_p(rf"(?:(?<=morning )|(?<=afternoon )|(?<=evening )|(?<=night ))(\d{{1,2}}|{_TWO_TO_TWELVE})(?![\d:])"
+    r"(?!\s+(?:people|persons?|tickets?|seats?|guests?|of us|days?|hours?|minutes?|weeks?|times?)\b)", "hourish",
+    needs=r"morning|afternoon|evening|night")
+def _hour_after_pod(m):
+    """A bare hour right after a part of day ("this evening 5", "morning 11"): SGD users say it so."""
+    v = en_number(m[1])
+    return {"hour": int(v), "minute": None} if v is not None and v == int(v) and 1 <= v <= 12 else None
 
 
 @_p(r"(?<![\d:])(\d{1,2})(?=\s*(?:tomorrow|today|tonight|明天|今天|今晚))", "hourish", needs=r"tomorrow|today|tonight|明天|今天|今晚")

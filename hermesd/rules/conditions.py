@@ -54,8 +54,8 @@ __all__ = [
     "resolve_path",
 ]
 
-#: names a condition may start a path with.
-CONDITION_ROOTS: tuple[str, ...] = ("role", "slots", "entities", "memory", "session")
+#: names a condition may start a path with (``hidden``: the field names the role may not see, memory.hidden_fields).
+CONDITION_ROOTS: tuple[str, ...] = ("role", "slots", "entities", "memory", "session", "hidden")
 MAX_SOURCE_CHARS = 2000
 MAX_DEPTH = 32
 _FUNCTIONS = ("has",)

@@ -53,7 +53,7 @@ __all__ = [
 ]
 
 #: names a template path may start with.
-TEMPLATE_ROOTS: tuple[str, ...] = ("role", "slots", "entities", "memory", "session", "steps")
+TEMPLATE_ROOTS: tuple[str, ...] = ("role", "slots", "entities", "memory", "session", "hidden", "steps")
 _PATH = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]+))*$")
 _FILTER = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\s*(?:\((.*)\))?$", re.DOTALL)
 _ESCAPES = {"n": "\n", "t": "\t", "\\": "\\", "'": "'", '"': '"'}

@@ -34,6 +34,7 @@ from .archiving import archive_session
 from .commit import commit_turn
 from ..memory.capture import CaptureRules, load_capture_rules
 from .grounding import Grounding
+from .llmturn import LlmTurns
 from .memoryturn import MemoryTurns
 from .machine import Event, Limits, Refusal, State, Transition, new_machine, transition
 from .pipeline import Pipeline
@@ -82,6 +83,9 @@ class Controller:
         self.plans = PlanRunner(self)
         self.pipeline = Pipeline(self)
         self.memturns = MemoryTurns(self)
+        #: the ``llm`` subsystem (the optional LLM executor), or None; set by the session shell
+        self.llm: Any = None
+        self.llm_turns = LlmTurns(self)
         self.capture_rules: CaptureRules | None = load_capture_rules()  #: the packs' (None = capture off)
         #: answer words (zh, zh-Hant, en) of the shipped lexicon and the packs'
         self.lexicon = lexicon or default_lexicon()

@@ -105,6 +105,8 @@ class Grounding:
         res = await self.memory.resolve(mention, session_id=s.session_id, type="person", fuzzy=fuzzy)
         if res.status == "resolved":
             s.refs.setdefault("anchors", {})[res.text] = res.anchor_id
+            if getattr(res, "text_en", "") and res.text_en != res.text:
+                s.refs.setdefault("names_en", {})[res.text] = res.text_en
             return res.text, None
         if res.status == "ambiguous":
             chosen = [c for c in res.candidates if c["anchor_id"] in set(s.anchors.values())]
@@ -112,6 +114,9 @@ class Grounding:
                 self.remember_anchor(s, mention, chosen[0]["anchor_id"])
                 s.refs["session_anchor"] = True
                 s.refs.setdefault("anchors", {})[chosen[0]["display"]] = chosen[0]["anchor_id"]
+                latin = chosen[0].get("display_en") or chosen[0]["display"]
+                if latin != chosen[0]["display"]:
+                    s.refs.setdefault("names_en", {})[chosen[0]["display"]] = f"{latin} ({chosen[0]['display']})"
                 log.info("anchor.session", extra={"kv": {"mention": mention, "anchor": chosen[0]["anchor_id"]}})
                 return chosen[0]["display"], None
             return res.text, (mention, res.candidates)
@@ -254,10 +259,14 @@ class Grounding:
     def aliases(self, s: Session, intent: str | None, entities: Mapping[str, Any]) -> dict[str, Any]:
         """``<slot>_kind``: the slot's canonical value (合同, Contract, CONTRACT → ``contract``), for conditions;
         ``<slot>_aliases``: every name the gazetteer knows for it (报价单, 报价, quote, quotation), so a rule
-        can match files or records named in any language."""
+        can match files or records named in any language; ``<slot>_en`` for a person slot: the name as an
+        English reply shows it ("Li Na (李娜)", the directory's Latin alias beside the name; else the name)."""
         out: dict[str, Any] = {}
         gazetteers = getattr(self.nlu.engine, "gazetteers", {}) or {}
+        names_en = s.refs.get("names_en") or {}
         for slot, etype in self.spec_slots(intent).items():
+            if etype == "person" and isinstance(entities.get(slot), str):
+                out[f"{slot}_en"] = names_en.get(entities[slot], entities[slot])
             gaz, value = gazetteers.get(etype), entities.get(slot)
             if not gaz or not isinstance(value, str):
                 continue
@@ -328,7 +337,9 @@ class Grounding:
         ``memory`` (the keys the intent's rules read, this user's), ``session`` (its vars, and
         ``utterance``: the request's text, one part of an utterance holding several; ``turn``: the
         number of the user turn, 0 first, the same for every part of one utterance — a pack's
-        tracker reading each part tells a later part of the turn from a new turn by it)."""
+        tracker reading each part tells a later part of the turn from a new turn by it); ``hidden``:
+        the field names (last part of each path) of ``memory.hidden_fields[role]``, so a rule can refuse
+        to show a field the role may not see (``'phone' in hidden``)."""
         memory: dict[str, Any] = {}
         if engine is not self._keys_engine:  # a (re)loaded rule set: its own cache, not one keyed by id()
             self._keys_engine, self._keys = engine, {}
@@ -342,7 +353,9 @@ class Grounding:
         entities = {**entities, **self.aliases(s, intent, entities)}
         zone = self.zone(s)
         now = datetime.fromtimestamp(s.ref_ms / 1000, zone).isoformat(timespec="seconds")
+        hidden = (getattr(self.memory.settings, "hidden_fields", None) or {}).get(s.role, [])
         return {"role": s.role, "slots": dict(s.slots), "entities": entities, "memory": memory,
+                "hidden": sorted({str(f).rsplit(".", 1)[-1] for f in hidden}),
                 "session": {**s.vars, "state": s.state.value, "channel": s.channel, "user": s.user,
                             "utterance": text, "turn": s.turns, "locale": s.locale, "tz": zone.key, "now": now,
                             "reminders": self.reminders}}

@@ -29,7 +29,7 @@ from ..nlu.normalize import normalize
 from ..nlu.temporal import impossible_date_text
 from .machine import Event, State
 from .record import Session
-from .references import resolve_references
+from .references import note_people, resolve_pronouns, resolve_references
 
 if TYPE_CHECKING:
     from .controller import Controller
@@ -66,8 +66,12 @@ class Part:
     routing_t0: float = 0.0
     #: what to say of references that found nothing ("这个会话里还没有提到过订单。")
     ref_missing: list[str] = field(default_factory=list)
+    #: a pronoun with several people in play: the sentence asking which ("你说的“他”是张伟还是李娜？")
+    pronoun_ask: str | None = None
     #: values the caller's role may not see (``memory.hidden_fields``): never in the stored trace
     scrub: list[str] = field(default_factory=list)
+    #: set when the LLM executor took the request (:mod:`.llmturn`): ``generated``, ``model``, tokens, ``ms``
+    llm: dict[str, Any] | None = None
 
     def degrade(self, why: str) -> None:
         """Note a degradation in the trace (``parse_budget``, ``routing_budget``, ``load:cpu`` …, comma-joined)."""
@@ -193,6 +197,12 @@ class Pipeline:
                 ref = datetime.fromisoformat(q_ref)  # an answer continues its plan's moment
             ref_at = ref or datetime.now(timezone.utc)
             s.ref_ms = int(ref_at.timestamp() * 1000)
+            if text and "pronoun" not in p.trace:  # 他 / her: read as the person's name (once per request)
+                named, note, p.pronoun_ask = resolve_pronouns(c.grounding, s, text, q, lexicon=c.lexicon, lang=p.lang)
+                if note is not None:
+                    p.trace["pronoun"] = note
+                    if named != text:
+                        text, parsed = named, None
             if parsed is None and text:
                 p0 = time.perf_counter()
                 parsed = c.nlu.parse(text, ref_at, s.tz, s.locale, budget_ms=c.settings.parsing_ms)
@@ -297,6 +307,10 @@ class Pipeline:
                                                         intent=intent, lang=p.lang)
         if notes:
             p.trace["references"] = notes
+        if p.pronoun_ask:
+            p.ref_missing.insert(0, p.pronoun_ask)
+        elif ambiguous is None:
+            note_people(s, entities)
         p.timings["anchor"] = p.timings.get("anchor", 0.0) + (time.perf_counter() - a0) * 1000
         return entities, ambiguous
 
@@ -374,6 +388,14 @@ class Pipeline:
             said = "declined" if d.what == "confirm" else "cancelled"  # a no to a card does nothing, says so
             p.end(s, c, catalogue.say(said, lang), "cancel", f"{d.what} cancelled")
             p.intent = getattr(q, "intent", None)
+        elif isinstance(d, dp.AskAgain) and q is not None and c.llm_turns.takes_unreadable(s, p):
+            # an answer the reader cannot take, that the pack lets the LLM executor try (llm.while_open):
+            # a digression, the open question asked again after it
+            s.pending = None
+            p.repairs.append("digression")
+            await c.plans.run(s, p, intent=None, entities={}, text=text, trace_id=trace_id)
+            if s.pending is None and s.state is State.LISTENING:
+                self._reask(s, p, q)
         elif isinstance(d, (dp.Repeat, dp.Help, dp.AskAgain, dp.Wait)) and q is not None:
             p.repairs.append(d.name)
             self._keep_or_end(s, p, q, self._again_text(q, d, lang), d.name)

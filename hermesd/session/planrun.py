@@ -85,6 +85,9 @@ class PlanRunner:
         p.timings["route"] = (time.perf_counter() - p.r0) * 1000
         p.trace["plan"] = plan.to_trace()
         p.rule_id = plan.rule_id
+        if c.llm_turns.wanted(s, p, plan, intent, resume, bool(over)):  # the optional LLM executor (llmturn.py)
+            await c.llm_turns.run(s, p, plan, ctx, dict(entities), utterance or text, trace_id, resume)
+            return
         c._move(s, Event.ROUTED, plan.path)
         e0 = time.perf_counter()
         executor = self._executor(s, p, plan, trace_id, ctx, dict(entities), utterance or text)
@@ -149,6 +152,8 @@ class PlanRunner:
             p.texts.append(result.prompt)
             p.card = result.card
             c._move(s, Event.CONFIRM if result.kind == "confirm" else Event.ASK, result.kind)
+        elif isinstance(result, Handoff) and c.llm_turns.takes_handoff(s, p, result):  # `handoff: llm`
+            await c.llm_turns.run(s, p, c.rules().fallback(plan.intent), ctx, entities, utterance, trace_id)
         elif isinstance(result, Handoff):
             s.pending, s.slots = None, {}
             c._move(s, Event.HANDOFF, result.reason)

@@ -83,6 +83,9 @@ class Session:
     staged: list[dict[str, Any]] = field(default_factory=list)
     #: the last captured entities of this session, newest last: ``{type, value, at_ms}`` (for "that order")
     recent: list[dict[str, Any]] = field(default_factory=list)
+    #: id(trace) → (trace, its redacted form) for the stored history (not stored; see :meth:`to_row`)
+    _redacted: dict[int, tuple[dict[str, Any], dict[str, Any]]] = field(default_factory=dict, init=False,
+                                                                         repr=False, compare=False)
 
     @property
     def state(self) -> State:
@@ -102,16 +105,44 @@ class Session:
 
         ``data`` is stored redacted (:func:`hermesd.logging.redact`): a secret the user typed never
         reaches the disk in the clear, whether it sits in an open question's utterance, a slot or the
-        history — the running session keeps the clear value for the turn that needs it."""
+        history — the running session keeps the clear value for the turn that needs it.
+
+        A trace is final once its turn has committed, so its redacted form is kept and reused by
+        the next rows (a row holds up to 21 traces: redacting them all on every turn was half of
+        a rule-routed turn's CPU); the running turn's trace is redacted afresh."""
+        history = [self._redact_trace(t) for t in self.history[-20:]]
+        if self.last_trace is None:
+            last = None
+        elif self.history and self.history[-1] is self.last_trace:
+            last = history[-1]
+        else:
+            last = self._redact_trace(self.last_trace)
         return {"session_id": self.session_id, "uid": self.uid, "state": self.machine.state.value,
                 "version": self.machine.version, "updated_ms": self.updated_ms, "expires_ms": self.expires_ms,
                 "data": redact({"role": self.role, "user": self.user, "locale": self.locale, "tz": self.tz,
                          "channel": self.channel, "metadata": self.metadata, "slots": self.slots, "vars": self.vars,
                          "pending": to_dict(self.pending), "anchors": self.anchors, "expired": self.expired,
-                         "executing": self.executing, "refs": self.refs, "history": self.history[-20:], "turns": self.turns,
+                         "executing": self.executing, "refs": self.refs, "turns": self.turns,
                          "created_ms": self.created_ms, "interrupted": self.interrupted,
-                         "failures": self.machine.failures, "last_trace": self.last_trace,
-                         "recent": self.recent[-20:]})}
+                         "failures": self.machine.failures, "recent": self.recent[-20:]})
+                | {"history": history, "last_trace": last}}
+
+    def _redact_trace(self, trace: dict[str, Any]) -> dict[str, Any]:
+        """``redact(trace)``, remembered per trace object once its turn is over (while the session is
+        busy, the newest trace may still be written to: its form is not kept)."""
+        hit = self._redacted.get(id(trace))
+        if hit is not None and hit[0] is trace:
+            return hit[1]
+        clean = redact(trace)
+        if self.busy and trace is self.last_trace:
+            return clean
+        if clean == trace:
+            clean = trace  # nothing was secret: keep no second copy
+        if len(self._redacted) > 24:  # only the traces still in the history are worth keeping
+            live = {id(t) for t in self.history[-20:]} | {id(self.last_trace)}
+            self._redacted = {k: v for k, v in self._redacted.items() if k in live}
+        self._redacted[id(trace)] = (trace, clean)
+        return clean
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> "Session":

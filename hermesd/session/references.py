@@ -14,6 +14,14 @@ A document kind comes back as the kind's name in the turn's language (the pack's
 ``invoice`` → 发票 / invoice), a person through the same grounding as a person said outright.
 Nothing to refer to: a plain sentence for the reply (``ref_none`` / ``ref_none_when``), and the
 request goes on without the slot (its rule asks for it, or says what it lacks).
+
+A person said as a pronoun (他, her, the same person: :func:`hermesd.dialogue.references.find_pronouns`)
+is resolved before the utterance is understood (:func:`resolve_pronouns`): the person of the question
+being answered, else the people the session's last turn with people anchored (:func:`note_people`).
+One person: the utterance is read with the name in the pronoun's place ("再给他发一份合同" →
+"再给张伟发一份合同"), so intent and slots come out as if the name had been said. Two or more: the
+pronoun stays, a sentence asks which of them (``ref_which_person``) and the request's rule asks for
+the person; none: the pronoun stays, and the rule asks who.
 """
 
 from __future__ import annotations
@@ -24,7 +32,8 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from ..dialogue import catalogue
 from ..dialogue.lexicon import Lexicon
-from ..dialogue.references import Reference, find_references
+from ..dialogue.questions import Ask, Confirm
+from ..dialogue.references import Reference, find_pronouns, find_references, with_name
 from ..memory.hiding import hide
 from ..nlu.normalize import normalize
 from .record import Session
@@ -32,7 +41,7 @@ from .record import Session
 if TYPE_CHECKING:
     from .grounding import Grounding
 
-__all__ = ["resolve_references"]
+__all__ = ["note_people", "people_in_play", "resolve_pronouns", "resolve_references"]
 
 log = logging.getLogger(__name__)
 
@@ -207,3 +216,61 @@ def _nothing(r: Reference, when: Mapping[str, Any] | None, lang: str) -> str:
     if when is not None:
         return catalogue.say("ref_none_when", lang, noun=r.noun, when=when["text"])
     return catalogue.say("ref_none", lang, noun=r.noun)
+
+
+def note_people(s: Session, entities: Mapping[str, list[Any]]) -> None:
+    """Keep the people this turn anchored (grounded person values, 张工 → 张伟) in ``Session.recent``
+    under the turn's number, for a pronoun of a later turn (:func:`people_in_play`)."""
+    anchors = s.refs.get("anchors") or {}
+    people = [v for v in entities.get("person") or [] if isinstance(v, str) and v in anchors]
+    if not people:
+        return
+    s.recent[:] = [r for r in s.recent if not (r.get("said") and r.get("turn") == s.turns)]
+    for name in dict.fromkeys(people):
+        s.recent.append({"type": "person", "value": name, "anchor": anchors[name], "turn": s.turns,
+                         "said": True, "at_ms": s.ref_ms})
+
+
+def people_in_play(g: "Grounding", s: Session, q: Any) -> list[str]:
+    """The people a pronoun may stand for, newest first (shown names, distinct): the person slots of
+    the plan ``q`` being answered (an ``Ask`` or ``Confirm`` holding one), else the people the session's
+    last turn with any anchored (:func:`note_people`)."""
+    if isinstance(q, (Ask, Confirm)):
+        kinds = g.spec_slots(q.intent)
+        held = [str(v) for k, v in q.entities.items() if kinds.get(k) == "person" and isinstance(v, str) and v]
+        if held:
+            return list(dict.fromkeys(held))
+    said = [r for r in s.recent if r.get("said") and r.get("type") == "person"]
+    if not said:
+        return []
+    last = said[-1].get("turn")
+    return list(dict.fromkeys(str(r["value"]) for r in reversed(said) if r.get("turn") == last))
+
+
+def resolve_pronouns(g: "Grounding", s: Session, text: str, q: Any, *, lexicon: Lexicon,
+                     lang: str) -> tuple[str, dict[str, Any] | None, str | None]:
+    """``text`` read with the person a pronoun stands for (see the module docstring).
+
+    :return: (the text to understand, a trace note ``{said, source: session|question|ambiguous|none,
+        value?, candidates?}`` or None when no pronoun was said, a sentence asking which person or None).
+    """
+    n = normalize(text)
+    found = find_pronouns(n.text, lexicon)
+    if not found:
+        return text, None, None
+    said = found[0].word
+    people = people_in_play(g, s, q)
+    source = "question" if people and isinstance(q, (Ask, Confirm)) else "session"
+    if not people:
+        return text, {"said": said, "source": "none"}, None
+    if len(people) > 1:
+        log.info("references.pronoun", extra={"kv": {"session": s.session_id, "ambiguous": len(people)}})
+        return text, {"said": said, "source": "ambiguous", "candidates": people}, \
+            catalogue.say("ref_which_person", lang, said=said, people=_either(people, lang))
+    return with_name(text, found, people[0], n), {"said": said, "source": source, "value": people[0]}, None
+
+
+def _either(people: list[str], lang: str) -> str:
+    if lang == "zh":
+        return "还是".join(people)
+    return ", ".join(people[:-1]) + " or " + people[-1]

@@ -68,6 +68,16 @@ def compose_reply(s: Session, text: str, trace_id: str, prefix: list[str], parts
            "entities": entities, "actions": actions, "path": path, "rule_id": rule_id,
            "decision": trace.get("decision"), "trace_id": trace_id,
            "timings_ms": trace["timings_ms"]}
+    marks = [p.llm for p in parts if p.llm]
+    if marks:  # the LLM executor took a request: what wrote the reply, at what cost
+        out["generated"] = any(m.get("generated") for m in marks)
+        out["llm"] = {"model": marks[0].get("model"), "tokens_in": sum(m.get("tokens_in", 0) for m in marks),
+                      "tokens_out": sum(m.get("tokens_out", 0) for m in marks),
+                      "ms": round(sum(m.get("ms", 0.0) for m in marks), 3),
+                      "model_ms": round(sum(m.get("model_ms", 0.0) for m in marks), 3),
+                      "prompt_ms": round(sum(m.get("prompt_ms", 0.0) for m in marks), 3),
+                      "outcome": marks[-1].get("outcome")}
+        trace["generated"] = out["generated"]
     trace["at_ms"], trace["reply"] = now, redact(reply["text"])
     # a value the role may not see, or a secret the user typed (and what the NLU read out of it: the
     # number in "密码是778899"): out of the stored trace (and so of the turn log and archive)

@@ -32,7 +32,7 @@ class SessionSettings(Section):
     :param rules_dir: folder of rule packs; ``None`` = ``/etc/hermesd/rules`` when it
         exists, else the shipped ``config/rules``.
     :param poll_interval_ms: how often rule files are checksummed for hot reload.
-    :param load_cpu_percent: above this CPU use (psutil, cached), optional expensive paths
+    :param load_cpu_percent: above this CPU use (from /proc, cached), optional expensive paths
         are skipped and the trace says ``degraded=load``.
     :param load_memory_percent: same for memory use.
     :param load_sample_interval_ms: how long one CPU/memory sample is reused.

@@ -171,6 +171,7 @@ class SessionService(Subsystem):
         await self.events.start()
         self._tools = tools
         self.controller.archive = subs.get("archive")
+        self.controller.llm = subs.get("llm")  # the optional LLM executor (off unless llm.enabled)
         self.controller.on_event = self._publish
         self.controller.on_tool_result = self._on_tool_result
         restored = await self.controller.restore()

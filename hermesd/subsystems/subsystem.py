@@ -62,12 +62,17 @@ class Subsystem(abc.ABC):
     async def start(self, ctx: DaemonContext) -> None:
         """Open stores, fork workers; raise to abort start-up (the daemon exits non-zero)."""
 
+    def ready(self) -> None:
+        """Called once, right after the daemon sent READY: start here what may come up in the
+        background (the tool pool and its self-tests), off the start-up path. Must not block."""
+
     @abc.abstractmethod
     async def stop(self) -> None:
         """Flush and close; must not raise, and must finish within a few seconds."""
 
     def health(self) -> dict[str, Any]:
-        """``{"status": "ok" | "degraded" | "down", ...details}`` for ``admin.status``."""
+        """``{"status": "ok" | "starting" | "degraded" | "down", ...details}`` for ``admin.status``
+        (``starting``: serving, with parts still coming up in the background)."""
         return {"status": "ok"}
 
     def memory_roots(self) -> dict[str, list[Any]]:

@@ -4,7 +4,8 @@ Wiring (``daemon.py``)::
 
     from hermesd.subsystems.tools import ToolsService
     tools = ToolsService(config.tools)        # ToolsSettings; None → defaults
-    await tools.start(DaemonContext(...))     # forks the pool, runs the self-tests
+    await tools.start(DaemonContext(...))     # loads the descriptors: every tool "starting"
+    tools.ready()                             # after READY: forks the pool, runs the self-tests
     ...
     result = await tools.call("note", {"action": "recall", "query": "wifi"},
                               role="user", session_id=sid, trace_id=tid)
@@ -113,34 +114,86 @@ class ToolsService(Subsystem):
         self._paths: dict[str, str] = {}  # placeholder -> real path for calls
         self._gids: dict[str, list[int]] = {}  # tool -> granted supplementary groups
         self._retiring: dict[asyncio.Task, Pool] = {}  # draining old pools after a reload: task -> pool
+        self._bringing_up: asyncio.Task | None = None  # the first start's pool and self-tests
+        self._verdicts: dict[Tool, asyncio.Event] = {}  # a tool still starting -> set when it has its verdict
         self.call_seconds = Histogram("hermes_tool_invocation_duration_seconds",
                                       "Time one tools.call took, admission to reply, by tool.", ("tool",))
 
     # ---- life cycle -------------------------------------------------------------------------
 
     async def start(self, ctx: DaemonContext) -> None:
+        """Load the descriptors and return; the fork server, its workers and the self-tests come up
+        in the background once the daemon is READY (:meth:`ready`). Each tool is ``starting`` until
+        its cases have run; a call to it meanwhile waits for the verdict within the tool's own
+        timeout. :meth:`settled` waits for every verdict."""
         if self.settings is None:
             self.settings = section(ctx.config, "tools", ToolsSettings)
         self.state_dir = Path(ctx.state_dir)
-        self.registry, self.pool = await self._build(self.settings)
+        self.registry, self.pool = self._load(self.settings)
 
-    async def _build(self, settings: ToolsSettings) -> tuple[Registry, Pool]:
-        folder = resolve_tools_dir(settings)
-        registry = Registry.load(folder, settings.breaker)
+    def ready(self) -> None:
+        """Bring the pool up and run the self-tests, after READY: the fork server's own start
+        (an interpreter importing every handler) would otherwise take CPU from the daemon's."""
+        if self._bringing_up is None and self.registry is not None and self.pool is not None \
+                and self.settings is not None:
+            self._bringing_up = asyncio.get_running_loop().create_task(
+                self._bring_up_in_background(self.registry, self.pool, self.settings))
+
+    async def settled(self) -> None:
+        """Wait until every tool of the first start has its verdict (``healthy`` or ``unhealthy``)
+        and the pool is at strength; starts the bring-up first if :meth:`ready` was not called
+        (a service used without a daemon)."""
+        self.ready()
+        if self._bringing_up is not None:
+            await asyncio.shield(self._bringing_up)
+
+    def _load(self, settings: ToolsSettings) -> tuple[Registry, Pool]:
+        """The descriptors (every tool ``starting``) and an unstarted pool sized for them."""
+        registry = Registry.load(resolve_tools_dir(settings), settings.breaker)
+        for tool in registry.tools.values():
+            self._verdicts[tool] = asyncio.Event()
         descs = [t.descriptor for t in registry.tools.values()]
         pool = Pool(size=settings.pool_size,
                     network_size=settings.network_pool_size if any(d.sandbox.network for d in descs) else 0,
                     max_calls=settings.worker_max_calls, max_rss_growth_mb=settings.worker_max_rss_growth_mb)
+        return registry, pool
+
+    async def _bring_up_in_background(self, registry: Registry, pool: Pool, settings: ToolsSettings) -> None:
+        try:
+            await self._bring_up(registry, pool, settings)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # the daemon serves on without tools; each says why
+            log.error("tools failed to start", exc_info=exc, extra={"kv": {"error": str(exc)}})
+            for tool in registry.tools.values():
+                if tool.health == "starting":
+                    self._settle(tool, "unhealthy", f"the tool sandbox did not start: {exc}")
+
+    def _settle(self, tool: Tool, health: str, failing_case: str | None) -> None:
+        """Give ``tool`` its verdict and wake the calls waiting for it."""
+        tool.health, tool.failing_case = health, failing_case  # type: ignore[assignment]
+        event = self._verdicts.pop(tool, None)
+        if event is not None:
+            event.set()
+
+    async def _bring_up(self, registry: Registry, pool: Pool, settings: ToolsSettings) -> None:
+        """Start the fork server and workers, check grants and handlers, run the self-tests.
+
+        Every tool has its verdict when this returns, or when it raises (the pool is stopped then).
+        :raises RuntimeError: the fork server did not come up.
+        """
+        descs = [t.descriptor for t in registry.tools.values()]
         ceilings = {"memory_mb": max([64, *(d.sandbox.memory_mb for d in descs)]),
                     "max_open_files": max([32, *(d.sandbox.max_open_files for d in descs)]),
                     "max_file_bytes": max([1 << 20, *(d.sandbox.max_file_bytes for d in descs)]),
                     "max_processes": max([32, *(d.sandbox.max_processes for d in descs)])}
         envs = {t.name: self._tool_env(t, settings) for t in registry.tools.values()}
-        ready = await pool.start(tools={n: str(t.descriptor.handler_path) for n, t in registry.tools.items()},
-                                 tool_dirs={n: str(t.descriptor.folder.absolute()) for n, t in registry.tools.items()},
-                                 tool_env=envs, worker_env=WORKER_ENV, user=settings.worker_user,
-                                 ceilings=ceilings, isolation=settings.filesystem_isolation)
         try:
+            ready = await pool.start(tools={n: str(t.descriptor.handler_path) for n, t in registry.tools.items()},
+                                     tool_dirs={n: str(t.descriptor.folder.absolute())
+                                                for n, t in registry.tools.items()},
+                                     tool_env=envs, worker_env=WORKER_ENV, user=settings.worker_user,
+                                     ceilings=ceilings, isolation=settings.filesystem_isolation)
             self._ready = ready
             self.netns = bool(ready.get("netns"))
             self._warn_sandbox(ready, descs)
@@ -148,30 +201,31 @@ class ToolsService(Subsystem):
             for tool in registry.tools.values():
                 problem = self._check_grants(tool, self._paths)
                 if problem:
-                    tool.health, tool.failing_case = "unhealthy", problem
+                    self._settle(tool, "unhealthy", problem)
                     log.error("tool grant refused", extra={"kv": {"tool": tool.name, "reason": problem}})
             self._prepare_dirs(envs, registry)
             self._warn_unreachable_state(registry)
             for name, err in (ready.get("tools") or {}).items():
-                if err:
-                    tool = registry.tools[name]
-                    tool.health, tool.failing_case = "unhealthy", f"handler import failed: {err}"
+                if err and registry.tools[name].health == "starting":
+                    self._settle(registry.tools[name], "unhealthy", f"handler import failed: {err}")
             if settings.self_test:
                 await self._self_test(registry, pool)
-                if pool.evict_idle_bound():  # their sandboxes name scratch folders that are gone now
+            for tool in registry.tools.values():
+                if tool.health == "starting":
+                    self._settle(tool, "healthy", None)
+            if settings.self_test and pool.evict_idle_bound():  # their sandboxes name scratch folders now gone
+                try:
                     await pool.wait_full_strength(30.0)
-            else:
-                for tool in registry.tools.values():
-                    if tool.health == "unknown":
-                        tool.health = "healthy"
+                except TimeoutError:
+                    log.warning("tool pool below strength 30 s after the self-tests",
+                                extra={"kv": {"workers": pool.strength()}})
         except BaseException:
             await pool.stop()
             raise
         log.info("tools ready", extra={"kv": {
-            "folder": str(folder), "healthy": sum(t.health == "healthy" for t in registry.tools.values()),
+            "folder": str(registry.folder), "healthy": sum(t.health == "healthy" for t in registry.tools.values()),
             "unhealthy": sum(t.health != "healthy" for t in registry.tools.values()) + len(registry.broken),
             "workers": pool.strength(), "netns": self.netns}})
-        return registry, pool
 
     # ---- the sandbox ------------------------------------------------------------------------
 
@@ -324,7 +378,7 @@ class ToolsService(Subsystem):
         slots = {net: asyncio.Semaphore(max(1, pool.sizes[net])) for net in (False, True)}
 
         async def run_cases(tool: Tool) -> None:
-            if tool.health == "unhealthy":
+            if tool.health != "starting":
                 return
             async with slots[tool.descriptor.sandbox.network]:
                 await run_cases_now(tool)
@@ -364,11 +418,11 @@ class ToolsService(Subsystem):
                     why = case.check(output, error)
                     if why is not None:
                         why += f" ({detail})" if detail else ""
-                        tool.health, tool.failing_case = "unhealthy", f"{case.name}: {why}"
+                        self._settle(tool, "unhealthy", f"{case.name}: {why}")
                         log.error("tool self-test failed", extra={"kv": {"tool": tool.name, "case": case.name,
                                                                           "reason": why}})
                         return
-                tool.health, tool.failing_case = "healthy", None
+                self._settle(tool, "healthy", None)
             finally:
                 shutil.rmtree(scratch, ignore_errors=True)
 
@@ -378,6 +432,9 @@ class ToolsService(Subsystem):
         shutil.rmtree(scratch_root, ignore_errors=True)
 
     async def stop(self) -> None:
+        if self._bringing_up is not None and not self._bringing_up.done():
+            self._bringing_up.cancel()  # it stops its pool on the way out
+            await asyncio.gather(self._bringing_up, return_exceptions=True)
         retiring = dict(self._retiring)
         for task in retiring:
             task.cancel()
@@ -392,9 +449,15 @@ class ToolsService(Subsystem):
     async def reload(self, config: "HermesConfig") -> None:
         """Reload descriptors and handlers (a new fork server), self-test, then swap; keep the old set on failure."""
         settings = section(config, "tools") or self.settings or ToolsSettings()
+        # the first start finishes first: a reload never races its self-tests for the pool in use
+        await asyncio.gather(self.settled(), return_exceptions=True)
+        registry = None
         try:
-            registry, pool = await self._build(settings)
+            registry, pool = self._load(settings)
+            await self._bring_up(registry, pool, settings)
         except Exception as exc:
+            for tool in registry.tools.values() if registry is not None else ():
+                self._verdicts.pop(tool, None)
             log.error("tools reload failed; keeping the old tools", extra={"kv": {"error": str(exc)}})
             return
         old, self.pool, self.registry, self.settings = self.pool, pool, registry, settings
@@ -436,9 +499,15 @@ class ToolsService(Subsystem):
                 raise ToolNotFound(f"no tool named {name!r}", data={"tool": name})
             if role not in tool.descriptor.roles:
                 raise PermissionDenied(f"role {role!r} may not call {name}", data={"tool": name})
+            if tool.health == "starting":
+                # the wait for its verdict takes at most the tool's own timeout; the call itself
+                # then has its whole timeout, as any other call
+                self.ready()  # a service used without a daemon comes up on its first call
+                await self._await_verdict(
+                    tool, asyncio.get_running_loop().time() + tool.descriptor.sandbox.timeout_ms / 1000)
             if tool.health != "healthy":
-                raise ToolUnhealthy(f"{name} failed its self-test", data={"tool": name,
-                                                                           "failing_case": tool.failing_case})
+                raise ToolUnhealthy(f"{name} failed its self-test: {tool.failing_case}",
+                                    data={"tool": name, "failing_case": tool.failing_case})
             now_ms = time.monotonic() * 1000
             ticket = tool.breaker.admit(now_ms)
             if ticket is None:
@@ -505,6 +574,23 @@ class ToolsService(Subsystem):
             self._user_dirs.add(path)
         return str(path)
 
+    async def _await_verdict(self, tool: Tool, deadline: float) -> None:
+        """Wait until a ``starting`` tool has passed or failed its self-test, at most until ``deadline``
+        (``loop.time()``).
+
+        :raises ToolUnavailable: still starting at the deadline (``data.health`` = ``starting``).
+        """
+        event = self._verdicts.get(tool)
+        if event is not None and not event.is_set():
+            loop = asyncio.get_running_loop()
+            try:
+                await asyncio.wait_for(event.wait(), max(0.0, deadline - loop.time()))
+            except TimeoutError:
+                pass
+        if tool.health == "starting":
+            raise ToolUnavailable(f"{tool.name} is still starting: its self-test has not finished; try again shortly",
+                                  data={"tool": tool.name, "health": "starting", "retry_after_ms": 1000})
+
     async def _execute(self, tool: Tool, arguments: Any, pool: Pool, *,
                        spec: dict[str, Any] | None = None) -> dict[str, Any]:
         """Validate, run in the sandbox, validate the output (no breaker, no health gate)."""
@@ -513,9 +599,9 @@ class ToolsService(Subsystem):
         if violations:
             raise InputInvalid(f"invalid input for {d.name}: {violations[0]['message']}",
                                data={"tool": d.name, "violations": violations})
-        loop = asyncio.get_running_loop()
         reply = await pool.run(d.name, value, tool.limits, network=d.sandbox.network,
-                               deadline=loop.time() + d.sandbox.timeout_ms / 1000, sandbox=spec)
+                               deadline=asyncio.get_running_loop().time() + d.sandbox.timeout_ms / 1000,
+                               sandbox=spec)
         if reply.ok:
             _, violations = tool.output_validator.validate(reply.output)
             if violations:
@@ -652,9 +738,14 @@ class ToolsService(Subsystem):
             tools[name] = {"health": "unhealthy", "breaker": "closed", "failing_case": problems[0]}
         bad = [n for n, t in tools.items() if t["health"] != "healthy" or t["breaker"] != "closed"]
         status = "ok" if not bad and pool.at_full_strength() else "degraded"
-        if not any(t["health"] == "healthy" for t in tools.values()):
+        # until the pool is up, every verdict given and the workers back to strength
+        bringing_up = self._bringing_up is None or not self._bringing_up.done()
+        starting = bringing_up or any(t["health"] == "starting" for t in tools.values())
+        if not any(t["health"] == "healthy" for t in tools.values()) and not starting:
             status = "down" if tools else "degraded"
-        return {"status": status, "tools": tools, "folder": str(registry.folder),
+        elif starting and not any(t["health"] == "unhealthy" or t["breaker"] != "closed" for t in tools.values()):
+            status = "starting"  # self-tests still running: calls to a starting tool wait for them
+        return {"status": status, "starting": starting, "tools": tools, "folder": str(registry.folder),
                 "pool": {"workers": pool.strength(), "sizes": {"isolated": pool.sizes[False],
                                                                 "network": pool.sizes[True]},
                          "respawns": pool.respawns, "fork_server_pid": pool.server_pid,

@@ -3,8 +3,9 @@
 A tool is routed to only when ``health == "healthy"``: its descriptor loaded,
 its handler imported in the fork server, and every case of its
 ``test_cases.json`` passed in the sandbox (the self-test gate, run by the
-service on start and reload). Otherwise it is ``unhealthy`` with the reason in
-``failing_case``.
+service on start and reload). Until its cases have run it is ``starting`` (a
+call waits for the verdict, within the tool's own timeout); a tool that failed
+is ``unhealthy`` with the reason in ``failing_case``.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ class Tool:
     input_validator: Validator
     output_validator: Validator
     breaker: Breaker
-    health: Literal["unknown", "healthy", "unhealthy"] = "unknown"
+    health: Literal["starting", "healthy", "unhealthy"] = "starting"
     failing_case: str | None = None
     limits: dict[str, int] = field(default_factory=dict)  # the worker's per-call limits, built once
     calls: int = 0

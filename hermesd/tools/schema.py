@@ -24,6 +24,8 @@ their camelCase JSON Schema names.
 
 from __future__ import annotations
 
+import functools
+import json
 import re
 from typing import Any, Callable
 
@@ -101,6 +103,14 @@ def expand(spec: Any) -> dict[str, Any]:
     return out
 
 
+@functools.lru_cache(maxsize=512)
+def _compile(schema_json: str) -> Callable[[Any], Any]:
+    """One compiled checker per distinct schema: a descriptor's schema is compiled when the
+    descriptor is checked and reused by the registry's validators (fastjsonschema generates and
+    ``exec``s Python source for each compile, ~1 ms a schema on this machine)."""
+    return fastjsonschema.compile(json.loads(schema_json))
+
+
 def _pointer(path: list[Any]) -> str:
     # fastjsonschema paths start with the variable name "data"
     return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in path[1:])
@@ -119,7 +129,7 @@ class Validator:
     def __init__(self, schema: dict[str, Any]) -> None:
         self.schema = schema
         try:
-            self._check: Callable[[Any], Any] = fastjsonschema.compile(schema)
+            self._check: Callable[[Any], Any] = _compile(json.dumps(schema))
         except (fastjsonschema.JsonSchemaDefinitionException, TypeError, ValueError) as exc:
             raise SchemaError(str(exc)) from None
         self._parts: dict[str, Callable[[Any], Any]] | None = None

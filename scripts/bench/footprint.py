@@ -13,7 +13,15 @@ SGD pack, each measured in the same run:
 - RSS after 10,000 sessions each wrote a memory (``memory.put``), shipped packs only.
 
 Every figure also with the daemon pinned to one CPU (``taskset -c 0``) when ``taskset`` exists.
-Run: ``.venv/bin/python scripts/bench/footprint.py [--n 5] [--sgd DIR | --build-sgd] [--sessions N]``.
+
+``--against REV`` also measures the hermesd of git revision REV (``git archive`` into a scratch
+folder, its shipped packs built), interleaved start by start with this tree's so both see the
+same machine load: each figure is printed beside REV's from the same run. Both trees run from
+compiled bytecode (``compileall``, as an installed wheel does): a source tree whose ``.pyc``
+files are not written (``PYTHONDONTWRITEBYTECODE``) compiles ~110 modules at every start,
+~200 ms of CPU that no device pays.
+Run: ``.venv/bin/python scripts/bench/footprint.py [--n 5] [--sgd DIR | --build-sgd] [--sessions N]
+[--against REV]``.
 """
 
 from __future__ import annotations
@@ -40,7 +48,8 @@ from hermesd.nlu.artifact import ARTIFACT_NAME  # noqa: E402
 AIMS = {"ready_shipped_ms": 500, "ready_sgd_ms": 1000, "idle_rss_mb": 40, "rss_sessions_mb": 60}
 
 
-def _start(root: Path, config: Path | None, pin: bool) -> tuple[subprocess.Popen[bytes], float, float]:
+def _start(root: Path, config: Path | None, pin: bool,
+           tree: Path = REPO) -> tuple[subprocess.Popen[bytes], float, float]:
     notify_path = root / "notify"
     notify_path.unlink(missing_ok=True)
     notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
@@ -54,7 +63,7 @@ def _start(root: Path, config: Path | None, pin: bool) -> tuple[subprocess.Popen
     if pin:
         cmd = ["taskset", "-c", "0", *cmd]
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=REPO)
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tree)
     while b"READY=1" not in notify.recv(4096):
         pass
     ready = time.perf_counter() - t0
@@ -122,13 +131,14 @@ def _pack(name: str, intents: Path, base: Path | None, n: int, pin: bool, out: d
         shutil.rmtree(root, ignore_errors=True)
 
 
-def _sessions(n: int, pin: bool) -> tuple[float, float, dict]:
+def _sessions(n: int, pin: bool, tree: Path = REPO) -> tuple[float, float, dict, float]:
+    """RSS before, after ``n`` sessions' memories, ``admin.memory`` then, RSS after that walk."""
     root = Path(tempfile.mkdtemp(prefix="hfp-", dir="/tmp"))
     os.chmod(root, 0o755)
     try:
         cfg = root / "hermesd.yaml"  # one test uid holds every session (a device has many users)
         cfg.write_text(yaml.safe_dump({"session": {"max_sessions_per_user": 100_000}}))
-        proc, _, _ = _start(root, cfg, pin)
+        proc, _, _ = _start(root, cfg, pin, tree)
         try:
             time.sleep(1.0)
             before = _rss_mb(proc.pid)
@@ -137,12 +147,70 @@ def _sessions(n: int, pin: bool) -> tuple[float, float, dict]:
                     sid = c.call("session.open", {})["session_id"]
                     c.call("memory.put", {"session_id": sid, "anchor": "last_report_filter",
                                           "data": {"text": f"报价单 {i}", "n": i}})
-                memory = c.call("admin.memory")
-            return before, _rss_mb(proc.pid), memory
+                time.sleep(1.0)
+                after = _rss_mb(proc.pid)  # before admin.memory: its object walk (a set of every
+                memory = c.call("admin.memory")  # object's id) itself leaves memory resident
+            time.sleep(1.0)
+            return before, after, memory, _rss_mb(proc.pid)
         finally:
             _stop(proc)
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+def _tree(rev: str, into: Path) -> Path:
+    """The hermesd of git revision ``rev`` in ``into``, its shipped packs built, bytecode compiled."""
+    into.mkdir(parents=True)
+    archive = subprocess.run(["git", "-C", str(REPO), "archive", rev], check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
+    subprocess.run([sys.executable, "-m", "hermesd", "build-pack", "config/intents"], cwd=into, check=True,
+                   capture_output=True)
+    _compile(into)
+    subprocess.run(["chmod", "-R", "a+rX", str(into)], check=True)
+    return into
+
+
+def _compile(tree: Path) -> None:
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(tree / "hermesd")], check=True,
+                   capture_output=True)
+
+
+def _against(rev: str, tree: Path, n: int, pin: bool, sgd: Path | None, sessions: int) -> None:
+    """This tree beside ``tree`` (revision ``rev``), starts interleaved: READY wall and CPU, idle RSS,
+    RSS after ``sessions`` sessions' memories."""
+    cases = [("shipped", None, None)] + ([("sgd", sgd / "intents", sgd / "hermesd.yaml")] if sgd else [])
+    print(f"{'pack':<8} {'tree':<14} {'READY ms':>9} {'cpu ms':>8} {'idle RSS MB':>12}")
+    for name, intents, base in cases:
+        got: dict[str, tuple[list[float], list[float], float]] = {}
+        roots = {}
+        for label, t in (("this tree", REPO), (rev, tree)):
+            root = Path(tempfile.mkdtemp(prefix="hfp-", dir="/tmp"))
+            os.chmod(root, 0o755)
+            cfg = _config(root, intents, base) if intents is not None else None
+            roots[label] = (root, cfg, t)
+            got[label] = ([], [], float("nan"))
+        try:
+            for i in range(n):
+                for label, (root, cfg, t) in roots.items():
+                    shutil.rmtree(root / "state", ignore_errors=True)
+                    proc, ready, cpu = _start(root, cfg, pin, t)
+                    got[label][0].append(ready * 1000)
+                    got[label][1].append(cpu * 1000)
+                    if i == n - 1:
+                        time.sleep(1.0)
+                        got[label] = (got[label][0], got[label][1], _rss_mb(proc.pid))
+                    _stop(proc)
+        finally:
+            for root, _, _ in roots.values():
+                shutil.rmtree(root, ignore_errors=True)
+        for label, (r, c, rss) in got.items():
+            print(f"{name:<8} {label:<14} {statistics.median(r):>9.0f} {statistics.median(c):>8.0f} {rss:>12.1f}")
+        (r1, c1, m1), (r0, c0, m0) = got["this tree"], got[rev]
+        print(f"{name:<8} {'ratio':<14} {statistics.median(r1) / statistics.median(r0):>8.2f}x "
+              f"{statistics.median(c1) / statistics.median(c0):>7.2f}x {m1 - m0:>+11.1f} MB")
+    (_, a, _, wa), (_, b, _, wb) = _sessions(sessions, pin), _sessions(sessions, pin, tree)
+    print(f"RSS with {sessions:,} sessions' memories: this tree {a:.1f} MB, {rev} {b:.1f} MB ({a - b:+.1f} MB); "
+          f"after an admin.memory walk {wa:.1f} / {wb:.1f} MB")
 
 
 def _split(memory: dict) -> str:
@@ -160,8 +228,10 @@ def main() -> None:
     ap.add_argument("--build-sgd", action="store_true", help="build the SGD pack into a scratch folder first")
     ap.add_argument("--sessions", type=int, default=10_000)
     ap.add_argument("--no-pin", action="store_true")
+    ap.add_argument("--against", metavar="REV", help="also measure git revision REV, interleaved (e.g. main)")
     a = ap.parse_args()
     scratch = None
+    _compile(REPO)
     if a.build_sgd and a.sgd is None:
         scratch = Path(tempfile.mkdtemp(prefix="hfp-sgd-", dir="/tmp"))
         os.chmod(scratch, 0o755)
@@ -169,14 +239,23 @@ def main() -> None:
                        check=True, capture_output=True)
         a.sgd = scratch / "sgd"
     pins = [False] + ([True] if shutil.which("taskset") and not a.no_pin else [])
+    against = None
+    if a.against:
+        scratch = scratch or Path(tempfile.mkdtemp(prefix="hfp-rev-", dir="/tmp"))
+        os.chmod(scratch, 0o755)
+        against = _tree(a.against, scratch / "rev")
     try:
         for pin in pins:
             label = "pinned to one CPU (taskset -c 0)" if pin else "both CPUs"
+            if against is not None:
+                print(f"\n== this tree beside {a.against}, {label} ==")
+                _against(a.against, against, a.n, pin, a.sgd, a.sessions)
+                continue
             out: dict = {}
             _pack("shipped", REPO / "config" / "intents", None, a.n, pin, out)
             if a.sgd:
                 _pack("sgd", a.sgd / "intents", a.sgd / "hermesd.yaml", a.n, pin, out)
-            before, after, memory = _sessions(a.sessions, pin)
+            before, after, memory, walked = _sessions(a.sessions, pin)
             print(f"\n== {label} ==")
             print(f"{'pack':<8} {'case':<32} {'READY ms':>9} {'cpu ms':>8} {'RSS MB':>7}")
             for name, (r, c, rss, rb, cb, rssb) in out.items():
@@ -188,7 +267,7 @@ def main() -> None:
             print(f"idle RSS, shipped packs: {out['shipped'][2]:.1f} MB (aim ≤ {AIMS['idle_rss_mb']} MB; "
                   f"trained at start: {out['shipped'][5]:.1f} MB)")
             print(f"RSS with {a.sessions:,} sessions' memories: {before:.1f} → {after:.1f} MB "
-                  f"(aim ≤ {AIMS['rss_sessions_mb']} MB)")
+                  f"(aim ≤ {AIMS['rss_sessions_mb']} MB; {walked:.1f} MB after the admin.memory walk below)")
             print(f"where it goes: {_split(memory)}")
     finally:
         if scratch is not None:

@@ -12,8 +12,13 @@
    ``dateparser.parse`` against the same reference instant and zone. Agreement: both give
    a value and dateparser's instant lies in hermesd's half-open [start, end) (for a day or
    a range) or equals its start (for a clock time). Speed ratio: mean time per phrase.
-3. CLINC150 out of scope: hermesd's cross-validated rejection beside a scikit-learn TF-IDF +
+3. Time expressions class by class against dateparser and jionlp (``scripts/bench/nlu_time.py``).
+4. CLINC150 out of scope: hermesd's cross-validated rejection beside a scikit-learn TF-IDF +
    logistic regression baseline, with the in-scope/OOS curve (``scripts/bench/nlu_oos.py``).
+5. hassil's ``recognize`` on the same sentences and the shipped packs' intents converted to
+   hassil templates: accuracy, agreement and speed side by side (``scripts/bench/nlu_hassil.py``).
+
+``--parts 1,5`` runs only those parts (default: all).
 
 This is a benchmark, not a test: it prints numbers and never fails on speed.
 """
@@ -83,11 +88,37 @@ def agree(x, dp: datetime) -> bool:
     return False
 
 
+def hassil_part(sub: NluSubsystem, data: Path, n: int) -> None:
+    """Part 5: the people the daemon gives the NLU (the shipped directory), then the comparison."""
+    from nlu_hassil import compare  # noqa: PLC0415 - a sibling module of this script
+    from tests.nlu.test_phrasings import PHRASINGS, _people  # noqa: PLC0415 - the held-out phrasings
+
+    people = _people(REPO / "config" / "directory.yaml")
+    sub.set_people(people)
+    engine = sub.engine
+    specs = list(engine.specs)
+    from hermesd.nlu.packs import load_packs  # noqa: PLC0415
+
+    packs = load_packs([REPO / "config" / "intents"])
+    examples = [(e, s.name) for s in packs.intents for e in s.examples]
+    random.Random(3).shuffle(examples)
+    oos = [(t, None) for t in packs.out_of_scope]
+    short = [(t, None) for t in utterances(data, "zh", min(n, 300)) + utterances(data, "en", min(n, 300))]
+    compare(lambda t: parse(t, ref=REF, tz=TZ, engine=engine), specs,
+            {k: dict(v) for k, v in engine.gazetteers.items()}, people,
+            {"held-out phrasings (labelled)": list(PHRASINGS),
+             "pack examples (in-sample, labelled)": examples[:600],
+             "pack out_of_scope examples (none)": oos,
+             "~30-char xSID + SNIPS (unlabelled)": short})
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--data", default=str(REPO / ".." / "shared" / "data"))
     ap.add_argument("--n", type=int, default=2000)
+    ap.add_argument("--parts", default="1,2,3,4,5", help="comma-separated parts to run")
     a = ap.parse_args()
+    parts = {int(x) for x in a.parts.split(",") if x.strip()}
     data = Path(a.data)
     try:
         import dateparser
@@ -100,8 +131,9 @@ def main() -> int:
         asyncio.run(sub.start_standalone(Path(cache)))
     engine = sub.engine
     print(f"reference instant {REF.isoformat()} ({TZ.key})\n")
-    print("1. parse() latency, full pipeline, ~30-character utterances")
-    for lang in ("zh", "en"):
+    if 1 in parts:
+        print("1. parse() latency, full pipeline, ~30-character utterances")
+    for lang in ("zh", "en") if 1 in parts else ():
         texts = utterances(data, lang, a.n)
         p50, p99, b50, b99 = bench_parse(engine, texts)
         sample = texts[: max(1, min(300, len(texts)))]
@@ -112,6 +144,27 @@ def main() -> int:
         print(f"   {lang}: hermesd parse p50 {p50:6.1f} µs p99 {p99:7.1f} µs (best of 3: p50 {b50:6.1f} p99 {b99:6.1f}) | "
               f"dateparser.search_dates mean {dp_us:7.1f} µs = {dp_us / p50:4.1f}× hermesd p50 | "
               f"reference keyword match 80 ms = {80000 / p99:4.0f}× hermesd p99")
+    if 5 in parts:
+        print("\n5. hassil recognize vs hermesd parse, the shipped packs' intents (scripts/bench/nlu_hassil.py)")
+        hassil_part(sub, data, a.n)
+    if 2 in parts:
+        snips_time_ranges(data, dateparser)
+    rc = 0
+    if 3 in parts:
+        print("\n3. time expressions class by class: hermesd vs dateparser and jionlp (scripts/bench/nlu_time.py)")
+        from nlu_time import compare  # noqa: PLC0415 - a sibling module of this script
+
+        compare()
+    if 4 in parts:
+        print("\n4. ", end="")  # CLINC150 out of scope vs scikit-learn (scripts/bench/nlu_oos.py)
+        from nlu_oos import report as oos_report  # noqa: PLC0415 - a sibling module of this script
+
+        rc = oos_report(data, REPO / "var" / "bench-cache")
+    return rc
+
+
+def snips_time_ranges(data: Path, dateparser) -> None:
+    """Part 2: SNIPS timeRange phrases, hermesd parse_times beside dateparser.parse."""
     print("\n2. SNIPS timeRange phrases: hermesd parse_times vs dateparser.parse")
     phrases = []
     for line in (data / "snips" / "snips.jsonl").open(encoding="utf-8"):
@@ -147,14 +200,6 @@ def main() -> int:
     print("   sample disagreements with current_period (phrase | hermesd | dateparser):")
     for p, h, d in dis[:12]:
         print(f"     {p!r:40} | {h.kind} {h.start} | {d.astimezone(TZ).isoformat()}")
-    print("\n3. time expressions class by class: hermesd vs dateparser and jionlp (scripts/bench/nlu_time.py)")
-    from nlu_time import compare  # noqa: PLC0415 - a sibling module of this script
-
-    compare()
-    print("\n4. ", end="")  # CLINC150 out of scope vs scikit-learn (scripts/bench/nlu_oos.py)
-    from nlu_oos import report as oos_report  # noqa: PLC0415 - a sibling module of this script
-
-    return oos_report(data, REPO / "var" / "bench-cache")
 
 
 if __name__ == "__main__":

@@ -143,6 +143,7 @@ async def run_all(folder: Path, state: Path, handler: Path, n: int, spawn_n: int
     svc = ToolsService(ToolsSettings(tools_dir=folder))
     t0 = time.perf_counter()
     await svc.start(DaemonContext(config=None, state_dir=state, subsystems={}))
+    await svc.settled()  # every tool's self-test verdict, as before READY used to wait for it
     startup = time.perf_counter() - t0
     assert svc.health()["tools"]["hello"]["health"] == "healthy"
     pool = svc.pool

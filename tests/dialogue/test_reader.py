@@ -406,6 +406,41 @@ LONG = [
 ]
 
 
+#: a no to the card, then a clause that wants another value: a repair of the card, never a cancel
+DENY_THEN_WANT = [
+    # (raw, heard fields, act, cue)
+    ("No, I'd like it on Friday.", {"slot_values": {"when": "fri"}, "mentions": ("friday",)}, "correct",
+     "correct:deny+new-value"),
+    ("No, time change to twelve in the afternoon for one people",
+     {"slot_values": {"when": "12:00"}, "mentions": ("twelve in the afternoon",)}, "correct", "correct:deny+new-value"),
+    ("No, I want it to be for next tuesday, and only for one person.",
+     {"slot_values": {"when": "tue"}, "mentions": ("next tuesday",)}, "correct", "correct:deny+new-value"),
+    ("No. Please make it at 6:30 pm at the office", {"slot_values": {"when": "18:30"}, "mentions": ("6:30 pm",)},
+     "correct", None),
+    ("No, I actually want to go on Friday.", {"slot_values": {"when": "fri"}, "mentions": ("friday",)}, "correct",
+     "correct:deny+new-value"),
+    ("不对，我想改到明天下午", {"slot_values": {"when": "tomorrow-pm"}, "mentions": ("明天下午",)}, "correct", None),
+    # a no whose value is refused, or only explained, asks for nothing
+    ("No, not on Friday", {"slot_values": {"when": "fri"}, "mentions": ("friday",)}, "deny", None),
+    ("No, I don't want it on Friday", {"slot_values": {"when": "fri"}, "mentions": ("friday",)}, "deny", None),
+    ("No, she is away this week", {"slot_values": {"when": "this-week"}, "mentions": ("this week",)}, "deny", None),
+    ("no, she can't make it on Friday", {"slot_values": {"when": "fri"}, "mentions": ("friday",)}, "deny", None),
+    ("不用了，她明天要出差", {"slot_values": {"when": "tomorrow"}, "mentions": ("明天",)}, "deny", None),
+    # a value the card already has is no change: the no stands
+    ("No, I'd like it to Li Na", {"slot_values": {"person": "person:sales/li"}, "mentions": ("li na",)}, "deny", None),
+]
+
+
+@pytest.mark.parametrize("raw,kw,act,cue", DENY_THEN_WANT, ids=_ids(DENY_THEN_WANT))
+def test_a_no_then_the_value_wanted_instead_repairs_the_card(raw: str, kw: dict, act: str, cue: str | None) -> None:
+    r = read_answer(CONFIRM, heard(raw, **kw))
+    assert r.act == act, r
+    if cue:
+        assert r.cue == cue, r
+    if act == "correct":
+        assert dict(r.values) == kw["slot_values"]
+
+
 @pytest.mark.parametrize("raw,kw,act", LONG, ids=_ids(LONG))
 def test_long_answers_and_values_in_passing(raw: str, kw: dict, act: str) -> None:
     r = read_answer(CONFIRM, heard(raw, **kw))
@@ -673,3 +708,17 @@ def test_a_reminding_imperative_at_a_card_is_a_request_not_a_no(raw: str) -> Non
 def test_true_and_false_answer_a_yes_no_question(raw: str, act: str) -> None:
     assert read_answer(CONFIRM, heard(raw)).act == act
     assert read_answer(OFFER, heard(raw)).act == act
+
+
+# --- "不是X，是Y" with no value the card can use: the no stands, never a yes (a send once went to the
+# person the user had just said was wrong) ----------------------------------------------------------
+
+@pytest.mark.parametrize("raw", ["不是他，是研发部的", "不对，是财务部的", "不对，是研发部的张工", "不是这份，是070那份",
+                                 "不是，是另外一个", "no, it is the other one"])
+def test_a_no_then_what_is_wanted_is_never_a_yes(raw: str) -> None:
+    assert read_answer(CONFIRM, heard(raw)).act in ("deny", "cancel", "correct")
+
+
+def test_a_no_then_a_named_person_corrects_the_card() -> None:
+    r = read_answer(CONFIRM, heard("不是他，是李娜", slot_values={"person": "李娜"}))
+    assert r.act == "correct" and r.values == {"person": "李娜"}

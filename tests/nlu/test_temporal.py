@@ -176,6 +176,40 @@ def test_english_day_forms(text, expected):
     assert (x.text, x.start) == expected
 
 
+@pytest.mark.parametrize("text,expected", [
+    # a bare day ordinal followed by a function word is a date, and joins the time after it
+    ("on the 13th at 12:30", ("13th at 12:30", datetime(2026, 11, 13, 12, 30, tzinfo=SH))),
+    # "will" looks forward and the 9th has passed on the 29th: the next 9th (temporal_context's rule)
+    ("I'd like it on the 9th and it will be for 3 people.", ("9th", date(2026, 12, 9))),
+    ("the 30th please", ("30th", date(2026, 11, 30))),
+    ("I need it for the 30th instead", ("30th", date(2026, 11, 30))),
+])
+def test_a_bare_day_ordinal_before_a_function_word_is_a_date(text, expected):
+    (x,) = parse_times(text, SUNDAY_0730, SH)
+    assert (x.text, x.start) == expected
+
+
+@pytest.mark.parametrize("text,expected", [
+    # a bare hour right after a part of day
+    ("This evening 5 would be great.", ("This evening 5", datetime(2026, 11, 29, 17, 0, tzinfo=SH))),
+    ("in the morning 9", ("morning 9", datetime(2026, 11, 29, 9, 0, tzinfo=SH))),
+    ("afternoon five", ("afternoon five", datetime(2026, 11, 29, 17, 0, tzinfo=SH))),
+])
+def test_a_bare_hour_after_a_part_of_day_is_that_hour(text, expected):
+    (x,) = parse_times(text, SUNDAY_0730, SH)
+    assert (x.text, x.start) == expected
+
+
+@pytest.mark.parametrize("text", ["this evening 5 people", "the evening one", "morning 3 times"])
+def test_a_count_after_a_part_of_day_is_no_hour(text):
+    assert all(x.grain == "part_of_day" for x in parse_times(text, SUNDAY_0730, SH))
+
+
+@pytest.mark.parametrize("text", ["the 5th floor", "the 4th one", "on 5th avenue", "the 2nd time", "my 3rd try"])
+def test_an_ordinal_before_a_noun_is_no_date(text):
+    assert parse_times(text, SUNDAY_0730, SH) == []
+
+
 def test_house_numbers_and_for_now_are_not_times():
     assert [x.text for x in parse_times("The event starts at 8 pm at 24 Willie Mays Plaza.", SUNDAY_0730, SH)] == ["8 pm"]
     assert parse_times("1919 Mount Diablo Boulevard", SUNDAY_0730, SH) == []

@@ -30,7 +30,7 @@ def crosswoz_pack() -> Iterator[Path]:
     os.chmod(root, 0o755)
     pack = root / "crosswoz"
     subprocess.run([sys.executable, str(REPO / "scripts" / "build_crosswoz_pack.py"), "--data", str(CROSSWOZ),
-                    "--out", str(pack)], check=True, capture_output=True, timeout=300)
+                    "--out", str(pack)], check=True, capture_output=True, timeout=1200)  # hang guard only
     for p in [pack, *pack.rglob("*")]:
         p.chmod(0o755 if p.is_dir() else 0o644)
     yield pack

@@ -27,8 +27,10 @@ from hermesd.replay_crosswoz import fold, run_crosswoz
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO.parent / "shared" / "data" / "crosswoz"
 
-pytestmark = pytest.mark.skipif(not (DATA / "crosswoz_turns.jsonl").exists(),
-                                reason="public dialogue data not found at ../shared/data (see its README)")
+pytestmark = [pytest.mark.skipif(not (DATA / "crosswoz_turns.jsonl").exists(),
+                                reason="public dialogue data not found at ../shared/data (see its README)"),
+              # the first test also waits for the pack build in its fixture: minutes on a loaded box
+              pytest.mark.timeout(1800)]
 
 #: dialogue id → (user turn, domain, constraints) of every change point of its api_call, in order
 EXPECTED = {

@@ -57,8 +57,11 @@ def test_everyday_words_and_numbers_are_never_mined():
 
 def test_mined_values_outrank_the_hand_written_lists_but_not_the_schema():
     schema = [{**SCHEMA[0], "slots": [{"name": "cuisine", "is_categorical": False, "possible_values": ["Indian"]}]}]
-    build = {f"d{i}": [_user("sushi", "cuisine", "sushi", "Japanese")] for i in range(2)}
+    build = {f"d{i}": [_user("burmese", "cuisine", "burmese", "Asian"), _user("curry", "cuisine", "curry", "Thai")]
+             for i in range(2)}
     gaz = builder.gazetteers(schema, build, min_support=2)
-    assert gaz["sgd_cuisine"]["sushi"] == "Japanese"  # the hand-written list says Sushi
+    assert gaz["sgd_cuisine"]["burmese"] == "Asian"  # the hand-written list says Burmese
+    assert gaz["sgd_cuisine"]["curry"] == "Thai"  # the hand-written kinds say Indian
     assert gaz["sgd_cuisine"]["indian"] == "Indian"
-    assert builder.gazetteers(schema, {}, min_support=2)["sgd_cuisine"]["sushi"] == "Sushi"
+    plain = builder.gazetteers(schema, {}, min_support=2)["sgd_cuisine"]
+    assert (plain["burmese"], plain["curry"], plain["sushi"], plain["pizza"]) == ("Burmese", "Indian", "Japanese", "Italian")

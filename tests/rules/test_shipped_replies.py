@@ -104,9 +104,14 @@ SAMPLES: dict[str, list[dict[str, Any]]] = {
     ],
     "contacts": [
         {"matches": [{"id": "person:sales/zhang", "name": "张伟", "title": "工程师", "dept": "sales", "dept_name": "销售部",
-                      "dept_name_en": "Sales", "aliases": ["Zhang Wei"]},
+                      "dept_name_en": "Sales", "aliases": ["Zhang Wei"], "name_en": "Zhang Wei (张伟)",
+                      "title_en": "engineer", "email": "zhang.wei@example.com", "phone": "+86-10-5550-0101"},
                      {"id": "person:rd/zhang", "name": "张强", "title": "工程师", "dept": "rd", "dept_name": "研发部",
-                      "dept_name_en": "R&D"}], "exact": 2},
+                      "dept_name_en": "R&D", "name_en": "张强", "title_en": "engineer"}], "exact": 2},
+        # a person without phone or email (王芳 has no phone in config/directory.yaml)
+        {"matches": [{"id": "person:finance/wang", "name": "王芳", "title": "会计", "dept": "finance",
+                      "dept_name": "财务部", "dept_name_en": "Finance", "name_en": "Wang Fang (王芳)",
+                      "title_en": "accountant"}], "exact": 1},
         {"matches": [], "exact": 0},
     ],
     "find_document": [{"matches": [{"document": "报价单Q-2024-061.pdf", "bytes": 48213, "modified": 1_781_234_567}],
@@ -128,7 +133,7 @@ SAMPLES: dict[str, list[dict[str, Any]]] = {
 
 #: output fields shown as they are (names and free text), per tool: not "value positions"
 FREE_FIELDS = {
-    "contacts": {"name", "title", "dept_name", "dept_name_en"}, "disk_usage": {"path"}, "export_report": {"file"},
+    "contacts": {"name", "name_en", "title", "title_en", "dept_name", "dept_name_en", "email", "phone"}, "disk_usage": {"path"}, "export_report": {"file"},
     "find_document": {"document"}, "journal_query": {"unit", "message"},
     "network_check": {"interface", "gateway", "address", "name"}, "note": {"key", "text"},
     "order_status": {"order_id", "status", "detail"}, "reminder": {"text"},
@@ -209,6 +214,7 @@ def _context(lang: str) -> dict[str, Any]:
     return {
         "role": "admin", "slots": {},
         "entities": {"doc": "报价单" if zh else "quote", "docid": "Q-2024-061", "person": "张伟", "when": when,
+                     "person_en": "张伟" if zh else "Zhang Wei (张伟)", "field": "phone",
                      "service": "nginx", "order": "SO-20240612", "pin": "4321",
                      "task": "给王会计回电话" if zh else "call Wang back", "doc_kind": "quote",
                      "doc_aliases": ["报价单", "quote"]},
@@ -284,7 +290,7 @@ async def _run(plan: Plan, lang: str, variant: int, outputs: dict[str, list[dict
         return (d.confirm, d.idempotent) if d else None
 
     ctx = _context(lang)
-    free.update(_free_strings(ctx["entities"], {"doc", "docid", "person", "service", "order", "task", "text"}))
+    free.update(_free_strings(ctx["entities"], {"doc", "docid", "person", "person_en", "service", "order", "task", "text"}))
     free.update(_free_strings(ctx["memory"], {"text"}))
     ex = Executor(call, info, lang, recall=recall, departments=DEPARTMENTS)
     texts: list[str] = []

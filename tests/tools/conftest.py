@@ -30,6 +30,7 @@ def state_dir():
 async def start_service(tools_dir: Path, state_dir: Path, **kw) -> ToolsService:
     svc = ToolsService(ToolsSettings(tools_dir=tools_dir, **kw))
     await svc.start(DaemonContext(config=None, state_dir=state_dir, subsystems={}))
+    await svc.settled()  # every tool's self-test verdict, as before READY used to wait for it
     return svc
 
 

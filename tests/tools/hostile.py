@@ -63,6 +63,7 @@ async def run(state: Path, tools_dir: Path, **settings) -> dict:
     lay_out_state(state)
     svc = ToolsService(ToolsSettings(tools_dir=tools_dir, pool_size=2, network_pool_size=0, **settings))
     await svc.start(DaemonContext(config=None, state_dir=state, subsystems={}))
+    await svc.settled()  # every tool's self-test verdict, as before READY used to wait for it
     try:
         theirs = await svc.call("hostile", {"attack": "write_own", "text": "their secret"}, role="user",
                                 uid=OTHER_UID)

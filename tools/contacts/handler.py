@@ -2,7 +2,8 @@
 
 The file holds ``{"people": [{"id", "name", "aliases": [...], "title", "email", "phone", ...}]}``
 (the same directory the anchors use), optionally ``"departments": {code: {"zh", "en"}}``: each
-match then carries its department's display names as ``dept_name`` / ``dept_name_en``. Besides names and aliases, a person
+match then carries its department's display names as ``dept_name`` / ``dept_name_en``, its name as an
+English reply shows it (``name_en``: "Li Na (李娜)") and its title in English (``title_en``). Besides names and aliases, a person
 answers to surname + short title (张工 for 张伟, 工程师; 李经理 for 李娜, 经理) and
 "Mr./Ms. <surname>" for a pinyin alias. Exact matches rank before substring
 matches; several exact matches (two engineers named 张) are all returned, the
@@ -14,6 +15,9 @@ import os
 
 SHORT_TITLES = {"工程师": "工", "高级工程师": "工", "总经理": "总", "总监": "总", "经理": "经理", "主任": "主任",
                 "会计": "会计", "老师": "老师", "医生": "医生", "律师": "律师"}
+#: English words for the directory's Chinese titles (a title already in English is kept)
+TITLES_EN = {"工程师": "engineer", "高级工程师": "senior engineer", "总经理": "general manager", "总监": "director",
+             "经理": "manager", "主任": "head", "会计": "accountant", "老师": "teacher", "医生": "doctor", "律师": "lawyer"}
 KEEP = ("id", "name", "aliases", "title", "dept", "dept_name", "dept_name_en", "department", "email", "phone")
 
 
@@ -42,8 +46,23 @@ def _load(path: str) -> tuple:
     return people, depts if isinstance(depts, dict) else {}
 
 
+def _english(p: dict) -> str:
+    """How an English reply shows the person: "Li Na (李娜)" for a Chinese name with a Latin alias,
+    the name itself when it is already Latin (John Smith) or has no Latin alias."""
+    name = str(p.get("name", ""))
+    if name.isascii():
+        return name
+    latin = next((str(a) for a in p.get("aliases", []) or [] if str(a).isascii() and " " in str(a)), None)
+    latin = latin or next((str(a) for a in p.get("aliases", []) or [] if str(a).isascii()), None)
+    return f"{latin} ({name})" if latin else name
+
+
 def _match(p: dict, depts: dict) -> dict:
     out = {k: p[k] for k in KEEP if k in p}
+    out["name_en"] = _english(p)
+    title = str(p.get("title", ""))
+    if title:
+        out["title_en"] = title if title.isascii() else TITLES_EN.get(title, title)
     dept = depts.get(p.get("dept"))
     if isinstance(dept, dict):
         out.setdefault("dept_name", dept.get("zh") or dept.get("en"))

@@ -161,6 +161,20 @@ def _by_context(state: dict, it: dict, entities: dict, names: set[str], asked: s
         entities[target] = entities.pop(left[0])
 
 
+def _named_result(state: dict, entities: dict, names: set[str]) -> None:
+    """A place read by its capitals that names a listed result, and no listed result's city ("two
+    tickets to Juliana Hatfield" after the events were listed), is that result's name (in place)."""
+    results = state.get("results") or []
+    for k in [k for k in entities if k in ("city", "city_of_event") and isinstance(entities[k], str)]:
+        said = _fold(entities[k])
+        if not said or any(_fold(r.get(c) or "") == said for r in results for c in ("city", "city_of_event")):
+            continue
+        hit = next((s for r in results for s in NAME_SLOTS
+                    if s in names and isinstance(r.get(s), str) and f" {said} " in f" {_fold(r[s])} "), None)
+        if hit and hit not in entities:
+            entities[hit] = entities.pop(k)
+
+
 def merge(state: dict, intent_name: str, entities: dict, asked: str | None = None) -> None:
     """Fold this turn's values into ``state['slots']`` (in place) for ``intent_name``'s service.
 
@@ -179,6 +193,7 @@ def merge(state: dict, intent_name: str, entities: dict, asked: str | None = Non
         typed.sort(key=lambda n: n not in args)
         if typed and typed[0] not in entities:
             entities[typed[0]] = entities.pop(k)
+    _named_result(state, entities, names)
     _by_context(state, it, entities, names, asked)
     date_slot = next((s for s in DATE_SLOTS if s in args), next((s for s in DATE_SLOTS if s in names), None))
     time_slot = next((s for s in TIME_SLOTS if s in args and s != "alarm_time"), None)
@@ -195,6 +210,7 @@ def merge(state: dict, intent_name: str, entities: dict, asked: str | None = Non
             c = _canon(k, v)
             if c is not None:
                 state["slots"][k] = _as_listed(state, k, c)
+                _point_at(state, k, state["slots"][k])
 
 
 def _fold(v: str) -> str:
@@ -214,6 +230,17 @@ def _as_listed(state: dict, slot: str, value: str) -> str:
         return exact[0]
     part = [v for v in listed if f" {said} " in f" {_fold(v)} "]
     return part[0] if len(part) == 1 else value
+
+
+def _point_at(state: dict, slot: str, value: str) -> None:
+    """A name that is one listed result's (as listed) makes that result the offer, so the card takes
+    its date, city … ("let's go with Kirk Franklin" while another event was offered)."""
+    if slot not in NAME_SLOTS:
+        return
+    for i, r in enumerate(state.get("results") or []):
+        if r.get(slot) == value:
+            state["index"] = i
+            return
 
 
 def api_args(state: dict, intent_name: str) -> dict:
@@ -325,18 +352,25 @@ def handle(input: dict) -> dict:
     if state["asked"]:
         say = f"What {state['asked'].replace('_', ' ')} would you like?"
     if "results" in input and input["results"] is not None:
-        state["results"], state["index"] = list(input["results"])[:10], 0
+        tx = state["active"] in INTENTS and INTENTS[state["active"]][1]["is_transactional"]
+        done = list(input["results"])[:10]
         state["called"] = state["active"]
-        if state["active"] in INTENTS and INTENTS[state["active"]][1]["is_transactional"]:
+        if not (tx and not done):
+            state["results"], state["index"] = done, 0
+        if tx and done:
             # a transaction is done: the next one ("also request a payment") is told its values afresh,
             # never handed this one's receiver or amount
             for a in _args_of(state["active"]):
                 state["slots"].pop(a, None)
-        if state["results"]:
+        if tx and not done:
+            # the transaction did not go through: its values and the offer stay, so "try again for
+            # 4 people" changes one of them and asks again (the failed call is never retried as is)
+            say = "Sorry, that did not go through."
+        elif state["results"]:
             say = f"I found {len(state['results'])}: {_describe(state['results'][0])}."
         else:
             say = "Sorry, I found nothing for that."
-        if state["active"] in INTENTS and INTENTS[state["active"]][1]["is_transactional"]:
+        if tx and done:
             state["results"] = []  # what a transaction returned is no offer for the next one
         if state["active"] in FOLLOW_UP:  # what the user may accept next ("yes, book it")
             state["offer"] = FOLLOW_UP[state["active"]]
