@@ -223,11 +223,13 @@ class LlmTurns:
     def _question(self, tool: str, arguments: Mapping[str, Any], lang: str) -> str:
         describe = getattr(self.c.tools, "descriptor", None)
         d = describe(tool) if describe is not None else None
-        what = d.text(lang) if d is not None else tool
-        shown = ", ".join(f"{k}={v}" for k, v in redact(dict(arguments)).items())
+        # the tool's own short name for what it does (文件发送 / sending the document), else its description
+        what = ((d.subject_text(lang) or d.text(lang)) if d is not None else tool).rstrip("。.")
         if lang == "zh":
-            return f"确认执行“{what.rstrip('。')}”（{shown}）吗？"
-        return f"Go ahead: {what.rstrip('.')} ({shown})?"
+            shown = "，".join(f"{k}：{v}" for k, v in redact(dict(arguments)).items())
+            return f"要进行{what}吗？（{shown}）" if shown else f"要进行{what}吗？"
+        shown = ", ".join(f"{k}: {v}" for k, v in redact(dict(arguments)).items())
+        return f"Shall I go ahead with {what}? ({shown})" if shown else f"Shall I go ahead with {what}?"
 
     async def _inputs(self, s: Session, p: "Part", ctx: Mapping[str, Any], utterance: str) -> PromptInputs:
         """What the prompt holds, read through the memory port (hidden fields of the role taken out)."""
