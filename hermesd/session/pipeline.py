@@ -197,6 +197,7 @@ class Pipeline:
                 ref = datetime.fromisoformat(q_ref)  # an answer continues its plan's moment
             ref_at = ref or datetime.now(timezone.utc)
             s.ref_ms = int(ref_at.timestamp() * 1000)
+            spoken = text  # the language is the person's words, not the name put in for a pronoun
             if text and "pronoun" not in p.trace:  # 他 / her: read as the person's name (once per request)
                 named, note, p.pronoun_ask = resolve_pronouns(c.grounding, s, text, q, lexicon=c.lexicon, lang=p.lang)
                 if note is not None:
@@ -213,8 +214,8 @@ class Pipeline:
                         text, parsed = core, inner
                         p.trace["reminding"] = core
                 p.timings["parse"] = p.timings.get("parse", 0.0) + (time.perf_counter() - p0) * 1000
-            if text and not s.locale and _LETTER.search(text):
-                p.lang = self.language(s, text)
+            if spoken and not s.locale and _LETTER.search(spoken):
+                p.lang = self.language(s, spoken)
             if s.state is State.PARSING:
                 p.routing_t0 = time.perf_counter()  # the ROUTING budget runs from the PARSED event on
                 c._move(s, Event.PARSED, "parsed")
