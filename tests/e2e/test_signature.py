@@ -76,7 +76,7 @@ def test_resend_in_english_and_asked_on_a_monday(office):
         r = _turn(c, sid, "resend the quote I sent Mr. Zhang last Wednesday", DAY2)
         assert r["reply"]["card"]["fields"]["document"] == "报价单Q-2024-061.pdf"
         assert r["reply"]["card"]["fields"]["recipient"] == "张伟"
-        assert _turn(c, sid, "yes", DAY2)["reply"]["text"].startswith("Sent 报价单Q-2024-061.pdf to 张伟 again")
+        assert _turn(c, sid, "yes", DAY2)["reply"]["text"].startswith("Sent 报价单Q-2024-061.pdf to Zhang Wei (张伟) again")
         sid = c.call("session.open", {"locale": "zh"})["session_id"]
         r = _turn(c, sid, "把上周三发给张工的报价单再发一遍", MONDAY)  # Monday: 上周三 is still 06-12
         assert r["reply"]["card"]["fields"]["first_sent"] == "2024-06-12 10:00"
@@ -143,7 +143,7 @@ def test_english_send_finds_a_file_named_in_chinese(office):
         assert r["reply"]["card"]["fields"] == {"document": "报价单Q-2024-061.pdf", "recipient": "李娜"}
         r = _turn(c, sid, "send the contract to Li Na", DAY1)  # a digression while confirming: a new send
         assert r["reply"]["card"]["fields"]["document"] == "合同HT-2024-0012.pdf"
-        assert _turn(c, sid, "yes", DAY1)["reply"]["text"] == "Sent 合同HT-2024-0012.pdf to 李娜."
+        assert _turn(c, sid, "yes", DAY1)["reply"]["text"] == "Sent 合同HT-2024-0012.pdf to Li Na (李娜)."  # the English name beside the directory one
     assert [x["document"] for x in _sent(office)] == ["合同HT-2024-0012.pdf"]
 
 
