@@ -191,7 +191,9 @@ def test_the_shipped_stories_load_and_cover_every_class_in_both_languages():
     assert len(stories) >= 150
     zh = [s for s in stories if s.locale == "zh"]
     en = [s for s in stories if s.locale == "en"]
-    assert len(zh) + len(en) == len(stories) and abs(len(zh) - len(en)) <= len(stories) // 5
+    detected = [s for s in stories if s.locale is None]  # the daemon detects the language (a few on purpose)
+    assert len(zh) + len(en) + len(detected) == len(stories) and len(detected) <= 5
+    assert abs(len(zh) - len(en)) <= len(stories) // 5
     for lang, group in (("zh", zh), ("en", en)):
         covered = {c for s in group for c in s.covers}
         missing = [c for c in CLASSES if c not in covered]
