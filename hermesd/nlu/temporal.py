@@ -49,7 +49,7 @@ from zoneinfo import ZoneInfo
 
 from .normalize import Normalized, normalize
 from .numbers import EN_NUM, en_number
-from .temporal_atoms import MEALS, PART_NAMES, PARTS_OF_DAY, UNIT_SECONDS, Atom, find_atoms
+from .temporal_atoms import MEALS, PARTS_OF_DAY, UNIT_SECONDS, Atom, find_atoms
 from .temporal_context import inside_name, looks_like_address, looks_like_title, meal_as_object
 from .temporal_holidays import holiday_date
 from .temporal_lunar import lunar_to_solar, month_days
@@ -87,9 +87,6 @@ class TimeExpr:
     :param point: where a one-off event on this expression falls (a reminder's due): ``start`` for most
         expressions, the last day for 月底/年底/the end of the month, the first day of a third for
         上旬/中旬/下旬, the last day for a range open at its start; None for duration/invalid.
-    :param part: for a ``part_of_day`` grain, the part it names (``morning`` | ``noon`` | ``afternoon`` |
-        ``evening`` | ``night`` | ``early`` | ``daytime`` | ``midnight``; :data:`.temporal_atoms.PART_NAMES`),
-        else None: 下午 and "this afternoon" are both ``afternoon``, 晚上 and "tonight" ``night``.
     :param problem: for ``invalid`` only, what is wrong, as data (JSON-ready):
 
         - ``{"kind": "no_such_day", "year": 2025, "month": 6, "day": 31, "max_day": 30}``:
@@ -111,7 +108,6 @@ class TimeExpr:
     reason: str | None = None
     problem: dict[str, Any] | None = field(default=None, hash=False)
     point: date | datetime | None = None
-    part: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict; dates as ``YYYY-MM-DD``, datetimes ISO 8601 with offset."""
@@ -119,7 +115,7 @@ class TimeExpr:
                 "end": self.end.isoformat() if self.end else None, "grain": self.grain, "text": self.text,
                 "span": list(self.span), "seconds": self.seconds, "reason": self.reason,
                 "problem": dict(self.problem) if self.problem else None,
-                "point": self.point.isoformat() if self.point else None, "part": self.part}
+                "point": self.point.isoformat() if self.point else None}
 
 
 class _Invalid(Exception):
@@ -689,9 +685,7 @@ def _single(norm: Normalized, g: _Group, ref: datetime, tz: ZoneInfo) -> TimeExp
     s, e = norm.span(g.start, g.end)
     try:
         kind, start, end, grain, secs = _resolve(g.f, ref, tz)
-        part = PART_NAMES.get(g.f.get("pod", "")) if grain == "part_of_day" else None
-        return TimeExpr(kind, start, end, grain, norm.original[s:e], (s, e), secs, point=_point(g.f, kind, start, end),
-                        part=part)
+        return TimeExpr(kind, start, end, grain, norm.original[s:e], (s, e), secs, point=_point(g.f, kind, start, end))
     except _Invalid as exc:
         return TimeExpr("invalid", None, None, "day", norm.original[s:e], (s, e), reason=str(exc), problem=exc.problem)
     except (OverflowError, ValueError):  # "99999999天后": beyond the calendar (year 9999)

@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 from .numbers import EN_NUM, EN_ORD, en_number, en_ordinal
 
-__all__ = ["MEALS", "PART_NAMES", "PARTS_OF_DAY", "UNIT_SECONDS", "Atom", "find_atoms", "register"]
+__all__ = ["MEALS", "PARTS_OF_DAY", "UNIT_SECONDS", "Atom", "find_atoms", "register"]
 
 L = r"(?<![a-z0-9])"
 R = r"(?![a-z0-9])"
@@ -53,21 +53,6 @@ PARTS_OF_DAY: dict[str, tuple[int, int, str]] = {
     "morning": (6, 12, "am"), "afternoon": (12, 18, "pm"), "evening": (18, 22, "pm"), "night": (18, 24, "night"),
     "lunch": (11, 14, "noon"), "lunchtime": (11, 14, "noon"), "breakfast": (7, 9, "am"), "brunch": (10, 12, "am"),
     "dinner": (17, 20, "pm"), "supper": (17, 20, "pm"), "after work": (18, 22, "pm"), "midday": (11, 13, "noon"),
-}
-
-#: part of day → the part it names, whatever the language or dialect: ``early`` (before dawn),
-#: ``morning``, ``noon``, ``afternoon``, ``evening`` (dusk, dinner, after work), ``night``, ``daytime``,
-#: ``midnight``. A reminder on a part of day without a clock time is due at that part's point
-#: (``reminders.part_of_day`` config, hermesd/session/reminder_settings.py); ``TimeExpr.part`` carries it.
-PART_NAMES: dict[str, str] = {
-    **dict.fromkeys(("凌晨", "半夜"), "early"),
-    **dict.fromkeys(("清晨", "早上", "早晨", "上午", "朝早", "朝头早", "朝頭早", "上晝", "上昼", "早饭", "早餐",
-                     "上班前", "morning", "breakfast", "brunch"), "morning"),
-    **dict.fromkeys(("中午", "午间", "晏晝", "晏昼", "午饭", "午餐", "lunch", "lunchtime", "midday"), "noon"),
-    **dict.fromkeys(("下午", "下晝", "下昼", "afternoon"), "afternoon"),
-    **dict.fromkeys(("傍晚", "挨晚", "晚饭", "晚餐", "下班后", "evening", "dinner", "supper", "after work"), "evening"),
-    **dict.fromkeys(("晚上", "晚间", "夜里", "夜间", "深夜", "夜晚黑", "夜晚", "晚黑", "night"), "night"),
-    "白天": "daytime", "午夜": "midnight",
 }
 _ZH_POD_ALT = "|".join(sorted((k for k in PARTS_OF_DAY if not k.isascii()), key=len, reverse=True))
 _EN_POD_ALT = "|".join(sorted((k for k in PARTS_OF_DAY if k.isascii()), key=len, reverse=True))

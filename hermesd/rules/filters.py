@@ -18,11 +18,6 @@ number(D)       number                                 at most D decimals (defau
 time            ISO 8601 / epoch (``s``/``ms``/``us``)  09:00
 date            same                                   今天, 明天, 6月14日 / today, 14 Jun
 datetime        same                                   6月14日 09:00 / 14 Jun 09:00
-longdate        same                                   2026年12月1日，星期二 / Tuesday, 1 December 2026
-weekday         same                                   星期二 / Tuesday
-days_until      same (its day against the reference)   还有 24 天, 就是今天, 已经过去 3 天了 /
-                                                       24 days from today, today, 3 days ago
-capital         text                                   the first letter upper-case (a sentence's start)
 list(FIELD)     list of strings (or records' FIELD)    A、B和C / A, B and C
 lines(T, MAX)   list of records, item template T       one line each, at most MAX lines
 count(W, WS)    list (its length) or number            3 条 / 3 reminders
@@ -47,11 +42,6 @@ _MONTHS_EN = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oc
 #: day offset from the reference date → word (only these read better than a date)
 _RELATIVE_DAYS = {"zh": {-2: "前天", -1: "昨天", 0: "今天", 1: "明天", 2: "后天"},
                   "en": {-1: "yesterday", 0: "today", 1: "tomorrow"}}
-_MONTHS_EN_FULL = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
-                   "October", "November", "December")
-#: ISO 8601 weekday order (Monday first); 星期日 is the usual written form (星期天 spoken)
-_WEEKDAYS = {"zh": ("星期一", "星期二", "星期三", "星期四", "星期五", "星期六", "星期日"),
-             "en": ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")}
 _EPOCH_SCALE = {"s": 1, "ms": 1_000, "us": 1_000_000}
 _SIZE_UNITS = ("KB", "MB", "GB", "TB", "PB")
 #: systemd ActiveState → words (``systemctl show -p ActiveState``)
@@ -293,48 +283,6 @@ def _datetime(v: Any, args: tuple[Any, ...], st: Style) -> str:
     return f"{_day(dt.date(), _today(st, dt), st)} {dt:%H:%M}"
 
 
-def _the_day(v: Any, args: tuple[Any, ...], st: Style) -> date | None:
-    dt = _instant(v, args, st)
-    if dt is None:
-        return None
-    return dt.date() if isinstance(dt, datetime) else dt
-
-
-def _weekday(v: Any, args: tuple[Any, ...], st: Style) -> str:
-    d = _the_day(v, args, st)
-    return as_text(v) if d is None else _WEEKDAYS["zh" if st.zh else "en"][d.weekday()]
-
-
-def _longdate(v: Any, args: tuple[Any, ...], st: Style) -> str:
-    d = _the_day(v, args, st)
-    if d is None:
-        return as_text(v)
-    wd = _weekday(d, (), st)
-    if st.zh:
-        return f"{d.year}年{d.month}月{d.day}日，{wd}"
-    return f"{wd}, {d.day} {_MONTHS_EN_FULL[d.month - 1]} {d.year}"
-
-
-def _days_until(v: Any, args: tuple[Any, ...], st: Style) -> str:
-    """Calendar days from the reference instant's date (in the style's zone) to the value's date."""
-    d = _the_day(v, args, st)
-    if d is None or st.now is None:
-        return as_text(v)
-    n = (d - st.now.date()).days
-    if st.zh:
-        return "就是今天" if n == 0 else (f"还有 {n} 天" if n > 0 else f"已经过去 {-n} 天了")
-    if n == 0:
-        return "today"
-    k = abs(n)
-    days = f"{k} day" + ("" if k == 1 else "s")
-    return f"{days} from today" if n > 0 else f"{days} ago"
-
-
-def _capital(v: Any, args: tuple[Any, ...], st: Style) -> str:
-    text = as_text(v)
-    return text[:1].upper() + text[1:]
-
-
 def _field(item: Any, path: str | None) -> Any:
     if path is None:
         return item
@@ -446,10 +394,6 @@ FILTERS: dict[str, FilterSpec] = {
     "time": FilterSpec(_time, 0, 1, choices=_EPOCH),
     "date": FilterSpec(_date, 0, 1, choices=_EPOCH),
     "datetime": FilterSpec(_datetime, 0, 1, choices=_EPOCH),
-    "longdate": FilterSpec(_longdate, 0, 1, choices=_EPOCH),
-    "weekday": FilterSpec(_weekday, 0, 1, choices=_EPOCH),
-    "days_until": FilterSpec(_days_until, 0, 1, choices=_EPOCH),
-    "capital": FilterSpec(_capital),
     "list": FilterSpec(_list, 0, 1),
     "lines": FilterSpec(_lines, 0, 2, template_arg=0, int_arg=1),
     "count": FilterSpec(_count, 0, 2),

@@ -28,7 +28,6 @@ from ..nlu.normalize import normalize
 from ..nlu.task import task_text
 from .ports import MemoryPort, NluPort, RuleEnginePort
 from .record import Session
-from .reminder_settings import DEFAULT_PART_TIMES
 
 __all__ = ["Ambiguity", "Grounding", "rest_chars"]
 
@@ -66,8 +65,8 @@ class Grounding:
 
     def __init__(self, nlu: NluPort, memory: MemoryPort, *, reminders: Mapping[str, Any] | None = None) -> None:
         self.nlu, self.memory = nlu, memory
-        #: ``session.reminders`` in the rule context (``default_time``, ``part_times``: the ``reminders:`` section)
-        self.reminders = dict(reminders or {"default_time": "09:00", "part_times": {"morning": "09:00", **DEFAULT_PART_TIMES}})
+        #: ``session.reminders`` in the rule context (``default_time``, from the ``reminders:`` section)
+        self.reminders = dict(reminders or {"default_time": "09:00"})
         self._keys_engine: Any = None
         self._keys: dict[str | None, tuple[str, ...]] = {}
 

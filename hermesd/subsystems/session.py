@@ -164,8 +164,7 @@ class SessionService(Subsystem):
         self.controller = Controller(self.settings, nlu=nlu, memory=subs["memory"], tools=tools,
                                      rules=lambda: self.rules.engine,  # type: ignore[union-attr]
                                      lexicon=lexicon,
-                                     reminders={"default_time": reminders.default_time,
-                                                "part_times": reminders.part_times()} if reminders else None)
+                                     reminders={"default_time": reminders.default_time} if reminders else None)
         self.controller.capture_rules = await asyncio.to_thread(load_capture_rules, self.settings.capture_files)
         self.events = EventBus(subs["memory"])
         await self.events.start()

@@ -10,7 +10,6 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from hermesd.session.reminder_settings import RemindersSettings
 from hermesd.nlu.parser import detect_lang
 from hermesd.nlu.temporal import parse_times
 from hermesd.rules.loader import load_rules
@@ -32,7 +31,7 @@ def _run(engine, intent: str, text: str, extra: dict | None = None):
     entities.update(extra or {})
     ctx = {"role": "user", "slots": {}, "entities": entities, "memory": {},
            "session": {"utterance": text, "locale": detect_lang(text), "tz": "Asia/Shanghai", "now": REF.isoformat(),
-                       "reminders": {"default_time": "09:00", "part_times": RemindersSettings().part_times()}}}
+                       "reminders": {"default_time": "09:00"}}}
     plan = engine.match(intent, ctx)
     recalls, calls = [], []
 

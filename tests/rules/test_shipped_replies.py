@@ -33,7 +33,6 @@ from typing import Any
 import pytest
 
 import hermesd.errors as errors
-from hermesd.session.reminder_settings import RemindersSettings
 from hermesd.anchors.directory import Directory
 from hermesd.dialogue.catalogue import failure
 from hermesd.rules.engine import Plan
@@ -222,7 +221,7 @@ def _context(lang: str) -> dict[str, Any]:
                                           "text": "上周" if zh else "last week"},
                    "last_reminder": dict(_ITEM), "last_order": "SO-20240612", "last_disk_percent": 47.6},
         "session": {"tz": "Asia/Shanghai", "now": "2026-06-13T15:30:00+08:00", "auth": "AUTHED",
-                    "reminders": {"default_time": "09:00", "part_times": RemindersSettings().part_times()}, "state": "EXECUTING", "channel": "test",
+                    "reminders": {"default_time": "09:00"}, "state": "EXECUTING", "channel": "test",
                     "user": "wang", "utterance": "…", "locale": lang},
     }
 

@@ -18,7 +18,6 @@ from hermesd.nlu.parser import detect_lang
 from hermesd.nlu.task import strip_request
 from hermesd.nlu.temporal import parse_times
 from hermesd.rules.loader import load_rules
-from hermesd.session.reminder_settings import RemindersSettings
 from hermesd.session.executor import Executor, Failure, Finished, Suspend
 
 SH = ZoneInfo("Asia/Shanghai")
@@ -45,48 +44,6 @@ async def test_a_day_without_a_time_is_due_at_the_default_time(pack_service):
     # without default_time: 09:00
     r = await _call(pack_service, {"action": "create", "text": "x", "due": "2026-11-28", "tz": "Europe/Berlin"})
     assert r["output"]["reminders"][0]["due"] == "2026-11-28T09:00:00+01:00"
-
-
-PARTS = {"morning": "09:00", "noon": "12:00", "afternoon": "15:00", "evening": "18:00", "night": "20:00"}
-
-
-@pytest.mark.parametrize("window,part,now,due", [
-    (("2026-11-27T12:00:00+08:00", "2026-11-27T18:00:00+08:00"), "afternoon", None, "2026-11-27T15:00:00+08:00"),
-    (("2026-11-27T18:00:00+08:00", "2026-11-28T00:00:00+08:00"), "night", None, "2026-11-27T20:00:00+08:00"),
-    (("2026-11-27T06:00:00+08:00", "2026-11-27T12:00:00+08:00"), "morning", None, "2026-11-27T09:00:00+08:00"),
-    # a part the config does not name: default_time when inside, else the window's start
-    (("2026-11-27T00:00:00+08:00", "2026-11-27T06:00:00+08:00"), "early", None, "2026-11-27T00:00:00+08:00"),
-    # the point is gone but the afternoon is not (asked at 16:05): the next quarter hour
-    (("2026-11-27T12:00:00+08:00", "2026-11-27T18:00:00+08:00"), "afternoon", "2026-11-27T16:05:00+08:00",
-     "2026-11-27T16:15:00+08:00"),
-    # a point outside the window (a config of noon at 15:00 against 中午 11-14): the start
-    (("2026-11-27T11:00:00+08:00", "2026-11-27T14:00:00+08:00"), "evening", None, "2026-11-27T11:00:00+08:00"),
-])
-async def test_a_part_of_day_is_due_at_its_point(pack_service, window, part, now, due):
-    params = {"action": "create", "text": f"part {part} {now}", "due": window[0], "until": window[1], "part": part,
-              "part_times": PARTS, "default_time": "09:00", "tz": "Asia/Shanghai"}
-    if now:
-        params["now"] = now
-    r = await _call(pack_service, params)
-    item = r["output"]["reminders"][0]
-    assert item["due"] == due and item["time_given"] is False
-
-
-def test_part_of_day_points_are_configurable_and_checked():
-    from pydantic import ValidationError
-
-    from hermesd.nlu.temporal_atoms import PART_NAMES
-    from hermesd.session.reminder_settings import PARTS as SETTING_PARTS
-
-    assert set(PART_NAMES.values()) == set(SETTING_PARTS)
-    shipped = RemindersSettings().part_times()
-    assert shipped == {"morning": "09:00", "noon": "12:00", "afternoon": "15:00", "evening": "18:00", "night": "20:00"}
-    s = RemindersSettings(default_time="08:30", part_of_day={"afternoon": "14:00", "night": 21 * 60})
-    assert s.part_times() == {**shipped, "morning": "08:30", "afternoon": "14:00", "night": "21:00"}
-    with pytest.raises(ValidationError, match="unknown part of day"):
-        RemindersSettings(part_of_day={"teatime": "16:00"})
-    with pytest.raises(ValidationError, match="HH:MM"):
-        RemindersSettings(part_of_day={"noon": "25:00"})
 
 
 async def test_list_is_pending_only_in_due_order_and_fired_ones_drop_out(pack_service):
@@ -129,8 +86,7 @@ def _ctx(text: str, ref: datetime, memory: dict | None = None) -> dict:
         entities["task"] = task
     return {"role": "user", "slots": {}, "entities": entities, "memory": dict(memory or {}),
             "session": {"utterance": text, "locale": detect_lang(text), "tz": "Asia/Shanghai",
-                        "now": ref.isoformat(), "reminders": {"default_time": "09:00",
-                                                                          "part_times": RemindersSettings().part_times()}}}
+                        "now": ref.isoformat(), "reminders": {"default_time": "09:00"}}}
 
 
 async def _run(engine, svc, intent: str, text: str, ref: datetime, memory: dict | None = None):
@@ -154,23 +110,6 @@ async def _run(engine, svc, intent: str, text: str, ref: datetime, memory: dict 
     ("remind me to call mom tomorrow at 5pm", "reminder.set", "2026-11-26T17:00:00+08:00", ["tomorrow at 17:00", "call mom"]),
     ("提醒我后天上午给王会计回电话", "reminder.set.part_of_day", "2026-11-27T09:00:00+08:00", ["后天上午", "09:00", "给王会计回电话"]),
     ("3天后提醒我续费", "reminder.set.day", "2026-11-28T09:00:00+08:00", ["09:00", "续费", "没说几点"]),
-    # a part of day without a clock time: its point (reminders.part_of_day), and the reply says no time was given
-    ("下午提醒我取快递", "reminder.set.part_of_day", "2026-11-25T15:00:00+08:00", ["今天 15:00", "取快递", "没说几点"]),
-    ("中午提醒我去食堂吃饭", "reminder.set.part_of_day", "2026-11-25T12:00:00+08:00", ["12:00", "没说几点"]),
-    ("傍晚提醒我收衣服", "reminder.set.part_of_day", "2026-11-25T18:00:00+08:00", ["18:00", "收衣服"]),
-    ("明天晚上提醒我给花浇水", "reminder.set.part_of_day", "2026-11-26T20:00:00+08:00", ["明天 20:00", "给花浇水"]),
-    ("remind me tonight to lock the door", "reminder.set.part_of_day", "2026-11-25T20:00:00+08:00",
-     ["today at 20:00", "lock the door", "no time given for tonight"]),
-    ("remind me this afternoon to call the bank", "reminder.set.part_of_day", "2026-11-25T15:00:00+08:00",
-     ["15:00", "call the bank", "no time given"]),
-    # named times: the reply says the resolved day and time ("today at 12:00"), never "remind you noon"
-    ("remind me at noon to eat", "reminder.set", "2026-11-25T12:00:00+08:00", ["remind you today at 12:00 to eat"]),
-    ("remind me at midnight to take out the bins", "reminder.set", "2026-11-26T00:00:00+08:00",
-     ["remind you tomorrow at 00:00 to take out the bins"]),
-    ("中午十二点提醒我吃饭", "reminder.set", "2026-11-25T12:00:00+08:00", ["中午十二点提醒你吃饭"]),
-    ("今晚提醒我锁门", "reminder.set.part_of_day", "2026-11-25T20:00:00+08:00", ["今天 20:00 提醒你锁门"]),
-    ("remind me tomorrow evening to water the plants", "reminder.set.part_of_day", "2026-11-26T18:00:00+08:00",
-     ["tomorrow at 18:00", "water the plants"]),
 ])
 async def test_set_stores_the_task_at_the_right_time(engine, pack_service, text, rule, due, says):
     plan, _, _, result = await _run(engine, pack_service, "reminder.set", text, WED)

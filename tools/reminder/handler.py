@@ -5,11 +5,7 @@ Times:
 - ``due`` is either an instant (RFC 3339 with offset: the person said a clock time) or a day
   ``YYYY-MM-DD`` (they did not): a day is due at ``default_time`` (``HH:MM``, default 09:00)
   on that day in the IANA zone ``tz``. A window ``due``..``until`` of instants (a part of day,
-  "后天上午") is due at the part's point when that falls inside it, else at its start: the
-  point is ``part_times[part]`` (``part``: the part of day the person named, ``TimeExpr.part``;
-  ``part_times``: part → ``HH:MM``, the ``reminders.part_of_day`` config), else ``default_time``.
-  A point already gone while the window is still open (下午 asked at 16:00) is the next quarter
-  hour after ``now``.
+  "后天上午") is due at ``default_time`` when that falls inside it, else at its start.
   The stored ``due`` is always an instant with its offset; ``time_given`` says whether the
   person named the time, and ``local`` is its wall-clock ``YYYY-MM-DD HH:MM``.
 - ``now`` (an instant; the caller's reference time) marks every pending reminder due at or
@@ -97,24 +93,9 @@ def _stored(item: dict):
     return dt if dt.tzinfo is not None else dt.replace(tzinfo=timezone.utc)
 
 
-_HH_MM_LEN = 5
-#: a point already gone inside a part of day still open: the next quarter hour after now
-_ROUND_S = 15 * 60
-
-
-def _point(input: dict) -> str:
-    """``HH:MM`` a reminder without a clock time is due at: its part of day's point, else default_time."""
-    times = input.get("part_times") if isinstance(input.get("part_times"), dict) else {}
-    at = times.get(input.get("part") or "")
-    if isinstance(at, str) and len(at) == _HH_MM_LEN and at[2] == ":" and at.replace(":", "").isdigit() \
-            and int(at[:2]) < 24 and int(at[3:]) < 60:
-        return at
-    return input.get("default_time") or DEFAULT_TIME
-
-
-def _due(input: dict, tz, now=None) -> tuple[datetime, bool]:
+def _due(input: dict, tz) -> tuple[datetime, bool]:
     """(when it is due, whether the person gave the time) for ``create``."""
-    raw, at = input["due"], _point(input)
+    raw, at = input["due"], input.get("default_time") or DEFAULT_TIME
     if _is_day(raw):
         return _instant(raw, tz, "due", at), False
     start = _instant(raw, tz, "due")
@@ -126,11 +107,7 @@ def _due(input: dict, tz, now=None) -> tuple[datetime, bool]:
     candidate = datetime.combine(day.date(), time(h, m), start.tzinfo)
     if candidate < start:
         candidate += timedelta(days=1)
-    due = candidate if start <= candidate < end else start
-    if now is not None and due <= now < end:
-        later = datetime.fromtimestamp((int(now.timestamp()) // _ROUND_S + 1) * _ROUND_S, start.tzinfo)
-        due = later if later < end else due
-    return due, False
+    return (candidate if start <= candidate < end else start), False
 
 
 def _item_view(item: dict) -> dict:
@@ -210,7 +187,7 @@ def _handle(input: dict) -> dict:
         for field in ("text", "due"):
             if not input.get(field):
                 raise Failure("MISSING_FIELD", f"create needs {field}")
-        due, given = _due(input, tz, now)
+        due, given = _due(input, tz)
         if now is not None and due <= now:  # "提醒我昨天开会": a reminder for a time already gone
             raise Failure("IN_THE_PAST", f"{due.isoformat()} is not after {now.isoformat()}")
         item = {"id": f"r{data['next']}", "text": input["text"], "due": due.isoformat(timespec="seconds"),
