@@ -94,6 +94,15 @@ def _cmd_run(args: argparse.Namespace) -> int:
         return EX_SOFTWARE
 
 
+def _pack_problems(prog: str, exc: Any) -> int:
+    """Print every violation of a refused intent pack (one per line) and return ``EX_CONFIG``."""
+    problems = (exc.data or {}).get("violations") or [str(exc)]
+    print(f"{prog}: intent packs have {len(problems)} error(s):", file=sys.stderr)
+    for p in problems:
+        print(f"  {p}", file=sys.stderr)
+    return EX_CONFIG
+
+
 def _pack_vocabulary(cfg: Any) -> tuple[set[str] | None, set[str] | None, dict[str, Any] | None]:
     """The intents and tools the daemon would check the rule packs against (as ``session`` does
     at start): intent names of ``nlu.intent_dirs`` (else the shipped packs), tool names and reply
@@ -129,11 +138,7 @@ def _cmd_check_config(args: argparse.Namespace) -> int:
     try:
         known_intents, known_tools, tool_replies = _pack_vocabulary(cfg)
     except InputInvalid as exc:
-        problems = (exc.data or {}).get("violations") or [str(exc)]
-        print(f"hermesd: intent packs have {len(problems)} error(s):", file=sys.stderr)
-        for p in problems:
-            print(f"  {p}", file=sys.stderr)
-        return EX_CONFIG
+        return _pack_problems("hermesd", exc)
     rules_dir = resolve_rules_dir(cfg.session)
     try:
         loaded = load_rules(rules_dir, known_intents=known_intents, known_tools=known_tools,
@@ -192,11 +197,7 @@ def _cmd_build_pack(args: argparse.Namespace) -> int:
     try:
         path, compiled = artifact.build(dirs, epochs=args.epochs, out=Path(args.out) if args.out else None)
     except InputInvalid as exc:
-        problems = (exc.data or {}).get("violations") or [str(exc)]
-        print(f"hermesd build-pack: intent packs have {len(problems)} error(s):", file=sys.stderr)
-        for p in problems:
-            print(f"  {p}", file=sys.stderr)
-        return EX_CONFIG
+        return _pack_problems("hermesd build-pack", exc)
     except OSError as exc:
         print(f"hermesd build-pack: cannot write the artifact: {exc}", file=sys.stderr)
         return EX_CANTCREAT
