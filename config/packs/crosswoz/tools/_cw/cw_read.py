@@ -92,6 +92,8 @@ def normalize(text: str) -> str:
     t = re.sub(r"(?<![\d.])(\d)\s*[、,]\s*(\d)(?=\s*(?:个)?(?:小时|天))", r"\1-\2", t)
     t = re.sub(r"(\d)\s*-\s*(\d)", r"\1-\2", t)
     t = t.replace("块钱", "元").replace("块", "元")
+    # 20元一下: the sound-alike typo of 以下 (yǐxià) after a number and its unit
+    t = re.sub(r"(\d\s*(?:元|分))一下(?![^，,。？?！!]{0,3}(?:吗|呢|吧))", r"\1以下", t)
     t = re.sub(r"(\d)个小时", r"\1小时", t)
     return t
 
@@ -180,7 +182,7 @@ _MONEY_BARE = re.compile(r"(?:人均|消费|价格|价位|房价|票价|门票|�
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)\s*(小时|天)?\s*-\s*(\d+(?:\.\d+)?)\s*(小时|天)|(\d+(?:\.\d+)?)\s*(小时|天)")
 _FREE = re.compile(r"(?<!不)(?<!不是)(?<!不要)免费(?!早餐|停车|wifi|wi-fi|市内|国内|电话|上网|接|的早|提供)|不要门票|不收门票|不用门票|不需要门票|门票为0|免门票|无需门票|不收取门票|没有门票|无门票|(?<![\d.])0元")
 #: a ticket that is not free: at least 1元, in the database's range syntax (门票 "1元以上")
-_NOT_FREE = re.compile(r"不免费|不是免费|非免费|收费(?!停车)|要门票的|需要门票的|花钱的|要花钱")
+_NOT_FREE = re.compile(r"不免费|不是免费|非免费|不要免费|不想要?免费|不去免费|收费(?!停车)|要门票的|需要门票的|花钱的|要花钱")
 
 _PRICE_CTX = [("门票", "门票"), ("票价", "门票"), ("人均消费", "人均消费"), ("人均", "人均消费"), ("消费", "人均消费"),
               ("房价", "价格"), ("最低价格", "价格"), ("价格", None), ("价位", None), ("价钱", None)]
@@ -253,13 +255,16 @@ def read_numbers(t: str, dom_hint: str | None, loose: bool = False) -> list[tupl
             if slot:
                 out.append((m.start(), slot, None if loose and ctx and ctx[0] in _GENERIC_PRICE else dom, v))
                 used.append(m.span())
-    for m in _FREE.finditer(t):
-        if free(*m.span()):
-            out.append((m.start(), "门票", "景点", "免费"))
-            used.append(m.span())
+    # a ticket that must not be free is read first: "不要免费的，免费的景点不好玩" says 免费 again
+    # only to turn it down
     for m in _NOT_FREE.finditer(t):
         if free(*m.span()) and not any(slot == "门票" for _, slot, _, _ in out):
             out.append((m.start(), "门票", "景点", "1元以上"))
+            used.append(m.span())
+    not_free = any(v == "1元以上" for _, slot, _, v in out if slot == "门票")
+    for m in _FREE.finditer(t):
+        if free(*m.span()) and not not_free:
+            out.append((m.start(), "门票", "景点", "免费"))
             used.append(m.span())
     for m in _DURATION.finditer(t):
         if not free(*m.span()):
@@ -316,6 +321,11 @@ _WORD_DOM = {"景点": "景点", "景区": "景点", "玩的": "景点", "餐馆
              "饭馆": "餐馆", "吃的": "餐馆", "酒店": "酒店", "宾馆": "酒店", "住的": "酒店",
              "吃饭的地方": "餐馆", "玩的地方": "景点", "住的地方": "酒店", "吃饭": "餐馆", "住宿": "酒店",
              "美景": "景点", "逛的": "景点", "转的": "景点"}
+#: "these (places)": 这些/这几/这两/那些… — not a count of dishes or hours ("这两道菜", "这两天")
+THESE = re.compile(r"(?:这|那)(?:些|几|两|三)(?!\s*(?:个|样|道|种|份)?\s*(?:菜|道|样|种|份|天|晚|小时|位|人|口|点))")
+#: the search near a place found nothing and the user looks elsewhere (既然没有, 周边没有的话, 远一点也行)
+NEAR_FAILED = re.compile(r"既然(?:都|也)?没有|(?:附近|周边|周围|旁边)(?:都|也|就|并|好像|竟然)?没有|没有的话|"
+                         r"远一?点(?:的)?也?(?:行|可以|没关系|无所谓)|(?:本来|原本|原来)(?:是)?想")
 _FIND = re.compile(r"找|推荐|介绍|有没有|想去|想吃|想住|要去|要住|帮我|查一下|来一个|来一家|选一个|选一家|安排|订")
 _PRONOUN = re.compile(r"(这个|这家|那个|那家|该|此|这|那)(景点|景区|地方|餐馆|餐厅|饭店|店|酒店|宾馆)|它|他家|它家|那里|那儿|这里|这儿")
 _TRIP = re.compile(r"从\s*(.+?)\s*(?:出发|坐|乘坐|乘|搭|打车|打的|叫车|到|去|前往|至)")
@@ -518,10 +528,14 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
                 out["near"][near_dom] = (NEAR_SLOT[dom], chosen[dom])
     # 这些酒店中 / 周边的酒店里 / 其中: a search among the nearby places just listed
     listed = state.get("listed") or {}
-    m = re.search(r"这些|这几|这两|这三|那些|那几|那两|那三|其中|"
-                  r"周边的|附近的|周围的|周边(?:酒店|餐馆|景点)[中里]", mt)
+    m = re.search(THESE.pattern + r"|其中|周边的|附近的|周围的|周边(?:酒店|餐馆|景点)[中里]", mt)
     if re.search(r"不太?(?:适合|合适|行|满意)|都不|没有合适|去过了|另外|别的|别处", mt):
         m = None  # the places listed are turned down: a search elsewhere
+    if NEAR_FAILED.search(mt):
+        # "既然（附近）没有，那你推荐一个吧" / "周边没有的话，远一点也行": the search near that place
+        # found nothing, and this one is made without it
+        m = None
+        out["near"].clear()
     for dom, (slot, name) in listed.items():
         if m and inform.get(dom) and dom not in out["near"]:
             out["near"][dom] = (slot, name)

@@ -20,19 +20,19 @@ from __future__ import annotations
 
 import re
 
-from cw_read import NEAR_SLOT, PLACE_DOMAINS
+from cw_read import NEAR_SLOT, PLACE_DOMAINS, THESE
 
 NEAR_SLOTS = set(NEAR_SLOT.values())
 
 _AGAIN = re.compile(r"再|另外|另一|换|还想|还要|其他|别的|重新|不要|不想")
 #: words that narrow the search already made (among these, which of them …) instead of starting one
-_REFINE = re.compile(r"这些|这几|这两|那些|那几|那两|其中|里面|当中|之中|哪个|哪家|哪一")
+_REFINE = re.compile(THESE.pattern + r"|其中|里面|当中|之中|哪个|哪家|哪一")
 #: words that look for a place (a search or a narrowing of one); a value said about the place
 #: already chosen without any of them checks or praises that place ("评分是4.5分以上吗？",
 #: "真是一个经济实惠的酒店") and starts no query
 _SEARCH = re.compile(r"找|推荐|有没有|有什么|有哪些|哪个|哪家|哪些|哪一|哪里|再|换|另|还想|还要|想去|想吃|想住|"
                      r"附近|周边|帮|查|安排|订|选|介绍|要求|希望|最好|想要|需要|来一|要一|"
-                     r"这些|这几|这两|那些|那几|那两|其中|里面|当中|之中")
+                     r"其中|里面|当中|之中|" + THESE.pattern)
 #: the places offered are turned down ("你说的这些不太想去"): what follows is a search of its own
 _REJECT = re.compile(r"不太?(?:想|喜欢|适合|合适|行|满意)|都不|没有合适|去过了")
 
