@@ -100,6 +100,31 @@ def _said(turns: list[dict], upto: int, dom: str, slot: str, value=None) -> str:
     return "said before"
 
 
+NEAR = {"周边景点", "周边餐馆", "周边酒店"}
+
+
+def wizard_side(cls: str, dom: str, ours: dict | None, gold: dict | None, db_values) -> str | None:
+    """The part the wizard's annotation plays in a false query or miss, or None when hermesd's
+    reading is at fault: ``wizard left out a stated constraint`` (extra X, the user's own act
+    informs it), ``wizard added an unsaid value`` (missing X, no user act carries it),
+    ``wizard's choice of place`` (wrong 名称 / 周边X: a place among equals), ``wizard's spelling``
+    (wrong X where hermesd's value is the database's and the wizard's is not)."""
+    if "(user stated it)" in cls and cls.split(": ")[-1].startswith("extra"):
+        return "wizard left out a stated constraint"
+    if "(not said)" in cls and cls.split(": ")[-1].startswith("missing"):
+        return "wizard added an unsaid value"
+    tail = cls.split(": ")[-1]
+    if tail.startswith("wrong "):
+        slot = tail.split(" ", 1)[1]
+        if slot == "名称" or slot in NEAR:
+            return "wizard's choice of place"
+        o, g = str((ours or {}).get(slot, "")), str((gold or {}).get(slot, ""))
+        vocab = db_values(dom, slot)
+        if vocab and all(p in vocab for p in o.split()) and not all(p in vocab for p in g.split()):
+            return "wizard's spelling (not the database's)"
+    return None
+
+
 def classify(turns: list[dict], replies: dict[int, dict]) -> tuple[list[tuple], list[tuple]]:
     """:return: (false queries, misses) as ``(class, domain, turn, ours, gold, text)``."""
     false, misses = [], []
@@ -158,6 +183,19 @@ def classify(turns: list[dict], replies: dict[int, dict]) -> tuple[list[tuple], 
     return false, misses
 
 
+def _relaxed(turns: list[dict], turn: int, dom: str) -> bool:
+    """The change point at system turn ``turn`` only repeats the relaxed query (``api_call_final``)
+    the wizard made at its previous system turn."""
+    idx = next(i for i, t in enumerate(turns) if t["turn"] == turn)
+    gold = ((turns[idx].get("api_call") or {}).get("args") or {}).get(dom)
+    for t in reversed(turns[:idx]):
+        if t["speaker"] == "system":
+            call = ((t.get("api_call") or {}).get("args") or {}).get(dom)
+            final = ((t.get("api_call_final") or {}).get("args") or {}).get(dom)
+            return _fold_cons(final) == _fold_cons(gold) and _fold_cons(call) != _fold_cons(gold)
+    return False
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pack", type=Path, default=ROOT / "config" / "packs" / "crosswoz")
@@ -172,11 +210,18 @@ def main(argv: list[str] | None = None) -> int:
     dialogues = load_dialogues(a.data / "crosswoz_turns.jsonl")
     if a.fold is not None:
         dialogues = {k: v for k, v in dialogues.items() if fold_of(k, a.folds) == a.fold}
+    sys.path.insert(0, str(a.pack / "tools" / "_cw"))
+    import cw_db  # noqa: E402  (the pack's, beside its handler)
+
+    def db_values(dom: str, slot: str) -> set[str]:
+        return cw_db.vocabulary(dom, slot) if slot in cw_db.CATEGORICAL else set()
+
+    wiz: Counter = Counter()
     totals: dict = defaultdict(Counter)
     false_c, miss_c = Counter(), Counter()
     ex: dict = defaultdict(list)
     rows = []
-    n_turns, t0 = 0, time.perf_counter()
+    n_turns, t0, relaxed = 0, time.perf_counter(), 0
     for did, turns in dialogues.items():
         replies = replay(handle, turns)
         n_turns += len(replies)
@@ -185,9 +230,12 @@ def main(argv: list[str] | None = None) -> int:
             totals[dom].update(r)
             totals["overall"].update(r)
         f, m = classify(turns, replies)
+        relaxed += sum(1 for cls, dom, turn, *_ in m if cls.startswith("no query") and _relaxed(turns, turn, dom))
         for kind, items, counter in (("false", f, false_c), ("miss", m, miss_c)):
             for cls, dom, turn, ours, gold, text in items:
                 counter[cls] += 1
+                if kind == "false":
+                    wiz[wizard_side(cls, dom, ours, gold, db_values) or "hermesd's reading"] += 1
                 counter[f"  [{dom}]"] += 0
                 if len(ex[(kind, cls)]) < a.examples:
                     ex[(kind, cls)].append(f"{did}#{turn} {dom} «{text}» ours={ours} gold={gold}")
@@ -212,6 +260,12 @@ def main(argv: list[str] | None = None) -> int:
             for e in ex[(kind, c)]:
                 print(f"           {e}")
         print()
+    # a miss where the wizard changed nothing the user said: its api_call repeats the relaxed query
+    # (api_call_final) of its previous turn (it dropped a constraint to find something)
+    print("false queries by who is at fault:")
+    for c, n in wiz.most_common():
+        print(f"  {n:>5}  {c}")
+    print(f"misses that are the wizard's relaxation carried to the next turn: {relaxed} of {sum(miss_c.values())}")
     if a.json:
         a.json.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n", encoding="utf-8")
     return 0

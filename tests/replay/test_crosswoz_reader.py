@@ -216,3 +216,33 @@ def test_nearby_with_nothing_else_asked_is_the_list_beside_the_place(lex) -> Non
     # with a constraint of its own, it is a search near 故宫
     acts = cw_read.read("给我推荐一个故宫周边评分4.5分以上的餐馆", {}, lex)
     assert acts["inform"] == {"餐馆": {"评分": "4.5分以上", "周边景点": "故宫"}}
+
+
+@pytest.mark.parametrize("text, want", [
+    # 不要免费: a ticket that must cost something, even though 免费 is said again to turn it down
+    ("找一个能玩2小时的景点，不要免费的，免费的没意思", {"景点": {"游玩时间": "2小时", "门票": "1元以上"}}),
+    # 元一下, the sound-alike typo of 以下 after a price
+    ("推荐一个门票30元一下的景点", {"景点": {"门票": "30元以下"}}),
+])
+def test_prices_said_with_a_negation_or_a_typo(lex, text: str, want: dict) -> None:
+    assert cw_read.read(text, {}, lex)["inform"] == want
+
+
+def test_a_failed_nearby_search_is_made_without_the_place() -> None:
+    """"既然（附近）没有，那你推荐一个吧": the search near the chosen hotel found nothing; the new
+    one is not near it — while a plain search among the places listed keeps it. (没有 is also a
+    dish of the database; the build learns it as an everyday word, ``learned.json``'s stop_dishes.)"""
+    lex = cw_read.Lexicon(cw_db.load(str(DB)), stop_dishes={"没有"})
+    state = {"focus": "景点", "chosen": {"酒店": "北京饭店"}, "listed": {"景点": ["周边酒店", "北京饭店"]}}
+    acts = cw_read.read("本来想在北京饭店附近找个景点，既然没有，那帮我推荐一个评分4.5分以上的景点吧", state, lex)
+    assert acts["inform"] == {"景点": {"评分": "4.5分以上"}}
+    acts = cw_read.read("这些景点里有评分4.5分以上的吗", state, lex)
+    assert acts["inform"] == {"景点": {"评分": "4.5分以上", "周边酒店": "北京饭店"}}
+
+
+def test_a_count_of_dishes_is_no_reference_to_listed_places(lex) -> None:
+    """"有这两道菜的餐馆" counts dishes; "这两家" would point at the restaurants listed."""
+    state = {"focus": "餐馆", "chosen": {"景点": "故宫"}, "listed": {"餐馆": ["周边景点", "故宫"]}}
+    acts = cw_read.read("我想吃宫保鸡丁和麻婆豆腐，找一家有这两道菜的餐馆", state, lex)
+    assert "周边景点" not in acts["inform"]["餐馆"]
+    assert cw_track._REFINE.search("这两道菜") is None and cw_track._REFINE.search("这两家") is not None
