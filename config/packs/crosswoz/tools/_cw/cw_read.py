@@ -93,7 +93,8 @@ def normalize(text: str) -> str:
     t = re.sub(r"(\d)\s*-\s*(\d)", r"\1-\2", t)
     t = t.replace("块钱", "元").replace("块", "元")
     # 20元一下: the sound-alike typo of 以下 (yǐxià) after a number and its unit
-    t = re.sub(r"(\d\s*(?:元|分))一下(?![^，,。？?！!]{0,3}(?:吗|呢|吧))", r"\1以下", t)
+    # (a price only: "4.5分一下" is as often meant as 以上 — ratings are wished high)
+    t = re.sub(r"(\d\s*元)一下(?![^，,。？?！!]{0,3}(?:吗|呢|吧))", r"\1以下", t)
     t = re.sub(r"(\d)个小时", r"\1小时", t)
     return t
 
@@ -325,7 +326,8 @@ _WORD_DOM = {"景点": "景点", "景区": "景点", "玩的": "景点", "餐馆
 THESE = re.compile(r"(?:这|那)(?:些|几|两|三)(?!\s*(?:个|样|道|种|份)?\s*(?:菜|道|样|种|份|天|晚|小时|位|人|口|点))")
 #: the search near a place found nothing and the user looks elsewhere (既然没有, 周边没有的话, 远一点也行)
 NEAR_FAILED = re.compile(r"既然(?:都|也)?没有|(?:附近|周边|周围|旁边)(?:都|也|就|并|好像|竟然)?没有|没有的话|"
-                         r"远一?点(?:的)?也?(?:行|可以|没关系|无所谓)|(?:本来|原本|原来)(?:是)?想")
+                         r"远一?点(?:的)?也?(?:行|可以|没关系|无所谓)|不在(?:附近|周边)也?(?:行|可以)|"
+                         r"(?:本来|原本|原来)(?:是)?想|本想|别处|(?:还|本来)(?:打算|合计|寻思)")
 _FIND = re.compile(r"找|推荐|介绍|有没有|想去|想吃|想住|要去|要住|帮我|查一下|来一个|来一家|选一个|选一家|安排|订")
 _PRONOUN = re.compile(r"(这个|这家|那个|那家|该|此|这|那)(景点|景区|地方|餐馆|餐厅|饭店|店|酒店|宾馆)|它|他家|它家|那里|那儿|这里|这儿")
 _TRIP = re.compile(r"从\s*(.+?)\s*(?:出发|坐|乘坐|乘|搭|打车|打的|叫车|到|去|前往|至)")
@@ -529,7 +531,7 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
     # 这些酒店中 / 周边的酒店里 / 其中: a search among the nearby places just listed
     listed = state.get("listed") or {}
     m = re.search(THESE.pattern + r"|其中|周边的|附近的|周围的|周边(?:酒店|餐馆|景点)[中里]", mt)
-    if re.search(r"不太?(?:适合|合适|行|满意)|都不|没有合适|去过了|另外|别的|别处", mt):
+    if re.search(r"不(?:是)?(?:很|太)?(?:适合|合适|行|满意|喜欢|想去)|都不|没有合适|去过了|另外|别的|别处", mt):
         m = None  # the places listed are turned down: a search elsewhere
     if NEAR_FAILED.search(mt):
         # "既然（附近）没有，那你推荐一个吧" / "周边没有的话，远一点也行": the search near that place
