@@ -236,7 +236,7 @@ def test_a_failed_nearby_search_is_made_without_the_place() -> None:
     state = {"focus": "景点", "chosen": {"酒店": "北京饭店"}, "listed": {"景点": ["周边酒店", "北京饭店"]}}
     acts = cw_read.read("本来想在北京饭店附近找个景点，既然没有，那帮我推荐一个评分4.5分以上的景点吧", state, lex)
     assert acts["inform"] == {"景点": {"评分": "4.5分以上"}}
-    acts = cw_read.read("我还打算在北京饭店附近找个景点呢，那推荐一个免费的吧，不在附近也行", state, lex)
+    acts = cw_read.read("本想在北京饭店附近找个景点，那推荐一个免费的吧，不在附近也行", state, lex)
     assert acts["inform"] == {"景点": {"门票": "免费"}}
     acts = cw_read.read("这些景点里有评分4.5分以上的吗", state, lex)
     assert acts["inform"] == {"景点": {"评分": "4.5分以上", "周边酒店": "北京饭店"}}

@@ -327,7 +327,7 @@ THESE = re.compile(r"(?:这|那)(?:些|几|两|三)(?!\s*(?:个|样|道|种|份)
 #: the search near a place found nothing and the user looks elsewhere (既然没有, 周边没有的话, 远一点也行)
 NEAR_FAILED = re.compile(r"既然(?:都|也)?没有|(?:附近|周边|周围|旁边)(?:都|也|就|并|好像|竟然)?没有|没有的话|"
                          r"远一?点(?:的)?也?(?:行|可以|没关系|无所谓)|不在(?:附近|周边)也?(?:行|可以)|"
-                         r"(?:本来|原本|原来)(?:是)?想|本想|别处|(?:还|本来)(?:打算|合计|寻思)")
+                         r"(?:本来|原本|原来)(?:是)?想|本想|别处")
 _FIND = re.compile(r"找|推荐|介绍|有没有|想去|想吃|想住|要去|要住|帮我|查一下|来一个|来一家|选一个|选一家|安排|订")
 _PRONOUN = re.compile(r"(这个|这家|那个|那家|该|此|这|那)(景点|景区|地方|餐馆|餐厅|饭店|店|酒店|宾馆)|它|他家|它家|那里|那儿|这里|这儿")
 _TRIP = re.compile(r"从\s*(.+?)\s*(?:出发|坐|乘坐|乘|搭|打车|打的|叫车|到|去|前往|至)")
@@ -504,7 +504,7 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
             for _, f in facilities:
                 request.append(("酒店", "酒店设施-" + f))
         else:
-            put("酒店", "酒店设施", " ".join(f for _, f in facilities))
+            put("酒店", "酒店设施", " ".join(dict.fromkeys(f for _, f in facilities)))  # each once
 
     # places named: a selection, or (said with the domain's words, as a goal) a 名称 constraint
     for s, dom, name in names:
