@@ -247,10 +247,10 @@ def main(argv: list[str] | None = None) -> int:
         r = totals.get(dom)
         if not r:
             continue
-        rec = r["matched"] / r["counted"] if r["counted"] else 0
-        pre = r["matched"] / r["made"] if r["made"] else 0
-        rr = r["req_matched"] / r["req_counted"] if r["req_counted"] else 0
-        print(f"{dom:<8}{r['counted']:>8}{r['made']:>7}{r['matched']:>8}{rec:>8.1%}{pre:>10.1%}{rr:>11.1%}")
+        def pct(a: int, b: int) -> str:
+            return f"{a / b:.1%}" if b else "-"
+        print(f"{dom:<8}{r['counted']:>8}{r['made']:>7}{r['matched']:>8}{pct(r['matched'], r['counted']):>8}"
+              f"{pct(r['matched'], r['made']):>10}{pct(r['req_matched'], r['req_counted']):>11}")
     print(f"{len(dialogues)} dialogues, {n_turns} user turns, {n_turns / el:.0f} turns/s in-process\n")
     for title, counter, kind in (("false queries", false_c, "false"), ("misses", miss_c, "miss")):
         items = [(c, n) for c, n in counter.most_common() if not c.startswith("  [")]
