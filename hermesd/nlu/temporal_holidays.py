@@ -17,6 +17,7 @@ only with a year word before them (今年小雪) or 节气/那天 after them.
 
 from __future__ import annotations
 
+import re
 from datetime import date, timedelta
 from typing import Any
 
@@ -144,7 +145,9 @@ _ZH_PLAIN = _alt(k for k in _ZH if k not in _WEATHER_TERMS)
 _ZH_WEATHER = _alt(_WEATHER_TERMS)
 
 
-_ZH_FIRST = "[" + "".join(sorted({k[0] for k in _ZH})) + "]"
+# a cheap test for the holiday pattern: a first character that is not a digit, or a digit-led name's start (7夕, 51劳)
+_ZH_FIRST = "[" + "".join(sorted({k[0] for k in _ZH if not k[0].isdigit()})) + "]|" + \
+    "|".join(sorted({re.match(r"\d+\D", k)[0] for k in _ZH if k[0].isdigit()}))
 
 
 @register(rf"(?:(下|上)1?个)?({_ZH_PLAIN})(?:那天|节气|当天)?", "date", needs=_ZH_FIRST)
