@@ -15,13 +15,17 @@ Rules (documented choices; tests/nlu/time_classes.yaml has the vectors):
   not come after the part has begun; the end of a week is its Friday (the last working day: "by the end
   of the week"), not Sunday.
 - 第N周 of a month is the N-th Monday-start week whose Thursday lies in the month (the ISO 8601
-  week rule applied to a month); of a year, the ISO week N. 第N个周X / "the Nth X of" is the N-th
+  week rule applied to a month); of a year, the ISO week N; a bare 第N周 with N > 5 is the year's. 第N个周X / "the Nth X of" is the N-th
   such weekday in the period; 最后一个 / "last" the last one. A week or weekday that the period does not
   have is ``invalid`` (``problem.kind == "no_such_ordinal"``).
 - 第N季度/Q N is in the reference year unless a year is said; 上/下季度 shift from the current quarter.
 - N世纪 (the Nth century) is the years (N−1)·100 … (N−1)·100+99, as people use it (20世纪 = 1900–1999).
 - Windows (过去两周, 最近一个月, 前三天, 未来两小时, in the past 3 hours, the next 2 days) are the
   half-open span between ``ref`` and ``ref`` ∓ the duration, to the second (as jionlp resolves them).
+- Durations may chain units, each smaller than the one before, joined by nothing, 零 or 又 (一年零三个月,
+  两小时三十分钟, 3分钟20秒); followed by 后/前/内 the chain is an offset or window from now. A year
+  counts 365 days and a month 30 (as the single-unit durations).
+- H1/H2 are half-years only beside a year (H2 2025, H1 next year).
 - Numeric dates: ``Y/M/D``, ``Y-M-D``, ``Y.M.D`` and ``YYYYMMDD`` are year-month-day; two numbers
   ``M/D`` or ``MM-DD`` are month/day in both languages (Chinese writes 6/5 for 6月5日, as US English
   does); ``A/B/Y`` is month/day/year unless ``A`` > 12 (31/10/2024 is day/month/year); ``D.M.Y`` with
