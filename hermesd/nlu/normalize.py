@@ -11,7 +11,8 @@ original span it came from:
    whitespace runs collapsed to one space.
 6. Chinese numerals that are numbers rewritten as ASCII digits
    (一月二十三 → 1月23, 三十一号 → 31号, 两点半 → 2点半, 一个半小时 → 1个半小时,
-   二〇二四年 → 2024年). A lone 一 is only rewritten before a unit or after
+   二〇二四年 → 2024年), with a space where the digits would run into ASCII digits (周一9:30 → 周1 9:30).
+   A lone 一 is only rewritten before a unit or after
    星期/周/第 (一起, 一下, 统一 stay words).
 
 :func:`normalize` returns a :class:`Normalized`; :meth:`Normalized.span`
@@ -44,6 +45,9 @@ _T2S = str.maketrans(
 ) | str.maketrans(  # names, departments and office words (OpenCC STCharacters subset)
     "強偉銷門財會計黃吳孫馬楊羅許鄧蕭馮韓領導員級專項紙樣擬闆廠裡麼個嗎這們還沒讓謝見為當從頁份鐘點鎖燈聲響溫濕風暫開啟",
     "强伟销门财会计黄吴孙马杨罗许邓萧冯韩领导员级专项纸样拟板厂里么个吗这们还没让谢见为当从页份钟点锁灯声响温湿风暂开启",
+) | str.maketrans(  # calendar words: holidays, lunar dates, 內 of 三天內 (OpenCC STCharacters subset)
+    "國慶聖誕勞動兒陽農陰舊臘閏龍將幾內裏鬧復萬",
+    "国庆圣诞劳动儿阳农阴旧腊闰龙将几内里闹复万",
 )
 
 _CN_DIGIT = {"零": 0, "〇": 0, "○": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5,
@@ -235,9 +239,17 @@ def normalize(text: str) -> Normalized:
         s3.extend(s2[pos:rs])
         e3.extend(e2[pos:rs])
         digits = str(val)
+        if rs > 0 and mid[rs - 1].isascii() and mid[rs - 1].isdigit():
+            o3.append(" ")  # 12点三十 stays apart from a digit before it
+            s3.append(s2[rs])
+            e3.append(e2[rs])
         o3.append(digits)
         s3.extend([s2[rs]] * len(digits))
         e3.extend([e2[re_ - 1]] * len(digits))
+        if re_ < len(mid) and mid[re_].isascii() and mid[re_].isdigit():
+            o3.append(" ")  # 周一9:30, 周三 9:30: the weekday's number and the clock stay two numbers
+            s3.append(s2[re_ - 1])
+            e3.append(e2[re_ - 1])
         pos = re_
     o3.append(mid[pos:])
     s3.extend(s2[pos:])

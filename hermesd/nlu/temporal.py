@@ -58,7 +58,7 @@ from .temporal_periods import STATE_NOUNS_ZH, apply_part
 
 __all__ = ["TimeExpr", "impossible_date_text", "parse_times"]
 
-_GAP = re.compile(r"^(?:\s|,|的|at|on|in the|in|of|around|about|by|this|the)*$")
+_GAP = re.compile(r"^(?:\s|,|的|at|on|in the|in|of|around|about|by|this|the|t)*$")  # t: ISO 8601 2025-03-03T10:00
 _DAY_RANGE_END = re.compile(r"\s*(-|~|to|through|thru|until|till|and|到|至)\s*(\d{1,2})(?:st|nd|rd|th|号|日)?(?![\d:])"
                             r"(?!\s*(?:[ap]\.?m\b|o'?clock|点|时|个|人|位|岁|天|周|月|年|分|秒|小时|hours?|days?|weeks?|"
                             r"months?|years?|minutes?|people|persons?))"
@@ -710,6 +710,16 @@ def _range(norm: Normalized, g1: _Group, g2: _Group, ref: datetime, tz: ZoneInfo
         f2["month"] = f1["month"]
         if "year" in f1:
             f2.setdefault("year", f1["year"])
+    year_rolls = False
+    if "month" in f2 and "month" in f1 and not any(k in f2 for k in ("year", "year_shift")):
+        # 2024年5月28日到6月3日, 明年12月30日到1月2日: a second end that names its month but no year is in
+        # the first end's year, or the year after when it would come before the first end
+        if "year" in f1:
+            f2["year"] = f1["year"]
+        elif "year_shift" in f1:
+            f2["year_shift"] = f1["year_shift"]
+        year_rolls = ("year" in f2 or "year_shift" in f2) and "month" in g2.f and isinstance(f1["month"], int) \
+            and isinstance(f2["month"], int) and f2["month"] < f1["month"]
     lead = re.search(r"(?:from|between|从|由|自)\s*$", norm.text[:g1.start])
     s1 = norm.span(lead.start() if lead else g1.start, g1.end)[0]
     s2 = norm.span(g2.start, g2.end)[1]
@@ -741,6 +751,12 @@ def _range(norm: Normalized, g1: _Group, g2: _Group, ref: datetime, tz: ZoneInfo
         try:
             k2, a2, b2, gr2, _ = _resolve({**f2, **roll}, ref, tz) if "days" not in roll else \
                 (k2, a2 + timedelta(days=7), b2 + timedelta(days=7), gr2, None)
+        except (_Invalid, OverflowError, ValueError):
+            pass
+    if year_rolls and _ends_before(a1, b2, tz):
+        try:
+            bump = {"year": f2["year"] + 1} if "year" in f2 else {"year_shift": f2["year_shift"] + 1}
+            k2, a2, b2, gr2, _ = _resolve({**f2, **bump}, ref, tz)
         except (_Invalid, OverflowError, ValueError):
             pass
     if k2 == "datetime":

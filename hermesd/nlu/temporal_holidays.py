@@ -17,9 +17,11 @@ only with a year word before them (今年小雪) or 节气/那天 after them.
 
 from __future__ import annotations
 
+import re
 from datetime import date, timedelta
 from typing import Any
 
+from .normalize import normalize
 from .temporal_atoms import register
 from .temporal_lunar import SOLAR_TERMS, lunar_to_solar, solar_term
 
@@ -136,11 +138,16 @@ def _alt(words) -> str:
     return "|".join(sorted((w.replace(".", r"\.") for w in words), key=len, reverse=True))
 
 
+# the parser sees normalised text, where 七夕 is 7夕 and 腊八 is 腊8: add those forms (a form of digits only,
+# 五一 → 51, is a number unless a holiday word follows: _zh_numbered_holiday)
+_ZH.update({n: v for k, v in list(_ZH.items()) if (n := normalize(k).text) != k and not n.isdigit()})
 _ZH_PLAIN = _alt(k for k in _ZH if k not in _WEATHER_TERMS)
 _ZH_WEATHER = _alt(_WEATHER_TERMS)
 
 
-_ZH_FIRST = "[" + "".join(sorted({k[0] for k in _ZH})) + "]"
+# a cheap test for the holiday pattern: a first character that is not a digit, or a digit-led name's start (7夕, 51劳)
+_ZH_FIRST = "[" + "".join(sorted({k[0] for k in _ZH if not k[0].isdigit()})) + "]|" + \
+    "|".join(sorted({re.match(r"\d+\D", k)[0] for k in _ZH if k[0].isdigit()}))
 
 
 @register(rf"(?:(下|上)1?个)?({_ZH_PLAIN})(?:那天|节气|当天)?", "date", needs=_ZH_FIRST)
@@ -149,6 +156,12 @@ def _zh_holiday(m) -> dict[str, Any]:
     if m[1]:
         out["hol_rel"] = 1 if m[1] == "下" else -1
     return out
+
+
+@register(r"(?<![\d.])(51|61|11)(?=节|假期|长假|小长假|黄金周|放假|那天|当天)", "date", needs=r"节|假|黄金周|那天|当天")
+def _zh_numbered_holiday(m) -> dict[str, Any]:
+    """五一假期, 十一长假, 六一那天: a day-number holiday name before a holiday word (alone, 五一 is a number)."""
+    return {"holiday": {"51": "may_day", "61": "children", "11": "national"}[m[1]]}
 
 
 @register(rf"(?<=今年|明年|去年|前年|后年|\d年)({_ZH_WEATHER})|({_ZH_WEATHER})(?=节气|那天)", "date", needs=_ZH_FIRST)

@@ -8,7 +8,7 @@ starting tomorrow, after Friday, before the 10th, until Friday. The result is a 
 Rules: X以后/之后/起/开始 (and "from X on", "starting X") begin at the start of X (2019年以后 includes
 2019, as jionlp reads it); "after X" begins at the end of X when X is a day or longer (after Friday =
 from Saturday) or a part of day (after lunch, 午饭后, 下班后 = from its end) and at X otherwise (after 5 pm); X以前/之前 and "before X" end at the start of X; 截至X,
-X为止, "until/till/through X" end at the end of X when X is a day or longer (截至周五 includes Friday)
+X为止, "until/till/through X" end at the end of X, and so do 年底前/月底之前/"before the end of the month" when X is a day or longer (截至周五 includes Friday)
 and at X for a clock time. A bare 前/后 after a clock time is a deadline, not a range (明天下午3点前
 stays 明天下午3点), and an offset (三天以后) stays the instant it names.
 """
@@ -43,6 +43,10 @@ def open_markers(t: str, start: int, end: int) -> tuple[str, str, int, int] | No
     return pre, post, pm.start() if pm else start, sm.end() if sm else end
 
 
+#: the end of a period (年底, 月末, 季度末, the end of the month): "before" it means "by the time it is over"
+_PERIOD_END = re.compile(r"(?:年|月|季|季度)(?:底|末)$|^end of\s")
+
+
 def _coarse(v: Any) -> bool:
     return isinstance(v, date) and not isinstance(v, datetime)
 
@@ -62,6 +66,8 @@ def open_range(x, pre: str, post: str, ref: datetime, text: str, span: tuple[int
         start, end = a, (now if a < now else None)
     elif pre == "after" or pre == "no earlier than":
         start, end = (b if coarse or window else a), None
+    elif (pre in ("before", "prior to") or post in ("以前", "之前", "前")) and _PERIOD_END.search(x.text):
+        start, end = None, b  # 年底前, 月底之前, before the end of the month: by the time the period ends
     elif pre in ("before", "prior to") or post in ("以前", "之前", "前", "or earlier", "and before"):
         start, end = None, a
     elif pre in ("到", "截至", "截止到", "截止", "直到", "一直到", "until", "till", "til", "up to", "through", "no later than") \

@@ -15,13 +15,17 @@ Rules (documented choices; tests/nlu/time_classes.yaml has the vectors):
   not come after the part has begun; the end of a week is its Friday (the last working day: "by the end
   of the week"), not Sunday.
 - 第N周 of a month is the N-th Monday-start week whose Thursday lies in the month (the ISO 8601
-  week rule applied to a month); of a year, the ISO week N. 第N个周X / "the Nth X of" is the N-th
+  week rule applied to a month); of a year, the ISO week N; a bare 第N周 with N > 5 is the year's. 第N个周X / "the Nth X of" is the N-th
   such weekday in the period; 最后一个 / "last" the last one. A week or weekday that the period does not
   have is ``invalid`` (``problem.kind == "no_such_ordinal"``).
 - 第N季度/Q N is in the reference year unless a year is said; 上/下季度 shift from the current quarter.
 - N世纪 (the Nth century) is the years (N−1)·100 … (N−1)·100+99, as people use it (20世纪 = 1900–1999).
 - Windows (过去两周, 最近一个月, 前三天, 未来两小时, in the past 3 hours, the next 2 days) are the
   half-open span between ``ref`` and ``ref`` ∓ the duration, to the second (as jionlp resolves them).
+- Durations may chain units, each smaller than the one before, joined by nothing, 零 or 又 (一年零三个月,
+  两小时三十分钟, 3分钟20秒); followed by 后/前/内 the chain is an offset or window from now. A year
+  counts 365 days and a month 30 (as the single-unit durations).
+- H1/H2 are half-years only beside a year (H2 2025, H1 next year).
 - Numeric dates: ``Y/M/D``, ``Y-M-D``, ``Y.M.D`` and ``YYYYMMDD`` are year-month-day; two numbers
   ``M/D`` or ``MM-DD`` are month/day in both languages (Chinese writes 6/5 for 6月5日, as US English
   does); ``A/B/Y`` is month/day/year unless ``A`` > 12 (31/10/2024 is day/month/year); ``D.M.Y`` with
@@ -99,6 +103,12 @@ def _zh_half(m) -> dict[str, Any]:
     return {"part": "h1" if m[1] == "上" else "h2", "part_period": "year"}
 
 
+@register(rf"{L}h([12])(?=\s+(?:of\s+)?(?:19|20)\d\d{R}|\s+(?:this|next|last)\s+year{R})", "date", needs=r"h[12]")
+def _en_half_code(m) -> dict[str, Any]:
+    """H1 2025, H2 next year: the business shorthand for a half-year (only with a year, H1 alone is not a date)."""
+    return {"part": "h1" if m[1] == "1" else "h2", "part_period": "year"}
+
+
 @register(rf"{L}(early|late|mid|the beginning of|the start of|the end of|the middle of|beginning of|start of|end of"
           rf"|middle of|the first half of|the second half of|first half of|second half of)"
           rf"(?:[\s-]+(?:the|this)\s+(week|month|year|quarter)|(?=[\s-]))", "date", needs=r"early|late|mid|beginning|start|end|half")
@@ -113,14 +123,14 @@ def _en_part(m) -> dict[str, Any]:
 
 
 # ---- ordinal weeks and weekdays ---------------------------------------------------------------
-@register(r"(?:第(\d)|(最后)1?)个?(?:周|星期|礼拜)([1-7日天])?(?![\d末])", "date", needs=r"第|最后")
+@register(r"(?:第([1-9]|[1-4]\d|5[0-3])|(最后)1?)个?(?:周|星期|礼拜)([1-7日天])?(?![\d末])", "date", needs=r"第|最后")
 def _zh_ordinal(m) -> dict[str, Any] | None:
     n = -1 if m[2] else int(m[1])
     if m[3]:
         return {"part": ("nth", n, _ZH_WD[m[3]]), "part_period": "month"}
     if m[2] and "个" not in m[0]:
         return None  # 最后周 is not said
-    return {"part": ("week", n), "part_period": "month"}
+    return {"part": ("week", n), "part_period": "month" if n <= 5 else "year"}  # 第10周: a week of the year
 
 
 @register(rf"{L}(?:the\s+)?(first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th)\s+"
@@ -141,7 +151,7 @@ def _zh_quarter(m) -> dict[str, Any]:
     return {"period": "quarter", "quarter": int(m[1])}
 
 
-@register(r"(上上|上|这|本|下下|下)个?季度", "date", needs=r"季度")
+@register(r"(上上|上|这|本|下下|下)(?:[1一]个?|个)?季度", "date", needs=r"季度")
 def _zh_quarter_rel(m) -> dict[str, Any]:
     return {"period": "quarter", "quarter_shift": _SHIFT[m[1]]}
 
@@ -234,18 +244,63 @@ def _en_window(m) -> dict[str, Any] | None:
 
 
 # ---- durations in words: 两年半, 一刻钟, 俩礼拜, 两个钟, a quarter of an hour ----------------------
-_DUR_UNIT = {"年": "year", "天": "day", "周": "week", "星期": "week", "礼拜": "week", "小时": "hour", "钟头": "hour",
+_DUR_UNIT = {"月": "month", "年": "year", "天": "day", "周": "week", "星期": "week", "礼拜": "week", "小时": "hour", "钟头": "hour",
              "个月": "month", "个钟": "hour", "个星期": "week", "个礼拜": "week"}
 
 
-@register(r"(?<![\d.第周期拜])(\d+|俩|仨)(个月|个钟|个星期|个礼拜|年|天|周|星期|礼拜|小时|钟头)(半)?(?![年月天周个小时钟点前后内以之1-7日末\d])", "duration", needs=r"[半俩仨]|个[钟星礼]")
+@register(r"(?<![\d.第周期拜])(\d+|俩|仨)(个月|个钟|个星期|个礼拜|年|天|周|星期|礼拜|小时|钟头|月)(半)?(?![年月天周个小时钟点前后内以之1-7日末号\d])", "duration", needs=r"[半俩仨]|个[钟星礼]")
 def _zh_duration_words(m) -> dict[str, Any] | None:
     n = {"俩": 2, "仨": 3}.get(m[1]) or int(m[1])
     if m[2] == "年" and n >= 100:
         return None  # 2024年 is a year
+    if m[2] == "月" and m[1] not in ("俩", "仨"):
+        return None  # 3月 is March; 俩月, 仨月 are two, three months
     if m[2] in ("年", "天", "周", "小时", "钟头") and not m[3] and m[1] not in ("俩", "仨"):
         return None  # the plain forms are the base duration atom's
     return {"duration": [(n + (0.5 if m[3] else 0), _DUR_UNIT[m[2]])]}
+
+
+_CHAIN_UNIT = {"年": "year", "个月": "month", "个星期": "week", "个礼拜": "week", "周": "week", "星期": "week",
+               "礼拜": "week", "天": "day", "个小时": "hour", "小时": "hour", "个钟头": "hour", "钟头": "hour",
+               "分钟": "minute", "分": "minute", "秒钟": "second", "秒": "second"}
+_CHAIN_U = "|".join(sorted(_CHAIN_UNIT, key=len, reverse=True))
+_CHAIN_PART = re.compile(rf"(\d+|俩|仨)({_CHAIN_U})(半)?")
+_UNIT_RANK = ("year", "month", "week", "day", "hour", "minute", "second")
+
+
+_CHAIN = rf"(?<![\d.第])(?:\d+|俩|仨)(?:{_CHAIN_U})半?(?:(?:零|又|,)?(?:\d+)(?:{_CHAIN_U})){{1,3}}(?![\d月日号点])"
+_CHAIN_NEEDS = r"\d(?:年|个月|个?星期|个?礼拜|周|天|个?小时|个?钟头|分钟?|秒钟?)[零又,]?\d"
+
+
+def _chain_parts(text: str) -> list[tuple[float, str]] | None:
+    """一年零三个月, 两小时三十分钟, 1天2小时, 3分钟20秒: each unit smaller than the one before, never a year
+    of 100 or more (2024年3个月 is not a duration); None unless two parts or more."""
+    parts: list[tuple[float, str]] = []
+    for p in _CHAIN_PART.finditer(text):
+        n = {"俩": 2, "仨": 3}.get(p[1]) or int(p[1])
+        unit = _CHAIN_UNIT[p[2]]
+        if parts and _UNIT_RANK.index(unit) <= _UNIT_RANK.index(parts[-1][1]):
+            return None
+        if unit == "year" and n >= 100:
+            return None
+        parts.append((n + (0.5 if p[3] else 0), unit))
+    return parts if len(parts) >= 2 else None
+
+
+@register(_CHAIN + r"(?![前后内以之])", "duration", needs=_CHAIN_NEEDS)
+def _zh_duration_chain(m) -> dict[str, Any] | None:
+    parts = _chain_parts(m[0])
+    return {"duration": parts} if parts else None
+
+
+@register(_CHAIN + r"\s*(以后|之后|后|以前|之前|前|以内|之内|内)", "offset", needs=_CHAIN_NEEDS)
+def _zh_offset_chain(m) -> dict[str, Any] | None:
+    """1小时30分钟后, 两天三小时以内: the chain as an offset from now (as a single unit's 3天后)."""
+    parts = _chain_parts(m[0])
+    if not parts:
+        return None
+    return {"offset": parts, "direction": -1 if m[1] in ("以前", "之前", "前") else 1,
+            "within": m[1] in ("以内", "之内", "内")}
 
 
 @register(r"(?<![\d.])(\d+)个半月|半个钟(?!头|点)|(?<![\d.])([1-3])刻钟", "duration", needs=r"半月|半个钟|刻钟")
