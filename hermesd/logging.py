@@ -30,7 +30,7 @@ from typing import Any, TextIO
 
 import orjson
 
-__all__ = ["REDACTED", "KVFormatter", "component_of", "is_secret_key", "redact", "secret_values", "session_id_var", "setup", "trace_id_var"]
+__all__ = ["REDACTED", "KVFormatter", "component_of", "is_secret_key", "redact", "redact_json", "secret_values", "session_id_var", "setup", "trace_id_var"]
 
 REDACTED = "***"
 trace_id_var: contextvars.ContextVar[str | None] = contextvars.ContextVar("hermesd_trace_id", default=None)
@@ -84,6 +84,38 @@ def redact(value: Any, _depth: int = 0) -> Any:
     if isinstance(value, str):
         return _redact_text(value)
     return value
+
+
+#: a literal that every match of _SECRET_KEY and of _SECRET_HINT contains (case-folded)
+_ANY_SECRET_WORDS = _HINT_WORDS + ("cookie", "credential", "private")
+#: what :func:`redact_json` serialises: the JSON types only (a datetime, dataclass or str/int subclass
+#: such as an enum member raises instead, and then takes :func:`redact`'s walk)
+_JSON_ONLY = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_SUBCLASS
+
+
+def redact_json(value: Any) -> Any:
+    """``redact(value)`` for a value on its way to JSON (an L2 row, the turn log): the same copy.
+
+    The value is serialised once (orjson); when that text holds no backslash (so every key and
+    string stands in it verbatim between quotes), no fold-to-ASCII character and none of the
+    literals every secret key, secret fragment or hint contains, nothing in it can be redacted
+    and the copy is that text read back — one C round trip instead of a walk that looks at
+    every key and string (µs per node; a session row holds hundreds). Anything else (such a
+    literal, a non-JSON type, a non-string key, nesting past what orjson takes) is
+    :func:`redact`'s walk, unchanged. Tuples come back as lists, as with :func:`redact`; a
+    non-finite float comes back None, as it is written to JSON anyway.
+    """
+    try:
+        text = orjson.dumps(value, option=_JSON_ONLY).decode()
+    except (TypeError, orjson.JSONEncodeError):
+        return redact(value)
+    if "\\" in text or ("@" in text and "://" in text) or (not text.isascii() and _FOLDS_TO_ASCII.search(text)):
+        return redact(value)
+    low = text.lower()
+    for w in _ANY_SECRET_WORDS:
+        if w in low:
+            return redact(value)
+    return orjson.loads(text)
 
 
 def _has_secret_hint(text: str) -> bool:

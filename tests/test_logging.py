@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from hermesd.logging import KVFormatter, redact, setup, trace_id_var
+from hermesd.logging import KVFormatter, redact, redact_json, setup, trace_id_var
 
 
 def _record(level: int, msg: str, kv: dict | None = None, exc: BaseException | None = None) -> logging.LogRecord:
@@ -113,3 +113,22 @@ def test_daemon_logs_under_journald_with_priorities_and_redaction(start_daemon, 
 ])
 def test_user_information_in_a_url_is_masked(text: str, shown: str) -> None:
     assert redact(text) == shown
+
+
+@pytest.mark.parametrize("value", [
+    {"text": "cancel", "timings_ms": {"parse": 0.15}, "transitions": [["LISTENING", "text", "PARSING"]], "n": None},
+    {"slots": {"pin": "1234"}, "ping": "ok"},                      # a secret key: the walk
+    {"a": [{"Token": 1}], "b": ("x", "y")},                       # any case; a tuple comes back a list
+    {"text": "my password is hunter2"}, {"text": "密码是778899"}, {"text": "口令：1234 好的"},
+    {"h": "Authorization: Bearer abcdef123456"}, {"u": "see http://bob:pw@host/x"},
+    {"k": "\u212aey", "cookie_jar": "c"}, {"x": "tab\there token=abc"}, {"my_api_key": "k", "apikey": "k"},
+    {"deep": [[[[[[[[[[{"token": "t"}]]]]]]]]]]}, {1: "an int key"}, {"private-key": "p", "credentials": ["c"]},
+    ["shipping to 上海", {"reply": "好的，已发送"}], "token=abc", 3, None,
+])
+def test_redact_json_is_redact(value) -> None:
+    out = redact_json(value)
+    assert out == redact(value)
+    if isinstance(value, dict):
+        assert out is not value  # a copy, whichever way it was made
+        out["added"] = 1
+        assert "added" not in value

@@ -6,7 +6,7 @@ import asyncio
 import logging
 from typing import Any, Callable
 
-from ..logging import redact
+from ..logging import redact_json
 from ..memory.capture import CaptureRules
 from .capture_turn import stage_memory
 from .ports import MemoryPort
@@ -53,7 +53,7 @@ async def commit_turn(memory: MemoryPort, s: Session, reply: dict[str, Any], mes
     staged, updated = stage_memory(memory, s, reply, tool_results, capture_rules, trace.get("trace_id") or "")
     # an explicit fact is a promise to the user: on disk before the reply goes out
     durable = bool(slots or events or updated)
-    raw = {"at_ms": s.updated_ms, "message_id": message_id, "text": trace.get("text"), "reply": redact(reply),
+    raw = {"at_ms": s.updated_ms, "message_id": message_id, "text": trace.get("text"), "reply": redact_json(reply),
            "intent": trace.get("intent"), "path": trace.get("path"), "actions": trace.get("actions"),
            "state": s.state.value, "version": s.machine.version, "trace_id": trace.get("trace_id")}
     await memory.commit_turn(session=s.to_row(), reply=(s.session_id, message_id, s.uid, reply)

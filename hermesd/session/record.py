@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..logging import redact
+from ..logging import redact_json
 from ..dialogue.questions import OpenQuestion, from_dict, to_dict
 from .machine import Machine, State
 
@@ -119,7 +119,7 @@ class Session:
             last = self._redact_trace(self.last_trace)
         return {"session_id": self.session_id, "uid": self.uid, "state": self.machine.state.value,
                 "version": self.machine.version, "updated_ms": self.updated_ms, "expires_ms": self.expires_ms,
-                "data": redact({"role": self.role, "user": self.user, "locale": self.locale, "tz": self.tz,
+                "data": redact_json({"role": self.role, "user": self.user, "locale": self.locale, "tz": self.tz,
                          "channel": self.channel, "metadata": self.metadata, "slots": self.slots, "vars": self.vars,
                          "pending": to_dict(self.pending), "anchors": self.anchors, "expired": self.expired,
                          "executing": self.executing, "refs": self.refs, "turns": self.turns,
@@ -133,7 +133,7 @@ class Session:
         hit = self._redacted.get(id(trace))
         if hit is not None and hit[0] is trace:
             return hit[1]
-        clean = redact(trace)
+        clean = redact_json(trace)
         if self.busy and trace is self.last_trace:
             return clean
         if clean == trace:

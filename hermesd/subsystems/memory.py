@@ -392,9 +392,10 @@ class MemoryService(Subsystem):
 
     async def save_session(self, session: dict[str, Any], *, durable: bool = True) -> None:
         """Upsert ``{session_id, uid, state, version, data, updated_ms, expires_ms}``."""
-        fut = self._l2().write(records.save_session, session)
-        if durable:
-            await asyncio.wrap_future(fut)
+        if not durable:
+            self._l2().write_soon(records.save_session, session)  # after the reply, in order (L2Store.write_soon)
+            return
+        await asyncio.wrap_future(self._l2().write(records.save_session, session))
 
     async def load_session(self, session_id: str) -> dict[str, Any] | None:
         return await self._l2().aread(records.load_session, session_id)
@@ -468,7 +469,7 @@ class MemoryService(Subsystem):
             return [records.insert_event(conn, e) for e in events or []]
 
         if not durable:
-            self._l2().write(op)
+            self._l2().write_soon(op)  # the thread starts on it once the reply is on its way
             return []
         return await self._l2().awrite(op)
 

@@ -26,6 +26,7 @@ Speed: p50 of the best of 3 runs per sentence, each sentence, both libraries, sa
 
 from __future__ import annotations
 
+import re
 import sys
 import time
 from pathlib import Path
@@ -59,6 +60,12 @@ def hassil_intents(specs: Sequence[IntentSpec], gazetteers: dict[str, dict[str, 
                 forms = people if typ == "person" else gazetteers.get(typ, {})
                 values = lists.setdefault(slot, {"values": []})["values"]
                 values += [{"in": f, "out": v} for f, v in forms.items() if {"in": f, "out": v} not in values]
+    # a template may name an entity type itself ({quantity}: 一份 / 两份) rather than a declared slot;
+    # hermesd fills it by parsing, so hassil gets a wildcard for it too
+    for spec in specs:
+        for t in spec.templates:
+            for name in re.findall(r"\{(\w+)\}", t):
+                lists.setdefault(name, {"wildcard": True})
     return Intents.from_dict({"language": "zh", "intents": intents, "lists": lists})
 
 

@@ -206,3 +206,36 @@ def test_newer_schema_is_refused(tmp_path: Path) -> None:
     conn.close()
     with pytest.raises(Exception, match="newer"):
         L2Store(path).open()
+
+
+def test_write_soon_waits_for_the_loop_step_and_keeps_the_order(tmp_path: Path) -> None:
+    import asyncio
+
+    store = L2Store(tmp_path / "l2.sqlite3")
+    store.open()
+    seen: list[str] = []
+
+    def note(c: sqlite3.Connection, tag: str) -> str:
+        seen.append(tag)
+        return tag
+
+    async def step() -> None:
+        a = store.write_soon(note, "soon 1")
+        b = store.write_soon(note, "soon 2")
+        time.sleep(0.2)  # the rest of the loop step: the thread has not been handed them yet
+        assert seen == [] and store.backlog() == 0
+        c = store.read(note, "read")  # a later submission hands over what waits first
+        assert await asyncio.wrap_future(c) == "read"
+        assert seen == ["soon 1", "soon 2", "read"]
+        assert await asyncio.wrap_future(a) == "soon 1" and await asyncio.wrap_future(b) == "soon 2"
+        d = store.write_soon(note, "after")
+        await asyncio.sleep(0)  # the step ends: handed over without another submission
+        assert await asyncio.wrap_future(d) == "after"
+        store.write_soon(note, "at close")
+
+    try:
+        asyncio.run(step())
+    finally:
+        store.close()
+    assert seen[-1] == "at close"  # close() commits what write_soon still held
+    assert L2Store(tmp_path / "x.sqlite3").write_soon(note, "x").exception(1) is not None  # not open
