@@ -57,7 +57,7 @@ from .rejection import features as rejection_features
 from .rejection import fit as fit_rejection
 
 __all__ = ["CURVE_CUTS", "ClauseReading", "IntentMatch", "IntentModel", "IntentRecognizer", "IntentSpec",
-           "LONG_MIN_WORDS", "clause_spans", "cross_validate", "folds_of", "train", "train_cached"]
+           "LONG_MIN_WORDS", "clause_spans", "content_of", "cross_validate", "folds_of", "train", "train_cached"]
 
 MODEL_VERSION = 7
 
@@ -605,6 +605,41 @@ _CLAUSE_OPENER = re.compile(
 #: a clause that only thanks or pleases ("thank you", "谢谢你啊") is not the request
 _COURTESY = re.compile("(?:" + "|".join(re.escape(_STRIP.sub("", w)) for w in (
     "谢谢", "谢谢你", "多谢", "辛苦了", "辛苦", "麻烦了", "thanks", "thank you", "cheers", "please")) + ")+[啊呀了啦哈]*")
+#: Words that carry no request of their own — courtesy (please, 请, 麻烦, thanks, 谢谢) and
+#: hesitation (um, 呃) — removed before the scorer reads an utterance (:func:`content_of`): one
+#: learnt weight on "please" must not pull "please be slow" or "zebra stripes please" into a task.
+#: English words go wherever they stand; Chinese ones only at the start (请, 麻烦你, 呃) or the end
+#: (吧, 啊, 谢谢) of the utterance, since inside it they are parts of words (请假, 麻烦事).
+_EMPTY_EN = ("please", "pls", "plz", "kindly", "thanks", "thank you", "thank u", "thx", "cheers", "um", "umm",
+             "uh", "uhh", "er", "erm", "hmm", "hm")
+_EMPTY_ZH_HEAD = ("请问", "请你", "请", "麻烦你", "麻烦您", "麻烦", "劳驾", "呃", "额", "嗯", "唔", "那个", "这个", "就是")
+_EMPTY_ZH_TAIL = ("谢谢你", "谢谢您", "谢谢", "多谢", "谢了", "麻烦了", "辛苦了", "吧", "啊", "呀", "呢", "哦", "啦",
+                  "嘛", "哈", "呗", "了")
+_EMPTY_EN_RX = re.compile(r"(?<![a-z0-9'])(?:" + "|".join(
+    re.escape(w).replace(r"\ ", r"\s+") for w in sorted(_EMPTY_EN, key=len, reverse=True)) + r")(?![a-z0-9'])")
+_EMPTY_ZH_HEAD_RX = re.compile(r"^(?:[\s,.!?;:~，。！？；：、]*(?:" + "|".join(
+    sorted(_EMPTY_ZH_HEAD, key=len, reverse=True)) + "))+")
+_EMPTY_ZH_TAIL_RX = re.compile(r"(?:(?:" + "|".join(
+    sorted(_EMPTY_ZH_TAIL, key=len, reverse=True)) + r")[\s,.!?;:~，。！？；：、]*)+$")
+
+
+def content_of(text: str) -> str:
+    """A normalised utterance without the words that ask for nothing (:data:`_EMPTY_EN`, …).
+
+    :param text: normalised text (lower case, half width). :return: the text without its English
+        courtesy and hesitation words, spaces collapsed; ``""`` when the utterance was only such
+        words ("please", "请", "um, thanks", "那个吧"). Chinese ones at its edges are only looked at
+        to tell that nothing is left: cut off a longer utterance they could split a word (请假条).
+        An utterance with no such word is returned unchanged.
+    """
+    t = re.sub(r"\s+", " ", _EMPTY_EN_RX.sub(" ", text)).strip()
+    head = _EMPTY_ZH_HEAD_RX.match(t)
+    rest = _EMPTY_ZH_TAIL_RX.sub("", t[head.end():] if head else t)
+    if not _STRIP.sub("", rest):
+        return ""
+    return text if t == re.sub(r"\s+", " ", text).strip() else t
+
+
 #: a negated clause asks for nothing ("不要把这件事记成待办", "there is no need to remind me")
 _NEGATED = re.compile(
     r"(?<![a-z'])(?:not|never|no need|no longer|don't|dont|do not|doesn't|didn't|won't|shouldn't|without)(?![a-z'])|n't(?![a-z])"
@@ -709,6 +744,9 @@ class IntentRecognizer:
 
     def _scored(self, text: str, top_k: int = 5) -> tuple[dict[str, float], list[IntentMatch]]:
         if self.model is None:
+            return {}, []
+        text = content_of(text)  # courtesy and hesitation are no evidence for any intent
+        if not text:
             return {}, []
         sc, top_in, conf = self.model.confidence(text)
         best = sorted(sc.items(), key=lambda kv: -kv[1])[:top_k]

@@ -101,14 +101,18 @@ async def _run(engine, svc, intent: str, text: str, ref: datetime, memory: dict 
     return plan, ex, ctx, result
 
 
-# the reply names the task, the time, and (only when it was not said) that the default time was used
+# the reply names the task, the time, and (only when no clock time was said: a day, or a part of the
+# day) that the default time was used
 @pytest.mark.parametrize("text,rule,due,says", [
     ("提醒我周五交报告", "reminder.set.day", "2026-11-27T09:00:00+08:00", ["周五", "09:00", "交报告", "没说几点，按默认时间"]),
     ("remind me on Friday to submit the report", "reminder.set.day", "2026-11-27T09:00:00+08:00",
      ["Friday", "09:00", "submit the report", "no time given, so I used the default"]),
     ("明天下午三点提醒我开会", "reminder.set", "2026-11-26T15:00:00+08:00", ["明天下午三点", "开会"]),
     ("remind me to call mom tomorrow at 5pm", "reminder.set", "2026-11-26T17:00:00+08:00", ["tomorrow at 17:00", "call mom"]),
-    ("提醒我后天上午给王会计回电话", "reminder.set.part_of_day", "2026-11-27T09:00:00+08:00", ["后天上午", "09:00", "给王会计回电话"]),
+    ("提醒我后天上午给王会计回电话", "reminder.set.part_of_day", "2026-11-27T09:00:00+08:00",
+     ["后天上午", "09:00", "给王会计回电话", "没说几点"]),
+    ("remind me tomorrow evening to call mum", "reminder.set.part_of_day", "2026-11-26T18:00:00+08:00",
+     ["tomorrow evening", "18:00", "call mum", "no clock time given"]),
     ("3天后提醒我续费", "reminder.set.day", "2026-11-28T09:00:00+08:00", ["09:00", "续费", "没说几点"]),
 ])
 async def test_set_stores_the_task_at_the_right_time(engine, pack_service, text, rule, due, says):
@@ -119,7 +123,8 @@ async def test_set_stores_the_task_at_the_right_time(engine, pack_service, text,
     assert item["due"] == due and item["text"] == _ctx(text, WED)["entities"]["task"]
     (reply,) = result.texts
     assert all(w in reply for w in says), reply
-    assert ("默认" in reply or "default" in reply) == (rule == "reminder.set.day")
+    # a day or a part of the day without a clock time: the reply says the time is a default
+    assert ("默认" in reply or "default" in reply) == (rule != "reminder.set")
     assert text not in reply  # the task, not the whole utterance
     assert result.remembered[0][0] == "last_reminder" and result.remembered[0][1]["text"] == item["text"]
 
