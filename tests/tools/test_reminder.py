@@ -111,8 +111,11 @@ async def _run(engine, svc, intent: str, text: str, ref: datetime, memory: dict 
     ("remind me to call mom tomorrow at 5pm", "reminder.set", "2026-11-26T17:00:00+08:00", ["tomorrow at 17:00", "call mom"]),
     ("提醒我后天上午给王会计回电话", "reminder.set.part_of_day", "2026-11-27T09:00:00+08:00",
      ["后天上午", "09:00", "给王会计回电话", "没说几点"]),
-    ("remind me tomorrow evening to call mum", "reminder.set.part_of_day", "2026-11-26T18:00:00+08:00",
-     ["tomorrow evening", "18:00", "call mum", "no clock time given"]),
+    ("remind me tomorrow evening to call mum", "reminder.set.part_of_day", "2026-11-26T20:00:00+08:00",
+     ["tomorrow evening", "20:00", "call mum", "no clock time given"]),
+    # a part of day that does not hold the default time: its middle on the hour, not its first minute
+    ("明天下午提醒我交报告", "reminder.set.part_of_day", "2026-11-26T15:00:00+08:00",
+     ["明天下午", "15:00", "交报告", "没说几点"]),
     ("3天后提醒我续费", "reminder.set.day", "2026-11-28T09:00:00+08:00", ["09:00", "续费", "没说几点"]),
 ])
 async def test_set_stores_the_task_at_the_right_time(engine, pack_service, text, rule, due, says):

@@ -5,7 +5,8 @@ Times:
 - ``due`` is either an instant (RFC 3339 with offset: the person said a clock time) or a day
   ``YYYY-MM-DD`` (they did not): a day is due at ``default_time`` (``HH:MM``, default 09:00)
   on that day in the IANA zone ``tz``. A window ``due``..``until`` of instants (a part of day,
-  "后天上午") is due at ``default_time`` when that falls inside it, else at its start.
+  "后天上午") is due at ``default_time`` when that falls inside it, else at its middle on the
+  hour (afternoon 12:00-18:00 -> 15:00).
   The stored ``due`` is always an instant with its offset; ``time_given`` says whether the
   person named the time, and ``local`` is its wall-clock ``YYYY-MM-DD HH:MM``.
 - ``now`` (an instant; the caller's reference time) marks every pending reminder due at or
@@ -107,7 +108,12 @@ def _due(input: dict, tz) -> tuple[datetime, bool]:
     candidate = datetime.combine(day.date(), time(h, m), start.tzinfo)
     if candidate < start:
         candidate += timedelta(days=1)
-    return (candidate if start <= candidate < end else start), False
+    if start <= candidate < end:
+        return candidate, False
+    # a part of day without the default time: its middle, on the hour (下午 12-18 -> 15:00,
+    # evening 18-22 -> 20:00), not its first minute ("下午 12:00" reads as noon to a person)
+    middle = start + (end - start) / 2
+    return max(start, middle.replace(minute=0, second=0, microsecond=0)), False
 
 
 def _item_view(item: dict) -> dict:
