@@ -73,14 +73,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
         _print_config_errors(exc)
         return EX_CONFIG
 
-    import uvloop
-
     from .daemon import Daemon
     from .server import AlreadyRunning, SocketPathError
 
     daemon = Daemon(cfg, reload_config=lambda: _load_config(config_file, overrides))
     try:
-        return uvloop.run(daemon.run())
+        return _run_loop(cfg.server.event_loop, daemon.run())
     except AlreadyRunning as exc:
         print(f"hermesd: {exc}; leaving it alone", file=sys.stderr)
         return EX_TEMPFAIL
@@ -92,6 +90,18 @@ def _cmd_run(args: argparse.Namespace) -> int:
     except Exception as exc:  # a subsystem could not start; its log line has the details
         print(f"hermesd: start-up failed: {type(exc).__name__}: {exc}", file=sys.stderr)
         return EX_SOFTWARE
+
+
+def _run_loop(kind: str, main: Any) -> Any:
+    """Run coroutine ``main`` to completion on the event loop ``kind`` (``server.event_loop``):
+    ``"uvloop"`` imports uvloop only then; ``"asyncio"`` is :func:`asyncio.run`."""
+    if kind == "uvloop":
+        import uvloop
+
+        return uvloop.run(main)
+    import asyncio
+
+    return asyncio.run(main)
 
 
 def _pack_problems(prog: str, exc: Any) -> int:

@@ -112,6 +112,10 @@ class ServerSettings(Section):
     shutdown_grace_s: float = Field(10.0, ge=0, le=300)
     #: ``debug.echo`` and ``debug.block`` (admin only) for diagnosing a device; off in production.
     debug_methods: bool = False
+    #: the asyncio event loop: ``uvloop`` (libuv; the default, ~2 MB more
+    #: resident, measured: 60.6 vs 58.6 MB idle; its extension module is 1.5 MB) or ``asyncio`` (the standard library's
+    #: selector loop, for the smallest devices). Both serve the same protocol.
+    event_loop: Literal["uvloop", "asyncio"] = "uvloop"
 
     @field_validator("socket_mode", mode="before")
     @classmethod

@@ -8,6 +8,7 @@ import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import yaml
 
@@ -214,3 +215,15 @@ def test_second_daemon_on_the_same_state_folder_exits_at_once(daemon):
     assert p.returncode == 75 and "state folder" in p.stderr
     assert time.monotonic() - t0 < 5
     assert daemon.call("admin.ping")["pong"]
+
+
+def test_stdlib_event_loop_serves_turns_and_stops_cleanly(start_daemon):
+    # server.event_loop: asyncio runs the same daemon without uvloop (the smallest devices)
+    d = start_daemon({"server": {"event_loop": "asyncio"}})
+    sid = d.call("session.open", {})["session_id"]
+    d.call("memory.put", {"session_id": sid, "anchor": "last_report_filter", "data": {"text": "报价单"}})
+    got = d.call("memory.get", {"session_id": sid, "anchor": "last_report_filter"})
+    assert got["found"] and got["slot"]["data"] == {"text": "报价单"}
+    assert "uvloop" not in Path(f"/proc/{d.pid}/maps").read_text()
+    d.signal(signal.SIGTERM)
+    assert d.proc.wait(10) == 0
