@@ -28,7 +28,8 @@ rejection model, an utterance whose best class is the out-of-scope one is reject
 ambiguity margin are fitted at training time on out-of-fold scorings — k-fold cross-validation
 over the training data by record, stratified by intent, out-of-scope examples included — never on
 test data and never on one dev split. With out-of-scope training examples the thresholds maximise
-``(1 − oos_prior)·in-scope accuracy + oos_prior·OOS recall``; without any, they keep
+``(1 − oos_prior)·in-scope accuracy + oos_prior·OOS recall`` (or, given ``max_in_scope_loss``, the
+rejection cut rejects the most out-of-scope records within that in-scope accuracy budget); without any, they keep
 ``target_in_scope_recall`` of the out-of-fold in-scope examples. ``ambiguous`` is set when the top
 two are closer than the margin.
 
