@@ -79,7 +79,8 @@ def cmd_intents(a: argparse.Namespace) -> dict[str, Any]:
         train = [r for r in train if id(r) not in test_ids]
     t0 = time.perf_counter()
     model = train_cached([(r["text"], r[a.label_field]) for r in train], a.cache_dir,
-                         oos_label=a.oos_label, epochs=a.epochs, oos_prior=a.oos_prior, folds=a.folds)
+                         oos_label=a.oos_label, epochs=a.epochs, oos_prior=a.oos_prior, folds=a.folds,
+                         max_in_scope_loss=a.max_in_scope_loss if a.max_in_scope_loss >= 0 else None)
     train_s = time.perf_counter() - t0
     rec = IntentRecognizer([IntentSpec(c) for c in model.classes], model, None)
     lat: list[float] = []
@@ -288,6 +289,11 @@ def main(argv: list[str] | None = None) -> int:
                     help="share of out-of-scope utterances the threshold calibration assumes (train())")
     pi.add_argument("--folds", type=int, default=5,
                     help="k of the cross-validation that fits the out-of-scope rejection (train())")
+    pi.add_argument("--max-in-scope-loss", type=float, default=0.005,
+                    help="choose the rejection cut as the one that rejects the most out-of-scope training "
+                         "records (5-fold CV) while losing at most this share of in-scope accuracy against "
+                         "the closed-set CV accuracy (0.005 = 0.5 point; a negative value: the --oos-prior "
+                         "objective instead)")
     pi.add_argument("--cache-dir", default=None, help="cache trained models here (content-hash keyed)")
     pi.add_argument("--no-clauses", dest="clauses", action="store_false",
                     help="do not read a long out-of-scope utterance's last clause (parse() does)")

@@ -28,7 +28,8 @@ rejection model, an utterance whose best class is the out-of-scope one is reject
 ambiguity margin are fitted at training time on out-of-fold scorings — k-fold cross-validation
 over the training data by record, stratified by intent, out-of-scope examples included — never on
 test data and never on one dev split. With out-of-scope training examples the thresholds maximise
-``(1 − oos_prior)·in-scope accuracy + oos_prior·OOS recall``; without any, they keep
+``(1 − oos_prior)·in-scope accuracy + oos_prior·OOS recall`` (or, given ``max_in_scope_loss``, the
+rejection cut rejects the most out-of-scope records within that in-scope accuracy budget); without any, they keep
 ``target_in_scope_recall`` of the out-of-fold in-scope examples. ``ambiguous`` is set when the top
 two are closer than the margin.
 
@@ -52,7 +53,7 @@ import orjson
 
 from .features import raw_features, tfidf_vector, vocab_units
 from .normalize import normalize
-from .rejection import RejectionModel, choose_threshold, regime_prior
+from .rejection import RejectionModel, budget_threshold, choose_threshold, regime_prior
 from .rejection import features as rejection_features
 from .rejection import fit as fit_rejection
 
@@ -399,7 +400,8 @@ MIN_CALIBRATION = (50, 10)
 
 def train(examples: Sequence[tuple[str, str]], *, oos_label: str | None = None, epochs: int = 10,
           margin: float = 1.0, seed: int = 13, folds: int = 5, oos_prior: float = 0.05,
-          target_in_scope_recall: float = 0.98, min_calibration: tuple[int, int] = MIN_CALIBRATION) -> IntentModel:
+          target_in_scope_recall: float = 0.98, min_calibration: tuple[int, int] = MIN_CALIBRATION,
+          max_in_scope_loss: float | None = None) -> IntentModel:
     """Train a scorer on ``(text, intent)`` pairs and its out-of-scope rejection by cross-validation.
 
     :param examples: training pairs; texts are normalised here.
@@ -418,6 +420,10 @@ def train(examples: Sequence[tuple[str, str]], *, oos_label: str | None = None, 
         out-of-fold in-scope examples.
     :param min_calibration: fewest out-of-fold (in-scope, OOS) records to fit a rejection model on
         (:data:`MIN_CALIBRATION`); with fewer, the score threshold keeps ``target_in_scope_recall``.
+    :param max_in_scope_loss: with OOS examples, choose the rejection cut by a budget instead of the
+        ``oos_prior`` objective: the highest cut (most OOS rejected) whose out-of-fold in-scope
+        accuracy is within this share (0.005 = 0.5 point) of the out-of-fold closed-set accuracy
+        (:func:`.rejection.budget_threshold`). None: the objective.
     :raises ValueError: fewer than two classes, or ``folds`` is 1 or negative.
     """
     classes = sorted({y for _, y in examples})
@@ -429,12 +435,12 @@ def train(examples: Sequence[tuple[str, str]], *, oos_label: str | None = None, 
         raise ValueError("folds must be 0 (no calibration) or at least 2")
     held = cross_validate(examples, oos_label=oos_label, epochs=epochs, margin=margin, seed=seed, folds=folds)
     model = _build(examples, classes, oos_label, epochs, margin, seed)
-    _calibrate(model, held, oos_prior, target_in_scope_recall, folds, min_calibration)
+    _calibrate(model, held, oos_prior, target_in_scope_recall, folds, min_calibration, max_in_scope_loss)
     return model
 
 
 def _calibrate(model: IntentModel, held: Sequence[_Held], oos_prior: float, target: float, folds: int,
-               min_calibration: tuple[int, int] = MIN_CALIBRATION) -> None:
+               min_calibration: tuple[int, int] = MIN_CALIBRATION, max_loss: float | None = None) -> None:
     """Set ``threshold``, ``reject``, ``margin`` and ``report`` of ``model`` from out-of-fold scorings."""
     oos_label = model.oos_label
     is_oos = [h.gold == oos_label for h in held]
@@ -477,6 +483,12 @@ def _calibrate(model: IntentModel, held: Sequence[_Held], oos_prior: float, targ
             si, so = sum(1 for p in sub if not p[1]), sum(1 for p in sub if p[1])
             led = choose_threshold(sub, regime_prior(oos_prior, n_in, n_oos, si, so)) if si else 1.0 + 1e-9
             reject.threshold_led = max(reject.threshold, led)
+            if max_loss is not None:
+                # the budget: the highest global cut whose in-scope loss, the led regime's cut included,
+                # stays within max_loss of the closed-set accuracy (the led cut is dropped when it alone
+                # spends more than the budget)
+                leads = [h.top == oos_label for h in held]
+                reject.threshold, reject.threshold_led = budget_threshold(pts, leads, led, max_loss)
             conf_cut = [reject.cut(h.top == oos_label) for h in held]
         else:
             ins = sorted(c for c, o, _ in pts)

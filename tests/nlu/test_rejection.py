@@ -8,7 +8,8 @@ import pytest
 
 from hermesd.nlu.intents import IntentModel, IntentRecognizer, IntentSpec, cross_validate, folds_of, train
 from hermesd.nlu.normalize import normalize
-from hermesd.nlu.rejection import FEATURES, RejectionModel, choose_threshold, features, fit, fit_logistic
+from hermesd.nlu.rejection import (FEATURES, RejectionModel, budget_threshold, choose_threshold, features, fit,
+                                    fit_logistic)
 
 
 def test_logistic_fit_finds_the_direction_that_separates():
@@ -181,3 +182,37 @@ def test_a_small_pack_keeps_its_own_phrasings_in_scope():
                        ("send it over", "doc.send")]:
         assert rec.decide(rec.score(normalize(text).text))[0] == gold, text
     assert rec.decide(rec.score(normalize("tell me a joke").text))[0] is None
+
+
+def test_budget_threshold_rejects_the_most_out_of_scope_within_the_in_scope_budget():
+    # 100 in-scope points: 90 right at confidences 0.10 … 0.99, 10 wrong low; 10 out of scope low
+    right = [(0.10 + i * 0.01, False, True) for i in range(90)]
+    wrong = [(0.05, False, False)] * 10
+    oos = [(0.01 * (i + 1), True, False) for i in range(10)]
+    pts = right + wrong + oos
+    # a 2-point budget (2 of 100 in-scope records) may drop the two least confident right points
+    th, led = budget_threshold(pts, [False] * len(pts), 0.5, 0.02)
+    assert th == pytest.approx(0.12) and led == pytest.approx(0.5)
+    kept = sum(1 for c, o, ok in pts if not o and ok and c >= th)
+    assert kept == 88
+    # no budget: every right point is kept; the cut is the least confident right point
+    assert budget_threshold(pts, [False] * len(pts), 0.5, 0.0)[0] == pytest.approx(0.10)
+
+
+def test_budget_threshold_drops_a_led_cut_that_alone_spends_more_than_the_budget():
+    pts = [(0.2 + i * 0.001, False, True) for i in range(100)] + [(0.1, True, False)]
+    leads = [i < 10 for i in range(100)] + [True]  # ten right points where the out-of-scope class leads
+    th, led = budget_threshold(pts, leads, 0.9, 0.05)  # the led cut would reject all ten: over 5 points
+    assert led is None and th == pytest.approx(0.2 + 5 * 0.001)
+
+
+def test_train_with_an_in_scope_budget_stays_within_it_out_of_fold():
+    rng = random.Random(3)
+    words = {"weather": ["rain", "sunny", "forecast", "umbrella"], "music": ["song", "play", "album", "tune"],
+             "alarm": ["wake", "alarm", "morning", "ring"]}
+    ex = [(" ".join(rng.sample(ws, 2) + ["please"]), y) for y, ws in words.items() for _ in range(30)]
+    ex += [(" ".join(rng.sample(["cats", "purple", "hungry", "football", "poem", "taxes"], 2)), "oos")
+           for _ in range(20)]
+    m = train(ex, oos_label="oos", folds=3, max_in_scope_loss=0.02)
+    r = m.report
+    assert r["closed_set_accuracy"] - r["in_scope_accuracy"] <= 0.02 + 1e-9
