@@ -273,12 +273,14 @@ def _correction_cue(said: _Said) -> str | None:
     short = said.beside <= ANSWER_REST_CHARS
     if short and _NOT_X_BUT_Y.search(sc.text):
         return "correct:not-x-but-y"
-    denied = False
+    # "不对，是李工" / "no, to 李娜"; a hedge opening a correction is a discourse marker, not a wait:
+    # "等一下，发给王芳" / "wait, Li Na" name what they want instead
+    held = None
     for c in sc.clauses:
         a = c.act()
-        if denied and c in frames and (a is None or a[0] == "affirm"):
-            return "correct:deny+value"
-        denied = denied or (a is not None and a[0] == "deny")
+        if held and c in frames and (a is None or a[0] == "affirm"):
+            return f"correct:{held}+value"
+        held = held or (a[0] if a is not None and a[0] in ("deny", "hedge") else None)
     if short and heard.kind == "correction":
         return "correct:kind"
     return None

@@ -269,9 +269,9 @@ class EntityExtractor:
 
 
 def _ctx(t: str, pos: int, words: Iterable[str]) -> int:
-    """1 when one of ``words`` ends at most 6 characters (of spaces, 是, :, ：, 为) before ``pos``."""
+    """1 when one of ``words`` ends at most 6 characters (of spaces, 是, :, ：, 为, _, -) before ``pos``."""
     before = t[max(0, pos - 24):pos]
-    stripped = re.sub(r"[\s:：#是为号码no.]*$", "", before) if not before.endswith("#") else before[:-1].rstrip()
+    stripped = re.sub(r"[\s:：#是为号码no._-]*$", "", before) if not before.endswith("#") else before[:-1].rstrip()
     for w in words:
         if stripped.endswith(w) or before.rstrip().endswith(w):
             return 1

@@ -30,6 +30,14 @@ class IdPatternSettings(Section):
         return v
 
 
+#: a document serial: 2-6 digits not part of a longer number, an amount, a date or a clock time.
+DOC_SERIAL_REGEX = r"(?<![a-z0-9.])\d{2,6}(?!\d|\.\d|[:%年月日号点时分秒个份张元块])"
+#: the document kinds a serial may follow (the office pack's doc_type names, zh and en).
+DOC_SERIAL_CONTEXT = ("报价单", "报价", "合同", "发票", "报表", "报告", "周报", "日报", "月报", "方案", "会议纪要",
+                      "纪要", "简历", "说明书", "对账单", "采购单", "quote", "quotation", "contract", "invoice",
+                      "report", "proposal", "minutes", "resume", "manual", "statement", "purchase order")
+
+
 class NluSettings(Section):
     """Natural-language understanding.
 
@@ -64,6 +72,10 @@ class NluSettings(Section):
     id_patterns: list[IdPatternSettings] = [
         # document numbers such as Q-2024-061 (quote), HT-2024-0012 (contract): letters, year, serial
         IdPatternSettings(type="doc_id", regex=r"(?<![a-z0-9_-])[a-z]{1,4}-\d{4}-\d{2,6}(?![a-z0-9_-])"),
+        # a serial right after a document's kind, as file names carry it ("报价单_071", "报价单071",
+        # "quote 071"): only with the kind before it, and never a year, date or clock (2024年, 10点)
+        IdPatternSettings(type="doc_id", regex=DOC_SERIAL_REGEX, context=list(DOC_SERIAL_CONTEXT),
+                          context_required=True),
     ]
 
     @field_validator("timezone")

@@ -131,6 +131,10 @@ SPECIFIC = [
     ("好的，不过改成明天发", {"slot_values": {"when": "2024-05-02"}, "mentions": ("明天",)}, "correct", {"when": "2024-05-02"}),
     ("make it Friday", {"slot_values": {"when": "fri"}, "mentions": ("friday",)}, "correct", {"when": "fri"}),
     ("no, to 李娜", {"slot_values": {"person": "李娜"}}, "correct", {"person": "李娜"}),
+    # a hedge opening a correction is a discourse marker: the value said after it is the answer
+    ("等一下，发给王芳", {"slot_values": {"person": "person:finance/wang"}, "mentions": ("王芳",)}, "correct", {"person": "person:finance/wang"}),
+    ("wait, Li Na", {"slot_values": {"person": "person:sales/li2"}, "mentions": ("li na",)}, "correct", {"person": "person:sales/li2"}),
+    ("no wait, to Wang Fang", {"slot_values": {"person": "wang"}, "mentions": ("wang fang",)}, "correct", {"person": "wang"}),
     ("No, to Wang Fang", {"slot_values": {"person": "wang"}}, "correct", {"person": "wang"}),
     ("I meant the contract", {"slot_values": {"doc": "contract"}}, "correct", {"doc": "contract"}),
     ("no, it's Li", {"slot_values": {"person": "li"}, "kind": "correction"}, "correct", {"person": "li"}),
