@@ -108,3 +108,22 @@ def test_reload_keeps_old_packs_when_new_ones_are_bad(tmp_path: Path, nlu):
     n = len(sub.engine.specs)
     asyncio.run(sub.reload(Cfg()))
     assert len(sub.engine.specs) == n and sub.settings.intent_dirs == [str(REPO / "config" / "intents")]
+
+
+@pytest.mark.parametrize("text,doc_id", [
+    ("把报价单_071发给王芳", "071"),
+    ("把报价单071发给王芳", "071"),
+    ("把报价单_071.pdf发给王芳", "071"),
+    ("send quote 071 to Wang Fang", "071"),
+    ("send quote-071 to Li", "071"),
+    ("把Q-2024-061发给王芳", "Q-2024-061"),
+    # a serial needs a document's kind right before it, and is never a year, a clock, an amount or a count
+    ("把071发给王芳", None),
+    ("把报告2024年的发给他", None),
+    ("报价单10点发给王芳", None),
+    ("发票12张", None),
+    ("报价单3.5", None),
+])
+def test_a_serial_after_a_documents_kind_is_its_id(nlu, text, doc_id):
+    ids = [e.value for e in nlu.parse(text).entities if e.type == "doc_id"]
+    assert ids == ([doc_id] if doc_id else [])
