@@ -143,6 +143,14 @@ def classify(turns: list[dict], replies: dict[int, dict]) -> tuple[list[tuple], 
         made = list(got.get("queries", []))
         text = turns[last_user]["text"] if last_user is not None else ""
         for dom in DOMAINS:
+            def mismatch(ours: dict, gold: dict, dom: str = dom) -> str:
+                """"<kind> <slot>", and for a value one side lacks, who said it."""
+                kind, slot = _diff(ours, gold)
+                if kind not in ("extra", "missing"):
+                    return f"{kind} {slot}"
+                val = (ours if kind == "extra" else gold).get(slot)
+                return f"{kind} {slot} ({_said(turns, last_user, dom, slot, val)})"
+
             counted = dom in args and _fold_cons(args[dom]) != _fold_cons(prev.get(dom))
             gold = args.get(dom)
             mine = [c for d, c in made if d == dom]
@@ -158,11 +166,7 @@ def classify(turns: list[dict], replies: dict[int, dict]) -> tuple[list[tuple], 
                         late = any(_fold_cons(c) == _fold_cons(gold) for c in seen[dom])
                         cls = "no query, late" if late else "no query"
                     else:
-                        kind, slot = _diff(ours, gold)
-                        cls = f"{kind} {slot}"
-                        if kind in ("extra", "missing"):
-                            val = (ours if kind == "extra" else gold).get(slot)
-                            cls += f" ({_said(turns, last_user, dom, slot, val)})"
+                        cls = mismatch(ours, gold)
                         false.append(("changed: " + cls, dom, t["turn"], ours, gold, text))
                     misses.append((cls, dom, t["turn"], ours, gold, text))
             elif ours is not None:
@@ -171,12 +175,7 @@ def classify(turns: list[dict], replies: dict[int, dict]) -> tuple[list[tuple], 
                 elif _fold_cons(ours) == _fold_cons(gold):
                     false.append(("no change: same as wizard", dom, t["turn"], ours, gold, text))
                 else:
-                    kind, slot = _diff(ours, gold)
-                    cls = f"{kind} {slot}"
-                    if kind in ("extra", "missing"):
-                        val = (ours if kind == "extra" else gold).get(slot)
-                        cls += f" ({_said(turns, last_user, dom, slot, val)})"
-                    false.append(("no change: " + cls, dom, t["turn"], ours, gold, text))
+                    false.append(("no change: " + mismatch(ours, gold), dom, t["turn"], ours, gold, text))
             if ours is not None:
                 seen[dom].append(ours)
         prev = args
