@@ -9,11 +9,19 @@ __all__ = ["cancel_and_wait"]
 
 
 async def cancel_and_wait(task: asyncio.Task[Any] | None) -> None:
-    """Cancel ``task`` and wait until it has finished; whatever it ends with is dropped (never raises)."""
+    """Cancel ``task`` and wait until it has finished; whatever it ends with is dropped.
+
+    Raises ``asyncio.CancelledError`` only when the *caller* is being cancelled meanwhile
+    (``Task.cancelling()``, Python 3.11): swallowing that would let a cancelled caller run on.
+    """
     if task is None:
         return
     task.cancel()
     try:
         await task
-    except (asyncio.CancelledError, Exception):
+    except asyncio.CancelledError:
+        current = asyncio.current_task()
+        if current is not None and current.cancelling():
+            raise
+    except Exception:
         pass

@@ -137,6 +137,7 @@ class McpServer:
         self._daemon_tools: tuple[float, list[dict[str, Any]]] | None = None
         self._digest: str | None = None
         self._poller: asyncio.Task[None] | None = None
+        self._closing = False  # set by close(): the poller stops even if its cancellation was lost
         self._poll_failing = False
         self._turn_input = fastjsonschema.compile(P.TURN_TOOL["inputSchema"])
 
@@ -290,7 +291,12 @@ class McpServer:
 
     async def close(self, drain_s: float = 0.0) -> None:
         """End every subscription with its result, give running requests ``drain_s`` to answer (a
-        client may close stdin right after its last request), cancel the rest, drop the daemon connection."""
+        client may close stdin right after its last request), cancel the rest, drop the daemon connection.
+
+        The poller also stops by itself once closing is set: on Python 3.11 ``asyncio.wait_for``
+        drops a cancellation that arrives as its future completes (CPython gh-86296, fixed in
+        3.12), and a poller that lost its cancel would keep the ``gather`` below waiting forever."""
+        self._closing = True
         if drain_s > 0 and self._tasks:
             await asyncio.wait(list(self._tasks.values()), timeout=drain_s)
         for rid in list(self._subs):
@@ -344,6 +350,8 @@ class McpServer:
         return None
 
     def _listening(self) -> bool:
+        if self._closing:
+            return False
         return (self.era == "legacy" and self.initialized) or any(s.get("toolsListChanged") for s in self._subs.values())
 
     def _ensure_poller(self) -> None:
