@@ -248,3 +248,46 @@ def test_a_count_of_dishes_is_no_reference_to_listed_places(lex) -> None:
     acts = cw_read.read("我想吃宫保鸡丁和麻婆豆腐，找一家有这两道菜的餐馆", state, lex)
     assert "周边景点" not in acts["inform"]["餐馆"]
     assert cw_track._REFINE.search("这两道菜") is None and cw_track._REFINE.search("这两家") is not None
+
+
+@pytest.mark.parametrize("text, want", [
+    ("找一家评分5分以上的餐馆", {"餐馆": {"评分": "5分"}}),          # nothing rates above the top mark
+    ("找一家评分4分以上的餐馆", {"餐馆": {"评分": "4分以上"}}),
+    ("找一家人均80元一下的餐馆吧", {"餐馆": {"人均消费": "80元以下"}}),  # 一下 then more words: still 以下
+])
+def test_the_top_rating_and_a_price_typo_before_more_words(lex, text: str, want: dict) -> None:
+    assert cw_read.read(text, {}, lex)["inform"] == want
+
+
+def test_a_trip_end_is_the_whole_database_name(lex) -> None:
+    """The words that close a trip end (吃, 住, a new clause) may stand inside a name or run on
+    after it: the database's name that begins the span is taken whole."""
+    acts = cw_read.read("我要从故宫坐地铁到护国寺小吃店（护国寺总店），附近的地铁站是哪个？", {}, lex)
+    assert acts["inform"]["地铁"] == {"出发地": "故宫", "目的地": "护国寺小吃店（护国寺总店）"}
+    acts = cw_read.read("从颐和园到北京大学我不认识路，帮我叫个出租车", {}, lex)
+    assert acts["inform"]["出租"] == {"出发地": "颐和园", "目的地": "北京大学"}
+
+
+@pytest.mark.parametrize("text, want", [
+    # the activity done at a kind of place names it (用餐, 就餐, 游玩, 转转, 住下), and 四周 is 周边
+    ("它旁边还有别的用餐的地方吗？", [("景点", "周边餐馆")]),
+    ("这里四周还有什么可以转转的地方吗？", [("景点", "周边景点")]),
+    ("附近还有啥可以游玩的景点吗？", [("景点", "周边景点")]),
+    ("玩晚了的话就想就近住下了", [("景点", "周边酒店")]),
+    # the next question goes on with the list, the place left out as said once
+    ("它周边有什么餐馆吗？还有其它景点吗？", [("景点", "周边餐馆"), ("景点", "周边景点")]),
+    ("周边有什么酒店没？有餐馆没？", [("景点", "周边酒店"), ("景点", "周边餐馆")]),
+])
+def test_nearby_lists_asked_by_activity_and_by_a_following_question(lex, text: str, want: list) -> None:
+    acts = cw_read.read(text, {"focus": "景点", "chosen": {"景点": "故宫"}}, lex)
+    assert acts["request"] == want and acts["inform"] == {}
+
+
+@pytest.mark.parametrize("text, want", [
+    ("那这家酒店是什么价位呀？", [("酒店", "价格")]),
+    ("这个酒店的价格多钱来着？", [("酒店", "价格")]),
+    ("这家酒店提不提供叫醒服务呢？", [("酒店", "酒店设施-叫醒服务")]),
+])
+def test_requests_said_in_other_words(lex, text: str, want: list) -> None:
+    acts = cw_read.read(text, {"focus": "酒店", "chosen": {"酒店": "北京饭店"}}, lex)
+    assert acts["request"] == want and acts["inform"] == {}

@@ -94,7 +94,7 @@ def normalize(text: str) -> str:
     t = t.replace("块钱", "元").replace("块", "元")
     # 20元一下: the sound-alike typo of 以下 (yǐxià) after a number and its unit
     # (a price only: "4.5分一下" is as often meant as 以上 — ratings are wished high)
-    t = re.sub(r"(\d\s*元)一下(?![^，,。？?！!]{0,3}(?:吗|呢|吧))", r"\1以下", t)
+    t = re.sub(r"(\d\s*元)一下(?!\s*(?:吗|呢|吧))", r"\1以下", t)
     t = re.sub(r"(\d)个小时", r"\1小时", t)
     return t
 
@@ -224,7 +224,8 @@ def read_numbers(t: str, dom_hint: str | None, loose: bool = False) -> list[tupl
             continue
         # a rating wished for is a floor: "评分4分的" is 4分以上 (CrossWOZ's wizards write it so);
         # the top mark 5分 is itself
-        floor = mod.startswith(("以上", "及以上", "或以上")) or (not mod and float(num) < 5)
+        # the top mark 5分 is itself, said with 以上 or not ("5分以上" is 5分: nothing rates higher)
+        floor = float(num) < 5 and (mod.startswith(("以上", "及以上", "或以上")) or not mod)
         v = f"{_fmt(num)}分以上" if floor else f"{_fmt(num)}分"
         if mod == "以下":
             v = f"{_fmt(num)}分以下"
@@ -299,10 +300,10 @@ REQUESTS = [
     ("电话", "电话"), ("联系方式", "电话"), ("号码", "电话"), ("联系", "电话"),
     ("门票", "门票"), ("票价", "门票"),
     ("评分", "评分"), ("几分", "评分"), ("分数", "评分"), ("评价", "评分"),
-    ("游玩时间", "游玩时间"), ("玩多久", "游玩时间"), ("游玩时长", "游玩时间"), ("多长时间", "游玩时间"), ("玩多长", "游玩时间"), ("玩久", "游玩时间"),
+    ("游玩时间", "游玩时间"), ("玩多久", "游玩时间"), ("游玩时长", "游玩时间"), ("多长时间", "游玩时间"), ("玩多长", "游玩时间"), ("玩久", "游玩时间"), ("玩多少", "游玩时间"),
     ("推荐菜", "推荐菜"), ("招牌菜", "推荐菜"), ("特色菜", "推荐菜"), ("什么菜", "推荐菜"), ("好吃的", "推荐菜"), ("菜品", "推荐菜"),
     ("人均消费", "人均消费"), ("人均", "人均消费"),
-    ("价格", "价格"), ("多少钱", "价格"), ("房价", "价格"), ("价钱", "价格"), ("多钱", "价格"), ("贵不贵", "价格"),
+    ("价格", "价格"), ("多少钱", "价格"), ("房价", "价格"), ("价钱", "价格"), ("多钱", "价格"), ("价位", "价格"), ("贵不贵", "价格"),
     ("贵吗", "价格"), ("贵么", "价格"), ("贵嘛", "价格"),
     ("酒店类型", "酒店类型"), ("什么类型", "酒店类型"), ("类型", "酒店类型"), ("档次", "酒店类型"),
     ("酒店设施", "酒店设施"), ("设施", "酒店设施"),
@@ -314,14 +315,19 @@ SLOT_DOMAINS = {"营业时间": ("餐馆",), "地址": PLACE_DOMAINS, "电话": 
                 "价格": ("酒店", "景点", "餐馆"), "酒店类型": ("酒店",), "酒店设施": ("酒店",), "地铁": PLACE_DOMAINS,
                 "车型": ("出租",), "车牌": ("出租",)}
 _ASK = re.compile(r"多少|哪|什么|吗|几|？|\?|告诉|知道|查|问|怎么|如何|给我|发|说一下|介绍|有没有|是否|呢|啥|"
-                  r"咋|多久|多长|怎样|还有|我要|看看|提不提供|有没有")
-_NEAR_REQ = re.compile(r"(?:周边|附近|周围|旁边|边上|就近)[^，,。？?！!；;]{0,8}?"
+                  r"咋|多久|多长|多钱|怎样|还有|我要|看看|提不提供|有没有")
+_NEAR_REQ = re.compile(r"(?:周边|附近|周围|四周|旁边|边上|就近)[^，,。？?！!；;]{0,12}?"
                        r"(景点|景区|餐馆|餐厅|饭店|饭馆|酒店|宾馆|吃饭的地方|玩的地方|住的地方|吃的|玩的|住的|"
-                       r"吃饭|住宿|美景|逛的|转的)")
+                       r"吃饭|用餐|就餐|住宿|住下|游玩|美景|逛的|转的|转转)")
 _WORD_DOM = {"景点": "景点", "景区": "景点", "玩的": "景点", "餐馆": "餐馆", "餐厅": "餐馆", "饭店": "餐馆",
              "饭馆": "餐馆", "吃的": "餐馆", "酒店": "酒店", "宾馆": "酒店", "住的": "酒店",
              "吃饭的地方": "餐馆", "玩的地方": "景点", "住的地方": "酒店", "吃饭": "餐馆", "住宿": "酒店",
-             "美景": "景点", "逛的": "景点", "转的": "景点"}
+             "美景": "景点", "逛的": "景点", "转的": "景点", "用餐": "餐馆", "就餐": "餐馆", "住下": "酒店",
+             "游玩": "景点", "转转": "景点"}
+#: a word for what one does at a kind of place, and what "…的地方" after it names
+_ACTIVITY = {"吃的": "吃饭的地方", "玩的": "玩的地方", "住的": "住的地方", "吃饭": "吃饭的地方", "用餐": "吃饭的地方",
+             "就餐": "吃饭的地方", "住宿": "住的地方", "住下": "住的地方", "游玩": "玩的地方", "逛的": "玩的地方",
+             "转的": "玩的地方", "转转": "玩的地方"}
 #: "these (places)": 这些/这几/这两/那些… — not a count of dishes or hours ("这两道菜", "这两天")
 THESE = re.compile(r"(?:这|那)(?:些|几|两|三)(?!\s*(?:个|样|道|种|份)?\s*(?:菜|道|样|种|份|天|晚|小时|位|人|口|点))")
 #: the search near a place found nothing and the user looks elsewhere (既然没有, 周边没有的话, 远一点也行)
@@ -374,6 +380,16 @@ def _place_value(span: str, lex: Lexicon, state: dict) -> str | None:
     return span
 
 
+def _leading_place(t: str, start: int, lex: Lexicon) -> str | None:
+    """The database place whose name begins the span at ``start`` (longest match), whole: a
+    trip end is read by the words around it (到…的出租车), and those words may stand inside a name
+    (护国寺小吃店 holds 吃) or the clause may run on after it (到…酒店我还不知道怎么去)."""
+    hits = lex.find(t[start:start + 60])
+    if hits and hits[0][0] == 0 and "place" in hits[0][2]:
+        return hits[0][2]["place"][2]
+    return None
+
+
 def read(text: str, state: dict, lex: Lexicon) -> dict:
     """Dialogue acts of one user utterance.
 
@@ -410,9 +426,9 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
     trip_dom = "出租" if re.search(r"出租|打车|打的|叫车|的士|叫一辆|车型|车牌", mt) else ("地铁" if "地铁" in mt else None)
     m = _TRIP.search(t)
     if trip_dom and m:
-        a = _place_value(m.group(1), lex, state)
+        a = _leading_place(t, m.start(1), lex) or _place_value(m.group(1), lex, state)
         m2 = _TO.search(t, m.end() - 1)
-        b = _place_value(m2.group(1), lex, state) if m2 else None
+        b = (_leading_place(t, m2.start(1), lex) or _place_value(m2.group(1), lex, state)) if m2 else None
         if a and b:
             out["trip"][trip_dom] = {"出发地": a, "目的地": b}
             inform[trip_dom] = {"出发地": a, "目的地": b}
@@ -497,7 +513,7 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
         put("酒店", "酒店类型", m.group(1) + (m.group(2) or ""))
     if facilities:
         hotel_named = any(d == "酒店" for _, d, _ in names)
-        asks_facility = bool(re.search(r"有没有|是否|有.{0,16}[吗么没]|提供.{0,16}[吗么没]|能不能|可不可以|..[吗么]", ft)) and \
+        asks_facility = bool(re.search(r"有没有|提不提供|有无|是否|有.{0,16}[吗么没]|提供.{0,16}[吗么没]|能不能|可不可以|..[吗么]", ft)) and \
             (chosen.get("酒店") or hotel_named or _PRONOUN.search(mt)) and not re.search(r"找|推荐|换|再", mt) and \
             not any(d == "酒店" for _, _, d, _ in numbers) and not re.search(r"经济|舒适|高档|豪华", mt)
         if asks_facility:
@@ -630,12 +646,16 @@ def _near_requests(mt: str) -> tuple[list[tuple[int, str]], list[tuple[int, int]
         end = m.end()
         # 周边好吃的餐馆 / 附近好玩的景点: the kind named right after 吃的/玩的 is the one asked
         m3 = re.match(r"(?:的)?(景点|景区|餐馆|餐厅|饭店|饭馆|酒店|宾馆|地方)", mt[end:])
-        if word in ("吃的", "玩的", "住的") and m3:
-            word = {"地方": {"吃的": "吃饭的地方", "玩的": "玩的地方", "住的": "住的地方"}[word]}.get(m3.group(1), m3.group(1))
+        # (likewise after the activity: 可以游玩的景点, 就餐的地方)
+        if word in _ACTIVITY and m3:
+            word = {"地方": _ACTIVITY[word]}.get(m3.group(1), m3.group(1))
             end += m3.end()
         words.append((m.start(), word))
         while True:  # each domain word of a list is asked
-            m2 = re.match(r"(?:和|与|及|还有|以及|跟|、|或者?)(?:其他|别的|其它)?的?"
+            # … or the next question goes on with the list ("周边有什么景点吗？还有其它餐馆吗？",
+            # "…有酒店没？有景点没？"): the place asked about is left out, as it was said once
+            m2 = re.match(r"(?:[吗么呢没嘛]?\s*[？?，,]\s*(?:那|那么)?(?:还有|有没有|有)(?:什么|啥|哪些)?|"
+                          r"和|与|及|还有|以及|跟|、|或者?)(?:其他|别的|其它)?的?"
                           r"(景点|景区|餐馆|餐厅|饭店|饭馆|酒店|宾馆|吃的|玩的|住的)", mt[end:])
             if not m2:
                 break
