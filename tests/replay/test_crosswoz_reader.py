@@ -291,3 +291,46 @@ def test_nearby_lists_asked_by_activity_and_by_a_following_question(lex, text: s
 def test_requests_said_in_other_words(lex, text: str, want: list) -> None:
     acts = cw_read.read(text, {"focus": "酒店", "chosen": {"酒店": "北京饭店"}}, lex)
     assert acts["request"] == want and acts["inform"] == {}
+
+
+@pytest.mark.parametrize("text, want", [
+    ("想找个不收费的景点", {"景点": {"门票": "免费"}}),        # 不收费 is free, not 收费
+    ("想找个免票的景点", {"景点": {"门票": "免费"}}),
+    ("想找个不免票的景点", {"景点": {"门票": "1元以上"}}),
+    ("要收门票的景点也行，找一个", {"景点": {"门票": "1元以上"}}),
+    ("找一家经济实惠的酒店", {}),                              # 经济实惠 is "good value", no hotel type
+])
+def test_free_and_not_free_said_with_negations_and_idioms(lex, text: str, want: dict) -> None:
+    assert cw_read.read(text, {}, lex)["inform"] == want
+
+
+def test_a_value_said_of_the_chosen_place_beside_a_search_of_another_kind() -> None:
+    """"铁板烧也是我最爱呢，它附近有什么好的酒店？": the search words look for a hotel; the dish
+    is said of the restaurant chosen — a comment, no query of restaurants."""
+    s = {"cons": {"餐馆": {"评分": "5分"}}, "chosen": {"餐馆": "白家大院"}, "focus": "餐馆"}
+    acts = {"inform": {"餐馆": {"推荐菜": "铁板烧"}}, "names": [], "target": "酒店"}
+    _, changed = cw_track.step(s, acts, "铁板烧也是我最爱呢，它附近有什么好的酒店？")
+    assert changed == []
+    acts = {"inform": {"餐馆": {"推荐菜": "铁板烧"}}, "names": [], "target": "餐馆"}
+    _, changed = cw_track.step(s, acts, "再帮我找一家有铁板烧的餐馆")
+    assert changed == ["餐馆"]
+
+
+def test_requests_of_the_place_talked_about_last_and_of_the_others_beside_it(lex) -> None:
+    # the focus has no place chosen: the question is about the place talked about last
+    state = {"focus": "酒店", "chosen": {"景点": "故宫"}, "last_place": "故宫"}
+    assert cw_read.read("那周边还有什么景点吗？", state, lex)["request"] == [("景点", "周边景点")]
+    assert ("景点", "评分") in cw_read.read("看一下它的评分呗", state, lex)["request"]
+    assert ("景点", "游玩时间") in cw_read.read("这里能呆多久？", state, lex)["request"]
+    # a search, and the *other* places beside the one it finds
+    acts = cw_read.read("帮我找个评分5分的餐馆，然后看看它周边有什么其它餐馆", {"focus": "餐馆"}, lex)
+    assert acts["inform"] == {"餐馆": {"评分": "5分"}} and ("餐馆", "周边餐馆") in acts["request"]
+
+
+def test_a_facility_said_free_first_and_a_station_of_the_trip_asked_later(lex) -> None:
+    acts = cw_read.read("这家酒店提供免费早餐吗？", {"focus": "酒店", "chosen": {"酒店": "北京饭店"}}, lex)
+    assert acts["request"] == [("酒店", "酒店设施-早餐服务免费")]
+    state = {"focus": "地铁", "cons": {"地铁": {"出发地": "故宫", "目的地": "颐和园"}}}
+    assert cw_read.read("那目的地附近的地铁站呢？", state, lex)["request"][0] == ("地铁", "目的地附近地铁站")
+    acts = cw_read.read("我要从故宫坐地铁到颐和园，告诉我出发地和目的地附近的地铁站", {}, lex)
+    assert acts["request"][:2] == [("地铁", "出发地附近地铁站"), ("地铁", "目的地附近地铁站")]

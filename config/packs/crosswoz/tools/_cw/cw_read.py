@@ -137,6 +137,8 @@ class Lexicon:
                     self._add(f, ("facility", "酒店", f), weak=True)
                     if f.endswith("服务") and len(f) >= 4:
                         self._add(f[:-2], ("facility", "酒店", f), weak=True)
+                    if f.endswith("服务免费") and len(f) >= 6:  # 早餐服务免费 is said 免费早餐
+                        self._add("免费" + f[:-4], ("facility", "酒店", f), weak=True)
         for dom, words in DOMAIN_WORDS.items():  # 出租车 is a word, not the 租车 facility
             for w in words:
                 if len(w) >= 2:
@@ -181,9 +183,11 @@ _MONEY_ONE = re.compile(r"(\d+)\s*元\s*(以上|以下|以内|左右|之内)?")
 _MONEY_CTX_ONE = re.compile(r"(?:人均消费|人均|消费|价格|价位|房价|票价|门票|价钱)\s*(?:在|是|为|要)?\s*(\d+)\s*(以上|以下|以内|之内)")
 _MONEY_BARE = re.compile(r"(?:人均|消费|价格|价位|房价|票价|门票|价钱)\s*(?:在|是|为|要)?\s*(\d+)\s*-\s*(\d+)(?!\s*(?:分|小时|天))")
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)\s*(小时|天)?\s*-\s*(\d+(?:\.\d+)?)\s*(小时|天)|(\d+(?:\.\d+)?)\s*(小时|天)")
-_FREE = re.compile(r"(?<!不)(?<!不是)(?<!不要)免费(?!早餐|停车|wifi|wi-fi|市内|国内|电话|上网|接|的早|提供)|不要门票|不收门票|不用门票|不需要门票|门票为0|免门票|无需门票|不收取门票|没有门票|无门票|(?<![\d.])0元")
+_FREE = re.compile(r"(?<!不)(?<!不是)(?<!不要)免费(?!早餐|停车|wifi|wi-fi|市内|国内|电话|上网|接|的早|提供)|"
+                   r"(?<!不)(?<!不是)免票|不收费|不收钱|不要钱|不用花钱|不花钱|不要门票|不收门票|不用门票|不需要门票|门票为0|免门票|无需门票|不收取门票|没有门票|无门票|(?<![\d.])0元")
 #: a ticket that is not free: at least 1元, in the database's range syntax (门票 "1元以上")
-_NOT_FREE = re.compile(r"不免费|不是免费|非免费|不要免费|不想要?免费|不去免费|收费(?!停车)|要门票的|需要门票的|花钱的|要花钱")
+_NOT_FREE = re.compile(r"不免费|不是免费|非免费|不要免费|不想要?免费|不去免费|不免票|不是免票|收门票|"
+                       r"(?<![不免无])收费(?!停车)|要门票的|需要门票的|花钱的|要花钱")
 
 _PRICE_CTX = [("门票", "门票"), ("票价", "门票"), ("人均消费", "人均消费"), ("人均", "人均消费"), ("消费", "人均消费"),
               ("房价", "价格"), ("最低价格", "价格"), ("价格", None), ("价位", None), ("价钱", None)]
@@ -300,8 +304,8 @@ REQUESTS = [
     ("电话", "电话"), ("联系方式", "电话"), ("号码", "电话"), ("联系", "电话"),
     ("门票", "门票"), ("票价", "门票"),
     ("评分", "评分"), ("几分", "评分"), ("分数", "评分"), ("评价", "评分"),
-    ("游玩时间", "游玩时间"), ("玩多久", "游玩时间"), ("游玩时长", "游玩时间"), ("多长时间", "游玩时间"), ("玩多长", "游玩时间"), ("玩久", "游玩时间"), ("玩多少", "游玩时间"),
-    ("推荐菜", "推荐菜"), ("招牌菜", "推荐菜"), ("特色菜", "推荐菜"), ("什么菜", "推荐菜"), ("好吃的", "推荐菜"), ("菜品", "推荐菜"),
+    ("游玩时间", "游玩时间"), ("玩多久", "游玩时间"), ("游玩时长", "游玩时间"), ("多长时间", "游玩时间"), ("玩多长", "游玩时间"), ("玩久", "游玩时间"), ("玩多少", "游玩时间"), ("呆多久", "游玩时间"), ("待多久", "游玩时间"),
+    ("推荐菜", "推荐菜"), ("招牌菜", "推荐菜"), ("特色菜", "推荐菜"), ("什么菜", "推荐菜"), ("好吃的", "推荐菜"), ("菜品", "推荐菜"), ("必点", "推荐菜"), ("推荐都有", "推荐菜"), ("不错的菜", "推荐菜"),
     ("人均消费", "人均消费"), ("人均", "人均消费"),
     ("价格", "价格"), ("多少钱", "价格"), ("房价", "价格"), ("价钱", "价格"), ("多钱", "价格"), ("价位", "价格"), ("贵不贵", "价格"),
     ("贵吗", "价格"), ("贵么", "价格"), ("贵嘛", "价格"),
@@ -315,19 +319,20 @@ SLOT_DOMAINS = {"营业时间": ("餐馆",), "地址": PLACE_DOMAINS, "电话": 
                 "价格": ("酒店", "景点", "餐馆"), "酒店类型": ("酒店",), "酒店设施": ("酒店",), "地铁": PLACE_DOMAINS,
                 "车型": ("出租",), "车牌": ("出租",)}
 _ASK = re.compile(r"多少|哪|什么|吗|几|？|\?|告诉|知道|查|问|怎么|如何|给我|发|说一下|介绍|有没有|是否|呢|啥|"
-                  r"咋|多久|多长|多钱|怎样|还有|我要|看看|提不提供|有没有")
+                  r"咋|多久|多长|多钱|怎样|还有|我要|看看|看一下|看下|提不提供|有没有")
 _NEAR_REQ = re.compile(r"(?:周边|附近|周围|四周|旁边|边上|就近)[^，,。？?！!；;]{0,12}?"
                        r"(景点|景区|餐馆|餐厅|饭店|饭馆|酒店|宾馆|吃饭的地方|玩的地方|住的地方|吃的|玩的|住的|"
-                       r"吃饭|用餐|就餐|住宿|住下|游玩|美景|逛的|转的|转转)")
+                       r"吃饭|用餐|就餐|美味|好吃|住宿|住下|休息|睡觉|游玩|玩玩|玩一玩|溜达|美景|逛的|转的|转转)")
 _WORD_DOM = {"景点": "景点", "景区": "景点", "玩的": "景点", "餐馆": "餐馆", "餐厅": "餐馆", "饭店": "餐馆",
              "饭馆": "餐馆", "吃的": "餐馆", "酒店": "酒店", "宾馆": "酒店", "住的": "酒店",
              "吃饭的地方": "餐馆", "玩的地方": "景点", "住的地方": "酒店", "吃饭": "餐馆", "住宿": "酒店",
              "美景": "景点", "逛的": "景点", "转的": "景点", "用餐": "餐馆", "就餐": "餐馆", "住下": "酒店",
-             "游玩": "景点", "转转": "景点"}
+             "游玩": "景点", "转转": "景点", "美味": "餐馆", "好吃": "餐馆", "休息": "酒店", "睡觉": "酒店",
+             "玩玩": "景点", "玩一玩": "景点", "溜达": "景点"}
 #: a word for what one does at a kind of place, and what "…的地方" after it names
 _ACTIVITY = {"吃的": "吃饭的地方", "玩的": "玩的地方", "住的": "住的地方", "吃饭": "吃饭的地方", "用餐": "吃饭的地方",
              "就餐": "吃饭的地方", "住宿": "住的地方", "住下": "住的地方", "游玩": "玩的地方", "逛的": "玩的地方",
-             "转的": "玩的地方", "转转": "玩的地方"}
+             "转的": "玩的地方", "转转": "玩的地方", "休息": "住的地方", "睡觉": "住的地方", "好吃": "吃饭的地方"}
 #: "these (places)": 这些/这几/这两/那些… — not a count of dishes or hours ("这两道菜", "这两天")
 THESE = re.compile(r"(?:这|那)(?:些|几|两|三)(?!\s*(?:个|样|道|种|份)?\s*(?:菜|道|样|种|份|天|晚|小时|位|人|口|点))")
 #: the search near a place found nothing and the user looks elsewhere (既然没有, 周边没有的话, 远一点也行)
@@ -435,8 +440,12 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
     if trip_dom == "出租" and re.search(r"车型|车牌|什么车", mt):
         request += [("出租", "车型"), ("出租", "车牌")] if "车牌" in mt and "车型" in mt else \
             [("出租", "车牌" if "车牌" in mt else "车型")]
-    if trip_dom == "地铁" and re.search(r"地铁站|站", mt):
-        request += [("地铁", "出发地附近地铁站"), ("地铁", "目的地附近地铁站")]
+    # the stations of a metro trip: both, or the one end named ("那目的地附近的地铁站呢？" asks
+    # about the trip already made)
+    ends = [slot for words, slot in (("出发地|起点|上车", "出发地附近地铁站"), ("目的地|终点|下车", "目的地附近地铁站"))
+            if re.search(f"(?:{words})[^，,。？?！!]{{0,12}}站", mt)]
+    if trip_dom == "地铁" and re.search(r"地铁站|站", mt) or ends and (state.get("cons") or {}).get("地铁"):
+        request += [("地铁", e) for e in (ends if len(ends) == 1 else ("出发地附近地铁站", "目的地附近地铁站"))]
 
     # the domain the utterance looks for: a domain word not said as a reference (…附近的酒店 keeps 酒店)
     targets, asked_near = [], []
@@ -509,7 +518,7 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
     dish_names = [d for d in dish_names if not any(d != o and d in o for o in dish_names)]
     if dish_names:
         put("餐馆", "推荐菜", " ".join(dish_names))
-    for m in re.finditer(r"(经济|舒适|高档|豪华)(型)?", mt):
+    for m in re.finditer(r"(经济|舒适|高档|豪华)(型)?(?!实惠)", mt):  # 经济实惠 is "good value", no type
         put("酒店", "酒店类型", m.group(1) + (m.group(2) or ""))
     if facilities:
         hotel_named = any(d == "酒店" for _, d, _ in names)
@@ -572,9 +581,12 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
     asking = bool(_ASK.search(mt))
     for start, word in near_words:
         wdom = _WORD_DOM[word]
-        if wdom in out["near"] or wdom in inform:
-            continue  # a search near a place, not a question about it
-        of = _near_subject(mt, start, names, doms, focus, near_spans, chosen, state.get("focus"))
+        other = re.match(r"\w{0,14}?(?:其他|其它|别的|另外)", mt[start:])
+        if (wdom in out["near"] or wdom in inform) and not other:
+            # a search near a place, not a question about it — unless it asks for the *other*
+            # places beside it ("找个评分5分的餐馆，再看看它周边有什么其它餐馆")
+            continue
+        of = _near_subject(mt, start, names, doms, focus, near_spans, chosen, state.get("focus"), state.get("last_place"))
         if of:
             request.append((of, NEAR_SLOT[wdom]))
     if asking:
@@ -685,8 +697,13 @@ def _established(cands: list[tuple[int, str]], names, chosen: dict, focus: str |
     return cands
 
 
+def _last_place_domain(chosen: dict, last_place: str | None, allowed) -> str | None:
+    """The domain whose chosen place is the one named or proposed last, among ``allowed``."""
+    return next((d for d in allowed if last_place and chosen.get(d) == last_place), None)
+
+
 def _near_subject(mt: str, pos: int, names, doms, focus: str | None, asked=(), chosen=None,
-                  prior_focus: str | None = None) -> str | None:
+                  prior_focus: str | None = None, last_place: str | None = None) -> str | None:
     """Whose neighbourhood a "…周边有什么酒店" asks about: the place or domain word right before
     周边/附近 (景点附近, 故宫周边, 这家店附近) that is not itself asked about, else the focus."""
     before = [(p, d) for p, d, _ in names if p < pos and d in PLACE_DOMAINS] + \
@@ -700,7 +717,9 @@ def _near_subject(mt: str, pos: int, names, doms, focus: str | None, asked=(), c
     for f in (focus, prior_focus):  # the domain talked about now, else the one before, with a place
         if f in PLACE_DOMAINS and (chosen or {}).get(f):
             return f
-    return focus if focus in PLACE_DOMAINS else None
+    # else the kind of the place talked about last ("那周边还有什么景点吗" right after a hotel's
+    # address was asked by name), else the focus
+    return _last_place_domain(chosen or {}, last_place, PLACE_DOMAINS) or (focus if focus in PLACE_DOMAINS else None)
 
 
 def _near_target(mt: str, pos: int, targets: list[tuple[int, str]]) -> str | None:
@@ -729,6 +748,9 @@ def _subject(mt: str, pos: int, names, doms, state: dict, focus: str | None, all
     for f in (focus, state.get("focus")):  # the domain talked about now, else the one before
         if f in allowed and chosen.get(f):
             return f
+    last = _last_place_domain(chosen, state.get("last_place"), allowed)
+    if last:
+        return last
     if focus in allowed:
         return focus
     return allowed[0] if len(allowed) == 1 else None
