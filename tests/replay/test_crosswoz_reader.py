@@ -334,3 +334,19 @@ def test_a_facility_said_free_first_and_a_station_of_the_trip_asked_later(lex) -
     assert cw_read.read("那目的地附近的地铁站呢？", state, lex)["request"][0] == ("地铁", "目的地附近地铁站")
     acts = cw_read.read("我要从故宫坐地铁到颐和园，告诉我出发地和目的地附近的地铁站", {}, lex)
     assert acts["request"][:2] == [("地铁", "出发地附近地铁站"), ("地铁", "目的地附近地铁站")]
+
+
+def test_praise_prices_per_person_and_checks_near_a_place(lex) -> None:
+    chosen = {"focus": "景点", "chosen": {"景点": "故宫"}, "last_place": "故宫"}
+    # a clause praising a value says it of the place chosen: no constraint
+    assert cw_read.read("啊，不收费更好呀，那它周边还有什么景点呢", chosen, lex)["inform"] == {}
+    assert cw_read.read("想找个不收门票的景点", {}, lex)["inform"] == {"景点": {"门票": "免费"}}
+    # 人均 of the kind looked for when no restaurant is spoken of
+    acts = cw_read.read("帮我找一家有吹风机的酒店，人均消费400-500元的", {}, lex)
+    assert acts["inform"] == {"酒店": {"酒店设施": "吹风机", "价格": "400-500元"}}
+    # a price word, a few words, then the range without 元
+    acts = cw_read.read("哪家酒店是经济型的，价格最好在300-400之间", {}, lex)
+    assert acts["inform"]["酒店"]["价格"] == "300-400元"
+    # the place named as where to look near is not the one checked: a search
+    acts = cw_read.read("我想去故宫周边的餐馆，最好人均消费50-100元的，你能帮我查一下吗？", {}, lex)
+    assert acts["inform"] == {"餐馆": {"人均消费": "50-100元", "周边景点": "故宫"}}

@@ -180,13 +180,14 @@ _RATING = re.compile(r"(?:评分|评价|分数|打分|得分|星级)?\s*(?:在|�
                      r"(\d(?:\.\d)?)\s*(以上|及以上)?")
 _MONEY_RANGE = re.compile(r"(\d+)\s*(?:元)?\s*-\s*(\d+)\s*元")
 _MONEY_ONE = re.compile(r"(\d+)\s*元\s*(以上|以下|以内|左右|之内)?")
-_MONEY_CTX_ONE = re.compile(r"(?:人均消费|人均|消费|价格|价位|房价|票价|门票|价钱)\s*(?:在|是|为|要)?\s*(\d+)\s*(以上|以下|以内|之内)")
-_MONEY_BARE = re.compile(r"(?:人均|消费|价格|价位|房价|票价|门票|价钱)\s*(?:在|是|为|要)?\s*(\d+)\s*-\s*(\d+)(?!\s*(?:分|小时|天))")
+#: a price word, then a few words ("价格最好在300-400之间") before a bare number or range
+_MONEY_CTX_ONE = re.compile(r"(?:人均消费|人均|消费|价格|价位|房价|票价|门票|价钱)[^\d，,。？?！!]{0,4}?(\d+)\s*(以上|以下|以内|之内)")
+_MONEY_BARE = re.compile(r"(?:人均|消费|价格|价位|房价|票价|门票|价钱)[^\d，,。？?！!]{0,4}?(\d+)\s*-\s*(\d+)(?!\s*(?:分|小时|天|\d))")
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)\s*(小时|天)?\s*-\s*(\d+(?:\.\d+)?)\s*(小时|天)|(\d+(?:\.\d+)?)\s*(小时|天)")
 _FREE = re.compile(r"(?<!不)(?<!不是)(?<!不要)免费(?!早餐|停车|wifi|wi-fi|市内|国内|电话|上网|接|的早|提供)|"
                    r"(?<!不)(?<!不是)免票|不收费|不收钱|不要钱|不用花钱|不花钱|不要门票|不收门票|不用门票|不需要门票|门票为0|免门票|无需门票|不收取门票|没有门票|无门票|(?<![\d.])0元")
 #: a ticket that is not free: at least 1元, in the database's range syntax (门票 "1元以上")
-_NOT_FREE = re.compile(r"不免费|不是免费|非免费|不要免费|不想要?免费|不去免费|不免票|不是免票|收门票|"
+_NOT_FREE = re.compile(r"不免费|不是免费|非免费|不要免费|不想要?免费|不去免费|不免票|不是免票|(?<![不免无])收门票|"
                        r"(?<![不免无])收费(?!停车)|要门票的|需要门票的|花钱的|要花钱")
 
 _PRICE_CTX = [("门票", "门票"), ("票价", "门票"), ("人均消费", "人均消费"), ("人均", "人均消费"), ("消费", "人均消费"),
@@ -385,6 +386,16 @@ def _place_value(span: str, lex: Lexicon, state: dict) -> str | None:
     return span
 
 
+_PRAISE = re.compile(r"更好|挺不错|也不错|真不错|最喜欢|我喜欢|挺好|太好了|真好")
+
+
+def _clause(t: str, pos: int) -> str:
+    """The clause of ``t`` around ``pos`` (between ，。？！； and the like)."""
+    a = max(t.rfind(c, 0, pos) for c in "，,。？?！!；;")
+    ends = [i for i in (t.find(c, pos) for c in "，,。？?！!；;") if i >= 0]
+    return t[a + 1:min(ends) if ends else len(t)]
+
+
 def _leading_place(t: str, start: int, lex: Lexicon) -> str | None:
     """The database place whose name begins the span at ``start`` (longest match), whole: a
     trip end is read by the words around it (到…的出租车), and those words may stand inside a name
@@ -488,12 +499,23 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
     out["target"] = target
     focus = target or state.get("focus")
     numbers = read_numbers(mt, focus if focus in PLACE_DOMAINS else None)
+    if target in ("景点", "酒店") and targets and not any(d == "餐馆" for _, d in targets) and not dishes:
+        # "…的酒店，人均消费是400-500元": 人均 (per person) of the kind of place looked for, when no
+        # restaurant is spoken of — an attraction's ticket, a hotel's price
+        numbers = [(p, {"景点": "门票", "酒店": "价格"}[target], target, v) if slot == "人均消费" else (p, slot, d, v)
+                   for p, slot, d, v in numbers]
+    # a clause that praises a value ("不收费更好呀", "不用花钱也挺不错") says it of the place chosen
+    # in that domain: a comment, no constraint
+    numbers = [x for x in numbers if not (x[2] in PLACE_DOMAINS and chosen.get(x[2]) and _PRAISE.search(_clause(mt, x[0])))]
 
     # "它的评分有4分以上吗?": a check on the chosen place, not a new constraint
+    # (a place named as where to look near — "云蒙山森林公园周边的餐馆…吗" — is not the one checked)
+    checked = [n for n in names if not re.match(r"(?:的)?(?:附近|周边|周围|旁边|边上|一带)",
+                                                ft[n[0] + len(fold(n[2])):n[0] + len(fold(n[2])) + 4])]
     checking = bool(re.search(r"[吗么]\W*$|是不是|是否", ft)) and not _SEARCH.search(mt) and \
         not re.search(r"找|推荐|换|再|还有|其他|别的|这些|哪", mt) and \
-        not re.search(r"有[^，,。？?！!]{0,16}的(?:景点|景区|餐馆|餐厅|饭店|饭馆|酒店|宾馆|地方)", mt) and \
-        (bool(_PRONOUN.search(mt)) or bool(names) or bool(re.search(r"^\W*(?:景点|餐馆|餐厅|酒店|宾馆)的", mt)))
+        not re.search(r"有[^，,。？?！!]{0,30}的(?:景点|景区|餐馆|餐厅|饭店|饭馆|酒店|宾馆|地方)", mt) and \
+        (bool(_PRONOUN.search(mt)) or bool(checked) or bool(re.search(r"^\W*(?:景点|餐馆|餐厅|酒店|宾馆)的", mt)))
     if checking:
         for _, slot, dom, v in numbers:
             request.append((focus if slot == "评分" else dom or focus, slot))
