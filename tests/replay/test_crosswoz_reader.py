@@ -350,3 +350,17 @@ def test_praise_prices_per_person_and_checks_near_a_place(lex) -> None:
     # the place named as where to look near is not the one checked: a search
     acts = cw_read.read("我想去故宫周边的餐馆，最好人均消费50-100元的，你能帮我查一下吗？", {}, lex)
     assert acts["inform"] == {"餐馆": {"人均消费": "50-100元", "周边景点": "故宫"}}
+
+
+def test_review_phrases_are_no_dishes_and_found_places_replace_a_list() -> None:
+    """A database "dish" that is a phrase of a review (都可以, 一般吧) is never read as a dish; a
+    search of a domain makes its results "these" of the next turn, not the list beside a place."""
+    db = cw_db.load(str(DB))
+    lex = cw_read.Lexicon(db)
+    assert "都可以" not in lex.terms and "一般吧" not in lex.terms
+    import cw_answer
+    state = {"chosen": {"景点": "故宫"}, "listed": {"餐馆": ["周边景点", "故宫"]}}
+    out = cw_answer.answer(state, [{"domain": "餐馆", "constraints": {"评分": "4.5分以上"}}], [], db)
+    assert "餐馆" not in out["state"]["listed"]
+    out = cw_answer.answer(state, [{"domain": "餐馆", "constraints": {"周边景点": "故宫"}}], [], db)
+    assert out["state"]["listed"]["餐馆"] == ["周边景点", "故宫"]

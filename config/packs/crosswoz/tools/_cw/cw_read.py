@@ -105,6 +105,11 @@ def fold(s) -> str:
     return re.sub(r"\s+", "", t)
 
 
+#: "dishes" of the database that are phrases of a review, not names of a dish: one that opens
+#: with an adverb of scope or 还有 (都可以, 还有牛蹄) or closes with a sentence particle (一般吧)
+_NOT_A_DISH = re.compile(r"^(?:都|还有)|(?:吧|呢|吗|啊|了)$")
+
+
 class Lexicon:
     """Places, dishes and facilities from the database, matched longest first.
 
@@ -128,7 +133,8 @@ class Lexicon:
         for r in db.get("餐馆", []):
             for d in r.get("推荐菜") or []:
                 d = d.strip()
-                if len(d) >= 2 and d not in stop_dishes and not any(d in w for ws in DOMAIN_WORDS.values() for w in ws):
+                if len(d) >= 2 and d not in stop_dishes and not _NOT_A_DISH.search(d) and \
+                        not any(d in w for ws in DOMAIN_WORDS.values() for w in ws):
                     self._add(d, ("dish", "餐馆", d), weak=True)
         for r in db.get("酒店", []):
             for f in r.get("酒店设施") or []:
