@@ -364,3 +364,15 @@ def test_review_phrases_are_no_dishes_and_found_places_replace_a_list() -> None:
     assert "餐馆" not in out["state"]["listed"]
     out = cw_answer.answer(state, [{"domain": "餐馆", "constraints": {"周边景点": "故宫"}}], [], db)
     assert out["state"]["listed"]["餐馆"] == ["周边景点", "故宫"]
+
+
+def test_a_wanted_dish_the_database_lacks_is_not_replaced_by_a_shorter_one(lex) -> None:
+    """"想吃火星烤肉": no restaurant has 火星烤肉, though 烤肉 is inside the words — the dish
+    asked for is reported unknown ("没有找到…" with the closest), never searched as 烤肉."""
+    import cw_answer
+    acts = cw_read.read("我想吃火星烤肉，帮我找一家餐馆", {}, lex)
+    assert "餐馆" not in acts["inform"] and acts["unknown"] == [("餐馆", "推荐菜", "火星烤肉")]
+    say = cw_answer.unknown_values(acts["unknown"], cw_db.load(str(DB)))[0]
+    assert say.startswith("没有找到有火星烤肉的餐馆；最接近的有")
+    # a dish of the database said the same way is searched
+    assert cw_read.read("我想吃招牌烤鸭，帮我找一家餐馆", {}, lex)["inform"] == {"餐馆": {"推荐菜": "招牌烤鸭"}}

@@ -392,6 +392,8 @@ def _place_value(span: str, lex: Lexicon, state: dict) -> str | None:
     return span
 
 
+#: words that say a dish is wanted ("想吃X", "有道菜叫X"): what follows is a dish by its context
+_WANT = r"(?:想吃|要吃|爱吃|能吃到|吃到|能吃|有道菜叫|菜叫)"
 _PRAISE = re.compile(r"更好|挺不错|也不错|真不错|最喜欢|我喜欢|挺好|太好了|真好")
 
 
@@ -542,6 +544,17 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
         if slot == "评分":
             dom = focus if focus in PLACE_DOMAINS else None
         put(dom or (focus if focus in PLACE_DOMAINS else None), slot, v)
+    # 想吃火星烤肉: the dish said by its context is not in the database, though a shorter one
+    # inside it (烤肉) is — the one asked for is unknown ("没有找到…", never the shorter one in its place)
+    wanted = re.search(_WANT + r"([\u4e00-\u9fff]{3,10}?)(?:了|的|这道菜|这个菜|就行|就好|就可以|，|,|。|！|!|？|\?|$)", ft)
+    unknown_dish = None
+    if wanted:
+        span = wanted.group(1)
+        inner = [(s, d) for s, d in dishes if wanted.start(1) <= s and s + len(fold(d)) <= wanted.end(1)]
+        rest = span.replace(fold(inner[0][1]), "") if len(inner) == 1 else ""
+        if len(inner) == 1 and len(rest) >= 2 and not re.search(r"饭|东西|点|菜|些|个|的|就|一|那|这|特|正宗|好吃|地道|北京|老", rest):
+            unknown_dish = span
+            dishes = [x for x in dishes if x not in inner]
     dish_names = list(dict.fromkeys(d for _, d in dishes))
     dish_names = [d for d in dish_names if not any(d != o and d in o for o in dish_names)]
     if dish_names:
@@ -638,11 +651,11 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
         if re.search(r"推荐|哪家|哪个|哪些|什么(?:景点|餐馆|酒店|地方)|找一|有没有", mt) and target in PLACE_DOMAINS:
             request.append((target, "名称"))
     # values said by their context that the database does not know: 想吃X (no dish X), 叫X的酒店
-    out["unknown"] = []
+    out["unknown"] = [("餐馆", "推荐菜", unknown_dish)] if unknown_dish else []
     # 人均50元以下，不对，100-150元: a correction, the later value stands without a word about it
     out["conflicts"] = [] if re.search(r"不对|不是|改成|换成|还是|算了|哦不", t) else conflicts
-    if not dishes:
-        m = re.search(r"(?:想吃|要吃|爱吃|能吃到|吃到|能吃|有道菜叫|菜叫)([\u4e00-\u9fff]{1,8}?)(?:了|的|这道菜|就行|就好|就可以|，|,|。|！|!|？|\?|$)", mt)
+    if not dishes and not unknown_dish:
+        m = re.search(_WANT + r"([\u4e00-\u9fff]{1,8}?)(?:了|的|这道菜|就行|就好|就可以|，|,|。|！|!|？|\?|$)", mt)
         if m and len(m.group(1)) >= 2 and "＃" not in m.group(1) and not re.search(r"饭|东西|点|的|菜|就行|就好|什么|啥", m.group(1)):
             out["unknown"].append(("餐馆", "推荐菜", m.group(1)))
     m = re.search(r"(?:叫|名叫|名为|叫做)([^，,。？?！!的]{2,20})的(景点|餐馆|餐厅|饭店|酒店|宾馆)", mt)
