@@ -248,3 +248,131 @@ def test_a_count_of_dishes_is_no_reference_to_listed_places(lex) -> None:
     acts = cw_read.read("我想吃宫保鸡丁和麻婆豆腐，找一家有这两道菜的餐馆", state, lex)
     assert "周边景点" not in acts["inform"]["餐馆"]
     assert cw_track._REFINE.search("这两道菜") is None and cw_track._REFINE.search("这两家") is not None
+
+
+@pytest.mark.parametrize("text, want", [
+    ("找一家评分5分以上的餐馆", {"餐馆": {"评分": "5分"}}),          # nothing rates above the top mark
+    ("找一家评分4分以上的餐馆", {"餐馆": {"评分": "4分以上"}}),
+    ("找一家人均80元一下的餐馆吧", {"餐馆": {"人均消费": "80元以下"}}),  # 一下 then more words: still 以下
+])
+def test_the_top_rating_and_a_price_typo_before_more_words(lex, text: str, want: dict) -> None:
+    assert cw_read.read(text, {}, lex)["inform"] == want
+
+
+def test_a_trip_end_is_the_whole_database_name(lex) -> None:
+    """The words that close a trip end (吃, 住, a new clause) may stand inside a name or run on
+    after it: the database's name that begins the span is taken whole."""
+    acts = cw_read.read("我要从故宫坐地铁到护国寺小吃店（护国寺总店），附近的地铁站是哪个？", {}, lex)
+    assert acts["inform"]["地铁"] == {"出发地": "故宫", "目的地": "护国寺小吃店（护国寺总店）"}
+    acts = cw_read.read("从颐和园到北京大学我不认识路，帮我叫个出租车", {}, lex)
+    assert acts["inform"]["出租"] == {"出发地": "颐和园", "目的地": "北京大学"}
+
+
+@pytest.mark.parametrize("text, want", [
+    # the activity done at a kind of place names it (用餐, 就餐, 游玩, 转转, 住下), and 四周 is 周边
+    ("它旁边还有别的用餐的地方吗？", [("景点", "周边餐馆")]),
+    ("这里四周还有什么可以转转的地方吗？", [("景点", "周边景点")]),
+    ("附近还有啥可以游玩的景点吗？", [("景点", "周边景点")]),
+    ("玩晚了的话就想就近住下了", [("景点", "周边酒店")]),
+    # the next question goes on with the list, the place left out as said once
+    ("它周边有什么餐馆吗？还有其它景点吗？", [("景点", "周边餐馆"), ("景点", "周边景点")]),
+    ("周边有什么酒店没？有餐馆没？", [("景点", "周边酒店"), ("景点", "周边餐馆")]),
+])
+def test_nearby_lists_asked_by_activity_and_by_a_following_question(lex, text: str, want: list) -> None:
+    acts = cw_read.read(text, {"focus": "景点", "chosen": {"景点": "故宫"}}, lex)
+    assert acts["request"] == want and acts["inform"] == {}
+
+
+@pytest.mark.parametrize("text, want", [
+    ("那这家酒店是什么价位呀？", [("酒店", "价格")]),
+    ("这个酒店的价格多钱来着？", [("酒店", "价格")]),
+    ("这家酒店提不提供叫醒服务呢？", [("酒店", "酒店设施-叫醒服务")]),
+])
+def test_requests_said_in_other_words(lex, text: str, want: list) -> None:
+    acts = cw_read.read(text, {"focus": "酒店", "chosen": {"酒店": "北京饭店"}}, lex)
+    assert acts["request"] == want and acts["inform"] == {}
+
+
+@pytest.mark.parametrize("text, want", [
+    ("想找个不收费的景点", {"景点": {"门票": "免费"}}),        # 不收费 is free, not 收费
+    ("想找个免票的景点", {"景点": {"门票": "免费"}}),
+    ("想找个不免票的景点", {"景点": {"门票": "1元以上"}}),
+    ("要收门票的景点也行，找一个", {"景点": {"门票": "1元以上"}}),
+    ("找一家经济实惠的酒店", {}),                              # 经济实惠 is "good value", no hotel type
+])
+def test_free_and_not_free_said_with_negations_and_idioms(lex, text: str, want: dict) -> None:
+    assert cw_read.read(text, {}, lex)["inform"] == want
+
+
+def test_a_value_said_of_the_chosen_place_beside_a_search_of_another_kind() -> None:
+    """"铁板烧也是我最爱呢，它附近有什么好的酒店？": the search words look for a hotel; the dish
+    is said of the restaurant chosen — a comment, no query of restaurants."""
+    s = {"cons": {"餐馆": {"评分": "5分"}}, "chosen": {"餐馆": "白家大院"}, "focus": "餐馆"}
+    acts = {"inform": {"餐馆": {"推荐菜": "铁板烧"}}, "names": [], "target": "酒店"}
+    _, changed = cw_track.step(s, acts, "铁板烧也是我最爱呢，它附近有什么好的酒店？")
+    assert changed == []
+    acts = {"inform": {"餐馆": {"推荐菜": "铁板烧"}}, "names": [], "target": "餐馆"}
+    _, changed = cw_track.step(s, acts, "再帮我找一家有铁板烧的餐馆")
+    assert changed == ["餐馆"]
+
+
+def test_requests_of_the_place_talked_about_last_and_of_the_others_beside_it(lex) -> None:
+    # the focus has no place chosen: the question is about the place talked about last
+    state = {"focus": "酒店", "chosen": {"景点": "故宫"}, "last_place": "故宫"}
+    assert cw_read.read("那周边还有什么景点吗？", state, lex)["request"] == [("景点", "周边景点")]
+    assert ("景点", "评分") in cw_read.read("看一下它的评分呗", state, lex)["request"]
+    assert ("景点", "游玩时间") in cw_read.read("这里能呆多久？", state, lex)["request"]
+    # a search, and the *other* places beside the one it finds
+    acts = cw_read.read("帮我找个评分5分的餐馆，然后看看它周边有什么其它餐馆", {"focus": "餐馆"}, lex)
+    assert acts["inform"] == {"餐馆": {"评分": "5分"}} and ("餐馆", "周边餐馆") in acts["request"]
+
+
+def test_a_facility_said_free_first_and_a_station_of_the_trip_asked_later(lex) -> None:
+    acts = cw_read.read("这家酒店提供免费早餐吗？", {"focus": "酒店", "chosen": {"酒店": "北京饭店"}}, lex)
+    assert acts["request"] == [("酒店", "酒店设施-早餐服务免费")]
+    state = {"focus": "地铁", "cons": {"地铁": {"出发地": "故宫", "目的地": "颐和园"}}}
+    assert cw_read.read("那目的地附近的地铁站呢？", state, lex)["request"][0] == ("地铁", "目的地附近地铁站")
+    acts = cw_read.read("我要从故宫坐地铁到颐和园，告诉我出发地和目的地附近的地铁站", {}, lex)
+    assert acts["request"][:2] == [("地铁", "出发地附近地铁站"), ("地铁", "目的地附近地铁站")]
+
+
+def test_praise_prices_per_person_and_checks_near_a_place(lex) -> None:
+    chosen = {"focus": "景点", "chosen": {"景点": "故宫"}, "last_place": "故宫"}
+    # a clause praising a value says it of the place chosen: no constraint
+    assert cw_read.read("啊，不收费更好呀，那它周边还有什么景点呢", chosen, lex)["inform"] == {}
+    assert cw_read.read("想找个不收门票的景点", {}, lex)["inform"] == {"景点": {"门票": "免费"}}
+    # 人均 of the kind looked for when no restaurant is spoken of
+    acts = cw_read.read("帮我找一家有吹风机的酒店，人均消费400-500元的", {}, lex)
+    assert acts["inform"] == {"酒店": {"酒店设施": "吹风机", "价格": "400-500元"}}
+    # a price word, a few words, then the range without 元
+    acts = cw_read.read("哪家酒店是经济型的，价格最好在300-400之间", {}, lex)
+    assert acts["inform"]["酒店"]["价格"] == "300-400元"
+    # the place named as where to look near is not the one checked: a search
+    acts = cw_read.read("我想去故宫周边的餐馆，最好人均消费50-100元的，你能帮我查一下吗？", {}, lex)
+    assert acts["inform"] == {"餐馆": {"人均消费": "50-100元", "周边景点": "故宫"}}
+
+
+def test_review_phrases_are_no_dishes_and_found_places_replace_a_list() -> None:
+    """A database "dish" that is a phrase of a review (都可以, 一般吧) is never read as a dish; a
+    search of a domain makes its results "these" of the next turn, not the list beside a place."""
+    db = cw_db.load(str(DB))
+    lex = cw_read.Lexicon(db)
+    assert "都可以" not in lex.terms and "一般吧" not in lex.terms
+    import cw_answer
+    state = {"chosen": {"景点": "故宫"}, "listed": {"餐馆": ["周边景点", "故宫"]}}
+    out = cw_answer.answer(state, [{"domain": "餐馆", "constraints": {"评分": "4.5分以上"}}], [], db)
+    assert "餐馆" not in out["state"]["listed"]
+    out = cw_answer.answer(state, [{"domain": "餐馆", "constraints": {"周边景点": "故宫"}}], [], db)
+    assert out["state"]["listed"]["餐馆"] == ["周边景点", "故宫"]
+
+
+def test_a_wanted_dish_the_database_lacks_is_not_replaced_by_a_shorter_one(lex) -> None:
+    """"想吃火星烤肉": no restaurant has 火星烤肉, though 烤肉 is inside the words — the dish
+    asked for is reported unknown ("没有找到…" with the closest), never searched as 烤肉."""
+    import cw_answer
+    acts = cw_read.read("我想吃火星烤肉，帮我找一家餐馆", {}, lex)
+    assert "餐馆" not in acts["inform"] and acts["unknown"] == [("餐馆", "推荐菜", "火星烤肉")]
+    say = cw_answer.unknown_values(acts["unknown"], cw_db.load(str(DB)))[0]
+    assert say.startswith("没有找到有火星烤肉的餐馆；最接近的有")
+    # a dish of the database said the same way is searched
+    assert cw_read.read("我想吃招牌烤鸭，帮我找一家餐馆", {}, lex)["inform"] == {"餐馆": {"推荐菜": "招牌烤鸭"}}

@@ -95,6 +95,9 @@ def answer(state: dict, queries: list[dict], requests: list, db: dict, intent: s
             continue
         found = cw_db.query(dom, cons, db)
         names = [r["名称"] for r in found]
+        if not any(k.startswith("周边") for k in cons):
+            # the places found now are "these" of the next turn, no longer a list beside a place
+            state["listed"].pop(dom, None)
         results[dom] = names[:10]
         if not found:
             alts, missed = cw_db.closest(dom, cons, db)

@@ -94,7 +94,7 @@ def normalize(text: str) -> str:
     t = t.replace("块钱", "元").replace("块", "元")
     # 20元一下: the sound-alike typo of 以下 (yǐxià) after a number and its unit
     # (a price only: "4.5分一下" is as often meant as 以上 — ratings are wished high)
-    t = re.sub(r"(\d\s*元)一下(?![^，,。？?！!]{0,3}(?:吗|呢|吧))", r"\1以下", t)
+    t = re.sub(r"(\d\s*元)一下(?!\s*(?:吗|呢|吧))", r"\1以下", t)
     t = re.sub(r"(\d)个小时", r"\1小时", t)
     return t
 
@@ -103,6 +103,11 @@ def fold(s) -> str:
     """How values compare: NFKC, no spaces, lower case, brackets half-width."""
     t = unicodedata.normalize("NFKC", str(s)).lower()
     return re.sub(r"\s+", "", t)
+
+
+#: "dishes" of the database that are phrases of a review, not names of a dish: one that opens
+#: with an adverb of scope or 还有 (都可以, 还有牛蹄) or closes with a sentence particle (一般吧)
+_NOT_A_DISH = re.compile(r"^(?:都|还有)|(?:吧|呢|吗|啊|了)$")
 
 
 class Lexicon:
@@ -128,7 +133,8 @@ class Lexicon:
         for r in db.get("餐馆", []):
             for d in r.get("推荐菜") or []:
                 d = d.strip()
-                if len(d) >= 2 and d not in stop_dishes and not any(d in w for ws in DOMAIN_WORDS.values() for w in ws):
+                if len(d) >= 2 and d not in stop_dishes and not _NOT_A_DISH.search(d) and \
+                        not any(d in w for ws in DOMAIN_WORDS.values() for w in ws):
                     self._add(d, ("dish", "餐馆", d), weak=True)
         for r in db.get("酒店", []):
             for f in r.get("酒店设施") or []:
@@ -137,6 +143,8 @@ class Lexicon:
                     self._add(f, ("facility", "酒店", f), weak=True)
                     if f.endswith("服务") and len(f) >= 4:
                         self._add(f[:-2], ("facility", "酒店", f), weak=True)
+                    if f.endswith("服务免费") and len(f) >= 6:  # 早餐服务免费 is said 免费早餐
+                        self._add("免费" + f[:-4], ("facility", "酒店", f), weak=True)
         for dom, words in DOMAIN_WORDS.items():  # 出租车 is a word, not the 租车 facility
             for w in words:
                 if len(w) >= 2:
@@ -178,12 +186,15 @@ _RATING = re.compile(r"(?:评分|评价|分数|打分|得分|星级)?\s*(?:在|�
                      r"(\d(?:\.\d)?)\s*(以上|及以上)?")
 _MONEY_RANGE = re.compile(r"(\d+)\s*(?:元)?\s*-\s*(\d+)\s*元")
 _MONEY_ONE = re.compile(r"(\d+)\s*元\s*(以上|以下|以内|左右|之内)?")
-_MONEY_CTX_ONE = re.compile(r"(?:人均消费|人均|消费|价格|价位|房价|票价|门票|价钱)\s*(?:在|是|为|要)?\s*(\d+)\s*(以上|以下|以内|之内)")
-_MONEY_BARE = re.compile(r"(?:人均|消费|价格|价位|房价|票价|门票|价钱)\s*(?:在|是|为|要)?\s*(\d+)\s*-\s*(\d+)(?!\s*(?:分|小时|天))")
+#: a price word, then a few words ("价格最好在300-400之间") before a bare number or range
+_MONEY_CTX_ONE = re.compile(r"(?:人均消费|人均|消费|价格|价位|房价|票价|门票|价钱)[^\d，,。？?！!]{0,4}?(\d+)\s*(以上|以下|以内|之内)")
+_MONEY_BARE = re.compile(r"(?:人均|消费|价格|价位|房价|票价|门票|价钱)[^\d，,。？?！!]{0,4}?(\d+)\s*-\s*(\d+)(?!\s*(?:分|小时|天|\d))")
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)\s*(小时|天)?\s*-\s*(\d+(?:\.\d+)?)\s*(小时|天)|(\d+(?:\.\d+)?)\s*(小时|天)")
-_FREE = re.compile(r"(?<!不)(?<!不是)(?<!不要)免费(?!早餐|停车|wifi|wi-fi|市内|国内|电话|上网|接|的早|提供)|不要门票|不收门票|不用门票|不需要门票|门票为0|免门票|无需门票|不收取门票|没有门票|无门票|(?<![\d.])0元")
+_FREE = re.compile(r"(?<!不)(?<!不是)(?<!不要)免费(?!早餐|停车|wifi|wi-fi|市内|国内|电话|上网|接|的早|提供)|"
+                   r"(?<!不)(?<!不是)免票|不收费|不收钱|不要钱|不用花钱|不花钱|不要门票|不收门票|不用门票|不需要门票|门票为0|免门票|无需门票|不收取门票|没有门票|无门票|(?<![\d.])0元")
 #: a ticket that is not free: at least 1元, in the database's range syntax (门票 "1元以上")
-_NOT_FREE = re.compile(r"不免费|不是免费|非免费|不要免费|不想要?免费|不去免费|收费(?!停车)|要门票的|需要门票的|花钱的|要花钱")
+_NOT_FREE = re.compile(r"不免费|不是免费|非免费|不要免费|不想要?免费|不去免费|不免票|不是免票|(?<![不免无])收门票|"
+                       r"(?<![不免无])收费(?!停车)|要门票的|需要门票的|花钱的|要花钱")
 
 _PRICE_CTX = [("门票", "门票"), ("票价", "门票"), ("人均消费", "人均消费"), ("人均", "人均消费"), ("消费", "人均消费"),
               ("房价", "价格"), ("最低价格", "价格"), ("价格", None), ("价位", None), ("价钱", None)]
@@ -224,7 +235,8 @@ def read_numbers(t: str, dom_hint: str | None, loose: bool = False) -> list[tupl
             continue
         # a rating wished for is a floor: "评分4分的" is 4分以上 (CrossWOZ's wizards write it so);
         # the top mark 5分 is itself
-        floor = mod.startswith(("以上", "及以上", "或以上")) or (not mod and float(num) < 5)
+        # the top mark 5分 is itself, said with 以上 or not ("5分以上" is 5分: nothing rates higher)
+        floor = float(num) < 5 and (mod.startswith(("以上", "及以上", "或以上")) or not mod)
         v = f"{_fmt(num)}分以上" if floor else f"{_fmt(num)}分"
         if mod == "以下":
             v = f"{_fmt(num)}分以下"
@@ -299,10 +311,10 @@ REQUESTS = [
     ("电话", "电话"), ("联系方式", "电话"), ("号码", "电话"), ("联系", "电话"),
     ("门票", "门票"), ("票价", "门票"),
     ("评分", "评分"), ("几分", "评分"), ("分数", "评分"), ("评价", "评分"),
-    ("游玩时间", "游玩时间"), ("玩多久", "游玩时间"), ("游玩时长", "游玩时间"), ("多长时间", "游玩时间"), ("玩多长", "游玩时间"), ("玩久", "游玩时间"),
-    ("推荐菜", "推荐菜"), ("招牌菜", "推荐菜"), ("特色菜", "推荐菜"), ("什么菜", "推荐菜"), ("好吃的", "推荐菜"), ("菜品", "推荐菜"),
+    ("游玩时间", "游玩时间"), ("玩多久", "游玩时间"), ("游玩时长", "游玩时间"), ("多长时间", "游玩时间"), ("玩多长", "游玩时间"), ("玩久", "游玩时间"), ("玩多少", "游玩时间"), ("呆多久", "游玩时间"), ("待多久", "游玩时间"),
+    ("推荐菜", "推荐菜"), ("招牌菜", "推荐菜"), ("特色菜", "推荐菜"), ("什么菜", "推荐菜"), ("好吃的", "推荐菜"), ("菜品", "推荐菜"), ("必点", "推荐菜"), ("推荐都有", "推荐菜"), ("不错的菜", "推荐菜"),
     ("人均消费", "人均消费"), ("人均", "人均消费"),
-    ("价格", "价格"), ("多少钱", "价格"), ("房价", "价格"), ("价钱", "价格"), ("多钱", "价格"), ("贵不贵", "价格"),
+    ("价格", "价格"), ("多少钱", "价格"), ("房价", "价格"), ("价钱", "价格"), ("多钱", "价格"), ("价位", "价格"), ("贵不贵", "价格"),
     ("贵吗", "价格"), ("贵么", "价格"), ("贵嘛", "价格"),
     ("酒店类型", "酒店类型"), ("什么类型", "酒店类型"), ("类型", "酒店类型"), ("档次", "酒店类型"),
     ("酒店设施", "酒店设施"), ("设施", "酒店设施"),
@@ -314,14 +326,20 @@ SLOT_DOMAINS = {"营业时间": ("餐馆",), "地址": PLACE_DOMAINS, "电话": 
                 "价格": ("酒店", "景点", "餐馆"), "酒店类型": ("酒店",), "酒店设施": ("酒店",), "地铁": PLACE_DOMAINS,
                 "车型": ("出租",), "车牌": ("出租",)}
 _ASK = re.compile(r"多少|哪|什么|吗|几|？|\?|告诉|知道|查|问|怎么|如何|给我|发|说一下|介绍|有没有|是否|呢|啥|"
-                  r"咋|多久|多长|怎样|还有|我要|看看|提不提供|有没有")
-_NEAR_REQ = re.compile(r"(?:周边|附近|周围|旁边|边上|就近)[^，,。？?！!；;]{0,8}?"
+                  r"咋|多久|多长|多钱|怎样|还有|我要|看看|看一下|看下|提不提供|有没有")
+_NEAR_REQ = re.compile(r"(?:周边|附近|周围|四周|旁边|边上|就近)[^，,。？?！!；;]{0,12}?"
                        r"(景点|景区|餐馆|餐厅|饭店|饭馆|酒店|宾馆|吃饭的地方|玩的地方|住的地方|吃的|玩的|住的|"
-                       r"吃饭|住宿|美景|逛的|转的)")
+                       r"吃饭|用餐|就餐|美味|好吃|住宿|住下|休息|睡觉|游玩|玩玩|玩一玩|溜达|美景|逛的|转的|转转)")
 _WORD_DOM = {"景点": "景点", "景区": "景点", "玩的": "景点", "餐馆": "餐馆", "餐厅": "餐馆", "饭店": "餐馆",
              "饭馆": "餐馆", "吃的": "餐馆", "酒店": "酒店", "宾馆": "酒店", "住的": "酒店",
              "吃饭的地方": "餐馆", "玩的地方": "景点", "住的地方": "酒店", "吃饭": "餐馆", "住宿": "酒店",
-             "美景": "景点", "逛的": "景点", "转的": "景点"}
+             "美景": "景点", "逛的": "景点", "转的": "景点", "用餐": "餐馆", "就餐": "餐馆", "住下": "酒店",
+             "游玩": "景点", "转转": "景点", "美味": "餐馆", "好吃": "餐馆", "休息": "酒店", "睡觉": "酒店",
+             "玩玩": "景点", "玩一玩": "景点", "溜达": "景点"}
+#: a word for what one does at a kind of place, and what "…的地方" after it names
+_ACTIVITY = {"吃的": "吃饭的地方", "玩的": "玩的地方", "住的": "住的地方", "吃饭": "吃饭的地方", "用餐": "吃饭的地方",
+             "就餐": "吃饭的地方", "住宿": "住的地方", "住下": "住的地方", "游玩": "玩的地方", "逛的": "玩的地方",
+             "转的": "玩的地方", "转转": "玩的地方", "休息": "住的地方", "睡觉": "住的地方", "好吃": "吃饭的地方"}
 #: "these (places)": 这些/这几/这两/那些… — not a count of dishes or hours ("这两道菜", "这两天")
 THESE = re.compile(r"(?:这|那)(?:些|几|两|三)(?!\s*(?:个|样|道|种|份)?\s*(?:菜|道|样|种|份|天|晚|小时|位|人|口|点))")
 #: the search near a place found nothing and the user looks elsewhere (既然没有, 周边没有的话, 远一点也行)
@@ -374,6 +392,28 @@ def _place_value(span: str, lex: Lexicon, state: dict) -> str | None:
     return span
 
 
+#: words that say a dish is wanted ("想吃X", "有道菜叫X"): what follows is a dish by its context
+_WANT = r"(?:想吃|要吃|爱吃|能吃到|吃到|能吃|有道菜叫|菜叫)"
+_PRAISE = re.compile(r"更好|挺不错|也不错|真不错|最喜欢|我喜欢|挺好|太好了|真好")
+
+
+def _clause(t: str, pos: int) -> str:
+    """The clause of ``t`` around ``pos`` (between ，。？！； and the like)."""
+    a = max(t.rfind(c, 0, pos) for c in "，,。？?！!；;")
+    ends = [i for i in (t.find(c, pos) for c in "，,。？?！!；;") if i >= 0]
+    return t[a + 1:min(ends) if ends else len(t)]
+
+
+def _leading_place(t: str, start: int, lex: Lexicon) -> str | None:
+    """The database place whose name begins the span at ``start`` (longest match), whole: a
+    trip end is read by the words around it (到…的出租车), and those words may stand inside a name
+    (护国寺小吃店 holds 吃) or the clause may run on after it (到…酒店我还不知道怎么去)."""
+    hits = lex.find(t[start:start + 60])
+    if hits and hits[0][0] == 0 and "place" in hits[0][2]:
+        return hits[0][2]["place"][2]
+    return None
+
+
 def read(text: str, state: dict, lex: Lexicon) -> dict:
     """Dialogue acts of one user utterance.
 
@@ -410,17 +450,21 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
     trip_dom = "出租" if re.search(r"出租|打车|打的|叫车|的士|叫一辆|车型|车牌", mt) else ("地铁" if "地铁" in mt else None)
     m = _TRIP.search(t)
     if trip_dom and m:
-        a = _place_value(m.group(1), lex, state)
+        a = _leading_place(t, m.start(1), lex) or _place_value(m.group(1), lex, state)
         m2 = _TO.search(t, m.end() - 1)
-        b = _place_value(m2.group(1), lex, state) if m2 else None
+        b = (_leading_place(t, m2.start(1), lex) or _place_value(m2.group(1), lex, state)) if m2 else None
         if a and b:
             out["trip"][trip_dom] = {"出发地": a, "目的地": b}
             inform[trip_dom] = {"出发地": a, "目的地": b}
     if trip_dom == "出租" and re.search(r"车型|车牌|什么车", mt):
         request += [("出租", "车型"), ("出租", "车牌")] if "车牌" in mt and "车型" in mt else \
             [("出租", "车牌" if "车牌" in mt else "车型")]
-    if trip_dom == "地铁" and re.search(r"地铁站|站", mt):
-        request += [("地铁", "出发地附近地铁站"), ("地铁", "目的地附近地铁站")]
+    # the stations of a metro trip: both, or the one end named ("那目的地附近的地铁站呢？" asks
+    # about the trip already made)
+    ends = [slot for words, slot in (("出发地|起点|上车", "出发地附近地铁站"), ("目的地|终点|下车", "目的地附近地铁站"))
+            if re.search(f"(?:{words})[^，,。？?！!]{{0,12}}站", mt)]
+    if trip_dom == "地铁" and re.search(r"地铁站|站", mt) or ends and (state.get("cons") or {}).get("地铁"):
+        request += [("地铁", e) for e in (ends if len(ends) == 1 else ("出发地附近地铁站", "目的地附近地铁站"))]
 
     # the domain the utterance looks for: a domain word not said as a reference (…附近的酒店 keeps 酒店)
     targets, asked_near = [], []
@@ -463,12 +507,23 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
     out["target"] = target
     focus = target or state.get("focus")
     numbers = read_numbers(mt, focus if focus in PLACE_DOMAINS else None)
+    if target in ("景点", "酒店") and targets and not any(d == "餐馆" for _, d in targets) and not dishes:
+        # "…的酒店，人均消费是400-500元": 人均 (per person) of the kind of place looked for, when no
+        # restaurant is spoken of — an attraction's ticket, a hotel's price
+        numbers = [(p, {"景点": "门票", "酒店": "价格"}[target], target, v) if slot == "人均消费" else (p, slot, d, v)
+                   for p, slot, d, v in numbers]
+    # a clause that praises a value ("不收费更好呀", "不用花钱也挺不错") says it of the place chosen
+    # in that domain: a comment, no constraint
+    numbers = [x for x in numbers if not (x[2] in PLACE_DOMAINS and chosen.get(x[2]) and _PRAISE.search(_clause(mt, x[0])))]
 
     # "它的评分有4分以上吗?": a check on the chosen place, not a new constraint
+    # (a place named as where to look near — "云蒙山森林公园周边的餐馆…吗" — is not the one checked)
+    checked = [n for n in names if not re.match(r"(?:的)?(?:附近|周边|周围|旁边|边上|一带)",
+                                                ft[n[0] + len(fold(n[2])):n[0] + len(fold(n[2])) + 4])]
     checking = bool(re.search(r"[吗么]\W*$|是不是|是否", ft)) and not _SEARCH.search(mt) and \
         not re.search(r"找|推荐|换|再|还有|其他|别的|这些|哪", mt) and \
-        not re.search(r"有[^，,。？?！!]{0,16}的(?:景点|景区|餐馆|餐厅|饭店|饭馆|酒店|宾馆|地方)", mt) and \
-        (bool(_PRONOUN.search(mt)) or bool(names) or bool(re.search(r"^\W*(?:景点|餐馆|餐厅|酒店|宾馆)的", mt)))
+        not re.search(r"有[^，,。？?！!]{0,30}的(?:景点|景区|餐馆|餐厅|饭店|饭馆|酒店|宾馆|地方)", mt) and \
+        (bool(_PRONOUN.search(mt)) or bool(checked) or bool(re.search(r"^\W*(?:景点|餐馆|餐厅|酒店|宾馆)的", mt)))
     if checking:
         for _, slot, dom, v in numbers:
             request.append((focus if slot == "评分" else dom or focus, slot))
@@ -489,15 +544,26 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
         if slot == "评分":
             dom = focus if focus in PLACE_DOMAINS else None
         put(dom or (focus if focus in PLACE_DOMAINS else None), slot, v)
+    # 想吃火星烤肉: the dish said by its context is not in the database, though a shorter one
+    # inside it (烤肉) is — the one asked for is unknown ("没有找到…", never the shorter one in its place)
+    wanted = re.search(_WANT + r"([\u4e00-\u9fff]{3,10}?)(?:了|的|这道菜|这个菜|就行|就好|就可以|，|,|。|！|!|？|\?|$)", ft)
+    unknown_dish = None
+    if wanted:
+        span = wanted.group(1)
+        inner = [(s, d) for s, d in dishes if wanted.start(1) <= s and s + len(fold(d)) <= wanted.end(1)]
+        rest = span.replace(fold(inner[0][1]), "") if len(inner) == 1 else ""
+        if len(inner) == 1 and len(rest) >= 2 and not re.search(r"饭|东西|点|菜|些|个|的|就|一|那|这|特|正宗|好吃|地道|北京|老", rest):
+            unknown_dish = span
+            dishes = [x for x in dishes if x not in inner]
     dish_names = list(dict.fromkeys(d for _, d in dishes))
     dish_names = [d for d in dish_names if not any(d != o and d in o for o in dish_names)]
     if dish_names:
         put("餐馆", "推荐菜", " ".join(dish_names))
-    for m in re.finditer(r"(经济|舒适|高档|豪华)(型)?", mt):
+    for m in re.finditer(r"(经济|舒适|高档|豪华)(型)?(?!实惠)", mt):  # 经济实惠 is "good value", no type
         put("酒店", "酒店类型", m.group(1) + (m.group(2) or ""))
     if facilities:
         hotel_named = any(d == "酒店" for _, d, _ in names)
-        asks_facility = bool(re.search(r"有没有|是否|有.{0,16}[吗么没]|提供.{0,16}[吗么没]|能不能|可不可以|..[吗么]", ft)) and \
+        asks_facility = bool(re.search(r"有没有|提不提供|有无|是否|有.{0,16}[吗么没]|提供.{0,16}[吗么没]|能不能|可不可以|..[吗么]", ft)) and \
             (chosen.get("酒店") or hotel_named or _PRONOUN.search(mt)) and not re.search(r"找|推荐|换|再", mt) and \
             not any(d == "酒店" for _, _, d, _ in numbers) and not re.search(r"经济|舒适|高档|豪华", mt)
         if asks_facility:
@@ -556,9 +622,12 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
     asking = bool(_ASK.search(mt))
     for start, word in near_words:
         wdom = _WORD_DOM[word]
-        if wdom in out["near"] or wdom in inform:
-            continue  # a search near a place, not a question about it
-        of = _near_subject(mt, start, names, doms, focus, near_spans, chosen, state.get("focus"))
+        other = re.match(r"\w{0,14}?(?:其他|其它|别的|另外)", mt[start:])
+        if (wdom in out["near"] or wdom in inform) and not other:
+            # a search near a place, not a question about it — unless it asks for the *other*
+            # places beside it ("找个评分5分的餐馆，再看看它周边有什么其它餐馆")
+            continue
+        of = _near_subject(mt, start, names, doms, focus, near_spans, chosen, state.get("focus"), state.get("last_place"))
         if of:
             request.append((of, NEAR_SLOT[wdom]))
     if asking:
@@ -582,11 +651,11 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
         if re.search(r"推荐|哪家|哪个|哪些|什么(?:景点|餐馆|酒店|地方)|找一|有没有", mt) and target in PLACE_DOMAINS:
             request.append((target, "名称"))
     # values said by their context that the database does not know: 想吃X (no dish X), 叫X的酒店
-    out["unknown"] = []
+    out["unknown"] = [("餐馆", "推荐菜", unknown_dish)] if unknown_dish else []
     # 人均50元以下，不对，100-150元: a correction, the later value stands without a word about it
     out["conflicts"] = [] if re.search(r"不对|不是|改成|换成|还是|算了|哦不", t) else conflicts
-    if not dishes:
-        m = re.search(r"(?:想吃|要吃|爱吃|能吃到|吃到|能吃|有道菜叫|菜叫)([\u4e00-\u9fff]{1,8}?)(?:了|的|这道菜|就行|就好|就可以|，|,|。|！|!|？|\?|$)", mt)
+    if not dishes and not unknown_dish:
+        m = re.search(_WANT + r"([\u4e00-\u9fff]{1,8}?)(?:了|的|这道菜|就行|就好|就可以|，|,|。|！|!|？|\?|$)", mt)
         if m and len(m.group(1)) >= 2 and "＃" not in m.group(1) and not re.search(r"饭|东西|点|的|菜|就行|就好|什么|啥", m.group(1)):
             out["unknown"].append(("餐馆", "推荐菜", m.group(1)))
     m = re.search(r"(?:叫|名叫|名为|叫做)([^，,。？?！!的]{2,20})的(景点|餐馆|餐厅|饭店|酒店|宾馆)", mt)
@@ -630,12 +699,16 @@ def _near_requests(mt: str) -> tuple[list[tuple[int, str]], list[tuple[int, int]
         end = m.end()
         # 周边好吃的餐馆 / 附近好玩的景点: the kind named right after 吃的/玩的 is the one asked
         m3 = re.match(r"(?:的)?(景点|景区|餐馆|餐厅|饭店|饭馆|酒店|宾馆|地方)", mt[end:])
-        if word in ("吃的", "玩的", "住的") and m3:
-            word = {"地方": {"吃的": "吃饭的地方", "玩的": "玩的地方", "住的": "住的地方"}[word]}.get(m3.group(1), m3.group(1))
+        # (likewise after the activity: 可以游玩的景点, 就餐的地方)
+        if word in _ACTIVITY and m3:
+            word = {"地方": _ACTIVITY[word]}.get(m3.group(1), m3.group(1))
             end += m3.end()
         words.append((m.start(), word))
         while True:  # each domain word of a list is asked
-            m2 = re.match(r"(?:和|与|及|还有|以及|跟|、|或者?)(?:其他|别的|其它)?的?"
+            # … or the next question goes on with the list ("周边有什么景点吗？还有其它餐馆吗？",
+            # "…有酒店没？有景点没？"): the place asked about is left out, as it was said once
+            m2 = re.match(r"(?:[吗么呢没嘛]?\s*[？?，,]\s*(?:那|那么)?(?:还有|有没有|有)(?:什么|啥|哪些)?|"
+                          r"和|与|及|还有|以及|跟|、|或者?)(?:其他|别的|其它)?的?"
                           r"(景点|景区|餐馆|餐厅|饭店|饭馆|酒店|宾馆|吃的|玩的|住的)", mt[end:])
             if not m2:
                 break
@@ -665,8 +738,13 @@ def _established(cands: list[tuple[int, str]], names, chosen: dict, focus: str |
     return cands
 
 
+def _last_place_domain(chosen: dict, last_place: str | None, allowed) -> str | None:
+    """The domain whose chosen place is the one named or proposed last, among ``allowed``."""
+    return next((d for d in allowed if last_place and chosen.get(d) == last_place), None)
+
+
 def _near_subject(mt: str, pos: int, names, doms, focus: str | None, asked=(), chosen=None,
-                  prior_focus: str | None = None) -> str | None:
+                  prior_focus: str | None = None, last_place: str | None = None) -> str | None:
     """Whose neighbourhood a "…周边有什么酒店" asks about: the place or domain word right before
     周边/附近 (景点附近, 故宫周边, 这家店附近) that is not itself asked about, else the focus."""
     before = [(p, d) for p, d, _ in names if p < pos and d in PLACE_DOMAINS] + \
@@ -680,7 +758,9 @@ def _near_subject(mt: str, pos: int, names, doms, focus: str | None, asked=(), c
     for f in (focus, prior_focus):  # the domain talked about now, else the one before, with a place
         if f in PLACE_DOMAINS and (chosen or {}).get(f):
             return f
-    return focus if focus in PLACE_DOMAINS else None
+    # else the kind of the place talked about last ("那周边还有什么景点吗" right after a hotel's
+    # address was asked by name), else the focus
+    return _last_place_domain(chosen or {}, last_place, PLACE_DOMAINS) or (focus if focus in PLACE_DOMAINS else None)
 
 
 def _near_target(mt: str, pos: int, targets: list[tuple[int, str]]) -> str | None:
@@ -709,6 +789,9 @@ def _subject(mt: str, pos: int, names, doms, state: dict, focus: str | None, all
     for f in (focus, state.get("focus")):  # the domain talked about now, else the one before
         if f in allowed and chosen.get(f):
             return f
+    last = _last_place_domain(chosen, state.get("last_place"), allowed)
+    if last:
+        return last
     if focus in allowed:
         return focus
     return allowed[0] if len(allowed) == 1 else None

@@ -49,6 +49,7 @@ def _copy(state: dict) -> dict:
     return {"focus": state.get("focus"), "cons": {d: dict(c) for d, c in (state.get("cons") or {}).items()},
             "chosen": dict(state.get("chosen") or {}), "last_place": state.get("last_place"),
             "offered": dict(state.get("offered") or {}), "listed": dict(state.get("listed") or {}),
+            "metro": dict(state.get("metro") or {}),
             "queries_made": state.get("queries_made"), "query_log": list(state.get("query_log") or [])}
 
 
@@ -58,9 +59,13 @@ def step(state: dict, acts: dict, text: str) -> tuple[dict, list[str]]:
     cons, chosen = new["cons"], new["chosen"]
     before = {d: dict(c) for d, c in cons.items()}
     again = bool(_AGAIN.search(text))
+    target = acts.get("target")
     for dom, said in acts["inform"].items():
-        if dom in PLACE_DOMAINS and chosen.get(dom) and not _SEARCH.search(text):
-            continue  # said of the chosen place: a check or a comment, not a new search
+        # said of the chosen place: a check or a comment, not a new search — when no word looks
+        # for a place, or the words that do look for another kind ("铁板烧也是我最爱，它附近有什么酒店")
+        if dom in PLACE_DOMAINS and chosen.get(dom) and (
+                not _SEARCH.search(text) or (target in PLACE_DOMAINS and target != dom)):
+            continue
         if dom in ("地铁", "出租"):
             cons[dom] = dict(said)
             continue
@@ -83,7 +88,6 @@ def step(state: dict, acts: dict, text: str) -> tuple[dict, list[str]]:
     for dom, name in acts.get("refer") or ():  # a place asked about by name, not searched for
         chosen[dom] = name
         new["last_place"] = name
-    target = acts.get("target")
     if target in PLACE_DOMAINS and _LOOK_FOR.search(text) and not _NEAR.search(text) and target not in cons \
             and not acts["names"] and not acts.get("unknown") and not acts.get("request"):
         cons[target] = {}  # "推荐一个景点": a search with no constraint yet, over every record
