@@ -42,8 +42,8 @@ from __future__ import annotations
 
 import calendar
 import re
-from dataclasses import dataclass, field
-from datetime import date, datetime, time, timedelta
+from dataclasses import dataclass, field, replace
+from datetime import date, datetime, time, timedelta, timezone
 from typing import Any, Mapping
 from zoneinfo import ZoneInfo
 
@@ -58,14 +58,14 @@ from .temporal_periods import STATE_NOUNS_ZH, apply_part
 
 __all__ = ["TimeExpr", "impossible_date_text", "parse_times"]
 
-_GAP = re.compile(r"^(?:\s|,|的|at|on|in the|in|of|around|about|by|this|the|t)*$")  # t: ISO 8601 2025-03-03T10:00
+_GAP = re.compile(r"^(?:\s|,|的|at|on|in the|in|of|around|about|by|this|the|from|t)*$")  # t: ISO 8601 2025-03-03T10:00
 _DAY_RANGE_END = re.compile(r"\s*(-|~|to|through|thru|until|till|and|到|至)\s*(\d{1,2})(?:st|nd|rd|th|号|日)?(?![\d:])"
                             r"(?!\s*(?:[ap]\.?m\b|o'?clock|点|时|个|人|位|岁|天|周|月|年|分|秒|小时|hours?|days?|weeks?|"
                             r"months?|years?|minutes?|people|persons?))"
                             r"(?:,?\s+((?:19|20)\d\d)(?!\d))?")
 _WEEKDAY_RANGE_END = re.compile(r"\s*(?:到|至|~|-)\s*([1-7日天])(?![\d号日点时月年个天周:])")
 _ZH_WD_NUM = {"1": 1, "2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7, "日": 7, "天": 7}
-_RANGE_CONN = re.compile(r"^\s*(到|至|~|-|to|until|till|through|thru|and|和|与|跟)\s*$")
+_RANGE_CONN = re.compile(r"^\s*(到|至|~|-|to|until|untill|till|through|thru|and|和|与|跟)\s*$")
 _GRAIN_ORDER = ["second", "minute", "hour", "part_of_day", "day", "week", "weekend", "month", "season", "quarter",
                 "year", "decade", "century"]
 _FINER = {"century": -1, "decade": 0, "year": 1, "season": 2, "quarter": 3, "month": 4, "week": 5, "weekend": 6}
@@ -180,6 +180,7 @@ _FUTURE = re.compile(r"提醒|闹钟|叫醒|叫我|记得|别忘|安排|预订|�
                      r"planning|until|till|countdown|upcoming|how long)(?![a-z])|'ll(?![a-z])")
 _PAST = re.compile(r"上次|曾经|已经|去过|过了|我记得|(?<![a-z])(?:was|were|did|had|ago|used to)(?![a-z])")
 _DATE_KEYS = ("rel_day", "weekday", "day", "month", "period", "year", "holiday", "lunar", "part")
+_CLOCK_KEYS = frozenset({"hour", "minute", "second", "ampm", "pod", "h24", "midnight", "future"})
 
 
 @dataclass(slots=True)
@@ -593,7 +594,41 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
                 x = open_range(x, op[0], op[1], ref, norm.original[s0:e0], (s0, e0))
             out.append(x)
         i += 1
+    if _ZONE_HINT.search(norm.original):
+        out = [_in_named_zone(norm.original, x, tz) for x in out]
     return out
+
+
+# ---- a clock said in a named zone: "Thursday 8:00 GMT", "4pm CET", "9 am (BST)" ----------------------
+#: UTC offsets (minutes) of the zone abbreviations of the IANA tz database as English speakers use them;
+#: CST and IST are ambiguous (China / US Central, India / Ireland / Israel): the US and Indian readings
+#: are taken, as Duckling's English rules do
+_ZONES = {"utc": 0, "gmt": 0, "z": 0, "wet": 0, "bst": 60, "cet": 60, "cest": 120, "eet": 120, "eest": 180,
+          "msk": 180, "ist": 330, "sgt": 480, "hkt": 480, "awst": 480, "jst": 540, "kst": 540, "aest": 600,
+          "aedt": 660, "nzst": 720, "nzdt": 780, "hst": -600, "akst": -540, "akdt": -480, "pst": -480, "pdt": -420,
+          "mst": -420, "mdt": -360, "cst": -360, "cdt": -300, "est": -300, "edt": -240, "ast": -240, "adt": -180}
+_ZONE_HINT = re.compile(r"(?<![A-Za-z])(?:" + "|".join(k for k in _ZONES if len(k) > 1) + r")(?![A-Za-z])", re.I)
+_ZONE_AFTER = re.compile(r"\s*(\()?(" + "|".join(sorted((k for k in _ZONES if len(k) > 1), key=len, reverse=True))
+                         + r")(?(1)\)|)(?![A-Za-z])", re.I)
+
+
+def _in_named_zone(original: str, x: TimeExpr, tz: ZoneInfo) -> TimeExpr:
+    """A clock time followed by a zone abbreviation is that wall time in that zone, moved to ``tz``."""
+    if x.kind not in ("datetime", "range") or x.grain not in ("hour", "minute", "second"):
+        return x
+    m = _ZONE_AFTER.match(original, x.span[1])
+    if m is None:
+        return x
+    zone = timezone(timedelta(minutes=_ZONES[m[2].lower()]))
+
+    def move(v):
+        return v.replace(tzinfo=zone).astimezone(tz) if isinstance(v, datetime) else v
+
+    span = (x.span[0], m.end())
+    start = move(x.start)
+    grain = "minute" if x.grain == "hour" and isinstance(start, datetime) and start.minute else x.grain  # 9 am IST
+    return replace(x, start=start, end=move(x.end), point=move(x.point), span=span,
+                   text=original[span[0]:span[1]], grain=grain)
 
 
 _EN_ANCHOR_GAP = re.compile(r"^\s*(from|after|before)\s*(?:the\s+)?$")
@@ -706,6 +741,11 @@ def _range(norm: Normalized, g1: _Group, g2: _Group, ref: datetime, tz: ZoneInfo
                 f2[k] = f1[k]
             if k in f2 and "ampm" not in f1 and "pod" not in f1:
                 f1[k] = f2[k]
+    if "hour" in f1 and "hour" in f2 and not any(k in f1 for k in _DATE_KEYS) and any(k in f2 for k in _DATE_KEYS):
+        # "9:30 - 11:00 on Thursday", "3点到5点，明天": a date said after both clocks holds for the first too
+        for k, v in f2.items():
+            if k not in _CLOCK_KEYS:
+                f1.setdefault(k, v)
     if "day" in f2 and "month" not in f2 and "month" in f1:
         f2["month"] = f1["month"]
         if "year" in f1:

@@ -393,7 +393,8 @@ def _zh_clock(m):
     return {"hour": h, "minute": mi, "second": int(m[6]) if m[6] else None}
 
 
-@_p(r"(?<![\d:/.])(\d{1,2})[:](\d{2})(?::(\d{2}))?(?:\s*(a\.m\.|p\.m\.|a\.?m|p\.?m)(?![a-z]))?(?![\d:])", "clock", needs=r":")
+@_p(r"(?<![\d:/.])(\d{1,2})[:](\d{2})(?::(\d{2}))?(?:\s*(a\.m\.|p\.m\.|a\.?\s?m|p\.?\s?m|(?<=\d)[ap]\.?)(?![a-z]))?(?![\d:])",
+    "clock", needs=r":")
 def _colon_clock(m):
     h, mi = int(m[1]), int(m[2])
     if h > 24 or mi > 59:
@@ -412,9 +413,14 @@ def _dotted_clock(m):  # 12.16 pm (British usage): a dot between hour and minute
     return {"hour": h, "minute": int(m[2]), "ampm": "am" if m[3][0] == "a" else "pm"} if h <= 12 else None
 
 
-@_p(rf"{L}(?:at\s+)?({EN_NUM}|\d{{3,4}})\s*(?:o'?clock\s*)?(a\.m\.|p\.m\.|a\.?m|p\.?m)(?![a-z])", "clock", needs=r"[ap]\.?m")
+@_p(rf"{L}(at\s+|@\s*)?({EN_NUM}|\d{{3,4}})(?:ish)?\s*(?:o'?clock\s*)?(?:in\s+the\s+)?(a\.m\.|p\.m\.|a\.?\s?m|p\.?\s?m|(?<=\d)[ap]\.?)(?![a-z])",
+    "clock", needs=r"[ap]\.?\s?m|\d[ap]")
 def _en_ampm(m):
-    raw = m[1]
+    """3pm, 3 p.m., 3 o'clock pm, 3 in the AM, 3ish pm; "at 3p" (a bare a/p after the digits only after
+    at/@: "4a" alone is a paper size or a flat, Duckling's negative corpus)."""
+    if len(m[3].rstrip(".")) == 1 and not m[1]:
+        return None
+    raw = m[2]
     if re.fullmatch(r"\d{3,4}", raw):
         h, mi = int(raw[:-2]), int(raw[-2:])
     else:
@@ -424,7 +430,32 @@ def _en_ampm(m):
         h, mi = int(v), None
     if h > 24 or (mi is not None and mi > 59):
         return None
-    return {"hour": h, "minute": mi, "ampm": "am" if m[2][0] == "a" else "pm"}
+    return {"hour": h, "minute": mi, "ampm": "am" if m[3][0] == "a" else "pm"}
+
+
+_HOUR_WORD = "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
+_MIN_WORD = ("(?:twenty|thirty|forty|fifty)(?:[\\s-]+(?:one|two|three|four|five|six|seven|eight|nine))?|ten|eleven|twelve|"
+             "thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|oh\\s+(?:one|two|three|four|five|six|seven|eight|nine)")
+
+
+@_p(rf"{L}(at\s+)?({_HOUR_WORD}|\d{{1,2}})\s+({_MIN_WORD}|\d{{2}})(?:\s*(a\.m\.|p\.m\.|a\.?\s?m|p\.?\s?m)(?![a-z]))?{R}"
+    r"(?!\s+(?:people|persons?|tickets?|seats?|guests?|of\b|days?|hours?|minutes?|weeks?|times?|[ap]m\b))",
+    "clock", needs=r"[a-z0-9] [a-z0-9]")
+def _en_spoken_clock(m):
+    """A clock said as hour and minutes: "ten thirty am", "nine fifty nine a m", "at three twenty", "at 12 15".
+    Only after "at" or before am/pm: "three twenty" or "3 30" alone is a count (Duckling's negative corpus)."""
+    if not m[1] and not m[4]:
+        return None
+    h = en_number(m[2])
+    mi = en_number(re.sub(r"^oh\s+", "", m[3]))
+    if h is None or mi is None or not 0 <= h <= (12 if m[4] else 23) or not 1 <= mi <= 59 or (m[3][0].isdigit() and m[3][0] == "0"):
+        return None
+    if m[2].isdigit() != m[3].isdigit():
+        return None
+    out: dict[str, Any] = {"hour": int(h), "minute": int(mi)}
+    if m[4]:
+        out["ampm"] = "am" if m[4][0] == "a" else "pm"
+    return out
 
 
 @_p(rf"{L}(?:at\s+)?({EN_NUM})\s+o'?clock{R}", "clock", needs=r"clock")
@@ -478,14 +509,26 @@ def _zh_hhmm(m):
     return {"hour": h, "minute": mi} if h <= 24 and mi <= 59 else None
 
 
-@_p(rf"{L}(?:(?:half|a quarter|quarter|\d{{1,2}}|{EN_NUM})(?:\s+minutes?)?\s+(past|after|to|before)\s+({EN_NUM}|\d{{1,2}}))"
+@_p(rf"{L}(?:(?:half|a quarter|quarter|\d{{1,2}}|{EN_NUM})(?:\s+minutes?)?\s+(past|after|to|before)\s+({EN_NUM}|\d{{1,2}}|noon|midnight))"
     rf"(?:\s*(a\.m\.|p\.m\.|a\.?m|p\.?m)(?![a-z]))?{R}", "clock", needs=r"past|after|to|before")
 def _en_past_to(m):  # half past three, quarter to 5 pm
+    """"half past three", "20 after 3pm", "a quarter to noon", "twenty to four". A bare number before
+    to/before is minutes only where it cannot be the first hour of a range: "3 to 4" and "10 to 6" are
+    ranges, "20 to 4" is 3:40 (an hour on a 12-hour clock is 1–12), and never after a colon ("3:30 to 6")."""
     head = m[0].split()[0]
     mins = 30 if head == "half" else 15 if head in ("quarter", "a") else en_number(head)
-    h = en_number(m[2])
+    h = 12 if m[2] == "noon" else 0 if m[2] == "midnight" else en_number(m[2])
     if mins is None or h is None or h > 12 or mins >= 60:
         return None
+    if m.start() > 0 and m.string[m.start() - 1] == ":":
+        return None
+    if m[1] in ("to", "before") and head not in ("half", "quarter", "a") and "minute" not in m[0] and mins <= 12:
+        return None
+    if m[2] in ("noon", "midnight"):  # a quarter to noon = 11:45, ten past midnight = 00:10: on the 24-hour clock
+        base = 12 if m[2] == "noon" else 24
+        if m[1] in ("to", "before"):
+            return {"hour": base - 1, "minute": 60 - int(mins), "h24": True}
+        return {"hour": base % 24, "minute": int(mins), "h24": True}
     ampm = {"ampm": "am" if m[3][0] == "a" else "pm"} if m[3] else {}
     if m[1] in ("to", "before"):
         return {"hour": (int(h) - 1) % 24, "minute": 60 - int(mins)} | ampm

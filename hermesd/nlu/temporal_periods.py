@@ -69,7 +69,7 @@ def _yy(y: int) -> int:
 
 
 # ---- periods said with 一: 上一周, 这一年, 上一个月 (a period, not a duration) -------------------
-@register(r"(上上|上|这|本|下下|下)1个?(周|星期|礼拜|月|年|季度)(?![1-7日天末])", "date", needs=r"上|这|本|下")
+@register(r"(上上|上|这|本|下下|下)[1一]个?(周|星期|礼拜|月|年|季度)(?![1-7日天末])", "date", needs=r"上|这|本|下")  # 这一礼拜: the normaliser keeps 一 there
 def _zh_one_period(m) -> dict[str, Any]:
     unit = {"周": "week", "星期": "week", "礼拜": "week", "月": "month", "年": "year", "季度": "quarter"}[m[2]]
     return {"period": unit, f"{unit}_shift": _SHIFT[m[1]]}
@@ -206,12 +206,14 @@ def _en_apostrophe_year(m) -> dict[str, Any]:
     return out
 
 
-# ---- windows: 过去两周, 最近一个月, 前三天, 未来两小时, in the past 3 hours ------------------
+# ---- windows: 过去两周, 最近一个月, 前三天, 后三天, 未来两小时, in the past 3 hours ------------------
+# 后三天 opening an utterance is the window ahead, as 前三天 is the one behind (Duckling's zh corpus: 后三天,
+# 後三小時); after a word (吃饭后两小时, 三天后) it is an offset from that word
 _ZH_WIN_UNIT = {"秒钟": "second", "秒": "second", "分钟": "minute", "小时": "hour", "钟头": "hour", "天": "day",
                 "日": "day", "周": "week", "星期": "week", "礼拜": "week", "个月": "month", "月": "month", "年": "year"}
 
 
-@register(r"(过去|最近|近|前|未来|接下来的?|今后|往后|上(?=[2-9]|[1-9]\d)|下(?=[2-9]|[1-9]\d))的?(\d+(?:\.\d+)?|半|俩|仨)(个)?(半)?(秒钟|秒|分钟|小时|钟头|天|日|周|星期|礼拜|月|年)(?![前后内以之里代])", "offset", needs=r"过去|最近|近|前|未来|接下来|今后|往后|上\d|下\d")
+@register(r"(过去|最近|近|前|后|未来|接下来的?|今后|往后|上(?=[2-9]|[1-9]\d)|下(?=[2-9]|[1-9]\d))的?(\d+(?:\.\d+)?|半|俩|仨)(个)?(半)?(秒钟|秒|分钟|小时|钟头|天|日|周|星期|礼拜|月|年)(?![前后内以之里代])", "offset", needs=r"过去|最近|近|前|后|未来|接下来|今后|往后|上\d|下\d")
 def _zh_window(m) -> dict[str, Any] | None:
     n = {"半": 0.5, "俩": 2, "仨": 3}.get(m[2]) or float(m[2])
     if m[4]:
@@ -221,9 +223,9 @@ def _zh_window(m) -> dict[str, Any] | None:
     if m[1] in ("上", "下") and m.start() > 0 and "\u4e00" <= m.string[m.start() - 1] <= "\u9fff" \
             and m.string[m.start() - 1] not in "的在这是":
         return None  # 马上3天, 以下2年: 上/下 there belong to the word before
-    if m[1] == "前" and m.start() > 0 and m.string[m.start() - 1] not in " ,.;:!?的在这最是":
-        return None  # 开始前一小时 is an hour before something, not the past hour
-    direction = 1 if m[1] in ("未来", "接下来", "接下来的", "今后", "往后", "下") else -1
+    if m[1] in ("前", "后") and m.start() > 0 and m.string[m.start() - 1] not in " ,.;:!?的在这最是":
+        return None  # 开始前一小时 / 吃饭后两小时 are an hour before / two after something, not a window from now
+    direction = 1 if m[1] in ("未来", "接下来", "接下来的", "今后", "往后", "下", "后") else -1
     return {"offset": [(n, _ZH_WIN_UNIT[m[5]])], "direction": direction, "within": True}
 
 
