@@ -38,8 +38,9 @@ match; ``Duckling/Time/Corpus.hs`` compares ``value``+``grain``, or ``from``/``t
      "the last two days" / "the next three days"; in Chinese they name a point two days back /
      three days ahead (现代汉语词典: 前 "时间在先的", 后 "时间在后的"), which hermesd gives;
      agreement of the point with the window's first (前) or last (后) unit counts here;
-  C3 a closed range's end includes its last unit: Duckling's "9:30 - 11:00" ends at 11:01 and
-     "3-4pm" at 17:00; hermesd's half-open range ends where the person said (11:00, 16:00);
+  C3 a closed range's end includes its last unit: Duckling's "9:30 - 11:00" ends at 11:01, "3-4pm"
+     at 17:00 and "18th Dec for 10 days" after Dec 28; hermesd's half-open range ends where the person
+     said (11:00, 16:00, Dec 28);
   C4 the future occurrence: Duckling takes the next "3am" (tomorrow, asked at 04:30), the next
      元旦 / "beginning of January" (2014); hermesd keeps a yearless date in the reference year and a
      clock with am/pm on the reference day unless the utterance looks ahead (temporal.py rules);
@@ -49,7 +50,8 @@ match; ``Duckling/Time/Corpus.hs`` compares ``value``+``grain``, or ``from``/``t
      (PARTS_OF_DAY, meteorological seasons, temporal_periods.py); two intervals of the same part
      that overlap by at least half the shorter one count here;
   C6 "by X" is a window from now: Duckling gives "by 2:00pm" as [now, 14:00); hermesd's deadline is
-     a range open at its start ending at X; agreement of that end counts here;
+     a range open at its start ending at X ("by the end of the month" stays that part of the month, due on
+     its first day, as a reminder "by the end of the week" is); agreement of that end counts here;
   C7 an open "through/until X" ends after X: Duckling gives "through 2014" as before 2014-01-01;
      hermesd's "through 2014" ends with 2014 (2015-01-01); agreement one expected grain later counts;
   C8 "last/next N units" as whole units: Duckling's "last 2 days" / 上两天 is Feb 10–11 (the two
@@ -87,6 +89,7 @@ REF = datetime(2013, 2, 12, 4, 30, 0, tzinfo=OFFSET)
 GRAINS = ["second", "minute", "hour", "day", "week", "month", "quarter", "year"]
 _H_GRAIN = {"part_of_day": "hour", "weekend": "hour", "season": "day", "decade": "year", "century": "year"}
 _EDGE = re.compile(r"^(?:[\s.,!?;:()'\"@\-]|\b(?:at|on|the|around|about|approximately|during|for|in|right)\b|在)*$", re.I)
+_BY = re.compile(r"^\s*by\s", re.I)
 #: the words that open a range: left outside a range open at that side, hermesd's span convention
 _OPEN_EDGE = re.compile(r"^(?:[\s.,]|\b(?:after|since|from|until|till|through|before|by|anytime|sometimes?|later than)\b"
                         r"|以后|之后|以前|之前|起|截至|到)*$", re.I)
@@ -241,6 +244,7 @@ def judge(ex: Example, xs: list[TimeExpr]) -> tuple[str, str]:
         return "none", ""
     p = ex.phrase
     whole = [x for x in xs if _EDGE.match(p[:x.span[0]] + " " + p[x.span[1]:]) or (
+        _BY.match(p) and _EDGE.match(_BY.sub(" ", p[:x.span[0]]) + " " + p[x.span[1]:])) or (
         x.kind == "range" and (x.start is None or x.end is None)
         and _OPEN_EDGE.match(_EDGE_WORDS.sub(" ", p[:x.span[0]] + " " + p[x.span[1]:])))]
     if len(xs) > 1 or not whole:
@@ -275,13 +279,12 @@ def judge(ex: Example, xs: list[TimeExpr]) -> tuple[str, str]:
             first, last = ex.start, _add(ex.end, ex.grain, -1)
             if _trunc(s, ex.grain) in (first, last):
                 return "convention", "C2"
-        if s == ex.start and e is not None and ex.grain in ("second", "minute", "hour") \
-                and _add(e, ex.grain) == ex.end:
+        if s == ex.start and e is not None and ex.grain in GRAINS and _add(e, ex.grain) == ex.end:
             return "convention", "C3"
         if s is not None and e is not None and _earlier_occurrence(s, ex) and \
                 (e - s) == (ex.end - ex.start):
             return "convention", "C4"
-        if ex.start == REF and s is None and e == ex.end:
+        if ex.start == REF and e == ex.end and re.match(r"\s*by\b", p, re.I):
             return "convention", "C6"
         if s is not None and e is not None and _rolling(s, e, ex):
             return "convention", "C8"

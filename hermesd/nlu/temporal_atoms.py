@@ -121,6 +121,12 @@ def _iso(m):
     return {"year": int(m[1]), "month": int(m[2]), "day": int(m[3])}
 
 
+@_p(r"(?<![\d/.:-])(?:((?:19|20)\d\d)[-/](1[0-2]|0?[1-9])|(1[0-2]|0?[1-9])/((?:19|20)\d\d))(?![\d/.:-])", "date", needs=r"\d[-/]\d")
+def _year_month(m):
+    """2014-10, 2014/10 (ISO 8601's YYYY-MM) and 2/2013 (month/year): a month of a year."""
+    return {"year": int(m[1] or m[4]), "month": int(m[2] or m[3]), "period": "month"}
+
+
 @_p(r"(?<![\d/])(1[0-2]|0?[1-9])/(3[01]|[12]\d|0?[1-9])(?![\d/])", "date", needs=r"/")
 def _md_slash(m):
     return {"month": int(m[1]), "day": int(m[2])}
@@ -314,10 +320,26 @@ def _en_weekday(m):
     return out
 
 
-@_p(rf"{L}(?:(this|next|last|coming|past|the coming|the past|previous|the following)\s+)?weekend(?:'s)?{R}", "date", needs=r"weekend")
+@_p(rf"{L}({EN_NUM})\s+({_WD_ALT})s\s+(from now|from today|hence|ago|back|before now){R}|{L}({_WD_ALT})\s+after\s+next{R}",
+    "date", needs=r"from now|from today|hence|ago|back|before now|after next")
+def _en_weekday_count(m):
+    """"3 fridays from now" (the third Friday after today), "2 thursdays ago", "friday after next" (the second)."""
+    if m[4]:
+        return {"weekday": _WEEKDAYS[m[4]], "wd_mode": "next", "wd_count": 2}
+    n = en_number(m[1])
+    if n is None or n != int(n) or not 1 <= n <= 52:
+        return None
+    mode = "last" if m[3] in ("ago", "back", "before now") else "next"
+    return {"weekday": _WEEKDAYS[m[2]], "wd_mode": mode, "wd_count": int(n)}
+
+
+@_p(rf"{L}(?:(this past|this|next|last|coming|past|the coming|the past|previous|the following)\s+)?(?:weekend|week-end|wkend)(?:'s)?{R}",
+    "date", needs=r"weekend|week-end|wkend")
 def _en_weekend(m):
     if m.string.startswith(" after next", m.end()):
         return None  # the weekend after next: its own atom
+    if m[1] == "this past":
+        return {"period": "weekend", "week_shift": -1}
     return {"period": "weekend", "week_shift": _EN_SHIFT.get(m[1] or "this", 1 if m[1] == "the following" else 0)}
 
 
@@ -331,11 +353,14 @@ def _en_last_night(m):  # yesterday evening, not "the last night"
     return {"rel_day": -1, "pod": "night"}
 
 
-@_p(rf"{L}(this|next|last|coming|past|the coming|the past|previous|current|the following|the current)\s+(week|month|year|quarter)(?:'s|s)?{R}", "date")
+@_p(rf"{L}(this|next|last|coming|past|the coming|the past|previous|current|the following|the current)\s+"
+    rf"(week|month|year|quarter|yr|qtr|wk|mo)(?:'s|s)?{R}", "date")
 def _en_period(m):
+    """this week, next month, last year, the following quarter; the abbreviations yr, qtr, wk, mo."""
+    unit = {"yr": "year", "qtr": "quarter", "wk": "week", "mo": "month"}.get(m[2], m[2])
     shift = {"current": 0, "the current": 0, "the following": 1}.get(m[1], _EN_SHIFT.get(m[1], 0))
-    key = {"week": "week_shift", "month": "month_shift", "year": "year_shift", "quarter": "quarter_shift"}[m[2]]
-    return {"period": m[2], key: shift}
+    key = {"week": "week_shift", "month": "month_shift", "year": "year_shift", "quarter": "quarter_shift"}[unit]
+    return {"period": unit, key: shift}
 
 
 @_p(rf"{L}the\s+week\s+after\s+next{R}", "date", needs=r"after next")
@@ -349,6 +374,16 @@ def _zh_season(m):
     if m[1]:
         out["year_shift"] = _ZH_YEARS[m[1]]
     return out
+
+
+@_p(rf"{L}(this|current|the current|next|the next|coming|last|past|previous|the last|the previous)\s+seasons?{R}", "date",
+    needs=r"season")
+def _en_rel_season(m):
+    """this season, next season, last season: the meteorological season of today (Mar–May spring, Jun–Aug
+    summer, Sep–Nov autumn, Dec–Feb winter), or the one after / before it."""
+    shift = {"next": 1, "the next": 1, "coming": 1, "last": -1, "past": -1, "previous": -1, "the last": -1,
+             "the previous": -1}.get(m[1], 0)
+    return {"period": "season", "season_shift": shift}
 
 
 @_p(rf"{L}(?:(this|next|last|in the|in|during the|during)\s+)(spring|summer|autumn|fall|winter){R}|{L}(spring|summer|autumn|winter){R}", "date", needs=r"spring|summer|autumn|fall|winter")
@@ -433,6 +468,15 @@ def _en_ampm(m):
     return {"hour": h, "minute": mi, "ampm": "am" if m[3][0] == "a" else "pm"}
 
 
+@_p(r"(?<![a-z0-9])(?:at|around)\s+([01]?\d|2[0-3])([0-5]\d)(?:ish)?(?![\d:a-z])"
+    r"(?!\s*(?:people|persons?|tickets?|seats?|guests?|rooms?|items?|units?|dollars?|yuan|euros?|km|miles?|meters?|[a-z]+\s+(?:street|st|road|rd|avenue|ave)\b))",
+    "clock", needs=r"(?:at|around)\s+\d{3}")
+def _en_hhmm(m):
+    """"at 1030", "around 1030", "tomorrow at 150ish": a clock written without its colon after at/around
+    (a two-digit hour, 0745 or 1645, is written on the 24-hour clock)."""
+    return {"hour": int(m[1]), "minute": int(m[2])} | ({"h24": True} if len(m[1]) == 2 else {})
+
+
 _HOUR_WORD = "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
 _MIN_WORD = ("(?:twenty|thirty|forty|fifty)(?:[\\s-]+(?:one|two|three|four|five|six|seven|eight|nine))?|ten|eleven|twelve|"
              "thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|oh\\s+(?:one|two|three|four|five|six|seven|eight|nine)")
@@ -497,10 +541,14 @@ def _hour_after_pod(m):
     return {"hour": int(v), "minute": None} if v is not None and v == int(v) and 1 <= v <= 12 else None
 
 
-@_p(r"(?<![\d:])(\d{1,2})(?=\s*(?:tomorrow|today|tonight|明天|今天|今晚))", "hourish", needs=r"tomorrow|today|tonight|明天|今天|今晚")
+@_p(rf"(?<![\d:])(\d{{1,2}}|(?<![a-z]){_TWO_TO_TWELVE})(?=\s*(?:tomorrow|today|tonight|this\s+(?:morning|afternoon|evening)\b|明天|今天|今晚))",
+    "hourish", needs=r"tomorrow|today|tonight|this morning|this afternoon|this evening|明天|今天|今晚")
 def _hour_before_day(m):
-    v = int(m[1])
-    return {"hour": v, "minute": None} if 0 <= v <= 24 else None
+    """"9 tomorrow", "8 tonight", "eight this evening": an hour said before its day or part of day."""
+    if not m[1].isdigit() and not re.search(r"(?:^|\bat)\s*$", m.string[:m.start()]):
+        return None  # "I have two tonight" counts; "eight tonight" / "at eight tonight" is a time
+    v = en_number(m[1])
+    return {"hour": int(v), "minute": None} if v is not None and 0 <= v <= 24 else None
 
 
 @_p(r"(?<=上午|下午|凌晨|早上|晚上|中午)(\d{1,2})(\d{2})(?!\d)", "clock", needs=r"[午晨晚早]")
@@ -575,26 +623,41 @@ def _zh_duration(m):
     return {"duration": [(n, unit)]}
 
 
-_EN_QTY = rf"(?:({EN_NUM}|half an|half a|a half)\s+(?:and\s+a\s+half\s+)?({_EN_UNIT_ALT})(?:\s+and\s+a\s+half)?)"
+#: a quantity of a unit: "2 hours", "an hour and a half", "2 and an half hours", "a quarter of an hour", "1/4 h",
+#: "three-quarters of an hour", "a couple (of) hours", "2 more minutes"; digits may touch the unit ("1h", "1/2h")
+#: and the prime marks stand for minutes and seconds after digits ("15'", "1\"", ISO 80000-3's ′ and ″)
+_EN_FRAC = r"a quarter of an?|quarter of an?|three[\s-]quarters of an?|half an?|a half|a couple of|a couple|a pair of|a few|few"
+_EN_QTY = (rf"(?:(?:(\d+/[1-9]|\d+(?:\.\d+)?)(?:\s+more)?\s*|({_EN_FRAC}|{EN_NUM})(?:\s+more)?\s+)(?:and\s+an?\s+half\s+)?"
+           rf"({_EN_UNIT_ALT}|h(?![a-z])|(?<=\d)'|(?<=\d)\")(?:\s+and\s+a\s+half)?)")
 _EN_QTYS = rf"{_EN_QTY}(?:(?:,\s*|\s+and\s+|\s+){_EN_QTY}){{0,3}}"
 
 
 def _en_qtys(text: str) -> list[tuple[float, str]] | None:
     out = []
     for m in re.finditer(_EN_QTY, text):
-        raw = m[1]
-        n = 0.5 if raw in ("half an", "half a", "a half") else en_number(raw)
+        raw = re.sub(r"[\s-]+", " ", m[1] or m[2])
+        if "/" in raw:
+            a, b = raw.split("/")
+            n: float | None = int(a) / int(b)
+        else:
+            n = {"half an": 0.5, "half a": 0.5, "a half": 0.5, "a quarter of an": 0.25, "a quarter of a": 0.25,
+                 "quarter of an": 0.25, "quarter of a": 0.25, "three quarters of an": 0.75, "three quarters of a": 0.75,
+                 "a couple of": 2, "a couple": 2, "a pair of": 2, "a few": 3, "few": 3}.get(raw)
+            if n is None:
+                n = en_number(raw)
         if n is None:
             return None
-        if "and a half" in m[0]:
+        if "and a half" in m[0] or "and an half" in m[0]:
             n += 0.5
-        out.append((float(n), _EN_UNITS[m[2]]))
+        unit = {"h": "hour", "'": "minute", '"': "second"}.get(m[3]) or _EN_UNITS[m[3]]
+        out.append((float(n), unit))
     return out or None
 
 
-@_p(rf"{L}(?:with)?in\s+(?:the\s+next\s+)?{_EN_QTYS}(?:\s+from\s+now|\s+time)?{R}", "offset", needs=r"in ")
+@_p(rf"{L}(?:with)?in\s+(?:the\s+next\s+|(?:about|around|approximately|roughly|another)\s+)?{_EN_QTYS}(?:\s+from\s+now|\s+time)?{R}",
+    "offset", needs=r"in ")
 def _en_in(m):
-    q = _en_qtys(m[0].split(" ", 1)[1])
+    q = _en_qtys(re.sub(r"^\S+\s+(?:(?:about|around|approximately|roughly|another)\s+)?", "", m[0]))
     return {"offset": q, "direction": 1, "within": m[0].startswith("within") or "the next" in m[0]} if q else None
 
 

@@ -40,7 +40,7 @@ import re
 from datetime import date, timedelta
 from typing import Any
 
-from .numbers import EN_NUM
+from .numbers import EN_NUM, EN_ORD, en_ordinal
 from .temporal_atoms import register
 
 __all__ = ["STATE_NOUNS_ZH", "apply_part"]
@@ -111,7 +111,8 @@ def _en_half_code(m) -> dict[str, Any]:
 
 @register(rf"{L}(early|late|mid|the beginning of|the start of|the end of|the middle of|beginning of|start of|end of"
           rf"|middle of|the first half of|the second half of|first half of|second half of)"
-          rf"(?:[\s-]+(?:the|this)\s+(week|month|year|quarter)|(?=[\s-]))", "date", needs=r"early|late|mid|beginning|start|end|half")
+          rf"(?:[\s-]+(?:(?:the|this)\s+)?(week|month|year|quarter)(?![a-z])|(?=[\s-]))", "date",
+          needs=r"early|late|mid|beginning|start|end|half")
 def _en_part(m) -> dict[str, Any]:
     w = m[1].replace("the ", "")
     part = {"early": "early", "beginning of": "early", "start of": "early", "mid": "mid", "middle of": "mid",
@@ -120,6 +121,15 @@ def _en_part(m) -> dict[str, Any]:
     if m[2]:
         out["part_period"] = m[2]
     return out
+
+
+@register(rf"{L}(eom|bom|eoy|eow|eoq)(?![a-z'])", "date", needs=r"eom|bom|eoy|eow|eoq")
+def _en_part_code(m) -> dict[str, Any]:
+    """EOM, BOM, EOY, EOW, EOQ: the business shorthand for the end / beginning of the month, year, week,
+    quarter (BOY is left out: it is the word "boy")."""
+    part = "early" if m[1][0] == "b" else "late"
+    period = {"m": "month", "y": "year", "w": "week", "q": "quarter"}[m[1][2]]
+    return {"part": part, "part_period": period, "part_edge": True}
 
 
 # ---- ordinal weeks and weekdays ---------------------------------------------------------------
@@ -133,15 +143,25 @@ def _zh_ordinal(m) -> dict[str, Any] | None:
     return {"part": ("week", n), "part_period": "month" if n <= 5 else "year"}  # 第10周: a week of the year
 
 
-@register(rf"{L}(?:the\s+)?(first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th)\s+"
-          rf"(monday|tuesday|wednesday|thursday|friday|saturday|sunday|week)\s+(?:of|in)"
-          rf"(?:\s+(?:the|this)\s+(month|year)|(?=\s))", "date", needs=r"first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th")
-def _en_ordinal(m) -> dict[str, Any]:
-    n = _EN_ORDN[m[1]]
-    part = ("week", n) if m[2] == "week" else ("nth", n, _EN_WD[m[2]])
+@register(rf"{L}(?:the\s+)?(?:(second|third|fourth|fifth|2nd|3rd|4th|5th)\s+(?=last\s))?"
+          rf"(first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th|{EN_ORD}(?=\s+day\s))\s+"
+          rf"(monday|tuesday|wednesday|thursday|friday|saturday|sunday|week[\s-]?end|wkend|week|day)\s+(?:of|in)"
+          rf"(?:\s+(?:the|this)\s+(month|year)|(?=\s))", "date",
+          needs=r"first|second|third|fourth|fifth|last|\d(?:st|nd|rd|th)|day of|day in")
+def _en_ordinal(m) -> dict[str, Any] | None:
+    """the second Monday of June, the last week of 2018, the third last week of 2018 (counted from the end),
+    the fifth last day of May, the third day of October, the last weekend of October."""
+    n = _EN_ORDN.get(m[2]) or en_ordinal(m[2])
+    if not n or (m[3] != "day" and abs(n) > 5) or n > 31:
+        return None
+    if m[1]:
+        n = -_EN_ORDN[m[1]]  # "third last" = the third counted from the end
+    unit = m[3].replace(" ", "").replace("-", "")
+    part = ("week", n) if unit == "week" else ("day", n) if unit == "day" else \
+        ("weekend", n) if unit in ("weekend", "wkend") else ("nth", n, _EN_WD[unit])
     out: dict[str, Any] = {"part": part}
-    if m[3]:
-        out["part_period"] = m[3]
+    if m[4]:
+        out["part_period"] = m[4]
     return out
 
 
@@ -156,13 +176,17 @@ def _zh_quarter_rel(m) -> dict[str, Any]:
     return {"period": "quarter", "quarter_shift": _SHIFT[m[1]]}
 
 
-@register(rf"{L}q([1-4])(?:\s*((?:19|20)\d\d))?{R}|{L}(?:the\s+)?(first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter"
-          rf"(?:\s+of\s+((?:19|20)\d\d))?{R}", "date", needs=r"q")
+@register(rf"{L}q([1-4])(?:\s*((?:19|20)\d\d))?{R}|{L}(?:the\s+)?(first|second|third|fourth|1st|2nd|3rd|4th)\s+(?:quarter|qtr)"
+          rf"(?:\s+(?:of\s+)?((?:19|20)\d\d))?{R}|{L}((?:19|20)\d\d\s*|\d\d)q([1-4]){R}", "date", needs=r"q")
 def _en_quarter(m) -> dict[str, Any]:
-    q = int(m[1]) if m[1] else _EN_ORDN[m[3]]
+    """Q4, Q4 2018, the 4th quarter (qtr) of 2018, 2018Q4, 18q4 (a two-digit year is 20xx)."""
+    q = int(m[1] or m[6]) if (m[1] or m[6]) else _EN_ORDN[m[3]]
     out: dict[str, Any] = {"period": "quarter", "quarter": q}
     if m[2] or m[4]:
         out["year"] = int(m[2] or m[4])
+    elif m[5]:
+        y = m[5].strip()
+        out["year"] = int(y) if len(y) == 4 else 2000 + int(y)
     return out
 
 
@@ -411,19 +435,24 @@ def apply_part(s: date, e: date, grain: str, part: Any) -> tuple[date, date, str
     :return: ``(start, end, grain)`` half-open.
     """
     if isinstance(part, tuple):
-        if part[0] == "nth":
-            n, wd = part[1], part[2]
+        if part[0] == "day":  # the third day of October; the fifth last day of May (n < 0: from the end)
+            d = s + timedelta(days=part[1] - 1) if part[1] > 0 else e + timedelta(days=part[1])
+            return (d, d + timedelta(days=1), "day") if s <= d < e else None
+        if part[0] in ("nth", "weekend"):
+            n, wd = part[1], (part[2] if part[0] == "nth" else 6)  # a weekend is counted by its Saturday
             if n > 0:
                 d = s + timedelta(days=(wd - s.isoweekday()) % 7 + 7 * (n - 1))
             else:
                 last = e - timedelta(days=1)
-                d = last - timedelta(days=(last.isoweekday() - wd) % 7)
-            return (d, d + timedelta(days=1), "day") if s <= d < e else None
+                d = last - timedelta(days=(last.isoweekday() - wd) % 7 + 7 * (-n - 1))
+            if not s <= d < e:
+                return None
+            return (d, d + timedelta(days=2), "weekend") if part[0] == "weekend" else (d, d + timedelta(days=1), "day")
         n = part[1]
         thursdays = s + timedelta(days=(4 - s.isoweekday()) % 7)
         if n < 0:
             last = e - timedelta(days=1)
-            thursdays = last - timedelta(days=(last.isoweekday() - 4) % 7)
+            thursdays = last - timedelta(days=(last.isoweekday() - 4) % 7 + 7 * (-n - 1))
             th = thursdays
         else:
             th = thursdays + timedelta(weeks=n - 1)
