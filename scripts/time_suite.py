@@ -32,8 +32,9 @@ match; ``Duckling/Time/Corpus.hs`` compares ``value``+``grain``, or ``from``/``t
 
   C1 offsets carry another grain: Duckling gives "in a day" as 2013-02-13 04:00 (Hour), "a week ago"
      as a day, "two years ago" as a month, and "in 2 minutes" as a Second; hermesd keeps the instant
-     (04:30) at the grain it was said in (a minute), so agreement after truncation to the coarser of
-     the two grains counts here (a relative phrase only: in, ago, hence, from now, 前, 后);
+     (04:30) at the grain it was said in (a minute; "in 7 days" is that day), so agreement after
+     truncation to the coarser of the two grains counts here (a relative phrase only: in, ago, hence,
+     from now, 前, 后);
   C2 zh "N units 前/后" read as a window: Duckling's zh corpus gives 兩天前 / 三天後 the windows
      "the last two days" / "the next three days"; in Chinese they name a point two days back /
      three days ahead (现代汉语词典: 前 "时间在先的", 后 "时间在后的"), which hermesd gives;
@@ -60,7 +61,9 @@ match; ``Duckling/Time/Corpus.hs`` compares ``value``+``grain``, or ``from``/``t
      reminder; a window of the same N units anchored at now counts here;
   C9 zh 下周X is "X of next week": Duckling's zh corpus gives 下周三 asked on a Tuesday as the next
      day (02-13), as its English "next wednesday"; 下周 names the next Monday-start week (GB/T 7408,
-     现代汉语词典 下: 次序或时间在后的), so hermesd gives 02-20; one week later counts here.
+     现代汉语词典 下: 次序或时间在后的), so hermesd gives 02-20; one week later counts here;
+  C10 a clock said with a zone is a Minute in Duckling ("4pm CET"); hermesd keeps the grain said (an hour),
+     the instant being the same.
 
 Prints per class (the constructor's shape and the expected grain) and overall: n, exact %,
 exact+convention %, and ``--failures N`` failing phrases with what hermesd gave. Never fails;
@@ -94,6 +97,7 @@ _BY = re.compile(r"^\s*by\s", re.I)
 _OPEN_EDGE = re.compile(r"^(?:[\s.,]|\b(?:after|since|from|until|till|through|before|by|anytime|sometimes?|later than)\b"
                         r"|以后|之后|以前|之前|起|截至|到)*$", re.I)
 _EDGE_WORDS = re.compile(r"\b(?:at|on|the|around|about|approximately|during|for|in)\b", re.I)
+_ZONE_SAID = re.compile(r"\b(?:gmt|utc|[a-z][sd]t|cet|cest|bst|ist)\b", re.I)
 _STR = re.compile(r'"((?:[^"\\]|\\.)*)"')
 _TUPLE = re.compile(r"\(\s*(-?\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*\)")
 _RELATIVE = re.compile(r"\b(?:ago|hence|in|from now|from today|from right now|back)\b|前|后|後|以前|之前|以后|之后|之後", re.I)
@@ -263,9 +267,10 @@ def judge(ex: Example, xs: list[TimeExpr]) -> tuple[str, str]:
             return "exact", ""
         if s is not None and _RELATIVE.search(p) and g in GRAINS:
             coarse = GRAINS[max(GRAINS.index(g), GRAINS.index(ex.grain))]
-            if _trunc(s, coarse) == _trunc(ex.start, coarse) and (g != ex.grain or s != ex.start) \
-                    and (GRAINS.index(g) < GRAINS.index(ex.grain) or s == ex.start):
+            if _trunc(s, coarse) == _trunc(ex.start, coarse) and (g != ex.grain or s != ex.start):
                 return "convention", "C1"
+        if s is not None and single and s == ex.start and ex.grain == "minute" and g == "hour" and _ZONE_SAID.search(p):
+            return "convention", "C10"
         if s is not None and g == ex.grain and single and _earlier_occurrence(s, ex):
             return "convention", "C4"
         if s is not None and g == ex.grain == "day" and single and re.search(r"下|next", p) \

@@ -627,7 +627,7 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
                 x = open_range(x, op[0], op[1], ref, norm.original[s0:e0], (s0, e0))
             out.append(x)
         i += 1
-    if _ZONE_HINT.search(norm.original):
+    if any(x.grain in ("hour", "minute", "second") for x in out):  # a zone can only follow a clock time
         out = [_in_named_zone(norm.original, x, tz) for x in out]
     if len(out) > 1 and ("for" in t or "起" in t or "开始" in t):
         out = _for_a_while(norm.original, out)
@@ -692,7 +692,6 @@ _ZONES = {"utc": 0, "gmt": 0, "z": 0, "wet": 0, "bst": 60, "cet": 60, "cest": 12
           "msk": 180, "ist": 330, "sgt": 480, "hkt": 480, "awst": 480, "jst": 540, "kst": 540, "aest": 600,
           "aedt": 660, "nzst": 720, "nzdt": 780, "hst": -600, "akst": -540, "akdt": -480, "pst": -480, "pdt": -420,
           "mst": -420, "mdt": -360, "cst": -360, "cdt": -300, "est": -300, "edt": -240, "ast": -240, "adt": -180}
-_ZONE_HINT = re.compile(r"(?<![A-Za-z])(?:" + "|".join(k for k in _ZONES if len(k) > 1) + r")(?![A-Za-z])", re.I)
 _ZONE_AFTER = re.compile(r"\s*(\()?(" + "|".join(sorted((k for k in _ZONES if len(k) > 1), key=len, reverse=True))
                          + r")(?(1)\)|)(?![A-Za-z])", re.I)
 

@@ -121,7 +121,8 @@ def _iso(m):
     return {"year": int(m[1]), "month": int(m[2]), "day": int(m[3])}
 
 
-@_p(r"(?<![\d/.:-])(?:((?:19|20)\d\d)[-/](1[0-2]|0?[1-9])|(1[0-2]|0?[1-9])/((?:19|20)\d\d))(?![\d/.:-])", "date", needs=r"\d[-/]\d")
+@_p(r"(?<![\d/.:-])(?:((?:19|20)\d\d)[-/](1[0-2]|0?[1-9])|(1[0-2]|0?[1-9])/((?:19|20)\d\d))(?![\d/.:-])", "date",
+    needs=r"(?:19|20)\d\d[-/]\d|\d/(?:19|20)\d\d")
 def _year_month(m):
     """2014-10, 2014/10 (ISO 8601's YYYY-MM) and 2/2013 (month/year): a month of a year."""
     return {"year": int(m[1] or m[4]), "month": int(m[2] or m[3]), "period": "month"}
@@ -294,7 +295,7 @@ def _en_decade(m):
     return {"period": "decade", "year": y if y >= 1000 else (1900 + y if y >= 20 else 2000 + y)}
 
 
-_EN_DAYS = {"today": 0, "tonight": 0, "tomorrow": 1, "tmrw": 1, "tomorow": 1, "tommorow": 1, "yesterday": -1,
+_EN_DAYS = {"today": 0, "tonight": 0, "tonite": 0, "eod": 0, "tomorrow": 1, "tmrw": 1, "tomorow": 1, "tommorow": 1, "yesterday": -1,
             "the day after tomorrow": 2, "the day before yesterday": -2, "day after tomorrow": 2,
             "day before yesterday": -2}
 
@@ -302,9 +303,9 @@ _EN_DAYS = {"today": 0, "tonight": 0, "tomorrow": 1, "tmrw": 1, "tomorow": 1, "t
 @_p(rf"{L}({'|'.join(sorted(_EN_DAYS, key=len, reverse=True))})(?:'s)?{R}", "date")
 def _en_rel_day(m):
     out: dict[str, Any] = {"rel_day": _EN_DAYS[m[1]]}
-    if m[1] == "tonight":
+    if m[1] in ("tonight", "tonite"):
         out["pod"] = "night"
-    return out
+    return out  # EOD (end of day, business shorthand) is today: "by EOD" ends with it
 
 
 @_p(rf"{L}(?:(this|next|last|coming|past|the coming|the past|previous|on)\s+)?({_WD_ALT})(s)?{R}", "date")
@@ -321,7 +322,7 @@ def _en_weekday(m):
 
 
 @_p(rf"{L}({EN_NUM})\s+({_WD_ALT})s\s+(from now|from today|hence|ago|back|before now){R}|{L}({_WD_ALT})\s+after\s+next{R}",
-    "date", needs=r"from now|from today|hence|ago|back|before now|after next")
+    "date", needs=r"days (?:from|hence|ago|back|before)|after next")
 def _en_weekday_count(m):
     """"3 fridays from now" (the third Friday after today), "2 thursdays ago", "friday after next" (the second)."""
     if m[4]:
@@ -449,7 +450,7 @@ def _dotted_clock(m):  # 12.16 pm (British usage): a dot between hour and minute
 
 
 @_p(rf"{L}(at\s+|@\s*)?({EN_NUM}|\d{{3,4}})(?:ish)?\s*(?:o'?clock\s*)?(?:in\s+the\s+)?(a\.m\.|p\.m\.|a\.?\s?m|p\.?\s?m|(?<=\d)[ap]\.?)(?![a-z])",
-    "clock", needs=r"[ap]\.?\s?m|\d[ap]")
+    "clock", needs=r"[ap]\.?m|\d[ap](?![a-z])|\b[ap] m\b")
 def _en_ampm(m):
     """3pm, 3 p.m., 3 o'clock pm, 3 in the AM, 3ish pm; "at 3p" (a bare a/p after the digits only after
     at/@: "4a" alone is a paper size or a flat, Duckling's negative corpus)."""
@@ -484,7 +485,8 @@ _MIN_WORD = ("(?:twenty|thirty|forty|fifty)(?:[\\s-]+(?:one|two|three|four|five|
 
 @_p(rf"{L}(at\s+)?({_HOUR_WORD}|\d{{1,2}})\s+({_MIN_WORD}|\d{{2}})(?:\s*(a\.m\.|p\.m\.|a\.?\s?m|p\.?\s?m)(?![a-z]))?{R}"
     r"(?!\s+(?:people|persons?|tickets?|seats?|guests?|of\b|days?|hours?|minutes?|weeks?|times?|[ap]m\b))",
-    "clock", needs=r"[a-z0-9] [a-z0-9]")
+    "clock", needs=r"\bat (?:\d|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)|"
+                  r"(?:ty|teen|ten|eleven|twelve|one|two|three|four|five|six|seven|eight|nine|\d) [ap]\.? ?m\b")
 def _en_spoken_clock(m):
     """A clock said as hour and minutes: "ten thirty am", "nine fifty nine a m", "at three twenty", "at 12 15".
     Only after "at" or before am/pm: "three twenty" or "3 30" alone is a count (Duckling's negative corpus)."""
@@ -542,7 +544,8 @@ def _hour_after_pod(m):
 
 
 @_p(rf"(?<![\d:])(\d{{1,2}}|(?<![a-z]){_TWO_TO_TWELVE})(?=\s*(?:tomorrow|today|tonight|this\s+(?:morning|afternoon|evening)\b|明天|今天|今晚))",
-    "hourish", needs=r"tomorrow|today|tonight|this morning|this afternoon|this evening|明天|今天|今晚")
+    "hourish", needs=r"(?:\d|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s*(?:tomorrow|today|tonight|"
+                     r"this (?:morning|afternoon|evening)|明天|今天|今晚)")
 def _hour_before_day(m):
     """"9 tomorrow", "8 tonight", "eight this evening": an hour said before its day or part of day."""
     if not m[1].isdigit() and not re.search(r"(?:^|\bat)\s*$", m.string[:m.start()]):
@@ -629,6 +632,8 @@ def _zh_duration(m):
 _EN_FRAC = r"a quarter of an?|quarter of an?|three[\s-]quarters of an?|half an?|a half|a couple of|a couple|a pair of|a few|few"
 _EN_QTY = (rf"(?:(?:(\d+/[1-9]|\d+(?:\.\d+)?)(?:\s+more)?\s*|({_EN_FRAC}|{EN_NUM})(?:\s+more)?\s+)(?:and\s+an?\s+half\s+)?"
            rf"({_EN_UNIT_ALT}|h(?![a-z])|(?<=\d)'|(?<=\d)\")(?:\s+and\s+a\s+half)?)")
+#: a cheap test that a text may hold a quantity of a unit (the duration pattern runs only then)
+_EN_UNIT_NEEDS = r"sec|min|hr|hour|\d\s?h\b|day|week|month|year|fortnight|\d'|\d\""
 _EN_QTYS = rf"{_EN_QTY}(?:(?:,\s*|\s+and\s+|\s+){_EN_QTY}){{0,3}}"
 
 
@@ -670,7 +675,7 @@ def _en_ago(m):
     return {"offset": q, "direction": -1 if word in ("ago", "before", "earlier") else 1, "within": False}
 
 
-@_p(rf"{L}(?:for\s+)?(?:the\s+)?{_EN_QTYS}{R}", "duration")
+@_p(rf"{L}(?:for\s+)?(?:the\s+)?{_EN_QTYS}{R}", "duration", needs=_EN_UNIT_NEEDS)
 def _en_duration(m):
     q = _en_qtys(m[0])
     return {"duration": q} if q else None
@@ -681,10 +686,43 @@ _LEAD = re.compile(r"(?:(?:at|on|for|by|the|in the|in|of|during|since|until|arou
 MEALS = frozenset({"早饭", "早餐", "午饭", "午餐", "晚饭", "晚餐", "lunch", "lunchtime", "breakfast", "brunch", "dinner", "supper"})
 
 
+#: patterns without a ``needs`` test that only match text with a Latin letter / a CJK character (their words
+#: are English / Chinese); with a ``needs`` test made of letters only or of CJK characters only, the same
+#: follows from the test itself (:func:`_script_of`)
+_EN_ONLY = frozenset({"_en_month_day", "_en_day_month", "_en_month", "_en_rel_day", "_en_weekday", "_en_period", "_en_pod"})
+_ZH_ONLY = frozenset({"_zh_rel_day", "_zh_day_pod", "_zh_weekday", "_zh_weekend_shift", "_zh_weekend", "_zh_week",
+                      "_zh_month_rel", "_zh_year_rel", "_zh_pod", "_zh_duration", "_zh_clock"})
+_LATIN = re.compile(r"[a-z]")
+_CJK = re.compile(r"[\u3400-\u9fff]")
+_SCRIPTS: list[str | None] = []
+
+
+def _script_of(fn, needs: re.Pattern[str] | None) -> str | None:
+    """``"en"`` / ``"zh"`` when every match of the pattern holds a Latin letter / a CJK character, else None."""
+    if fn.__name__ in _EN_ONLY:
+        return "en"
+    if fn.__name__ in _ZH_ONLY:
+        return "zh"
+    if needs is None:
+        return None
+    if re.fullmatch(r"[a-z '|()?:-]+", needs.pattern) and re.search(r"[a-z]", needs.pattern.replace("?:", "")):
+        return "en"
+    if re.fullmatch(r"[\u3400-\u9fff|()?:1-9]+", needs.pattern) and all(
+            re.search(r"[\u3400-\u9fff]", alt) for alt in needs.pattern.split("|")):
+        return "zh"
+    return None
+
+
 def find_atoms(text: str) -> list[Atom]:
-    """Every atom match in ``text`` (may overlap; the caller picks), in start order."""
+    """Every atom match in ``text`` (may overlap; the caller picks), in start order. Patterns of a script the
+    text does not contain (English words in Chinese text and the reverse) are not run."""
+    if len(_SCRIPTS) != len(_PATTERNS):
+        _SCRIPTS[:] = [_script_of(fn, needs) for (_rx, _cat, fn), needs in zip(_PATTERNS, _NEEDS)]
+    latin, cjk = _LATIN.search(text) is not None, _CJK.search(text) is not None
     out: list[Atom] = []
-    for (rx, cat, fn), needs in zip(_PATTERNS, _NEEDS):
+    for (rx, cat, fn), needs, script in zip(_PATTERNS, _NEEDS, _SCRIPTS):
+        if (script == "en" and not latin) or (script == "zh" and not cjk):
+            continue
         if needs is not None and needs.search(text) is None:
             continue
         for m in rx.finditer(text):

@@ -82,7 +82,7 @@ _ZH = {"元旦": "new_year", "情人节": "valentine", "妇女节": "women", "�
        "国际消费者权益日": "consumer_rights", "国际消费者權益日": "consumer_rights", "消费者權益日": "consumer_rights",
        "澳门回归纪念日": "macau_handover", "澳门回歸纪念日": "macau_handover", "澳门回归日": "macau_handover",
        "香港回归纪念日": "hk_handover", "香港回归日": "hk_handover", "香港回歸纪念日": "hk_handover",
-       "世界素食日": "world_vegan", "圣灵降临节": "pentecost", "五旬节": "pentecost", "棕枝主日": "palm_sunday",
+       "圣灵降临节": "pentecost", "棕枝主日": "palm_sunday",
        "圣枝主日": "palm_sunday", "濯足节": "maundy_thursday", "圣周四": "maundy_thursday", "耶稣受难日": "good_friday",
        "受难节": "good_friday", "耶稣升天节": "ascension", "圣诞夜": "christmas_eve"}
 _WEATHER_TERMS = {"小雪", "大雪", "雨水", "谷雨", "小满", "白露", "霜降"}
@@ -224,7 +224,8 @@ def _zh_weather_term(m) -> dict[str, Any]:
 
 @register(rf"{L}(?:(next|last|this|the next|the last|the coming|coming|previous)\s+)?({_alt(_EN).replace(chr(39), chr(39) + '?')}){R}", "date",
           needs=r"day|eve|christmas|xmas|year|halloween|thanksgiving|easter|friday|festival|solstice|equinox|valentine|july|"
-                r"sunday|monday|tuesday|wednesday|thursday|saturday|thu|gras|pentecost|christi|koningsdag")
+                r"palm|maundy|holy|covenant|mysteries|whit|white sun|trinity|orthodox|clean mon|ash mon|ash wed|lazarus|"
+                r"shrove|pancake|gras|pentecost|christi|koningsdag|boss|vegan")
 def _en_holiday(m) -> dict[str, Any] | None:
     word = m[2].replace("'", "")
     key = next((v for k, v in _EN.items() if k.replace("'", "") == word), None)

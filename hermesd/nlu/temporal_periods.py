@@ -123,7 +123,7 @@ def _en_part(m) -> dict[str, Any]:
     return out
 
 
-@register(rf"{L}(eom|bom|eoy|eow|eoq)(?![a-z'])", "date", needs=r"eom|bom|eoy|eow|eoq")
+@register(rf"{L}(eom|bom|eoy|eow|eoq)(?![a-z'])", "date", needs=r"eo[mywq]|bom")
 def _en_part_code(m) -> dict[str, Any]:
     """EOM, BOM, EOY, EOW, EOQ: the business shorthand for the end / beginning of the month, year, week,
     quarter (BOY is left out: it is the word "boy")."""
@@ -147,7 +147,7 @@ def _zh_ordinal(m) -> dict[str, Any] | None:
           rf"(first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th|{EN_ORD}(?=\s+day\s))\s+"
           rf"(monday|tuesday|wednesday|thursday|friday|saturday|sunday|week[\s-]?end|wkend|week|day)\s+(?:of|in)"
           rf"(?:\s+(?:the|this)\s+(month|year)|(?=\s))", "date",
-          needs=r"first|second|third|fourth|fifth|last|\d(?:st|nd|rd|th)|day of|day in")
+          needs=r"first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th|(?:st|nd|rd|th) day ")
 def _en_ordinal(m) -> dict[str, Any] | None:
     """the second Monday of June, the last week of 2018, the third last week of 2018 (counted from the end),
     the fifth last day of May, the third day of October, the last weekend of October."""
