@@ -65,6 +65,22 @@ match; ``Duckling/Time/Corpus.hs`` compares ``value``+``grain``, or ``from``/``t
   C10 a clock said with a zone is a Minute in Duckling ("4pm CET"); hermesd keeps the grain said (an hour),
      the instant being the same.
 
+A second public suite format is read too: jionlp's ``test/test_time_parser.py`` (Apache-2.0,
+https://github.com/dongrixinyu/JioNLP; saved e.g. as /work/tmp-duckling/jionlp_test_time_parser.py):
+its ``time_string_list`` of ``[text, time_base, {"type", "definition", "time": [first, last]}]`` is read
+with :mod:`ast` (no code of it runs). ``time_base`` is a Unix time (local time in Asia/Shanghai, as its
+expected values show), ``[y, m, d, …]``, ``{"year": …, "month": …}`` (missing fields are their first
+value), or ``datetime.datetime(…)``; a case whose base is ``time.time()`` cannot be reproduced and is
+skipped. Its closed ``[first, last]`` (to the second) is the half-open ``[first, last + 1 s)``; exact
+agreement is both bounds. Its conventions, counted apart:
+
+  J1 a range open at one side is closed at the reference instant (二〇一九年5月8日起 ends now,
+     2025年前 starts now); hermesd leaves that side open: agreement of the other bound counts here;
+  J2 a "blur" answer is a whole period around a vague offset (两年前 = all of 2019, 40多年前 = 1971–1981);
+     hermesd gives the instant the offset names: that instant inside jionlp's span counts here;
+  J3 a closed range's end includes its last unit (8点到中午12点 ends 12:59:59), as Duckling's C3;
+     hermesd's half-open range ends at 12:00: an end one unit of its grain earlier counts here.
+
 Prints per class (the constructor's shape and the expected grain) and overall: n, exact %,
 exact+convention %, and ``--failures N`` failing phrases with what hermesd gave. Never fails;
 a development script (it times nothing; speed is scripts/bench/nlu_time.py's).
@@ -191,6 +207,118 @@ def parse_corpus(src: str, block: str = "allExamples") -> list[Example]:
         line = src.count("\n", 0, base + m.start()) + 1
         out += [Example(p, shape, start, end, grain, holiday, line) for p in phrases]
     return out
+
+
+# ---- jionlp's test_time_parser.py ------------------------------------------------------------------
+SHANGHAI = "Asia/Shanghai"
+
+
+def _jio_base(node) -> datetime | None:
+    """A jionlp ``time_base`` AST node as an aware datetime in Asia/Shanghai; None for ``time.time()``."""
+    import ast
+    from zoneinfo import ZoneInfo
+
+    tz = ZoneInfo(SHANGHAI)
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+        return datetime.fromtimestamp(node.value, tz)
+    if isinstance(node, ast.List):
+        parts = [ast.literal_eval(e) for e in node.elts] + [1, 1, 0, 0, 0][len(node.elts) - 1:]
+        return datetime(*parts[:6], tzinfo=tz)
+    if isinstance(node, ast.Dict):
+        d = ast.literal_eval(node)
+        return datetime(d.get("year", 1970), d.get("month", 1), d.get("day", 1), d.get("hour", 0),
+                        d.get("minute", 0), d.get("second", 0), tzinfo=tz)
+    if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "datetime":
+        return datetime(*[ast.literal_eval(a) for a in node.args], tzinfo=tz)
+    return None
+
+
+def parse_jionlp(src: str) -> list[tuple[str, datetime | None, dict, int]]:
+    """``(text, time_base, expected, line)`` of every case of jionlp's ``time_string_list``."""
+    import ast
+
+    out = []
+    for node in ast.walk(ast.parse(src)):
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "time_string_list" for t in node.targets):
+            for el in node.value.elts:
+                text, base, want = el.elts
+                out.append((ast.literal_eval(text), _jio_base(base), ast.literal_eval(want), el.lineno))
+    return out
+
+
+_UNIT = {"second": timedelta(seconds=1), "minute": timedelta(minutes=1), "hour": timedelta(hours=1)}
+_JIO_OPEN_EDGE = re.compile(r"^(?:[\s,]|从|自|起|至今|以来|开始|以前|之前|前|以后|之后|后|截至|到)*$")
+
+
+def judge_jionlp(text: str, base: datetime, want: dict, xs: list[TimeExpr]) -> tuple[str, str]:
+    """``(verdict, rule)`` for one jionlp case (rules in the module docstring)."""
+    from zoneinfo import ZoneInfo
+
+    tz = ZoneInfo(SHANGHAI)
+    a = datetime.fromisoformat(want["time"][0]).replace(tzinfo=tz)
+    b = datetime.fromisoformat(want["time"][1]).replace(tzinfo=tz) + timedelta(seconds=1)
+    if not xs:
+        return "none", ""
+    rest = [x for x in xs if _EDGE.match(text[:x.span[0]] + " " + text[x.span[1]:]) or (
+        x.kind == "range" and (x.start is None or x.end is None)
+        and _JIO_OPEN_EDGE.match(text[:x.span[0]] + text[x.span[1]:]))]
+    if len(xs) > 1 or not rest:
+        return ("split" if len(xs) > 1 else "span"), ""
+    x = rest[0]
+    if x.kind not in ("date", "datetime", "range"):
+        return "kind", ""
+
+    def loc(v):
+        if v is None:
+            return None
+        return v.astimezone(tz) if isinstance(v, datetime) else datetime(v.year, v.month, v.day, tzinfo=tz)
+
+    s, e = loc(x.start), loc(x.end)
+    if s == a and e == b:
+        return "exact", ""
+    base_s = base.replace(microsecond=0)
+    if (s == a and e is None and b == base_s + timedelta(seconds=1)) or (s is None and e == b and a == base_s):
+        return "convention", "J1"
+    if want.get("definition") == "blur" and s is not None and a <= s < b:
+        return "convention", "J2"
+    if s == a and e is not None and x.grain in _UNIT and e + _UNIT[x.grain] == b:
+        return "convention", "J3"
+    return "value", ""
+
+
+def main_jionlp(path: Path, failures: int) -> int:
+    from zoneinfo import ZoneInfo
+
+    cases = parse_jionlp(path.read_text(encoding="utf-8"))
+    by: dict[str, Counter] = defaultdict(Counter)
+    rules: Counter = Counter()
+    fails = []
+    skipped = 0
+    for text, base, want, line in cases:
+        if base is None:
+            skipped += 1
+            continue
+        xs = parse_times(text, base, SHANGHAI)
+        verdict, rule = judge_jionlp(text, base, want, xs)
+        c = by[f"{want['type']}:{want.get('definition', '')}"]
+        c["n"] += 1
+        c[verdict if verdict in ("exact", "convention") else "fail"] += 1
+        if verdict == "convention":
+            rules[rule] += 1
+        elif verdict != "exact":
+            fails.append((line, text, want["time"], verdict, xs))
+    print(f"{path.name}: {len(cases)} cases, {skipped} skipped (time_base = time.time()), zone {SHANGHAI}")
+    print(f"{'class':28} {'n':>5} {'exact%':>7} {'+conv%':>7}")
+    tot: Counter = Counter()
+    for cls, c in sorted(by.items(), key=lambda kv: -kv[1]["n"]):
+        tot.update(c)
+        print(f"{cls:28} {c['n']:5d} {100 * c['exact'] / c['n']:7.1f} {100 * (c['exact'] + c['convention']) / c['n']:7.1f}")
+    n = tot["n"] or 1
+    print(f"{'ALL':28} {tot['n']:5d} {100 * tot['exact'] / n:7.1f} {100 * (tot['exact'] + tot['convention']) / n:7.1f}")
+    print("conventions:", dict(sorted(rules.items())))
+    for line, text, want, why, xs in fails[:failures]:
+        print(f"  [{why}] L{line} {text!r} want {want} got {_show(xs, ZoneInfo(SHANGHAI))}")
+    return 0
 
 
 # ---- hermesd's answer in Duckling's terms ------------------------------------------------------
@@ -346,21 +474,29 @@ def _overlap_half(s: datetime, e: datetime, s2: datetime, e2: datetime) -> bool:
     return inter > 0 and inter >= 0.5 * min((e - s).total_seconds(), (e2 - s2).total_seconds())
 
 
-def _show(xs: list[TimeExpr]) -> str:
+def _show(xs: list[TimeExpr], tz=None) -> str:
     if not xs:
         return "nothing"
-    return "; ".join(f"{x.kind}[{x.text}] {_local(x.start) and _local(x.start).isoformat()}.."
-                     f"{_local(x.end) and _local(x.end).isoformat()} {x.grain}" for x in xs)
+
+    def iso(v):
+        if v is None or tz is None or not isinstance(v, datetime):
+            v = _local(v) if tz is None else v
+            return v and v.isoformat()
+        return v.astimezone(tz).isoformat()
+    return "; ".join(f"{x.kind}[{x.text}] {iso(x.start)}..{iso(x.end)} {x.grain}" for x in xs)
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("corpus", type=Path, help="a Duckling Time/<LANG>/Corpus.hs saved outside the repo")
+    ap.add_argument("corpus", type=Path, help="a Duckling Time/<LANG>/Corpus.hs (or jionlp's test_time_parser.py) "
+                                              "saved outside the repo")
     ap.add_argument("--block", default="allExamples", help="which definition's examples (default allExamples)")
     ap.add_argument("--failures", type=int, default=0, help="list this many failing phrases")
     ap.add_argument("--class", dest="only", default=None, help="list failures of this class only")
     ap.add_argument("--conventions", action="store_true", help="list the phrases counted under a C-rule")
     args = ap.parse_args(argv)
+    if args.corpus.suffix == ".py":  # jionlp's test_time_parser.py
+        return main_jionlp(args.corpus, args.failures)
     exs = parse_corpus(args.corpus.read_text(encoding="utf-8"), args.block)
     by_cls: dict[str, Counter] = defaultdict(Counter)
     reasons: Counter = Counter()

@@ -395,6 +395,8 @@ def _hour(h: int, f: dict[str, Any]) -> tuple[int, int]:
     if pod:
         kind = PARTS_OF_DAY[pod][2]
         if kind == "early":
+            if pod == "半夜" and 9 <= h <= 11:
+                return h + 12, 0  # 半夜11点 is 23:00: the middle of the night spans midnight (半夜12点 = 0:00)
             return (0 if h == 12 else h), 0
         if kind == "noon":
             return (h + 12 if h <= 4 else h), 0

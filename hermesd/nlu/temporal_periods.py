@@ -166,9 +166,11 @@ def _en_ordinal(m) -> dict[str, Any] | None:
 
 
 # ---- quarters, centuries ------------------------------------------------------------------------
-@register(r"(?:第)?([1-4])季度", "date", needs=r"季度")
+@register(r"(?:第)?([1-4一二三四]|首)季度", "date", needs=r"季度")
 def _zh_quarter(m) -> dict[str, Any]:
-    return {"period": "quarter", "quarter": int(m[1])}
+    """三季度, 第3季度, 首季度 (the first); the normaliser keeps 一 before 季度 (一季度)."""
+    q = {"一": 1, "二": 2, "三": 3, "四": 4, "首": 1}.get(m[1]) or int(m[1])
+    return {"period": "quarter", "quarter": q}
 
 
 @register(r"(上上|上|这|本|下下|下)(?:[1一]个?|个)?季度", "date", needs=r"季度")
