@@ -612,7 +612,7 @@ def _zh_offset(m):
     return {"offset": [(n, unit)], "direction": direction, "within": d in ("以内", "之内", "内")}
 
 
-@_p(r"(?<![\d.])(\d+(?:\.\d+)?|半)\s*(个)?\s*(半)?\s*(秒钟|分钟|小时|钟头|天|周|星期|礼拜|个月|年)(?![前后内以之\d])", "duration")
+@_p(r"(?<![\d.])(\d+(?:\.\d+)?|半)\s*(个)?\s*(半)?\s*(秒钟|分钟|小时|钟头|天|周|星期|礼拜|个月|年)(?![前后内以之\d])(?!(?<=\d\d年)(?:底|末|初|上半年|下半年|第|首|[1-4]季度|春|夏|秋|冬))", "duration")
 def _zh_duration(m):
     unit_word = m[4]
     if unit_word == "年" and (m[1] == "半" or float(m[1]) >= 100):

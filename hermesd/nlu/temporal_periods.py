@@ -418,8 +418,10 @@ def _zh_month_first(m) -> dict[str, Any]:
     return {"month": int(m[1]), "day": 1}
 
 
-@register(r"(?<!\d)(\d{2})年(?=\d{1,2}月)", "date", needs=r"年")
+@register(r"(?<!\d)(\d{2})年(?=\d{1,2}月|底|末|初|上半年|下半年|第|首|[1-4]季度|春|夏|秋|冬)", "date", needs=r"年")
 def _two_digit_year(m) -> dict[str, Any]:
+    """19年5月, 19年底, 07年第三季度, 20年冬: a two-digit year before a month or a part of the year (19年 alone,
+    19年前 / 15年中 are a count of years)."""
     return {"year": _yy(int(m[1])), "period": "year"}
 
 
