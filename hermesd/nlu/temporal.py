@@ -42,8 +42,8 @@ from __future__ import annotations
 
 import calendar
 import re
-from dataclasses import dataclass, field
-from datetime import date, datetime, time, timedelta
+from dataclasses import dataclass, field, replace
+from datetime import date, datetime, time, timedelta, timezone
 from typing import Any, Mapping
 from zoneinfo import ZoneInfo
 
@@ -58,14 +58,16 @@ from .temporal_periods import STATE_NOUNS_ZH, apply_part
 
 __all__ = ["TimeExpr", "impossible_date_text", "parse_times"]
 
-_GAP = re.compile(r"^(?:\s|,|的|at|on|in the|in|of|around|about|by|this|the|t)*$")  # t: ISO 8601 2025-03-03T10:00
+_GAP = re.compile(r"^(?:\s|,|的|at|on|in the|in|of|around|about|by|this|the|from|t)*$")  # t: ISO 8601 2025-03-03T10:00
 _DAY_RANGE_END = re.compile(r"\s*(-|~|to|through|thru|until|till|and|到|至)\s*(\d{1,2})(?:st|nd|rd|th|号|日)?(?![\d:])"
                             r"(?!\s*(?:[ap]\.?m\b|o'?clock|点|时|个|人|位|岁|天|周|月|年|分|秒|小时|hours?|days?|weeks?|"
                             r"months?|years?|minutes?|people|persons?))"
                             r"(?:,?\s+((?:19|20)\d\d)(?!\d))?")
+_DATE_THEN_RANGE = re.compile(r"^(?:\s|,|on|at|from|in|between)*$")
+_DAY_RANGE_START = re.compile(r"(?<![\d:./-])(\d{1,2})(?:st|nd|rd|th)?\s*(?:-|~|to|through|thru|until|till)\s*(?:the\s+)?$")
 _WEEKDAY_RANGE_END = re.compile(r"\s*(?:到|至|~|-)\s*([1-7日天])(?![\d号日点时月年个天周:])")
 _ZH_WD_NUM = {"1": 1, "2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7, "日": 7, "天": 7}
-_RANGE_CONN = re.compile(r"^\s*(到|至|~|-|to|until|till|through|thru|and|和|与|跟)\s*$")
+_RANGE_CONN = re.compile(r"^\s*(到|至|~|-|to|until|untill|till|through|thru|and|和|与|跟)\s*(?:the\s+)?$")
 _GRAIN_ORDER = ["second", "minute", "hour", "part_of_day", "day", "week", "weekend", "month", "season", "quarter",
                 "year", "decade", "century"]
 _FINER = {"century": -1, "decade": 0, "year": 1, "season": 2, "quarter": 3, "month": 4, "week": 5, "weekend": 6}
@@ -180,6 +182,7 @@ _FUTURE = re.compile(r"提醒|闹钟|叫醒|叫我|记得|别忘|安排|预订|�
                      r"planning|until|till|countdown|upcoming|how long)(?![a-z])|'ll(?![a-z])")
 _PAST = re.compile(r"上次|曾经|已经|去过|过了|我记得|(?<![a-z])(?:was|were|did|had|ago|used to)(?![a-z])")
 _DATE_KEYS = ("rel_day", "weekday", "day", "month", "period", "year", "holiday", "lunar", "part")
+_CLOCK_KEYS = frozenset({"hour", "minute", "second", "ampm", "pod", "h24", "midnight", "future"})
 
 
 @dataclass(slots=True)
@@ -231,6 +234,8 @@ def _date_part(f: dict[str, Any], today: date) -> tuple[date, date, str] | None:
     if "part" not in f:
         return _whole_date_part(f, today)
     base = f
+    if "pod" in f and f["part"] in ("early", "mid", "late") and "part_period" not in f and "period" not in f:
+        return _whole_date_part(f, today)  # early morning, late tonight: the part is the part of day's (_resolve)
     if not any(k in f for k in ("period", "month", "year", "holiday", "lunar", "day", "weekday", "rel_day")):
         if "part_period" not in f:
             return None
@@ -318,10 +323,10 @@ def _whole_date_part_once(f: dict[str, Any], today: date) -> tuple[date, date, s
         wd, mode, iso = f["weekday"], f.get("wd_mode", "upcoming"), today.isoweekday()
         if mode == "week":
             d = today - timedelta(days=iso - 1) + timedelta(days=7 * f.get("week_shift", 0) + wd - 1)
-        elif mode == "next":
-            d = today + timedelta(days=(wd - iso) % 7 or 7)
+        elif mode == "next":  # wd_count: "3 fridays from now", "friday after next" (the 3rd / 2nd one after today)
+            d = today + timedelta(days=(wd - iso) % 7 or 7) + timedelta(weeks=f.get("wd_count", 1) - 1)
         elif mode == "last":
-            d = today - timedelta(days=(iso - wd) % 7 or 7)
+            d = today - timedelta(days=(iso - wd) % 7 or 7) - timedelta(weeks=f.get("wd_count", 1) - 1)
         elif mode == "recent":  # "since Monday": the latest Monday on or before today
             d = today - timedelta(days=(iso - wd) % 7)
         else:
@@ -351,6 +356,12 @@ def _whole_date_part_once(f: dict[str, Any], today: date) -> tuple[date, date, s
                 y += 1
             elif rel == -1 and "year" not in f and m >= today.month:
                 y -= 1
+            if period == "season" and m == 12 and today.month <= 2 and "year" not in f:
+                y -= 1  # winter asked in January or February is the winter under way (it began last December)
+        elif period == "season":  # this / next / last season: the meteorological season of today, shifted
+            y, m = _add_months(today.year, today.month // 3 * 3 or 12, 3 * f.get("season_shift", 0))
+            if today.month == 12 or today.month <= 2:
+                y, m = _add_months(today.year - (today.month <= 2), 12, 3 * f.get("season_shift", 0))
         else:
             y, m = _add_months(today.year, today.month, f.get("month_shift", 0))
         if not 1 <= m <= 12:
@@ -384,6 +395,8 @@ def _hour(h: int, f: dict[str, Any]) -> tuple[int, int]:
     if pod:
         kind = PARTS_OF_DAY[pod][2]
         if kind == "early":
+            if pod == "半夜" and 9 <= h <= 11:
+                return h + 12, 0  # 半夜11点 is 23:00: the middle of the night spans midnight (半夜12点 = 0:00)
             return (0 if h == 12 else h), 0
         if kind == "noon":
             return (h + 12 if h <= 4 else h), 0
@@ -464,6 +477,11 @@ def _resolve(f: dict[str, Any], ref: datetime, tz: ZoneInfo, anchor: date | None
         grain = "second" if f.get("second") is not None else "minute" if f.get("minute") is not None else "hour"
         return "datetime", start, start + _UNIT_TD[grain], grain, None
     sh, eh, _ = PARTS_OF_DAY[f["pod"]]
+    if f.get("part") in ("early", "late", "mid"):
+        # early morning, late tonight: the first / last half of the part of day (the middle half for mid)
+        half = (eh - sh) / 2
+        sh, eh = {"early": (sh, sh + half), "late": (eh - half, eh), "mid": (sh + half / 2, eh - half / 2)}[f["part"]]
+        sh, eh = int(sh), int(-(-eh // 1))
     if dp is None and f.get("future") and "rel_day" not in f and \
             datetime.combine(day + timedelta(days=eh // 24), time(eh % 24), tz) <= ref:
         day += timedelta(days=1)  # "remind me in the morning" asked in the evening: tomorrow morning
@@ -560,6 +578,16 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
                 out.append(expr)
                 i += 1
                 continue
+        if "day" in g.f and "month" in g.f and "hour" not in g.f and not (out and out[-1].span[1] > g.start - 3):
+            # "13 to 15 July", "1-8 september", "from the 13 to the 15th of July": a bare first day
+            m = _DAY_RANGE_START.search(t[:g.start])
+            if m and 1 <= int(m[1]) <= 31:
+                first = _Group(m.start(1), m.end(1), {"day": int(m[1])}, {"date"})
+                expr = _range(norm, first, g, ref, tz)
+                if expr is not None:
+                    out.append(expr)
+                    i += 1
+                    continue
         if "clock" in g.cats and "date" not in g.cats:
             # "2到4点", "between 2 and 4 pm": the first end is a bare number
             m = re.search(r"(\d{1,2}|" + EN_NUM + r")\s*(到|至|~|-|to|and|until|till)\s*$", t[:g.start])
@@ -567,7 +595,15 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
                 v = en_number(m[1]) if not m[1].isdigit() else int(m[1])
                 if v is not None and v == int(v) and 0 <= v <= 24 and (m[2] != "and" or re.search(r"between\s*$", t[:m.start()])):
                     first = _Group(m.start(1), m.end(1), {"hour": int(v), "minute": None}, {"clock"})
+                    prev = groups[i - 1] if i > 0 else None
+                    joined = prev is not None and prev.cats == {"date"} and "hour" not in prev.f and out \
+                        and tuple(out[-1].span) == norm.span(prev.start, prev.end) \
+                        and _DATE_THEN_RANGE.match(t[prev.end:m.start(1)])
+                    if joined:  # "tomorrow from 9 to 11am", "this Thu 9-11am": the date before holds for both ends
+                        first = _Group(prev.start, m.end(1), {**prev.f, "hour": int(v), "minute": None}, {"date", "clock"})
                     expr = _range(norm, first, g, ref, tz)
+                    if expr is not None and joined:
+                        out.pop()
                     if expr is not None and not (out and out[-1].span[1] > expr.span[0]):
                         out.append(expr)
                         i += 1
@@ -593,7 +629,92 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
                 x = open_range(x, op[0], op[1], ref, norm.original[s0:e0], (s0, e0))
             out.append(x)
         i += 1
+    if any(x.grain in ("hour", "minute", "second") for x in out):  # a zone can only follow a clock time
+        out = [_in_named_zone(norm.original, x, tz) for x in out]
+    if len(out) > 1 and ("for" in t or "起" in t or "开始" in t):
+        out = _for_a_while(norm.original, out)
     return out
+
+
+# ---- a time and how long from it: "18th Dec for 10 days", "4pm for 30 mins", "for 10 days from 18th Dec" --------
+_FOR_AFTER = re.compile(r"^\s*,?\s*for\s*$", re.I)
+_FOR_BEFORE = re.compile(r"^\s*(?:(?:starting|beginning)\s+(?:at\s+|on\s+)?)?(?:from\s*)?$", re.I)
+_FOR_LEAD = re.compile(r"(?:^|\s)(for|from)\s+$|(从|自)\s*$", re.I)
+_ZH_FROM_FOR = re.compile(r"^\s*(?:起|开始|起的)\s*,?\s*$")
+
+
+def _for_a_while(original: str, out: list[TimeExpr]) -> list[TimeExpr]:
+    """Join a time and a duration said with "for" into the range that starts at the time (half-open):
+    a whole number of days after a date stays a date range; up to four weeks (a month or a year as a
+    length has no fixed number of days)."""
+    res: list[TimeExpr] = []
+    i = 0
+    while i < len(out):
+        a, b = out[i], out[i + 1] if i + 1 < len(out) else None
+        pair = None
+        if b is not None:
+            gap = original[a.span[1]:b.span[0]]
+            if a.kind in ("date", "datetime") and b.kind == "duration" and _FOR_AFTER.match(gap):
+                pair = (a, b)
+            elif a.kind == "range" and a.end is None and a.start is not None and b.kind == "duration" \
+                    and _ZH_FROM_FOR.match(gap):
+                pair = (a, b)  # 明天起三天, 下周一开始两周: for that long from then
+            elif a.kind == "duration" and (b.kind in ("date", "datetime") or (b.kind == "range" and b.end is None
+                                                                            and b.start is not None)) \
+                    and _FOR_BEFORE.match(gap) and _FOR_LEAD.search(original[:a.span[0]]):
+                pair = (b, a)  # "for 10 days from Dec 18", "for 30 minutes starting from 4pm" (opened by its word)
+        if pair is None or not pair[1].seconds or pair[1].seconds > 28 * 86400:
+            res.append(a)
+            i += 1
+            continue
+        x, d = pair
+        lead = _FOR_LEAD.search(original[:min(a.span[0], b.span[0])])
+        s0 = lead.start(lead.lastindex) if lead else min(a.span[0], b.span[0])
+        span = (s0, max(a.span[1], b.span[1]))
+        if isinstance(x.start, datetime):
+            end = x.start + timedelta(seconds=d.seconds)
+            grain = x.grain if d.seconds % _UNIT_TD.get(x.grain, timedelta(minutes=1)).total_seconds() == 0 else "minute"
+        elif d.seconds % 86400 == 0:
+            end, grain = x.start + timedelta(days=d.seconds // 86400), "day"
+        else:
+            res.append(a)
+            i += 1
+            continue
+        res.append(replace(x, kind="range", end=end, grain=grain, span=span, text=original[span[0]:span[1]],
+                           point=x.start))
+        i += 2
+    return res
+
+
+# ---- a clock said in a named zone: "Thursday 8:00 GMT", "4pm CET", "9 am (BST)" ----------------------
+#: UTC offsets (minutes) of the zone abbreviations of the IANA tz database as English speakers use them;
+#: CST and IST are ambiguous (China / US Central, India / Ireland / Israel): the US and Indian readings
+#: are taken, as Duckling's English rules do
+_ZONES = {"utc": 0, "gmt": 0, "z": 0, "wet": 0, "bst": 60, "cet": 60, "cest": 120, "eet": 120, "eest": 180,
+          "msk": 180, "ist": 330, "sgt": 480, "hkt": 480, "awst": 480, "jst": 540, "kst": 540, "aest": 600,
+          "aedt": 660, "nzst": 720, "nzdt": 780, "hst": -600, "akst": -540, "akdt": -480, "pst": -480, "pdt": -420,
+          "mst": -420, "mdt": -360, "cst": -360, "cdt": -300, "est": -300, "edt": -240, "ast": -240, "adt": -180}
+_ZONE_AFTER = re.compile(r"\s*(\()?(" + "|".join(sorted((k for k in _ZONES if len(k) > 1), key=len, reverse=True))
+                         + r")(?(1)\)|)(?![A-Za-z])", re.I)
+
+
+def _in_named_zone(original: str, x: TimeExpr, tz: ZoneInfo) -> TimeExpr:
+    """A clock time followed by a zone abbreviation is that wall time in that zone, moved to ``tz``."""
+    if x.kind not in ("datetime", "range") or x.grain not in ("hour", "minute", "second"):
+        return x
+    m = _ZONE_AFTER.match(original, x.span[1])
+    if m is None:
+        return x
+    zone = timezone(timedelta(minutes=_ZONES[m[2].lower()]))
+
+    def move(v):
+        return v.replace(tzinfo=zone).astimezone(tz) if isinstance(v, datetime) else v
+
+    span = (x.span[0], m.end())
+    start = move(x.start)
+    grain = "minute" if x.grain == "hour" and isinstance(start, datetime) and start.minute else x.grain  # 9 am IST
+    return replace(x, start=start, end=move(x.end), point=move(x.point), span=span,
+                   text=original[span[0]:span[1]], grain=grain)
 
 
 _EN_ANCHOR_GAP = re.compile(r"^\s*(from|after|before)\s*(?:the\s+)?$")
@@ -615,6 +736,8 @@ def _anchored(norm: Normalized, g: _Group, nxt: _Group | None, ref: datetime,
     s0 = e0 = None  # the expression's bounds when they are not the atoms' (the day after X, X前三天)
     if "duration" in g.f and nxt is not None and not {"duration", "now"} & nxt.cats and "offset" not in nxt.f:
         m = _EN_ANCHOR_GAP.match(t[g.end:nxt.start])
+        if m and m[1] == "from" and re.search(r"(?:^|\s)for\s+$", t[:g.start]):
+            m = None  # "for 10 days from Dec 18" is how long from then, not the day ten days after it
         if m:
             qty, sign, anchor, used = g.f["duration"], (-1 if m[1] == "before" else 1), nxt, 2
     elif "offset" in g.f and not g.f.get("within") and nxt is not None and re.search(r"(?:before|after)$", t[g.start:g.end]) \
@@ -660,7 +783,8 @@ def _anchored(norm: Normalized, g: _Group, nxt: _Group | None, ref: datetime,
 
 
 def _part_only(f: dict[str, Any]) -> bool:
-    return "part" in f and "part_period" not in f and not any(k in f for k in _DATE_KEYS if k != "part")
+    return "part" in f and "part_period" not in f and not any(k in f for k in _DATE_KEYS if k != "part") \
+        and not ("pod" in f and f["part"] in ("early", "mid", "late"))  # early morning, late evening
 
 
 _CJK_DIGITS = frozenset("〇零○一二三四五六七八九")
@@ -706,6 +830,23 @@ def _range(norm: Normalized, g1: _Group, g2: _Group, ref: datetime, tz: ZoneInfo
                 f2[k] = f1[k]
             if k in f2 and "ampm" not in f1 and "pod" not in f1:
                 f1[k] = f2[k]
+    if "hour" in f1 and "hour" in f2 and not any(k in f1 for k in _DATE_KEYS) and any(k in f2 for k in _DATE_KEYS):
+        # "9:30 - 11:00 on Thursday", "3点到5点，明天": a date said after both clocks holds for the first too
+        for k, v in f2.items():
+            if k not in _CLOCK_KEYS:
+                f1.setdefault(k, v)
+    elif "hour" in f1 and "hour" in f2 and any(k in f1 for k in _DATE_KEYS) and not any(k in f2 for k in _DATE_KEYS):
+        # 明天3点到5点, "Friday from 2:30 to 4:00": the second clock is on the first's day, read by the same rule
+        # (with a date, 1–6 o'clock is the afternoon), so the range does not run backwards to 05:00
+        for k, v in f1.items():
+            if k not in _CLOCK_KEYS:
+                f2.setdefault(k, v)
+    if "day" in f1 and "month" not in f1 and "month" in f2 and "day" in f2 and not any(
+            k in f1 for k in ("weekday", "rel_day", "month_shift", "period")):
+        # "from the 13th to the 15th of July": a bare first day is in the second end's month (and year)
+        f1["month"] = f2["month"]
+        if "year" in f2:
+            f1.setdefault("year", f2["year"])
     if "day" in f2 and "month" not in f2 and "month" in f1:
         f2["month"] = f1["month"]
         if "year" in f1:
@@ -720,7 +861,7 @@ def _range(norm: Normalized, g1: _Group, g2: _Group, ref: datetime, tz: ZoneInfo
             f2["year_shift"] = f1["year_shift"]
         year_rolls = ("year" in f2 or "year_shift" in f2) and "month" in g2.f and isinstance(f1["month"], int) \
             and isinstance(f2["month"], int) and f2["month"] < f1["month"]
-    lead = re.search(r"(?:from|between|从|由|自)\s*$", norm.text[:g1.start])
+    lead = re.search(r"(?:from|between|从|由|自)\s*(?:the\s+)?$", norm.text[:g1.start])
     s1 = norm.span(lead.start() if lead else g1.start, g1.end)[0]
     s2 = norm.span(g2.start, g2.end)[1]
     text = norm.original[s1:s2]

@@ -121,6 +121,13 @@ def _iso(m):
     return {"year": int(m[1]), "month": int(m[2]), "day": int(m[3])}
 
 
+@_p(r"(?<![\d/.:-])(?:((?:19|20)\d\d)[-/](1[0-2]|0?[1-9])|(1[0-2]|0?[1-9])/((?:19|20)\d\d))(?![\d/.:-])", "date",
+    needs=r"(?:19|20)\d\d[-/]\d|\d/(?:19|20)\d\d")
+def _year_month(m):
+    """2014-10, 2014/10 (ISO 8601's YYYY-MM) and 2/2013 (month/year): a month of a year."""
+    return {"year": int(m[1] or m[4]), "month": int(m[2] or m[3]), "period": "month"}
+
+
 @_p(r"(?<![\d/])(1[0-2]|0?[1-9])/(3[01]|[12]\d|0?[1-9])(?![\d/])", "date", needs=r"/")
 def _md_slash(m):
     return {"month": int(m[1]), "day": int(m[2])}
@@ -288,7 +295,7 @@ def _en_decade(m):
     return {"period": "decade", "year": y if y >= 1000 else (1900 + y if y >= 20 else 2000 + y)}
 
 
-_EN_DAYS = {"today": 0, "tonight": 0, "tomorrow": 1, "tmrw": 1, "tomorow": 1, "tommorow": 1, "yesterday": -1,
+_EN_DAYS = {"today": 0, "tonight": 0, "tonite": 0, "eod": 0, "tomorrow": 1, "tmrw": 1, "tomorow": 1, "tommorow": 1, "yesterday": -1,
             "the day after tomorrow": 2, "the day before yesterday": -2, "day after tomorrow": 2,
             "day before yesterday": -2}
 
@@ -296,9 +303,9 @@ _EN_DAYS = {"today": 0, "tonight": 0, "tomorrow": 1, "tmrw": 1, "tomorow": 1, "t
 @_p(rf"{L}({'|'.join(sorted(_EN_DAYS, key=len, reverse=True))})(?:'s)?{R}", "date")
 def _en_rel_day(m):
     out: dict[str, Any] = {"rel_day": _EN_DAYS[m[1]]}
-    if m[1] == "tonight":
+    if m[1] in ("tonight", "tonite"):
         out["pod"] = "night"
-    return out
+    return out  # EOD (end of day, business shorthand) is today: "by EOD" ends with it
 
 
 @_p(rf"{L}(?:(this|next|last|coming|past|the coming|the past|previous|on)\s+)?({_WD_ALT})(s)?{R}", "date")
@@ -314,10 +321,26 @@ def _en_weekday(m):
     return out
 
 
-@_p(rf"{L}(?:(this|next|last|coming|past|the coming|the past|previous|the following)\s+)?weekend(?:'s)?{R}", "date", needs=r"weekend")
+@_p(rf"{L}({EN_NUM})\s+({_WD_ALT})s\s+(from now|from today|hence|ago|back|before now){R}|{L}({_WD_ALT})\s+after\s+next{R}",
+    "date", needs=r"days (?:from|hence|ago|back|before)|after next")
+def _en_weekday_count(m):
+    """"3 fridays from now" (the third Friday after today), "2 thursdays ago", "friday after next" (the second)."""
+    if m[4]:
+        return {"weekday": _WEEKDAYS[m[4]], "wd_mode": "next", "wd_count": 2}
+    n = en_number(m[1])
+    if n is None or n != int(n) or not 1 <= n <= 52:
+        return None
+    mode = "last" if m[3] in ("ago", "back", "before now") else "next"
+    return {"weekday": _WEEKDAYS[m[2]], "wd_mode": mode, "wd_count": int(n)}
+
+
+@_p(rf"{L}(?:(this past|this|next|last|coming|past|the coming|the past|previous|the following)\s+)?(?:weekend|week-end|wkend)(?:'s)?{R}",
+    "date", needs=r"weekend|week-end|wkend")
 def _en_weekend(m):
     if m.string.startswith(" after next", m.end()):
         return None  # the weekend after next: its own atom
+    if m[1] == "this past":
+        return {"period": "weekend", "week_shift": -1}
     return {"period": "weekend", "week_shift": _EN_SHIFT.get(m[1] or "this", 1 if m[1] == "the following" else 0)}
 
 
@@ -331,11 +354,14 @@ def _en_last_night(m):  # yesterday evening, not "the last night"
     return {"rel_day": -1, "pod": "night"}
 
 
-@_p(rf"{L}(this|next|last|coming|past|the coming|the past|previous|current|the following|the current)\s+(week|month|year|quarter)(?:'s|s)?{R}", "date")
+@_p(rf"{L}(this|next|last|coming|past|the coming|the past|previous|current|the following|the current)\s+"
+    rf"(week|month|year|quarter|yr|qtr|wk|mo)(?:'s|s)?{R}", "date")
 def _en_period(m):
+    """this week, next month, last year, the following quarter; the abbreviations yr, qtr, wk, mo."""
+    unit = {"yr": "year", "qtr": "quarter", "wk": "week", "mo": "month"}.get(m[2], m[2])
     shift = {"current": 0, "the current": 0, "the following": 1}.get(m[1], _EN_SHIFT.get(m[1], 0))
-    key = {"week": "week_shift", "month": "month_shift", "year": "year_shift", "quarter": "quarter_shift"}[m[2]]
-    return {"period": m[2], key: shift}
+    key = {"week": "week_shift", "month": "month_shift", "year": "year_shift", "quarter": "quarter_shift"}[unit]
+    return {"period": unit, key: shift}
 
 
 @_p(rf"{L}the\s+week\s+after\s+next{R}", "date", needs=r"after next")
@@ -349,6 +375,16 @@ def _zh_season(m):
     if m[1]:
         out["year_shift"] = _ZH_YEARS[m[1]]
     return out
+
+
+@_p(rf"{L}(this|current|the current|next|the next|coming|last|past|previous|the last|the previous)\s+seasons?{R}", "date",
+    needs=r"season")
+def _en_rel_season(m):
+    """this season, next season, last season: the meteorological season of today (Mar–May spring, Jun–Aug
+    summer, Sep–Nov autumn, Dec–Feb winter), or the one after / before it."""
+    shift = {"next": 1, "the next": 1, "coming": 1, "last": -1, "past": -1, "previous": -1, "the last": -1,
+             "the previous": -1}.get(m[1], 0)
+    return {"period": "season", "season_shift": shift}
 
 
 @_p(rf"{L}(?:(this|next|last|in the|in|during the|during)\s+)(spring|summer|autumn|fall|winter){R}|{L}(spring|summer|autumn|winter){R}", "date", needs=r"spring|summer|autumn|fall|winter")
@@ -393,7 +429,8 @@ def _zh_clock(m):
     return {"hour": h, "minute": mi, "second": int(m[6]) if m[6] else None}
 
 
-@_p(r"(?<![\d:/.])(\d{1,2})[:](\d{2})(?::(\d{2}))?(?:\s*(a\.m\.|p\.m\.|a\.?m|p\.?m)(?![a-z]))?(?![\d:])", "clock", needs=r":")
+@_p(r"(?<![\d:/.])(\d{1,2})[:](\d{2})(?::(\d{2}))?(?:\s*(a\.m\.|p\.m\.|a\.?\s?m|p\.?\s?m|(?<=\d)[ap]\.?)(?![a-z]))?(?![\d:])",
+    "clock", needs=r":")
 def _colon_clock(m):
     h, mi = int(m[1]), int(m[2])
     if h > 24 or mi > 59:
@@ -412,9 +449,14 @@ def _dotted_clock(m):  # 12.16 pm (British usage): a dot between hour and minute
     return {"hour": h, "minute": int(m[2]), "ampm": "am" if m[3][0] == "a" else "pm"} if h <= 12 else None
 
 
-@_p(rf"{L}(?:at\s+)?({EN_NUM}|\d{{3,4}})\s*(?:o'?clock\s*)?(a\.m\.|p\.m\.|a\.?m|p\.?m)(?![a-z])", "clock", needs=r"[ap]\.?m")
+@_p(rf"{L}(at\s+|@\s*)?({EN_NUM}|\d{{3,4}})(?:ish)?\s*(?:o'?clock\s*)?(?:in\s+the\s+)?(a\.m\.|p\.m\.|a\.?\s?m|p\.?\s?m|(?<=\d)[ap]\.?)(?![a-z])",
+    "clock", needs=r"[ap]\.?m|\d[ap](?![a-z])|\b[ap] m\b")
 def _en_ampm(m):
-    raw = m[1]
+    """3pm, 3 p.m., 3 o'clock pm, 3 in the AM, 3ish pm; "at 3p" (a bare a/p after the digits only after
+    at/@: "4a" alone is a paper size or a flat, Duckling's negative corpus)."""
+    if len(m[3].rstrip(".")) == 1 and not m[1]:
+        return None
+    raw = m[2]
     if re.fullmatch(r"\d{3,4}", raw):
         h, mi = int(raw[:-2]), int(raw[-2:])
     else:
@@ -424,7 +466,42 @@ def _en_ampm(m):
         h, mi = int(v), None
     if h > 24 or (mi is not None and mi > 59):
         return None
-    return {"hour": h, "minute": mi, "ampm": "am" if m[2][0] == "a" else "pm"}
+    return {"hour": h, "minute": mi, "ampm": "am" if m[3][0] == "a" else "pm"}
+
+
+@_p(r"(?<![a-z0-9])(?:at|around)\s+([01]?\d|2[0-3])([0-5]\d)(?:ish)?(?![\d:a-z])"
+    r"(?!\s*(?:people|persons?|tickets?|seats?|guests?|rooms?|items?|units?|dollars?|yuan|euros?|km|miles?|meters?|[a-z]+\s+(?:street|st|road|rd|avenue|ave)\b))",
+    "clock", needs=r"(?:at|around)\s+\d{3}")
+def _en_hhmm(m):
+    """"at 1030", "around 1030", "tomorrow at 150ish": a clock written without its colon after at/around
+    (a two-digit hour, 0745 or 1645, is written on the 24-hour clock)."""
+    return {"hour": int(m[1]), "minute": int(m[2])} | ({"h24": True} if len(m[1]) == 2 else {})
+
+
+_HOUR_WORD = "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
+_MIN_WORD = ("(?:twenty|thirty|forty|fifty)(?:[\\s-]+(?:one|two|three|four|five|six|seven|eight|nine))?|ten|eleven|twelve|"
+             "thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|oh\\s+(?:one|two|three|four|five|six|seven|eight|nine)")
+
+
+@_p(rf"{L}(at\s+)?({_HOUR_WORD}|\d{{1,2}})\s+({_MIN_WORD}|\d{{2}})(?:\s*(a\.m\.|p\.m\.|a\.?\s?m|p\.?\s?m)(?![a-z]))?{R}"
+    r"(?!\s+(?:people|persons?|tickets?|seats?|guests?|of\b|days?|hours?|minutes?|weeks?|times?|[ap]m\b))",
+    "clock", needs=r"\bat (?:\d|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)|"
+                  r"(?:ty|teen|ten|eleven|twelve|one|two|three|four|five|six|seven|eight|nine|\d) [ap]\.? ?m\b")
+def _en_spoken_clock(m):
+    """A clock said as hour and minutes: "ten thirty am", "nine fifty nine a m", "at three twenty", "at 12 15".
+    Only after "at" or before am/pm: "three twenty" or "3 30" alone is a count (Duckling's negative corpus)."""
+    if not m[1] and not m[4]:
+        return None
+    h = en_number(m[2])
+    mi = en_number(re.sub(r"^oh\s+", "", m[3]))
+    if h is None or mi is None or not 0 <= h <= (12 if m[4] else 23) or not 1 <= mi <= 59 or (m[3][0].isdigit() and m[3][0] == "0"):
+        return None
+    if m[2].isdigit() != m[3].isdigit():
+        return None
+    out: dict[str, Any] = {"hour": int(h), "minute": int(mi)}
+    if m[4]:
+        out["ampm"] = "am" if m[4][0] == "a" else "pm"
+    return out
 
 
 @_p(rf"{L}(?:at\s+)?({EN_NUM})\s+o'?clock{R}", "clock", needs=r"clock")
@@ -466,10 +543,15 @@ def _hour_after_pod(m):
     return {"hour": int(v), "minute": None} if v is not None and v == int(v) and 1 <= v <= 12 else None
 
 
-@_p(r"(?<![\d:])(\d{1,2})(?=\s*(?:tomorrow|today|tonight|明天|今天|今晚))", "hourish", needs=r"tomorrow|today|tonight|明天|今天|今晚")
+@_p(rf"(?<![\d:])(\d{{1,2}}|(?<![a-z]){_TWO_TO_TWELVE})(?=\s*(?:tomorrow|today|tonight|this\s+(?:morning|afternoon|evening)\b|明天|今天|今晚))",
+    "hourish", needs=r"(?:\d|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s*(?:tomorrow|today|tonight|"
+                     r"this (?:morning|afternoon|evening)|明天|今天|今晚)")
 def _hour_before_day(m):
-    v = int(m[1])
-    return {"hour": v, "minute": None} if 0 <= v <= 24 else None
+    """"9 tomorrow", "8 tonight", "eight this evening": an hour said before its day or part of day."""
+    if not m[1].isdigit() and not re.search(r"(?:^|\bat)\s*$", m.string[:m.start()]):
+        return None  # "I have two tonight" counts; "eight tonight" / "at eight tonight" is a time
+    v = en_number(m[1])
+    return {"hour": int(v), "minute": None} if v is not None and 0 <= v <= 24 else None
 
 
 @_p(r"(?<=上午|下午|凌晨|早上|晚上|中午)(\d{1,2})(\d{2})(?!\d)", "clock", needs=r"[午晨晚早]")
@@ -478,14 +560,26 @@ def _zh_hhmm(m):
     return {"hour": h, "minute": mi} if h <= 24 and mi <= 59 else None
 
 
-@_p(rf"{L}(?:(?:half|a quarter|quarter|\d{{1,2}}|{EN_NUM})(?:\s+minutes?)?\s+(past|after|to|before)\s+({EN_NUM}|\d{{1,2}}))"
+@_p(rf"{L}(?:(?:half|a quarter|quarter|\d{{1,2}}|{EN_NUM})(?:\s+minutes?)?\s+(past|after|to|before)\s+({EN_NUM}|\d{{1,2}}|noon|midnight))"
     rf"(?:\s*(a\.m\.|p\.m\.|a\.?m|p\.?m)(?![a-z]))?{R}", "clock", needs=r"past|after|to|before")
 def _en_past_to(m):  # half past three, quarter to 5 pm
+    """"half past three", "20 after 3pm", "a quarter to noon", "twenty to four". A bare number before
+    to/before is minutes only where it cannot be the first hour of a range: "3 to 4" and "10 to 6" are
+    ranges, "20 to 4" is 3:40 (an hour on a 12-hour clock is 1–12), and never after a colon ("3:30 to 6")."""
     head = m[0].split()[0]
     mins = 30 if head == "half" else 15 if head in ("quarter", "a") else en_number(head)
-    h = en_number(m[2])
+    h = 12 if m[2] == "noon" else 0 if m[2] == "midnight" else en_number(m[2])
     if mins is None or h is None or h > 12 or mins >= 60:
         return None
+    if m.start() > 0 and m.string[m.start() - 1] == ":":
+        return None
+    if m[1] in ("to", "before") and head not in ("half", "quarter", "a") and "minute" not in m[0] and mins <= 12:
+        return None
+    if m[2] in ("noon", "midnight"):  # a quarter to noon = 11:45, ten past midnight = 00:10: on the 24-hour clock
+        base = 12 if m[2] == "noon" else 24
+        if m[1] in ("to", "before"):
+            return {"hour": base - 1, "minute": 60 - int(mins), "h24": True}
+        return {"hour": base % 24, "minute": int(mins), "h24": True}
     ampm = {"ampm": "am" if m[3][0] == "a" else "pm"} if m[3] else {}
     if m[1] in ("to", "before"):
         return {"hour": (int(h) - 1) % 24, "minute": 60 - int(mins)} | ampm
@@ -518,7 +612,7 @@ def _zh_offset(m):
     return {"offset": [(n, unit)], "direction": direction, "within": d in ("以内", "之内", "内")}
 
 
-@_p(r"(?<![\d.])(\d+(?:\.\d+)?|半)\s*(个)?\s*(半)?\s*(秒钟|分钟|小时|钟头|天|周|星期|礼拜|个月|年)(?![前后内以之\d])", "duration")
+@_p(r"(?<![\d.])(\d+(?:\.\d+)?|半)\s*(个)?\s*(半)?\s*(秒钟|分钟|小时|钟头|天|周|星期|礼拜|个月|年)(?![前后内以之\d])(?!(?<=\d\d年)(?:底|末|初|上半年|下半年|第|首|[1-4]季度|春|夏|秋|冬))", "duration")
 def _zh_duration(m):
     unit_word = m[4]
     if unit_word == "年" and (m[1] == "半" or float(m[1]) >= 100):
@@ -532,26 +626,43 @@ def _zh_duration(m):
     return {"duration": [(n, unit)]}
 
 
-_EN_QTY = rf"(?:({EN_NUM}|half an|half a|a half)\s+(?:and\s+a\s+half\s+)?({_EN_UNIT_ALT})(?:\s+and\s+a\s+half)?)"
+#: a quantity of a unit: "2 hours", "an hour and a half", "2 and an half hours", "a quarter of an hour", "1/4 h",
+#: "three-quarters of an hour", "a couple (of) hours", "2 more minutes"; digits may touch the unit ("1h", "1/2h")
+#: and the prime marks stand for minutes and seconds after digits ("15'", "1\"", ISO 80000-3's ′ and ″)
+_EN_FRAC = r"a quarter of an?|quarter of an?|three[\s-]quarters of an?|half an?|a half|a couple of|a couple|a pair of|a few|few"
+_EN_QTY = (rf"(?:(?:(\d+/[1-9]|\d+(?:\.\d+)?)(?:\s+more)?\s*|({_EN_FRAC}|{EN_NUM})(?:\s+more)?\s+)(?:and\s+an?\s+half\s+)?"
+           rf"({_EN_UNIT_ALT}|h(?![a-z])|(?<=\d)'|(?<=\d)\")(?:\s+and\s+a\s+half)?)")
+#: a cheap test that a text may hold a quantity of a unit (the duration pattern runs only then)
+_EN_UNIT_NEEDS = r"sec|min|hr|hour|\d\s?h\b|day|week|month|year|fortnight|\d'|\d\""
 _EN_QTYS = rf"{_EN_QTY}(?:(?:,\s*|\s+and\s+|\s+){_EN_QTY}){{0,3}}"
 
 
 def _en_qtys(text: str) -> list[tuple[float, str]] | None:
     out = []
     for m in re.finditer(_EN_QTY, text):
-        raw = m[1]
-        n = 0.5 if raw in ("half an", "half a", "a half") else en_number(raw)
+        raw = re.sub(r"[\s-]+", " ", m[1] or m[2])
+        if "/" in raw:
+            a, b = raw.split("/")
+            n: float | None = int(a) / int(b)
+        else:
+            n = {"half an": 0.5, "half a": 0.5, "a half": 0.5, "a quarter of an": 0.25, "a quarter of a": 0.25,
+                 "quarter of an": 0.25, "quarter of a": 0.25, "three quarters of an": 0.75, "three quarters of a": 0.75,
+                 "a couple of": 2, "a couple": 2, "a pair of": 2, "a few": 3, "few": 3}.get(raw)
+            if n is None:
+                n = en_number(raw)
         if n is None:
             return None
-        if "and a half" in m[0]:
+        if "and a half" in m[0] or "and an half" in m[0]:
             n += 0.5
-        out.append((float(n), _EN_UNITS[m[2]]))
+        unit = {"h": "hour", "'": "minute", '"': "second"}.get(m[3]) or _EN_UNITS[m[3]]
+        out.append((float(n), unit))
     return out or None
 
 
-@_p(rf"{L}(?:with)?in\s+(?:the\s+next\s+)?{_EN_QTYS}(?:\s+from\s+now|\s+time)?{R}", "offset", needs=r"in ")
+@_p(rf"{L}(?:with)?in\s+(?:the\s+next\s+|(?:about|around|approximately|roughly|another)\s+)?{_EN_QTYS}(?:\s+from\s+now|\s+time)?{R}",
+    "offset", needs=r"in ")
 def _en_in(m):
-    q = _en_qtys(m[0].split(" ", 1)[1])
+    q = _en_qtys(re.sub(r"^\S+\s+(?:(?:about|around|approximately|roughly|another)\s+)?", "", m[0]))
     return {"offset": q, "direction": 1, "within": m[0].startswith("within") or "the next" in m[0]} if q else None
 
 
@@ -564,7 +675,7 @@ def _en_ago(m):
     return {"offset": q, "direction": -1 if word in ("ago", "before", "earlier") else 1, "within": False}
 
 
-@_p(rf"{L}(?:for\s+)?(?:the\s+)?{_EN_QTYS}{R}", "duration")
+@_p(rf"{L}(?:for\s+)?(?:the\s+)?{_EN_QTYS}{R}", "duration", needs=_EN_UNIT_NEEDS)
 def _en_duration(m):
     q = _en_qtys(m[0])
     return {"duration": q} if q else None
@@ -575,10 +686,43 @@ _LEAD = re.compile(r"(?:(?:at|on|for|by|the|in the|in|of|during|since|until|arou
 MEALS = frozenset({"早饭", "早餐", "午饭", "午餐", "晚饭", "晚餐", "lunch", "lunchtime", "breakfast", "brunch", "dinner", "supper"})
 
 
+#: patterns without a ``needs`` test that only match text with a Latin letter / a CJK character (their words
+#: are English / Chinese); with a ``needs`` test made of letters only or of CJK characters only, the same
+#: follows from the test itself (:func:`_script_of`)
+_EN_ONLY = frozenset({"_en_month_day", "_en_day_month", "_en_month", "_en_rel_day", "_en_weekday", "_en_period", "_en_pod"})
+_ZH_ONLY = frozenset({"_zh_rel_day", "_zh_day_pod", "_zh_weekday", "_zh_weekend_shift", "_zh_weekend", "_zh_week",
+                      "_zh_month_rel", "_zh_year_rel", "_zh_pod", "_zh_duration", "_zh_clock"})
+_LATIN = re.compile(r"[a-z]")
+_CJK = re.compile(r"[\u3400-\u9fff]")
+_SCRIPTS: list[str | None] = []
+
+
+def _script_of(fn, needs: re.Pattern[str] | None) -> str | None:
+    """``"en"`` / ``"zh"`` when every match of the pattern holds a Latin letter / a CJK character, else None."""
+    if fn.__name__ in _EN_ONLY:
+        return "en"
+    if fn.__name__ in _ZH_ONLY:
+        return "zh"
+    if needs is None:
+        return None
+    if re.fullmatch(r"[a-z '|()?:-]+", needs.pattern) and re.search(r"[a-z]", needs.pattern.replace("?:", "")):
+        return "en"
+    if re.fullmatch(r"[\u3400-\u9fff|()?:1-9]+", needs.pattern) and all(
+            re.search(r"[\u3400-\u9fff]", alt) for alt in needs.pattern.split("|")):
+        return "zh"
+    return None
+
+
 def find_atoms(text: str) -> list[Atom]:
-    """Every atom match in ``text`` (may overlap; the caller picks), in start order."""
+    """Every atom match in ``text`` (may overlap; the caller picks), in start order. Patterns of a script the
+    text does not contain (English words in Chinese text and the reverse) are not run."""
+    if len(_SCRIPTS) != len(_PATTERNS):
+        _SCRIPTS[:] = [_script_of(fn, needs) for (_rx, _cat, fn), needs in zip(_PATTERNS, _NEEDS)]
+    latin, cjk = _LATIN.search(text) is not None, _CJK.search(text) is not None
     out: list[Atom] = []
-    for (rx, cat, fn), needs in zip(_PATTERNS, _NEEDS):
+    for (rx, cat, fn), needs, script in zip(_PATTERNS, _NEEDS, _SCRIPTS):
+        if (script == "en" and not latin) or (script == "zh" and not cjk):
+            continue
         if needs is not None and needs.search(text) is None:
             continue
         for m in rx.finditer(text):

@@ -47,6 +47,18 @@ _RULES: dict[str, tuple] = {
     "father": ("nth", 6, 7, 3), "labor_us": ("nth", 9, 1, 1), "columbus": ("nth", 10, 1, 2),
     "thanksgiving": ("nth", 11, 4, 4), "black_friday": ("after", "thanksgiving", 1),
     "easter": ("easter", 0), "good_friday": ("easter", -2), "easter_monday": ("easter", 1),
+    # the movable feasts around Easter (days from Easter Sunday, as the Roman and Anglican calendars count them)
+    "shrove_tuesday": ("easter", -47), "ash_wednesday": ("easter", -46), "palm_sunday": ("easter", -7),
+    "maundy_thursday": ("easter", -3), "holy_saturday": ("easter", -1), "ascension": ("easter", 39),
+    "pentecost": ("easter", 49), "whit_monday": ("easter", 50), "trinity_sunday": ("easter", 56),
+    "corpus_christi": ("easter", 60),
+    # the Orthodox Easter (Julian computus) and its feasts: Clean Monday opens Great Lent, Lazarus Saturday
+    "orthodox_easter": ("orthodox", 0), "clean_monday": ("orthodox", -48), "lazarus_saturday": ("orthodox", -8),
+    "world_vegan": ("fixed", 11, 1), "consumer_rights": ("fixed", 3, 15), "macau_handover": ("fixed", 12, 20),
+    "hk_handover": ("fixed", 7, 1),
+    # National Boss's Day: October 16, kept on the nearest weekday when it falls on a weekend;
+    # King's Day (Koningsdag): April 27, the 26th when the 27th is a Sunday (Dutch law of 2013)
+    "boss": ("weekday_near", 10, 16), "kings_day": ("sunday_before", 4, 27),
 } | {f"term{i}": ("term", i) for i in range(24)}
 
 _ZH = {"元旦": "new_year", "情人节": "valentine", "妇女节": "women", "三八节": "women", "植树节": "arbor",
@@ -64,7 +76,15 @@ _ZH = {"元旦": "new_year", "情人节": "valentine", "妇女节": "women", "�
        "51劳动节": "may_day", "51国际劳动节": "may_day", "国际劳动节": "may_day", "51节": "may_day",
        "国际儿童节": "children", "81建军节": "army", "81建軍节": "army", "建軍节": "army", "38妇女节": "women",
        "国际妇女节": "women", "阳历新年": "new_year", "元旦节": "new_year", "新春": "spring_festival",
-       "春节假期": "spring_festival", "国庆假期": "national", "黑色星期五": "black_friday", "复活节": "easter", "清明节": "term6"}
+       "春节假期": "spring_festival", "国庆假期": "national", "黑色星期五": "black_friday", "复活节": "easter", "清明节": "term6",
+       # traditional forms the normaliser keeps (婦), and other named days
+       "婦女节": "women", "圣瓦伦丁节": "valentine", "情人节当天": "valentine", "消费者权益日": "consumer_rights",
+       "国际消费者权益日": "consumer_rights", "国际消费者權益日": "consumer_rights", "消费者權益日": "consumer_rights",
+       "澳门回归纪念日": "macau_handover", "澳门回歸纪念日": "macau_handover", "澳门回归日": "macau_handover",
+       "香港回归纪念日": "hk_handover", "香港回归日": "hk_handover", "香港回歸纪念日": "hk_handover",
+       "圣灵降临节": "pentecost", "棕枝主日": "palm_sunday",
+       "圣枝主日": "palm_sunday", "濯足节": "maundy_thursday", "圣周四": "maundy_thursday", "耶稣受难日": "good_friday",
+       "受难节": "good_friday", "耶稣升天节": "ascension", "圣诞夜": "christmas_eve"}
 _WEATHER_TERMS = {"小雪", "大雪", "雨水", "谷雨", "小满", "白露", "霜降"}
 for _i, _name in enumerate(SOLAR_TERMS):
     _ZH.setdefault(_name, f"term{_i}")
@@ -89,7 +109,22 @@ _EN = {"new year's day": "new_year", "new years day": "new_year", "new year's ev
        "easter sunday": "easter", "easter day": "easter", "easter": "easter", "good friday": "good_friday",
        "easter monday": "easter_monday", "winter solstice": "term23", "summer solstice": "term11",
        "spring equinox": "term5", "vernal equinox": "term5", "autumn equinox": "term17", "autumnal equinox": "term17",
-       "fall equinox": "term17"}
+       "fall equinox": "term17",
+       "valentine day": "valentine", "st paddy's day": "st_patrick", "st. paddy's day": "st_patrick",
+       "martin luther king's day": "mlk", "martin luther kings day": "mlk", "martin luther king jr.'s day": "mlk",
+       "mlk jr. day": "mlk", "mlk jr day": "mlk", "civil rights day": "mlk",
+       "shrove tuesday": "shrove_tuesday", "pancake day": "shrove_tuesday", "pancake tuesday": "shrove_tuesday",
+       "mardi gras": "shrove_tuesday", "ash wednesday": "ash_wednesday", "palm sunday": "palm_sunday",
+       "branch sunday": "palm_sunday", "maundy thursday": "maundy_thursday", "holy thursday": "maundy_thursday",
+       "covenant thursday": "maundy_thursday", "covenant thu": "maundy_thursday", "thursday of mysteries": "maundy_thursday",
+       "thu of mysteries": "maundy_thursday", "holy saturday": "holy_saturday", "ascension day": "ascension",
+       "pentecost": "pentecost", "whit sunday": "pentecost", "whitsunday": "pentecost", "white sunday": "pentecost",
+       "whit monday": "whit_monday", "monday of the holy spirit": "whit_monday", "trinity sunday": "trinity_sunday",
+       "corpus christi": "corpus_christi", "orthodox easter": "orthodox_easter", "orthodox easter sunday": "orthodox_easter",
+       "clean monday": "clean_monday", "orthodox shrove monday": "clean_monday", "ash monday": "clean_monday",
+       "lazarus saturday": "lazarus_saturday", "world vegan day": "world_vegan",
+       "boss's day": "boss", "bosses day": "boss", "bosses' day": "boss", "boss day": "boss", "national boss day": "boss",
+       "king's day": "kings_day", "kings day": "kings_day", "koningsdag": "kings_day"}
 
 
 def _nth_weekday(y: int, m: int, wd: int, n: int) -> date:
@@ -112,6 +147,16 @@ def _easter(y: int) -> date:
     return date(y, month, day + 1)
 
 
+def _orthodox_easter(y: int) -> date:
+    """Julian computus (Meeus, *Astronomical Algorithms*, ch. 8), moved to the Gregorian calendar
+    (+13 days in 1900–2099, +14 from 2100)."""
+    a, b, c = y % 4, y % 7, y % 19
+    d = (19 * c + 15) % 30
+    e = (2 * a + 4 * b - d + 34) % 7
+    month, day = divmod(d + e + 114, 31)
+    return date(y, month, day + 1) + timedelta(days=13 if y < 2100 else 14)
+
+
 def holiday_date(key: str, y: int) -> date:
     """The day holiday ``key`` falls on in Gregorian year ``y``.
 
@@ -131,6 +176,14 @@ def holiday_date(key: str, y: int) -> date:
         return _nth_weekday(y, rule[1], rule[2], rule[3])
     if kind == "easter":
         return _easter(y) + timedelta(days=rule[1])
+    if kind == "orthodox":
+        return _orthodox_easter(y) + timedelta(days=rule[1])
+    if kind == "weekday_near":
+        d = date(y, rule[1], rule[2])
+        return d + timedelta(days={6: -1, 7: 1}.get(d.isoweekday(), 0))
+    if kind == "sunday_before":
+        d = date(y, rule[1], rule[2])
+        return d - timedelta(days=1) if d.isoweekday() == 7 else d
     return holiday_date(rule[1], y) + timedelta(days=rule[2])
 
 
@@ -170,7 +223,9 @@ def _zh_weather_term(m) -> dict[str, Any]:
 
 
 @register(rf"{L}(?:(next|last|this|the next|the last|the coming|coming|previous)\s+)?({_alt(_EN).replace(chr(39), chr(39) + '?')}){R}", "date",
-          needs=r"day|eve|christmas|xmas|year|halloween|thanksgiving|easter|friday|festival|solstice|equinox|valentine|july")
+          needs=r"day|eve|christmas|xmas|year|halloween|thanksgiving|easter|friday|festival|solstice|equinox|valentine|july|"
+                r"palm|maundy|holy|covenant|mysteries|whit|white sun|trinity|orthodox|clean mon|ash mon|ash wed|lazarus|"
+                r"shrove|pancake|gras|pentecost|christi|koningsdag|boss|vegan")
 def _en_holiday(m) -> dict[str, Any] | None:
     word = m[2].replace("'", "")
     key = next((v for k, v in _EN.items() if k.replace("'", "") == word), None)

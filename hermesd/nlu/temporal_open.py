@@ -8,7 +8,7 @@ starting tomorrow, after Friday, before the 10th, until Friday. The result is a 
 Rules: X以后/之后/起/开始 (and "from X on", "starting X") begin at the start of X (2019年以后 includes
 2019, as jionlp reads it); "after X" begins at the end of X when X is a day or longer (after Friday =
 from Saturday) or a part of day (after lunch, 午饭后, 下班后 = from its end) and at X otherwise (after 5 pm); X以前/之前 and "before X" end at the start of X; 截至X,
-X为止, "until/till/through X" end at the end of X, and so do 年底前/月底之前/"before the end of the month" when X is a day or longer (截至周五 includes Friday)
+X为止, "until/till/through X" and the deadline "by X" (by Friday, by EOM, by 2pm) end at the end of X, and so do 年底前/月底之前/"before the end of the month" when X is a day or longer (截至周五 includes Friday)
 and at X for a clock time. A bare 前/后 after a clock time is a deadline, not a range (明天下午3点前
 stays 明天下午3点), and an offset (三天以后) stays the instant it names.
 """
@@ -23,7 +23,7 @@ from typing import Any
 __all__ = ["open_markers", "open_range"]
 
 _PRE = re.compile(r"(?:(自从|从|自)|(截至|截止到|截止|直到|一直到|到)|(?<![a-z])(since|from|starting from|starting|beginning|"
-                  r"until|till|til|up to|through|before|after|prior to|no later than|no earlier than)\s*(?:the\s+)?)$")
+                  r"until|till|til|up to|through|before|after|prior to|no later than|no earlier than|by)\s*(?:the\s+)?)$")
 _POST = re.compile(r"(?:(以后|之后|以来|起|开始|往后|以前|之前|为止|至今|前|后)|\s+(on|onwards|onward|and later|or later|"
                    r"and after|or earlier|and before)(?=\s*(?:$|[,.;!?])))")
 
@@ -47,6 +47,9 @@ def open_markers(t: str, start: int, end: int) -> tuple[str, str, int, int] | No
 _PERIOD_END = re.compile(r"(?:年|月|季|季度)(?:底|末)$|^end of\s")
 
 
+_PART_OF_PERIOD = re.compile(r"(?:the\s+)?(?:end|beginning|start|middle)\s+of\b|eo[mywq]\b|bom\b")
+
+
 def _coarse(v: Any) -> bool:
     return isinstance(v, date) and not isinstance(v, datetime)
 
@@ -56,6 +59,8 @@ def open_range(x, pre: str, post: str, ref: datetime, text: str, span: tuple[int
     ``x`` itself when the words do not open it (a deadline 3点前)."""
     if x.kind not in ("date", "datetime", "range") or x.start is None or x.end is None:
         return x
+    if pre == "by" and _PART_OF_PERIOD.match(x.text.lower()):
+        return x  # "remind me by the end of the week": the end of the week itself, due on its first day
     coarse = _coarse(x.start)
     window = x.kind == "range" and not coarse  # a part of day or a meal: 午饭后, "after lunch" begin at its end
     if post in ("前", "后") and not coarse and not pre and not window:
@@ -70,7 +75,8 @@ def open_range(x, pre: str, post: str, ref: datetime, text: str, span: tuple[int
         start, end = None, b  # 年底前, 月底之前, before the end of the month: by the time the period ends
     elif pre in ("before", "prior to") or post in ("以前", "之前", "前", "or earlier", "and before"):
         start, end = None, a
-    elif pre in ("到", "截至", "截止到", "截止", "直到", "一直到", "until", "till", "til", "up to", "through", "no later than") \
+    elif pre in ("到", "截至", "截止到", "截止", "直到", "一直到", "until", "till", "til", "up to", "through", "no later than",
+                 "by") \
             or post == "为止":
         start, end = None, (b if coarse else a)
     else:  # 以后 之后 起 开始 往后 后, from … on, starting …

@@ -40,7 +40,7 @@ import re
 from datetime import date, timedelta
 from typing import Any
 
-from .numbers import EN_NUM
+from .numbers import EN_NUM, EN_ORD, en_ordinal
 from .temporal_atoms import register
 
 __all__ = ["STATE_NOUNS_ZH", "apply_part"]
@@ -69,7 +69,7 @@ def _yy(y: int) -> int:
 
 
 # ---- periods said with 一: 上一周, 这一年, 上一个月 (a period, not a duration) -------------------
-@register(r"(上上|上|这|本|下下|下)1个?(周|星期|礼拜|月|年|季度)(?![1-7日天末])", "date", needs=r"上|这|本|下")
+@register(r"(上上|上|这|本|下下|下)[1一]个?(周|星期|礼拜|月|年|季度)(?![1-7日天末])", "date", needs=r"上|这|本|下")  # 这一礼拜: the normaliser keeps 一 there
 def _zh_one_period(m) -> dict[str, Any]:
     unit = {"周": "week", "星期": "week", "礼拜": "week", "月": "month", "年": "year", "季度": "quarter"}[m[2]]
     return {"period": unit, f"{unit}_shift": _SHIFT[m[1]]}
@@ -111,7 +111,8 @@ def _en_half_code(m) -> dict[str, Any]:
 
 @register(rf"{L}(early|late|mid|the beginning of|the start of|the end of|the middle of|beginning of|start of|end of"
           rf"|middle of|the first half of|the second half of|first half of|second half of)"
-          rf"(?:[\s-]+(?:the|this)\s+(week|month|year|quarter)|(?=[\s-]))", "date", needs=r"early|late|mid|beginning|start|end|half")
+          rf"(?:[\s-]+(?:(?:the|this)\s+)?(week|month|year|quarter)(?![a-z])|(?=[\s-]))", "date",
+          needs=r"early|late|mid|beginning|start|end|half")
 def _en_part(m) -> dict[str, Any]:
     w = m[1].replace("the ", "")
     part = {"early": "early", "beginning of": "early", "start of": "early", "mid": "mid", "middle of": "mid",
@@ -120,6 +121,15 @@ def _en_part(m) -> dict[str, Any]:
     if m[2]:
         out["part_period"] = m[2]
     return out
+
+
+@register(rf"{L}(eom|bom|eoy|eow|eoq)(?![a-z'])", "date", needs=r"eo[mywq]|bom")
+def _en_part_code(m) -> dict[str, Any]:
+    """EOM, BOM, EOY, EOW, EOQ: the business shorthand for the end / beginning of the month, year, week,
+    quarter (BOY is left out: it is the word "boy")."""
+    part = "early" if m[1][0] == "b" else "late"
+    period = {"m": "month", "y": "year", "w": "week", "q": "quarter"}[m[1][2]]
+    return {"part": part, "part_period": period, "part_edge": True}
 
 
 # ---- ordinal weeks and weekdays ---------------------------------------------------------------
@@ -133,22 +143,34 @@ def _zh_ordinal(m) -> dict[str, Any] | None:
     return {"part": ("week", n), "part_period": "month" if n <= 5 else "year"}  # 第10周: a week of the year
 
 
-@register(rf"{L}(?:the\s+)?(first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th)\s+"
-          rf"(monday|tuesday|wednesday|thursday|friday|saturday|sunday|week)\s+(?:of|in)"
-          rf"(?:\s+(?:the|this)\s+(month|year)|(?=\s))", "date", needs=r"first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th")
-def _en_ordinal(m) -> dict[str, Any]:
-    n = _EN_ORDN[m[1]]
-    part = ("week", n) if m[2] == "week" else ("nth", n, _EN_WD[m[2]])
+@register(rf"{L}(?:the\s+)?(?:(second|third|fourth|fifth|2nd|3rd|4th|5th)\s+(?=last\s))?"
+          rf"(first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th|{EN_ORD}(?=\s+day\s))\s+"
+          rf"(monday|tuesday|wednesday|thursday|friday|saturday|sunday|week[\s-]?end|wkend|week|day)\s+(?:of|in)"
+          rf"(?:\s+(?:the|this)\s+(month|year)|(?=\s))", "date",
+          needs=r"first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th|(?:st|nd|rd|th) day ")
+def _en_ordinal(m) -> dict[str, Any] | None:
+    """the second Monday of June, the last week of 2018, the third last week of 2018 (counted from the end),
+    the fifth last day of May, the third day of October, the last weekend of October."""
+    n = _EN_ORDN.get(m[2]) or en_ordinal(m[2])
+    if not n or (m[3] != "day" and abs(n) > 5) or n > 31:
+        return None
+    if m[1]:
+        n = -_EN_ORDN[m[1]]  # "third last" = the third counted from the end
+    unit = m[3].replace(" ", "").replace("-", "")
+    part = ("week", n) if unit == "week" else ("day", n) if unit == "day" else \
+        ("weekend", n) if unit in ("weekend", "wkend") else ("nth", n, _EN_WD[unit])
     out: dict[str, Any] = {"part": part}
-    if m[3]:
-        out["part_period"] = m[3]
+    if m[4]:
+        out["part_period"] = m[4]
     return out
 
 
 # ---- quarters, centuries ------------------------------------------------------------------------
-@register(r"(?:第)?([1-4])季度", "date", needs=r"季度")
+@register(r"(?:第)?([1-4一二三四]|首)季度", "date", needs=r"季度")
 def _zh_quarter(m) -> dict[str, Any]:
-    return {"period": "quarter", "quarter": int(m[1])}
+    """三季度, 第3季度, 首季度 (the first); the normaliser keeps 一 before 季度 (一季度)."""
+    q = {"一": 1, "二": 2, "三": 3, "四": 4, "首": 1}.get(m[1]) or int(m[1])
+    return {"period": "quarter", "quarter": q}
 
 
 @register(r"(上上|上|这|本|下下|下)(?:[1一]个?|个)?季度", "date", needs=r"季度")
@@ -156,13 +178,17 @@ def _zh_quarter_rel(m) -> dict[str, Any]:
     return {"period": "quarter", "quarter_shift": _SHIFT[m[1]]}
 
 
-@register(rf"{L}q([1-4])(?:\s*((?:19|20)\d\d))?{R}|{L}(?:the\s+)?(first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter"
-          rf"(?:\s+of\s+((?:19|20)\d\d))?{R}", "date", needs=r"q")
+@register(rf"{L}q([1-4])(?:\s*((?:19|20)\d\d))?{R}|{L}(?:the\s+)?(first|second|third|fourth|1st|2nd|3rd|4th)\s+(?:quarter|qtr)"
+          rf"(?:\s+(?:of\s+)?((?:19|20)\d\d))?{R}|{L}((?:19|20)\d\d\s*|\d\d)q([1-4]){R}", "date", needs=r"q")
 def _en_quarter(m) -> dict[str, Any]:
-    q = int(m[1]) if m[1] else _EN_ORDN[m[3]]
+    """Q4, Q4 2018, the 4th quarter (qtr) of 2018, 2018Q4, 18q4 (a two-digit year is 20xx)."""
+    q = int(m[1] or m[6]) if (m[1] or m[6]) else _EN_ORDN[m[3]]
     out: dict[str, Any] = {"period": "quarter", "quarter": q}
     if m[2] or m[4]:
         out["year"] = int(m[2] or m[4])
+    elif m[5]:
+        y = m[5].strip()
+        out["year"] = int(y) if len(y) == 4 else 2000 + int(y)
     return out
 
 
@@ -206,12 +232,14 @@ def _en_apostrophe_year(m) -> dict[str, Any]:
     return out
 
 
-# ---- windows: 过去两周, 最近一个月, 前三天, 未来两小时, in the past 3 hours ------------------
+# ---- windows: 过去两周, 最近一个月, 前三天, 后三天, 未来两小时, in the past 3 hours ------------------
+# 后三天 opening an utterance is the window ahead, as 前三天 is the one behind (Duckling's zh corpus: 后三天,
+# 後三小時); after a word (吃饭后两小时, 三天后) it is an offset from that word
 _ZH_WIN_UNIT = {"秒钟": "second", "秒": "second", "分钟": "minute", "小时": "hour", "钟头": "hour", "天": "day",
                 "日": "day", "周": "week", "星期": "week", "礼拜": "week", "个月": "month", "月": "month", "年": "year"}
 
 
-@register(r"(过去|最近|近|前|未来|接下来的?|今后|往后|上(?=[2-9]|[1-9]\d)|下(?=[2-9]|[1-9]\d))的?(\d+(?:\.\d+)?|半|俩|仨)(个)?(半)?(秒钟|秒|分钟|小时|钟头|天|日|周|星期|礼拜|月|年)(?![前后内以之里代])", "offset", needs=r"过去|最近|近|前|未来|接下来|今后|往后|上\d|下\d")
+@register(r"(过去|最近|近|前|后|未来|接下来的?|今后|往后|上(?=[2-9]|[1-9]\d)|下(?=[2-9]|[1-9]\d))的?(\d+(?:\.\d+)?|半|俩|仨)(个)?(半)?(秒钟|秒|分钟|小时|钟头|天|日|周|星期|礼拜|月|年)(?![前后内以之里代])", "offset", needs=r"过去|最近|近|前|后|未来|接下来|今后|往后|上\d|下\d")
 def _zh_window(m) -> dict[str, Any] | None:
     n = {"半": 0.5, "俩": 2, "仨": 3}.get(m[2]) or float(m[2])
     if m[4]:
@@ -221,9 +249,9 @@ def _zh_window(m) -> dict[str, Any] | None:
     if m[1] in ("上", "下") and m.start() > 0 and "\u4e00" <= m.string[m.start() - 1] <= "\u9fff" \
             and m.string[m.start() - 1] not in "的在这是":
         return None  # 马上3天, 以下2年: 上/下 there belong to the word before
-    if m[1] == "前" and m.start() > 0 and m.string[m.start() - 1] not in " ,.;:!?的在这最是":
-        return None  # 开始前一小时 is an hour before something, not the past hour
-    direction = 1 if m[1] in ("未来", "接下来", "接下来的", "今后", "往后", "下") else -1
+    if m[1] in ("前", "后") and m.start() > 0 and m.string[m.start() - 1] not in " ,.;:!?的在这最是":
+        return None  # 开始前一小时 / 吃饭后两小时 are an hour before / two after something, not a window from now
+    direction = 1 if m[1] in ("未来", "接下来", "接下来的", "今后", "往后", "下", "后") else -1
     return {"offset": [(n, _ZH_WIN_UNIT[m[5]])], "direction": direction, "within": True}
 
 
@@ -390,8 +418,10 @@ def _zh_month_first(m) -> dict[str, Any]:
     return {"month": int(m[1]), "day": 1}
 
 
-@register(r"(?<!\d)(\d{2})年(?=\d{1,2}月)", "date", needs=r"年")
+@register(r"(?<!\d)(\d{2})年(?=\d{1,2}月|底|末|初|上半年|下半年|第|首|[1-4]季度|春|夏|秋|冬)", "date", needs=r"年")
 def _two_digit_year(m) -> dict[str, Any]:
+    """19年5月, 19年底, 07年第三季度, 20年冬: a two-digit year before a month or a part of the year (19年 alone,
+    19年前 / 15年中 are a count of years)."""
     return {"year": _yy(int(m[1])), "period": "year"}
 
 
@@ -409,19 +439,24 @@ def apply_part(s: date, e: date, grain: str, part: Any) -> tuple[date, date, str
     :return: ``(start, end, grain)`` half-open.
     """
     if isinstance(part, tuple):
-        if part[0] == "nth":
-            n, wd = part[1], part[2]
+        if part[0] == "day":  # the third day of October; the fifth last day of May (n < 0: from the end)
+            d = s + timedelta(days=part[1] - 1) if part[1] > 0 else e + timedelta(days=part[1])
+            return (d, d + timedelta(days=1), "day") if s <= d < e else None
+        if part[0] in ("nth", "weekend"):
+            n, wd = part[1], (part[2] if part[0] == "nth" else 6)  # a weekend is counted by its Saturday
             if n > 0:
                 d = s + timedelta(days=(wd - s.isoweekday()) % 7 + 7 * (n - 1))
             else:
                 last = e - timedelta(days=1)
-                d = last - timedelta(days=(last.isoweekday() - wd) % 7)
-            return (d, d + timedelta(days=1), "day") if s <= d < e else None
+                d = last - timedelta(days=(last.isoweekday() - wd) % 7 + 7 * (-n - 1))
+            if not s <= d < e:
+                return None
+            return (d, d + timedelta(days=2), "weekend") if part[0] == "weekend" else (d, d + timedelta(days=1), "day")
         n = part[1]
         thursdays = s + timedelta(days=(4 - s.isoweekday()) % 7)
         if n < 0:
             last = e - timedelta(days=1)
-            thursdays = last - timedelta(days=(last.isoweekday() - 4) % 7)
+            thursdays = last - timedelta(days=(last.isoweekday() - 4) % 7 + 7 * (-n - 1))
             th = thursdays
         else:
             th = thursdays + timedelta(weeks=n - 1)
