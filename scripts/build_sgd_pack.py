@@ -132,6 +132,11 @@ ACT_INTENTS = {"AFFIRM_INTENT": "sgd.affirm_intent", "NEGATE_INTENT": "sgd.bye",
                "SELECT": "sgd.select", "INFORM": "sgd.inform", "AFFIRM": "sgd.affirm_intent", "REQUEST": "sgd.request",
                "NEGATE": "sgd.bye", "THANK_YOU": "sgd.thanks", "GOODBYE": "sgd.thanks"}
 
+#: the pack's dialogue-act intents, and those of them that carry a request of their own when no task
+#: is tracked yet (an inform, "any others?", a question): the runner-up service intent opens
+ACT_LABELS = tuple(sorted(set(ACT_INTENTS.values())))
+OPENING_ACTS = ("sgd.inform", "sgd.request_alts", "sgd.request")
+
 
 def slot_entity(slot: str) -> str:
     """Entity type that fills ``slot``."""
@@ -438,6 +443,8 @@ def rules_doc(schema: list[dict]) -> dict:
     card when the intent is transactional. The tracker (tool ``sgd_track``) keeps the state."""
     rules = []
     starters = _starters(schema)
+    said_any = " or ".join(f"has(entities.{k})" for k in sorted(
+        {"when", "when2", *(slot_entity(sl["name"]) for svc in schema for sl in svc["slots"])} - {"datetime"}))
     for svc in schema:
         for it in svc["intents"]:
             name, tx = it["name"], it["is_transactional"]
@@ -465,6 +472,14 @@ def rules_doc(schema: list[dict]) -> dict:
                 triggers.append(("sgd.request_alts", [f"session.sgd.active == '{name}'",
                                                       f"session.sgd.called == '{name}'",
                                                       "session.sgd.exhausted == true"], ".again", True))
+            # a dialogue act said while no task is tracked continues nothing: the turn opens the
+            # service intent the NLU ranked next ("I am looking for events in Anaheim" read as an inform)
+            # when the values said fit it (or none were said); below the values that name a service
+            runner_up = (f"(session.ranked.1 == '{name}' or (session.ranked.1 in {list(ACT_LABELS)} "
+                         f"and session.ranked.2 == '{name}'))")
+            fits = f"({typed_values} or not ({said_any}))" if typed_values else f"not ({said_any})"
+            opens = [(act, ["not has(session.sgd.active)", runner_up, fits], f".opens_{act.split('.')[1]}", True)
+                     for act in OPENING_ACTS]
             if starters.get(name):
                 triggers.append(("sgd.inform", ["not has(session.sgd.active)", "(" + " or ".join(
                     f"has(entities.{k})" for k in starters[name]) + ")"], ".start", True))
@@ -481,10 +496,11 @@ def rules_doc(schema: list[dict]) -> dict:
                     if theirs:
                         cond.append("not (" + " or ".join(f"has(entities.{k})" for k in theirs) + ")")
                     triggers.append(("sgd.inform", cond, f".from_{sib['name']}", True))
-            for trig, conds, suffix, by_type in triggers:
-                for i, slot in enumerate(req):
+            for trig, conds, suffix, by_type in [*triggers, *opens]:
+                opening = suffix.startswith(".opens_")  # below every other reading of the turn: its
+                for i, slot in enumerate(req):           # questions below the others' calls
                     rules.append({
-                        "rule_id": f"sgd.{name}{suffix}.ask.{slot}", "priority": 100 - i,
+                        "rule_id": f"sgd.{name}{suffix}.ask.{slot}", "priority": (9 if opening else 100) - i,
                         "trigger": {"intent": trig},
                         "conditions": [*conds, "not " + _has(slot, by_type=by_type, transactional=tx, intent=name,
                                                              by_context=by_context_types(schema, it, slot))],
@@ -501,7 +517,8 @@ def rules_doc(schema: list[dict]) -> dict:
                                      "results": "{{steps.api.results}}"}},
                          {"set_state": {"sgd": "{{steps.done.state}}"}},
                          {"reply": {"en": "{{steps.done.say}}"}}]
-                rules.append({"rule_id": f"sgd.{name}{suffix}.call", "priority": 10, "trigger": {"intent": trig},
+                rules.append({"rule_id": f"sgd.{name}{suffix}.call", "priority": 5 if opening else 10,
+                              "trigger": {"intent": trig},
                               "conditions": [*conds, "has(memory.sgd_results_file)"], "actions": call,
                               # the tool refused the arguments (a required one was not understood)
                               "fallback": [{"reply": {"en": f"I still need more details for {name}; "
