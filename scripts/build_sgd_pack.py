@@ -103,7 +103,8 @@ CUISINE_KINDS = {
     "Mexican": ["tacos", "taco", "burritos", "burrito", "latin american", "latin"],
     "Mediterranean": ["middle eastern", "persian", "lebanese", "turkish", "falafel", "kebab", "kebabs"],
     "Asian": ["oriental", "asian fusion", "pan-asian", "pan asian"],
-    "Take-out": ["take-out", "takeout", "take out", "to-go", "to go", "pick-up", "pickup"],
+    # (not "to go": "I want to go to Milpitas" is no take-out)
+    "Take-out": ["take-out", "takeout", "take out", "to-go", "pick-up", "pickup"],
     "Gastropub": ["gastropub", "gastrobar", "gastro pub"],
     "Vegetarian": ["non meat", "meatless", "veggie", "plant-based"],
     "Brunch": ["breakfast", "brunch", "breakfast & brunch", "breakfast and brunch"],
@@ -130,6 +131,11 @@ NAME_TYPES = ("sgd_city", "sgd_receiver", "sgd_restaurant_name", "sgd_event_name
 ACT_INTENTS = {"AFFIRM_INTENT": "sgd.affirm_intent", "NEGATE_INTENT": "sgd.bye", "REQUEST_ALTS": "sgd.request_alts",
                "SELECT": "sgd.select", "INFORM": "sgd.inform", "AFFIRM": "sgd.affirm_intent", "REQUEST": "sgd.request",
                "NEGATE": "sgd.bye", "THANK_YOU": "sgd.thanks", "GOODBYE": "sgd.thanks"}
+
+#: the pack's dialogue-act intents, and those of them that carry a request of their own when no task
+#: is tracked yet (an inform, "any others?", a question): the runner-up service intent opens
+ACT_LABELS = tuple(sorted(set(ACT_INTENTS.values())))
+OPENING_ACTS = ("sgd.inform", "sgd.request_alts", "sgd.request")
 
 
 def slot_entity(slot: str) -> str:
@@ -332,8 +338,12 @@ def intents_doc(schema: list[dict], build: dict[str, list[dict]], min_support: i
                 slots.update({"when": "datetime", "when2": "datetime"})
             slots.update({t: t for t in NAME_TYPES if t not in slots.values()})
             words = re.findall(r"[A-Z][a-z]+", it["name"])
+            # the service's own name is a word of its subject too ("what is my calendar like on
+            # Monday" is Calendar_1's, not a recall of something the user told hermesd)
+            keywords = [w.lower() for w in words if w not in ("Get", "Find", "Make", "Add")]
+            keywords += [w for w in re.findall(r"[a-z]+", svc["service_name"].lower()) if w not in keywords]
             intents.append({"name": it["name"], "description": it["description"], "slots": slots,
-                            "keywords": [w.lower() for w in words if w not in ("Get", "Find", "Make", "Add")],
+                            "keywords": keywords,
                             "examples": _augmented(ex.get(it["name"], []) + schema_examples(it), opens)})
     # dialogue-act intents name their slots by entity type: the tracker maps them onto the
     # active intent's slots (one sgd_city value is city for Restaurants_1, city_of_event for Events_1)
@@ -351,15 +361,37 @@ def _key(slot: str, by_type: bool) -> str:
     return slot_entity(slot) if by_type else slot
 
 
-def _has(slot: str, *, by_type: bool = False, transactional: bool = False) -> str:
+#: slots whose values are names said in words (the tracker's ``NAME_SLOTS``)
+NAME_SLOTS = ("new_alarm_name", "event_name", "event_location", "receiver", "restaurant_name")
+
+
+def by_context_types(schema: list[dict], intent: dict, slot: str) -> list[str]:
+    """Name entity types that fill ``slot`` by context (``tools/_sgd/track.py`` ``_by_context``):
+    when ``slot`` is the intent's one required name slot, a name the NLU typed for another
+    service ("made to Isabella" read as a place: Payment_1 has no place) is its value."""
+    names = [a for a in intent["required_slots"] if a in NAME_SLOTS]
+    if names != [slot]:
+        return []
+    svc = next(s for s in schema if intent in s["intents"])
+    own = {slot_entity(s["name"]) for s in svc["slots"]}
+    return [t for t in NAME_TYPES if t not in own]
+
+
+def _has(slot: str, *, by_type: bool = False, transactional: bool = False, intent: str | None = None,
+         by_context: list[str] = ()) -> str:
     """Condition: ``slot`` has a value this turn, in the tracked state, or (transactional) in the
-    offered result; or it was asked last turn (the tracker takes the answer's text for it)."""
+    offered result or in the attempt of ``intent`` just made (a new attempt at a transaction keeps
+    its values: "try again for 5:30"); or it was asked last turn (the tracker takes the answer's
+    text for it); or a name of a ``by_context`` type was said (:func:`by_context_types`)."""
     k = _key(slot, by_type)
     parts = [f"has(session.sgd.slots.{slot})"]
     if slot in FREE_TEXT_SLOTS:
         parts.append(f"session.sgd.asked == '{slot}'")
     if transactional:
         parts.append(f"has(session.sgd.offered.{slot})")
+        if intent:
+            parts.append(f"(session.sgd.done.intent == '{intent}' and has(session.sgd.done.args.{slot}))")
+    parts += [f"has(entities.{t})" for t in by_context]
     if slot in DATE_SLOTS:
         parts += [f"has(entities.{slot})", "has(entities.when)", "has(session.sgd.pool.when)"]
     elif slot in TIME_SLOTS:
@@ -411,6 +443,8 @@ def rules_doc(schema: list[dict]) -> dict:
     card when the intent is transactional. The tracker (tool ``sgd_track``) keeps the state."""
     rules = []
     starters = _starters(schema)
+    said_any = " or ".join(f"has(entities.{k})" for k in sorted(
+        {"when", "when2", *(slot_entity(sl["name"]) for svc in schema for sl in svc["slots"])} - {"datetime"}))
     for svc in schema:
         for it in svc["intents"]:
             name, tx = it["name"], it["is_transactional"]
@@ -431,6 +465,21 @@ def rules_doc(schema: list[dict]) -> dict:
                               True),
                              ("sgd.request_alts", [f"session.sgd.active == '{name}'", f"({typed_values})"],
                               ".alts", True)]
+            if not tx:
+                # "any others?" when every result has been offered: query again (SGD's system does so,
+                # and only then: in the shared dialogues 5 such turns were re-queried, none of the 148
+                # asked while results were left)
+                triggers.append(("sgd.request_alts", [f"session.sgd.active == '{name}'",
+                                                      f"session.sgd.called == '{name}'",
+                                                      "session.sgd.exhausted == true"], ".again", True))
+            # a dialogue act said while no task is tracked continues nothing: the turn opens the
+            # service intent the NLU ranked next ("I am looking for events in Anaheim" read as an inform)
+            # when the values said fit it (or none were said); below the values that name a service
+            runner_up = (f"(session.ranked.1 == '{name}' or (session.ranked.1 in {list(ACT_LABELS)} "
+                         f"and session.ranked.2 == '{name}'))")
+            fits = f"({typed_values} or not ({said_any}))" if typed_values else f"not ({said_any})"
+            opens = [(act, ["not has(session.sgd.active)", runner_up, fits], f".opens_{act.split('.')[1]}", True)
+                     for act in OPENING_ACTS]
             if starters.get(name):
                 triggers.append(("sgd.inform", ["not has(session.sgd.active)", "(" + " or ".join(
                     f"has(entities.{k})" for k in starters[name]) + ")"], ".start", True))
@@ -447,12 +496,14 @@ def rules_doc(schema: list[dict]) -> dict:
                     if theirs:
                         cond.append("not (" + " or ".join(f"has(entities.{k})" for k in theirs) + ")")
                     triggers.append(("sgd.inform", cond, f".from_{sib['name']}", True))
-            for trig, conds, suffix, by_type in triggers:
-                for i, slot in enumerate(req):
+            for trig, conds, suffix, by_type in [*triggers, *opens]:
+                opening = suffix.startswith(".opens_")  # below every other reading of the turn: its
+                for i, slot in enumerate(req):           # questions below the others' calls
                     rules.append({
-                        "rule_id": f"sgd.{name}{suffix}.ask.{slot}", "priority": 100 - i,
+                        "rule_id": f"sgd.{name}{suffix}.ask.{slot}", "priority": (9 if opening else 100) - i,
                         "trigger": {"intent": trig},
-                        "conditions": [*conds, f"not {_has(slot, by_type=by_type, transactional=tx)}"],
+                        "conditions": [*conds, "not " + _has(slot, by_type=by_type, transactional=tx, intent=name,
+                                                             by_context=by_context_types(schema, it, slot))],
                         "actions": [*_track(name, ask=slot), {"reply": {"en": "{{steps.st.say}}"}}]})
                 call = [*_track(name)]
                 if tx:
@@ -466,7 +517,8 @@ def rules_doc(schema: list[dict]) -> dict:
                                      "results": "{{steps.api.results}}"}},
                          {"set_state": {"sgd": "{{steps.done.state}}"}},
                          {"reply": {"en": "{{steps.done.say}}"}}]
-                rules.append({"rule_id": f"sgd.{name}{suffix}.call", "priority": 10, "trigger": {"intent": trig},
+                rules.append({"rule_id": f"sgd.{name}{suffix}.call", "priority": 5 if opening else 10,
+                              "trigger": {"intent": trig},
                               "conditions": [*conds, "has(memory.sgd_results_file)"], "actions": call,
                               # the tool refused the arguments (a required one was not understood)
                               "fallback": [{"reply": {"en": f"I still need more details for {name}; "

@@ -223,7 +223,10 @@ class EntityExtractor:
                 ctx = _ctx(t, a, p.context) if p.context else 0
                 if p.context_required and not ctx:
                     continue
-                cands.append(_Cand(a, b, p.type, m.group() if p.case_sensitive else m.group().upper(), 2, ctx))
+                # a reading by capitals is a guess from the shape of the words: a known term of a
+                # gazetteer over the same span outranks it ("similar to Asian Fusion" is a cuisine)
+                cands.append(_Cand(a, b, p.type, m.group() if p.case_sensitive else m.group().upper(),
+                                   1 if p.case_sensitive else 2, ctx))
         for m in _MONEY_PRE.finditer(t) if digits else ():
             amount = float(m[2].replace(",", "")) * (10_000 if (m[3] or "").strip() == "万" else 1000 if (m[3] or "").strip() in ("千", "k") else 1)
             cands.append(_Cand(*m.span(), "money", {"amount": amount, "currency": _CURRENCY[m[1]]}, 3))

@@ -336,7 +336,8 @@ class Grounding:
         ``memory`` (the keys the intent's rules read, this user's), ``session`` (its vars, and
         ``utterance``: the request's text, one part of an utterance holding several; ``turn``: the
         number of the user turn, 0 first, the same for every part of one utterance — a pack's
-        tracker reading each part tells a later part of the turn from a new turn by it); ``hidden``:
+        tracker reading each part tells a later part of the turn from a new turn by it; ``ranked``: the
+        NLU's intent names best first, at most five, set by the plan runner); ``hidden``:
         the field names (last part of each path) of ``memory.hidden_fields[role]``, so a rule can refuse
         to show a field the role may not see (``'phone' in hidden``)."""
         memory: dict[str, Any] = {}

@@ -68,6 +68,9 @@ class PlanRunner:
             start = confirmed = resume.index
             steps = dict(resume.steps)
         ctx = await c.grounding.context(s, intent, entities, text, engine)
+        # the NLU's ranking, best first (at most five intent names): a pack may open the runner-up
+        # when the best reading continues nothing (a dialogue act said with no task tracked)
+        ctx["session"]["ranked"] = [m.intent for m in getattr(p.parsed, "intents", None) or []][:5]
         over = p.routing_t0 and (time.perf_counter() - p.routing_t0) * 1000 > c.settings.routing_ms
         if plan is None and over:
             # ROUTING past its budget: the fallback path, never a half-matched rule (DESIGN.md, state machine)

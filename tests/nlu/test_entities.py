@@ -128,3 +128,20 @@ def test_configurable_id_pattern():
 def test_context_required_pattern_needs_its_context():
     n = normalize("数字98765432")
     assert [e.type for e in EX.extract(n, [])] == ["number"]
+
+
+_CAPS = IdPattern("place", r"(?<=to )[A-Z][a-z]+(?: [A-Z][a-z]+)*", case_sensitive=True)
+
+
+@pytest.mark.parametrize("text, expected", [
+    # a known term over the same span outranks a reading by capitals
+    ("something similar to Asian Fusion", [("cuisine", "Asian")]),
+    ("I want to go to Sports events", [("category", "Sports")]),
+    # the shape still reads a name no gazetteer knows, and a longer span by capitals wins
+    ("take me to Palo Alto", [("place", "Palo Alto")]),
+    ("going to Asian Fusion Garden", [("place", "Asian Fusion Garden")]),
+])
+def test_gazetteer_term_outranks_a_reading_by_capitals(text, expected):
+    ex = EntityExtractor(gazetteers={"cuisine": {"asian fusion": "Asian"}, "category": {"sports": "Sports"}},
+                         id_patterns=[_CAPS])
+    assert [(e.type, e.value) for e in ex.extract(normalize(text), [])] == expected

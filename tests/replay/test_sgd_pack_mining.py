@@ -65,3 +65,39 @@ def test_mined_values_outrank_the_hand_written_lists_but_not_the_schema():
     assert gaz["sgd_cuisine"]["indian"] == "Indian"
     plain = builder.gazetteers(schema, {}, min_support=2)["sgd_cuisine"]
     assert (plain["burmese"], plain["curry"], plain["sushi"], plain["pizza"]) == ("Burmese", "Indian", "Japanese", "Italian")
+
+
+PAY = [{"service_name": "Payment_1", "intents": [
+    {"name": "RequestPayment", "is_transactional": True, "required_slots": ["receiver", "amount"],
+     "optional_slots": {"private_visibility": "False"}}],
+    "slots": [{"name": "receiver", "is_categorical": False, "possible_values": []},
+              {"name": "amount", "is_categorical": False, "possible_values": []}]},
+    {"service_name": "Calendar_1", "intents": [
+        {"name": "AddEvent", "is_transactional": True,
+         "required_slots": ["event_name", "event_date", "event_location", "event_time"], "optional_slots": {}}],
+     "slots": [{"name": "event_name", "is_categorical": False, "possible_values": []},
+               {"name": "event_location", "is_categorical": False, "possible_values": []}]}]
+
+
+def test_a_name_typed_for_another_service_fills_the_one_required_name_slot():
+    pay, cal = PAY[0]["intents"][0], PAY[1]["intents"][0]
+    # "the request will be made to Isabella": read as a place, yet Payment_1 has no place
+    assert "sgd_city" in builder.by_context_types(PAY, pay, "receiver")
+    assert "sgd_receiver" not in builder.by_context_types(PAY, pay, "receiver")  # its own type
+    assert builder.by_context_types(PAY, pay, "amount") == []
+    # two required name slots: which one a stray name fills is the question's, not the rule's
+    assert builder.by_context_types(PAY, cal, "event_name") == []
+
+
+def test_a_rule_asks_a_required_name_only_when_no_name_of_it_was_said():
+    cond = builder._has("receiver", transactional=True, intent="RequestPayment",
+                        by_context=builder.by_context_types(PAY, PAY[0]["intents"][0], "receiver"))
+    assert "has(entities.sgd_city)" in cond
+    assert "session.sgd.done.intent == 'RequestPayment'" in cond  # a new attempt keeps the last one's values
+
+
+def test_the_service_name_is_a_keyword_of_its_intents():
+    doc = builder.intents_doc([{**PAY[1], "intents": [{**PAY[1]["intents"][0], "description": "Add event"}]}],
+                               {"d1": [{"speaker": "USER", "text": "Yes", "spans": [],
+                                        "actions": [{"act": "AFFIRM", "slot": "", "values": []}]}]})
+    assert doc["intents"][0]["keywords"] == ["event", "calendar"]

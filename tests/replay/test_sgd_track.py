@@ -69,12 +69,36 @@ def test_a_failed_transaction_keeps_its_values_and_offer_for_the_retry(track) ->
                              "date": "2019-03-01", "party_size": "4"}
 
 
-def test_a_done_transaction_hands_nothing_to_the_next_one(track) -> None:
+def test_a_done_transaction_hands_nothing_to_another_intent(track) -> None:
     st = _reserve_card(track)
     done = track.handle({"intent": "ReserveRestaurant", "entities": {}, "session": {"sgd": st["state"]},
                          "results": [{**OLIVE, "time": "13:00", "party_size": "2"}]})
-    nxt = track.handle({"intent": "ReserveRestaurant", "entities": {}, "session": {"sgd": done["state"]}})
-    assert "time" not in nxt["args"] and "restaurant_name" not in nxt["args"]
+    assert "time" not in done["state"]["slots"] and done["state"]["results"] == []
+    nxt = track.handle({"intent": "BuyEventTickets", "entities": {}, "session": {"sgd": done["state"]}})
+    assert nxt["args"] == {} and "done" not in nxt["state"]
+
+
+def test_the_same_transaction_said_again_is_a_new_attempt_with_its_values(track) -> None:
+    # SGD's API may answer a reservation it could not make with a record (another time): the
+    # tracker cannot tell, and the user tries again with one value changed ("attempt it for 5:30")
+    st = _reserve_card(track)
+    done = track.handle({"intent": "ReserveRestaurant", "entities": {}, "session": {"sgd": st["state"]},
+                         "results": [{**OLIVE, "time": "13:30", "party_size": "2"}]})
+    again = track.handle({"intent": "ReserveRestaurant", "entities": {"time": "17:30"},
+                          "session": {"sgd": done["state"]}})
+    assert again["args"] == {"restaurant_name": "Olive Garden", "city": "Milpitas", "time": "17:30",
+                             "date": "2019-03-01", "party_size": "2"}
+
+
+def test_every_result_offered_is_exhausted(track) -> None:
+    two = [OLIVE, {**OLIVE, "restaurant_name": "Sakura"}]
+    found = track.handle({"intent": "FindRestaurants", "entities": {"cuisine": "Italian", "city": "Milpitas"},
+                          "session": {}, "results": two})
+    assert found["state"]["exhausted"] is False  # the second is still to offer
+    alt = track.handle({"intent": "sgd.request_alts", "entities": {}, "session": {"sgd": found["state"]}})
+    assert alt["state"]["offered"]["restaurant_name"] == "Sakura" and alt["state"]["exhausted"] is True
+    none = track.handle({"intent": "FindRestaurants", "entities": {}, "session": {}, "results": []})
+    assert none["state"]["exhausted"] is False
 
 
 def test_a_place_that_names_a_listed_event_is_that_event(track) -> None:

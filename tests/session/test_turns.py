@@ -435,3 +435,19 @@ def test_a_filtered_subscriber_leaves_other_kinds_for_their_subscribers(sd):
         assert res["backlog"] == 1, "the reminder subscriber did not consume the handoff"
     with sd.client() as again:
         assert again.call("events.subscribe", {})["backlog"] == 0  # delivered once
+
+
+def test_rules_see_the_nlu_ranking_best_first(start_daemon, short_dir):
+    """``session.ranked``: the NLU's intent names, best first (a pack opens the runner-up with it)."""
+    rules = short_dir / "ranked"
+    rules.mkdir()
+    (rules / "ranked.yaml").write_text(
+        "pack: ranked\nrules:\n"
+        "  - rule_id: disk.ranked\n    trigger: {intent: device.disk_space}\n"
+        "    conditions: [\"session.ranked.0 == 'device.disk_space'\", \"has(session.ranked.1)\"]\n"
+        "    actions:\n      - reply: {en: \"best {{session.ranked.0}}\"}\n", encoding="utf-8")
+    d = start_daemon({"session": {"rules_dir": str(rules)}})
+    with d.client() as c:
+        sid = _open(c, locale="en")
+        r = _say(c, sid, "how much disk space is left")
+        assert r["intent"] == "device.disk_space" and r["reply"]["text"] == "best device.disk_space"

@@ -6,7 +6,9 @@ or a dialogue-act intent of the pack (``sgd.inform``, ``sgd.request_alts``, ``sg
 name (``when``/``when2`` are the NLU's datetime mentions); ``session`` the session variables
 (``session.sgd`` is the state this tool returned last turn); ``results`` an API call's results.
 
-Output ``{state, args, summary, say}``: ``state = {active, offer, slots, results, index}``;
+Output ``{state, args, summary, say}``: ``state = {active, offer, slots, results, index, called,
+done?, exhausted}`` (``done``: the transaction last made, ``{intent, args}``, while it is the active
+intent; ``exhausted``: every result has been offered);
 ``args`` the arguments of ``active``'s API call: required and informed optional slots, and for
 transactional intents the schema's defaults for optional slots not given (as SGD's system
 does); values in SGD's canonical forms (dates ``YYYY-MM-DD``, times ``HH:MM``, counts ``"2"``,
@@ -250,17 +252,20 @@ def api_args(state: dict, intent_name: str) -> dict:
     _, it = INTENTS[intent_name]
     slots = state["slots"]
     offered = state["results"][state["index"]] if state.get("results") and state["index"] < len(state["results"]) else {}
+    done = state.get("done") or {}
+    # a new attempt at the transaction just made keeps its values, but for those said anew
+    again = done.get("args") or {} if done.get("intent") == intent_name else {}
     out = {}
     for a in it["required_slots"]:
-        v = slots.get(a) if it["is_transactional"] and a not in slots else slots.get(a)
+        v = slots.get(a)
         if v is None and it["is_transactional"]:
-            v = offered.get(a)
+            v = again.get(a, offered.get(a))
         if v is not None:
             out[a] = v
     for a, default in it["optional_slots"].items():
         v = slots.get(a)
         if v is None and it["is_transactional"]:
-            v = offered.get(a, default)
+            v = again.get(a, offered.get(a, default))
         if v is not None and v != "dontcare":
             out[a] = v
     return out
@@ -324,6 +329,8 @@ def handle(input: dict) -> dict:
         say = f"Shall I go ahead with {state['offer']}?"
     asked = prior.get("asked")
     state["called"] = prior.get("called")
+    if prior.get("done"):
+        state["done"] = prior["done"]
     # values said before any intent was tracked ("look at the 6th", then "when am I free?")
     state["pool"] = dict(prior.get("pool") or {})
     if intent in ("sgd.inform", "sgd.affirm_intent") and state["active"] in INTENTS and entities:
@@ -359,7 +366,9 @@ def handle(input: dict) -> dict:
             state["results"], state["index"] = done, 0
         if tx and done:
             # a transaction is done: the next one ("also request a payment") is told its values afresh,
-            # never handed this one's receiver or amount
+            # never handed this one's receiver or amount; a new attempt at this one ("try again for
+            # 5:30") keeps them (``done``; SGD's users try again after a failure, with one value changed)
+            state["done"] = {"intent": state["active"], "args": api_args(state, state["active"])}
             for a in _args_of(state["active"]):
                 state["slots"].pop(a, None)
         if tx and not done:
@@ -380,6 +389,10 @@ def handle(input: dict) -> dict:
     elif intent == "sgd.request" and state["index"] < len(state["results"]):
         say = _describe(state["results"][state["index"]])
     state["offered"] = state["results"][state["index"]] if state["index"] < len(state["results"]) else {}
+    if (state.get("done") or {}).get("intent") != state["active"]:
+        state.pop("done", None)  # another task: the attempt made is no default for it
+    # every result has been offered: "any others?" queries again (the pack's rules read it)
+    state["exhausted"] = bool(state["results"]) and state["index"] >= len(state["results"]) - 1
     args = api_args(state, state["active"]) if state["active"] else {}
     summary = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in args.items())
     return {"state": state, "args": args, "summary": summary, "say": say or "OK."}
