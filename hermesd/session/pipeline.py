@@ -25,6 +25,7 @@ from ..dialogue.questions import Ask, Candidate, Choice, Confirm, Offer, OpenQue
 from ..dialogue.reader import read_answer
 from ..dialogue.smalltalk import capabilities, smalltalk_reply
 from ..dialogue.split import reminding_request, split_requests
+from ..nlu.clock import BadClock, impossible_clock_text, impossible_clocks
 from ..nlu.normalize import normalize
 from ..nlu.temporal import impossible_date_text
 from .machine import Event, State
@@ -346,6 +347,17 @@ class Pipeline:
             p.intent = heard.intent
             self._keep_or_end(s, p, q, invalid, "impossible date")
             return
+        bad = _impossible_clock(p.parsed)
+        if bad is not None and (routes or isinstance(q, Ask)):
+            # "明天25点提醒我开会": said back, and the time asked again — never a default hour, never
+            # glued to the task. The request goes on without its time, so its rule asks for one.
+            p.repairs.append("impossible_time")
+            said = impossible_clock_text(bad, lang)
+            if not routes or heard.intent is None or "datetime" not in c.grounding.spec_slots(heard.intent).values():
+                self._keep_or_end(s, p, q, said if not isinstance(q, Ask) else f"{said}{q.prompt}", "impossible time")
+                return
+            p.texts.append(said)
+            entities = {k: v for k, v in entities.items() if k != "datetime"}
         if ambiguous is not None and routes:
             self._ask_choice(s, p, q, ambiguous, text)
             return
@@ -538,6 +550,14 @@ def _renamed(text: str, old: str, new: str) -> str:
     """``text`` with the first ``old`` (case-insensitive) replaced by ``new``; ``text`` unchanged when absent."""
     m = re.search(re.escape(old), text, flags=re.IGNORECASE)
     return f"{text[:m.start()]}{new}{text[m.end():]}" if m else text
+
+
+def _impossible_clock(parsed: Any) -> BadClock | None:
+    """The first clock time of the utterance that does not exist ("25点", "13pm"), or None."""
+    if parsed is None or not getattr(parsed, "normalized", None):
+        return None
+    bad = impossible_clocks(parsed.normalized)
+    return bad[0] if bad else None
 
 
 def _invalid_date(parsed: Any, lang: str) -> str | None:
