@@ -16,6 +16,9 @@ Times:
   days are local midnights in ``tz``. ``cancel`` without ``id`` cancels the one pending reminder
   due then (``AMBIGUOUS`` when there are several, ``NOT_FOUND`` when none); ``list`` with
   ``expect: some`` / ``expect: one`` fails the same way, so a rule can stop before a confirmation.
+  ``cancel`` with ``among`` (reminders as a ``list`` returned them; each one's ``id`` is read)
+  cancels every one of them still pending ("cancel all my reminders", after one confirmation that
+  listed them), and ``NOT_FOUND`` when none is.
 """
 
 import json
@@ -202,6 +205,19 @@ def _handle(input: dict) -> dict:
         data["items"].append(item)
         _save(data)
         return {"reminders": [_item_view(item)], "count": 1}
+    if action == "cancel" and input.get("among") is not None:
+        # "取消所有提醒": exactly the reminders the confirmation listed, those still pending — one
+        # created after the question is not among them
+        want = {str(i.get("id")) for i in input["among"] if isinstance(i, dict)}
+        items = [i for i in _select(data, {k: v for k, v in input.items() if k != "id"}, tz) if i["id"] in want]
+        if not items:
+            if changed:
+                _save(data)
+            raise Failure("NOT_FOUND", "none of the listed reminders is still pending")
+        for item in items:
+            item["status"] = "cancelled"
+        _save(data)
+        return {"reminders": [_item_view(i) for i in items], "count": len(items)}
     if action == "cancel":
         if not (input.get("id") or input.get("since") or input.get("until")):
             raise Failure("MISSING_FIELD", "cancel needs id, or since/until")
