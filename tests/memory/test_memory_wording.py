@@ -96,3 +96,21 @@ def test_what_a_forget_names(text, subject):
 ])
 def test_an_erasure_is_named_with_its_counts(counts, scope, lang, said):
     assert erasure_list(counts, scope, lang) == said
+
+
+def test_someone_elses_fact_is_said_as_theirs():
+    assert _owner("王会计的生日", "zh") == "王会计的生日"
+    assert _owner("我女儿的生日", "zh") == "你女儿的生日"
+    assert _owner("车位号", "zh") == "你的车位号"
+
+
+@pytest.mark.parametrize("asked,stored,ok", [
+    ("王会计的电话", "王会计的生日", False),   # the same owner's other attribute is not the one asked
+    ("王会计的生日", "王会计的生日", True),
+    ("女儿生日", "女儿的生日", True),
+    ("张工的生日", "王会计的生日", False),
+    ("gatecode", "gatecode", True),
+])
+def test_a_stored_subject_answers_only_its_own_question(asked, stored, ok):
+    from hermesd.session.memoryturn import MIN_MATCH, _subject_match
+    assert (_subject_match(asked, stored) >= MIN_MATCH) is ok
