@@ -21,10 +21,11 @@ from typing import TYPE_CHECKING, Any
 
 from ..dialogue import catalogue, distress, policy as dp
 from ..dialogue.heard import Heard, Reading
+from ..dialogue.lastaction import asks_about_last, last_done
 from ..dialogue.questions import Ask, Candidate, Choice, Confirm, Offer, OpenQuestion, reasked
 from ..dialogue.reader import read_answer
 from ..dialogue.smalltalk import capabilities, smalltalk_reply
-from ..dialogue.split import reminding_request, split_requests
+from ..dialogue.split import one_each, reminding_request, split_requests
 from ..nlu.clock import BadClock, impossible_clock_text, impossible_clocks
 from ..nlu.normalize import normalize
 from ..nlu.temporal import impossible_date_text
@@ -124,24 +125,40 @@ class Pipeline:
             return "en" if _LETTER.search(text) else (last or "zh")
         return last or "zh"
 
-    def split(self, s: Session, text: str, ref: datetime) -> list[tuple[str, Any]]:
-        """``text``'s requests with their parses, when every part is a request on its own; else ``[(text, None)]``."""
+    def split(self, s: Session, text: str, ref: datetime) -> tuple[list[tuple[str, Any]], list[str]]:
+        """``text``'s requests with their parses, when every part is a request on its own; else ``[(text, None)]``;
+        and the people the request was made once for each of (else empty).
+
+        Several people joined in the one place of a request that takes one ("把报价单发给王芳和李娜",
+        "send the quote to Wang Fang and Li Na") are that request once for each, in the order said
+        (:meth:`_one_each`) — never the first alone with the others silently dropped."""
         parts = split_requests(text, self.c.lexicon) if self.c.settings.split_requests else [text]
         if len(parts) < 2:
-            return [(text, None)]
+            each = self._one_each(s, text, ref)
+            return ([(t, None) for t, _ in each], [n for _, n in each]) if each else ([(text, None)], [])
         out = []
         oos_label = getattr(self.c.nlu.engine.model, "oos_label", None)
         for part in parts:
             parsed = self.c.nlu.parse(part, ref, s.tz, s.locale, budget_ms=self.c.settings.parsing_ms)
             if parsed.intent is None or parsed.out_of_scope or parsed.kind in ("affirm", "deny", "cancel"):
-                return [(text, None)]
+                return [(text, None)], []
             # a split is a guess: a part is a request of its own only when the scorer's best class is
             # an intent, not the out-of-scope class a request in everyday words may still beat
             if oos_label and parsed.intents and parsed.intents[0].source == "scorer" \
                     and parsed.intents[0].intent == oos_label:
-                return [(text, None)]
+                return [(text, None)], []
             out.append((part, parsed))
-        return out
+        return out, []
+
+    def _one_each(self, s: Session, text: str, ref: datetime) -> list[tuple[str, str]] | None:
+        """The request said once per person — (utterance, the person's words) in the order said — when
+        people are coordinated (A和B, A、B和C, A and B) where its intent has one person slot; else None."""
+        parsed = self.c.nlu.parse(text, ref, s.tz, s.locale, budget_ms=self.c.settings.parsing_ms)
+        if parsed.intent is None or parsed.out_of_scope:
+            return None
+        if list(self.c.grounding.spec_slots(parsed.intent).values()).count("person") != 1:
+            return None
+        return one_each(text, [e.span for e in parsed.entities if e.type == "person"])
 
     def interrupted(self, s: Session, lang: str) -> Part:
         """The first turn after a crash interrupted a tool: say so and offer to run it again (the card)."""
@@ -159,11 +176,16 @@ class Pipeline:
                   answer: dict[str, Any] | None, lang: str, t0: float) -> list[Part]:
         """Every part of the turn, in order (a question stops the rest; they wait on it)."""
         queue: list[tuple[str, Any]] = [(text, None)]
+        each: list[str] = []
         if text and answer is None and (s.pending is None or isinstance(s.pending, Offer)):
             # an offer is a soft question: several requests said instead of an answer still run
             ref = ref or datetime.now(timezone.utc)  # the parts of one utterance share its moment
-            queue = self.split(s, text, ref)
+            queue, each = self.split(s, text, ref)
         parts: list[Part] = []
+        # one request for several people: when the first asks something, said plainly that the others
+        # come after it
+        pre = catalogue.say("one_by_one", lang, first=each[0], rest=("、" if lang == "zh" else ", ").join(each[1:])) \
+            if each else None
         while queue:
             utterance, parsed = queue.pop(0)
             p = Part(lang=lang, r0=time.perf_counter(), trace={}, timings={}, slots_before=dict(s.slots))
@@ -171,6 +193,10 @@ class Pipeline:
                 p.repairs.append("several_requests")
             await self.one(s, p, utterance, ref, trace_id, answer, parsed)
             answer = None
+            if pre is not None and s.pending is not None and queue:  # the first asks; the others wait on it
+                p.texts.insert(0, pre)
+                p.repairs.append("one_by_one")
+            pre = None
             parts.append(p)
             queue = [(t, None) for t in p.then] + queue
             if s.pending is not None and queue:
@@ -335,6 +361,8 @@ class Pipeline:
             s.pending, q, d = None, None, dp.NewTurn()
         if await self._memory(s, p, q, d, text):
             return
+        if self._about_last(s, p, q, d, text):
+            return
         if p.ref_missing:  # said first; the request goes on without the slot (its rule asks for it)
             p.texts.extend(p.ref_missing)
             p.repairs.append("reference_missing")
@@ -454,6 +482,34 @@ class Pipeline:
         await self.c.memturns.carry(s, p, req, text)
         if digression and s.pending is None and s.state is State.LISTENING:
             self._reask(s, p, q)  # type: ignore[arg-type]
+        return True
+
+    def _about_last(self, s: Session, p: Part, q: OpenQuestion | None, d: Any, text: str) -> bool:
+        """"是不是发错了" / "did that go to the wrong person?": answered from the session — what was
+        last done, in its own reply's words, and how to put it right — never a tool run on its words."""
+        if not isinstance(d, (dp.NewTurn, dp.Digress, dp.Replace, dp.AskAgain)) or not text \
+                or not asks_about_last(normalize(text).text):
+            return False
+        done = last_done(s.history)
+        if done is None:
+            said = catalogue.say("nothing_done", p.lang)
+        else:
+            at = datetime.fromtimestamp(int(done.get("at_ms") or s.ref_ms) / 1000, timezone.utc) \
+                .astimezone(self.c.grounding.zone(s))
+            what = str(done.get("reply") or "").strip().replace("\n", " ")
+            said = catalogue.say("last_done", p.lang, at=f"{at:%H:%M}", what=what if what[-1:] in "。.!！?？" else what + "。")
+        p.repairs.append("about_last")
+        p.trace["about_last"] = done.get("trace_id") if done is not None else None
+        if q is None or getattr(d, "cancel_first", False):
+            p.end(s, self.c, said, "clarify", "about the last action")
+            return True
+        s.pending = None
+        p.repairs.append("digression")
+        self.c._move(s, Event.ROUTED, "about the last action")
+        self.c._move(s, Event.DONE, "about the last action")
+        p.texts.append(said)
+        p.path = "clarify"
+        self._reask(s, p, q)
         return True
 
     def _again_text(self, q: OpenQuestion, d: Any, lang: str) -> str:
