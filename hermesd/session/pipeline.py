@@ -262,6 +262,11 @@ class Pipeline:
             p.trace.update({"intent": parsed.intent if parsed else None, "kind": parsed.kind if parsed else None,
                             "entities": entities})
             p.trace.setdefault("reading", reading.to_trace())  # a choice's re-run keeps the answer's reading
+            named = self._object_named(q, parsed, decision)
+            if named is not decision:
+                decision = named
+                p.trace["decision"] = decision.name
+                p.trace["reading"] = {**p.trace["reading"], "cue": "object_named"}
             p.trace.setdefault("decision", decision.name)
             if isinstance(q, Confirm) and isinstance(decision, (dp.Cancel, dp.AskAgain, dp.Correct, dp.Digress)):
                 again = self._rechoose(s, q, heard, decision)
@@ -293,6 +298,20 @@ class Pipeline:
                 continue
             break
         await self._carry(s, p, q, heard, decision, entities, ambiguous, text, trace_id)
+
+    def _object_named(self, q: OpenQuestion | None, parsed: Any, d: Any) -> Any:
+        """"取消第二个" / "cancel all my reminders": a cancel word (or a bare position) that names what to
+        act on — an entity filling a slot of the utterance's own intent — is that request, not the bare
+        word: with nothing open it runs; at a question of the same intent it replaces the question."""
+        if parsed is None or parsed.intent is None or parsed.out_of_scope:
+            return d
+        if not (isinstance(d, dp.NothingOpen) and d.act in ("cancel", "choose")) and \
+                not (isinstance(d, dp.Cancel) and isinstance(q, (Ask, Confirm)) and q.intent == parsed.intent):
+            return d
+        types = set(self.c.grounding.spec_slots(parsed.intent).values())
+        if not any(e.type in types for e in parsed.entities):
+            return d
+        return dp.NewTurn() if q is None else dp.Replace()
 
     def _rechoose(self, s: Session, q: Confirm, heard: Heard, d: Any) -> Any:
         """"no, the one in R&D" at a card whose person was chosen from several: the answer is read

@@ -18,7 +18,9 @@ Times:
   ``expect: some`` / ``expect: one`` fails the same way, so a rule can stop before a confirmation.
   ``cancel`` with ``among`` (reminders as a ``list`` returned them; each one's ``id`` is read)
   cancels every one of them still pending ("cancel all my reminders", after one confirmation that
-  listed them), and ``NOT_FOUND`` when none is.
+  listed them), and ``NOT_FOUND`` when none is. ``list`` with ``among`` and ``nth`` (1-based, or
+  ``last``) is the reminder at that place in the list the person was shown ("取消第二个"), if it is
+  still pending.
 """
 
 import json
@@ -229,5 +231,14 @@ def _handle(input: dict) -> dict:
         return {"reminders": [_item_view(item)], "count": 1}
     if changed:
         _save(data)
+    if input.get("among") is not None and input.get("nth"):
+        # "取消第二个": the reminder at that place in the list the person was shown, if still pending
+        shown = [str(i.get("id")) for i in input["among"] if isinstance(i, dict)]
+        n = len(shown) if input["nth"] == "last" else int(input["nth"])
+        if not 1 <= n <= len(shown):
+            raise Failure("NOT_FOUND", f"the list shown has {len(shown)} reminders, not a number {n}")
+        found = [i for i in _select(data, {k: v for k, v in input.items() if k != "id"}, tz) if i["id"] == shown[n - 1]]
+        found = _expect(found, input)
+        return {"reminders": [_item_view(i) for i in found], "count": len(found)}
     found = _expect(_select(data, input, tz), input)
     return {"reminders": [_item_view(i) for i in found], "count": len(found)}
