@@ -218,7 +218,9 @@ class MemoryTurns:
             return False  # a secret (a password, a PIN) is only ever what the user told: never a tool's answer
         spec = next((x for x in self.c.nlu.engine.specs if x.name == intent), None)
         low = subject.lower()
-        return spec is not None and any(k.lower() in low for k in spec.keywords if k)
+        # a keyword said with its owner ("my reminders") claims the owner's thing ("what are my reminders")
+        asked = (low, f"my {low}", f"我的{low}")
+        return spec is not None and any(k.lower() in a for k in spec.keywords if k for a in asked)
 
     # -- the three intents ---------------------------------------------------------------
 

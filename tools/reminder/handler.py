@@ -19,8 +19,8 @@ Times:
   ``cancel`` with ``among`` (reminders as a ``list`` returned them; each one's ``id`` is read)
   cancels every one of them still pending ("cancel all my reminders", after one confirmation that
   listed them), and ``NOT_FOUND`` when none is. ``list`` with ``among`` and ``nth`` (1-based, or
-  ``last``) is the reminder at that place in the list the person was shown ("取消第二个"), if it is
-  still pending.
+  ``last``) is the reminder at that place in the list the person was shown ("取消第二个"), counting
+  those of it still pending (one cancelled since is no longer in the list as the person sees it).
 """
 
 import json
@@ -232,13 +232,14 @@ def _handle(input: dict) -> dict:
     if changed:
         _save(data)
     if input.get("among") is not None and input.get("nth"):
-        # "取消第二个": the reminder at that place in the list the person was shown, if still pending
-        shown = [str(i.get("id")) for i in input["among"] if isinstance(i, dict)]
+        # "取消第二个": the reminder at that place in the list the person was shown, counting those
+        # still pending (one cancelled since is gone from the list as the person sees it)
+        pending = {i["id"]: i for i in _select(data, {k: v for k, v in input.items() if k not in ("id", "nth")}, tz)}
+        shown = [pending[str(i.get("id"))] for i in input["among"] if isinstance(i, dict) and str(i.get("id")) in pending]
         n = len(shown) if input["nth"] == "last" else int(input["nth"])
         if not 1 <= n <= len(shown):
-            raise Failure("NOT_FOUND", f"the list shown has {len(shown)} reminders, not a number {n}")
-        found = [i for i in _select(data, {k: v for k, v in input.items() if k != "id"}, tz) if i["id"] == shown[n - 1]]
-        found = _expect(found, input)
+            raise Failure("NOT_FOUND", f"{len(shown)} of the reminders shown are pending, not a number {n}")
+        found = _expect([shown[n - 1]], input)
         return {"reminders": [_item_view(i) for i in found], "count": len(found)}
     found = _expect(_select(data, input, tz), input)
     return {"reminders": [_item_view(i) for i in found], "count": len(found)}
