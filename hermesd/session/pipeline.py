@@ -42,6 +42,10 @@ log = logging.getLogger(__name__)
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _LETTER = re.compile(r"[^\W\d_]")
+#: "cancel + its object" is one short clause: at most this many characters (zh) or words (en)
+OBJECT_NAMED_CHARS = 14
+OBJECT_NAMED_WORDS = 7
+_CLAUSE_BREAK = re.compile(r"[,，;；。!！?？、]")
 _EN_WORD = re.compile(r"[A-Za-z]{2,}")
 
 
@@ -72,6 +76,9 @@ class Part:
     pronoun_ask: str | None = None
     #: values the caller's role may not see (``memory.hidden_fields``): never in the stored trace
     scrub: list[str] = field(default_factory=list)
+    #: one of the requests made once for each of several people (:func:`~hermesd.dialogue.split.one_each`):
+    #: the people of the earlier ones stay in play beside this one's
+    together: bool = False
     #: set when the LLM executor took the request (:mod:`.llmturn`): ``generated``, ``model``, tokens, ``ms``
     llm: dict[str, Any] | None = None
 
@@ -188,7 +195,8 @@ class Pipeline:
             if each else None
         while queue:
             utterance, parsed = queue.pop(0)
-            p = Part(lang=lang, r0=time.perf_counter(), trace={}, timings={}, slots_before=dict(s.slots))
+            p = Part(lang=lang, r0=time.perf_counter(), trace={}, timings={}, slots_before=dict(s.slots),
+                     together=bool(each) and bool(parts))
             if len(parts) or queue:
                 p.repairs.append("several_requests")
             await self.one(s, p, utterance, ref, trace_id, answer, parsed)
@@ -308,6 +316,10 @@ class Pipeline:
         if not (isinstance(d, dp.NothingOpen) and d.act in ("cancel", "choose")) and \
                 not (isinstance(d, dp.Cancel) and isinstance(q, (Ask, Confirm)) and q.intent == parsed.intent):
             return d
+        t = parsed.normalized.strip()
+        if _CLAUSE_BREAK.search(t.rstrip("。.!！?？")) or (len(_EN_WORD.findall(t)) > OBJECT_NAMED_WORDS if not _CJK.search(t)
+                                                       else len(t) > OBJECT_NAMED_CHARS):
+            return d  # an explanation around a no ("不用了，她这周出差…") stays the no it opens with
         types = set(self.c.grounding.spec_slots(parsed.intent).values())
         if not any(e.type in types for e in parsed.entities):
             return d
@@ -357,7 +369,7 @@ class Pipeline:
         if p.pronoun_ask:
             p.ref_missing.insert(0, p.pronoun_ask)
         elif ambiguous is None:
-            note_people(s, entities)
+            note_people(s, entities, keep_turn=p.together)
         p.timings["anchor"] = p.timings.get("anchor", 0.0) + (time.perf_counter() - a0) * 1000
         return entities, ambiguous
 
