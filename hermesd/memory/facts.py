@@ -89,6 +89,10 @@ _ZH_STATED = re.compile(r"^(?P<s>(?:我家的|我们的|我的|我(?=[^\s是的]
                         r"是(?P<v>[^？?]+?)[。!！]*$")
 #: "my daughter's birthday is May 3", "the gate code is 4721"
 _EN_STATED = re.compile(r"^(?P<s>(?:my|our|the)\s+[^,?]+?)\s+(?:is|are|=)\s+(?P<v>[^?]+?)[.!]*$")
+#: a subject that frames what the speaker says next ("我的意思是…", "my question is …"): a way of
+#: speaking (a discourse marker), never a fact to keep
+_FRAMING = re.compile(r"(?:意思|问题|想法|看法|建议|要求|需求|目的|意见|理解|打算|计划)$"
+                      r"|\b(?:point|question|idea|guess|concern|problem|request|issue|thinking|plan|worry|answer)$")
 #: a value that asks instead of telling (是不是, 是什么, "is what") is no statement
 _ASKS = re.compile(r"什么|多少|哪|几|谁|吗|么|不是|是否|怎么|\bwhat\b|\bwhen\b|\bwhere\b|\bwho\b|\bwhich\b|\bhow\b|\?|？")
 _EN_QUESTION_START = re.compile(r"^(?:is|are|was|were|do|does|did|can|could|will|would|should|what|when|where|who|which|how|why)\b")
@@ -212,7 +216,7 @@ def _read(t: str) -> MemoryRequest | None:
                 subject = "名字" if m.group("s") == "叫" else m.group("s").strip(_TRIM)
                 at = "at" in pat.groupindex and m.group("at") is not None
                 return MemoryRequest("memory.recall", subject, relation="at" if at else "is", lang="zh")
-        if (m := _ZH_STATED.match(t)) and not _ASKS.search(m.group("v")):
+        if (m := _ZH_STATED.match(t)) and not _ASKS.search(m.group("v")) and not _FRAMING.search(m.group("s")):
             value, cut = _cut(m.group("v"))
             if value:
                 return MemoryRequest("memory.remember", m.group("s").strip(_TRIM), value, "is", "zh", cut, stated=True)
@@ -228,7 +232,8 @@ def _read(t: str) -> MemoryRequest | None:
             return MemoryRequest("memory.recall", subject, relation="at" if at else "is", lang="en")
     if m := _EN_RECALL_THE.match(t):
         return MemoryRequest("memory.recall", m.group("s").strip(_TRIM), lang="en", stated=True)
-    if not _EN_QUESTION_START.match(t) and (m := _EN_STATED.match(t)) and not _ASKS.search(m.group("v")):
+    if not _EN_QUESTION_START.match(t) and (m := _EN_STATED.match(t)) and not _ASKS.search(m.group("v")) \
+            and not _FRAMING.search(m.group("s")):
         value, cut = _cut(m.group("v"))
         subject = re.sub(r"^(?:my|our|the)\s+", "", m.group("s")).strip(_TRIM)
         relation = "at" if re.match(r"^(?:in|on|under|at|behind|inside)\s", value) else "is"

@@ -46,6 +46,8 @@ _LETTER = re.compile(r"[^\W\d_]")
 OBJECT_NAMED_CHARS = 14
 OBJECT_NAMED_WORDS = 7
 _CLAUSE_BREAK = re.compile(r"[,，;；。!！?？、]")
+#: a word that may join two people (:data:`hermesd.dialogue.split._COORD`): only then is a coordination looked for
+_MAY_COORDINATE = re.compile(r"[和跟与與及、,，&]|还有|還有|\band\b|\bplus\b", re.IGNORECASE)
 _EN_WORD = re.compile(r"[A-Za-z]{2,}")
 
 
@@ -160,6 +162,8 @@ class Pipeline:
     def _one_each(self, s: Session, text: str, ref: datetime) -> list[tuple[str, str]] | None:
         """The request said once per person — (utterance, the person's words) in the order said — when
         people are coordinated (A和B, A、B和C, A and B) where its intent has one person slot; else None."""
+        if not _MAY_COORDINATE.search(text):
+            return None  # no joining word: not parsed twice
         parsed = self.c.nlu.parse(text, ref, s.tz, s.locale, budget_ms=self.c.settings.parsing_ms)
         if parsed.intent is None or parsed.out_of_scope:
             return None

@@ -50,6 +50,7 @@ def test_a_statement_is_a_fact_to_remember(text: str, subject: str, value: str) 
 @pytest.mark.parametrize("text", [
     "是不是发错了", "我的电脑是不是坏了", "我是张三", "今天是几号", "is the network down", "is my order late",
     "what is my order", "我的订单是什么",
+    "我的意思是王芳", "我的问题是网络很慢", "my point is that it failed", "my question is about the disk",
 ])
 def test_a_question_is_no_statement(text: str) -> None:
     req = read_request(text)
