@@ -15,10 +15,11 @@ pack templates. The text is read after :func:`hermesd.nlu.normalize.normalize`
   value that is not a question. Whether it is kept is the caller's judgement
   (:meth:`hermesd.session.memoryturn.MemoryTurns.read`: a value that is a value — a date, a code — or
   nothing else the packs understand), since "my disk is full" is a request for a tool.
-- ``memory.recall``: 我的X是什么/是多少/叫什么/在哪/是哪天/几号/什么时候, 我X几号, <someone>的X是什么,
-  X放哪了, "what's my X", "when is my X", "what day is my X", "where is my X", "where did I put X",
-  "do you remember my X"; "what is the X" (no owner) is marked ``stated`` too — answered only when
-  a fact about it is stored, else it is any pack's question ("what is the weather").
+- ``memory.recall``: 我的X是什么/是多少/叫什么/在哪/是哪天/几号/什么时候, 我X几号, X放哪了, "what's my X",
+  "when is my X", "what day is my X", "where is my X", "where did I put X", "do you remember my X";
+  <someone>的X是什么 (王会计的生日是哪天) and "what is the X" (no owner) are marked ``stated`` too — a
+  question any pack may own ("这家酒店的地址是什么", "what is the address"), memory's when a fact
+  about it is stored or no word of the pack's intent is in it.
 - ``memory.forget``: 忘掉/忘记/删掉/清空 X, "forget (about) X"; 所有/全部/一切 and
   "everything"/"all" mean every memory of the caller (:data:`ALL`: facts, notes, other slots and
   the history); the send history alone — 发送记录, 发过的文件, "what I sent", "send history" — is
@@ -67,12 +68,14 @@ _ZH_RECALL = (
                r"(?:来着)?[?？吗呢。!]*$"),
     # "我女儿生日几号": the owner 我 without 的, a subject of two characters or more
     re.compile(r"^(?:你还?记得)?我(?P<s>[^\s是的在把]{2,12}?)" + _ZH_ASKED + r"(?:来着)?[?？吗呢。!]*$"),
-    # "王会计的生日是哪天": someone else's, a possessed subject (answered only from what was told)
-    re.compile(r"^(?:你还?记得)?(?P<s>[^\s是的，,。?？]{1,8}的[^\s是，,。?？]{1,10}?)" + _ZH_ASKED + r"(?:来着)?[?？吗呢。!]*$"),
     re.compile(r"^(?:你还?记得)?我(?P<s>叫)什么(?:名字)?(?:来着)?[?？吗呢。!]*$"),
     re.compile(r"^(?:我把)?(?:我的)?(?P<s>.+?)(?P<at>(?:放|停|存|藏|搁|丢|落)(?:在|到)?(?:哪里|哪儿|哪)了?)[?？吗呢。]*$"),
     re.compile(r"^你还?记得(?:我家?的)(?P<s>.+?)吗[?？]*$"),
 )
+#: "王会计的生日是哪天": someone else's thing — an owner said by name (not 这/那/该/此: a thing of the
+#: conversation, "这家酒店的地址"); marked ``stated``: answered from a stored fact, else a pack's
+_ZH_RECALL_THEIRS = re.compile(r"^(?:你还?记得)?(?P<s>(?:(?![这那该此哪])[^\s是的，,。.?？!！:：]){1,8}的[^\s是，,。.?？]{1,10}?)"
+                               + _ZH_ASKED + r"(?:来着)?[?？吗呢。!]*$")
 _EN_RECALL = (
     re.compile(r"^(?:what(?:'s| is| was| are| were)|tell me|when(?:'s| is| was)|what day is|what date is)\s+my\s+(?P<s>.+?)\??$"),
     re.compile(r"^where(?:'s| is| are| was| were)\s+my\s+(?P<s>.+?)\??$"),
@@ -216,6 +219,9 @@ def _read(t: str) -> MemoryRequest | None:
                 subject = "名字" if m.group("s") == "叫" else m.group("s").strip(_TRIM)
                 at = "at" in pat.groupindex and m.group("at") is not None
                 return MemoryRequest("memory.recall", subject, relation="at" if at else "is", lang="zh")
+        if m := _ZH_RECALL_THEIRS.match(t):  # 我女儿的生日 is the speaker's own: a recall like 我的X
+            subject = m.group("s").strip(_TRIM)
+            return MemoryRequest("memory.recall", subject, lang="zh", stated=not subject.startswith("我"))
         if (m := _ZH_STATED.match(t)) and not _ASKS.search(m.group("v")) and not _FRAMING.search(m.group("s")):
             value, cut = _cut(m.group("v"))
             if value:

@@ -130,6 +130,32 @@ def _subject_match(asked: str, stored: str) -> float:
     return dice(asked, stored)
 
 
+#: a state said of a thing, not a fact about it: English participles and state words ("my card is
+#: damaged", "my phone is lost", "the light is on", "my card is not working")
+_EN_STATE = re.compile(r"^(?:not\s+|no\s+longer\s+|too\s+|so\s+|very\s+|still\s+|all\s+|currently\s+|now\s+|really\s+|"
+                       r"just\s+|always\s+|getting\s+|being\s+|to\s+be\s+\w+\s+)*(?:\w+(?:ed|en|ing)|lost|on|off|down|up|"
+                       r"full|empty|slow|wrong|due|late|gone|stuck|dead|missing|broken|low|high|out|over|done|yes|no|"
+                       r"ok|okay|fine|good|bad|away|back|open|closed|busy|free|sick|ill|here|there)$")
+#: longest value kept from a statement that is not a value (a date, a code): a short noun phrase
+STATED_MAX_WORDS = 4
+STATED_MAX_CHARS = 10
+
+
+def _a_state(value: str) -> bool:
+    """``value`` says how a thing is, or tells more than a noun phrase: not a fact to keep.
+
+    A Chinese value ending in 了 is a change of state (坏了, 丢了, 满了: the aspect particle, Li &
+    Thompson 1981 §6); a clause (a comma, "because", "so", "please") is a request or a story; an
+    English participle or state word ("damaged", "lost", "on") is a state. What is left is a short
+    noun phrase ("白色的", "the blue one", "Brad")."""
+    v = normalize(value).text.strip(" .。!！")
+    if re.search(r"[,，;；、]|\b(?:because|so|and|but|please|can|could|help|need|want|i|it)\b", v):
+        return True
+    if re.search(r"[\u4e00-\u9fff]", v):
+        return v.endswith(("了", "啦", "着")) or len(v) > STATED_MAX_CHARS
+    return len(v.split()) > STATED_MAX_WORDS or bool(_EN_STATE.match(v))
+
+
 def _user_key(uid: int) -> str:
     return f"user:{uid}"
 
@@ -201,15 +227,23 @@ class MemoryTurns:
         if req.intent == "memory.recall":
             if await self._best(s, req.subject) is not None:
                 return req
-            # nothing stored: a pack intent whose words are not in the question ("gate code" is no
-            # gateway) was a guess — say nothing is stored; out of scope stays out of scope
-            claimed = parsed is None or parsed.out_of_scope or parsed.intent is None \
-                or self._pack_claims(parsed.intent, req.subject)
-            return None if claimed else req
+            # nothing stored: "what is the X" is any pack's question ("what is the address"); someone's
+            # thing (王会计的生日) is memory's when nothing else understands it, or when the pack's
+            # intent lists its words and none is in the question (生日 is not the directory's) — a
+            # pack that lists none (a generated one) owns what it parsed ("人民大会堂的电话")
+            if req.lang != "zh":
+                return None
+            if parsed is None or parsed.out_of_scope or parsed.intent is None:
+                return req
+            spec = next((x for x in self.c.nlu.engine.specs if x.name == parsed.intent), None)
+            words = [k for k in (spec.keywords if spec is not None else ()) if k]
+            return req if words and not self._pack_claims(parsed.intent, text) else None
         if _a_value(req.value, parsed):
             return req
         own = text.startswith(("我", "my ", "our "))
-        return req if own and (parsed is None or parsed.out_of_scope or parsed.intent is None) else None
+        if not own or _a_state(req.value):
+            return None
+        return req if parsed is None or parsed.out_of_scope or parsed.intent is None else None
 
     def _pack_claims(self, intent: str, subject: str) -> bool:
         """The pack's intent is about the asked subject: the subject holds one of the intent's
