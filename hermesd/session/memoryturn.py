@@ -121,12 +121,18 @@ def _a_value(value: str, parsed: Any) -> bool:
 def _subject_match(asked: str, stored: str) -> float:
     """How well a stored subject answers an asked one (0..1): bigram Dice, and when both name an
     owner and a thing of theirs (王会计的生日, 王会计的电话), the smaller of the two Dice values —
-    the same owner's other attribute is not the one asked for."""
+    the same owner's other attribute is not the one asked for; an owner named on one side only
+    must be in the other (张伟的电话 is not the speaker's 电话)."""
     if asked == stored:
         return 1.0
     a, b = asked.rpartition("的"), stored.rpartition("的")
     if a[1] and b[1] and a[0] and b[0]:
         return min(dice(a[0], b[0]), dice(a[2], b[2]))
+    # one names an owner, the other not: the owner must be in the other too (女儿的生日 ~ 女儿生日),
+    # else it is somebody else's (张伟的电话 is not the speaker's own 电话)
+    for x, y in ((a, stored), (b, asked)):
+        if x[1] and x[0] and x[0] not in y:
+            return 0.0
     return dice(asked, stored)
 
 

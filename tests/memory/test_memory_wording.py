@@ -110,6 +110,9 @@ def test_someone_elses_fact_is_said_as_theirs():
     ("女儿生日", "女儿的生日", True),
     ("张工的生日", "王会计的生日", False),
     ("gatecode", "gatecode", True),
+    ("张伟的电话", "电话", False),            # somebody else's, not the speaker's own
+    ("电话", "张伟的电话", False),
+    ("女儿的生日", "女儿生日", True),
 ])
 def test_a_stored_subject_answers_only_its_own_question(asked, stored, ok):
     from hermesd.session.memoryturn import MIN_MATCH, _subject_match
