@@ -404,6 +404,15 @@ def _ctl_trace(c: Any, a: argparse.Namespace) -> Any:
     res = c.call("session.trace", {"session_id": a.session_id})
     if a.json:
         return res
+    ended = res.get("ended")
+    if ended:  # an ended session, read back from the L3 archive
+        from datetime import datetime
+
+        at = datetime.fromtimestamp(int(ended.get("closed_ms") or 0) / 1000).astimezone().strftime("%Y-%m-%d %H:%M:%S %Z")
+        why = f" ({ended['reason']})" if ended.get("reason") else ""
+        where = f"archived in {ended.get('path')}" if ended.get("on_device") else \
+            f"archived ({ended.get('state')}); its volume is no longer on this device"
+        print(f"session {a.session_id} ended at {at}{why}; {where}")
     for t in res.get("traces", [])[-a.last:]:
         plan = t.get("plan") or {}
         print(f"— trace {t.get('trace_id')}  path={t.get('path')}  {t.get('state_before')} → {t.get('state_after')}"

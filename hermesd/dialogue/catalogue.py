@@ -13,6 +13,11 @@ __all__ = ["TEXTS", "ToolWords", "failure", "say"]
 
 TEXTS: dict[str, dict[str, str]] = {
     "cancelled": {"zh": "好的，已取消。", "en": "OK, cancelled."},
+    "last_done": {"zh": "刚才（{at}）：{what}如果有错，告诉我应该是什么（比如另一个人），我重新来。",
+                  "en": "Just now ({at}): {what} If that was wrong, tell me what it should have been (another person, say) and I will do it again."},
+    "nothing_done": {"zh": "这个会话里我还没有做过什么。", "en": "I have not done anything in this conversation yet."},
+    "one_by_one": {"zh": "一次只能处理一个人：先是{first}，然后是{rest}。",
+                   "en": "I can do this for one person at a time: first {first}, then {rest}."},
     "declined": {"zh": "好的，已取消，什么都没有执行。", "en": "OK, cancelled; nothing was done."},
     "nothing_to_cancel": {"zh": "好的，现在没有要取消的事。", "en": "OK. There is nothing to cancel right now."},
     "nothing_open": {"zh": "现在没有需要你确认或选择的事。你可以直接告诉我要做什么。",

@@ -23,6 +23,10 @@ controller keeps a split only when the NLU reads every part as a request on its 
 
 Parts are substrings of the original text (cut on the normalised text, mapped back
 through :meth:`hermesd.nlu.normalize.Normalized.span`), separators trimmed.
+
+:func:`one_each` is the other way one utterance holds several requests: people coordinated
+(A和B, A、B和C, "A and B", "A, B and C") in the one place of a request that takes one person
+("把报价单发给王芳和李娜") — the request is made once for each, in the order said.
 """
 
 from __future__ import annotations
@@ -32,7 +36,34 @@ import re
 from ..nlu.normalize import Normalized, normalize
 from .lexicon import Lexicon, default_lexicon
 
-__all__ = ["reminding_request", "split_requests"]
+__all__ = ["one_each", "reminding_request", "split_requests"]
+
+#: what joins two people said together: 和 / 跟 / 与 / 及 / 以及 / 还有 / 、 / a comma, "and" / "&" / "plus"
+_COORD = re.compile(r"^\s*(?:和|跟|与|與|及|以及|还有|還有|、|,|，|and|&|plus|,\s*and)\s*$", re.IGNORECASE)
+
+
+def one_each(text: str, people: list[tuple[int, int]]) -> list[tuple[str, str]] | None:
+    """The utterance once per coordinated person: ``[(utterance, the person's words), …]`` in the order
+    said, or None when fewer than two people are coordinated.
+
+    :param text: the original utterance. :param people: the spans of its person mentions (original
+        text), in order. The first run of two or more joined only by a coordinator (:data:`_COORD`)
+        is taken; a person elsewhere in the sentence ("让张工把报价单发给王芳") stays as said.
+
+    >>> one_each("把报价单发给王芳和李娜", [(6, 8), (9, 11)])
+    [('把报价单发给王芳', '王芳'), ('把报价单发给李娜', '李娜')]
+    """
+    run: list[tuple[int, int]] = []
+    for span in people:
+        if run and not _COORD.match(text[run[-1][1]:span[0]]):
+            if len(run) > 1:
+                break
+            run = []
+        run.append(span)
+    if len(run) < 2:
+        return None
+    a, b = run[0][0], run[-1][1]
+    return [(f"{text[:a]}{text[x:y]}{text[b:]}", text[x:y]) for x, y in run]
 
 _TIME_WORDS = r"上午|下午|晚上|早上|中午|凌晨|今天|明天|后天|昨天|今晚|明晚|周[1-7日天]|星期[1-7日天]"
 _TIME_END = re.compile(rf"(?:\d|点钟?|半|号|日|分|am|pm|{_TIME_WORDS}|today|tomorrow|morning|afternoon|evening|noon)\s*$")

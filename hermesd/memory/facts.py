@@ -9,8 +9,17 @@ pack templates. The text is read after :func:`hermesd.nlu.normalize.normalize`
   ("is": the value *is* the thing — a secret subject then has its value redacted)
   or 在/放在/存在 ("is in": a place — never a secret). "我的"/"my" is the owner,
   not part of the subject; a body with no relation is a note (subject = body).
-- ``memory.recall``: 我的X是什么/是多少/叫什么/在哪, X放哪了, "what's my X",
-  "where is my X", "where did I put X", "do you remember my X".
+- a *statement* said without a memory verb — "我女儿的生日是5月3号", "王会计的生日是3月5号", "my wifi
+  password is tiger77", "the gate code is 4721" — is a remember too, marked ``stated``: a possessed
+  subject (我的X / 我X / <someone>的X, "my X") or "the X", the copula 是 / is, and a
+  value that is not a question. Whether it is kept is the caller's judgement
+  (:meth:`hermesd.session.memoryturn.MemoryTurns.read`: a value that is a value — a date, a code — or
+  nothing else the packs understand), since "my disk is full" is a request for a tool.
+- ``memory.recall``: 我的X是什么/是多少/叫什么/在哪/是哪天/几号/什么时候, 我X几号, X放哪了, "what's my X",
+  "when is my X", "what day is my X", "where is my X", "where did I put X", "do you remember my X";
+  <someone>的X是什么 (王会计的生日是哪天) and "what is the X" (no owner) are marked ``stated`` too — a
+  question any pack may own ("这家酒店的地址是什么", "what is the address"), memory's when a fact
+  about it is stored or no word of the pack's intent is in it.
 - ``memory.forget``: 忘掉/忘记/删掉/清空 X, "forget (about) X"; 所有/全部/一切 and
   "everything"/"all" mean every memory of the caller (:data:`ALL`: facts, notes, other slots and
   the history); the send history alone — 发送记录, 发过的文件, "what I sent", "send history" — is
@@ -51,15 +60,24 @@ _EN_PUT = re.compile(r"^i\s+(?:put|left|keep|parked|stored|hid)\s+(?:my\s+|the\s
 #: where a thing is asked: a placing verb (停/放/存/藏/搁/丢/落) and 在哪 belong to the question, not to
 #: the subject ("我的车停在哪" asks about 车)
 _ZH_WHERE = r"(?:(?:停|放|存|藏|搁|丢|落|忘)(?:在|到)?|在)(?:哪里|哪儿|哪)(?:了|啦)?"
+#: what a question asks for at its end: a thing (是什么 …) or a day (是哪天, 几号, 什么时候 — a birthday)
+_ZH_ASKED = (r"(?:是什么|是多少|是啥|是哪个|叫什么|是几号|是多少号|是哪天|是哪一天|是几月几号|是几月几日|是什么时候|"
+             r"在什么时候|哪天|哪一天|几月几号|几月几日|几号|什么时候)")
 _ZH_RECALL = (
-    re.compile(r"^(?:你还?记得)?(?:我家?的|我们的)(?P<s>.+?)(?:(?P<at>" + _ZH_WHERE + r")|是什么|是多少|是啥|是哪个|叫什么|"
-               r"是几号|是多少号)(?:来着)?[?？吗呢。!]*$"),
+    re.compile(r"^(?:你还?记得)?(?:我家?的|我们的)(?P<s>.+?)(?:(?P<at>" + _ZH_WHERE + r")|" + _ZH_ASKED[3:-1] + r")"
+               r"(?:来着)?[?？吗呢。!]*$"),
+    # "我女儿生日几号": the owner 我 without 的, a subject of two characters or more
+    re.compile(r"^(?:你还?记得)?我(?P<s>[^\s是的在把]{2,12}?)" + _ZH_ASKED + r"(?:来着)?[?？吗呢。!]*$"),
     re.compile(r"^(?:你还?记得)?我(?P<s>叫)什么(?:名字)?(?:来着)?[?？吗呢。!]*$"),
     re.compile(r"^(?:我把)?(?:我的)?(?P<s>.+?)(?P<at>(?:放|停|存|藏|搁|丢|落)(?:在|到)?(?:哪里|哪儿|哪)了?)[?？吗呢。]*$"),
     re.compile(r"^你还?记得(?:我家?的)(?P<s>.+?)吗[?？]*$"),
 )
+#: "王会计的生日是哪天": someone else's thing — an owner said by name (not 这/那/该/此: a thing of the
+#: conversation, "这家酒店的地址"); marked ``stated``: answered from a stored fact, else a pack's
+_ZH_RECALL_THEIRS = re.compile(r"^(?:你还?记得)?(?P<s>(?:(?![这那该此哪])[^\s是的，,。.?？!！:：]){1,8}的[^\s是，,。.?？]{1,10}?)"
+                               + _ZH_ASKED + r"(?:来着)?[?？吗呢。!]*$")
 _EN_RECALL = (
-    re.compile(r"^(?:what(?:'s| is| was)|tell me)\s+my\s+(?P<s>.+?)\??$"),
+    re.compile(r"^(?:what(?:'s| is| was| are| were)|tell me|when(?:'s| is| was)|what day is|what date is)\s+my\s+(?P<s>.+?)\??$"),
     re.compile(r"^where(?:'s| is| are| was| were)\s+my\s+(?P<s>.+?)\??$"),
     # "where did I park (it)?": parking with no object is the car's
     re.compile(r"^where\s+(?:did|do|can|should)\s+i\s+(?P<s>park)(?:\s+it)?(?:\s+the\s+car)?\??$"),
@@ -67,6 +85,20 @@ _EN_RECALL = (
     re.compile(r"^do\s+you\s+remember\s+(?:my|where my)\s+(?P<s>.+?)(?:\s+is)?\??$"),
 )
 _ZH_FORGET = re.compile(r"^(?:请|麻烦)?(?:帮我)?(?:忘掉|忘记|忘了|删掉|删除|清除|清空|抹掉|抹去)(?:关于)?(?:我的|我家的)?(?P<s>.+?)(?:吧|的事|这件事|的记忆)?[。!！]*$")
+#: "what is the gate code": no owner — marked stated, answered only from a stored fact
+_EN_RECALL_THE = re.compile(r"^(?:what(?:'s| is| was)|tell me|when(?:'s| is| was))\s+the\s+(?P<s>.+?)\??$")
+#: a statement of a fact, no memory verb: "我女儿的生日是5月3号", "我的车位号是B2-117", "王会计的生日是3月5号"
+_ZH_STATED = re.compile(r"^(?P<s>(?:我家的|我们的|我的|我(?=[^\s是的])|[^\s是的，,。?？]{1,8}的)[^\s是，,。?？]{1,12}?)"
+                        r"是(?P<v>[^？?]+?)[。!！]*$")
+#: "my daughter's birthday is May 3", "the gate code is 4721"
+_EN_STATED = re.compile(r"^(?P<s>(?:my|our|the)\s+[^,?]+?)\s+(?:is|are|=)\s+(?P<v>[^?]+?)[.!]*$")
+#: a subject that frames what the speaker says next ("我的意思是…", "my question is …"): a way of
+#: speaking (a discourse marker), never a fact to keep
+_FRAMING = re.compile(r"(?:意思|问题|想法|看法|建议|要求|需求|目的|意见|理解|打算|计划)$"
+                      r"|\b(?:point|question|idea|guess|concern|problem|request|issue|thinking|plan|worry|answer)$")
+#: a value that asks instead of telling (是不是, 是什么, "is what") is no statement
+_ASKS = re.compile(r"什么|多少|哪|几|谁|吗|么|不是|是否|怎么|\bwhat\b|\bwhen\b|\bwhere\b|\bwho\b|\bwhich\b|\bhow\b|\?|？")
+_EN_QUESTION_START = re.compile(r"^(?:is|are|was|were|do|does|did|can|could|will|would|should|what|when|where|who|which|how|why)\b")
 _EN_FORGET = re.compile(r"^(?:please\s+)?(?:forget|erase|delete|clear|wipe)\s+(?:about\s+)?(?:my\s+|the\s+)?(?P<s>.+?)[.!]*$")
 _ALL_WORDS = {"所有", "全部", "一切", "所有记忆", "全部记忆", "所有的记忆", "所有东西", "所有事", "所有的事", "你记得的一切",
               "everything", "all", "all memories", "all my memories", "everything you know", "everything about me"}
@@ -94,6 +126,8 @@ class MemoryRequest:
         for a recall, ``at`` when the question asks where (在哪, "where is my …").
     :param lang: ``zh`` | ``en`` (the grammar that matched).
     :param truncated: the value was longer than :data:`MAX_VALUE_CHARS` and was cut.
+    :param stated: said without a memory verb — a bare statement ("我女儿的生日是5月3号") or a recall
+        of "the X" — so the caller decides whether it is memory's or a pack request's.
     """
 
     intent: str
@@ -102,6 +136,7 @@ class MemoryRequest:
     relation: str = "is"
     lang: str = "zh"
     truncated: bool = False
+    stated: bool = False
 
 
 def normal_subject(subject: str) -> str:
@@ -184,6 +219,13 @@ def _read(t: str) -> MemoryRequest | None:
                 subject = "名字" if m.group("s") == "叫" else m.group("s").strip(_TRIM)
                 at = "at" in pat.groupindex and m.group("at") is not None
                 return MemoryRequest("memory.recall", subject, relation="at" if at else "is", lang="zh")
+        if m := _ZH_RECALL_THEIRS.match(t):  # 我女儿的生日 is the speaker's own: a recall like 我的X
+            subject = m.group("s").strip(_TRIM)
+            return MemoryRequest("memory.recall", subject, lang="zh", stated=not subject.startswith("我"))
+        if (m := _ZH_STATED.match(t)) and not _ASKS.search(m.group("v")) and not _FRAMING.search(m.group("s")):
+            value, cut = _cut(m.group("v"))
+            if value:
+                return MemoryRequest("memory.remember", m.group("s").strip(_TRIM), value, "is", "zh", cut, stated=True)
         return None
     if m := _EN_REMEMBER.match(t):
         return _remember_en(m.group("body"))
@@ -194,6 +236,15 @@ def _read(t: str) -> MemoryRequest | None:
             subject = "car" if m.group("s") == "park" else m.group("s").strip(_TRIM)
             at = t.startswith("where") or " where " in t
             return MemoryRequest("memory.recall", subject, relation="at" if at else "is", lang="en")
+    if m := _EN_RECALL_THE.match(t):
+        return MemoryRequest("memory.recall", m.group("s").strip(_TRIM), lang="en", stated=True)
+    if not _EN_QUESTION_START.match(t) and (m := _EN_STATED.match(t)) and not _ASKS.search(m.group("v")) \
+            and not _FRAMING.search(m.group("s")):
+        value, cut = _cut(m.group("v"))
+        subject = re.sub(r"^(?:my|our|the)\s+", "", m.group("s")).strip(_TRIM)
+        relation = "at" if re.match(r"^(?:in|on|under|at|behind|inside)\s", value) else "is"
+        if value and subject:
+            return MemoryRequest("memory.remember", subject, value, relation, "en", cut, stated=True)
     return None
 
 

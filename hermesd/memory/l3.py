@@ -194,6 +194,21 @@ def verify_file(codec: Codec, path: Path, *, records: int, sha256: str) -> bytes
     return data
 
 
+def read_records(codec: Codec, data: bytes) -> tuple[dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]:
+    """A volume's header, turn records and audit records (after :func:`verify`).
+
+    :raises VolumeCorrupt: as :func:`verify`.
+    """
+    verify(codec, data)
+    lines = _decompress_whole(codec, data).splitlines()
+    header = orjson.loads(lines[0])
+    turns, audit = [], []
+    for line in lines[1:]:
+        rec = orjson.loads(line)
+        (turns if rec.get("type") == "turn" else audit).append(rec.get("data"))
+    return header, turns, audit
+
+
 def frame_dict_id(data: bytes) -> int:
     """The dictionary id a zstd frame was written with (0 = none)."""
     return zstandard.get_frame_parameters(data).dict_id

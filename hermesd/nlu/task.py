@@ -11,7 +11,7 @@ removes, from the original text:
    its 别忘了 is part of the request);
 2. every time expression (the spans :func:`~hermesd.nlu.temporal.parse_times` found), with the
    words that only join it to the sentence: before it 在 / 于 / on / at / in / by / for / around /
-   before / until; after it 的时候 / 时 / 之前 / 以前 / 的;
+   before / until; after it 的时候 / 时 / 之前 / 以前 / 前 / 的;
 3. what is left dangling at the edges: punctuation, an infinitive or linking word at the start
    ("to", "that", "about", "of", 要, 记得), a polite opener at the very start of the utterance
    (请 / 麻烦 / 帮我 / please / can you), sentence-final particles and thanks at the end
@@ -30,6 +30,7 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from .clock import impossible_clocks
 from .normalize import Normalized, normalize
 
 if TYPE_CHECKING:
@@ -65,7 +66,8 @@ _WEAK = _alt(_ZH_WEAK, _EN_WEAK)
 
 # words that only join a time phrase to the sentence
 _BEFORE_TIME = re.compile(rf"(?:(?:在|于|於)\s*|{_B}(?:on|at|in|by|for|around|about|before|until|till|from|the)\s+)+$")
-_AFTER_TIME = re.compile(r"\s*(?:的时候|时候|的時候|之前|以前|时|時|的)")
+# 前 alone ("月底前", "周五前") is "before" too, unless it starts a word of its own (前台, 前往, 前面 …)
+_AFTER_TIME = re.compile(r"\s*(?:的时候|时候|的時候|之前|以前|前(?![台面往边邊门門后後天年辈輩任进進排线線夕途景言])|时|時|的)")
 
 _PUNCT = r"[\s,.;:!?~\-\"'()\[\]<>/|*]"
 _PUNCT_CH = re.compile(_PUNCT)
@@ -171,5 +173,10 @@ def task_text(parsed: ParseResult) -> str | None:
 
     :param parsed: the utterance's :class:`~hermesd.nlu.parser.ParseResult`.
     :return: the task in the user's words, or None when the utterance names no task.
+
+    A clock time that does not exist ("25点", :func:`~hermesd.nlu.clock.impossible_clocks`) is a time
+    phrase too: it is never part of the task, even though no time was read from it.
     """
-    return strip_request(parsed.text, [x.span for x in parsed.times])
+    norm = normalize(parsed.text)
+    bad = [norm.span(*c.span) for c in impossible_clocks(norm.text)]
+    return strip_request(norm, [*(x.span for x in parsed.times), *bad])

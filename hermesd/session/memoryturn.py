@@ -102,6 +102,66 @@ def erasure_list(counts: dict[str, int], scope: str, lang: str) -> str:
     return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1] if parts else ""
 
 
+_VALUE_TOKEN = re.compile(r"^[\w#@.+:/-]*\d[\w#@.+:/-]*$")
+
+
+def _a_value(value: str, parsed: Any) -> bool:
+    """``value`` is a value to keep, not a state: one token with a digit (4721, tiger77, B2-117,
+    京A12345) or a date or time the NLU read (5月3号, May 3) covering it."""
+    v = normalize(value).text.strip(" .。!！")
+    if _VALUE_TOKEN.match(v):
+        return True
+    for e in getattr(parsed, "entities", ()) or ():
+        said = normalize(e.text).text.strip()
+        if e.type == "datetime" and v and said and (said in v or v in said) and 2 * min(len(v), len(said)) >= max(len(v), len(said)):
+            return True
+    return False
+
+
+def _subject_match(asked: str, stored: str) -> float:
+    """How well a stored subject answers an asked one (0..1): bigram Dice, and when both name an
+    owner and a thing of theirs (王会计的生日, 王会计的电话), the smaller of the two Dice values —
+    the same owner's other attribute is not the one asked for; an owner named on one side only
+    must be in the other (张伟的电话 is not the speaker's 电话)."""
+    if asked == stored:
+        return 1.0
+    a, b = asked.rpartition("的"), stored.rpartition("的")
+    if a[1] and b[1] and a[0] and b[0]:
+        return min(dice(a[0], b[0]), dice(a[2], b[2]))
+    # one names an owner, the other not: the owner must be in the other too (女儿的生日 ~ 女儿生日),
+    # else it is somebody else's (张伟的电话 is not the speaker's own 电话)
+    for x, y in ((a, stored), (b, asked)):
+        if x[1] and x[0] and x[0] not in y:
+            return 0.0
+    return dice(asked, stored)
+
+
+#: a state said of a thing, not a fact about it: English participles and state words ("my card is
+#: damaged", "my phone is lost", "the light is on", "my card is not working")
+_EN_STATE = re.compile(r"^(?:not\s+|no\s+longer\s+|too\s+|so\s+|very\s+|still\s+|all\s+|currently\s+|now\s+|really\s+|"
+                       r"just\s+|always\s+|getting\s+|being\s+|to\s+be\s+\w+\s+)*(?:\w+(?:ed|en|ing)|lost|on|off|down|up|"
+                       r"full|empty|slow|wrong|due|late|gone|stuck|dead|missing|broken|low|high|out|over|done|yes|no|"
+                       r"ok|okay|fine|good|bad|away|back|open|closed|busy|free|sick|ill|here|there)$")
+#: longest value kept from a statement that is not a value (a date, a code): a short noun phrase
+STATED_MAX_WORDS = 4
+STATED_MAX_CHARS = 10
+
+
+def _a_state(value: str) -> bool:
+    """``value`` says how a thing is, or tells more than a noun phrase: not a fact to keep.
+
+    A Chinese value ending in 了 is a change of state (坏了, 丢了, 满了: the aspect particle, Li &
+    Thompson 1981 §6); a clause (a comma, "because", "so", "please") is a request or a story; an
+    English participle or state word ("damaged", "lost", "on") is a state. What is left is a short
+    noun phrase ("白色的", "the blue one", "Brad")."""
+    v = normalize(value).text.strip(" .。!！")
+    if re.search(r"[,，;；、]|\b(?:because|so|and|but|please|can|could|help|need|want|i|it)\b", v):
+        return True
+    if re.search(r"[\u4e00-\u9fff]", v):
+        return v.endswith(("了", "啦", "着")) or len(v) > STATED_MAX_CHARS
+    return len(v.split()) > STATED_MAX_WORDS or bool(_EN_STATE.match(v))
+
+
 def _user_key(uid: int) -> str:
     return f"user:{uid}"
 
@@ -112,6 +172,8 @@ def _owner(subject: str, lang: str) -> str:
     if lang == "zh":
         if s.startswith("我"):
             return "你" + s[1:]
+        if "的" in s[1:]:  # someone else's (王会计的生日): said as it was
+            return s
         return s if s.startswith("你") else "你的" + s
     for mine in ("my ", "the ", "our "):
         if s.lower().startswith(mine):
@@ -152,18 +214,53 @@ class MemoryTurns:
         req = read_request(n.text)
         if req is not None and req.value:
             req = replace(req, value=_as_written(n, req.value))
+        if req is not None and req.stated:
+            return await self._stated(s, req, n.text, parsed)
         if req is None or req.intent != "memory.recall" or parsed is None:
             return req
         if parsed.out_of_scope or parsed.intent is None or not self._pack_claims(parsed.intent, req.subject):
             return req
         return req if await self._best(s, req.subject) is not None else None
 
+    async def _stated(self, s: Session, req: MemoryRequest, text: str, parsed: Any) -> MemoryRequest | None:
+        """A fact said without a memory verb, or "what is the X": memory's, or a pack's request.
+
+        - "what is the gate code" is answered from memory only when a fact about it is stored;
+        - a statement is kept when its value is a value — a date ("5月3号", "May 3") or a code, a
+          number, a name said as one token with a digit ("4721", "tiger77", "B2-117") — or, said of
+          the speaker's own things ("我的车是白色的", "my car is the blue one"), when no pack intent
+          understands it. "My disk is full" and "the network is down" stay the device pack's."""
+        if req.intent == "memory.recall":
+            if await self._best(s, req.subject) is not None:
+                return req
+            # nothing stored: "what is the X" is any pack's question ("what is the address"); someone's
+            # thing (王会计的生日) is memory's when nothing else understands it, or when the pack's
+            # intent lists its words and none is in the question (生日 is not the directory's) — a
+            # pack that lists none (a generated one) owns what it parsed ("人民大会堂的电话")
+            if req.lang != "zh":
+                return None
+            if parsed is None or parsed.out_of_scope or parsed.intent is None:
+                return req
+            spec = next((x for x in self.c.nlu.engine.specs if x.name == parsed.intent), None)
+            words = [k for k in (spec.keywords if spec is not None else ()) if k]
+            return req if words and not self._pack_claims(parsed.intent, text) else None
+        if _a_value(req.value, parsed):
+            return req
+        own = text.startswith(("我", "my ", "our "))
+        if not own or _a_state(req.value):
+            return None
+        return req if parsed is None or parsed.out_of_scope or parsed.intent is None else None
+
     def _pack_claims(self, intent: str, subject: str) -> bool:
         """The pack's intent is about the asked subject: the subject holds one of the intent's
         keywords ("where is my order" → order.status; "我的潜水证编号是什么" is nobody's)."""
+        if redact(f"{subject}: x") != f"{subject}: x":
+            return False  # a secret (a password, a PIN) is only ever what the user told: never a tool's answer
         spec = next((x for x in self.c.nlu.engine.specs if x.name == intent), None)
         low = subject.lower()
-        return spec is not None and any(k.lower() in low for k in spec.keywords if k)
+        # a keyword said with its owner ("my reminders") claims the owner's thing ("what are my reminders")
+        asked = (low, f"my {low}", f"我的{low}")
+        return spec is not None and any(k.lower() in a for k in spec.keywords if k for a in asked)
 
     # -- the three intents ---------------------------------------------------------------
 
@@ -234,7 +331,7 @@ class MemoryTurns:
         best, best_score = None, 0.0
         for r in await self.facts(s.uid):
             d = r["data"]
-            overlap = dice(want, normal_subject(d.get("subject", ""))) if r["anchor"].startswith(FACT_PREFIX) \
+            overlap = _subject_match(want, normal_subject(d.get("subject", ""))) if r["anchor"].startswith(FACT_PREFIX) \
                 else (1.0 if want and want in normal_subject(d.get("value", "")) else 0.0)
             score = overlap * math.exp(-lam * max(0.0, (now - int(d.get("said_ms", now))) / 3.6e6))
             if overlap >= MIN_MATCH and score > best_score:

@@ -21,10 +21,12 @@ from typing import TYPE_CHECKING, Any
 
 from ..dialogue import catalogue, distress, policy as dp
 from ..dialogue.heard import Heard, Reading
+from ..dialogue.lastaction import asks_about_last, last_done
 from ..dialogue.questions import Ask, Candidate, Choice, Confirm, Offer, OpenQuestion, reasked
 from ..dialogue.reader import read_answer
 from ..dialogue.smalltalk import capabilities, smalltalk_reply
-from ..dialogue.split import reminding_request, split_requests
+from ..dialogue.split import one_each, reminding_request, split_requests
+from ..nlu.clock import BadClock, impossible_clock_text, impossible_clocks
 from ..nlu.normalize import normalize
 from ..nlu.temporal import impossible_date_text
 from .machine import Event, State
@@ -40,6 +42,12 @@ log = logging.getLogger(__name__)
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _LETTER = re.compile(r"[^\W\d_]")
+#: "cancel + its object" is one short clause: at most this many characters (zh) or words (en)
+OBJECT_NAMED_CHARS = 14
+OBJECT_NAMED_WORDS = 7
+_CLAUSE_BREAK = re.compile(r"[,，;；。!！?？、]")
+#: a word that may join two people (:data:`hermesd.dialogue.split._COORD`): only then is a coordination looked for
+_MAY_COORDINATE = re.compile(r"[和跟与與及、,，&]|还有|還有|\band\b|\bplus\b", re.IGNORECASE)
 _EN_WORD = re.compile(r"[A-Za-z]{2,}")
 
 
@@ -70,6 +78,9 @@ class Part:
     pronoun_ask: str | None = None
     #: values the caller's role may not see (``memory.hidden_fields``): never in the stored trace
     scrub: list[str] = field(default_factory=list)
+    #: one of the requests made once for each of several people (:func:`~hermesd.dialogue.split.one_each`):
+    #: the people of the earlier ones stay in play beside this one's
+    together: bool = False
     #: set when the LLM executor took the request (:mod:`.llmturn`): ``generated``, ``model``, tokens, ``ms``
     llm: dict[str, Any] | None = None
 
@@ -123,24 +134,42 @@ class Pipeline:
             return "en" if _LETTER.search(text) else (last or "zh")
         return last or "zh"
 
-    def split(self, s: Session, text: str, ref: datetime) -> list[tuple[str, Any]]:
-        """``text``'s requests with their parses, when every part is a request on its own; else ``[(text, None)]``."""
+    def split(self, s: Session, text: str, ref: datetime) -> tuple[list[tuple[str, Any]], list[str]]:
+        """``text``'s requests with their parses, when every part is a request on its own; else ``[(text, None)]``;
+        and the people the request was made once for each of (else empty).
+
+        Several people joined in the one place of a request that takes one ("把报价单发给王芳和李娜",
+        "send the quote to Wang Fang and Li Na") are that request once for each, in the order said
+        (:meth:`_one_each`) — never the first alone with the others silently dropped."""
         parts = split_requests(text, self.c.lexicon) if self.c.settings.split_requests else [text]
         if len(parts) < 2:
-            return [(text, None)]
+            each = self._one_each(s, text, ref)
+            return ([(t, None) for t, _ in each], [n for _, n in each]) if each else ([(text, None)], [])
         out = []
         oos_label = getattr(self.c.nlu.engine.model, "oos_label", None)
         for part in parts:
             parsed = self.c.nlu.parse(part, ref, s.tz, s.locale, budget_ms=self.c.settings.parsing_ms)
             if parsed.intent is None or parsed.out_of_scope or parsed.kind in ("affirm", "deny", "cancel"):
-                return [(text, None)]
+                return [(text, None)], []
             # a split is a guess: a part is a request of its own only when the scorer's best class is
             # an intent, not the out-of-scope class a request in everyday words may still beat
             if oos_label and parsed.intents and parsed.intents[0].source == "scorer" \
                     and parsed.intents[0].intent == oos_label:
-                return [(text, None)]
+                return [(text, None)], []
             out.append((part, parsed))
-        return out
+        return out, []
+
+    def _one_each(self, s: Session, text: str, ref: datetime) -> list[tuple[str, str]] | None:
+        """The request said once per person — (utterance, the person's words) in the order said — when
+        people are coordinated (A和B, A、B和C, A and B) where its intent has one person slot; else None."""
+        if not _MAY_COORDINATE.search(text):
+            return None  # no joining word: not parsed twice
+        parsed = self.c.nlu.parse(text, ref, s.tz, s.locale, budget_ms=self.c.settings.parsing_ms)
+        if parsed.intent is None or parsed.out_of_scope:
+            return None
+        if list(self.c.grounding.spec_slots(parsed.intent).values()).count("person") != 1:
+            return None
+        return one_each(text, [e.span for e in parsed.entities if e.type == "person"])
 
     def interrupted(self, s: Session, lang: str) -> Part:
         """The first turn after a crash interrupted a tool: say so and offer to run it again (the card)."""
@@ -158,18 +187,28 @@ class Pipeline:
                   answer: dict[str, Any] | None, lang: str, t0: float) -> list[Part]:
         """Every part of the turn, in order (a question stops the rest; they wait on it)."""
         queue: list[tuple[str, Any]] = [(text, None)]
+        each: list[str] = []
         if text and answer is None and (s.pending is None or isinstance(s.pending, Offer)):
             # an offer is a soft question: several requests said instead of an answer still run
             ref = ref or datetime.now(timezone.utc)  # the parts of one utterance share its moment
-            queue = self.split(s, text, ref)
+            queue, each = self.split(s, text, ref)
         parts: list[Part] = []
+        # one request for several people: when the first asks something, said plainly that the others
+        # come after it
+        pre = catalogue.say("one_by_one", lang, first=each[0], rest=("、" if lang == "zh" else ", ").join(each[1:])) \
+            if each else None
         while queue:
             utterance, parsed = queue.pop(0)
-            p = Part(lang=lang, r0=time.perf_counter(), trace={}, timings={}, slots_before=dict(s.slots))
+            p = Part(lang=lang, r0=time.perf_counter(), trace={}, timings={}, slots_before=dict(s.slots),
+                     together=bool(each) and bool(parts))
             if len(parts) or queue:
                 p.repairs.append("several_requests")
             await self.one(s, p, utterance, ref, trace_id, answer, parsed)
             answer = None
+            if pre is not None and s.pending is not None and queue:  # the first asks; the others wait on it
+                p.texts.insert(0, pre)
+                p.repairs.append("one_by_one")
+            pre = None
             parts.append(p)
             queue = [(t, None) for t in p.then] + queue
             if s.pending is not None and queue:
@@ -235,6 +274,11 @@ class Pipeline:
             p.trace.update({"intent": parsed.intent if parsed else None, "kind": parsed.kind if parsed else None,
                             "entities": entities})
             p.trace.setdefault("reading", reading.to_trace())  # a choice's re-run keeps the answer's reading
+            named = self._object_named(q, parsed, decision)
+            if named is not decision:
+                decision = named
+                p.trace["decision"] = decision.name
+                p.trace["reading"] = {**p.trace["reading"], "cue": "object_named"}
             p.trace.setdefault("decision", decision.name)
             if isinstance(q, Confirm) and isinstance(decision, (dp.Cancel, dp.AskAgain, dp.Correct, dp.Digress)):
                 again = self._rechoose(s, q, heard, decision)
@@ -266,6 +310,24 @@ class Pipeline:
                 continue
             break
         await self._carry(s, p, q, heard, decision, entities, ambiguous, text, trace_id)
+
+    def _object_named(self, q: OpenQuestion | None, parsed: Any, d: Any) -> Any:
+        """"取消第二个" / "cancel all my reminders": a cancel word (or a bare position) that names what to
+        act on — an entity filling a slot of the utterance's own intent — is that request, not the bare
+        word: with nothing open it runs; at a question of the same intent it replaces the question."""
+        if parsed is None or parsed.intent is None or parsed.out_of_scope:
+            return d
+        if not (isinstance(d, dp.NothingOpen) and d.act in ("cancel", "choose")) and \
+                not (isinstance(d, dp.Cancel) and isinstance(q, (Ask, Confirm)) and q.intent == parsed.intent):
+            return d
+        t = parsed.normalized.strip()
+        if _CLAUSE_BREAK.search(t.rstrip("。.!！?？")) or (len(_EN_WORD.findall(t)) > OBJECT_NAMED_WORDS if not _CJK.search(t)
+                                                       else len(t) > OBJECT_NAMED_CHARS):
+            return d  # an explanation around a no ("不用了，她这周出差…") stays the no it opens with
+        types = set(self.c.grounding.spec_slots(parsed.intent).values())
+        if not any(e.type in types for e in parsed.entities):
+            return d
+        return dp.NewTurn() if q is None else dp.Replace()
 
     def _rechoose(self, s: Session, q: Confirm, heard: Heard, d: Any) -> Any:
         """"no, the one in R&D" at a card whose person was chosen from several: the answer is read
@@ -311,7 +373,7 @@ class Pipeline:
         if p.pronoun_ask:
             p.ref_missing.insert(0, p.pronoun_ask)
         elif ambiguous is None:
-            note_people(s, entities)
+            note_people(s, entities, keep_turn=p.together)
         p.timings["anchor"] = p.timings.get("anchor", 0.0) + (time.perf_counter() - a0) * 1000
         return entities, ambiguous
 
@@ -334,6 +396,8 @@ class Pipeline:
             s.pending, q, d = None, None, dp.NewTurn()
         if await self._memory(s, p, q, d, text):
             return
+        if self._about_last(s, p, q, d, text):
+            return
         if p.ref_missing:  # said first; the request goes on without the slot (its rule asks for it)
             p.texts.extend(p.ref_missing)
             p.repairs.append("reference_missing")
@@ -346,6 +410,17 @@ class Pipeline:
             p.intent = heard.intent
             self._keep_or_end(s, p, q, invalid, "impossible date")
             return
+        bad = _impossible_clock(p.parsed)
+        if bad is not None and (routes or isinstance(q, Ask)):
+            # "明天25点提醒我开会": said back, and the time asked again — never a default hour, never
+            # glued to the task. The request goes on without its time, so its rule asks for one.
+            p.repairs.append("impossible_time")
+            said = impossible_clock_text(bad, lang)
+            if not routes or heard.intent is None or "datetime" not in c.grounding.spec_slots(heard.intent).values():
+                self._keep_or_end(s, p, q, said if not isinstance(q, Ask) else f"{said}{q.prompt}", "impossible time")
+                return
+            p.texts.append(said)
+            entities = {k: v for k, v in entities.items() if k != "datetime"}
         if ambiguous is not None and routes:
             self._ask_choice(s, p, q, ambiguous, text)
             return
@@ -444,6 +519,34 @@ class Pipeline:
             self._reask(s, p, q)  # type: ignore[arg-type]
         return True
 
+    def _about_last(self, s: Session, p: Part, q: OpenQuestion | None, d: Any, text: str) -> bool:
+        """"是不是发错了" / "did that go to the wrong person?": answered from the session — what was
+        last done, in its own reply's words, and how to put it right — never a tool run on its words."""
+        if not isinstance(d, (dp.NewTurn, dp.Digress, dp.Replace, dp.AskAgain)) or not text \
+                or not asks_about_last(normalize(text).text):
+            return False
+        done = last_done(s.history)
+        if done is None:
+            said = catalogue.say("nothing_done", p.lang)
+        else:
+            at = datetime.fromtimestamp(int(done.get("at_ms") or s.ref_ms) / 1000, timezone.utc) \
+                .astimezone(self.c.grounding.zone(s))
+            what = str(done.get("reply") or "").strip().replace("\n", " ")
+            said = catalogue.say("last_done", p.lang, at=f"{at:%H:%M}", what=what if what[-1:] in "。.!！?？" else what + "。")
+        p.repairs.append("about_last")
+        p.trace["about_last"] = done.get("trace_id") if done is not None else None
+        if q is None or getattr(d, "cancel_first", False):
+            p.end(s, self.c, said, "clarify", "about the last action")
+            return True
+        s.pending = None
+        p.repairs.append("digression")
+        self.c._move(s, Event.ROUTED, "about the last action")
+        self.c._move(s, Event.DONE, "about the last action")
+        p.texts.append(said)
+        p.path = "clarify"
+        self._reask(s, p, q)
+        return True
+
     def _again_text(self, q: OpenQuestion, d: Any, lang: str) -> str:
         prompt = q.prompt
         if isinstance(d, dp.Repeat):
@@ -538,6 +641,14 @@ def _renamed(text: str, old: str, new: str) -> str:
     """``text`` with the first ``old`` (case-insensitive) replaced by ``new``; ``text`` unchanged when absent."""
     m = re.search(re.escape(old), text, flags=re.IGNORECASE)
     return f"{text[:m.start()]}{new}{text[m.end():]}" if m else text
+
+
+def _impossible_clock(parsed: Any) -> BadClock | None:
+    """The first clock time of the utterance that does not exist ("25点", "13pm"), or None."""
+    if parsed is None or not getattr(parsed, "normalized", None):
+        return None
+    bad = impossible_clocks(parsed.normalized)
+    return bad[0] if bad else None
 
 
 def _invalid_date(parsed: Any, lang: str) -> str | None:

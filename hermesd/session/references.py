@@ -218,14 +218,17 @@ def _nothing(r: Reference, when: Mapping[str, Any] | None, lang: str) -> str:
     return catalogue.say("ref_none", lang, noun=r.noun)
 
 
-def note_people(s: Session, entities: Mapping[str, list[Any]]) -> None:
+def note_people(s: Session, entities: Mapping[str, list[Any]], *, keep_turn: bool = False) -> None:
     """Keep the people this turn anchored (grounded person values, 张工 → 张伟) in ``Session.recent``
-    under the turn's number, for a pronoun of a later turn (:func:`people_in_play`)."""
+    under the turn's number, for a pronoun of a later turn (:func:`people_in_play`). A later request
+    of the same utterance replaces the people of an earlier one, unless ``keep_turn``: the request
+    was made once for each of several people ("张伟和李娜是哪个部门的"), who all stay in play."""
     anchors = s.refs.get("anchors") or {}
     people = [v for v in entities.get("person") or [] if isinstance(v, str) and v in anchors]
     if not people:
         return
-    s.recent[:] = [r for r in s.recent if not (r.get("said") and r.get("turn") == s.turns)]
+    if not keep_turn:
+        s.recent[:] = [r for r in s.recent if not (r.get("said") and r.get("turn") == s.turns)]
     for name in dict.fromkeys(people):
         s.recent.append({"type": "person", "value": name, "anchor": anchors[name], "turn": s.turns,
                          "said": True, "at_ms": s.ref_ms})

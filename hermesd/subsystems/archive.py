@@ -364,6 +364,37 @@ class ArchiveService(Subsystem):
             return self.root / l3.QUARANTINE / row["path"]
         return self.root / row["path"]
 
+    async def find_session(self, session_id: str) -> dict[str, Any] | None:
+        """An ended session as the archive holds it, newest volume first, or None when never archived.
+
+        :return: ``{"path", "state", "created_ms", "local": bool, "header": {…} | None, "turns": [...]}`` —
+            ``header`` is the session record written at the close (uid, role, created_ms, closed_ms,
+            reason), None with ``turns`` empty when the file is no longer on this device (uploaded and
+            evicted by the disk budget) or cannot be read.
+        """
+        if self.l2 is None:
+            return None
+        rows = await self.l2.aread(l3_schema.rows, "session_id = ?", (session_id,))
+        if not rows:
+            return None
+        row = rows[-1]
+        out: dict[str, Any] = {"path": row["path"], "state": row["state"], "created_ms": row["created_ms"],
+                               "local": bool(row["local"]), "header": None, "turns": []}
+        if not row["local"]:
+            return out
+
+        def read() -> tuple[dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]:
+            return l3.read_records(self._codec(row["dict_id"]), self._local_path(row).read_bytes())
+
+        try:
+            _, turns, _ = await asyncio.to_thread(read)
+        except (OSError, LookupError, l3.VolumeCorrupt) as exc:
+            log.warning("archive.read_failed", extra={"kv": {"path": row["path"], "error": str(exc)[:200]}})
+            return out
+        if turns and isinstance(turns[0], dict) and turns[0].get("kind") == "session":
+            out["header"], out["turns"] = turns[0], turns[1:]
+        return out
+
     # -- the background loop -----------------------------------------------------------
 
     async def _loop(self) -> None:

@@ -30,7 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator, 
 from ..dialogue.lexicon import load_lexicon
 from ..memory.capture import load_capture_rules
 from ..dialogue.questions import Choice, Confirm, Offer
-from ..errors import InputInvalid
+from ..errors import InputInvalid, SessionNotFound
 from ..metrics import Registry
 from ..protocol import CallContext, Method
 from ..rules.loader import RuleSource
@@ -363,7 +363,24 @@ class SessionService(Subsystem):
         return self._c().get(ctx.caller, p.session_id).summary()
 
     async def _trace(self, p: SessionParams, ctx: CallContext) -> dict[str, Any]:
-        s = self._c().get(ctx.caller, p.session_id)
+        """A live session's last traces; an ended one's turn records from the L3 archive, with
+        ``ended: {closed_ms, reason, path, state}`` (``traces`` empty when its volume has left the
+        device). Another uid's session is not found, live or archived (no oracle)."""
+        try:
+            s = self._c().get(ctx.caller, p.session_id)
+        except SessionNotFound:
+            archive = getattr(self._c(), "archive", None)
+            found = await archive.find_session(p.session_id) if archive is not None else None
+            if found is None:
+                raise
+            head = found["header"]
+            if (head is None and ctx.caller.role != "admin") or \
+                    (head is not None and head.get("uid") != ctx.caller.uid and ctx.caller.role != "admin"):
+                raise
+            ended = {"closed_ms": (head or {}).get("closed_ms") or found["created_ms"],
+                     "reason": (head or {}).get("reason"), "path": found["path"], "state": found["state"],
+                     "on_device": bool(found["turns"]) or head is not None}
+            return {"session_id": p.session_id, "traces": [_archived_trace(r) for r in found["turns"][-20:]], "ended": ended}
         return {"session_id": s.session_id, "traces": s.history[-20:]}
 
     async def _close(self, p: SessionParams, ctx: CallContext) -> dict[str, Any]:
@@ -401,3 +418,13 @@ class SessionService(Subsystem):
         registry.add(c.turns_by_path)
         registry.gauge("hermes_active_sessions", "Sessions open now (not closed, not expired and swept).",
                        collect=lambda: len(c.sessions))
+
+
+def _archived_trace(record: dict[str, Any]) -> dict[str, Any]:
+    """A turn record of the L3 archive (:func:`hermesd.session.commit.commit_turn`'s ``raw``) in the
+    shape of a live trace: the reply's text, the state after, the rule and timings it recorded."""
+    stored = record.get("reply") if isinstance(record.get("reply"), dict) else {}
+    said = stored.get("reply") if isinstance(stored.get("reply"), dict) else {}
+    return {**record, "reply": said.get("text", ""), "state_after": record.get("state"),
+            "plan": {"rule_id": stored.get("rule_id")} if stored.get("rule_id") else {},
+            "timings_ms": stored.get("timings_ms") or {}, "archived": True}

@@ -28,3 +28,66 @@ def test_a_request_to_remember_is_read(text: str, subject: str, value: str) -> N
     req = read_request(text)
     assert req is not None and req.intent == "memory.remember"
     assert (req.subject, req.value) == (subject, value)
+
+
+# -- a fact said without a memory verb, and the shapes of a question about one ----------------
+
+@pytest.mark.parametrize("text, subject, value", [
+    ("我女儿的生日是5月3号", "我女儿的生日", "5月3号"),
+    ("王会计的生日是3月5号", "王会计的生日", "3月5号"),
+    ("我的车位号是B2-117", "我的车位号", "B2-117"),
+    ("我儿子的学号是2024015", "我儿子的学号", "2024015"),
+    ("my daughter's birthday is May 3", "daughter's birthday", "May 3"),
+    ("my wifi password is tiger77", "wifi password", "tiger77"),
+    ("the gate code is 4721", "gate code", "4721"),
+    ("our locker number is 17.", "locker number", "17"),
+])
+def test_a_statement_is_a_fact_to_remember(text: str, subject: str, value: str) -> None:
+    req = read_request(text)
+    assert req is not None and (req.intent, req.subject, req.value, req.stated) == ("memory.remember", subject, value, True)
+
+
+@pytest.mark.parametrize("text", [
+    "是不是发错了", "我的电脑是不是坏了", "我是张三", "今天是几号", "is the network down", "is my order late",
+    "what is my order", "我的订单是什么",
+    "我的意思是王芳", "我的问题是网络很慢", "my point is that it failed", "my question is about the disk",
+])
+def test_a_question_is_no_statement(text: str) -> None:
+    req = read_request(text)
+    assert req is None or req.intent != "memory.remember"
+
+
+@pytest.mark.parametrize("text, subject", [
+    ("我女儿的生日是哪天", "我女儿的生日"),
+    ("我女儿的生日是多少", "我女儿的生日"),
+    ("我女儿生日几号", "女儿生日"),
+    ("我女儿的生日是什么时候", "我女儿的生日"),
+    ("我的结婚纪念日是几月几号", "结婚纪念日"),
+    ("when is my daughter's birthday", "daughter's birthday"),
+    ("when's my anniversary?", "anniversary"),
+    ("what day is my dentist appointment", "dentist appointment"),
+    ("what is my wifi password", "wifi password"),
+])
+def test_a_question_about_a_fact_is_a_recall(text: str, subject: str) -> None:
+    req = read_request(text)
+    assert req is not None and (req.intent, req.subject, req.stated) == ("memory.recall", subject, False)
+
+
+def test_what_is_the_x_is_a_recall_only_from_a_stored_fact() -> None:
+    req = read_request("what is the gate code")
+    assert req is not None and (req.intent, req.subject, req.stated) == ("memory.recall", "gate code", True)
+
+
+@pytest.mark.parametrize("text, subject", [
+    ("王会计的生日是哪天", "王会计的生日"),
+    ("李娜的爱好是什么", "李娜的爱好"),
+])
+def test_someone_elses_thing_is_a_recall_a_pack_may_own(text: str, subject: str) -> None:
+    req = read_request(text)
+    assert req is not None and (req.intent, req.subject, req.stated) == ("memory.recall", subject, True)
+
+
+@pytest.mark.parametrize("text", ["这家酒店的地址是什么？", "请问这家餐馆的电话是多少？", "那个景点的门票价格是多少"])
+def test_a_thing_of_the_conversation_is_no_recall(text: str) -> None:
+    """这/那/该 before the owner points at the dialogue (CrossWOZ's "这家酒店"), not at a remembered fact."""
+    assert read_request(text) is None

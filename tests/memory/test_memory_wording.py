@@ -96,3 +96,37 @@ def test_what_a_forget_names(text, subject):
 ])
 def test_an_erasure_is_named_with_its_counts(counts, scope, lang, said):
     assert erasure_list(counts, scope, lang) == said
+
+
+def test_someone_elses_fact_is_said_as_theirs():
+    assert _owner("王会计的生日", "zh") == "王会计的生日"
+    assert _owner("我女儿的生日", "zh") == "你女儿的生日"
+    assert _owner("车位号", "zh") == "你的车位号"
+
+
+@pytest.mark.parametrize("asked,stored,ok", [
+    ("王会计的电话", "王会计的生日", False),   # the same owner's other attribute is not the one asked
+    ("王会计的生日", "王会计的生日", True),
+    ("女儿生日", "女儿的生日", True),
+    ("张工的生日", "王会计的生日", False),
+    ("gatecode", "gatecode", True),
+    ("张伟的电话", "电话", False),            # somebody else's, not the speaker's own
+    ("电话", "张伟的电话", False),
+    ("女儿的生日", "女儿生日", True),
+])
+def test_a_stored_subject_answers_only_its_own_question(asked, stored, ok):
+    from hermesd.session.memoryturn import MIN_MATCH, _subject_match
+    assert (_subject_match(asked, stored) >= MIN_MATCH) is ok
+
+
+@pytest.mark.parametrize("value,kept", [
+    ("4721", True), ("tiger77", True), ("B2-117", True), ("京A12345", True),
+    ("damaged", False), ("lost", False), ("not working", False), ("currently lost", False), ("on", False),
+    ("unusable because it's damaged", False), ("坏了", False), ("丢了", False), ("missing i was on flight ab123", False),
+    ("Bob", True), ("the blue one", True), ("白色的", True), ("联想的", True),
+])
+def test_a_statement_is_kept_for_a_value_or_a_short_noun_phrase(value, kept):
+    """What "my X is Z" keeps (said of the speaker's own thing, nothing else understanding it): a value
+    with a digit, or a short noun phrase — never a state or a clause (CLINC150's "my card is damaged")."""
+    from hermesd.session.memoryturn import _a_state, _a_value
+    assert (_a_value(value, None) or not _a_state(value)) is kept

@@ -65,6 +65,14 @@ CASES = [
     ("remind me by Friday to file the TPS report", "file the TPS report"),
     ("Reminder: pick up the kids at 4pm", "pick up the kids"),
     ("ｒｅｍｉｎｄ ｍｅ ｔｏ ｃａｌｌ Ｍｏｍ ｔｏｍｏｒｒｏｗ", "ｃａｌｌ Ｍｏｍ"),
+    # a time connective (前/之前/以前, before/by) belongs to the time phrase, never to the task
+    ("月底前提醒我交报告", "交报告"),
+    ("周五前提醒我交报告", "交报告"),
+    ("提醒我下周一以前续签合同", "续签合同"),
+    ("提醒我明天前台取快递", "前台取快递"),  # 前台 is a word of its own: the task keeps it
+    ("提醒我明天前往上海", "前往上海"),
+    ("remind me to submit the report before friday", "submit the report"),
+    ("remind me to pay rent by the end of the month", "pay rent"),
     # nothing but the request and the time: no task
     ("帮我设个提醒", None),
     ("明天提醒我", None),
@@ -102,3 +110,14 @@ def test_task_text_of_a_parse(nlu):
     assert task_text(nlu.parse("提醒我后天上午给王会计回电话")) == "给王会计回电话"
     assert task_text(nlu.parse("remind me on Friday to book the room")) == "book the room"
     assert task_text(nlu.parse("set a reminder for tomorrow morning")) is None
+
+
+@pytest.mark.parametrize("text,task", [
+    ("明天25点提醒我开会", "开会"),
+    ("提醒我明天3点75分交报告", "交报告"),
+    ("tomorrow at 25 o'clock remind me to call mom", "call mom"),
+    ("remind me at 13pm to water the plants", "water the plants"),
+])
+def test_an_impossible_clock_is_a_time_phrase_not_task_words(nlu, text, task):
+    """No time is read from "25点", but it is still not what is to be done."""
+    assert task_text(nlu.parse(text)) == task

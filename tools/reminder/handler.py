@@ -16,6 +16,11 @@ Times:
   days are local midnights in ``tz``. ``cancel`` without ``id`` cancels the one pending reminder
   due then (``AMBIGUOUS`` when there are several, ``NOT_FOUND`` when none); ``list`` with
   ``expect: some`` / ``expect: one`` fails the same way, so a rule can stop before a confirmation.
+  ``cancel`` with ``among`` (reminders as a ``list`` returned them; each one's ``id`` is read)
+  cancels every one of them still pending ("cancel all my reminders", after one confirmation that
+  listed them), and ``NOT_FOUND`` when none is. ``list`` with ``among`` and ``nth`` (1-based, or
+  ``last``) is the reminder at that place in the list the person was shown ("取消第二个"), counting
+  those of it still pending (one cancelled since is no longer in the list as the person sees it).
 """
 
 import json
@@ -202,6 +207,19 @@ def _handle(input: dict) -> dict:
         data["items"].append(item)
         _save(data)
         return {"reminders": [_item_view(item)], "count": 1}
+    if action == "cancel" and input.get("among") is not None:
+        # "取消所有提醒": exactly the reminders the confirmation listed, those still pending — one
+        # created after the question is not among them
+        want = {str(i.get("id")) for i in input["among"] if isinstance(i, dict)}
+        items = [i for i in _select(data, {k: v for k, v in input.items() if k != "id"}, tz) if i["id"] in want]
+        if not items:
+            if changed:
+                _save(data)
+            raise Failure("NOT_FOUND", "none of the listed reminders is still pending")
+        for item in items:
+            item["status"] = "cancelled"
+        _save(data)
+        return {"reminders": [_item_view(i) for i in items], "count": len(items)}
     if action == "cancel":
         if not (input.get("id") or input.get("since") or input.get("until")):
             raise Failure("MISSING_FIELD", "cancel needs id, or since/until")
@@ -213,5 +231,15 @@ def _handle(input: dict) -> dict:
         return {"reminders": [_item_view(item)], "count": 1}
     if changed:
         _save(data)
+    if input.get("among") is not None and input.get("nth"):
+        # "取消第二个": the reminder at that place in the list the person was shown, counting those
+        # still pending (one cancelled since is gone from the list as the person sees it)
+        pending = {i["id"]: i for i in _select(data, {k: v for k, v in input.items() if k not in ("id", "nth")}, tz)}
+        shown = [pending[str(i.get("id"))] for i in input["among"] if isinstance(i, dict) and str(i.get("id")) in pending]
+        n = len(shown) if input["nth"] == "last" else int(input["nth"])
+        if not 1 <= n <= len(shown):
+            raise Failure("NOT_FOUND", f"{len(shown)} of the reminders shown are pending, not a number {n}")
+        found = _expect([shown[n - 1]], input)
+        return {"reminders": [_item_view(i) for i in found], "count": len(found)}
     found = _expect(_select(data, input, tz), input)
     return {"reminders": [_item_view(i) for i in found], "count": len(found)}

@@ -1,0 +1,70 @@
+"""A question about what was just done: "是不是发错了", "发给谁了", "did that go to the wrong person?" (pure).
+
+Such a question is about the conversation, not a new request: it is answered from the session's
+own record — the newest turn that ran a tool successfully, said back in the words its reply used
+("已把报价单Q-2024-061.pdf发给王芳。") — and how to put it right, never by running a tool the words
+happen to resemble (发错 is no network check). The shapes, zh and en:
+
+- zh: (是不是 / 是否 / 有没有 / 会不会) + a doing verb + 错 (发错了, 发错人了吗, 弄错了没有); (刚才)发给谁了 /
+  发给了谁 / 发到哪了; 刚才(你)做了什么 / 发了什么; 发出去了吗 / 发成功了吗 / 发到了吗;
+- en: did that / it / you … (go | get sent | send it) to the wrong / right person; who did that / it go
+  to; who did you send it / that to; what did you just do / send; did that / it go through.
+
+:func:`asks_about_last` reads the utterance (normalised, lower case); :func:`last_done` finds what
+to say from the session history (its traces, newest last).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+__all__ = ["asks_about_last", "last_done"]
+
+_ZH_VERB = r"(?:发|發|寄|传|傳|转|轉|做|弄|搞|设|設|办|辦|填|选|選)"
+_ZH = re.compile(
+    r"^(?:刚才|刚刚|剛才|剛剛|你)?(?:"
+    r"(?:是不是|是否|有没有|有沒有|会不会|會不會)?(?:你)?" + _ZH_VERB + r"错(?:了)?(?:人|对象|文件)?(?:了)?(?:吧|吗|嗎|么|麼|没有|沒有|呢)?"
+    r"|(?:是)?(?:发|發|寄|传|傳|转|轉)(?:给|給)(?:了)?(?:谁|誰)(?:了|的)?(?:呢|啊)?"
+    r"|(?:发|發|寄|传|傳)到(?:哪|哪里|哪儿)(?:了|去了)?"
+    r"|(?:你)?(?:做|干|幹|发|發)了(?:什么|什麼|啥)(?:事)?"
+    r"|(?:发|發|寄|传|傳)(?:出去|成功|到)了(?:吗|嗎|么|没有|沒有)"
+    r")[?？!！。.]*$")
+_EN = re.compile(
+    r"^(?:did|was|has|have)\s+(?:that|it|this|you|the\s+\w+)\s+(?:just\s+)?(?:go|gone|get|got|been|being)?\s*(?:sent\s+)?"
+    r"(?:send\s+(?:it|that)\s+)?(?:to|go\s+to)\s+the\s+(?:wrong|right|correct)\s+(?:person|people|one|address|recipient)\??$"
+    r"|^did\s+(?:you|i)\s+send\s+(?:it|that|this|the\s+\w+)\s+to\s+the\s+(?:wrong|right|correct)\s+(?:person|one|recipient)\??$"
+    r"|^who\s+did\s+(?:that|it|this)\s+(?:just\s+)?go\s+to\??$"
+    r"|^who\s+did\s+you\s+(?:just\s+)?send\s+(?:it|that|this)\s+to\??$"
+    r"|^what\s+did\s+you\s+just\s+(?:do|send)\??$"
+    r"|^did\s+(?:that|it)\s+(?:go\s+through|get\s+sent|work)\??$"
+    r"|^(?:is|was)\s+(?:that|it)\s+(?:a\s+)?(?:mistake|wrong)\??$")
+
+
+def asks_about_last(text: str) -> bool:
+    """``text`` (normalised, lower case) asks about what was just done.
+
+    >>> asks_about_last("是不是发错了"), asks_about_last("did that go to the wrong person?")
+    (True, True)
+    >>> asks_about_last("把报价单发给王芳")
+    False
+    """
+    t = text.strip().lower()
+    return bool(t) and bool(_ZH.match(t) or _EN.match(t))
+
+
+def last_done(history: Sequence[Mapping[str, Any]]) -> Mapping[str, Any] | None:
+    """The newest turn of ``history`` (traces, oldest first) whose tool ran successfully and that did
+    not stop at a question (a card asked before sending did nothing yet), or None.
+
+    :return: that trace (its ``reply`` says what was done, ``at_ms`` when).
+    """
+    for t in reversed(history):
+        acts = t.get("actions") or ()
+        if t.get("state_after") == "CONFIRMING" or any(isinstance(a, Mapping) and a.get("outcome") == "waiting" for a in acts):
+            continue  # it stopped at a question: nothing was done yet
+        if any(isinstance(a, Mapping) and a.get("kind") == "tool" and a.get("outcome") == "ok" for a in acts) \
+                and isinstance(t.get("reply"), str) and t.get("reply"):
+            return t
+    return None
