@@ -44,6 +44,7 @@ import base64
 import binascii
 import hashlib
 import math
+import operator
 import os
 import random
 import re
@@ -306,9 +307,9 @@ class IntentModel:
         idf, row, cl, w = _unpack(d["idf"], "d"), _unpack(d["row"], "I"), _unpack(d["cls"], "BHI"), _unpack(d["w"], "d")
         n = len(features)
         if (len(set(features)) != n or len(idf) != n or len(row) != n + 1 or row[0] != 0 or row[-1] != len(w)
-                or len(cl) != len(w) or any(a > b for a, b in zip(row, row[1:]))
-                or any(c >= len(classes) for c in cl)
-                or not all(math.isfinite(x) for x in idf) or not all(math.isfinite(x) for x in w)):
+                or len(cl) != len(w) or not all(map(operator.le, row, row[1:]))
+                or (len(cl) and max(cl) >= len(classes))
+                or not all(map(math.isfinite, idf)) or not all(map(math.isfinite, w))):
             raise ValueError("model tables do not fit together")
         m = object.__new__(cls)
         m.classes, m.threshold, m.oos_label, m.margin, m.report = classes, threshold, d.get("oos_label"), margin, report
@@ -724,10 +725,31 @@ def _template_pieces(tpl: str, slots: Mapping[str, str]) -> tuple[list[tuple[str
     return pieces, names
 
 
-def _compile_template(tpl: str, slots: Mapping[str, str]) -> tuple[re.Pattern[str], list[str]]:
+class _LazyPattern:
+    """A regular expression compiled at its first :meth:`match`: a pack's ~200 template patterns
+    (each with the polite head and tail alternations) took ~150 ms of start-up and ~0.4 MB to
+    compile, and a template is only tried once its core literal is in the text
+    (:meth:`IntentRecognizer.match_templates`), so most are never needed. Compiling twice in a
+    race is harmless (the same pattern)."""
+
+    __slots__ = ("pattern", "_rx")
+
+    def __init__(self, pattern: str) -> None:
+        self.pattern = pattern
+        self._rx: re.Pattern[str] | None = None
+
+    def match(self, text: str) -> re.Match[str] | None:
+        rx = self._rx
+        if rx is None:
+            rx = self._rx = re.compile(self.pattern)
+        return rx.match(text)
+
+
+def _compile_template(tpl: str, slots: Mapping[str, str]) -> tuple[_LazyPattern, list[str]]:
+    """The template's whole-utterance pattern (compiled at first use) and its slot names."""
     pieces, names = _template_pieces(tpl, slots)
     core = "".join(r"\{" + re.escape(p) + r"\}" if slot else re.escape(p) for p, slot in pieces)
-    return re.compile("^" + _POLITE_HEAD + core + _POLITE_TAIL + "$"), names
+    return _LazyPattern("^" + _POLITE_HEAD + core + _POLITE_TAIL + "$"), names
 
 
 def _template_core(tpl: str, slots: Mapping[str, str]) -> str:
@@ -853,7 +875,7 @@ class IntentRecognizer:
     model: IntentModel | None = None
     margin: float | None = 0.1
     #: ``(intent, pattern, slot names, core literal)`` per template (:func:`_template_core`)
-    _templates: list[tuple[str, re.Pattern[str], list[str], str]] = field(init=False, default_factory=list)
+    _templates: list[tuple[str, _LazyPattern, list[str], str]] = field(init=False, default_factory=list)
     _keywords: list[tuple[str, list[str]]] = field(init=False, default_factory=list)
 
     def __post_init__(self) -> None:
