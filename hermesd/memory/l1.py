@@ -153,10 +153,6 @@ class L1Cache:
         size = slot_size(key, data)
         if size > self.max_bytes:
             return None
-        # one copy of each anchor name: thousands of sessions hold the same few anchors, and each
-        # request brings its own string (10,000 slots of ``last_report_filter``: 0.67 MB). Interned
-        # strings are freed with their last user, so a client's made-up anchors do not accumulate.
-        key = (key[0], key[1], sys.intern(key[2]))
         with self._lock:
             now = self.clock()
             old = self._slots.get(key)
