@@ -40,6 +40,12 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 _STOP = object()
 _SAFE_JOURNALS = ("truncate", "delete", "persist")
+#: the connection's page cache, KiB (``PRAGMA cache_size=-N``; SQLite's default is 2000 KiB). With
+#: 10,000 sessions' rows and memories (a 12 MB file) the default cache filled and stayed resident:
+#: 2.06 MB of heap against 0.47 MB at 512 KiB, while batched inserts, point reads and updates ran
+#: no slower (measured on this machine; the file's pages stay in the kernel's page cache, which the
+#: device reclaims when it needs memory). https://sqlite.org/pragma.html#pragma_cache_size
+PAGE_CACHE_KIB = 512
 
 
 class L2Unavailable(HermesError):
@@ -191,6 +197,7 @@ class L2Store:
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, isolation_level=None, timeout=self.busy_timeout_ms / 1000.0)
         conn.execute(f"PRAGMA busy_timeout={int(self.busy_timeout_ms)}")
+        conn.execute(f"PRAGMA cache_size=-{PAGE_CACHE_KIB}")
         conn.execute(f"PRAGMA locking_mode={self.locking_mode.upper()}")
         mode = conn.execute(f"PRAGMA journal_mode={self.journal_mode.upper()}").fetchone()[0]
         if mode.lower() != self.journal_mode:

@@ -40,10 +40,16 @@ intents loads a JSON file instead of training.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import hashlib
+import math
+import operator
 import os
 import random
 import re
+import sys
+from array import array
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,7 +57,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import orjson
 
-from .features import raw_features, tfidf_vector, vocab_units
+from .features import _SUBLINEAR, raw_features, tfidf_vector, vocab_units
 from .normalize import normalize
 from .rejection import RejectionModel, budget_threshold, choose_threshold, regime_prior
 from .rejection import features as rejection_features
@@ -60,7 +66,8 @@ from .rejection import fit as fit_rejection
 __all__ = ["CURVE_CUTS", "ClauseReading", "IntentMatch", "IntentModel", "IntentRecognizer", "IntentSpec",
            "LONG_MIN_WORDS", "clause_spans", "content_of", "cross_validate", "folds_of", "train", "train_cached"]
 
-MODEL_VERSION = 7
+#: 8: compact tables (feature list, packed arrays) instead of dicts of dicts
+MODEL_VERSION = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,10 +108,12 @@ class IntentMatch:
         return {"intent": self.intent, "score": round(self.score, 4), "source": self.source, "slots": dict(self.slots)}
 
 
-@dataclass(slots=True)
 class IntentModel:
     """Trained scorer: idf table, weights ``feature → {class: weight}``, out-of-scope rejection.
 
+    :param classes: class names; a weight or vocabulary entry names a class by its index here.
+    :param idf: feature → inverse document frequency. :param weights: feature → ``{class: weight}``,
+        what :func:`_fit` returns (features without an idf are dropped: no text can activate them).
     :param threshold: out-of-scope cut on the top *score* (used without ``reject``, and by the
         long-utterance reading). :param vocab: vocabulary unit (:func:`.features.vocab_units`) →
         indices into ``classes`` of the intents whose training examples contain it.
@@ -113,40 +122,119 @@ class IntentModel:
     :param report: the cross-validation estimate (``folds``, ``in_scope_accuracy``, ``oos_recall``,
         ``curve``) measured while training; plain JSON values.
 
-    Every field is a plain JSON value: :meth:`to_json` / :meth:`from_json` round-trip it.
+    Held compactly (a loaded model is most of the NLU's resident memory): one dict feature → row
+    number, whose keys are the only copy of each feature string; ``idf`` an ``array('d')`` by row;
+    the weights in compressed sparse rows (row start, class index, weight: ``array`` of C integers
+    and doubles); a vocabulary unit's intents one int bit mask. The doubles are the floats given,
+    bit for bit, and scores are summed in the same order as over the dicts (the text's features in
+    order, each row in its given class order), so every score and decision is unchanged. The
+    ``idf``, ``weights`` and ``vocab`` attributes rebuild the plain dicts (for :meth:`to_json` and
+    inspection); every field round-trips through :meth:`to_json` / :meth:`from_json`.
     """
 
-    classes: list[str]
-    idf: dict[str, float]
-    weights: dict[str, dict[str, float]]
-    threshold: float
-    oos_label: str | None = None
-    vocab: dict[str, list[int]] = field(default_factory=dict)
-    reject: RejectionModel | None = None
-    margin: float | None = None
-    report: dict[str, Any] = field(default_factory=dict)
-    _vsets: dict[str, frozenset[int]] = field(init=False, default_factory=dict, repr=False, compare=False)
-    _cid: dict[str, int] = field(init=False, default_factory=dict, repr=False, compare=False)
-    _unseen_idf: float = field(init=False, default=1.0, repr=False, compare=False)
+    __slots__ = ("classes", "threshold", "oos_label", "reject", "margin", "report", "_fid", "_idf", "_row",
+                 "_cls", "_w", "_vmask", "_cid", "_unseen_idf")
 
-    def __post_init__(self) -> None:
-        self._vsets = {k: frozenset(v) for k, v in self.vocab.items()}
-        self._cid = {c: i for i, c in enumerate(self.classes)}
+    def __init__(self, classes: list[str], idf: Mapping[str, float], weights: Mapping[str, Mapping[str, float]],
+                 threshold: float, oos_label: str | None = None, vocab: Mapping[str, Sequence[int]] | None = None,
+                 reject: RejectionModel | None = None, margin: float | None = None,
+                 report: dict[str, Any] | None = None) -> None:
+        self.classes = classes
+        self.threshold = threshold
+        self.oos_label = oos_label
+        self.reject = reject
+        self.margin = margin
+        self.report = report if report is not None else {}
+        self._cid = {c: i for i, c in enumerate(classes)}
+        self._fid: dict[str, int] = {}
+        self._idf = array("d")
+        for k, x in idf.items():
+            self._fid[k] = len(self._idf)
+            self._idf.append(x)
         # a unit seen in no training example weighs like the rarest seen one
-        self._unseen_idf = max(self.idf.values(), default=1.0)
+        self._unseen_idf = max(self._idf, default=1.0)
+        n = len(self._idf)
+        rows: list[Mapping[str, float] | None] = [None] * n
+        for k, r in weights.items():
+            j = self._fid.get(k)
+            if j is not None:
+                rows[j] = r
+        self._row = array("I", [0])
+        self._cls = array("B" if len(classes) <= 256 else "H" if len(classes) <= 1 << 16 else "I")
+        self._w = array("d")
+        cid = self._cid
+        for r in rows:
+            if r:
+                for c, x in r.items():
+                    self._cls.append(cid[c])
+                    self._w.append(x)
+            self._row.append(len(self._w))
+        self._vmask = _masks(vocab or {}, self._fid)
+
+    @property
+    def idf(self) -> dict[str, float]:
+        """Feature → idf, rebuilt (a new dict on every access)."""
+        return dict(zip(self._fid, self._idf))
+
+    @property
+    def weights(self) -> dict[str, dict[str, float]]:
+        """Feature → ``{class: weight}``, rebuilt; features without a weight are absent."""
+        out: dict[str, dict[str, float]] = {}
+        row, cls, w, classes = self._row, self._cls, self._w, self.classes
+        for k, j in self._fid.items():
+            a, b = row[j], row[j + 1]
+            if a < b:
+                out[k] = {classes[cls[i]]: w[i] for i in range(a, b)}
+        return out
+
+    @property
+    def vocab(self) -> dict[str, list[int]]:
+        """Vocabulary unit → sorted class indices, rebuilt."""
+        return {u: [i for i in range(m.bit_length()) if m >> i & 1] for u, m in self._vmask.items()}
+
+    def replace(self, **changes: Any) -> "IntentModel":
+        """A copy with the public fields in ``changes`` set (``threshold``, ``reject`` …), as
+        :func:`dataclasses.replace` would; the feature tables are shared, not copied (they are never
+        changed after construction)."""
+        new = object.__new__(IntentModel)
+        for s in self.__slots__:
+            setattr(new, s, getattr(self, s))
+        for k, v in changes.items():
+            if k not in ("threshold", "oos_label", "reject", "margin", "report"):  # the tables index the classes
+                raise TypeError(f"IntentModel.replace: cannot change {k!r}")
+            setattr(new, k, v)
+        return new
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, IntentModel):
+            return NotImplemented
+        return all(getattr(self, s) == getattr(other, s) for s in self.__slots__)
+
+    def __repr__(self) -> str:
+        return (f"IntentModel(classes={len(self.classes)}, features={len(self._idf)}, weights={len(self._w)}, "
+                f"threshold={self.threshold!r}, oos_label={self.oos_label!r})")
 
     def scores(self, text: str) -> dict[str, float]:
         """Linear score per class for a normalised text (classes with no active feature are absent)."""
-        return self._score(tfidf_vector(raw_features(text), self.idf))
+        return self._score(self._vector(raw_features(text)))
 
-    def _score(self, v: Mapping[str, float]) -> dict[str, float]:
+    def _vector(self, counts: Mapping[str, int]) -> list[tuple[int, float]]:
+        """:func:`.features.tfidf_vector` by row number: the same floats, in the same order."""
+        v: list[tuple[int, float]] = []
+        get, idf = self._fid.get, self._idf
+        for k, c in counts.items():
+            j = get(k)
+            if j is not None:
+                v.append((j, (_SUBLINEAR[c] if c < 64 else 1.0 + math.log(c)) * idf[j]))
+        n = math.sqrt(sum([a * a for _, a in v]))
+        return [(j, a / n) for j, a in v] if n else []
+
+    def _score(self, v: Sequence[tuple[int, float]]) -> dict[str, float]:
         sc: dict[str, float] = defaultdict(float)
-        w = self.weights
-        for k, a in v.items():
-            row = w.get(k)
-            if row:
-                for c, x in row.items():
-                    sc[c] += a * x
+        row, cls, w, classes = self._row, self._cls, self._w, self.classes
+        for j, a in v:
+            for i in range(row[j], row[j + 1]):
+                sc[classes[cls[i]]] += a * w[i]
         return sc
 
     def analyse(self, text: str) -> tuple[dict[str, float], str | None, list[float] | None]:
@@ -155,7 +243,7 @@ class IntentModel:
         The features (:func:`.rejection.features`) are None when no in-scope intent scored.
         """
         counts = raw_features(text)
-        sc = self._score(tfidf_vector(counts, self.idf))
+        sc = self._score(self._vector(counts))
         top = max((c for c in sc if c != self.oos_label), key=sc.__getitem__, default=None)
         if top is None:
             return sc, None, None
@@ -163,17 +251,19 @@ class IntentModel:
         oi = self._cid.get(self.oos_label) if self.oos_label else None
         tot = cov = uns = ev = 0.0
         units = vocab_units(counts)
+        fid, idfs, vmask = self._fid, self._idf, self._vmask
         for u in units:
-            idf = self.idf.get(u)
-            if idf is None:
+            j = fid.get(u)
+            if j is None:
                 tot += self._unseen_idf
                 uns += self._unseen_idf
                 continue
+            idf = idfs[j]
             tot += idf
-            vs = self._vsets.get(u)
-            if vs is not None and ci in vs:
+            vs = vmask.get(u)
+            if vs is not None and vs >> ci & 1:
                 cov += idf
-                if oi not in vs:  # a unit everyday sentences use too is no evidence for the intent
+                if oi is None or not vs >> oi & 1:  # a unit everyday sentences use too is no evidence for the intent
                     ev += idf
         coverage, unseen, evidence = (cov / tot, uns / tot, ev / tot) if tot else (0.0, 1.0, 0.0)
         return sc, top, rejection_features(sc, top, self.oos_label, coverage, unseen, len(units), evidence)
@@ -186,30 +276,78 @@ class IntentModel:
         return sc, top, self.reject.probability(x)
 
     def to_json(self) -> bytes:
-        return orjson.dumps({"version": MODEL_VERSION, "classes": self.classes, "idf": self.idf,
-                             "weights": self.weights, "threshold": self.threshold, "oos_label": self.oos_label,
+        """The model as JSON (format :data:`MODEL_VERSION`): the feature strings as a list, the
+        idf, row starts, class indices and weights as base64 of their little-endian C arrays (so a
+        load builds no per-weight Python object and reads back the same doubles, bit for bit)."""
+        return orjson.dumps({"version": MODEL_VERSION, "classes": self.classes, "features": list(self._fid),
+                             "idf": _pack(self._idf), "row": _pack(self._row), "cls": _pack(self._cls),
+                             "w": _pack(self._w), "threshold": self.threshold, "oos_label": self.oos_label,
                              "vocab": self.vocab, "reject": self.reject.to_dict() if self.reject else None,
                              "margin": self.margin, "report": self.report})
 
     @classmethod
     def from_json(cls, data: bytes) -> "IntentModel":
-        """:raises ValueError: another model version, or malformed JSON."""
+        """:raises ValueError: another model version, malformed JSON, or tables that do not fit
+        together (lengths, row starts, class indices, non-finite numbers)."""
         d = orjson.loads(data)
         if not isinstance(d, dict) or d.get("version") != MODEL_VERSION:
             raise ValueError("model version mismatch")
         # a cached or compiled model is read from a file: check its shape before it scores a turn
-        classes, idf, weights, threshold = d["classes"], d["idf"], d["weights"], d["threshold"]
+        classes, features, threshold = d["classes"], d["features"], d["threshold"]
         vocab, margin, report, rj = d.get("vocab") or {}, d.get("margin"), d.get("report") or {}, d.get("reject")
         num = (int, float)
         if not (isinstance(classes, list) and all(isinstance(c, str) for c in classes)
-                and isinstance(idf, dict) and all(isinstance(v, num) for v in idf.values())
-                and isinstance(weights, dict) and isinstance(threshold, num)
-                and all(isinstance(r, dict) and all(isinstance(x, num) for x in r.values()) for r in weights.values())
-                and isinstance(vocab, dict) and isinstance(report, dict) and (margin is None or isinstance(margin, num))
+                and isinstance(features, list) and all(isinstance(f, str) for f in features)
+                and isinstance(threshold, num) and isinstance(vocab, dict)
+                and all(isinstance(ix, list) and all(isinstance(i, int) and 0 <= i < len(classes) for i in ix)
+                        for ix in vocab.values())
+                and isinstance(report, dict) and (margin is None or isinstance(margin, num))
                 and (rj is None or isinstance(rj, dict))):
             raise ValueError("model has fields of the wrong type")
-        return cls(classes, idf, weights, threshold, d.get("oos_label"), vocab,
-                   RejectionModel.from_dict(rj) if rj else None, margin, report)
+        idf, row, cl, w = _unpack(d["idf"], "d"), _unpack(d["row"], "I"), _unpack(d["cls"], "BHI"), _unpack(d["w"], "d")
+        n = len(features)
+        if (len(set(features)) != n or len(idf) != n or len(row) != n + 1 or row[0] != 0 or row[-1] != len(w)
+                or len(cl) != len(w) or not all(map(operator.le, row, row[1:]))
+                or (len(cl) and max(cl) >= len(classes))
+                or not all(map(math.isfinite, idf)) or not all(map(math.isfinite, w))):
+            raise ValueError("model tables do not fit together")
+        m = object.__new__(cls)
+        m.classes, m.threshold, m.oos_label, m.margin, m.report = classes, threshold, d.get("oos_label"), margin, report
+        m.reject = RejectionModel.from_dict(rj) if rj else None
+        m._cid = {c: i for i, c in enumerate(classes)}
+        m._fid = {f: i for i, f in enumerate(features)}
+        m._idf, m._row, m._cls, m._w = idf, row, cl, w
+        m._unseen_idf = max(idf, default=1.0)
+        m._vmask = _masks(vocab, m._fid)
+        return m
+
+
+def _pack(a: array) -> dict[str, str]:
+    """``{"type": typecode, "le": base64 of the items, little-endian}``."""
+    if sys.byteorder != "little":
+        a = array(a.typecode, a)
+        a.byteswap()
+    return {"type": a.typecode, "le": base64.b64encode(a.tobytes()).decode("ascii")}
+
+
+def _unpack(v: Any, types: str) -> array:
+    """The array :func:`_pack` wrote. :raises ValueError: not such a value, or a typecode not in ``types``."""
+    if not isinstance(v, dict) or v.get("type") not in tuple(types) or not isinstance(v.get("le"), str):
+        raise ValueError("model table is not a packed array")
+    a = array(v["type"])
+    try:
+        a.frombytes(base64.b64decode(v["le"], validate=True))
+    except (binascii.Error, ValueError):
+        raise ValueError("model table is not a whole number of items") from None
+    if sys.byteorder != "little":
+        a.byteswap()
+    return a
+
+
+def _masks(vocab: Mapping[str, Sequence[int]], fid: Mapping[str, int]) -> dict[str, int]:
+    """Vocabulary unit → bit mask of its class indices; a unit that is a feature shares its string."""
+    same = {k: k for k in fid}
+    return {same.get(u, u): sum(1 << i for i in set(ix)) for u, ix in vocab.items()}
 
 
 def _vectorise(texts: Sequence[str]) -> tuple[list[dict[str, float]], dict[str, float]]:
@@ -587,10 +725,31 @@ def _template_pieces(tpl: str, slots: Mapping[str, str]) -> tuple[list[tuple[str
     return pieces, names
 
 
-def _compile_template(tpl: str, slots: Mapping[str, str]) -> tuple[re.Pattern[str], list[str]]:
+class _LazyPattern:
+    """A regular expression compiled at its first :meth:`match`: a pack's ~200 template patterns
+    (each with the polite head and tail alternations) took ~150 ms of start-up and ~0.4 MB to
+    compile, and a template is only tried once its core literal is in the text
+    (:meth:`IntentRecognizer.match_templates`), so most are never needed. Compiling twice in a
+    race is harmless (the same pattern)."""
+
+    __slots__ = ("pattern", "_rx")
+
+    def __init__(self, pattern: str) -> None:
+        self.pattern = pattern
+        self._rx: re.Pattern[str] | None = None
+
+    def match(self, text: str) -> re.Match[str] | None:
+        rx = self._rx
+        if rx is None:
+            rx = self._rx = re.compile(self.pattern)
+        return rx.match(text)
+
+
+def _compile_template(tpl: str, slots: Mapping[str, str]) -> tuple[_LazyPattern, list[str]]:
+    """The template's whole-utterance pattern (compiled at first use) and its slot names."""
     pieces, names = _template_pieces(tpl, slots)
     core = "".join(r"\{" + re.escape(p) + r"\}" if slot else re.escape(p) for p, slot in pieces)
-    return re.compile("^" + _POLITE_HEAD + core + _POLITE_TAIL + "$"), names
+    return _LazyPattern("^" + _POLITE_HEAD + core + _POLITE_TAIL + "$"), names
 
 
 def _template_core(tpl: str, slots: Mapping[str, str]) -> str:
@@ -716,7 +875,7 @@ class IntentRecognizer:
     model: IntentModel | None = None
     margin: float | None = 0.1
     #: ``(intent, pattern, slot names, core literal)`` per template (:func:`_template_core`)
-    _templates: list[tuple[str, re.Pattern[str], list[str], str]] = field(init=False, default_factory=list)
+    _templates: list[tuple[str, _LazyPattern, list[str], str]] = field(init=False, default_factory=list)
     _keywords: list[tuple[str, list[str]]] = field(init=False, default_factory=list)
 
     def __post_init__(self) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable, Mapping, Sequence
 from zoneinfo import ZoneInfo
@@ -93,7 +93,7 @@ class NluEngine:
         if self.model is not None and self.oos_threshold is not None:
             # a fixed threshold on the top score replaces the calibrated rejection (a copy: the
             # trained model may be shared)
-            self.model = replace(self.model, threshold=self.oos_threshold, reject=None)
+            self.model = self.model.replace(threshold=self.oos_threshold, reject=None)
         self.extractor = EntityExtractor(self.people, self.gazetteers, self.id_patterns)
         self.recognizer = IntentRecognizer(self.specs, self.model, self.margin)
 

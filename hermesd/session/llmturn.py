@@ -28,8 +28,6 @@ import time
 from typing import TYPE_CHECKING, Any, Mapping
 
 from ..errors import HermesError
-from ..llm.calls import Offered
-from ..llm.rounds import Rounds, resume as resume_rounds, run_rounds
 from ..logging import redact
 from ..memory.hiding import hide
 from ..memory.prompt import PromptInputs, build_prompt
@@ -40,6 +38,8 @@ from .record import Session
 
 if TYPE_CHECKING:
     from ..dialogue.questions import Confirm
+    from ..llm.calls import Offered
+    from ..llm.rounds import Rounds
     from .controller import Controller
     from .pipeline import Part
 
@@ -128,6 +128,8 @@ class LlmTurns:
             except HermesError as exc:  # told to the model as the call's result, never a crash of the turn
                 return {"ok": False, "error": {"code": exc.code, "message": exc.message}}
 
+        from ..llm.rounds import resume as resume_rounds, run_rounds  # loaded with the first LLM turn
+
         offered, known = self._offered(s.role, settings.tools)
         rounds: Rounds | None = None
         if resume is not None:
@@ -205,6 +207,8 @@ class LlmTurns:
         """The caller's allow-list (tools the role may call, within ``llm.tools`` when set, that are
         healthy or still ``starting`` — a call to a starting tool waits for its self-test within its own
         timeout, as over MCP), and every registered tool's roles."""
+        from ..llm.calls import Offered
+
         registry = getattr(self.c.tools, "registry", None)
         tools = dict(getattr(registry, "tools", {}) or {})
         now_ms = time.monotonic() * 1000
