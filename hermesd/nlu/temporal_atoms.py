@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from .numbers import EN_NUM, EN_ORD, en_number, en_ordinal
+from .scripts import needed_scripts, scripts_of
 
 __all__ = ["MEALS", "PARTS_OF_DAY", "UNIT_SECONDS", "Atom", "find_atoms", "register"]
 
@@ -98,13 +99,18 @@ def register(pattern: str, cat: str, needs: str | None = None):
     :mod:`.temporal_periods`), which :mod:`.temporal` imports.
     """
     def deco(fn):
-        _PATTERNS.append((re.compile(pattern), cat, fn))
+        rx = re.compile(pattern)
+        _PATTERNS.append((rx, cat, fn))
         _NEEDS.append(re.compile(needs) if needs else None)
+        _SCRIPTS.append(needed_scripts(rx))
         return fn
     return deco
 
 
 _NEEDS: list[re.Pattern[str] | None] = []
+#: per pattern, the scripts every match of it has a character of (:func:`.scripts.needed_scripts`):
+#: a text without one of them cannot match it, so it is not run (exact, unlike a guess by keyword)
+_SCRIPTS: list[frozenset[str]] = []
 
 
 _p = register
@@ -578,8 +584,9 @@ MEALS = frozenset({"早饭", "早餐", "午饭", "午餐", "晚饭", "晚餐", "
 def find_atoms(text: str) -> list[Atom]:
     """Every atom match in ``text`` (may overlap; the caller picks), in start order."""
     out: list[Atom] = []
-    for (rx, cat, fn), needs in zip(_PATTERNS, _NEEDS):
-        if needs is not None and needs.search(text) is None:
+    has = scripts_of(text)
+    for (rx, cat, fn), needs, scripts in zip(_PATTERNS, _NEEDS, _SCRIPTS):
+        if not scripts <= has or (needs is not None and needs.search(text) is None):
             continue
         for m in rx.finditer(text):
             if m.end() <= m.start():
