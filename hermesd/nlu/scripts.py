@@ -22,7 +22,7 @@ import re
 from re import _constants as C  # noqa: PLC2701 - the opcodes of re's own parser (CPython ≥ 3.11)
 from re import _parser as P  # noqa: PLC2701
 
-__all__ = ["SCRIPTS", "needed_scripts", "scripts_of"]
+__all__ = ["SCRIPTS", "First", "first_chars", "needed_scripts", "scripts_of"]
 
 #: script → the pattern that finds one of its characters in a text
 _CJK_RANGES = ((0x3400, 0x4DBF), (0x4E00, 0x9FFF))
@@ -104,3 +104,118 @@ def needed_scripts(rx: re.Pattern[str]) -> frozenset[str]:
 def scripts_of(text: str) -> frozenset[str]:
     """The scripts of :data:`SCRIPTS` that ``text`` has at least one character of."""
     return frozenset(k for k, rx in SCRIPTS.items() if rx.search(text))
+
+
+# ---- what a match can start with ----------------------------------------------------------------
+#: a character class bigger than this is summed up by its script (or, failing that, by nothing)
+_MAX_ENUM = 256
+
+
+class First:
+    """What a non-empty match can begin with: one of ``chars``, or any character of a script in
+    ``scripts``. :meth:`possible` is False only when the text holds none of them — then the
+    pattern has no match there (a match begins with the first character it consumes)."""
+
+    __slots__ = ("chars", "scripts")
+
+    def __init__(self, chars: frozenset[str], scripts: frozenset[str]) -> None:
+        self.chars, self.scripts = chars, scripts
+
+    def possible(self, chars: frozenset[str] | set[str], scripts: frozenset[str]) -> bool:
+        """:param chars: the text's characters. :param scripts: :func:`scripts_of` the text."""
+        return not (self.chars.isdisjoint(chars) and self.scripts.isdisjoint(scripts))
+
+
+class _Unknown(Exception):
+    """The analysis cannot bound what the node starts with."""
+
+
+def _first_in(items: list) -> tuple[set[str], set[str]]:
+    chars: set[str] = set()
+    scripts: set[str] = set()
+    for op, av in items:
+        if op is C.LITERAL:
+            chars.add(chr(av))
+        elif op is C.RANGE:
+            lo, hi = av
+            if hi - lo < _MAX_ENUM:
+                chars.update(chr(c) for c in range(lo, hi + 1))
+            else:
+                s = _script_of_range(lo, hi)
+                if s is None:
+                    raise _Unknown
+                scripts.add(s)
+        elif op is C.CATEGORY and av is C.CATEGORY_DIGIT:
+            scripts.add("digit")
+        else:
+            raise _Unknown
+    return chars, scripts
+
+
+def _first_seq(items) -> tuple[set[str], set[str], bool]:
+    """``(chars, scripts, nullable)`` of a sequence: what its first consumed character can be, and
+    whether it can match the empty string (over-approximated: True when unsure)."""
+    chars: set[str] = set()
+    scripts: set[str] = set()
+    for op, av in items:
+        c, s, nullable = _first_node(op, av)
+        chars |= c
+        scripts |= s
+        if not nullable:
+            return chars, scripts, False
+    return chars, scripts, True
+
+
+def _first_node(op, av) -> tuple[set[str], set[str], bool]:
+    if op is C.LITERAL:
+        return {chr(av)}, set(), False
+    if op is C.IN:
+        if av and av[0][0] is C.NEGATE:
+            raise _Unknown
+        c, s = _first_in(av)
+        return c, s, False
+    if op is C.SUBPATTERN:
+        _group, add_flags, _del, sub = av
+        if add_flags & C.SRE_FLAG_IGNORECASE:
+            raise _Unknown
+        return _first_seq(sub)
+    if op is C.BRANCH:
+        chars: set[str] = set()
+        scripts: set[str] = set()
+        nullable = False
+        for alt in av[1]:
+            c, s, n = _first_seq(alt)
+            chars |= c
+            scripts |= s
+            nullable = nullable or n
+        return chars, scripts, nullable
+    if op in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT):
+        lo, _hi, sub = av
+        c, s, n = _first_seq(sub)
+        return c, s, n or lo == 0
+    if op is C.ATOMIC_GROUP:
+        return _first_seq(av)
+    if op is C.GROUPREF_EXISTS:
+        _group, yes, no = av
+        c, s, n = _first_seq(yes)
+        if no is None:
+            return c, s, True
+        c2, s2, n2 = _first_seq(no)
+        return c | c2, s | s2, n or n2
+    if op in (C.AT, C.ASSERT, C.ASSERT_NOT):
+        return set(), set(), True  # consumes nothing
+    raise _Unknown  # ANY, NOT_LITERAL, GROUPREF, a category outside a class, …
+
+
+def first_chars(rx: re.Pattern[str]) -> First | None:
+    """What every non-empty match of ``rx`` begins with, or None when it cannot be bounded.
+
+    ``(上|下)?周(\\d)`` → chars 上 下 周; ``(\\d+)点`` → the digit script; ``.x`` → None.
+    """
+    if rx.flags & re.IGNORECASE or not isinstance(rx.pattern, str):
+        return None
+    try:
+        chars, scripts, _ = _first_seq(P.parse(rx.pattern, rx.flags))
+    except _Unknown:
+        return None
+    return First(frozenset(chars), frozenset(scripts))

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from .numbers import EN_NUM, EN_ORD, en_number, en_ordinal
-from .scripts import needed_scripts, scripts_of
+from .scripts import SCRIPTS, First, first_chars, needed_scripts, scripts_of
 
 __all__ = ["MEALS", "PARTS_OF_DAY", "UNIT_SECONDS", "Atom", "find_atoms", "register"]
 
@@ -103,6 +103,7 @@ def register(pattern: str, cat: str, needs: str | None = None):
         _PATTERNS.append((rx, cat, fn))
         _NEEDS.append(re.compile(needs) if needs else None)
         _SCRIPTS.append(needed_scripts(rx))
+        _FIRST.append(first_chars(rx))
         return fn
     return deco
 
@@ -111,6 +112,9 @@ _NEEDS: list[re.Pattern[str] | None] = []
 #: per pattern, the scripts every match of it has a character of (:func:`.scripts.needed_scripts`):
 #: a text without one of them cannot match it, so it is not run (exact, unlike a guess by keyword)
 _SCRIPTS: list[frozenset[str]] = []
+#: per pattern, what its every match begins with (:func:`.scripts.first_chars`; None: unbounded): a
+#: text with none of those characters has no match of it, so it is not run either (exact too)
+_FIRST: list[First | None] = []
 
 
 _p = register
@@ -581,12 +585,67 @@ _LEAD = re.compile(r"(?:(?:at|on|for|by|the|in the|in|of|during|since|until|arou
 MEALS = frozenset({"早饭", "早餐", "午饭", "午餐", "晚饭", "晚餐", "lunch", "lunchtime", "breakfast", "brunch", "dinner", "supper"})
 
 
+class _Index:
+    """Which patterns can match a text, as bit sets over pattern numbers (built once every module
+    has registered its patterns): those whose first character (:data:`_FIRST`) is one of the
+    text's or of a script it has, among those whose needed scripts (:data:`_SCRIPTS`) it has.
+    Looking a text's distinct characters up costs a few dict probes; testing ninety patterns
+    one by one cost more than running the few that remain."""
+
+    def __init__(self) -> None:
+        self.size = -1
+        self.by_char: dict[str, int] = {}
+        self.by_script: dict[str, int] = {}
+        self.unbounded = 0
+        self.by_needs: dict[frozenset[str], int] = {}
+
+    def build(self) -> None:
+        self.by_char, self.by_script, self.unbounded, self.by_needs = {}, {}, 0, {}
+        for i, first in enumerate(_FIRST):
+            bit = 1 << i
+            if first is None:
+                self.unbounded |= bit
+                continue
+            for c in first.chars:
+                self.by_char[c] = self.by_char.get(c, 0) | bit
+            for sc in first.scripts:
+                self.by_script[sc] = self.by_script.get(sc, 0) | bit
+        subsets = [frozenset(k for j, k in enumerate(SCRIPT_NAMES) if n >> j & 1) for n in range(1 << len(SCRIPT_NAMES))]
+        for has in subsets:  # the patterns whose needed scripts a text with scripts ``has`` has
+            self.by_needs[has] = sum(1 << i for i, need in enumerate(_SCRIPTS) if need <= has)
+        self.size = len(_PATTERNS)
+
+    def candidates(self, text: str) -> list[int]:
+        """Numbers of the patterns that can match ``text``, in registration order."""
+        has = scripts_of(text)
+        get = self.by_char.get
+        mask = self.unbounded
+        for c in set(text):
+            mask |= get(c, 0)
+        for sc in has:
+            mask |= self.by_script.get(sc, 0)
+        mask &= self.by_needs[has]
+        out = []
+        while mask:
+            low = mask & -mask
+            out.append(low.bit_length() - 1)
+            mask ^= low
+        return out
+
+
+SCRIPT_NAMES = tuple(SCRIPTS)
+_INDEX = _Index()
+
+
 def find_atoms(text: str) -> list[Atom]:
     """Every atom match in ``text`` (may overlap; the caller picks), in start order."""
     out: list[Atom] = []
-    has = scripts_of(text)
-    for (rx, cat, fn), needs, scripts in zip(_PATTERNS, _NEEDS, _SCRIPTS):
-        if not scripts <= has or (needs is not None and needs.search(text) is None):
+    if _INDEX.size != len(_PATTERNS):
+        _INDEX.build()
+    for i in _INDEX.candidates(text):
+        rx, cat, fn = _PATTERNS[i]
+        needs = _NEEDS[i]
+        if needs is not None and needs.search(text) is None:
             continue
         for m in rx.finditer(text):
             if m.end() <= m.start():

@@ -1,9 +1,9 @@
-"""The script prefilter (hermesd/nlu/scripts.py) is exact: a pattern it skips has no match.
+"""The prefilters of hermesd/nlu/scripts.py are exact: a pattern they skip has no match.
 
 Checked on every time-expression vector (temporal_vectors.jsonl, time_classes.yaml), the pack
 examples and a sample of xSID and SNIPS utterances, for every time-expression atom pattern and
 id pattern: whenever a pattern has a non-empty match in a text, the scripts it is said to need
-are all in the text.
+are all in the text, and the match begins with a character it is said to be able to begin with.
 """
 
 import json
@@ -17,7 +17,7 @@ from hermesd.nlu import temporal  # noqa: F401 - registers every atom pattern
 from hermesd.nlu.entities import DEFAULT_ID_PATTERNS
 from hermesd.nlu.normalize import normalize
 from hermesd.nlu.packs import load_packs
-from hermesd.nlu.scripts import needed_scripts, scripts_of
+from hermesd.nlu.scripts import first_chars, needed_scripts, scripts_of
 from hermesd.nlu.temporal_atoms import _PATTERNS
 
 HERE = Path(__file__).parent
@@ -55,9 +55,34 @@ def test_most_patterns_need_a_script():
 def test_no_pattern_matches_a_text_it_would_skip(i):
     rx = PATTERNS[i]
     need = needed_scripts(rx)
+    first = first_chars(rx)
     for t in TEXTS:
-        if any(m.end() > m.start() for m in rx.finditer(t)):
-            assert need <= scripts_of(t), (rx.pattern, t)
+        for m in rx.finditer(t):
+            if m.end() > m.start():
+                assert need <= scripts_of(t), (rx.pattern, t)
+                assert first is None or first.possible({t[m.start()]}, scripts_of(t[m.start()])), (rx.pattern, t)
+
+
+def test_every_time_pattern_has_bounded_first_characters():
+    assert all(first_chars(rx) is not None for rx, _, _ in _PATTERNS)
+
+
+@pytest.mark.parametrize("pattern,chars,scripts", [
+    (r"(?:上|下)?周([1-7日天])", "上下周", set()),
+    (r"(\d+)点", "", {"digit"}),
+    (r"(?<![a-z0-9])(?:this\s+)?week", "tw", set()),
+    (r"x*y", "xy", set()),                  # x may repeat zero times: y may begin the match
+    (r"[\u4e00-\u9fff]年", "", {"cjk"}),
+    (r"(a)?(?(1)b|c)", "abc", set()),
+])
+def test_first_chars(pattern, chars, scripts):
+    first = first_chars(re.compile(pattern))
+    assert (first.chars, first.scripts) == (set(chars), scripts)
+
+
+@pytest.mark.parametrize("pattern", [r".x", r"[^a]b", r"(?i)week", r"(?:a|.)b"])
+def test_first_chars_unbounded(pattern):
+    assert first_chars(re.compile(pattern)) is None
 
 
 @pytest.mark.parametrize("pattern,need", [
