@@ -600,19 +600,25 @@ class _Index:
         self.by_needs: dict[frozenset[str], int] = {}
 
     def build(self) -> None:
-        self.by_char, self.by_script, self.unbounded, self.by_needs = {}, {}, 0, {}
+        """(Re)build from the registered patterns; the tables are swapped in whole at the end, so
+        a thread parsing meanwhile reads the old ones or the new ones, never half of either."""
+        by_char: dict[str, int] = {}
+        by_script: dict[str, int] = {}
+        unbounded = 0
         for i, first in enumerate(_FIRST):
             bit = 1 << i
             if first is None:
-                self.unbounded |= bit
+                unbounded |= bit
                 continue
             for c in first.chars:
-                self.by_char[c] = self.by_char.get(c, 0) | bit
+                by_char[c] = by_char.get(c, 0) | bit
             for sc in first.scripts:
-                self.by_script[sc] = self.by_script.get(sc, 0) | bit
-        subsets = [frozenset(k for j, k in enumerate(SCRIPT_NAMES) if n >> j & 1) for n in range(1 << len(SCRIPT_NAMES))]
-        for has in subsets:  # the patterns whose needed scripts a text with scripts ``has`` has
-            self.by_needs[has] = sum(1 << i for i, need in enumerate(_SCRIPTS) if need <= has)
+                by_script[sc] = by_script.get(sc, 0) | bit
+        names = tuple(SCRIPTS)
+        subsets = [frozenset(k for j, k in enumerate(names) if n >> j & 1) for n in range(1 << len(names))]
+        # per set of scripts a text may have: the patterns whose needed scripts are all among them
+        by_needs = {has: sum(1 << i for i, need in enumerate(_SCRIPTS) if need <= has) for has in subsets}
+        self.by_char, self.by_script, self.unbounded, self.by_needs = by_char, by_script, unbounded, by_needs
         self.size = len(_PATTERNS)
 
     def candidates(self, text: str) -> list[int]:
@@ -633,7 +639,6 @@ class _Index:
         return out
 
 
-SCRIPT_NAMES = tuple(SCRIPTS)
 _INDEX = _Index()
 
 
