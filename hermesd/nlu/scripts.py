@@ -1,4 +1,4 @@
-"""Which scripts a regex's every match must contain, so a text without them is not scanned (pure).
+"""What a regex's every match must contain or begin with, so a text without it is not scanned (pure).
 
 A parse runs some ninety time-expression patterns (:mod:`.temporal_atoms`); most are Chinese-only,
 English-only or need a digit. :func:`needed_scripts` reads a compiled pattern's syntax tree (the
@@ -14,6 +14,11 @@ needs that script; a sequence needs the union of what its items need; an alterna
 intersection over its branches; a repeat what its body needs when it repeats at least once, else
 nothing; look-arounds, anchors and ``.`` need nothing (they consume no character of the match, or
 any character).
+
+:func:`first_chars` bounds, the same way, the characters a non-empty match can begin with (the
+FIRST set of the pattern's grammar: an item's, then the next item's while the items before can
+match empty); a text holding none of them has no match either. Both are small cases of the
+prefilters regex engines such as RE2 build (what a match must contain), on ``re``'s own trees.
 """
 
 from __future__ import annotations
