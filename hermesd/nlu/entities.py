@@ -20,6 +20,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from .normalize import Normalized
 from .numbers import en_number
+from .scripts import needed_scripts, scripts_of
 from .temporal import TimeExpr
 
 __all__ = ["DEFAULT_ID_PATTERNS", "Entity", "EntityExtractor", "IdPattern", "SURNAMES", "TITLES"]
@@ -125,7 +126,6 @@ _MONEY_WORDS = re.compile(rf"(?<![a-z0-9])((?:{_EN_UNITS}|a)\s+hundred(?:(?:\s+a
                           rf"|{_EN_WORD_NUM})\s+(dollars?|bucks|euros?)(?![a-z])")
 _NUMBER = re.compile(r"(?<![a-z0-9_.])(\d+(?:,\d{3})*(?:\.\d+)?)\s?(%|个|台|份|张|次|条|件|本|位|人|gb|mb|kb|tb|g|m|ms|s|秒|分钟|小时|天|倍|度)?(?![a-z0-9_.])"
                      r"|(?<![a-z0-9_.])(\d+(?:\.\d+)?)(%|个|台|份|张|次|条|件|本|位|人)")
-_DIGIT = re.compile(r"\d")  # the \d of the patterns above (any Unicode decimal digit)
 _TITLE_EN = re.compile(r"(?<![a-z])(mr|mrs|ms|miss|dr|prof)\.?\s+([a-z][a-z'-]+)")
 
 
@@ -147,14 +147,23 @@ def _phone_value(raw: str) -> str:
 
 
 def _compile_terms(terms: Iterable[str]) -> re.Pattern[str] | None:
+    """One alternation of ``terms``, longest first; a term that starts or ends with a Latin letter or
+    digit matches only as a whole word.
+
+    The word-start test comes after the term's first character (``q(?<![a-z0-9]q)uote``, the same
+    test as ``(?<![a-z0-9])quote``): every branch then starts with a literal, so ``re`` skips to the
+    positions holding one of the terms' first characters instead of trying every branch everywhere
+    (five to seven times faster on a 30-character utterance, the same matches).
+    """
     terms = sorted({t for t in terms if t}, key=len, reverse=True)
     if not terms:
         return None
     alts = []
     for t in terms:
-        e = re.escape(t)
+        head = re.escape(t[0])
+        e = head + re.escape(t[1:])
         if t[0].isascii() and t[0].isalnum():
-            e = r"(?<![a-z0-9])" + e
+            e = head + r"(?<![a-z0-9]" + head + ")" + re.escape(t[1:])
         if t[-1].isascii() and t[-1].isalnum():
             e = e + r"(?![a-z0-9])"
         alts.append(e)
@@ -178,7 +187,7 @@ class EntityExtractor:
     _people_rx: re.Pattern[str] | None = field(init=False, default=None)
     _people_map: dict[str, str] = field(init=False, default_factory=dict)
     _gaz: list[tuple[str, re.Pattern[str], dict[str, str]]] = field(init=False, default_factory=list)
-    _ids: list[tuple[IdPattern, re.Pattern[str]]] = field(init=False, default_factory=list)
+    _ids: list[tuple[IdPattern, re.Pattern[str], frozenset[str]]] = field(init=False, default_factory=list)
     _person_rx: re.Pattern[str] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -191,7 +200,11 @@ class EntityExtractor:
             rx = _compile_terms(m)
             if rx is not None:
                 self._gaz.append((typ, rx, m))
-        self._ids = [(p, re.compile(p.regex)) for p in self.id_patterns]
+        # the scripts every match needs, of the text the pattern runs over (a case-sensitive one
+        # reads the original, whose scripts are the normalised text's: normalising maps digits to
+        # digits, letters to letters and keeps CJK); nothing is assumed for a case-sensitive one
+        self._ids = [(p, rx, frozenset() if p.case_sensitive else needed_scripts(rx))
+                     for p, rx in ((p, re.compile(p.regex)) for p in self.id_patterns)]
         sur = "|".join(SURNAMES2) + "|[" + SURNAMES + "]"
         titles = "|".join(sorted(TITLES, key=len, reverse=True))
         self._person_rx = re.compile(rf"(?:{sur})(?:{titles})|[小老][{_DIMINUTIVE_SURNAMES}]")
@@ -209,13 +222,16 @@ class EntityExtractor:
             if b > a:
                 cands.append(_Cand(a, b, "datetime", x.to_dict(), 3))
         # an address has an @, phones, amounts and numbers a digit: a text without one is not scanned for them
-        digits = _DIGIT.search(t) is not None
+        has = scripts_of(t)
+        digits = "digit" in has  # any Unicode decimal digit, the \d of the patterns above
         for m in _EMAIL.finditer(t) if "@" in t else ():
             cands.append(_Cand(*m.span(), "email", m.group(), 5))
         for rx in (_MOBILE, _LANDLINE, _E164) if digits else ():
             for m in rx.finditer(t):
                 cands.append(_Cand(*m.span(), "phone", _phone_value(m.group()), 2, _ctx(t, m.start(), _PHONE_CTX)))
-        for p, rx in self._ids:
+        for p, rx, needs in self._ids:
+            if not needs <= has:  # an id needs a digit (exact: :func:`.scripts.needed_scripts`)
+                continue
             for m in rx.finditer(norm.original if p.case_sensitive else t):
                 a, b = norm.nspan(*m.span()) if p.case_sensitive else m.span()
                 if b <= a:

@@ -183,6 +183,12 @@ def _char_form(ch: str) -> str:
     return n
 
 
+#: the last text normalised and its form: a turn normalises its utterance three times (the pronoun
+#: pass, the parse, the reference pass), the same text each time; one tuple, swapped whole, so a
+#: thread reading it sees a consistent pair
+_LAST: tuple[str, Normalized] | None = None
+
+
 def normalize(text: str) -> Normalized:
     """Normalise ``text`` (see module docstring); never raises on any ``str``.
 
@@ -190,7 +196,19 @@ def normalize(text: str) -> Normalized:
 
     Each step takes its fast path when it changes nothing or maps one character to one (the
     common case: the offset map is then the identity); the result is the same either way.
+    The result is immutable and depends on ``text`` alone, so the same text said again in a row
+    returns the form computed last time.
     """
+    global _LAST
+    last = _LAST
+    if last is not None and last[0] == text:
+        return last[1]
+    n = _normalize(text)
+    _LAST = (text, n)
+    return n
+
+
+def _normalize(text: str) -> Normalized:
     form = _CHAR_FORM
     forms = [form.get(ch) or _char_form(ch) for ch in text]
     out = "".join(forms)

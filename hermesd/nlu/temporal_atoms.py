@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from .numbers import EN_NUM, EN_ORD, en_number, en_ordinal
+from .scripts import SCRIPTS, First, first_chars, needed_scripts, scripts_of
 
 __all__ = ["MEALS", "PARTS_OF_DAY", "UNIT_SECONDS", "Atom", "find_atoms", "register"]
 
@@ -98,13 +99,22 @@ def register(pattern: str, cat: str, needs: str | None = None):
     :mod:`.temporal_periods`), which :mod:`.temporal` imports.
     """
     def deco(fn):
-        _PATTERNS.append((re.compile(pattern), cat, fn))
+        rx = re.compile(pattern)
+        _PATTERNS.append((rx, cat, fn))
         _NEEDS.append(re.compile(needs) if needs else None)
+        _SCRIPTS.append(needed_scripts(rx))
+        _FIRST.append(first_chars(rx))
         return fn
     return deco
 
 
 _NEEDS: list[re.Pattern[str] | None] = []
+#: per pattern, the scripts every match of it has a character of (:func:`.scripts.needed_scripts`):
+#: a text without one of them cannot match it, so it is not run (exact, unlike a guess by keyword)
+_SCRIPTS: list[frozenset[str]] = []
+#: per pattern, what its every match begins with (:func:`.scripts.first_chars`; None: unbounded): a
+#: text with none of those characters has no match of it, so it is not run either (exact too)
+_FIRST: list[First | None] = []
 
 
 _p = register
@@ -686,43 +696,72 @@ _LEAD = re.compile(r"(?:(?:at|on|for|by|the|in the|in|of|during|since|until|arou
 MEALS = frozenset({"早饭", "早餐", "午饭", "午餐", "晚饭", "晚餐", "lunch", "lunchtime", "breakfast", "brunch", "dinner", "supper"})
 
 
-#: patterns without a ``needs`` test that only match text with a Latin letter / a CJK character (their words
-#: are English / Chinese); with a ``needs`` test made of letters only or of CJK characters only, the same
-#: follows from the test itself (:func:`_script_of`)
-_EN_ONLY = frozenset({"_en_month_day", "_en_day_month", "_en_month", "_en_rel_day", "_en_weekday", "_en_period", "_en_pod"})
-_ZH_ONLY = frozenset({"_zh_rel_day", "_zh_day_pod", "_zh_weekday", "_zh_weekend_shift", "_zh_weekend", "_zh_week",
-                      "_zh_month_rel", "_zh_year_rel", "_zh_pod", "_zh_duration", "_zh_clock"})
-_LATIN = re.compile(r"[a-z]")
-_CJK = re.compile(r"[\u3400-\u9fff]")
-_SCRIPTS: list[str | None] = []
+class _Index:
+    """Which patterns can match a text, as bit sets over pattern numbers (built once every module
+    has registered its patterns): those whose first character (:data:`_FIRST`) is one of the
+    text's or of a script it has, among those whose needed scripts (:data:`_SCRIPTS`) it has.
+    Looking a text's distinct characters up costs a few dict probes; testing ninety patterns
+    one by one cost more than running the few that remain."""
+
+    def __init__(self) -> None:
+        self.size = -1
+        self.by_char: dict[str, int] = {}
+        self.by_script: dict[str, int] = {}
+        self.unbounded = 0
+        self.by_needs: dict[frozenset[str], int] = {}
+
+    def build(self) -> None:
+        """(Re)build from the registered patterns; the tables are swapped in whole at the end, so
+        a thread parsing meanwhile reads the old ones or the new ones, never half of either."""
+        by_char: dict[str, int] = {}
+        by_script: dict[str, int] = {}
+        unbounded = 0
+        for i, first in enumerate(_FIRST):
+            bit = 1 << i
+            if first is None:
+                unbounded |= bit
+                continue
+            for c in first.chars:
+                by_char[c] = by_char.get(c, 0) | bit
+            for sc in first.scripts:
+                by_script[sc] = by_script.get(sc, 0) | bit
+        names = tuple(SCRIPTS)
+        subsets = [frozenset(k for j, k in enumerate(names) if n >> j & 1) for n in range(1 << len(names))]
+        # per set of scripts a text may have: the patterns whose needed scripts are all among them
+        by_needs = {has: sum(1 << i for i, need in enumerate(_SCRIPTS) if need <= has) for has in subsets}
+        self.by_char, self.by_script, self.unbounded, self.by_needs = by_char, by_script, unbounded, by_needs
+        self.size = len(_PATTERNS)
+
+    def candidates(self, text: str) -> list[int]:
+        """Numbers of the patterns that can match ``text``, in registration order."""
+        has = scripts_of(text)
+        get = self.by_char.get
+        mask = self.unbounded
+        for c in set(text):
+            mask |= get(c, 0)
+        for sc in has:
+            mask |= self.by_script.get(sc, 0)
+        mask &= self.by_needs[has]
+        out = []
+        while mask:
+            low = mask & -mask
+            out.append(low.bit_length() - 1)
+            mask ^= low
+        return out
 
 
-def _script_of(fn, needs: re.Pattern[str] | None) -> str | None:
-    """``"en"`` / ``"zh"`` when every match of the pattern holds a Latin letter / a CJK character, else None."""
-    if fn.__name__ in _EN_ONLY:
-        return "en"
-    if fn.__name__ in _ZH_ONLY:
-        return "zh"
-    if needs is None:
-        return None
-    if re.fullmatch(r"[a-z '|()?:-]+", needs.pattern) and re.search(r"[a-z]", needs.pattern.replace("?:", "")):
-        return "en"
-    if re.fullmatch(r"[\u3400-\u9fff|()?:1-9]+", needs.pattern) and all(
-            re.search(r"[\u3400-\u9fff]", alt) for alt in needs.pattern.split("|")):
-        return "zh"
-    return None
+_INDEX = _Index()
 
 
 def find_atoms(text: str) -> list[Atom]:
-    """Every atom match in ``text`` (may overlap; the caller picks), in start order. Patterns of a script the
-    text does not contain (English words in Chinese text and the reverse) are not run."""
-    if len(_SCRIPTS) != len(_PATTERNS):
-        _SCRIPTS[:] = [_script_of(fn, needs) for (_rx, _cat, fn), needs in zip(_PATTERNS, _NEEDS)]
-    latin, cjk = _LATIN.search(text) is not None, _CJK.search(text) is not None
+    """Every atom match in ``text`` (may overlap; the caller picks), in start order. Only the patterns
+    that can match it run (:class:`_Index`: a script the text lacks, a first character it lacks)."""
     out: list[Atom] = []
-    for (rx, cat, fn), needs, script in zip(_PATTERNS, _NEEDS, _SCRIPTS):
-        if (script == "en" and not latin) or (script == "zh" and not cjk):
-            continue
+    if _INDEX.size != len(_PATTERNS):
+        _INDEX.build()
+    for i in _INDEX.candidates(text):
+        rx, cat, fn = _PATTERNS[i]
+        needs = _NEEDS[i]
         if needs is not None and needs.search(text) is None:
             continue
         for m in rx.finditer(text):

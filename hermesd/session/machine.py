@@ -237,10 +237,11 @@ def transition(m: Machine, event: Event | str, *, now: float, limits: Limits,
     :param reason: free text carried into the transition (for the trace).
     :return: :class:`Transition` or :class:`Refusal`; never raises for a refused event.
     """
-    try:
-        event = Event(event)
-    except ValueError:
-        return _refuse(m, str(event), f"unknown event {event!r}")
+    if event.__class__ is not Event:  # a member is itself; only a string is looked up
+        try:
+            event = Event(event)
+        except ValueError:
+            return _refuse(m, str(event), f"unknown event {event!r}")
     if expected_version is not None and expected_version != m.version:
         return _refuse(m, event, f"stale version {expected_version}, session is at {m.version}")
     target = TABLE.get((m.state, event))
@@ -264,7 +265,9 @@ def transition(m: Machine, event: Event | str, *, now: float, limits: Limits,
     elif target is not S.EXECUTING and target is not S.ERROR_HANDLING:
         retries = 0
     timeout = limits.timeouts_s.get(target)
-    new = replace(m, state=target, version=m.version + 1, failures=failures, retries=retries,
+    # every field of Machine, given directly (dataclasses.replace looks the fields up on each call:
+    # four times a turn); tests/session/test_machine.py keeps this list equal to Machine's fields
+    new = Machine(m.session_id, state=target, version=m.version + 1, failures=failures, retries=retries,
                   entered_at=now, deadline=None if timeout is None else now + timeout)
     return Transition(
         machine=new, source=m.state, event=event, reason=reason,

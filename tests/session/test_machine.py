@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import logging
 
@@ -209,3 +210,10 @@ def test_versions_strictly_increase_along_a_conversation():
         m = run(m, ev)
         seen.append(m.version)
     assert seen == list(range(1, 12))
+
+
+def test_transition_sets_every_field_of_machine():
+    # transition() builds the next Machine field by field (not with dataclasses.replace): a field
+    # added to Machine must be added there too, or it would silently fall back to its default
+    assert [f.name for f in dataclasses.fields(Machine)] == [
+        "session_id", "state", "version", "failures", "retries", "entered_at", "deadline"]

@@ -1,0 +1,226 @@
+"""What a regex's every match must contain or begin with, so a text without it is not scanned (pure).
+
+A parse runs some ninety time-expression patterns (:mod:`.temporal_atoms`); most are Chinese-only,
+English-only or need a digit. :func:`needed_scripts` reads a compiled pattern's syntax tree (the
+``re`` module's own parser) and returns the scripts — ``cjk``, ``digit``, ``latin`` — of which
+*every* non-empty match contains at least one character; :func:`scripts_of` says which of them a text
+has. When a pattern needs a script the text lacks it has no match there, so skipping it changes
+nothing: the prefilter is exact, not a heuristic. Whatever the analysis does not understand (a
+case-insensitive flag, a back-reference, a negated class, an unknown opcode) needs nothing, so
+the pattern always runs.
+
+Rules, for a node of the tree: a literal or a class all of whose characters lie in one script
+needs that script; a sequence needs the union of what its items need; an alternation the
+intersection over its branches; a repeat what its body needs when it repeats at least once, else
+nothing; look-arounds, anchors and ``.`` need nothing (they consume no character of the match, or
+any character).
+
+:func:`first_chars` bounds, the same way, the characters a non-empty match can begin with (the
+FIRST set of the pattern's grammar: an item's, then the next item's while the items before can
+match empty); a text holding none of them has no match either. Both are small cases of the
+prefilters regex engines such as RE2 build (what a match must contain), on ``re``'s own trees.
+"""
+
+from __future__ import annotations
+
+import re
+from re import _constants as C  # noqa: PLC2701 - the opcodes of re's own parser (CPython ≥ 3.11)
+from re import _parser as P  # noqa: PLC2701
+
+__all__ = ["SCRIPTS", "First", "first_chars", "needed_scripts", "scripts_of"]
+
+#: script → the pattern that finds one of its characters in a text
+_CJK_RANGES = ((0x3400, 0x4DBF), (0x4E00, 0x9FFF))
+_DIGIT = re.compile(r"\d")
+SCRIPTS: dict[str, re.Pattern[str]] = {
+    "cjk": re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]"),
+    "digit": _DIGIT,
+    "latin": re.compile(r"[A-Za-z]"),
+}
+
+
+def _script_of_range(lo: int, hi: int) -> str | None:
+    """The one script every character in ``[lo, hi]`` belongs to, or None."""
+    if any(a <= lo and hi <= b for a, b in _CJK_RANGES):
+        return "cjk"
+    if (0x41 <= lo and hi <= 0x5A) or (0x61 <= lo and hi <= 0x7A):
+        return "latin"
+    if hi - lo < 64 and all(_DIGIT.match(chr(c)) for c in range(lo, hi + 1)):
+        return "digit"
+    return None
+
+
+def _charset(items: list) -> frozenset[str]:
+    """What a character class (``IN``) needs: the script all its members share, else nothing."""
+    found: set[str | None] = set()
+    for op, av in items:
+        if op is C.LITERAL:
+            found.add(_script_of_range(av, av))
+        elif op is C.RANGE:
+            found.add(_script_of_range(*av))
+        elif op is C.CATEGORY and av is C.CATEGORY_DIGIT:
+            found.add("digit")
+        else:  # NEGATE, another category, …: any script may match
+            return frozenset()
+    return frozenset(found) if len(found) == 1 and None not in found else frozenset()
+
+
+def _seq(items) -> frozenset[str]:
+    out: set[str] = set()
+    for op, av in items:
+        out |= _node(op, av)
+    return frozenset(out)
+
+
+def _node(op, av) -> frozenset[str]:
+    if op is C.LITERAL:
+        s = _script_of_range(av, av)
+        return frozenset((s,)) if s else frozenset()
+    if op is C.IN:
+        return _charset(av)
+    if op is C.SUBPATTERN:
+        _group, add_flags, _del, sub = av
+        return frozenset() if add_flags & C.SRE_FLAG_IGNORECASE else _seq(sub)
+    if op is C.BRANCH:
+        needs = [_seq(alt) for alt in av[1]]
+        return frozenset.intersection(*needs) if needs else frozenset()
+    if op in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT):
+        lo, _hi, sub = av
+        return _seq(sub) if lo >= 1 else frozenset()
+    if op is C.ATOMIC_GROUP:
+        return _seq(av)
+    if op is C.GROUPREF_EXISTS:
+        _group, yes, no = av
+        return _seq(yes) & (_seq(no) if no is not None else frozenset())
+    return frozenset()  # AT, ASSERT, ASSERT_NOT, ANY, NOT_LITERAL, GROUPREF, …: nothing required
+
+
+def needed_scripts(rx: re.Pattern[str]) -> frozenset[str]:
+    """Scripts (keys of :data:`SCRIPTS`) of which every non-empty match of ``rx`` has a character.
+
+    :param rx: a compiled ``str`` pattern. :return: e.g. ``{"cjk", "digit"}`` for ``(\\d+)点``;
+        empty when nothing can be said (then the pattern must always run).
+    """
+    if rx.flags & re.IGNORECASE or not isinstance(rx.pattern, str):
+        return frozenset()
+    return _seq(P.parse(rx.pattern, rx.flags))
+
+
+def scripts_of(text: str) -> frozenset[str]:
+    """The scripts of :data:`SCRIPTS` that ``text`` has at least one character of."""
+    return frozenset(k for k, rx in SCRIPTS.items() if rx.search(text))
+
+
+# ---- what a match can start with ----------------------------------------------------------------
+#: a character class bigger than this is summed up by its script (or, failing that, by nothing)
+_MAX_ENUM = 256
+
+
+class First:
+    """What a non-empty match can begin with: one of ``chars``, or any character of a script in
+    ``scripts``. :meth:`possible` is False only when the text holds none of them — then the
+    pattern has no match there (a match begins with the first character it consumes)."""
+
+    __slots__ = ("chars", "scripts")
+
+    def __init__(self, chars: frozenset[str], scripts: frozenset[str]) -> None:
+        self.chars, self.scripts = chars, scripts
+
+    def possible(self, chars: frozenset[str] | set[str], scripts: frozenset[str]) -> bool:
+        """:param chars: the text's characters. :param scripts: :func:`scripts_of` the text."""
+        return not (self.chars.isdisjoint(chars) and self.scripts.isdisjoint(scripts))
+
+
+class _Unknown(Exception):
+    """The analysis cannot bound what the node starts with."""
+
+
+def _first_in(items: list) -> tuple[set[str], set[str]]:
+    chars: set[str] = set()
+    scripts: set[str] = set()
+    for op, av in items:
+        if op is C.LITERAL:
+            chars.add(chr(av))
+        elif op is C.RANGE:
+            lo, hi = av
+            if hi - lo < _MAX_ENUM:
+                chars.update(chr(c) for c in range(lo, hi + 1))
+            else:
+                s = _script_of_range(lo, hi)
+                if s is None:
+                    raise _Unknown
+                scripts.add(s)
+        elif op is C.CATEGORY and av is C.CATEGORY_DIGIT:
+            scripts.add("digit")
+        else:
+            raise _Unknown
+    return chars, scripts
+
+
+def _first_seq(items) -> tuple[set[str], set[str], bool]:
+    """``(chars, scripts, nullable)`` of a sequence: what its first consumed character can be, and
+    whether it can match the empty string (over-approximated: True when unsure)."""
+    chars: set[str] = set()
+    scripts: set[str] = set()
+    for op, av in items:
+        c, s, nullable = _first_node(op, av)
+        chars |= c
+        scripts |= s
+        if not nullable:
+            return chars, scripts, False
+    return chars, scripts, True
+
+
+def _first_node(op, av) -> tuple[set[str], set[str], bool]:
+    if op is C.LITERAL:
+        return {chr(av)}, set(), False
+    if op is C.IN:
+        if av and av[0][0] is C.NEGATE:
+            raise _Unknown
+        c, s = _first_in(av)
+        return c, s, False
+    if op is C.SUBPATTERN:
+        _group, add_flags, _del, sub = av
+        if add_flags & C.SRE_FLAG_IGNORECASE:
+            raise _Unknown
+        return _first_seq(sub)
+    if op is C.BRANCH:
+        chars: set[str] = set()
+        scripts: set[str] = set()
+        nullable = False
+        for alt in av[1]:
+            c, s, n = _first_seq(alt)
+            chars |= c
+            scripts |= s
+            nullable = nullable or n
+        return chars, scripts, nullable
+    if op in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT):
+        lo, _hi, sub = av
+        c, s, n = _first_seq(sub)
+        return c, s, n or lo == 0
+    if op is C.ATOMIC_GROUP:
+        return _first_seq(av)
+    if op is C.GROUPREF_EXISTS:
+        _group, yes, no = av
+        c, s, n = _first_seq(yes)
+        if no is None:
+            return c, s, True
+        c2, s2, n2 = _first_seq(no)
+        return c | c2, s | s2, n or n2
+    if op in (C.AT, C.ASSERT, C.ASSERT_NOT):
+        return set(), set(), True  # consumes nothing
+    raise _Unknown  # ANY, NOT_LITERAL, GROUPREF, a category outside a class, …
+
+
+def first_chars(rx: re.Pattern[str]) -> First | None:
+    """What every non-empty match of ``rx`` begins with, or None when it cannot be bounded.
+
+    ``(上|下)?周(\\d)`` → chars 上 下 周; ``(\\d+)点`` → the digit script; ``.x`` → None.
+    """
+    if rx.flags & re.IGNORECASE or not isinstance(rx.pattern, str):
+        return None
+    try:
+        chars, scripts, _ = _first_seq(P.parse(rx.pattern, rx.flags))
+    except _Unknown:
+        return None
+    return First(frozenset(chars), frozenset(scripts))
