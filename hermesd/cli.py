@@ -454,7 +454,30 @@ def _ctl_events(c: Any, a: argparse.Namespace) -> Any:
     return None
 
 
+def terminal_text(text: str) -> str:
+    """A line as the person typed it, from argv or stdin, which Python decodes with
+    ``surrogateescape`` (PEP 383): bytes that are not UTF-8 are read as GB18030 (a GBK terminal,
+    common in China) when the whole line decodes so, else replaced by U+FFFD. Never raises."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        raw = text.encode("utf-8", "surrogateescape")
+    try:
+        return raw.decode("gb18030")
+    except UnicodeDecodeError:
+        return raw.decode("utf-8", "replace")
+
+
+def _waiting(res: dict[str, Any]) -> bool:
+    """The turn left a question open: a card, a choice, a slot asked for."""
+    return (bool((res.get("reply") or {}).get("card")) or res.get("state") == "CONFIRMING"
+            or res.get("path") == "clarify"
+            or any(a.get("kind") == "ask" and a.get("outcome") == "waiting" for a in res.get("actions") or ()))
+
+
 def _turn(c: Any, session: str | None, text: str, at: str | None) -> tuple[str, dict[str, Any]]:
+    text = terminal_text(text)
     if session is None:
         opened = c.call("session.open", {})
         session = opened["session_id"]
@@ -512,7 +535,7 @@ def _ctl_say(c: Any, a: argparse.Namespace) -> Any:
     never piles up sessions against ``session.max_sessions_per_user``."""
     session, res = _turn(c, a.session, a.text, a.at)
     res.setdefault("session_id", session)
-    waiting = bool((res.get("reply") or {}).get("card")) or res.get("state") == "CONFIRMING" or res.get("path") == "clarify"
+    waiting = _waiting(res)
     closed = False
     if a.session is None and not waiting:
         from .errors import HermesError
@@ -567,6 +590,9 @@ def _ctl_chat(c: Any, a: argparse.Namespace) -> Any:
 def _chat_loop(c: Any, a: argparse.Namespace, session: str) -> None:
     from .errors import HermesError
 
+    reconfigure = getattr(sys.stdin, "reconfigure", None)
+    if reconfigure is not None:  # a line that is not UTF-8 reaches terminal_text, not a UnicodeDecodeError
+        reconfigure(errors="surrogateescape")
     while True:
         try:
             text = input("you> ").strip()
@@ -734,7 +760,7 @@ def ctl_main(argv: list[str] | None = None) -> None:
         if args.json:
             _print_json({"error": {"code": exc.code, "message": exc.message, "data": exc.data}})
         if args.cmd == "say" and not args.json:  # a person reads this: a sentence, not a code
-            print(_chat_error(exc, args.text), file=sys.stderr)
+            print(_chat_error(exc, terminal_text(args.text)), file=sys.stderr)
         else:
             print(f"hermesctl: {exc.code}: {exc.message}", file=sys.stderr)
         sys.exit(EX_ERROR)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 
-from hermesd_testing import hermesctl
+from hermesd_testing import HERMESCTL, clean_env, hermesctl
 
 
 def _say(socket, *args: str) -> subprocess.CompletedProcess:
@@ -46,3 +47,27 @@ def test_chat_closes_its_session_when_the_person_quits(start_daemon):
         r = hermesctl(d.socket, "chat", input="磁盘还剩多少\n")
         assert r.returncode == 0 and "剩" in r.stdout, r.stderr
         assert "SESSION_LIMIT" not in r.stderr and "忙" not in r.stderr
+
+
+def test_say_keeps_a_session_that_asks_for_a_slot(start_daemon):
+    d = start_daemon()
+    r = _say(d.socket, "提醒我交报告")  # no time: the reminder asks when
+    assert r.returncode == 0, r.stderr
+    assert "answer with: hermesctl say --session" in r.stderr
+    sid = r.stderr.split("[session ")[1].split()[0]
+    r = _say(d.socket, "--session", sid, "明天上午十点")
+    assert r.returncode == 0 and "交报告" in r.stdout, (r.stdout, r.stderr)
+
+
+def test_a_line_that_is_not_utf8_is_read_not_a_traceback(start_daemon):
+    """A GBK terminal's line is read as GB18030; bytes that are no text are replaced, never a crash."""
+    d = start_daemon()
+    gbk = "磁盘还剩多少".encode("gbk")
+    cmd = [*HERMESCTL, "--socket", str(d.socket), "say", os.fsdecode(gbk)]
+    r = subprocess.run(cmd, capture_output=True, timeout=60, env=clean_env())
+    assert r.returncode == 0 and "Traceback" not in r.stderr.decode(), r.stderr.decode()
+    assert "剩" in r.stdout.decode()
+    r = subprocess.run([*HERMESCTL, "--socket", str(d.socket), "chat"], input=b"\xff\xfe\xfd\n" + gbk + b"\n",
+                       capture_output=True, timeout=60, env=clean_env())
+    assert r.returncode == 0 and "Traceback" not in r.stderr.decode(), r.stderr.decode()
+    assert "剩" in r.stdout.decode()
