@@ -470,9 +470,9 @@ def terminal_text(text: str) -> str:
 
 
 def _waiting(res: dict[str, Any]) -> bool:
-    """The turn left a question open: a card, a choice, a slot asked for."""
+    """The turn left a question open: a card (a confirmation or a choice) or a slot asked for. A
+    clarification that asks nothing ("现在没有需要你确认的事") leaves nothing to answer."""
     return (bool((res.get("reply") or {}).get("card")) or res.get("state") == "CONFIRMING"
-            or res.get("path") == "clarify"
             or any(a.get("kind") == "ask" and a.get("outcome") == "waiting" for a in res.get("actions") or ()))
 
 

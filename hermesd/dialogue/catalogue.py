@@ -15,6 +15,7 @@ TEXTS: dict[str, dict[str, str]] = {
     "cancelled": {"zh": "好的，已取消。", "en": "OK, cancelled."},
     "last_done": {"zh": "刚才（{at}）：{what}如果有错，告诉我应该是什么（比如另一个人），我重新来。",
                   "en": "Just now ({at}): {what} If that was wrong, tell me what it should have been (another person, say) and I will do it again."},
+    "not_doing": {"zh": "好的，不做。要做的时候再告诉我。", "en": "OK, I won't. Tell me when you want it done."},
     "nothing_done": {"zh": "这个会话里我还没有做过什么。", "en": "I have not done anything in this conversation yet."},
     "one_by_one": {"zh": "一次只能处理一个人：先是{first}，然后是{rest}。",
                    "en": "I can do this for one person at a time: first {first}, then {rest}."},

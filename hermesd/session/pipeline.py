@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import re
 import time
+import unicodedata
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from ..dialogue import catalogue, distress, policy as dp
 from ..dialogue.heard import Heard, Reading
 from ..dialogue.lastaction import asks_about_last, last_done
+from ..dialogue.negated import negated_request
 from ..dialogue.questions import Ask, Candidate, Choice, Confirm, Offer, OpenQuestion, reasked
 from ..dialogue.reader import read_answer
 from ..dialogue.smalltalk import capabilities, smalltalk_reply
@@ -398,6 +400,8 @@ class Pipeline:
             return
         if self._about_last(s, p, q, d, text):
             return
+        if self._negated(s, p, q, d, heard, text):
+            return
         if p.ref_missing:  # said first; the request goes on without the slot (its rule asks for it)
             p.texts.extend(p.ref_missing)
             p.repairs.append("reference_missing")
@@ -545,6 +549,18 @@ class Pipeline:
         p.texts.append(said)
         p.path = "clarify"
         self._reask(s, p, q)
+        return True
+
+    def _negated(self, s: Session, p: Part, q: OpenQuestion | None, d: Any, heard: Heard, text: str) -> bool:
+        """"不要重启nginx" / "don't send the quote to Li Na": a request said in the negative is not
+        that request — nothing runs, no card (a yes to one used to run it); an open question stays open."""
+        if not isinstance(d, (dp.NewTurn, dp.Digress, dp.Replace)) or heard.intent is None or not text \
+                or not negated_request(unicodedata.normalize("NFKC", text)):  # 千万 before normalize() reads it as a number
+            return False
+        p.repairs.append("negated")
+        p.intent = heard.intent
+        p.trace["negated"] = heard.intent
+        self._keep_or_end(s, p, q, catalogue.say("not_doing", p.lang), "negated request")
         return True
 
     def _again_text(self, q: OpenQuestion, d: Any, lang: str) -> str:

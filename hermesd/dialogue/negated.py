@@ -1,0 +1,45 @@
+"""A request said in the negative: "不要重启nginx", "别查磁盘了", "don't send the quote to Li Na" (pure).
+
+A negative imperative tells the assistant *not* to do something; it is never that request. The
+classifier reads the content words (重启, nginx) and would put the action on a card, where a plain
+"对" / "right" then ran it. The shapes (a negator opening the utterance: 别 / 不要 are Mandarin's
+negative imperative, Li & Thompson 1981, *Mandarin Chinese*, on negation; English "don't" /
+"do not" / "never" + verb):
+
+- zh: (请)(千万 | 可千万)(不要 | 别 | 不用 | 甭 | 无需 | 不必 | 不需要 | 勿) + the request;
+- en: (please) (don't | do not | never | no need to) + the request.
+
+Not negative requests: 别忘了 / 别让我忘了 / "don't forget" / "don't let me forget" (a reminder,
+read elsewhere), 不要紧 /
+别担心 / 别客气 / 别着急 / "don't worry", questions (不用重启吗？, "don't I need to restart it?"), and
+an utterance of several clauses ("不要发给张伟，发给王芳": its second clause is the request; a
+card's correction is read by :mod:`.reader`).
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["negated_request"]
+
+_ZH = re.compile(r"^(?:请|請)?(?:你)?(?:可)?(?:千万|千萬)?(?:不要|别|別|不用|甭|无需|無需|不必|不需要|勿)(?:再|给我|幫我|帮我)?"
+                 r"(?!忘|让我忘|讓我忘|让我错过|担心|擔心|客气|客氣|着急|著急|急|紧|緊|怕|介意|管我|理我|谢|謝|(?:了|啦|吧|呀|啊)*[\s。.!！]*$)"
+                 r"(?=[\u4e00-\u9fffA-Za-z])")
+_EN = re.compile(r"^(?:please\s+)?(?:don'?t|do\s+not|never|no\s+need\s+to)\s+"
+                 r"(?!forget|worry|hesitate|mind|bother\s+me|be\s+|let\s+(?:me|us)\s+(?:forget|miss))(?=[a-z])")
+_QUESTION = re.compile(r"(?:吗|嗎|么|麼|呢)?\s*[?？]\s*$|(?:吗|嗎)\s*[。.!！]?\s*$")
+_BREAK = re.compile(r"[,，;；。!！]\s*\S")
+
+
+def negated_request(text: str) -> bool:
+    """``text`` (normalised, lower case) is one clause telling the assistant not to do something.
+
+    >>> negated_request("不要重启nginx"), negated_request("don't send the quote to li na")
+    (True, True)
+    >>> negated_request("别忘了提醒我开会"), negated_request("不用重启吗？"), negated_request("重启nginx")
+    (False, False, False)
+    """
+    t = text.strip().lower()
+    if not t or _QUESTION.search(t) or _BREAK.search(t.rstrip("。.!！ ")):
+        return False
+    return bool(_ZH.match(t) or _EN.match(t))
