@@ -259,13 +259,18 @@ class Grounding:
         """``<slot>_kind``: the slot's canonical value (合同, Contract, CONTRACT → ``contract``), for conditions;
         ``<slot>_aliases``: every name the gazetteer knows for it (报价单, 报价, quote, quotation), so a rule
         can match files or records named in any language; ``<slot>_en`` for a person slot: the name as an
-        English reply shows it ("Li Na (李娜)", the directory's Latin alias beside the name; else the name)."""
+        English reply shows it ("Li Na (李娜)", the directory's Latin alias beside the name; else the name);
+        ``<slot>_unknown`` for a person slot the directory has no one for: the name as said, without
+        the 【】 that mark it (:mod:`hermesd.anchors.graph`), so a rule can ask instead of sending."""
         out: dict[str, Any] = {}
         gazetteers = getattr(self.nlu.engine, "gazetteers", {}) or {}
         names_en = s.refs.get("names_en") or {}
         for slot, etype in self.spec_slots(intent).items():
             if etype == "person" and isinstance(entities.get(slot), str):
                 out[f"{slot}_en"] = names_en.get(entities[slot], entities[slot])
+                name = entities[slot]
+                if len(name) > 2 and name.startswith("【") and name.endswith("】"):
+                    out[f"{slot}_unknown"] = name[1:-1]
             gaz, value = gazetteers.get(etype), entities.get(slot)
             if not gaz or not isinstance(value, str):
                 continue

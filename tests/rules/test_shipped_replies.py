@@ -213,7 +213,7 @@ def _context(lang: str) -> dict[str, Any]:
     return {
         "role": "admin", "slots": {},
         "entities": {"doc": "报价单" if zh else "quote", "docid": "Q-2024-061", "person": "张伟", "when": when,
-                     "person_en": "张伟" if zh else "Zhang Wei (张伟)", "field": "phone",
+                     "person_en": "张伟" if zh else "Zhang Wei (张伟)", "person_unknown": "陈总", "field": "phone",
                      "service": "nginx", "order": "SO-20240612", "pin": "4321",
                      "task": "给王会计回电话" if zh else "call Wang back", "doc_kind": "quote",
                      "doc_aliases": ["报价单", "quote"], "scope": "all", "nth": "2"},
@@ -290,7 +290,7 @@ async def _run(plan: Plan, lang: str, variant: int, outputs: dict[str, list[dict
         return (d.confirm, d.idempotent) if d else None
 
     ctx = _context(lang)
-    free.update(_free_strings(ctx["entities"], {"doc", "docid", "person", "person_en", "service", "order", "task", "text"}))
+    free.update(_free_strings(ctx["entities"], {"doc", "docid", "person", "person_en", "person_unknown", "service", "order", "task", "text"}))
     free.update(_free_strings(ctx["memory"], {"text"}))
     ex = Executor(call, info, lang, recall=recall, departments=DEPARTMENTS)
     texts: list[str] = []
