@@ -26,7 +26,21 @@ from typing import Any
 
 import yaml
 
-__all__ = ["TITLE_SHORT", "Department", "Directory", "Person", "cn_address_form", "normalize_mention"]
+__all__ = ["TITLE_SHORT", "Department", "Directory", "Person", "cn_address_form", "marked", "normalize_mention",
+           "unmarked"]
+
+
+def marked(mention: str) -> str:
+    """``mention`` as a resolution (:mod:`.graph`) shows it when no one (or more than one) fits: ``【张工】``."""
+    return f"【{mention}】"
+
+
+def unmarked(value: str) -> str | None:
+    """The mention inside a :func:`marked` value, or None when ``value`` is a resolved name."""
+    if len(value) > 2 and value.startswith("【") and value.endswith("】"):
+        return value[1:-1]
+    return None
+
 
 #: libyaml's parser when PyYAML has it (several times faster at start), the same safe constructors
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

@@ -32,7 +32,7 @@ from typing import Any, Awaitable, Callable
 
 from ..memory import records
 from ..memory.l2 import L2Store
-from .directory import Directory, Person, cn_address_form, normalize_mention
+from .directory import Directory, Person, cn_address_form, marked, normalize_mention
 
 __all__ = ["Anchor", "AnchorGraph", "Resolution"]
 
@@ -216,11 +216,11 @@ class AnchorGraph:
             if len(found) > 1:
                 cands = [self.candidate(a) for a in sorted(found, key=lambda a: a.anchor_id)[:MAX_CANDIDATES]]
                 log.info("anchor ambiguous", extra={"kv": {"mention": mention, "candidates": len(cands)}})
-                return Resolution(mention, "ambiguous", None, cands, f"【{mention}】", via)
+                return Resolution(mention, "ambiguous", None, cands, marked(mention), via)
         if ctx.get("email") or ctx.get("dept"):
             a = await self.create(mention, type=type, attributes=ctx)
             return self._resolved(mention, a, "created", session_id)
-        return Resolution(mention, "unresolved", None, [], f"【{mention}】", "")
+        return Resolution(mention, "unresolved", None, [], marked(mention), "")
 
     def candidate(self, a: Anchor) -> dict[str, Any]:
         """One choice of a clarification card, with what the card shows and an answer may name.

@@ -20,7 +20,7 @@ from datetime import datetime
 from typing import Any, Mapping
 from zoneinfo import ZoneInfo
 
-from ..anchors.directory import normalize_mention
+from ..anchors.directory import normalize_mention, unmarked
 from ..dialogue.heard import Heard
 from ..dialogue.questions import Ask, Confirm, OpenQuestion
 from ..memory.hiding import hide
@@ -268,9 +268,9 @@ class Grounding:
         for slot, etype in self.spec_slots(intent).items():
             if etype == "person" and isinstance(entities.get(slot), str):
                 out[f"{slot}_en"] = names_en.get(entities[slot], entities[slot])
-                name = entities[slot]
-                if len(name) > 2 and name.startswith("【") and name.endswith("】"):
-                    out[f"{slot}_unknown"] = name[1:-1]
+                unknown = unmarked(entities[slot])
+                if unknown is not None:
+                    out[f"{slot}_unknown"] = unknown
             gaz, value = gazetteers.get(etype), entities.get(slot)
             if not gaz or not isinstance(value, str):
                 continue

@@ -27,6 +27,7 @@ import logging
 import time
 from typing import TYPE_CHECKING, Any, Mapping
 
+from ..anchors.directory import unmarked
 from ..errors import HermesError
 from ..logging import redact
 from ..memory.hiding import hide
@@ -240,8 +241,8 @@ class LlmTurns:
         memory, settings = self.c.memory, self.c.llm.settings
         hidden = (getattr(memory.settings, "hidden_fields", None) or {}).get(s.role, [])
         grounded = p.trace.get("entities") or {}
-        unresolved = tuple(dict.fromkeys(v[1:-1] for v in grounded.get("person", [])
-                                         if isinstance(v, str) and v.startswith("【") and v.endswith("】")))
+        unresolved = tuple(dict.fromkeys(m for m in (unmarked(v) for v in grounded.get("person", [])
+                                                      if isinstance(v, str)) if m is not None))
         anchors = sorted(set((s.refs.get("anchors") or {}).values()))
         # the three L2 reads queue on the L2 thread together: one wait for them, not three
         facts, found, recalled = await asyncio.gather(
