@@ -11,8 +11,10 @@ path cannot be used, 75 (EX_TEMPFAIL) another hermesd already serves the path,
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable
 
@@ -449,9 +451,23 @@ def _ctl_events(c: Any, a: argparse.Namespace) -> Any:
         if a.json:
             _print_json(ev)
         else:
-            print(f"{ev.get('created_ms')} #{ev.get('id')} {ev.get('kind')} {ev.get('data')}", flush=True)
+            print(_event_row(ev), flush=True)
         seen += 1
     return None
+
+
+def _event_row(event: dict[str, Any]) -> str:
+    """One followed event as a technician reads it: local wall time, the event's id, and the line
+    ``say``/``chat`` show for it, in Chinese when its words are Chinese or the terminal's locale
+    (``LC_ALL``/``LANG``) is ``zh``; the structured fields are ``--json``'s."""
+    data = event.get("data") or {}
+    words = f"{data.get('text', '')}{(data.get('slots') or {}).get('_utterance', '')}"
+    locale = os.environ.get("LC_ALL") or os.environ.get("LANG") or ""
+    zh = any("\u4e00" <= ch <= "\u9fff" for ch in words) or locale.startswith("zh")
+    created = event.get("created_ms")
+    when = (datetime.fromtimestamp(created / 1000).astimezone().strftime("%Y-%m-%d %H:%M:%S")
+            if isinstance(created, (int, float)) else "-")
+    return f"{when}  #{event.get('id')}  {_event_line(event, zh)}"
 
 
 def terminal_text(text: str) -> str:
