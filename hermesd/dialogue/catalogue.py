@@ -41,6 +41,8 @@ TEXTS: dict[str, dict[str, str]] = {
     "choose": {"zh": "你说的{m}是哪一位？{opts}", "en": "Which {m} do you mean? {opts}"},
     "failed": {"zh": "这一步没有成功，请稍后再试。", "en": "That step did not work. Please try again later."},
     "handoff": {"zh": "我已经请同事来处理。", "en": "I have asked a colleague to take over."},
+    "handoff_asked": {"zh": "好的，我已经请同事来接手，请稍等。",
+                      "en": "OK, I have asked a colleague to take over; please wait a moment."},
     "offer": {"zh": "上次“{what}”还没做完，要接着做吗？",
               "en": "Last time, \"{what}\" was left unfinished. Shall I carry on with it?"},
     "offer_later": {"zh": "好的，先放着，下次再问你。", "en": "OK, I will keep it for later."},

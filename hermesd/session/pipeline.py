@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
-from ..dialogue import catalogue, distress, policy as dp
+from ..dialogue import catalogue, distress, handoff, policy as dp
 from ..dialogue.heard import Heard, Reading
 from ..dialogue.lastaction import asks_about_last, last_done
 from ..dialogue.negated import negated_request
@@ -264,6 +264,15 @@ class Pipeline:
             if text and distress.said(text):  # no action, nothing parked: one caring sentence
                 p.trace.update({"intent": None, "decision": "distress"})
                 self._keep_or_end(s, p, q, catalogue.say("distress", p.lang), "distress")
+                return
+            if text and handoff.asked(text):  # "转人工" / "talk to a human": a person takes over, nothing runs
+                p.trace.update({"intent": None, "decision": "handoff_asked"})
+                s.pending, s.slots = None, {}
+                c._move(s, Event.ROUTED, "asked for a person")
+                c._move(s, Event.HANDOFF, "asked for a person")
+                c.on_event(s.uid, "handoff", {"session_id": s.session_id, "reason": "asked", "trace_id": trace_id})
+                p.texts.append(catalogue.say("handoff_asked", p.lang))
+                p.path = "handoff"
                 return
             if parsed is not None and parsed.degraded:
                 p.degrade("parse_budget")
