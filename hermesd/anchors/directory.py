@@ -20,6 +20,7 @@ full name, the e-mail address, surname + short title (张工 for a 工程师, �
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -127,9 +128,10 @@ def _is_cjk(ch: str) -> bool:
 
 
 def normalize_mention(text: str) -> str:
-    """Canonical form of a mention: trimmed, case-folded, English honorific removed,
-    Chinese surname + long title shortened (张工程师 → 张工, 王总经理 → 王总)."""
-    t = " ".join(text.strip().split()).casefold()
+    """Canonical form of a mention: NFKC (full-width ｗａｎｇ　ｆａｎｇ is wang fang, as an IME types
+    it), trimmed, case-folded, English honorific removed, Chinese surname + long title shortened
+    (张工程师 → 张工, 王总经理 → 王总)."""
+    t = " ".join(unicodedata.normalize("NFKC", text).strip().split()).casefold()
     parts = t.split(" ")
     if len(parts) > 1 and parts[0] in _EN_HONORIFICS:
         t = " ".join(parts[1:])

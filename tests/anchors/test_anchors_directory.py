@@ -30,6 +30,8 @@ def test_normalisation() -> None:
     assert normalize_mention("张工程师") == "张工"
     assert normalize_mention("王总经理") == "王总"
     assert normalize_mention("Mr.  John   Smith") == "john smith"
+    assert normalize_mention("Ｗａｎｇ　Ｆａｎｇ") == "wang fang"  # full width, as an IME types it
+    assert normalize_mention("Ｍｒ．　Ｌｉ") == "li"
     assert cn_address_form("李经理") == ("李", "经理")
     assert cn_address_form("张伟") is None
 
