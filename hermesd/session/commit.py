@@ -14,6 +14,10 @@ from .record import Session
 
 __all__ = ["commit_turn"]
 
+#: a turn trace's fields kept in its turn record (the L3 archive's copy of the turn)
+_TRACED = ("text", "intent", "kind", "entities", "decision", "path", "plan", "actions", "failure", "degraded",
+           "state_before", "trace_id", "timings_ms")
+
 log = logging.getLogger(__name__)
 
 
@@ -53,9 +57,10 @@ async def commit_turn(memory: MemoryPort, s: Session, reply: dict[str, Any], mes
     staged, updated = stage_memory(memory, s, reply, tool_results, capture_rules, trace.get("trace_id") or "")
     # an explicit fact is a promise to the user: on disk before the reply goes out
     durable = bool(slots or events or updated)
-    raw = {"at_ms": s.updated_ms, "message_id": message_id, "text": trace.get("text"), "reply": redact_json(reply),
-           "intent": trace.get("intent"), "path": trace.get("path"), "actions": trace.get("actions"),
-           "state": s.state.value, "version": s.machine.version, "trace_id": trace.get("trace_id")}
+    # the turn as `hermesctl trace` shows it live (entities, rule, failure, timings), so an ended
+    # session's trace read back from L3 explains its turns as well; redacted whole, utterance included
+    raw = redact_json({"at_ms": s.updated_ms, "message_id": message_id, "reply": reply, "state": s.state.value,
+                       "version": s.machine.version, **{k: trace.get(k) for k in _TRACED if trace.get(k) is not None}})
     await memory.commit_turn(session=s.to_row(), reply=(s.session_id, message_id, s.uid, reply)
                                   if message_id else None, events=events, slots=slots, durable=durable,
                                   turn_record=(s.session_id, s.updated_ms, raw), staged=staged)

@@ -422,9 +422,10 @@ class SessionService(Subsystem):
 
 def _archived_trace(record: dict[str, Any]) -> dict[str, Any]:
     """A turn record of the L3 archive (:func:`hermesd.session.commit.commit_turn`'s ``raw``) in the
-    shape of a live trace: the reply's text, the state after, the rule and timings it recorded."""
+    shape of a live trace: the reply's text, the state after, the entities, rule, failure and timings
+    it recorded (a record written before those were kept has the reply's rule and timings only)."""
     stored = record.get("reply") if isinstance(record.get("reply"), dict) else {}
     said = stored.get("reply") if isinstance(stored.get("reply"), dict) else {}
-    return {**record, "reply": said.get("text", ""), "state_after": record.get("state"),
-            "plan": {"rule_id": stored.get("rule_id")} if stored.get("rule_id") else {},
-            "timings_ms": stored.get("timings_ms") or {}, "archived": True}
+    plan = record.get("plan") or ({"rule_id": stored.get("rule_id")} if stored.get("rule_id") else {})
+    return {**record, "reply": said.get("text", ""), "state_after": record.get("state"), "plan": plan,
+            "timings_ms": record.get("timings_ms") or stored.get("timings_ms") or {}, "archived": True}
