@@ -38,6 +38,11 @@ for arg in sys.argv[1:]:
             if not any(re.fullmatch(p, value.strip()) for p in ACCEPTED):
                 print(f"Failed to parse timestamp: {value}", file=sys.stderr)
                 sys.exit(1)
+# FAKE_JOURNALCTL_EMPTY: "journal" = no journal files (nothing, exit 0, as v252 does), "errors" = a
+# journal with entries but none of priority err or worse
+empty = os.environ.get("FAKE_JOURNALCTL_EMPTY")
+if empty == "journal" or (empty == "errors" and "-p" in sys.argv):
+    sys.exit(0)
 print(json.dumps({"__REALTIME_TIMESTAMP": "1764482400000000", "_SYSTEMD_UNIT": "redis.service",
                   "PRIORITY": "3", "MESSAGE": "out of memory"}))
 '''
@@ -109,3 +114,14 @@ def test_a_refusal_is_journal_unavailable_with_journalctls_reason(journalctl, ha
     with pytest.raises(handler.Failure) as info:
         handler.handle({"priority": "err", "limit": 5, "since": "last tuesday-ish"})
     assert info.value.code == "JOURNAL_UNAVAILABLE" and "Failed to parse timestamp" in str(info.value)
+
+
+def test_no_errors_is_said_only_when_the_journal_can_be_read(journalctl, handler, monkeypatch):
+    """A quiet journal answers "no entries"; a journal with nothing readable is unavailable — never
+    "no errors since …" on a device whose journal cannot be read."""
+    monkeypatch.setenv("FAKE_JOURNALCTL_EMPTY", "errors")
+    assert handler.handle({"priority": "err", "limit": 5, "since": "yesterday"}) == {"entries": [], "truncated": False}
+    monkeypatch.setenv("FAKE_JOURNALCTL_EMPTY", "journal")
+    with pytest.raises(handler.Failure) as info:
+        handler.handle({"priority": "err", "limit": 5, "since": "yesterday"})
+    assert info.value.code == "JOURNAL_UNAVAILABLE"

@@ -6,6 +6,12 @@ before systemd 255 rejects the ``T`` separator and a ``+08:00`` suffix (systemd.
 with v255), so an ISO 8601 instant is rewritten to ``YYYY-MM-DD HH:MM:SS UTC`` (a zone after a space,
 which v252 accepts) and a naive one to ``YYYY-MM-DD HH:MM:SS`` in the journal's local time. Anything
 else goes to journalctl unchanged.
+
+No entry found is an answer ("no errors since …") only when the journal can be read at all: with no
+journal files (a container without journald, a volatile journal not yet written) or no permission to
+read them, journalctl prints nothing and exits 0 — the same as a quiet system. So an empty result is
+checked once more with the newest entry of the whole journal (``-n 1``, no filter); when there is
+none, the call fails with ``JOURNAL_UNAVAILABLE`` instead of reporting a quiet system.
 """
 
 import json
@@ -63,4 +69,13 @@ def handle(input: dict) -> dict:
             break
         entries.append({"time_us": int(e.get("__REALTIME_TIMESTAMP", 0)), "unit": e.get("_SYSTEMD_UNIT", ""),
                         "priority": int(e.get("PRIORITY", 6)), "message": msg})
+    if not entries and not _readable():
+        raise Failure("JOURNAL_UNAVAILABLE", "no journal entry can be read (no journal files, or no permission)")
     return {"entries": entries, "truncated": truncated}
+
+
+def _readable() -> bool:
+    """The journal holds at least one entry this process may read (see the module docstring)."""
+    proc = subprocess.run(["journalctl", "--no-pager", "--output=json", "-n", "1"],
+                          capture_output=True, text=True, timeout=2.0)
+    return proc.returncode == 0 and bool(proc.stdout.strip())
