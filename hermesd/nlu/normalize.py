@@ -11,7 +11,8 @@ original span it came from:
    whitespace runs collapsed to one space.
 6. Chinese numerals that are numbers rewritten as ASCII digits
    (一月二十三 → 1月23, 三十一号 → 31号, 两点半 → 2点半, 一个半小时 → 1个半小时,
-   二〇二四年 → 2024年), with a space where the digits would run into ASCII digits (周一9:30 → 周1 9:30).
+   二〇二四年 → 2024年, 零七年 → 07年: a digit-by-digit numeral keeps its leading 零), with a space
+   where the digits would run into ASCII digits (周一9:30 → 周1 9:30).
    A lone 一 is only rewritten before a unit or after
    星期/周/第 (一起, 一下, 统一 stay words).
 
@@ -142,7 +143,8 @@ def _inside_fixed_word(text: str, pos: int) -> bool:
 
 
 def _number_runs(text: str):
-    """Yield (start, end, value) for the Chinese numeral runs of ``text`` that are numbers."""
+    """Yield (start, end, value) for the Chinese numeral runs of ``text`` that are numbers (value an int,
+    or a str of digits when a leading 零 must stay)."""
     for m in _CN_NUM_RE.finditer(text):
         s, e = m.span()
         run = m.group()
@@ -163,6 +165,8 @@ def _number_runs(text: str):
         val = cn_to_int(run)
         if val is None:
             continue
+        if run[0] in "零〇○" and len(run) > 1 and all(c in _CN_DIGIT for c in run):
+            val = str(val).zfill(len(run))  # read digit by digit, a leading 零 is a digit: 零七年 is 07年
         yield s, e, val
 
 

@@ -67,7 +67,7 @@ _DATE_THEN_RANGE = re.compile(r"^(?:\s|,|on|at|from|in|between)*$")
 _DAY_RANGE_START = re.compile(r"(?<![\d:./-])(\d{1,2})(?:st|nd|rd|th)?\s*(?:-|~|to|through|thru|until|till)\s*(?:the\s+)?$")
 _WEEKDAY_RANGE_END = re.compile(r"\s*(?:到|至|~|-)\s*([1-7日天])(?![\d号日点时月年个天周:])")
 _ZH_WD_NUM = {"1": 1, "2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7, "日": 7, "天": 7}
-_RANGE_CONN = re.compile(r"^\s*(到|至|~|-|to|until|untill|till|through|thru|and|和|与|跟)\s*(?:the\s+)?$")
+_RANGE_CONN = re.compile(r"^\s*(到|至|~|--?|to|until|untill|till|through|thru|and|和|与|跟)\s*(?:the\s+)?$")  # —— is --
 _GRAIN_ORDER = ["second", "minute", "hour", "part_of_day", "day", "week", "weekend", "month", "season", "quarter",
                 "year", "decade", "century"]
 _FINER = {"century": -1, "decade": 0, "year": 1, "season": 2, "quarter": 3, "month": 4, "week": 5, "weekend": 6}
@@ -151,7 +151,8 @@ def _merge_frames(f1: dict[str, Any], f2: dict[str, Any]) -> dict[str, Any] | No
     else:
         coarse, fine = f1, f2
     out = dict(coarse)
-    if any(k in fine for k in ("day", "weekday", "month", "period", "rel_day", "holiday", "lunar")) and "period" in coarse:
+    if any(k in fine for k in ("day", "weekday", "month", "period", "rel_day", "holiday", "lunar", "lunar_month")) \
+            and "period" in coarse:
         out.pop("period", None)
     for k, v in fine.items():
         if k in ("week_shift",) and fine.get("wd_mode") == "upcoming" and "week_shift" in coarse:
@@ -163,7 +164,7 @@ def _merge_frames(f1: dict[str, Any], f2: dict[str, Any]) -> dict[str, Any] | No
         if k in out and out[k] != v:
             return None
         out[k] = v
-    if "rel_day" in out and any(k in out for k in ("weekday", "day", "holiday", "lunar", "month")):
+    if "rel_day" in out and any(k in out for k in ("weekday", "day", "holiday", "lunar", "lunar_month", "month")):
         return None  # 今天 and 圣诞节 name two different days
     return out
 
@@ -181,7 +182,7 @@ _FUTURE = re.compile(r"提醒|闹钟|叫醒|叫我|记得|别忘|安排|预订|�
                      r"(?<![a-z])(?:remind|reminder|alarm|wake me|schedule|book|reserve|will|going to|gonna|plan|"
                      r"planning|until|till|countdown|upcoming|how long)(?![a-z])|'ll(?![a-z])")
 _PAST = re.compile(r"上次|曾经|已经|去过|过了|我记得|(?<![a-z])(?:was|were|did|had|ago|used to)(?![a-z])")
-_DATE_KEYS = ("rel_day", "weekday", "day", "month", "period", "year", "holiday", "lunar", "part")
+_DATE_KEYS = ("rel_day", "weekday", "day", "month", "period", "year", "holiday", "lunar", "lunar_month", "part")
 _CLOCK_KEYS = frozenset({"hour", "minute", "second", "ampm", "pod", "h24", "midnight", "future"})
 
 
@@ -236,7 +237,7 @@ def _date_part(f: dict[str, Any], today: date) -> tuple[date, date, str] | None:
     base = f
     if "pod" in f and f["part"] in ("early", "mid", "late") and "part_period" not in f and "period" not in f:
         return _whole_date_part(f, today)  # early morning, late tonight: the part is the part of day's (_resolve)
-    if not any(k in f for k in ("period", "month", "year", "holiday", "lunar", "day", "weekday", "rel_day")):
+    if not any(k in f for k in ("period", "month", "year", "holiday", "lunar", "lunar_month", "day", "weekday", "rel_day")):
         if "part_period" not in f:
             return None
         base = {**f, "period": f["part_period"]}
@@ -265,7 +266,8 @@ def _whole_date_part(f: dict[str, Any], today: date) -> tuple[date, date, str] |
         return dp
     if "day" in f and "month" not in f and "month_shift" not in f and "period" not in f:
         return _whole_date_part_once({**f, "month_shift": 1}, today)
-    yearless = ("holiday" in f and not f.get("hol_rel")) or "lunar" in f or ("month" in f and not f.get("month_rel"))
+    yearless = ("holiday" in f and not f.get("hol_rel")) or "lunar" in f or "lunar_month" in f or \
+        ("month" in f and not f.get("month_rel"))
     return _whole_date_part_once({**f, "year_shift": 1}, today) if yearless else dp
 
 
@@ -295,6 +297,16 @@ def _whole_date_part_once(f: dict[str, Any], today: date) -> tuple[date, date, s
                            {"kind": "no_such_lunar_day", "year": y, "month": lm, "day": ld, "max_day": n})
         d = lunar_to_solar(y, lm, ld, leap)
         return d, d + timedelta(days=1), "day"
+    if "lunar_month" in f:  # 农历十月, 闰四月: the whole lunar month of the lunar year numbered like the year
+        lm, leap = f["lunar_month"]
+        y = _year_of(f, today)
+        try:
+            d = lunar_to_solar(y, lm, 1, leap)
+        except ValueError as exc:
+            if leap:
+                raise _Invalid(str(exc), {"kind": "no_such_lunar_month", "year": y, "month": lm}) from None
+            raise
+        return d, d + timedelta(days=month_days(y, lm, leap)), "month"
     period = f.get("period")
     if period == "quarter" and "quarter" in f:
         y, m = _year_of(f, today), 3 * f["quarter"] - 2
@@ -430,7 +442,9 @@ def _resolve(f: dict[str, Any], ref: datetime, tz: ZoneInfo, anchor: date | None
             else:
                 t += _UNIT_TD[u] * (whole + frac) * sign
                 if u in ("hour", "minute", "second"):
-                    finest = "second" if u == "second" or finest == "second" else "minute"
+                    # a minute and a half (1分半钟前) lands on a second: keep it
+                    exact_s = u == "second" or (u == "minute" and frac != 0)
+                    finest = "second" if exact_s or finest == "second" else "minute"
         if f.get("within"):
             lo, hi = sorted((ref, t))
             return "range", lo.replace(microsecond=0), hi.replace(microsecond=0), "second", None
@@ -532,7 +546,7 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
     norm = text if isinstance(text, Normalized) else normalize(text)
     ref = ref.replace(tzinfo=tz) if ref.tzinfo is None else ref.astimezone(tz)
     t = norm.text
-    groups = [_digit_year(norm, g) for g in _group(t, _select(find_atoms(t)))]
+    groups = [_count_of_days(norm, _digit_year(norm, g)) for g in _group(t, _select(find_atoms(t)))]
     recurring = bool(_RECURRENCE.search(t))
     if _FUTURE.search(t) and not _PAST.search(t):
         for g in groups:
@@ -585,6 +599,21 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
                 first = _Group(m.start(1), m.end(1), {"day": int(m[1])}, {"date"})
                 expr = _range(norm, first, g, ref, tz)
                 if expr is not None:
+                    out.append(expr)
+                    i += 1
+                    continue
+        if g.f.get("period") == "month" and "month" in g.f and "day" not in g.f and "hour" not in g.f:
+            # 2019年1-5月, 2018年2——4月: the first end is a bare month number, in the year said before it
+            m = re.search(r"(?<![\d.:/-])(1[0-2]|[1-9])\s*(?:到|至|~|--?)\s*$", t[:g.start])
+            prev = groups[i - 1] if i > 0 else None
+            if m and prev is not None and prev.end == m.start(1) and prev.f.get("period") == "year" \
+                    and set(prev.f) <= {"year", "year_shift", "period"} and out \
+                    and tuple(out[-1].span) == norm.span(prev.start, prev.end) and int(m[1]) <= g.f["month"]:
+                year = {k: v for k, v in prev.f.items() if k != "period"}
+                first = _Group(prev.start, m.end(1), {**year, "month": int(m[1]), "period": "month"}, {"date"})
+                expr = _range(norm, first, _Group(g.start, g.end, {**g.f, **year}, g.cats), ref, tz)
+                if expr is not None:
+                    out.pop()
                     out.append(expr)
                     i += 1
                     continue
@@ -803,6 +832,18 @@ def _digit_year(norm: Normalized, g: _Group) -> _Group:
     y = int(d[0][0])
     y = y if y >= 100 else y + (2000 if y < 50 else 1900)
     return _Group(g.start, g.end, {"year": y, "period": "year"}, {"date"})
+
+
+def _count_of_days(norm: Normalized, g: _Group) -> _Group:
+    """两日 is two days, never the 2nd: 两 counts (现代汉语词典 两: 用于量词和'半、千、万、亿'前), a date
+    is said 二日/2日; and a bare N日 past 31 (90日) is a count of days, as no month has that day."""
+    if g.cats != {"date"} or set(g.f) != {"day"}:
+        return g
+    s, e = norm.span(g.start, g.end)
+    said = norm.original[s:e]
+    if not (said.startswith("两") or (g.f["day"] > 31 and said.endswith("日"))):
+        return g
+    return _Group(g.start, g.end, {"duration": [(float(g.f["day"]), "day")]}, {"duration"})
 
 
 def _single(norm: Normalized, g: _Group, ref: datetime, tz: ZoneInfo) -> TimeExpr:

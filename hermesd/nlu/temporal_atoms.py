@@ -602,10 +602,10 @@ def _now(m):
     return {"now": True}
 
 
-_ZH_OFF = r"(?:(从现在(?:起|开始)?|过)\s*)?(\d+(?:\.\d+)?|半|几)\s*(个)?\s*(半)?\s*(秒钟|秒|分钟|分|小时|钟头|钟|天|日|周|星期|礼拜|月|年)\s*(以后|之后|后|以前|之前|前|以内|之内|内)"
+_ZH_OFF = r"(?:(从现在(?:起|开始)?|过)\s*)?(\d+(?:\.\d+)?|半|几)\s*(个)?\s*(半)?\s*(秒钟|秒|分钟|分|小时|钟头|钟|天|日|周|星期|礼拜|月|年)\s*(半钟?)?\s*(以后|之后|后|以前|之前|前|以内|之内|内|以来)"
 
 
-@_p(_ZH_OFF, "offset", needs=r"[前后内]")
+@_p(_ZH_OFF, "offset", needs=r"[前后内]|以来")
 def _zh_offset(m):
     if m[5] == "钟" and not m[3]:
         return None  # 2个钟前 (two hours ago) is said with 个; 3钟 is not
@@ -613,16 +613,21 @@ def _zh_offset(m):
     if m[2] == "几" or (unit == "year" and re.fullmatch(r"[12]\d{3}", m[2])):
         return None  # 2019年以后 is "from 2019 on", not 2019 years later
     n = 0.5 if m[2] == "半" else float(m[2])
-    if m[4]:
-        n += 0.5
+    if m[4] and m[6]:
+        return None  # 3个半年半: not a quantity
+    if m[6] == "半钟" and m[5] != "分":
+        return None  # 1分半钟 is a minute and a half; 半钟 follows no other unit
+    if m[4] or m[6]:
+        n += 0.5  # 3个半月, 3年半 / 一天半 / 一分钟半 / 一分半钟: half a unit more (现代汉语词典 半: 二分之一)
     if unit == "month" and not m[3] and m[2] != "半":
         return None  # "3月前" is 3 months ago only with 个
-    d = m[6]
-    direction = -1 if d in ("以前", "之前", "前") else 1
-    return {"offset": [(n, unit)], "direction": direction, "within": d in ("以内", "之内", "内")}
+    d = m[7]
+    direction = -1 if d in ("以前", "之前", "前", "以来") else 1
+    # N以来 (三年以来, 三个月以来): the time from N units back until now (现代汉语词典 以来: 从过去某时直到现在)
+    return {"offset": [(n, unit)], "direction": direction, "within": d in ("以内", "之内", "内", "以来")}
 
 
-@_p(r"(?<![\d.])(\d+(?:\.\d+)?|半)\s*(个)?\s*(半)?\s*(秒钟|分钟|小时|钟头|天|周|星期|礼拜|个月|年)(?![前后内以之\d])(?!(?<=\d\d年)(?:底|末|初|上半年|下半年|第|首|[1-4]季度|春|夏|秋|冬))", "duration")
+@_p(r"(?<![\d.])(\d+(?:\.\d+)?|半)\s*(个)?\s*(半)?\s*(秒钟|分钟|小时|钟头|天|周|星期|礼拜|个月|年)(?![前后内以之\d])(?!(?<=\d\d年)(?:底|末|初|上半年|下半年|第|首|[1-4一二三四]季度|春|夏|秋|冬))", "duration")
 def _zh_duration(m):
     unit_word = m[4]
     if unit_word == "年" and (m[1] == "半" or float(m[1]) >= 100):

@@ -76,6 +76,7 @@ _ZH = {"元旦": "new_year", "情人节": "valentine", "妇女节": "women", "�
        "51劳动节": "may_day", "51国际劳动节": "may_day", "国际劳动节": "may_day", "51节": "may_day",
        "国际儿童节": "children", "81建军节": "army", "81建軍节": "army", "建軍节": "army", "38妇女节": "women",
        "国际妇女节": "women", "阳历新年": "new_year", "元旦节": "new_year", "新春": "spring_festival",
+       "正月朔日": "spring_festival", "正月正时": "spring_festival",  # 朔日 = the first day of a lunar month
        "春节假期": "spring_festival", "国庆假期": "national", "黑色星期五": "black_friday", "复活节": "easter", "清明节": "term6",
        # traditional forms the normaliser keeps (婦), and other named days
        "婦女节": "women", "圣瓦伦丁节": "valentine", "情人节当天": "valentine", "消费者权益日": "consumer_rights",
@@ -203,12 +204,20 @@ _ZH_FIRST = "[" + "".join(sorted({k[0] for k in _ZH if not k[0].isdigit()})) + "
     "|".join(sorted({re.match(r"\d+\D", k)[0] for k in _ZH if k[0].isdigit()}))
 
 
-@register(rf"(?:(下|上)1?个)?({_ZH_PLAIN})(?:那天|节气|当天)?", "date", needs=_ZH_FIRST)
+@register(rf"(?:(下|上)1?个)?(?:农历|阴历|旧历)?({_ZH_PLAIN})(?:那天|节气|当天)?", "date", needs=_ZH_FIRST)  # 农历元宵
 def _zh_holiday(m) -> dict[str, Any]:
     out: dict[str, Any] = {"holiday": _ZH[m[2]]}
     if m[1]:
         out["hol_rel"] = 1 if m[1] == "下" else -1
     return out
+
+
+@register(rf"(?<!\d)(\d{{2}})年的?({_ZH_PLAIN}|{_ZH_WEATHER})", "date", needs=r"\d\d年")
+def _zh_two_digit_year_holiday(m) -> dict[str, Any]:
+    """零六年端午, 20年小寒: a two-digit year before a holiday or a solar term is that year (00–49 → 20xx,
+    50–99 → 19xx, as the other two-digit years); alone, 06年 is a count of years."""
+    y = int(m[1])
+    return {"year": y + (2000 if y < 50 else 1900), "holiday": _ZH[m[2]]}
 
 
 @register(r"(?<![\d.])(51|61|11)(?=节|假期|长假|小长假|黄金周|放假|那天|当天)", "date", needs=r"节|假|黄金周|那天|当天")
@@ -238,7 +247,7 @@ def _en_holiday(m) -> dict[str, Any] | None:
     return out
 
 
-# ---- lunar dates: 农历八月十五, 正月初一, 腊月二十三, 闰四月初八 --------------------------------
+# ---- lunar months and dates: 农历十月, 闰四月, 腊月; 农历八月十五, 正月初一, 腊月二十三, 闰四月初八 -----------
 _LUNAR_MONTH = {"正": 1, "冬": 11, "腊": 12}
 _CN1 = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
 
@@ -246,8 +255,8 @@ _CN1 = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "�
 @register(r"(农历|阴历|旧历)?(闰)?(正|冬|腊|1[0-2]|[1-9])月(?:(初)(10|[1-9一])|廿(\d)|(30|[12]\d|[1-9]))(?:日|号)?(?![\d点:时分])", "date", needs="月")
 def _lunar_date(m) -> dict[str, Any] | None:
     named = m[3] in _LUNAR_MONTH
-    if not (m[1] or named or m[4]):
-        return None  # 8月15 is a Gregorian date; 农历, 正/冬/腊月 or 初X make it lunar
+    if not (m[1] or named or m[2] or m[4] or m[6]):
+        return None  # 8月15 is a Gregorian date; 农历, 闰, 正/冬/腊月, 初X or 廿X (days counted only so) make it lunar
     month = _LUNAR_MONTH.get(m[3]) or int(m[3])
     if m[4]:
         day = int(m[5]) if m[5].isdigit() else _CN1[m[5]]
@@ -256,3 +265,22 @@ def _lunar_date(m) -> dict[str, Any] | None:
     else:
         day = int(m[7])
     return {"lunar": (month, day, bool(m[2]))}
+
+
+@register(r"(?:(农历|阴历|旧历)(?:(\d{4})年)?(闰)?(正|冬|腊|1[0-2]|[1-9])|(闰)(正|冬|腊|1[0-2]|[1-9])|(正|腊))月(?:份)?"
+          r"(?!初|廿|\d|[日号底初末中旬头尾]|[1-9一]个)", "date", needs="月")
+def _lunar_month(m) -> dict[str, Any]:
+    """A whole lunar month: 农历十月, 农历二〇二一年六月, 闰四月 (a leap month is lunar), 正月, 腊月 (named so
+    only in the lunar calendar; 冬月 alone is also "a winter month", so it needs 农历). A year said inside
+    (农历二〇二一年六月) is the lunar year."""
+    word = m[4] or m[6] or m[7]
+    out: dict[str, Any] = {"lunar_month": (_LUNAR_MONTH.get(word) or int(word), bool(m[3] or m[5]))}
+    if m[2]:
+        out["year"] = int(m[2])
+    return out
+
+
+@register(r"大年初(10|[1-9])(?!\d)", "date", needs="大年初")
+def _lunar_new_year_day(m) -> dict[str, Any]:
+    """大年初十: the Xth day of the first lunar month (大年 = the lunar new year; 大年初一 is 春节)."""
+    return {"lunar": (1, int(m[1]), False)}

@@ -165,6 +165,34 @@ def _en_ordinal(m) -> dict[str, Any] | None:
     return out
 
 
+# ---- the first / last N months or quarters of a year: 2022年前十一个月, 今年前三季度, 二零二一年后三月 --
+_ZH_YEAR_WORDS = {"大前年": -3, "前年": -2, "去年": -1, "今年": 0, "本年": 0, "明年": 1, "后年": 2, "大后年": 3}
+
+
+def _zh_year_fields(digits: str | None, word: str | None) -> dict[str, Any]:
+    return {"year": _yy(int(digits))} if digits else {"year_shift": _ZH_YEAR_WORDS[word]}
+
+
+@register(r"(?:(?<!\d)(\d{4}|\d{2})年|(大前年|前年|去年|今年|本年|明年|大后年|后年))的?(前|头|后|最后)(\d{1,2})(个)?(月|季度)(?!\d|[日号底初末中份])",
+          "date", needs=r"年的?(?:前|头|后|最后)\d")
+def _zh_year_first_units(m) -> dict[str, Any] | None:
+    """The first (前/头) or last (后/最后) N months or quarters of a named year (2022年前十一个月 = January to
+    November 2022): after a year, 前/后 + a count is a part of that year, not an offset from it (19年前 alone is
+    nineteen years ago). A month count without 个 (前两月) is read so only here, where the year names the whole."""
+    unit = "quarter" if m[6] == "季度" else "month"
+    n = int(m[4])
+    if n == 0 or n * (3 if unit == "quarter" else 1) > 12:
+        return None
+    return {**_zh_year_fields(m[1], m[2]), "period": "year",
+            "part": ("first" if m[3] in ("前", "头") else "last", n, unit)}
+
+
+@register(r"(?<=年)的?(?:第(1[0-2]|[1-9])个月|(首)月)", "date", needs=r"年的?(?:第|首月)")
+def _zh_month_of_year(m) -> dict[str, Any]:
+    """70年第8个月, 2005年首月: the Nth month of the year said before it (首 = the first)."""
+    return {"month": 1 if m[2] else int(m[1]), "period": "month"}
+
+
 # ---- quarters, centuries ------------------------------------------------------------------------
 @register(r"(?:第)?([1-4一二三四]|首)季度", "date", needs=r"季度")
 def _zh_quarter(m) -> dict[str, Any]:
@@ -239,7 +267,7 @@ _ZH_WIN_UNIT = {"秒钟": "second", "秒": "second", "分钟": "minute", "小时
                 "日": "day", "周": "week", "星期": "week", "礼拜": "week", "个月": "month", "月": "month", "年": "year"}
 
 
-@register(r"(过去|最近|近|前|后|未来|接下来的?|今后|往后|上(?=[2-9]|[1-9]\d)|下(?=[2-9]|[1-9]\d))的?(\d+(?:\.\d+)?|半|俩|仨)(个)?(半)?(秒钟|秒|分钟|小时|钟头|天|日|周|星期|礼拜|月|年)(?![前后内以之里代])", "offset", needs=r"过去|最近|近|前|后|未来|接下来|今后|往后|上\d|下\d")
+@register(r"(过去|最近|近|前|后|未来|接下来的?|今后|往后|上(?=[2-9]|[1-9]\d)|下(?=[2-9]|[1-9]\d))的?(\d+(?:\.\d+)?|半|俩|仨)(个)?(半)?(秒钟|秒|分钟|小时|钟头|天|日|周|星期|礼拜|月|年)((?:以内|之内|内|里)(?![前后内以之里代]))?(?![前后内以之里代])", "offset", needs=r"过去|最近|近|前|后|未来|接下来|今后|往后|上\d|下\d")
 def _zh_window(m) -> dict[str, Any] | None:
     n = {"半": 0.5, "俩": 2, "仨": 3}.get(m[2]) or float(m[2])
     if m[4]:
@@ -251,6 +279,8 @@ def _zh_window(m) -> dict[str, Any] | None:
         return None  # 马上3天, 以下2年: 上/下 there belong to the word before
     if m[1] in ("前", "后") and m.start() > 0 and m.string[m.start() - 1] not in " ,.;:!?的在这最是":
         return None  # 开始前一小时 / 吃饭后两小时 are an hour before / two after something, not a window from now
+    if m[6] and m[1] in ("前", "后", "上", "下"):
+        return None  # 后3天内 is not said so; 内/里 closes only a window said with a word (未来5年内, 过去的50分钟里)
     direction = 1 if m[1] in ("未来", "接下来", "接下来的", "今后", "往后", "下", "后") else -1
     return {"offset": [(n, _ZH_WIN_UNIT[m[5]])], "direction": direction, "within": True}
 
@@ -418,7 +448,7 @@ def _zh_month_first(m) -> dict[str, Any]:
     return {"month": int(m[1]), "day": 1}
 
 
-@register(r"(?<!\d)(\d{2})年(?=\d{1,2}月|底|末|初|上半年|下半年|第|首|[1-4]季度|春|夏|秋|冬)", "date", needs=r"年")
+@register(r"(?<!\d)(\d{2})年(?=\d{1,2}月|底|末|初|上半年|下半年|第|首|[1-4一二三四]季度|春|夏|秋|冬)", "date", needs=r"年")
 def _two_digit_year(m) -> dict[str, Any]:
     """19年5月, 19年底, 07年第三季度, 20年冬: a two-digit year before a month or a part of the year (19年 alone,
     19年前 / 15年中 are a count of years)."""
@@ -435,10 +465,17 @@ def apply_part(s: date, e: date, grain: str, part: Any) -> tuple[date, date, str
     """The part ``part`` of the period ``[s, e)`` of grain ``grain``; None when the period has no such part.
 
     :param part: ``early`` | ``mid`` | ``late`` | ``h1`` | ``h2`` | ``("week", n)`` | ``("nth", n, weekday)``
-        (``n`` = −1 for the last; weekday 1 = Monday).
+        (``n`` = −1 for the last; weekday 1 = Monday) | ``("first", n, unit)`` / ``("last", n, unit)`` (the first
+        or last ``n`` months or quarters of a year, ``unit`` ``month`` | ``quarter``).
     :return: ``(start, end, grain)`` half-open.
     """
     if isinstance(part, tuple):
+        if part[0] in ("first", "last"):  # the first / last n months or quarters of a year
+            months = part[1] * (3 if part[2] == "quarter" else 1)
+            if grain != "year" or not 1 <= months <= 12:
+                return None
+            g = "quarter" if part[2] == "quarter" else "month"
+            return (s, _month_add(s, months), g) if part[0] == "first" else (_month_add(s, 12 - months), e, g)
         if part[0] == "day":  # the third day of October; the fifth last day of May (n < 0: from the end)
             d = s + timedelta(days=part[1] - 1) if part[1] > 0 else e + timedelta(days=part[1])
             return (d, d + timedelta(days=1), "day") if s <= d < e else None
