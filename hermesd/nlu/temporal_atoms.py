@@ -143,7 +143,7 @@ def _md_slash(m):
     return {"month": int(m[1]), "day": int(m[2])}
 
 
-@_p(r"(?<!\d)(\d{4})年(?:(\d{1,2})月(?:(\d{1,2})(?:[日号]|(?![\d点:分时])))?)?", "date", needs=r"年")
+@_p(r"(?<!\d)(\d{4})年(?:(\d{1,2})月(?!初|廿)(?:(\d{1,2})(?:[日号]|(?![\d点:分时])))?)?", "date", needs=r"年")  # 8月初十: lunar
 def _zh_ymd(m):
     if m[3]:
         return {"year": int(m[1]), "month": int(m[2]), "day": int(m[3])}
