@@ -602,26 +602,37 @@ def _now(m):
     return {"now": True}
 
 
-_ZH_OFF = r"(?:(从现在(?:起|开始)?|过)\s*)?(\d+(?:\.\d+)?|半|几)\s*(个)?\s*(半)?\s*(秒钟|秒|分钟|分|小时|钟头|钟|天|日|周|星期|礼拜|月|年)\s*(半钟?)?\s*(以后|之后|后|以前|之前|前|以内|之内|内|以来)"
+_ZH_OFF = (r"(?:(?P<pre>从现在(?:起|开始)?|(?<![超度经通越不])再?过)\s*)?(?P<n>\d+(?:\.\d+)?|半|几)(?P<more>多|几)?\s*(?P<ge>个)?"
+           r"(?P<more2>多)?\s*(?P<half>半)?\s*(?P<unit>秒钟|秒|分钟|分|小时|钟头|刻钟|钟|天|日|周|星期|礼拜|月|年)\s*(?P<tail>半钟?|多)?"
+           r"\s*(?P<dir>以后|之后|后|以前|之前|前|以内|之内|内|以来)")
 
 
 @_p(_ZH_OFF, "offset", needs=r"[前后内]|以来")
 def _zh_offset(m):
-    if m[5] == "钟" and not m[3]:
+    """N units 后/前/内/以来 from now: 三天后, 两个半月前, 3年半以来, 一分半钟前, 20多个月之后, 一刻钟后.
+
+    多/几 after the count (20多个月, 3个多月, 3年多, 20几年) is "N and some": read as N, its lower bound."""
+    n_s, unit_w, tail, more = m["n"], m["unit"], m["tail"], m["more"] or m["more2"] or (m["tail"] == "多")
+    if unit_w == "钟" and not m["ge"]:
         return None  # 2个钟前 (two hours ago) is said with 个; 3钟 is not
-    unit = "hour" if m[5] == "钟" else _ZH_UNITS[m[5]]
-    if m[2] == "几" or (unit == "year" and re.fullmatch(r"[12]\d{3}", m[2])):
+    unit = "hour" if unit_w == "钟" else "minute" if unit_w == "刻钟" else _ZH_UNITS[unit_w]
+    if n_s == "几" or (unit == "year" and not more and re.fullmatch(r"[12]\d{3}", n_s)):
         return None  # 2019年以后 is "from 2019 on", not 2019 years later
-    n = 0.5 if m[2] == "半" else float(m[2])
-    if m[4] and m[6]:
+    if n_s == "半" and more:
+        return None
+    n = 0.5 if n_s == "半" else float(n_s)
+    if unit_w == "刻钟":
+        n *= 15  # 一刻钟 = a quarter of an hour
+    half_tail = tail in ("半", "半钟")
+    if m["half"] and (half_tail or more):
         return None  # 3个半年半: not a quantity
-    if m[6] == "半钟" and m[5] != "分":
+    if tail == "半钟" and unit_w != "分":
         return None  # 1分半钟 is a minute and a half; 半钟 follows no other unit
-    if m[4] or m[6]:
+    if m["half"] or half_tail:
         n += 0.5  # 3个半月, 3年半 / 一天半 / 一分钟半 / 一分半钟: half a unit more (现代汉语词典 半: 二分之一)
-    if unit == "month" and not m[3] and m[2] != "半":
+    if unit == "month" and not m["ge"] and n_s != "半":
         return None  # "3月前" is 3 months ago only with 个
-    d = m[7]
+    d = m["dir"]
     direction = -1 if d in ("以前", "之前", "前", "以来") else 1
     # N以来 (三年以来, 三个月以来): the time from N units back until now (现代汉语词典 以来: 从过去某时直到现在)
     return {"offset": [(n, unit)], "direction": direction, "within": d in ("以内", "之内", "内", "以来")}

@@ -285,6 +285,35 @@ def _zh_window(m) -> dict[str, Any] | None:
     return {"offset": [(n, _ZH_WIN_UNIT[m[5]])], "direction": direction, "within": True}
 
 
+@register(r"(?<![超度经通越不])再?过(\d+(?:\.\d+)?|半|俩|仨)(多)?(个)?(半)?(秒钟|秒|分钟|小时|钟头|刻钟|天|日|周|星期|礼拜|月|年)(半)?"
+          r"(?![前后内以之里钟头\d])", "offset", needs=r"过")
+def _zh_guo(m) -> dict[str, Any] | None:
+    """(再)过两天, 再过半个小时, 过十周: the time that many units from now (现代汉语词典 过: 经过某一段时间),
+    as 两天后 is; 超过/不过/经过两天 are other words (more than, only, after)."""
+    n = {"半": 0.5, "俩": 2, "仨": 3}.get(m[1]) or float(m[1])
+    if m[4] and m[6]:
+        return None
+    n += 0.5 if (m[4] or m[6]) else 0
+    if m[5] == "月" and not m[3]:
+        return None  # 过3月 is not said
+    unit = "minute" if m[5] == "刻钟" else _ZH_WIN_UNIT[m[5]]
+    return {"offset": [(n * 15 if m[5] == "刻钟" else n, unit)], "direction": 1, "within": False}
+
+
+@register(r"(?<![\d.])(\d+)(多|几)?(个)?(多)?(秒钟|分钟|小时|钟头|天|周|星期|礼拜|月|年)(多)?(?![前后内以之里\d])", "duration",
+          needs=r"\d[多几]|个多|[年天月]多")
+def _zh_some_more(m) -> dict[str, Any] | None:
+    """70多分钟, 四个多星期, 17个多月, 3年多: N and some units, read as N (its lower bound); 3年多 alone,
+    as 3年, is a count (a year is 19年 only before a part of it)."""
+    if not (m[2] or m[4] or m[6]) or sum(bool(g) for g in (m[2], m[4], m[6])) > 1:
+        return None
+    if m[5] in ("月", "星期", "礼拜") and not m[3]:
+        return None  # 3月多 / 星期3 are not counts
+    if m[2] == "几" and len(m[1]) < 2:
+        return None  # 2几 is not said; 20几年 is
+    return {"duration": [(float(m[1]), _ZH_WIN_UNIT[m[5]])]}
+
+
 _EN_UNIT = r"(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)"
 
 
