@@ -54,6 +54,8 @@ _RULES: dict[str, tuple] = {
     "corpus_christi": ("easter", 60),
     # the Orthodox Easter (Julian computus) and its feasts: Clean Monday opens Great Lent, Lazarus Saturday
     "orthodox_easter": ("orthodox", 0), "clean_monday": ("orthodox", -48), "lazarus_saturday": ("orthodox", -8),
+    "orthodox_palm_sunday": ("orthodox", -7), "orthodox_good_friday": ("orthodox", -2),
+    "orthodox_holy_saturday": ("orthodox", -1), "orthodox_easter_monday": ("orthodox", 1),
     "world_vegan": ("fixed", 11, 1), "consumer_rights": ("fixed", 3, 15), "macau_handover": ("fixed", 12, 20),
     "hk_handover": ("fixed", 7, 1),
     # National Boss's Day: October 16, kept on the nearest weekday when it falls on a weekend;
@@ -85,7 +87,27 @@ _ZH = {"元旦": "new_year", "情人节": "valentine", "妇女节": "women", "�
        "香港回归纪念日": "hk_handover", "香港回归日": "hk_handover", "香港回歸纪念日": "hk_handover",
        "圣灵降临节": "pentecost", "棕枝主日": "palm_sunday",
        "圣枝主日": "palm_sunday", "濯足节": "maundy_thursday", "圣周四": "maundy_thursday", "耶稣受难日": "good_friday",
-       "受难节": "good_friday", "耶稣升天节": "ascension", "圣诞夜": "christmas_eve"}
+       "受难节": "good_friday", "耶稣升天节": "ascension", "圣诞夜": "christmas_eve",
+       # the Chinese names of the movable feasts (Catholic 天主教 and Protestant usage; 东正教 = Orthodox)
+       "主复活日": "easter", "复活节星期一": "easter_monday", "复活节周一": "easter_monday",
+       "主受难日": "good_friday", "主受难节": "good_friday", "耶稣受难节": "good_friday", "圣周五": "good_friday",
+       "沈默周五": "good_friday", "圣周六": "holy_saturday", "神圣周六": "holy_saturday", "复活节前夜": "holy_saturday",
+       "耶稣受难日翌日": "holy_saturday", "主受难节翌日": "holy_saturday", "神圣星期四": "maundy_thursday",
+       "圣周星期四": "maundy_thursday", "设立圣餐日": "maundy_thursday", "圣树主日": "palm_sunday",
+       "基督苦难主日": "palm_sunday", "五旬节": "pentecost", "圣灵降临日": "pentecost", "圣灵节庆日": "whit_monday",
+       "圣三一主日": "trinity_sunday", "天主三一主日": "trinity_sunday", "天主圣三一节": "trinity_sunday",
+       "圣三主日": "trinity_sunday", "圣三节": "trinity_sunday", "基督圣体节": "corpus_christi",
+       "基督圣体圣血节": "corpus_christi", "基督圣体圣血瞻礼": "corpus_christi", "大斋首日": "ash_wednesday",
+       "圣灰星期三": "ash_wednesday", "圣灰日": "ash_wednesday", "圣灰礼仪日": "ash_wednesday",
+       "忏悔节": "shrove_tuesday", "忏悔火曜日": "shrove_tuesday", "煎饼星期二": "shrove_tuesday",
+       "拉撒路圣周六": "lazarus_saturday", "拉匝路周六": "lazarus_saturday", "东正教复活节": "orthodox_easter",
+       "东正教复活节星期一": "orthodox_easter_monday", "东正教圣周六": "orthodox_holy_saturday",
+       "东正教神圣周六": "orthodox_holy_saturday", "东正教耶稣受难日翌日": "orthodox_holy_saturday",
+       "东正教主受难节翌日": "orthodox_holy_saturday", "东正教复活节前夜": "orthodox_holy_saturday",
+       "东正教耶稣受难日": "orthodox_good_friday", "东正教主受难节": "orthodox_good_friday",
+       "东正教圣周五": "orthodox_good_friday", "东正教沈默周五": "orthodox_good_friday",
+       "东正教棕枝主日": "orthodox_palm_sunday", "东正教圣枝主日": "orthodox_palm_sunday",
+       "东正教圣树主日": "orthodox_palm_sunday", "东正教基督苦难主日": "orthodox_palm_sunday", "老板节": "boss"}
 _WEATHER_TERMS = {"小雪", "大雪", "雨水", "谷雨", "小满", "白露", "霜降"}
 for _i, _name in enumerate(SOLAR_TERMS):
     _ZH.setdefault(_name, f"term{_i}")
