@@ -604,16 +604,22 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
                     continue
         if g.f.get("period") == "month" and "month" in g.f and "day" not in g.f and "hour" not in g.f:
             # 2019年1-5月, 2018年2——4月: the first end is a bare month number, in the year said before it
+            # (十二至一月 without a year: the second end is next year's, as 十二月至一月)
             m = re.search(r"(?<![\d.:/-])(1[0-2]|[1-9])\s*(?:到|至|~|--?)\s*$", t[:g.start])
             prev = groups[i - 1] if i > 0 else None
-            if m and prev is not None and prev.end == m.start(1) and prev.f.get("period") == "year" \
-                    and set(prev.f) <= {"year", "year_shift", "period"} and out \
-                    and tuple(out[-1].span) == norm.span(prev.start, prev.end) and int(m[1]) <= g.f["month"]:
-                year = {k: v for k, v in prev.f.items() if k != "period"}
-                first = _Group(prev.start, m.end(1), {**year, "month": int(m[1]), "period": "month"}, {"date"})
+            with_year = m is not None and prev is not None and prev.end == m.start(1) and prev.f.get("period") == "year" \
+                and set(prev.f) <= {"year", "year_shift", "period"} and bool(out) \
+                and tuple(out[-1].span) == norm.span(prev.start, prev.end) and int(m[1]) <= g.f["month"]
+            alone = m is not None and set(g.f) == {"month", "period"} and not (
+                out and out[-1].span[1] > norm.span(m.start(1), m.end(1))[0])  # the number is no earlier expression's
+            if with_year or alone:
+                year = {k: v for k, v in prev.f.items() if k != "period"} if with_year else {}
+                first = _Group(prev.start if with_year else m.start(1), m.end(1),
+                               {**year, "month": int(m[1]), "period": "month"}, {"date"})
                 expr = _range(norm, first, _Group(g.start, g.end, {**g.f, **year}, g.cats), ref, tz)
                 if expr is not None:
-                    out.pop()
+                    if with_year:
+                        out.pop()
                     out.append(expr)
                     i += 1
                     continue
@@ -928,7 +934,8 @@ def _range(norm: Normalized, g1: _Group, g2: _Group, ref: datetime, tz: ZoneInfo
     if a1 is None or b2 is None:
         return None
     roll = _roll(f2, g2.f)
-    if roll is not None and _ends_before(a1, b2, tz):
+    # (6月1号和5月3号之间 may be said in either order: a dated second end keeps its year there)
+    if roll is not None and _ends_before(a1, b2, tz) and not (either_order and "day" in g2.f and "month" in g2.f):
         # 12号到3号, 十二月至一月, 周五到周一: a bare second end that comes before the first is its next one
         try:
             k2, a2, b2, gr2, _ = _resolve({**f2, **roll}, ref, tz) if "days" not in roll else \
@@ -962,7 +969,8 @@ def _roll(f2: dict[str, Any], said: dict[str, Any]) -> dict[str, Any] | None:
         return None  # 下周三, next Wednesday, 明年1月: the second end says where it is
     if "day" in said and "month" not in said and "weekday" not in said:
         return {"month_shift": f2.get("month_shift", 0) + 1} if "month" not in f2 else None
-    if said.get("period") == "month" and "month" in said and "day" not in said:
+    if (said.get("period") == "month" or "day" in said) and "month" in said and "weekday" not in said:
+        # 十二月至一月, 12月1号到1月1号: a yearless month (or day of one) before the first end is next year's
         return {"year_shift": f2.get("year_shift", 0) + 1} if "year" not in f2 else None
     if "weekday" in said and "day" not in said:
         return {"days": 7}

@@ -404,6 +404,15 @@ def _en_quarter_hour(m) -> dict[str, Any]:
     return {"duration": [(15, "minute")]}
 
 
+# ---- 晚 alone after a day: 周一晚, 礼拜一晚, 十五晚8点 (the evening of that day) -------------------------
+@register(r"(?:(?<=周[1-7日天])|(?<=星期[1-7日天])|(?<=礼拜[1-7日天])|(?<=[号日])|(?<=\d)(?=晚\d{1,2}点))晚(?![上间饭餐安会些了辈点年报])",
+          "pod", needs=r"晚")
+def _evening_after_day(m) -> dict[str, Any]:
+    """晚 right after a weekday or a dated day is that day's evening (晚上); after a bare number only before a
+    clock (十五晚8点), as 15晚 alone is fifteen nights."""
+    return {"pod": "晚上"}
+
+
 # ---- Cantonese and other day words: 听日, 寻日/琴日, 前日, 后日, 听朝, 当前 ---------------------
 _DAY_WORDS = {"听日": (1, None), "聽日": (1, None), "寻日": (-1, None), "尋日": (-1, None), "琴日": (-1, None),
               "前日": (-2, None), "后日": (2, None), "听朝": (1, "早上"), "聽朝": (1, "早上"), "今朝": (0, "早上"),
