@@ -182,7 +182,7 @@ _FUTURE = re.compile(r"提醒|闹钟|叫醒|叫我|记得|别忘|安排|预订|�
                      r"(?<![a-z])(?:remind|reminder|alarm|wake me|schedule|book|reserve|will|going to|gonna|plan|"
                      r"planning|until|till|countdown|upcoming|how long)(?![a-z])|'ll(?![a-z])")
 _PAST = re.compile(r"上次|曾经|已经|去过|过了|我记得|(?<![a-z])(?:was|were|did|had|ago|used to)(?![a-z])")
-_DATE_KEYS = ("rel_day", "weekday", "day", "month", "period", "year", "holiday", "lunar", "lunar_month", "part")
+_DATE_KEYS = ("rel_day", "weekday", "day", "month", "period", "year", "holiday", "lunar", "lunar_month", "part", "pair")
 _CLOCK_KEYS = frozenset({"hour", "minute", "second", "ampm", "pod", "h24", "midnight", "future"})
 
 
@@ -237,7 +237,8 @@ def _date_part(f: dict[str, Any], today: date) -> tuple[date, date, str] | None:
     base = f
     if "pod" in f and f["part"] in ("early", "mid", "late") and "part_period" not in f and "period" not in f:
         return _whole_date_part(f, today)  # early morning, late tonight: the part is the part of day's (_resolve)
-    if not any(k in f for k in ("period", "month", "year", "holiday", "lunar", "lunar_month", "day", "weekday", "rel_day")):
+    if not any(k in f for k in ("period", "month", "year", "holiday", "lunar", "lunar_month", "day", "weekday", "rel_day",
+                                "pair")):
         if "part_period" not in f:
             return None
         base = {**f, "period": f["part_period"]}
@@ -320,6 +321,12 @@ def _whole_date_part_once(f: dict[str, Any], today: date) -> tuple[date, date, s
     if "rel_day" in f:
         d = today + timedelta(days=f["rel_day"])
         return d, d + timedelta(days=1), "day"
+    if "pair" in f:  # 今明两天, 今明两年: the two units from the first one named
+        unit, first = f["pair"]
+        if unit == "day":
+            d = today + timedelta(days=first)
+            return d, d + timedelta(days=2), "day"
+        return date(today.year + first, 1, 1), date(today.year + first + 2, 1, 1), "year"
     if "weekday" in f and "day" in f and "month" not in f and "month_shift" not in f:
         # "Monday the 4th", 周一5号: the first month from this one whose day falls on that weekday
         y, m = today.year, today.month
@@ -877,7 +884,8 @@ def _range(norm: Normalized, g1: _Group, g2: _Group, ref: datetime, tz: ZoneInfo
                 f2[k] = f1[k]
             if k in f2 and "ampm" not in f1 and "pod" not in f1:
                 f1[k] = f2[k]
-    if "hour" in f1 and "hour" in f2 and not any(k in f1 for k in _DATE_KEYS) and any(k in f2 for k in _DATE_KEYS):
+    if "hour" in f1 and "hour" in f2 and not any(k in f1 for k in _DATE_KEYS) and any(k in f2 for k in _DATE_KEYS) \
+            and not f2.get("after_first"):
         # "9:30 - 11:00 on Thursday", "3点到5点，明天": a date said after both clocks holds for the first too
         for k, v in f2.items():
             if k not in _CLOCK_KEYS:
@@ -915,7 +923,9 @@ def _range(norm: Normalized, g1: _Group, g2: _Group, ref: datetime, tz: ZoneInfo
     try:
         k1, a1, b1, gr1, _ = _resolve(f1, ref, tz)
         date_keys = ("rel_day", "weekday", "day", "month", "period", "year")
-        if not any(k in f2 for k in date_keys) and isinstance(a1, (date, datetime)):
+        if f2.get("after_first") and isinstance(a1, (date, datetime)):  # 13:20~次日05:40: the day after the first end
+            k2, a2, b2, gr2, _ = _resolve(f2, ref, tz, anchor=a1 if not isinstance(a1, datetime) else a1.date())
+        elif not any(k in f2 for k in date_keys) and isinstance(a1, (date, datetime)):
             k2, a2, b2, gr2, _ = _resolve(f2, ref, tz, anchor=a1 if not isinstance(a1, datetime) else a1.date())
         elif "weekday" in f2 and f2.get("wd_mode") == "upcoming" and a1 is not None:
             if "week_shift" in f1 and f1.get("wd_mode") == "week":

@@ -41,6 +41,7 @@ PARTS_OF_DAY: dict[str, tuple[int, int, str]] = {
     "上午": (6, 12, "am"), "中午": (11, 14, "noon"), "午间": (11, 14, "noon"), "下午": (12, 18, "pm"),
     "傍晚": (17, 19, "pm"), "晚上": (18, 24, "night"), "晚间": (18, 24, "night"), "夜里": (18, 24, "night"),
     "夜间": (18, 24, "night"), "深夜": (22, 24, "night"), "半夜": (0, 3, "early"), "白天": (6, 18, "am"),
+    "全天": (0, 24, "am"),  # the whole day (明天全天); 全天候 (all-weather) is not a time
     "午夜": (23, 25, "night"),  # 午夜12点 is the coming midnight, 午夜1点 the 1 am after it
     # Cantonese (and Hakka/Min) words for parts of day, in both scripts where the normaliser keeps the
     # traditional one (晝): 朝早 = morning, 上晝 = forenoon, 晏晝 = around noon, 下晝 = afternoon,
@@ -407,7 +408,7 @@ def _en_season(m):
 
 
 # ---- parts of day, clock times ----------------------------------------------------------
-@_p("(" + _ZH_POD_ALT + ")(?!好)", "pod")  # 早上好 / 晚上好 are greetings
+@_p("(" + _ZH_POD_ALT + ")(?!好|候)", "pod")  # 早上好 / 晚上好 are greetings, 全天候 all-weather
 def _zh_pod(m):
     return {"pod": m[1]}
 

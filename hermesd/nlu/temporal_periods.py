@@ -93,6 +93,17 @@ def _zh_part_alone(m) -> dict[str, Any] | None:
     return {"part": _ZH_PART[m[2]], "part_period": "month" if m[1] == "月" else "year"} | _edge(m[2])
 
 
+_ZH_STAGE = {"前期": "early", "初期": "early", "初叶": "early", "伊始": "early", "中期": "mid", "中叶": "mid",
+             "后期": "late", "末期": "late", "末叶": "late"}
+
+
+@register(r"(?<=[年代纪])的?(前期|初期|初叶|中期|中叶|后期|末期|末叶)|(?<=年)(伊始)", "date", needs=r"期|叶|伊始")
+def _zh_stage(m) -> dict[str, Any]:
+    """九十年代末期, 20世纪60年代前期, 19世纪中叶, 2022年伊始: the early / middle / late part of a decade,
+    century or year (前期/初期/初叶 early, 中期/中叶 middle, 后期/末期/末叶 late; 伊始 = the beginning)."""
+    return {"part": _ZH_STAGE[m[1] or m[2]], "part_edge": True}
+
+
 @register(r"(?<![月年代纪度周])(上旬|中旬|下旬)", "date", needs=r"旬")
 def _zh_xun_alone(m) -> dict[str, Any]:
     return {"part": _ZH_PART[m[1]], "part_period": "month"}
@@ -300,6 +311,14 @@ def _zh_guo(m) -> dict[str, Any] | None:
     return {"offset": [(n * 15 if m[5] == "刻钟" else n, unit)], "direction": 1, "within": False}
 
 
+@register(r"(?<![\d.])(\d+)周年|(?<![\d.])(\d+)天\d+(?:晚|夜)|(?<![\d.])(\d+)天\3夜", "duration", needs=r"周年|天\d+[晚夜]")
+def _zh_years_nights(m) -> dict[str, Any]:
+    """4周年 (four full years), 6天5晚 / 三天三夜 (a stay of that many days, its nights inside them)."""
+    if m[1]:
+        return {"duration": [(float(m[1]), "year")]}
+    return {"duration": [(float(m[2] or m[3]), "day")]}
+
+
 @register(r"(?<![\d.])(\d+)(多|几)?(个)?(多)?(秒钟|分钟|小时|钟头|天|周|星期|礼拜|月|年)(多)?(?![前后内以之里\d])", "duration",
           needs=r"\d[多几]|个多|[年天月]多")
 def _zh_some_more(m) -> dict[str, Any] | None:
@@ -402,6 +421,43 @@ def _zh_duration_more(m) -> dict[str, Any]:
 @register(rf"{L}(?:for\s+)?(?:a\s+)?quarter\s+(?:of\s+an\s+)?hour{R}", "duration", needs=r"quarter")
 def _en_quarter_hour(m) -> dict[str, Any]:
     return {"duration": [(15, "minute")]}
+
+
+# ---- YYYY.MM at a range's end: 1999.08-2002.02, 2015.09至今 (as written in a CV) ------------------------------
+@register(r"(?<![\d.])((?:19|20)\d\d)\.(0[1-9]|1[0-2])(?![\d.])(?=\s*(?:--?|~|至|到))"
+          r"|(?:(?<=-)|(?<=~)|(?<=至)|(?<=到))\s*((?:19|20)\d\d)\.(0[1-9]|1[0-2])(?![\d.])", "date", needs=r"\d{4}\.\d\d")
+def _dotted_year_month(m) -> dict[str, Any]:
+    """A year and a two-digit month joined by a dot, only at either end of a range (alone, 2019.05 may be a
+    price or a version): the month of that year."""
+    return {"year": int(m[1] or m[3]), "month": int(m[2] or m[4]), "period": "month"}
+
+
+# ---- a season said with one character after a year: 2021年春, 20年冬 ---------------------------------------
+@register(r"(?<=年)(春|夏|秋|冬)(?![天季节装风雨雷光色令至日运耕收游假])", "date", needs=r"年[春夏秋冬]")
+def _zh_season_after_year(m) -> dict[str, Any]:
+    """2021年春, 20年冬: the season of that year (the meteorological one, as 春天); 2021年春节 and 冬至 are days."""
+    return {"period": "season", "month": {"春": 3, "夏": 6, "秋": 9, "冬": 12}[m[1]]}
+
+
+# ---- X and Y, two days / years: 今明两天, 明后两天, 今明两年 -------------------------------------------------
+_PAIR_DAYS = {"今明": 0, "明后": 1, "昨今": -1, "前昨": -2}
+
+
+@register(r"(今明|明后|昨今|前昨)(?:两|2)(天|日|年)", "date", needs=r"(?:今明|明后|昨今|前昨)(?:两|2)")
+def _zh_pair(m) -> dict[str, Any]:
+    """今明两天 (today and tomorrow), 明后两天, 今明两年 (this year and next): a range of the two named units."""
+    first = _PAIR_DAYS[m[1]]
+    if m[2] == "年":
+        return {"pair": ("year", first)}
+    return {"pair": ("day", first)}
+
+
+# ---- 次日 / 翌日 / 第二天: the day after (the first end of a range, else today) --------------------------
+@register(r"(次日|翌日|隔天|隔日|第[二2]天)", "date", needs=r"次日|翌日|隔[天日]|第[二2]天")
+def _zh_next_day(m) -> dict[str, Any]:
+    """13:20~次日05:40, 夜间至次日上午: the day after the range's first end (:func:`.temporal._range`);
+    alone, the day after today (现代汉语词典 次日: 第二天)."""
+    return {"rel_day": 1, "after_first": True}
 
 
 # ---- 晚 alone after a day: 周一晚, 礼拜一晚, 十五晚8点 (the evening of that day) -------------------------
