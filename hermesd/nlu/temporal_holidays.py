@@ -1,7 +1,8 @@
 """Holidays, solar terms and Chinese lunar dates: their atoms and the day each falls on (pure).
 
 A holiday atom yields ``{"holiday": key}`` (with ``hol_rel`` ±1 for next/last X, 下一个X/上一个X);
-a lunar date ``{"lunar": (month, day, leap)}``. :func:`holiday_date` gives the day of a holiday
+a lunar date ``{"lunar": (month, day, leap)}``; a whole lunar month (农历十月, 闰四月, 正月, 腊月)
+``{"lunar_month": (month, leap)}``. :func:`holiday_date` gives the day of a holiday
 in a Gregorian year. Rules:
 
 - fixed dates (元旦, 国庆, Christmas …) and US rules (Thanksgiving = 4th Thursday of November,
