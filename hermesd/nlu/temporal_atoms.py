@@ -42,6 +42,7 @@ PARTS_OF_DAY: dict[str, tuple[int, int, str]] = {
     "傍晚": (17, 19, "pm"), "晚上": (18, 24, "night"), "晚间": (18, 24, "night"), "夜里": (18, 24, "night"),
     "夜间": (18, 24, "night"), "深夜": (22, 24, "night"), "半夜": (0, 3, "early"), "白天": (6, 18, "am"),
     "全天": (0, 24, "am"),  # the whole day (明天全天); 全天候 (all-weather) is not a time
+    "午后": (12, 18, "pm"),  # after noon: the afternoon (现代汉语词典 午后: 下午)
     "午夜": (23, 25, "night"),  # 午夜12点 is the coming midnight, 午夜1点 the 1 am after it
     # Cantonese (and Hakka/Min) words for parts of day, in both scripts where the normaliser keeps the
     # traditional one (晝): 朝早 = morning, 上晝 = forenoon, 晏晝 = around noon, 下晝 = afternoon,
@@ -426,10 +427,10 @@ def _en_noon(m):
     return {"hour": 12, "minute": 0, "ampm": "pm"} if m[1] == "noon" else {"hour": 0, "minute": 0, "ampm": "am", "midnight": True}
 
 
-@_p(r"(?:(?<![\d:周期拜])|(?<=周\d)|(?<=星期\d)|(?<=礼拜\d))(\d{1,2})(?:点|時|时)(?:(1|3)刻|(\d{1,2})个字|(\d{1,2}|十)分?|(半)|整)?(?:钟)?(?:(\d{1,2})秒)?", "clock")
+@_p(r"(?:(?<![\d:周期拜])|(?<=周\d)|(?<=星期\d)|(?<=礼拜\d))(\d{1,2})(?:点|時|时)(?:(1|3)刻|(\d{1,2})个字|(\d{1,2}|十)分?|(半)|整|多(?=钟|$|[,.;!?\s]))?(?:钟)?(?:(\d{1,2})秒)?", "clock")
 def _zh_clock(m):
     """3点, 3点15(分), 3点1刻, 3点半; Cantonese 3点3个字 (三點三個字: a 字 is one of the clock face's five-minute
-    marks, so 3:15)."""
+    marks, so 3:15); 5点多(钟) is a little after five, read as that hour (5点多人 is not a clock word)."""
     h = int(m[1])
     mi = 15 * int(m[2]) if m[2] else 5 * int(m[3]) if m[3] else (10 if m[4] == "十" else int(m[4])) if m[4] \
         else 30 if m[5] else None  # 8点十分: the normaliser keeps 十分 ("very"), after 点 it is ten minutes
@@ -604,7 +605,7 @@ def _now(m):
 
 
 _ZH_OFF = (r"(?:(?P<pre>从现在(?:起|开始)?|(?<![超度经通越不])再?过)\s*)?(?P<n>\d+(?:\.\d+)?|半|几)(?P<more>多|几)?\s*(?P<ge>个)?"
-           r"(?P<more2>多)?\s*(?P<half>半)?\s*(?P<unit>秒钟|秒|分钟|分|小时|钟头|刻钟|钟|天|日|周|星期|礼拜|月|年)\s*(?P<tail>半钟?|多)?"
+           r"(?P<more2>多)?\s*(?P<half>半)?\s*(?P<unit>秒钟|秒|分钟|分|小时|钟头|刻钟|钟|天|日|周|星期|礼拜|季度|月|年)\s*(?P<tail>半钟?|多)?"
            r"\s*(?P<dir>以后|之后|后|以前|之前|前|以内|之内|内|以来)")
 
 
@@ -616,14 +617,12 @@ def _zh_offset(m):
     n_s, unit_w, tail, more = m["n"], m["unit"], m["tail"], m["more"] or m["more2"] or (m["tail"] == "多")
     if unit_w == "钟" and not m["ge"]:
         return None  # 2个钟前 (two hours ago) is said with 个; 3钟 is not
-    unit = "hour" if unit_w == "钟" else "minute" if unit_w == "刻钟" else _ZH_UNITS[unit_w]
+    unit = {"钟": "hour", "刻钟": "minute", "季度": "month"}.get(unit_w) or _ZH_UNITS[unit_w]
     if n_s == "几" or (unit == "year" and not more and re.fullmatch(r"[12]\d{3}", n_s)):
         return None  # 2019年以后 is "from 2019 on", not 2019 years later
     if n_s == "半" and more:
         return None
     n = 0.5 if n_s == "半" else float(n_s)
-    if unit_w == "刻钟":
-        n *= 15  # 一刻钟 = a quarter of an hour
     half_tail = tail in ("半", "半钟")
     if m["half"] and (half_tail or more):
         return None  # 3个半年半: not a quantity
@@ -632,7 +631,8 @@ def _zh_offset(m):
     if m["half"] or half_tail:
         n += 0.5  # 3个半月, 3年半 / 一天半 / 一分钟半 / 一分半钟: half a unit more (现代汉语词典 半: 二分之一)
     if unit == "month" and not m["ge"] and n_s != "半":
-        return None  # "3月前" is 3 months ago only with 个
+        return None  # "3月前" is 3 months ago only with 个 (and 3季度后 is after the third quarter)
+    n *= {"刻钟": 15, "季度": 3}.get(unit_w, 1)  # 一刻钟 = a quarter of an hour, 一个季度 = three months
     d = m["dir"]
     direction = -1 if d in ("以前", "之前", "前", "以来") else 1
     # N以来 (三年以来, 三个月以来): the time from N units back until now (现代汉语词典 以来: 从过去某时直到现在)

@@ -311,11 +311,15 @@ def _zh_guo(m) -> dict[str, Any] | None:
     return {"offset": [(n * 15 if m[5] == "刻钟" else n, unit)], "direction": 1, "within": False}
 
 
-@register(r"(?<![\d.])(\d+)周年|(?<![\d.])(\d+)天\d+(?:晚|夜)|(?<![\d.])(\d+)天\3夜", "duration", needs=r"周年|天\d+[晚夜]")
+@register(r"(?<![\d.])(\d+)周年|(?<![\d.])(\d+)天\d+(?:晚|夜)|(?<![\d.])(\d+)天\3夜|(?<![\d.])(\d+)个季度(?![前后内以之])",
+          "duration", needs=r"周年|天\d+[晚夜]|个季度")
 def _zh_years_nights(m) -> dict[str, Any]:
-    """4周年 (four full years), 6天5晚 / 三天三夜 (a stay of that many days, its nights inside them)."""
+    """4周年 (four full years), 6天5晚 / 三天三夜 (a stay of that many days, its nights inside them),
+    五个季度 (quarters of three months)."""
     if m[1]:
         return {"duration": [(float(m[1]), "year")]}
+    if m[4]:
+        return {"duration": [(3.0 * int(m[4]), "month")]}
     return {"duration": [(float(m[2] or m[3]), "day")]}
 
 
