@@ -167,7 +167,22 @@ def _number_runs(text: str):
             continue
         if run[0] in "零〇○" and len(run) > 1 and all(c in _CN_DIGIT for c in run):
             val = str(val).zfill(len(run))  # read digit by digit, a leading 零 is a digit: 零七年 is 07年
+        elif _approximate(run, text[e:e + 1], after_weekday):
+            val = min(_CN_DIGIT[run[0]], _CN_DIGIT[run[1]])
         yield s, e, val
+
+
+def _approximate(run: str, after: str, after_weekday: bool) -> bool:
+    """一两天, 两三个小时, 三五天, 七八个人: two neighbouring numerals side by side are an approximate number,
+    "one or two" (现代汉语 概数: 相邻的两个数连用), written as the smaller one, not as 12 / 23 / 35. 两 is never
+    read digit by digit, so a pair with it always is one; a pair without it (八九, 三四) before 年 stays a
+    two-digit year (八九年 = 1989), and after 星期/周 it is two weekdays (星期一二)."""
+    if len(run) != 2 or after_weekday or not all(c in _CN_DIGIT for c in run) or "零" in run or "〇" in run:
+        return False
+    a, b = _CN_DIGIT[run[0]], _CN_DIGIT[run[1]]
+    if "两" in run:
+        return abs(a - b) == 1 or run == "三两"
+    return (b == a + 1 or run == "三五") and after != "年"
 
 
 #: character → its normalised form (steps 1–4 are per character): filled as characters are met,

@@ -429,7 +429,8 @@ def _en_quarter_hour(m) -> dict[str, Any]:
 
 # ---- YYYY.MM at a range's end: 1999.08-2002.02, 2015.09至今 (as written in a CV) ------------------------------
 @register(r"(?<![\d.])((?:19|20)\d\d)\.(0[1-9]|1[0-2])(?![\d.])(?=\s*(?:--?|~|至|到))"
-          r"|(?:(?<=-)|(?<=~)|(?<=至)|(?<=到))\s*((?:19|20)\d\d)\.(0[1-9]|1[0-2])(?![\d.])", "date", needs=r"\d{4}\.\d\d")
+          r"|(?:(?<=-)|(?<=- )|(?<=~)|(?<=~ )|(?<=至)|(?<=到))((?:19|20)\d\d)\.(0[1-9]|1[0-2])(?![\d.])", "date",
+          needs=r"\d{4}\.\d\d")
 def _dotted_year_month(m) -> dict[str, Any]:
     """A year and a two-digit month joined by a dot, only at either end of a range (alone, 2019.05 may be a
     price or a version): the month of that year."""
