@@ -69,8 +69,9 @@ A second public suite format is read too: jionlp's ``test/test_time_parser.py`` 
 https://github.com/dongrixinyu/JioNLP; saved e.g. as /work/tmp-duckling/jionlp_test_time_parser.py):
 its ``time_string_list`` of ``[text, time_base, {"type", "definition", "time": [first, last]}]`` is read
 with :mod:`ast` (no code of it runs). ``time_base`` is a Unix time (local time in Asia/Shanghai, as its
-expected values show), ``[y, m, d, …]``, ``{"year": …, "month": …}`` (missing fields are their first
-value), or ``datetime.datetime(…)``; a case whose base is ``time.time()`` cannot be reproduced and is
+expected values show), a name the file assigns one (``_ts_1``), ``[y, m, d, …]``, ``{"year": …, "month": …}``
+(missing fields are their first value), ``datetime.datetime(…)``, or ``None`` for a ``time_delta`` (whose
+answer no instant changes: ``_ts_1``'s is used); a case whose base is ``time.time()`` cannot be reproduced and is
 skipped. Its closed ``[first, last]`` (to the second) is the half-open ``[first, last + 1 s)``, and
 ``-inf`` / ``inf`` is a side left open; exact agreement is both bounds. A ``time_delta`` of one
 ``{unit: n}`` agrees with a hermesd ``duration`` of the same length (a year 365 days, a month 30, as
@@ -80,7 +81,8 @@ workdays have no hermesd kind and count as failures (``unrepresentable``). Its c
   J1 a range open at one side is closed at the reference instant (二〇一九年5月8日起 ends now,
      2025年前 starts now); hermesd leaves that side open: agreement of the other bound counts here;
   J2 a "blur" answer is a whole period around a vague offset (两年前 = all of 2019, 40多年前 = 1971–1981);
-     hermesd gives the instant the offset names: that instant inside jionlp's span counts here;
+     hermesd gives the instant the offset names: that instant inside jionlp's span counts here (a span
+     bounded at both ends: 20天以后 = from 07-04 on is an open range, hermesd's 07-04 a point, not counted);
   J3 a closed range's end includes its last unit (8点到中午12点 ends 12:59:59), as Duckling's C3;
      hermesd's half-open range ends at 12:00: an end one unit of its grain earlier counts here.
 
