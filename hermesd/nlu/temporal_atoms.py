@@ -604,7 +604,7 @@ def _now(m):
     return {"now": True}
 
 
-_ZH_OFF = (r"(?:(?P<pre>从现在(?:起|开始)?|(?<![超度经通越不])再?过)\s*)?(?P<n>\d+(?:\.\d+)?|半|几)(?P<more>多|几)?\s*(?P<ge>个)?"
+_ZH_OFF = (r"(?:(?P<pre>从现在(?:起|开始)?|(?<![超度经通越不])再?过)\s*)?(?P<n>\d+(?:\.\d+)?|半|几)(?P<more>多|几|(?<=\d0)来)?\s*(?P<ge>个)?"
            r"(?P<more2>多)?\s*(?P<half>半)?\s*(?P<unit>秒钟|秒|分钟|分|小时|钟头|刻钟|钟|天|日|周|星期|礼拜|季度|月|年)\s*(?P<tail>半钟?|多)?"
            r"\s*(?P<dir>以后|之后|后|以前|之前|前|以内|之内|内|以来)")
 
@@ -613,7 +613,8 @@ _ZH_OFF = (r"(?:(?P<pre>从现在(?:起|开始)?|(?<![超度经通越不])再?�
 def _zh_offset(m):
     """N units 后/前/内/以来 from now: 三天后, 两个半月前, 3年半以来, 一分半钟前, 20多个月之后, 一刻钟后.
 
-    多/几 after the count (20多个月, 3个多月, 3年多, 20几年) is "N and some": read as N, its lower bound."""
+    多/几/来 after the count (20多个月, 3个多月, 3年多, 20几年, 十来天) is "N and some" (or about N): read as N,
+    its lower bound."""
     n_s, unit_w, tail, more = m["n"], m["unit"], m["tail"], m["more"] or m["more2"] or (m["tail"] == "多")
     if unit_w == "钟" and not m["ge"]:
         return None  # 2个钟前 (two hours ago) is said with 个; 3钟 is not

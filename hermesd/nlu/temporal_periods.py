@@ -323,17 +323,17 @@ def _zh_years_nights(m) -> dict[str, Any]:
     return {"duration": [(float(m[2] or m[3]), "day")]}
 
 
-@register(r"(?<![\d.])(\d+)(多|几)?(个)?(多)?(秒钟|分钟|小时|钟头|天|周|星期|礼拜|月|年)(多)?(?![前后内以之里\d])", "duration",
-          needs=r"\d[多几]|个多|[年天月]多")
+@register(r"(?<![\d.])(\d+)(多|几|来)?(个)?(多)?(秒钟|分钟|小时|钟头|天|周|星期|礼拜|月|年)(多)?(?![前后内以之里\d])", "duration",
+          needs=r"\d[多几来]|个多|[年天月]多")
 def _zh_some_more(m) -> dict[str, Any] | None:
-    """70多分钟, 四个多星期, 17个多月, 3年多: N and some units, read as N (its lower bound); 3年多 alone,
-    as 3年, is a count (a year is 19年 only before a part of it)."""
+    """70多分钟, 四个多星期, 17个多月, 3年多, 十来天 (来: about): N and some units, read as N (its lower bound);
+    3年多 alone, as 3年, is a count (a year is 19年 only before a part of it)."""
     if not (m[2] or m[4] or m[6]) or sum(bool(g) for g in (m[2], m[4], m[6])) > 1:
         return None
     if m[5] in ("月", "星期", "礼拜") and not m[3]:
         return None  # 3月多 / 星期3 are not counts
-    if m[2] == "几" and len(m[1]) < 2:
-        return None  # 2几 is not said; 20几年 is
+    if m[2] in ("几", "来") and len(m[1]) < 2:
+        return None  # 2几 / 2来 are not said; 20几年, 10来天 are
     return {"duration": [(float(m[1]), _ZH_WIN_UNIT[m[5]])]}
 
 
