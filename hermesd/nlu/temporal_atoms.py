@@ -161,7 +161,7 @@ def _zh_md(m):
     return {"month": int(m[1]), "period": "month"}
 
 
-@_p(r"(上上|上|这|本|下下|下)个?月(?:的)?(\d{1,2})[日号]", "date", needs=r"月")
+@_p(r"(上上|上|这|本|今个|下下|下)个?月(?:的)?(\d{1,2})[日号]", "date", needs=r"月")
 def _zh_rel_month_day(m):
     return {"month_shift": _ZH_SHIFT[m[1]], "day": int(m[2])}
 
@@ -275,7 +275,7 @@ def _zh_week(m):
     return {"period": "week", "week_shift": _ZH_SHIFT[m[1]]}
 
 
-@_p(r"(上上|上|这|本|下下|下)个?月(?!\d{1,2}[日号])", "date")
+@_p(r"(上上|上|这|本|今个|下下|下)个?月(?!\d{1,2}[日号])", "date")
 def _zh_month_rel(m):
     return {"period": "month", "month_shift": _ZH_SHIFT[m[1]]}
 
