@@ -272,6 +272,16 @@ def _whole_date_part(f: dict[str, Any], today: date) -> tuple[date, date, str] |
     return _whole_date_part_once({**f, "year_shift": 1}, today) if yearless else dp
 
 
+def _lunar_month_days(y: int, lm: int, leap: bool) -> int:
+    """The length of lunar month ``lm`` of lunar year ``y``; :raises _Invalid: a leap month the year lacks."""
+    try:
+        return month_days(y, lm, leap)
+    except ValueError as exc:
+        if 1 <= lm <= 12 and leap:
+            raise _Invalid(str(exc), {"kind": "no_such_lunar_month", "year": y, "month": lm}) from None
+        raise
+
+
 def _whole_date_part_once(f: dict[str, Any], today: date) -> tuple[date, date, str] | None:
     if "holiday" in f:
         key, rel = f["holiday"], f.get("hol_rel")
@@ -284,27 +294,20 @@ def _whole_date_part_once(f: dict[str, Any], today: date) -> tuple[date, date, s
         else:
             d = holiday_date(key, _year_of(f, today))
         return d, d + timedelta(days=1), "day"
-    if "lunar" in f or "lunar_month" in f:
-        # 农历八月十五; 农历十月, 闰四月: a day or the whole month of the lunar year numbered like the year
-        if "lunar" in f:
-            lm, ld, leap = f["lunar"]
-        else:
-            (lm, leap), ld = f["lunar_month"], None
+    if "lunar" in f:
+        lm, ld, leap = f["lunar"]
         y = _year_of(f, today)
-        try:
-            n = month_days(y, lm, leap)
-        except ValueError as exc:
-            if 1 <= lm <= 12 and leap:
-                raise _Invalid(str(exc), {"kind": "no_such_lunar_month", "year": y, "month": lm}) from None
-            raise
-        if ld is None:
-            d = lunar_to_solar(y, lm, 1, leap)
-            return d, d + timedelta(days=n), "month"
+        n = _lunar_month_days(y, lm, leap)
         if ld > n:
             raise _Invalid(f"lunar month {lm} of {y} has {n} days",
                            {"kind": "no_such_lunar_day", "year": y, "month": lm, "day": ld, "max_day": n})
         d = lunar_to_solar(y, lm, ld, leap)
         return d, d + timedelta(days=1), "day"
+    if "lunar_month" in f:  # 农历十月, 闰四月: the whole lunar month of the lunar year numbered like the year
+        (lm, leap), y = f["lunar_month"], _year_of(f, today)
+        n = _lunar_month_days(y, lm, leap)
+        d = lunar_to_solar(y, lm, 1, leap)
+        return d, d + timedelta(days=n), "month"
     period = f.get("period")
     if period == "quarter" and "quarter" in f:
         y, m = _year_of(f, today), 3 * f["quarter"] - 2

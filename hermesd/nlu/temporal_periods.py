@@ -564,20 +564,22 @@ def apply_part(s: date, e: date, grain: str, part: Any) -> tuple[date, date, str
     """The part ``part`` of the period ``[s, e)`` of grain ``grain``; None when the period has no such part.
 
     :param part: ``early`` | ``mid`` | ``late`` | ``h1`` | ``h2`` | ``("week", n)`` | ``("nth", n, weekday)``
-        (``n`` = −1 for the last; weekday 1 = Monday) | ``("first", n, unit)`` / ``("last", n, unit)`` (the first
-        or last ``n`` months or quarters of a year, ``unit`` ``month`` | ``quarter``).
+        (``n`` = −1 for the last; weekday 1 = Monday).
     :return: ``(start, end, grain)`` half-open.
+
+    A part may also be ``("first", n, unit)`` / ``("last", n, unit)``: the first or last ``n`` months or
+    quarters of a year (``unit`` ``month`` | ``quarter``; 2022年前十一个月, 二零二一年后三月).
     """
     if isinstance(part, tuple):
+        if part[0] == "day":  # the third day of October; the fifth last day of May (n < 0: from the end)
+            d = s + timedelta(days=part[1] - 1) if part[1] > 0 else e + timedelta(days=part[1])
+            return (d, d + timedelta(days=1), "day") if s <= d < e else None
         if part[0] in ("first", "last"):  # the first / last n months or quarters of a year
             months = part[1] * (3 if part[2] == "quarter" else 1)
             if grain != "year" or not 1 <= months <= 12:
                 return None
             g = "quarter" if part[2] == "quarter" else "month"
             return (s, _month_add(s, months), g) if part[0] == "first" else (_month_add(s, 12 - months), e, g)
-        if part[0] == "day":  # the third day of October; the fifth last day of May (n < 0: from the end)
-            d = s + timedelta(days=part[1] - 1) if part[1] > 0 else e + timedelta(days=part[1])
-            return (d, d + timedelta(days=1), "day") if s <= d < e else None
         if part[0] in ("nth", "weekend"):
             n, wd = part[1], (part[2] if part[0] == "nth" else 6)  # a weekend is counted by its Saturday
             if n > 0:
