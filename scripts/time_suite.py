@@ -69,15 +69,20 @@ A second public suite format is read too: jionlp's ``test/test_time_parser.py`` 
 https://github.com/dongrixinyu/JioNLP; saved e.g. as /work/tmp-duckling/jionlp_test_time_parser.py):
 its ``time_string_list`` of ``[text, time_base, {"type", "definition", "time": [first, last]}]`` is read
 with :mod:`ast` (no code of it runs). ``time_base`` is a Unix time (local time in Asia/Shanghai, as its
-expected values show), ``[y, m, d, …]``, ``{"year": …, "month": …}`` (missing fields are their first
-value), or ``datetime.datetime(…)``; a case whose base is ``time.time()`` cannot be reproduced and is
-skipped. Its closed ``[first, last]`` (to the second) is the half-open ``[first, last + 1 s)``; exact
-agreement is both bounds. Its conventions, counted apart:
+expected values show), a name the file assigns one (``_ts_1``), ``[y, m, d, …]``, ``{"year": …, "month": …}``
+(missing fields are their first value), ``datetime.datetime(…)``, or ``None`` for a ``time_delta`` (whose
+answer no instant changes: ``_ts_1``'s is used); a case whose base is ``time.time()`` cannot be reproduced and is
+skipped. Its closed ``[first, last]`` (to the second) is the half-open ``[first, last + 1 s)``, and
+``-inf`` / ``inf`` is a side left open; exact agreement is both bounds. A ``time_delta`` of one
+``{unit: n}`` agrees with a hermesd ``duration`` of the same length (a year 365 days, a month 30, as
+hermesd counts them); a ``time_period`` (每周三), a range of lengths (3年以上7年以下) and a count of
+workdays have no hermesd kind and count as failures (``unrepresentable``). Its conventions, counted apart:
 
   J1 a range open at one side is closed at the reference instant (二〇一九年5月8日起 ends now,
      2025年前 starts now); hermesd leaves that side open: agreement of the other bound counts here;
   J2 a "blur" answer is a whole period around a vague offset (两年前 = all of 2019, 40多年前 = 1971–1981);
-     hermesd gives the instant the offset names: that instant inside jionlp's span counts here;
+     hermesd gives the instant the offset names: that instant inside jionlp's span counts here (a span
+     bounded at both ends: 20天以后 = from 07-04 on is an open range, hermesd's 07-04 a point, not counted);
   J3 a closed range's end includes its last unit (8点到中午12点 ends 12:59:59), as Duckling's C3;
      hermesd's half-open range ends at 12:00: an end one unit of its grain earlier counts here.
 
@@ -213,12 +218,19 @@ def parse_corpus(src: str, block: str = "allExamples") -> list[Example]:
 SHANGHAI = "Asia/Shanghai"
 
 
-def _jio_base(node) -> datetime | None:
-    """A jionlp ``time_base`` AST node as an aware datetime in Asia/Shanghai; None for ``time.time()``."""
+def _jio_base(node, names: dict) -> datetime | None:
+    """A jionlp ``time_base`` AST node as an aware datetime in Asia/Shanghai; None for ``time.time()``.
+
+    A name (``_ts_1``) is the number the file assigns it; ``None`` (a ``time_delta``'s base, which no
+    answer depends on) is ``_ts_1``'s instant, 2021-06-14 01:06:40."""
     import ast
     from zoneinfo import ZoneInfo
 
     tz = ZoneInfo(SHANGHAI)
+    if isinstance(node, ast.Name) and node.id in names:
+        return datetime.fromtimestamp(names[node.id], tz)
+    if isinstance(node, ast.Constant) and node.value is None:
+        return datetime.fromtimestamp(1623604000, tz)
     if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
         return datetime.fromtimestamp(node.value, tz)
     if isinstance(node, ast.List):
@@ -238,15 +250,21 @@ def parse_jionlp(src: str) -> list[tuple[str, datetime | None, dict, int]]:
     import ast
 
     out = []
-    for node in ast.walk(ast.parse(src)):
+    tree = ast.parse(src)
+    names = {t.id: node.value.value for node in ast.walk(tree) if isinstance(node, ast.Assign)
+             and isinstance(node.value, ast.Constant) and isinstance(node.value.value, (int, float))
+             for t in node.targets if isinstance(t, ast.Name)}
+    for node in ast.walk(tree):
         if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "time_string_list" for t in node.targets):
             for el in node.value.elts:
                 text, base, want = el.elts
-                out.append((ast.literal_eval(text), _jio_base(base), ast.literal_eval(want), el.lineno))
+                out.append((ast.literal_eval(text), _jio_base(base, names), ast.literal_eval(want), el.lineno))
     return out
 
 
 _UNIT = {"second": timedelta(seconds=1), "minute": timedelta(minutes=1), "hour": timedelta(hours=1)}
+#: a jionlp ``time_delta`` unit in seconds, as hermesd's durations count them (a year 365 days, a month 30)
+_DELTA = {"second": 1, "minute": 60, "hour": 3600, "day": 86400, "month": 30 * 86400, "year": 365 * 86400}
 _JIO_OPEN_EDGE = re.compile(r"^(?:[\s,]|从|自|起|至今|以来|开始|以前|之前|前|以后|之后|后|截至|到)*$")
 
 
@@ -255,10 +273,22 @@ def judge_jionlp(text: str, base: datetime, want: dict, xs: list[TimeExpr]) -> t
     from zoneinfo import ZoneInfo
 
     tz = ZoneInfo(SHANGHAI)
-    a = datetime.fromisoformat(want["time"][0]).replace(tzinfo=tz)
-    b = datetime.fromisoformat(want["time"][1]).replace(tzinfo=tz) + timedelta(seconds=1)
+    if want["type"] == "time_period" or (want["type"] == "time_delta" and not isinstance(want["time"], dict)) \
+            or (want["type"] == "time_delta" and set(want["time"]) - set(_DELTA)):
+        return "unrepresentable", ""
     if not xs:
         return "none", ""
+    if want["type"] == "time_delta":
+        seconds = sum(v * _DELTA[k] for k, v in want["time"].items())
+        whole = len(xs) == 1 and _EDGE.match(text[:xs[0].span[0]] + " " + text[xs[0].span[1]:])
+        if not whole:
+            return ("split" if len(xs) > 1 else "span"), ""
+        if xs[0].kind != "duration":
+            return "kind", ""
+        return ("exact", "") if abs((xs[0].seconds or 0) - seconds) < 0.5 else ("value", "")
+    first, last = want["time"]
+    a = None if first == "-inf" else datetime.fromisoformat(first).replace(tzinfo=tz)
+    b = None if last == "inf" else datetime.fromisoformat(last).replace(tzinfo=tz) + timedelta(seconds=1)
     rest = [x for x in xs if _EDGE.match(text[:x.span[0]] + " " + text[x.span[1]:]) or (
         x.kind == "range" and (x.start is None or x.end is None)
         and _JIO_OPEN_EDGE.match(text[:x.span[0]] + text[x.span[1]:]))]
@@ -279,9 +309,9 @@ def judge_jionlp(text: str, base: datetime, want: dict, xs: list[TimeExpr]) -> t
     base_s = base.replace(microsecond=0)
     if (s == a and e is None and b == base_s + timedelta(seconds=1)) or (s is None and e == b and a == base_s):
         return "convention", "J1"
-    if want.get("definition") == "blur" and s is not None and a <= s < b:
+    if want.get("definition") == "blur" and s is not None and a is not None and b is not None and a <= s < b:
         return "convention", "J2"
-    if s == a and e is not None and x.grain in _UNIT and e + _UNIT[x.grain] == b:
+    if s == a and e is not None and b is not None and x.grain in _UNIT and e + _UNIT[x.grain] == b:
         return "convention", "J3"
     return "value", ""
 

@@ -11,7 +11,8 @@ original span it came from:
    whitespace runs collapsed to one space.
 6. Chinese numerals that are numbers rewritten as ASCII digits
    (一月二十三 → 1月23, 三十一号 → 31号, 两点半 → 2点半, 一个半小时 → 1个半小时,
-   二〇二四年 → 2024年), with a space where the digits would run into ASCII digits (周一9:30 → 周1 9:30).
+   二〇二四年 → 2024年, 零七年 → 07年: a digit-by-digit numeral keeps its leading 零), with a space
+   where the digits would run into ASCII digits (周一9:30 → 周1 9:30).
    A lone 一 is only rewritten before a unit or after
    星期/周/第 (一起, 一下, 统一 stay words).
 
@@ -46,8 +47,8 @@ _T2S = str.maketrans(
     "強偉銷門財會計黃吳孫馬楊羅許鄧蕭馮韓領導員級專項紙樣擬闆廠裡麼個嗎這們還沒讓謝見為當從頁份鐘點鎖燈聲響溫濕風暫開啟",
     "强伟销门财会计黄吴孙马杨罗许邓萧冯韩领导员级专项纸样拟板厂里么个吗这们还没让谢见为当从页份钟点锁灯声响温湿风暂开启",
 ) | str.maketrans(  # calendar words: holidays, lunar dates, 內 of 三天內 (OpenCC STCharacters subset)
-    "國慶聖誕勞動兒陽農陰舊臘閏龍將幾內裏鬧復萬",
-    "国庆圣诞劳动儿阳农阴旧腊闰龙将几内里闹复万",
+    "國慶聖誕勞動兒陽農陰舊臘閏龍將幾內裏鬧復萬穌難靈餅齋爾猶歸婦權樹臨",
+    "国庆圣诞劳动儿阳农阴旧腊闰龙将几内里闹复万稣难灵饼斋尔犹归妇权树临",
 )
 
 _CN_DIGIT = {"零": 0, "〇": 0, "○": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5,
@@ -142,7 +143,8 @@ def _inside_fixed_word(text: str, pos: int) -> bool:
 
 
 def _number_runs(text: str):
-    """Yield (start, end, value) for the Chinese numeral runs of ``text`` that are numbers."""
+    """Yield (start, end, value) for the Chinese numeral runs of ``text`` that are numbers (value an int,
+    or a str of digits when a leading 零 must stay)."""
     for m in _CN_NUM_RE.finditer(text):
         s, e = m.span()
         run = m.group()
@@ -163,7 +165,24 @@ def _number_runs(text: str):
         val = cn_to_int(run)
         if val is None:
             continue
+        if run[0] in "零〇○" and len(run) > 1 and all(c in _CN_DIGIT for c in run):
+            val = str(val).zfill(len(run))  # read digit by digit, a leading 零 is a digit: 零七年 is 07年
+        elif _approximate(run, text[e:e + 1], after_weekday):
+            val = min(_CN_DIGIT[run[0]], _CN_DIGIT[run[1]])
         yield s, e, val
+
+
+def _approximate(run: str, after: str, after_weekday: bool) -> bool:
+    """一两天, 两三个小时, 三五天, 七八个人: two neighbouring numerals side by side are an approximate number,
+    "one or two" (现代汉语 概数: 相邻的两个数连用), written as the smaller one, not as 12 / 23 / 35. 两 is never
+    read digit by digit, so a pair with it always is one; a pair without it (八九, 三四) before 年 stays a
+    two-digit year (八九年 = 1989), and after 星期/周 it is two weekdays (星期一二)."""
+    if len(run) != 2 or after_weekday or not all(c in _CN_DIGIT for c in run) or "零" in run or "〇" in run:
+        return False
+    a, b = _CN_DIGIT[run[0]], _CN_DIGIT[run[1]]
+    if "两" in run:
+        return abs(a - b) == 1 or run == "三两"
+    return (b == a + 1 or run == "三五") and after != "年"
 
 
 #: character → its normalised form (steps 1–4 are per character): filled as characters are met,

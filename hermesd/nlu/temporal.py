@@ -67,7 +67,7 @@ _DATE_THEN_RANGE = re.compile(r"^(?:\s|,|on|at|from|in|between)*$")
 _DAY_RANGE_START = re.compile(r"(?<![\d:./-])(\d{1,2})(?:st|nd|rd|th)?\s*(?:-|~|to|through|thru|until|till)\s*(?:the\s+)?$")
 _WEEKDAY_RANGE_END = re.compile(r"\s*(?:到|至|~|-)\s*([1-7日天])(?![\d号日点时月年个天周:])")
 _ZH_WD_NUM = {"1": 1, "2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7, "日": 7, "天": 7}
-_RANGE_CONN = re.compile(r"^\s*(到|至|~|-|to|until|untill|till|through|thru|and|和|与|跟)\s*(?:the\s+)?$")
+_RANGE_CONN = re.compile(r"^\s*(到|至|~|--?|to|until|untill|till|through|thru|and|和|与|跟)\s*(?:the\s+)?$")  # —— is --
 _GRAIN_ORDER = ["second", "minute", "hour", "part_of_day", "day", "week", "weekend", "month", "season", "quarter",
                 "year", "decade", "century"]
 _FINER = {"century": -1, "decade": 0, "year": 1, "season": 2, "quarter": 3, "month": 4, "week": 5, "weekend": 6}
@@ -151,7 +151,8 @@ def _merge_frames(f1: dict[str, Any], f2: dict[str, Any]) -> dict[str, Any] | No
     else:
         coarse, fine = f1, f2
     out = dict(coarse)
-    if any(k in fine for k in ("day", "weekday", "month", "period", "rel_day", "holiday", "lunar")) and "period" in coarse:
+    if any(k in fine for k in ("day", "weekday", "month", "period", "rel_day", "holiday", "lunar", "lunar_month")) \
+            and "period" in coarse:
         out.pop("period", None)
     for k, v in fine.items():
         if k in ("week_shift",) and fine.get("wd_mode") == "upcoming" and "week_shift" in coarse:
@@ -163,7 +164,7 @@ def _merge_frames(f1: dict[str, Any], f2: dict[str, Any]) -> dict[str, Any] | No
         if k in out and out[k] != v:
             return None
         out[k] = v
-    if "rel_day" in out and any(k in out for k in ("weekday", "day", "holiday", "lunar", "month")):
+    if "rel_day" in out and any(k in out for k in ("weekday", "day", "holiday", "lunar", "lunar_month", "month")):
         return None  # 今天 and 圣诞节 name two different days
     return out
 
@@ -181,7 +182,7 @@ _FUTURE = re.compile(r"提醒|闹钟|叫醒|叫我|记得|别忘|安排|预订|�
                      r"(?<![a-z])(?:remind|reminder|alarm|wake me|schedule|book|reserve|will|going to|gonna|plan|"
                      r"planning|until|till|countdown|upcoming|how long)(?![a-z])|'ll(?![a-z])")
 _PAST = re.compile(r"上次|曾经|已经|去过|过了|我记得|(?<![a-z])(?:was|were|did|had|ago|used to)(?![a-z])")
-_DATE_KEYS = ("rel_day", "weekday", "day", "month", "period", "year", "holiday", "lunar", "part")
+_DATE_KEYS = ("rel_day", "weekday", "day", "month", "period", "year", "holiday", "lunar", "lunar_month", "part", "pair")
 _CLOCK_KEYS = frozenset({"hour", "minute", "second", "ampm", "pod", "h24", "midnight", "future"})
 
 
@@ -236,7 +237,8 @@ def _date_part(f: dict[str, Any], today: date) -> tuple[date, date, str] | None:
     base = f
     if "pod" in f and f["part"] in ("early", "mid", "late") and "part_period" not in f and "period" not in f:
         return _whole_date_part(f, today)  # early morning, late tonight: the part is the part of day's (_resolve)
-    if not any(k in f for k in ("period", "month", "year", "holiday", "lunar", "day", "weekday", "rel_day")):
+    if not any(k in f for k in ("period", "month", "year", "holiday", "lunar", "lunar_month", "day", "weekday", "rel_day",
+                                "pair")):
         if "part_period" not in f:
             return None
         base = {**f, "period": f["part_period"]}
@@ -265,8 +267,19 @@ def _whole_date_part(f: dict[str, Any], today: date) -> tuple[date, date, str] |
         return dp
     if "day" in f and "month" not in f and "month_shift" not in f and "period" not in f:
         return _whole_date_part_once({**f, "month_shift": 1}, today)
-    yearless = ("holiday" in f and not f.get("hol_rel")) or "lunar" in f or ("month" in f and not f.get("month_rel"))
+    yearless = ("holiday" in f and not f.get("hol_rel")) or "lunar" in f or "lunar_month" in f or \
+        ("month" in f and not f.get("month_rel"))
     return _whole_date_part_once({**f, "year_shift": 1}, today) if yearless else dp
+
+
+def _lunar_month_days(y: int, lm: int, leap: bool) -> int:
+    """The length of lunar month ``lm`` of lunar year ``y``; :raises _Invalid: a leap month the year lacks."""
+    try:
+        return month_days(y, lm, leap)
+    except ValueError as exc:
+        if 1 <= lm <= 12 and leap:
+            raise _Invalid(str(exc), {"kind": "no_such_lunar_month", "year": y, "month": lm}) from None
+        raise
 
 
 def _whole_date_part_once(f: dict[str, Any], today: date) -> tuple[date, date, str] | None:
@@ -284,17 +297,17 @@ def _whole_date_part_once(f: dict[str, Any], today: date) -> tuple[date, date, s
     if "lunar" in f:
         lm, ld, leap = f["lunar"]
         y = _year_of(f, today)
-        try:
-            n = month_days(y, lm, leap)
-        except ValueError as exc:
-            if 1 <= lm <= 12 and leap:
-                raise _Invalid(str(exc), {"kind": "no_such_lunar_month", "year": y, "month": lm}) from None
-            raise
+        n = _lunar_month_days(y, lm, leap)
         if ld > n:
             raise _Invalid(f"lunar month {lm} of {y} has {n} days",
                            {"kind": "no_such_lunar_day", "year": y, "month": lm, "day": ld, "max_day": n})
         d = lunar_to_solar(y, lm, ld, leap)
         return d, d + timedelta(days=1), "day"
+    if "lunar_month" in f:  # 农历十月, 闰四月: the whole lunar month of the lunar year numbered like the year
+        (lm, leap), y = f["lunar_month"], _year_of(f, today)
+        n = _lunar_month_days(y, lm, leap)
+        d = lunar_to_solar(y, lm, 1, leap)
+        return d, d + timedelta(days=n), "month"
     period = f.get("period")
     if period == "quarter" and "quarter" in f:
         y, m = _year_of(f, today), 3 * f["quarter"] - 2
@@ -308,6 +321,12 @@ def _whole_date_part_once(f: dict[str, Any], today: date) -> tuple[date, date, s
     if "rel_day" in f:
         d = today + timedelta(days=f["rel_day"])
         return d, d + timedelta(days=1), "day"
+    if "pair" in f:  # 今明两天, 今明两年: the two units from the first one named
+        unit, first = f["pair"]
+        if unit == "day":
+            d = today + timedelta(days=first)
+            return d, d + timedelta(days=2), "day"
+        return date(today.year + first, 1, 1), date(today.year + first + 2, 1, 1), "year"
     if "weekday" in f and "day" in f and "month" not in f and "month_shift" not in f:
         # "Monday the 4th", 周一5号: the first month from this one whose day falls on that weekday
         y, m = today.year, today.month
@@ -430,7 +449,9 @@ def _resolve(f: dict[str, Any], ref: datetime, tz: ZoneInfo, anchor: date | None
             else:
                 t += _UNIT_TD[u] * (whole + frac) * sign
                 if u in ("hour", "minute", "second"):
-                    finest = "second" if u == "second" or finest == "second" else "minute"
+                    # a minute and a half (1分半钟前) lands on a second: keep it
+                    exact_s = u == "second" or (u == "minute" and frac != 0)
+                    finest = "second" if exact_s or finest == "second" else "minute"
         if f.get("within"):
             lo, hi = sorted((ref, t))
             return "range", lo.replace(microsecond=0), hi.replace(microsecond=0), "second", None
@@ -532,7 +553,7 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
     norm = text if isinstance(text, Normalized) else normalize(text)
     ref = ref.replace(tzinfo=tz) if ref.tzinfo is None else ref.astimezone(tz)
     t = norm.text
-    groups = [_digit_year(norm, g) for g in _group(t, _select(find_atoms(t)))]
+    groups = [_count_of_days(norm, _digit_year(norm, g)) for g in _group(t, _select(find_atoms(t)))]
     recurring = bool(_RECURRENCE.search(t))
     if _FUTURE.search(t) and not _PAST.search(t):
         for g in groups:
@@ -585,6 +606,27 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
                 first = _Group(m.start(1), m.end(1), {"day": int(m[1])}, {"date"})
                 expr = _range(norm, first, g, ref, tz)
                 if expr is not None:
+                    out.append(expr)
+                    i += 1
+                    continue
+        if g.f.get("period") == "month" and "month" in g.f and "day" not in g.f and "hour" not in g.f:
+            # 2019年1-5月, 2018年2——4月: the first end is a bare month number, in the year said before it
+            # (十二至一月 without a year: the second end is next year's, as 十二月至一月)
+            m = re.search(r"(?<![\d.:/-])(1[0-2]|[1-9])\s*(?:到|至|~|--?)\s*$", t[:g.start])
+            prev = groups[i - 1] if i > 0 else None
+            with_year = m is not None and prev is not None and prev.end == m.start(1) and prev.f.get("period") == "year" \
+                and set(prev.f) <= {"year", "year_shift", "period"} and bool(out) \
+                and tuple(out[-1].span) == norm.span(prev.start, prev.end) and int(m[1]) <= g.f["month"]
+            alone = m is not None and set(g.f) == {"month", "period"} and not (
+                out and out[-1].span[1] > norm.span(m.start(1), m.end(1))[0])  # the number is no earlier expression's
+            if with_year or alone:
+                year = {k: v for k, v in prev.f.items() if k != "period"} if with_year else {}
+                first = _Group(prev.start if with_year else m.start(1), m.end(1),
+                               {**year, "month": int(m[1]), "period": "month"}, {"date"})
+                expr = _range(norm, first, _Group(g.start, g.end, {**g.f, **year}, g.cats), ref, tz)
+                if expr is not None:
+                    if with_year:
+                        out.pop()
                     out.append(expr)
                     i += 1
                     continue
@@ -805,6 +847,18 @@ def _digit_year(norm: Normalized, g: _Group) -> _Group:
     return _Group(g.start, g.end, {"year": y, "period": "year"}, {"date"})
 
 
+def _count_of_days(norm: Normalized, g: _Group) -> _Group:
+    """两日 is two days, never the 2nd: 两 counts (现代汉语词典 两: 用于量词和'半、千、万、亿'前), a date
+    is said 二日/2日; and a bare N日 past 31 (90日) is a count of days, as no month has that day."""
+    if g.cats != {"date"} or set(g.f) != {"day"}:
+        return g
+    s, e = norm.span(g.start, g.end)
+    said = norm.original[s:e]
+    if not (said.startswith("两") or (g.f["day"] > 31 and said.endswith("日"))):
+        return g
+    return _Group(g.start, g.end, {"duration": [(float(g.f["day"]), "day")]}, {"duration"})
+
+
 def _single(norm: Normalized, g: _Group, ref: datetime, tz: ZoneInfo) -> TimeExpr:
     s, e = norm.span(g.start, g.end)
     try:
@@ -830,7 +884,8 @@ def _range(norm: Normalized, g1: _Group, g2: _Group, ref: datetime, tz: ZoneInfo
                 f2[k] = f1[k]
             if k in f2 and "ampm" not in f1 and "pod" not in f1:
                 f1[k] = f2[k]
-    if "hour" in f1 and "hour" in f2 and not any(k in f1 for k in _DATE_KEYS) and any(k in f2 for k in _DATE_KEYS):
+    if "hour" in f1 and "hour" in f2 and not any(k in f1 for k in _DATE_KEYS) and any(k in f2 for k in _DATE_KEYS) \
+            and not f2.get("after_first"):
         # "9:30 - 11:00 on Thursday", "3点到5点，明天": a date said after both clocks holds for the first too
         for k, v in f2.items():
             if k not in _CLOCK_KEYS:
@@ -868,7 +923,9 @@ def _range(norm: Normalized, g1: _Group, g2: _Group, ref: datetime, tz: ZoneInfo
     try:
         k1, a1, b1, gr1, _ = _resolve(f1, ref, tz)
         date_keys = ("rel_day", "weekday", "day", "month", "period", "year")
-        if not any(k in f2 for k in date_keys) and isinstance(a1, (date, datetime)):
+        if f2.get("after_first") and isinstance(a1, (date, datetime)):  # 13:20~次日05:40: the day after the first end
+            k2, a2, b2, gr2, _ = _resolve(f2, ref, tz, anchor=a1 if not isinstance(a1, datetime) else a1.date())
+        elif not any(k in f2 for k in date_keys) and isinstance(a1, (date, datetime)):
             k2, a2, b2, gr2, _ = _resolve(f2, ref, tz, anchor=a1 if not isinstance(a1, datetime) else a1.date())
         elif "weekday" in f2 and f2.get("wd_mode") == "upcoming" and a1 is not None:
             if "week_shift" in f1 and f1.get("wd_mode") == "week":
@@ -887,7 +944,8 @@ def _range(norm: Normalized, g1: _Group, g2: _Group, ref: datetime, tz: ZoneInfo
     if a1 is None or b2 is None:
         return None
     roll = _roll(f2, g2.f)
-    if roll is not None and _ends_before(a1, b2, tz):
+    # (6月1号和5月3号之间 may be said in either order: a dated second end keeps its year there)
+    if roll is not None and _ends_before(a1, b2, tz) and not (either_order and "day" in g2.f and "month" in g2.f):
         # 12号到3号, 十二月至一月, 周五到周一: a bare second end that comes before the first is its next one
         try:
             k2, a2, b2, gr2, _ = _resolve({**f2, **roll}, ref, tz) if "days" not in roll else \
@@ -921,7 +979,8 @@ def _roll(f2: dict[str, Any], said: dict[str, Any]) -> dict[str, Any] | None:
         return None  # 下周三, next Wednesday, 明年1月: the second end says where it is
     if "day" in said and "month" not in said and "weekday" not in said:
         return {"month_shift": f2.get("month_shift", 0) + 1} if "month" not in f2 else None
-    if said.get("period") == "month" and "month" in said and "day" not in said:
+    if (said.get("period") == "month" or "day" in said) and "month" in said and "weekday" not in said:
+        # 十二月至一月, 12月1号到1月1号: a yearless month (or day of one) before the first end is next year's
         return {"year_shift": f2.get("year_shift", 0) + 1} if "year" not in f2 else None
     if "weekday" in said and "day" not in said:
         return {"days": 7}

@@ -41,6 +41,8 @@ PARTS_OF_DAY: dict[str, tuple[int, int, str]] = {
     "上午": (6, 12, "am"), "中午": (11, 14, "noon"), "午间": (11, 14, "noon"), "下午": (12, 18, "pm"),
     "傍晚": (17, 19, "pm"), "晚上": (18, 24, "night"), "晚间": (18, 24, "night"), "夜里": (18, 24, "night"),
     "夜间": (18, 24, "night"), "深夜": (22, 24, "night"), "半夜": (0, 3, "early"), "白天": (6, 18, "am"),
+    "全天": (0, 24, "am"),  # the whole day (明天全天); 全天候 (all-weather) is not a time
+    "午后": (12, 18, "pm"),  # after noon: the afternoon (现代汉语词典 午后: 下午)
     "午夜": (23, 25, "night"),  # 午夜12点 is the coming midnight, 午夜1点 the 1 am after it
     # Cantonese (and Hakka/Min) words for parts of day, in both scripts where the normaliser keeps the
     # traditional one (晝): 朝早 = morning, 上晝 = forenoon, 晏晝 = around noon, 下晝 = afternoon,
@@ -143,7 +145,7 @@ def _md_slash(m):
     return {"month": int(m[1]), "day": int(m[2])}
 
 
-@_p(r"(?<!\d)(\d{4})年(?:(\d{1,2})月(?:(\d{1,2})(?:[日号]|(?![\d点:分时])))?)?", "date", needs=r"年")
+@_p(r"(?<!\d)(\d{4})年(?:(\d{1,2})月(?!初|廿)(?:(\d{1,2})(?:[日号]|(?![\d点:分时])))?)?", "date", needs=r"年")  # 8月初十: lunar
 def _zh_ymd(m):
     if m[3]:
         return {"year": int(m[1]), "month": int(m[2]), "day": int(m[3])}
@@ -159,7 +161,7 @@ def _zh_md(m):
     return {"month": int(m[1]), "period": "month"}
 
 
-@_p(r"(上上|上|这|本|下下|下)个?月(?:的)?(\d{1,2})[日号]", "date", needs=r"月")
+@_p(r"(上上|上|这|本|今个|下下|下)个?月(?:的)?(\d{1,2})[日号]", "date", needs=r"月")
 def _zh_rel_month_day(m):
     return {"month_shift": _ZH_SHIFT[m[1]], "day": int(m[2])}
 
@@ -273,7 +275,7 @@ def _zh_week(m):
     return {"period": "week", "week_shift": _ZH_SHIFT[m[1]]}
 
 
-@_p(r"(上上|上|这|本|下下|下)个?月(?!\d{1,2}[日号])", "date")
+@_p(r"(上上|上|这|本|今个|下下|下)个?月(?!\d{1,2}[日号])", "date")
 def _zh_month_rel(m):
     return {"period": "month", "month_shift": _ZH_SHIFT[m[1]]}
 
@@ -407,7 +409,7 @@ def _en_season(m):
 
 
 # ---- parts of day, clock times ----------------------------------------------------------
-@_p("(" + _ZH_POD_ALT + ")(?!好)", "pod")  # 早上好 / 晚上好 are greetings
+@_p("(" + _ZH_POD_ALT + ")(?!好|候)", "pod")  # 早上好 / 晚上好 are greetings, 全天候 all-weather
 def _zh_pod(m):
     return {"pod": m[1]}
 
@@ -425,10 +427,10 @@ def _en_noon(m):
     return {"hour": 12, "minute": 0, "ampm": "pm"} if m[1] == "noon" else {"hour": 0, "minute": 0, "ampm": "am", "midnight": True}
 
 
-@_p(r"(?:(?<![\d:周期拜])|(?<=周\d)|(?<=星期\d)|(?<=礼拜\d))(\d{1,2})(?:点|時|时)(?:(1|3)刻|(\d{1,2})个字|(\d{1,2}|十)分?|(半)|整)?(?:钟)?(?:(\d{1,2})秒)?", "clock")
+@_p(r"(?:(?<![\d:周期拜])|(?<=周\d)|(?<=星期\d)|(?<=礼拜\d))(\d{1,2})(?:点|時|时)(?:(1|3)刻|(\d{1,2})个字|(\d{1,2}|十)分?|(半)|整|多(?=钟|$|[,.;!?\s]))?(?:钟)?(?:(\d{1,2})秒)?", "clock")
 def _zh_clock(m):
     """3点, 3点15(分), 3点1刻, 3点半; Cantonese 3点3个字 (三點三個字: a 字 is one of the clock face's five-minute
-    marks, so 3:15)."""
+    marks, so 3:15); 5点多(钟) is a little after five, read as that hour (5点多人 is not a clock word)."""
     h = int(m[1])
     mi = 15 * int(m[2]) if m[2] else 5 * int(m[3]) if m[3] else (10 if m[4] == "十" else int(m[4])) if m[4] \
         else 30 if m[5] else None  # 8点十分: the normaliser keeps 十分 ("very"), after 点 it is ten minutes
@@ -602,27 +604,43 @@ def _now(m):
     return {"now": True}
 
 
-_ZH_OFF = r"(?:(从现在(?:起|开始)?|过)\s*)?(\d+(?:\.\d+)?|半|几)\s*(个)?\s*(半)?\s*(秒钟|秒|分钟|分|小时|钟头|钟|天|日|周|星期|礼拜|月|年)\s*(以后|之后|后|以前|之前|前|以内|之内|内)"
+_ZH_OFF = (r"(?:(?P<pre>从现在(?:起|开始)?|(?<![超度经通越不])再?过)\s*)?(?P<n>\d+(?:\.\d+)?|半|几)(?P<more>多|几|(?<=\d0)来)?\s*(?P<ge>个)?"
+           r"(?P<more2>多)?\s*(?P<half>半)?\s*(?P<unit>秒钟|秒|分钟|分|小时|钟头|刻钟|钟|天|日|周|星期|礼拜|季度|月|年)\s*(?P<tail>半钟?|多)?"
+           r"\s*(?P<dir>以后|之后|后|以前|之前|前|以内|之内|内|以来)")
 
 
-@_p(_ZH_OFF, "offset", needs=r"[前后内]")
+@_p(_ZH_OFF, "offset", needs=r"[前后内]|以来")
 def _zh_offset(m):
-    if m[5] == "钟" and not m[3]:
+    """N units 后/前/内/以来 from now: 三天后, 两个半月前, 3年半以来, 一分半钟前, 20多个月之后, 一刻钟后.
+
+    多/几/来 after the count (20多个月, 3个多月, 3年多, 20几年, 十来天) is "N and some" (or about N): read as N,
+    its lower bound."""
+    n_s, unit_w, tail, more = m["n"], m["unit"], m["tail"], m["more"] or m["more2"] or (m["tail"] == "多")
+    if unit_w == "钟" and not m["ge"]:
         return None  # 2个钟前 (two hours ago) is said with 个; 3钟 is not
-    unit = "hour" if m[5] == "钟" else _ZH_UNITS[m[5]]
-    if m[2] == "几" or (unit == "year" and re.fullmatch(r"[12]\d{3}", m[2])):
+    unit = {"钟": "hour", "刻钟": "minute", "季度": "month"}.get(unit_w) or _ZH_UNITS[unit_w]
+    if n_s == "几" or (unit == "year" and not more and re.fullmatch(r"[12]\d{3}", n_s)):
         return None  # 2019年以后 is "from 2019 on", not 2019 years later
-    n = 0.5 if m[2] == "半" else float(m[2])
-    if m[4]:
-        n += 0.5
-    if unit == "month" and not m[3] and m[2] != "半":
-        return None  # "3月前" is 3 months ago only with 个
-    d = m[6]
-    direction = -1 if d in ("以前", "之前", "前") else 1
-    return {"offset": [(n, unit)], "direction": direction, "within": d in ("以内", "之内", "内")}
+    if n_s == "半" and more:
+        return None
+    n = 0.5 if n_s == "半" else float(n_s)
+    half_tail = tail in ("半", "半钟")
+    if m["half"] and (half_tail or more):
+        return None  # 3个半年半: not a quantity
+    if tail == "半钟" and unit_w != "分":
+        return None  # 1分半钟 is a minute and a half; 半钟 follows no other unit
+    if m["half"] or half_tail:
+        n += 0.5  # 3个半月, 3年半 / 一天半 / 一分钟半 / 一分半钟: half a unit more (现代汉语词典 半: 二分之一)
+    if unit == "month" and not m["ge"] and n_s != "半":
+        return None  # "3月前" is 3 months ago only with 个 (and 3季度后 is after the third quarter)
+    n *= {"刻钟": 15, "季度": 3}.get(unit_w, 1)  # 一刻钟 = a quarter of an hour, 一个季度 = three months
+    d = m["dir"]
+    direction = -1 if d in ("以前", "之前", "前", "以来") else 1
+    # N以来 (三年以来, 三个月以来): the time from N units back until now (现代汉语词典 以来: 从过去某时直到现在)
+    return {"offset": [(n, unit)], "direction": direction, "within": d in ("以内", "之内", "内", "以来")}
 
 
-@_p(r"(?<![\d.])(\d+(?:\.\d+)?|半)\s*(个)?\s*(半)?\s*(秒钟|分钟|小时|钟头|天|周|星期|礼拜|个月|年)(?![前后内以之\d])(?!(?<=\d\d年)(?:底|末|初|上半年|下半年|第|首|[1-4]季度|春|夏|秋|冬))", "duration")
+@_p(r"(?<![\d.])(\d+(?:\.\d+)?|半)\s*(个)?\s*(半)?\s*(秒钟|分钟|小时|钟头|天|周|星期|礼拜|个月|年)(?![前后内以之\d])(?!(?<=\d\d年)(?:底|末|初|上半年|下半年|第|首|[1-4一二三四]季度|春|夏|秋|冬))", "duration")
 def _zh_duration(m):
     unit_word = m[4]
     if unit_word == "年" and (m[1] == "半" or float(m[1]) >= 100):

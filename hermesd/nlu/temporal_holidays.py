@@ -1,7 +1,8 @@
 """Holidays, solar terms and Chinese lunar dates: their atoms and the day each falls on (pure).
 
 A holiday atom yields ``{"holiday": key}`` (with ``hol_rel`` ±1 for next/last X, 下一个X/上一个X);
-a lunar date ``{"lunar": (month, day, leap)}``. :func:`holiday_date` gives the day of a holiday
+a lunar date ``{"lunar": (month, day, leap)}``; a whole lunar month (农历十月, 闰四月, 正月, 腊月)
+``{"lunar_month": (month, leap)}``. :func:`holiday_date` gives the day of a holiday
 in a Gregorian year. Rules:
 
 - fixed dates (元旦, 国庆, Christmas …) and US rules (Thanksgiving = 4th Thursday of November,
@@ -54,6 +55,8 @@ _RULES: dict[str, tuple] = {
     "corpus_christi": ("easter", 60),
     # the Orthodox Easter (Julian computus) and its feasts: Clean Monday opens Great Lent, Lazarus Saturday
     "orthodox_easter": ("orthodox", 0), "clean_monday": ("orthodox", -48), "lazarus_saturday": ("orthodox", -8),
+    "orthodox_palm_sunday": ("orthodox", -7), "orthodox_good_friday": ("orthodox", -2),
+    "orthodox_holy_saturday": ("orthodox", -1), "orthodox_easter_monday": ("orthodox", 1),
     "world_vegan": ("fixed", 11, 1), "consumer_rights": ("fixed", 3, 15), "macau_handover": ("fixed", 12, 20),
     "hk_handover": ("fixed", 7, 1),
     # National Boss's Day: October 16, kept on the nearest weekday when it falls on a weekend;
@@ -76,6 +79,7 @@ _ZH = {"元旦": "new_year", "情人节": "valentine", "妇女节": "women", "�
        "51劳动节": "may_day", "51国际劳动节": "may_day", "国际劳动节": "may_day", "51节": "may_day",
        "国际儿童节": "children", "81建军节": "army", "81建軍节": "army", "建軍节": "army", "38妇女节": "women",
        "国际妇女节": "women", "阳历新年": "new_year", "元旦节": "new_year", "新春": "spring_festival",
+       "正月朔日": "spring_festival", "正月正时": "spring_festival",  # 朔日 = the first day of a lunar month
        "春节假期": "spring_festival", "国庆假期": "national", "黑色星期五": "black_friday", "复活节": "easter", "清明节": "term6",
        # traditional forms the normaliser keeps (婦), and other named days
        "婦女节": "women", "圣瓦伦丁节": "valentine", "情人节当天": "valentine", "消费者权益日": "consumer_rights",
@@ -84,7 +88,27 @@ _ZH = {"元旦": "new_year", "情人节": "valentine", "妇女节": "women", "�
        "香港回归纪念日": "hk_handover", "香港回归日": "hk_handover", "香港回歸纪念日": "hk_handover",
        "圣灵降临节": "pentecost", "棕枝主日": "palm_sunday",
        "圣枝主日": "palm_sunday", "濯足节": "maundy_thursday", "圣周四": "maundy_thursday", "耶稣受难日": "good_friday",
-       "受难节": "good_friday", "耶稣升天节": "ascension", "圣诞夜": "christmas_eve"}
+       "受难节": "good_friday", "耶稣升天节": "ascension", "圣诞夜": "christmas_eve",
+       # the Chinese names of the movable feasts (Catholic 天主教 and Protestant usage; 东正教 = Orthodox)
+       "主复活日": "easter", "复活节星期一": "easter_monday", "复活节周一": "easter_monday",
+       "主受难日": "good_friday", "主受难节": "good_friday", "耶稣受难节": "good_friday", "圣周五": "good_friday",
+       "沈默周五": "good_friday", "圣周六": "holy_saturday", "神圣周六": "holy_saturday", "复活节前夜": "holy_saturday",
+       "耶稣受难日翌日": "holy_saturday", "主受难节翌日": "holy_saturday", "神圣星期四": "maundy_thursday",
+       "圣周星期四": "maundy_thursday", "设立圣餐日": "maundy_thursday", "圣树主日": "palm_sunday",
+       "基督苦难主日": "palm_sunday", "五旬节": "pentecost", "圣灵降临日": "pentecost", "圣灵节庆日": "whit_monday",
+       "圣三一主日": "trinity_sunday", "天主三一主日": "trinity_sunday", "天主圣三一节": "trinity_sunday",
+       "圣三主日": "trinity_sunday", "圣三节": "trinity_sunday", "基督圣体节": "corpus_christi",
+       "基督圣体圣血节": "corpus_christi", "基督圣体圣血瞻礼": "corpus_christi", "大斋首日": "ash_wednesday",
+       "圣灰星期三": "ash_wednesday", "圣灰日": "ash_wednesday", "圣灰礼仪日": "ash_wednesday",
+       "忏悔节": "shrove_tuesday", "忏悔火曜日": "shrove_tuesday", "煎饼星期二": "shrove_tuesday",
+       "拉撒路圣周六": "lazarus_saturday", "拉匝路周六": "lazarus_saturday", "东正教复活节": "orthodox_easter",
+       "东正教复活节星期一": "orthodox_easter_monday", "东正教圣周六": "orthodox_holy_saturday",
+       "东正教神圣周六": "orthodox_holy_saturday", "东正教耶稣受难日翌日": "orthodox_holy_saturday",
+       "东正教主受难节翌日": "orthodox_holy_saturday", "东正教复活节前夜": "orthodox_holy_saturday",
+       "东正教耶稣受难日": "orthodox_good_friday", "东正教主受难节": "orthodox_good_friday",
+       "东正教圣周五": "orthodox_good_friday", "东正教沈默周五": "orthodox_good_friday",
+       "东正教棕枝主日": "orthodox_palm_sunday", "东正教圣枝主日": "orthodox_palm_sunday",
+       "东正教圣树主日": "orthodox_palm_sunday", "东正教基督苦难主日": "orthodox_palm_sunday", "老板节": "boss"}
 _WEATHER_TERMS = {"小雪", "大雪", "雨水", "谷雨", "小满", "白露", "霜降"}
 for _i, _name in enumerate(SOLAR_TERMS):
     _ZH.setdefault(_name, f"term{_i}")
@@ -203,12 +227,20 @@ _ZH_FIRST = "[" + "".join(sorted({k[0] for k in _ZH if not k[0].isdigit()})) + "
     "|".join(sorted({re.match(r"\d+\D", k)[0] for k in _ZH if k[0].isdigit()}))
 
 
-@register(rf"(?:(下|上)1?个)?({_ZH_PLAIN})(?:那天|节气|当天)?", "date", needs=_ZH_FIRST)
+@register(rf"(?:(下|上)1?个)?(?:农历|阴历|旧历)?({_ZH_PLAIN})(?:那天|节气|当天)?", "date", needs=_ZH_FIRST)  # 农历元宵
 def _zh_holiday(m) -> dict[str, Any]:
     out: dict[str, Any] = {"holiday": _ZH[m[2]]}
     if m[1]:
         out["hol_rel"] = 1 if m[1] == "下" else -1
     return out
+
+
+@register(rf"(?<!\d)(\d{{2}})年的?({_ZH_PLAIN}|{_ZH_WEATHER})", "date", needs=r"\d\d年")
+def _zh_two_digit_year_holiday(m) -> dict[str, Any]:
+    """零六年端午, 20年小寒: a two-digit year before a holiday or a solar term is that year (00–49 → 20xx,
+    50–99 → 19xx, as the other two-digit years); alone, 06年 is a count of years."""
+    y = int(m[1])
+    return {"year": y + (2000 if y < 50 else 1900), "holiday": _ZH[m[2]]}
 
 
 @register(r"(?<![\d.])(51|61|11)(?=节|假期|长假|小长假|黄金周|放假|那天|当天)", "date", needs=r"节|假|黄金周|那天|当天")
@@ -246,8 +278,8 @@ _CN1 = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "�
 @register(r"(农历|阴历|旧历)?(闰)?(正|冬|腊|1[0-2]|[1-9])月(?:(初)(10|[1-9一])|廿(\d)|(30|[12]\d|[1-9]))(?:日|号)?(?![\d点:时分])", "date", needs="月")
 def _lunar_date(m) -> dict[str, Any] | None:
     named = m[3] in _LUNAR_MONTH
-    if not (m[1] or named or m[4]):
-        return None  # 8月15 is a Gregorian date; 农历, 正/冬/腊月 or 初X make it lunar
+    if not (m[1] or named or m[2] or m[4] or m[6]):
+        return None  # 8月15 is a Gregorian date; 农历, 闰, 正/冬/腊月, 初X or 廿X (days counted only so) make it lunar
     month = _LUNAR_MONTH.get(m[3]) or int(m[3])
     if m[4]:
         day = int(m[5]) if m[5].isdigit() else _CN1[m[5]]
@@ -256,3 +288,22 @@ def _lunar_date(m) -> dict[str, Any] | None:
     else:
         day = int(m[7])
     return {"lunar": (month, day, bool(m[2]))}
+
+
+@register(r"(?:(农历|阴历|旧历)(?:(\d{4})年)?(闰)?(正|冬|腊|1[0-2]|[1-9])|(闰)(正|冬|腊|1[0-2]|[1-9])|(正|腊))月(?:份)?"
+          r"(?!初|廿|\d|[日号底初末中旬头尾]|[1-9一]个)", "date", needs="月")
+def _lunar_month(m) -> dict[str, Any]:
+    """A whole lunar month: 农历十月, 农历二〇二一年六月, 闰四月 (a leap month is lunar), 正月, 腊月 (named so
+    only in the lunar calendar; 冬月 alone is also "a winter month", so it needs 农历). A year said inside
+    (农历二〇二一年六月) is the lunar year."""
+    word = m[4] or m[6] or m[7]
+    out: dict[str, Any] = {"lunar_month": (_LUNAR_MONTH.get(word) or int(word), bool(m[3] or m[5]))}
+    if m[2]:
+        out["year"] = int(m[2])
+    return out
+
+
+@register(r"大年初(10|[1-9])(?!\d)", "date", needs="大年初")
+def _lunar_new_year_day(m) -> dict[str, Any]:
+    """大年初十: the Xth day of the first lunar month (大年 = the lunar new year; 大年初一 is 春节)."""
+    return {"lunar": (1, int(m[1]), False)}

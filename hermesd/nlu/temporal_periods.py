@@ -93,6 +93,17 @@ def _zh_part_alone(m) -> dict[str, Any] | None:
     return {"part": _ZH_PART[m[2]], "part_period": "month" if m[1] == "月" else "year"} | _edge(m[2])
 
 
+_ZH_STAGE = {"前期": "early", "初期": "early", "初叶": "early", "伊始": "early", "中期": "mid", "中叶": "mid",
+             "后期": "late", "末期": "late", "末叶": "late"}
+
+
+@register(r"(?<=[年代纪])的?(前期|初期|初叶|中期|中叶|后期|末期|末叶)|(?<=年)(伊始)", "date", needs=r"期|叶|伊始")
+def _zh_stage(m) -> dict[str, Any]:
+    """九十年代末期, 20世纪60年代前期, 19世纪中叶, 2022年伊始: the early / middle / late part of a decade,
+    century or year (前期/初期/初叶 early, 中期/中叶 middle, 后期/末期/末叶 late; 伊始 = the beginning)."""
+    return {"part": _ZH_STAGE[m[1] or m[2]], "part_edge": True}
+
+
 @register(r"(?<![月年代纪度周])(上旬|中旬|下旬)", "date", needs=r"旬")
 def _zh_xun_alone(m) -> dict[str, Any]:
     return {"part": _ZH_PART[m[1]], "part_period": "month"}
@@ -163,6 +174,34 @@ def _en_ordinal(m) -> dict[str, Any] | None:
     if m[4]:
         out["part_period"] = m[4]
     return out
+
+
+# ---- the first / last N months or quarters of a year: 2022年前十一个月, 今年前三季度, 二零二一年后三月 --
+_ZH_YEAR_WORDS = {"大前年": -3, "前年": -2, "去年": -1, "今年": 0, "本年": 0, "明年": 1, "后年": 2, "大后年": 3}
+
+
+def _zh_year_fields(digits: str | None, word: str | None) -> dict[str, Any]:
+    return {"year": _yy(int(digits))} if digits else {"year_shift": _ZH_YEAR_WORDS[word]}
+
+
+@register(r"(?:(?<!\d)(\d{4}|\d{2})年|(大前年|前年|去年|今年|本年|明年|大后年|后年))的?(前|头|后|最后)(\d{1,2})(个)?(月|季度)(?!\d|[日号底初末中份])",
+          "date", needs=r"年的?(?:前|头|后|最后)\d")
+def _zh_year_first_units(m) -> dict[str, Any] | None:
+    """The first (前/头) or last (后/最后) N months or quarters of a named year (2022年前十一个月 = January to
+    November 2022): after a year, 前/后 + a count is a part of that year, not an offset from it (19年前 alone is
+    nineteen years ago). A month count without 个 (前两月) is read so only here, where the year names the whole."""
+    unit = "quarter" if m[6] == "季度" else "month"
+    n = int(m[4])
+    if n == 0 or n * (3 if unit == "quarter" else 1) > 12:
+        return None
+    return {**_zh_year_fields(m[1], m[2]), "period": "year",
+            "part": ("first" if m[3] in ("前", "头") else "last", n, unit)}
+
+
+@register(r"(?<=年)的?(?:第(1[0-2]|[1-9])个月|(首)月)", "date", needs=r"年的?(?:第|首月)")
+def _zh_month_of_year(m) -> dict[str, Any]:
+    """70年第8个月, 2005年首月: the Nth month of the year said before it (首 = the first)."""
+    return {"month": 1 if m[2] else int(m[1]), "period": "month"}
 
 
 # ---- quarters, centuries ------------------------------------------------------------------------
@@ -239,7 +278,7 @@ _ZH_WIN_UNIT = {"秒钟": "second", "秒": "second", "分钟": "minute", "小时
                 "日": "day", "周": "week", "星期": "week", "礼拜": "week", "个月": "month", "月": "month", "年": "year"}
 
 
-@register(r"(过去|最近|近|前|后|未来|接下来的?|今后|往后|上(?=[2-9]|[1-9]\d)|下(?=[2-9]|[1-9]\d))的?(\d+(?:\.\d+)?|半|俩|仨)(个)?(半)?(秒钟|秒|分钟|小时|钟头|天|日|周|星期|礼拜|月|年)(?![前后内以之里代])", "offset", needs=r"过去|最近|近|前|后|未来|接下来|今后|往后|上\d|下\d")
+@register(r"(过去|最近|近|前|后|未来|接下来的?|今后|往后|上(?=[2-9]|[1-9]\d)|下(?=[2-9]|[1-9]\d))的?(\d+(?:\.\d+)?|半|俩|仨)(个)?(半)?(秒钟|秒|分钟|小时|钟头|天|日|周|星期|礼拜|月|年)((?:以内|之内|内|里)(?![前后内以之里代]))?(?![前后内以之里代])", "offset", needs=r"过去|最近|近|前|后|未来|接下来|今后|往后|上\d|下\d")
 def _zh_window(m) -> dict[str, Any] | None:
     n = {"半": 0.5, "俩": 2, "仨": 3}.get(m[2]) or float(m[2])
     if m[4]:
@@ -251,8 +290,51 @@ def _zh_window(m) -> dict[str, Any] | None:
         return None  # 马上3天, 以下2年: 上/下 there belong to the word before
     if m[1] in ("前", "后") and m.start() > 0 and m.string[m.start() - 1] not in " ,.;:!?的在这最是":
         return None  # 开始前一小时 / 吃饭后两小时 are an hour before / two after something, not a window from now
+    if m[6] and m[1] in ("前", "后", "上", "下"):
+        return None  # 后3天内 is not said so; 内/里 closes only a window said with a word (未来5年内, 过去的50分钟里)
     direction = 1 if m[1] in ("未来", "接下来", "接下来的", "今后", "往后", "下", "后") else -1
     return {"offset": [(n, _ZH_WIN_UNIT[m[5]])], "direction": direction, "within": True}
+
+
+@register(r"(?<![超度经通越不])再?过(\d+(?:\.\d+)?|半|俩|仨)(多)?(个)?(半)?(秒钟|秒|分钟|小时|钟头|刻钟|天|日|周|星期|礼拜|月|年)(半)?"
+          r"(?![前后内以之里钟头\d])", "offset", needs=r"过")
+def _zh_guo(m) -> dict[str, Any] | None:
+    """(再)过两天, 再过半个小时, 过十周: the time that many units from now (现代汉语词典 过: 经过某一段时间),
+    as 两天后 is; 超过/不过/经过两天 are other words (more than, only, after)."""
+    n = {"半": 0.5, "俩": 2, "仨": 3}.get(m[1]) or float(m[1])
+    if m[4] and m[6]:
+        return None
+    n += 0.5 if (m[4] or m[6]) else 0
+    if m[5] == "月" and not m[3]:
+        return None  # 过3月 is not said
+    unit = "minute" if m[5] == "刻钟" else _ZH_WIN_UNIT[m[5]]
+    return {"offset": [(n * 15 if m[5] == "刻钟" else n, unit)], "direction": 1, "within": False}
+
+
+@register(r"(?<![\d.])(\d+)周年|(?<![\d.])(\d+)天\d+(?:晚|夜)|(?<![\d.])(\d+)天\3夜|(?<![\d.])(\d+)个季度(?![前后内以之])",
+          "duration", needs=r"周年|天\d+[晚夜]|个季度")
+def _zh_years_nights(m) -> dict[str, Any]:
+    """4周年 (four full years), 6天5晚 / 三天三夜 (a stay of that many days, its nights inside them),
+    五个季度 (quarters of three months)."""
+    if m[1]:
+        return {"duration": [(float(m[1]), "year")]}
+    if m[4]:
+        return {"duration": [(3.0 * int(m[4]), "month")]}
+    return {"duration": [(float(m[2] or m[3]), "day")]}
+
+
+@register(r"(?<![\d.])(\d+)(多|几|来)?(个)?(多)?(秒钟|分钟|小时|钟头|天|周|星期|礼拜|月|年)(多)?(?![前后内以之里\d])", "duration",
+          needs=r"\d[多几来]|个多|[年天月]多")
+def _zh_some_more(m) -> dict[str, Any] | None:
+    """70多分钟, 四个多星期, 17个多月, 3年多, 十来天 (来: about): N and some units, read as N (its lower bound);
+    3年多 alone, as 3年, is a count (a year is 19年 only before a part of it)."""
+    if not (m[2] or m[4] or m[6]) or sum(bool(g) for g in (m[2], m[4], m[6])) > 1:
+        return None
+    if m[5] in ("月", "星期", "礼拜") and not m[3]:
+        return None  # 3月多 / 星期3 are not counts
+    if m[2] in ("几", "来") and len(m[1]) < 2:
+        return None  # 2几 / 2来 are not said; 20几年, 10来天 are
+    return {"duration": [(float(m[1]), _ZH_WIN_UNIT[m[5]])]}
 
 
 _EN_UNIT = r"(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)"
@@ -345,6 +427,53 @@ def _en_quarter_hour(m) -> dict[str, Any]:
     return {"duration": [(15, "minute")]}
 
 
+# ---- YYYY.MM at a range's end: 1999.08-2002.02, 2015.09至今 (as written in a CV) ------------------------------
+@register(r"(?<![\d.])((?:19|20)\d\d)\.(0[1-9]|1[0-2])(?![\d.])(?=\s*(?:--?|~|至|到))"
+          r"|(?:(?<=-)|(?<=- )|(?<=~)|(?<=~ )|(?<=至)|(?<=到))((?:19|20)\d\d)\.(0[1-9]|1[0-2])(?![\d.])", "date",
+          needs=r"\d{4}\.\d\d")
+def _dotted_year_month(m) -> dict[str, Any]:
+    """A year and a two-digit month joined by a dot, only at either end of a range (alone, 2019.05 may be a
+    price or a version): the month of that year."""
+    return {"year": int(m[1] or m[3]), "month": int(m[2] or m[4]), "period": "month"}
+
+
+# ---- a season said with one character after a year: 2021年春, 20年冬 ---------------------------------------
+@register(r"(?<=年)(春|夏|秋|冬)(?![天季节装风雨雷光色令至日运耕收游假])", "date", needs=r"年[春夏秋冬]")
+def _zh_season_after_year(m) -> dict[str, Any]:
+    """2021年春, 20年冬: the season of that year (the meteorological one, as 春天); 2021年春节 and 冬至 are days."""
+    return {"period": "season", "month": {"春": 3, "夏": 6, "秋": 9, "冬": 12}[m[1]]}
+
+
+# ---- X and Y, two days / years: 今明两天, 明后两天, 今明两年 -------------------------------------------------
+_PAIR_DAYS = {"今明": 0, "明后": 1, "昨今": -1, "前昨": -2}
+
+
+@register(r"(今明|明后|昨今|前昨)(?:两|2)(天|日|年)", "date", needs=r"(?:今明|明后|昨今|前昨)(?:两|2)")
+def _zh_pair(m) -> dict[str, Any]:
+    """今明两天 (today and tomorrow), 明后两天, 今明两年 (this year and next): a range of the two named units."""
+    first = _PAIR_DAYS[m[1]]
+    if m[2] == "年":
+        return {"pair": ("year", first)}
+    return {"pair": ("day", first)}
+
+
+# ---- 次日 / 翌日 / 第二天: the day after (the first end of a range, else today) --------------------------
+@register(r"(次日|翌日|隔天|隔日|第[二2]天)", "date", needs=r"次日|翌日|隔[天日]|第[二2]天")
+def _zh_next_day(m) -> dict[str, Any]:
+    """13:20~次日05:40, 夜间至次日上午: the day after the range's first end (:func:`.temporal._range`);
+    alone, the day after today (现代汉语词典 次日: 第二天)."""
+    return {"rel_day": 1, "after_first": True}
+
+
+# ---- 晚 alone after a day: 周一晚, 礼拜一晚, 十五晚8点 (the evening of that day) -------------------------
+@register(r"(?:(?<=周[1-7日天])|(?<=星期[1-7日天])|(?<=礼拜[1-7日天])|(?<=[号日])|(?<=\d)(?=晚\d{1,2}点))晚(?![上间饭餐安会些了辈点年报])",
+          "pod", needs=r"晚")
+def _evening_after_day(m) -> dict[str, Any]:
+    """晚 right after a weekday or a dated day is that day's evening (晚上); after a bare number only before a
+    clock (十五晚8点), as 15晚 alone is fifteen nights."""
+    return {"pod": "晚上"}
+
+
 # ---- Cantonese and other day words: 听日, 寻日/琴日, 前日, 后日, 听朝, 当前 ---------------------
 _DAY_WORDS = {"听日": (1, None), "聽日": (1, None), "寻日": (-1, None), "尋日": (-1, None), "琴日": (-1, None),
               "前日": (-2, None), "后日": (2, None), "听朝": (1, "早上"), "聽朝": (1, "早上"), "今朝": (0, "早上"),
@@ -418,7 +547,7 @@ def _zh_month_first(m) -> dict[str, Any]:
     return {"month": int(m[1]), "day": 1}
 
 
-@register(r"(?<!\d)(\d{2})年(?=\d{1,2}月|底|末|初|上半年|下半年|第|首|[1-4]季度|春|夏|秋|冬)", "date", needs=r"年")
+@register(r"(?<!\d)(\d{2})年(?=\d{1,2}月|底|末|初|上半年|下半年|第|首|[1-4一二三四]季度|春|夏|秋|冬)", "date", needs=r"年")
 def _two_digit_year(m) -> dict[str, Any]:
     """19年5月, 19年底, 07年第三季度, 20年冬: a two-digit year before a month or a part of the year (19年 alone,
     19年前 / 15年中 are a count of years)."""
@@ -437,11 +566,20 @@ def apply_part(s: date, e: date, grain: str, part: Any) -> tuple[date, date, str
     :param part: ``early`` | ``mid`` | ``late`` | ``h1`` | ``h2`` | ``("week", n)`` | ``("nth", n, weekday)``
         (``n`` = −1 for the last; weekday 1 = Monday).
     :return: ``(start, end, grain)`` half-open.
+
+    A part may also be ``("first", n, unit)`` / ``("last", n, unit)``: the first or last ``n`` months or
+    quarters of a year (``unit`` ``month`` | ``quarter``; 2022年前十一个月, 二零二一年后三月).
     """
     if isinstance(part, tuple):
         if part[0] == "day":  # the third day of October; the fifth last day of May (n < 0: from the end)
             d = s + timedelta(days=part[1] - 1) if part[1] > 0 else e + timedelta(days=part[1])
             return (d, d + timedelta(days=1), "day") if s <= d < e else None
+        if part[0] in ("first", "last"):  # the first / last n months or quarters of a year
+            months = part[1] * (3 if part[2] == "quarter" else 1)
+            if grain != "year" or not 1 <= months <= 12:
+                return None
+            g = "quarter" if part[2] == "quarter" else "month"
+            return (s, _month_add(s, months), g) if part[0] == "first" else (_month_add(s, 12 - months), e, g)
         if part[0] in ("nth", "weekend"):
             n, wd = part[1], (part[2] if part[0] == "nth" else 6)  # a weekend is counted by its Saturday
             if n > 0:

@@ -36,7 +36,11 @@ def test_case(cls, text, ref, kind, start, end, span, point):
 
 
 def test_every_class_has_zh_and_en_or_says_why():
-    zh_only = {"traditional_and_cantonese"}
+    # Chinese words with no English counterpart: 禮拜/聽日, 前N个月 of a year, 年半, 以来, lunar months, 两日, 多, 过, 刻
+    zh_only = {"traditional_and_cantonese", "zh_first_last_units_of_a_year", "zh_half_units_and_yilai",
+               "zh_lunar_months", "zh_month_ranges_in_a_year", "zh_windows_with_nei_and_counts_of_days",
+               "zh_some_more_guo_and_ke", "zh_stages_next_day_pairs_and_cv_months",
+               "zh_quarter_units_dian_duo_and_wuhou", "zh_approximate_numbers"}
     for cls, cases in DATA["classes"].items():
         langs = {"en" if c[0].isascii() else "zh" for c in cases}
         assert "zh" in langs and ("en" in langs or cls in zh_only), cls
@@ -49,3 +53,12 @@ def test_impossible_ordinal_and_lunar_day_are_said_in_both_languages():
     assert impossible_date_text(x, "en") == "That month has no 5th Friday."
     (y,) = parse_times("2026年腊月三十", ref, "Asia/Shanghai")
     assert impossible_date_text(y, "zh") == "农历12月只有29天。"
+
+
+@pytest.mark.parametrize("text", ["全天候服务", "周一晚会见", "过了两天", "我们超过两天没见", "15晚不睡"])
+def test_chinese_words_near_the_new_classes_are_not_those_times(text):
+    """全天候 (all-weather), 晚会 (a party), 过了/超过 (passed, more than), 15晚 (fifteen nights) hold no
+    全天 / 晚 / 过N / N晚 expression."""
+    ref = datetime.fromisoformat(DATA["refs"]["W"][0])
+    got = parse_times(text, ref, DATA["refs"]["W"][1])
+    assert all(x.kind == "duration" or x.text in ("周一",) for x in got), got
