@@ -122,8 +122,13 @@ class Grounding:
         return res.text or mention, None
 
     def _wants_task(self, parsed: Any, q: OpenQuestion | None) -> bool:
-        intents = [parsed.intent] + ([q.intent] if isinstance(q, (Ask, Confirm)) else [])
-        return any("task" in self.spec_slots(i).values() for i in intents if i)
+        """The utterance's own intent has a ``task`` slot, or it answers a question of such an intent
+        whose task is not known yet — never an answer to a card ("是" at a send card is no task) nor to
+        a question whose task was said already."""
+        if parsed.intent and "task" in self.spec_slots(parsed.intent).values():
+            return True
+        return isinstance(q, Ask) and bool(q.intent) and "task" in self.spec_slots(q.intent).values() \
+            and (q.entity == "task" or q.entities.get("task") is None)
 
     async def entities(self, s: Session, parsed: Any, *, fuzzy: bool = True,
                        q: OpenQuestion | None = None) -> tuple[dict[str, list[Any]], Ambiguity | None]:
