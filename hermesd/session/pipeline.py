@@ -34,6 +34,7 @@ from ..nlu.normalize import normalize
 from ..nlu.task import leading_trigger
 from ..nlu.temporal import impossible_date_text
 from .machine import Event, State
+from .planrun import answers_asked
 from .record import Session
 from .references import note_people, resolve_pronouns, resolve_references
 
@@ -633,7 +634,7 @@ class Pipeline:
             done = last_done([t_ for t_ in s.history if t_.get("intent") == heard.intent])
             said = catalogue.say("asked_done_last", p.lang, what=str(done.get("reply")).strip()) if done is not None \
                 else catalogue.say("asked_done_none", p.lang, what=what or heard.intent)
-            if any("session.asked" in c_ for r in self.c.rules().rules_for(heard.intent) for c_ in r.conditions):
+            if any(answers_asked(r) for r in self.c.rules().rules_for(heard.intent)):
                 s.pending = None
                 await self.c.plans.run(s, p, intent=heard.intent, entities=self.c.grounding.slot_values(heard.intent, entities),
                                        text=text, trace_id=trace_id, asked=(kind, said))

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from .controller import Controller
     from .pipeline import Part
 
-__all__ = ["PlanRunner"]
+__all__ = ["PlanRunner", "answers_asked"]
 
 #: the plan of a turn the NLU is sure is out of scope, instead of the rule engine's "say it another way"
 _OUT_OF_SCOPE = (ReplyAction(reply=Text(zh=catalogue.say("out_of_scope", "zh"), en=catalogue.say("out_of_scope", "en"))),)
@@ -88,8 +88,7 @@ class PlanRunner:
             plan = engine.match(intent, ctx)
             if plan.path == "fallback" and p.path == "rule":
                 p.path = "fallback"
-        if asked is not None and not any("session.asked" in cond for cond in getattr(
-                _rule_by_id(engine, plan.rule_id), "conditions", ())):
+        if asked is not None and not answers_asked(_rule_by_id(engine, plan.rule_id)):
             p.trace["plan"] = plan.to_trace()
             p.end(s, c, asked[1], "clarify", f"asked {asked[0]}")  # a question about it: nothing runs
             return
@@ -216,6 +215,12 @@ class PlanRunner:
 def _failed_tool(plan: Plan, index: int) -> str | None:
     action = plan.actions[index] if 0 <= index < len(plan.actions) else None
     return getattr(action, "tool", None)
+
+
+def answers_asked(rule: Any) -> bool:
+    """``rule`` (or None) is written for a question about its intent: a condition reads ``session.asked``
+    (``'done'``: was it done? ``'how'``: how is it done?), so it may run on such a question."""
+    return any("session.asked" in cond for cond in getattr(rule, "conditions", ()) or ())
 
 
 def _rule_by_id(engine: Any, rule_id: str | None) -> Any:
