@@ -23,7 +23,7 @@ ACTS = ("affirm", "deny", "hedge", "choose", "fill", "correct", "cancel", "repea
         "smalltalk", "unrelated")
 
 #: Small-talk kinds answered with nothing open or during a question.
-SMALLTALK = ("greeting", "thanks", "goodbye", "identity", "capabilities")
+SMALLTALK = ("greeting", "thanks", "goodbye", "identity", "capabilities", "reassurance")
 
 
 @dataclass(frozen=True, slots=True)

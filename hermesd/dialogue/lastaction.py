@@ -12,6 +12,21 @@ happen to resemble (发错 is no network check). The shapes, zh and en:
 
 :func:`asks_about_last` reads the utterance (normalised, lower case); :func:`last_done` finds what
 to say from the session history (its traces, newest last).
+
+A question whether something was done at all — "报价单发给王芳了吗", "合同发了没有", "设备重启了吗",
+"did you send the quote to Wang Fang?", "has the device been restarted?" — names its action in
+content words the classifier reads as that request; :func:`asks_if_done` tells it apart by the
+grammar of a question about the past:
+
+- zh: the perfective 了 (or experiential 过) closed by a yes/no question — 了吗 / 了没有 / 了没 / 过吗 /
+  过没有 / 了么 (Li & Thompson 1981, *Mandarin Chinese*, §6 on 了 and §18 on questions: V了没有 is the
+  A-not-A question of the perfective); or 有没有 / 是否 / 是不是 + V + 过/了 / 已经 + V + 了吗;
+- en: an auxiliary of the past or the perfect opening a question — did / has / have / was / were
+  (+ the doer or the thing) + the verb ("did you send …", "has the device restarted", "was the
+  quote sent"). A polite request opens with can / could / would / will, never with these.
+
+Such a question is answered from what was done, never by doing it (the session decides how:
+:meth:`hermesd.session.pipeline.Pipeline._asked`).
 """
 
 from __future__ import annotations
@@ -20,7 +35,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["asks_about_last", "last_done"]
+__all__ = ["asks_about_last", "asks_if_done", "last_done"]
 
 _ZH_VERB = r"(?:发|發|寄|传|傳|转|轉|做|弄|搞|设|設|办|辦|填|选|選)"
 _ZH = re.compile(
@@ -40,6 +55,25 @@ _EN = re.compile(
     r"|^what\s+did\s+you\s+just\s+(?:do|send)\??$"
     r"|^did\s+(?:that|it)\s+(?:go\s+through|get\s+sent|work)\??$"
     r"|^(?:is|was)\s+(?:that|it)\s+(?:a\s+)?(?:mistake|wrong)\??$")
+
+
+_ZH_DONE = re.compile(
+    r"(?:了|过|過)(?:吗|嗎|么|麼|嘛|没有|沒有|没|沒|未)[?？。!！\s]*$"
+    r"|^(?:你)?(?:有没有|有沒有|是否|是不是)(?:已经|已經)?.{1,20}?(?:了|过|過)")
+_EN_DONE = re.compile(r"^(?:did|didn'?t|has|hasn'?t|have|haven'?t|was|wasn'?t|were|weren'?t)\s+"
+                      r"(?:you|it|that|this|they|he|she|we|i|the\s+\w+|my\s+\w+|\w+)\b")
+
+
+def asks_if_done(text: str) -> bool:
+    """``text`` (normalised, lower case) asks whether something was done (a question about the past).
+
+    >>> asks_if_done("报价单发给王芳了吗"), asks_if_done("did you send the quote to wang fang?")
+    (True, True)
+    >>> asks_if_done("把报价单发给王芳"), asks_if_done("can you send the quote to wang fang?")
+    (False, False)
+    """
+    t = text.strip().lower()
+    return bool(t) and bool(_ZH_DONE.search(t) or _EN_DONE.match(t))
 
 
 def asks_about_last(text: str) -> bool:

@@ -69,7 +69,7 @@ MAX_EXPANSIONS = 1024
 _FLAT = ("correct", "openers", "contrast", "particles", "fillers", "leads", "verbs", "questions")
 _GROUPS: dict[str, tuple[str, ...]] = {
     "answers": ANSWER_ACTS, "smalltalk": SMALLTALK, "conjunctions": ("then", "and"),
-    "refusal": ("negations", "adverbs", "actions", "reported"), "references": ("markers", "articles", "same", "again", "pronouns", "possessives", "not_nouns", "plural", "types")}
+    "refusal": ("negations", "adverbs", "actions", "reported"), "references": ("markers", "articles", "same", "again", "also", "pronouns", "possessives", "not_nouns", "plural", "types")}
 _KEYS = (*_FLAT, *_GROUPS, "ordinals", "numerals")
 _ETYPE = re.compile(r"[a-z][a-z0-9_]*")
 _MEASURES = "个位项条号种名個項條號"
@@ -95,8 +95,9 @@ class Lexicon:
     :param numerals: normalised number word → value. :param number: a number said as a choice.
     :param ref_markers: words that point back (kind ``marker``) and weak ones that do so only with a
         time phrase (kind ``article``). :param ref_same: a reference without a noun ("the same one").
-    :param ref_again: a request said as a repetition (再发一遍, 重新, again, once more): what it leaves
-        unsaid is what was done last time (:mod:`hermesd.session.references`).
+    :param ref_again: a request said as a repetition (再发一遍, 重新, again, once more; kind ``again``): what
+        it leaves unsaid is what was done last time (:mod:`hermesd.session.references`); or for someone
+        else (也发给, too, as well; kind ``also``): the document it leaves unsaid is the one acted on last.
     :param ref_types: type noun → the entity type it names (``订单`` → ``order_id``).
     :param ref_pronouns: a person said as a pronoun (kind ``pronoun``; 他, her, the same person), and a group
         that is never one person (kind ``plural``: 他们); English ``possessive`` ones (his, her) mean
@@ -391,7 +392,8 @@ def _compile(raw: _Raw, files: list[Path]) -> Lexicon:
         ref_markers=Words.build([*((w, "marker") for w in _entries(raw, "references.markers")),
                                  *((w, "article") for w in _entries(raw, "references.articles"))]),
         ref_same=Words.build((w, "same") for w in _entries(raw, "references.same")),
-        ref_again=Words.build((w, "again") for w in _entries(raw, "references.again")),
+        ref_again=Words.build([*((w, "again") for w in _entries(raw, "references.again")),
+                               *((w, "also") for w in _entries(raw, "references.also"))]),
         ref_types=Words.build((w, name.rsplit(".", 1)[1]) for name in raw.lists
                               if name.startswith("references.types.") for w in _entries(raw, name)),
         ref_pronouns=Words.build([*((w, "plural") for w in _entries(raw, "references.plural")),

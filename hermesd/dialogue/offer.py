@@ -54,7 +54,9 @@ def task_words(intent: str, slots: Mapping[str, Any], lang: str, description: Ma
     desc = (description or {}).get(lang) or intent
     values = [str(v).strip() for k, v in slots.items()
               if not k.startswith("_") and isinstance(v, (str, int, float)) and not isinstance(v, bool) and str(v).strip()]
-    values = [v for v in values if len(v) <= 40][:_MAX_VALUES]
+    # a value holding another is the phrase they were said in (a send's task "把报价单发给李经理" beside
+    # 报价单): the others name it already
+    values = [v for v in values if len(v) <= 40 and not any(o != v and o in v for o in values)][:_MAX_VALUES]
     if not values:
         return desc
     return f"{desc}（{'，'.join(values)}）" if lang == "zh" else f"{desc} ({', '.join(values)})"

@@ -38,8 +38,10 @@ from .lexicon import Lexicon, default_lexicon
 
 __all__ = ["one_each", "reminding_request", "split_requests"]
 
-#: what joins two people said together: 和 / 跟 / 与 / 及 / 以及 / 还有 / 、 / a comma, "and" / "&" / "plus"
-_COORD = re.compile(r"^\s*(?:和|跟|与|與|及|以及|还有|還有|、|,|，|and|&|plus|,\s*and)\s*$", re.IGNORECASE)
+#: what joins two people (or things) said together: 和 / 跟 / 与 / 及 / 以及 / 还有 / 、 / a comma, "and" / "&" /
+#: "plus" — in English with the second one's determiner ("the quote and the contract")
+_COORD = re.compile(r"^\s*(?:和|跟|与|與|及|以及|还有|還有|、|,|，|(?:and|&|plus|,\s*and)(?:\s+(?:the|a|an|my|our))?)\s*$",
+                    re.IGNORECASE)
 
 
 def one_each(text: str, people: list[tuple[int, int]]) -> list[tuple[str, str]] | None:

@@ -87,11 +87,18 @@ _EN_RECALL = (
 _ZH_FORGET = re.compile(r"^(?:请|麻烦)?(?:帮我)?(?:忘掉|忘记|忘了|删掉|删除|清除|清空|抹掉|抹去)(?:关于)?(?:我的|我家的)?(?P<s>.+?)(?:吧|的事|这件事|的记忆)?[。!！]*$")
 #: "what is the gate code": no owner — marked stated, answered only from a stored fact
 _EN_RECALL_THE = re.compile(r"^(?:what(?:'s| is| was)|tell me|when(?:'s| is| was))\s+the\s+(?P<s>.+?)\??$")
-#: a statement of a fact, no memory verb: "我女儿的生日是5月3号", "我的车位号是B2-117", "王会计的生日是3月5号"
-_ZH_STATED = re.compile(r"^(?P<s>(?:我家的|我们的|我的|我(?=[^\s是的])|[^\s是的，,。?？]{1,8}的)[^\s是，,。?？]{1,12}?)"
-                        r"是(?P<v>[^？?]+?)[。!！]*$")
-#: "my daughter's birthday is May 3", "the gate code is 4721"
-_EN_STATED = re.compile(r"^(?P<s>(?:my|our|the)\s+[^,?]+?)\s+(?:is|are|=)\s+(?P<v>[^?]+?)[.!]*$")
+#: a statement of a fact, no memory verb: "我女儿的生日是5月3号", "我的车位号是B2-117", "王会计的生日是3月5号";
+#: or of its change — the copula replaced by a verb of change (改成 / 改为 / 换成 / 变成 / 更新为 / 现在是: "我女儿的
+#: 生日改成5月4号", "把门禁密码改成9999"): the new value, kept like a statement (the old one is replaced)
+_ZH_STATED = re.compile(r"^(?:把)?(?P<s>(?:我家的|我们的|我的|我(?=[^\s是的])|[^\s是的，,。?？把]{1,8}的)[^\s是，,。?？]{1,12}?)"
+                        r"(?:现在是|现在改成了?|已经改成了?|已经改为|改成了?|改为|改到|换成了?|变成了?|更新为|更新成|是)"
+                        r"(?P<v>[^？?]+?)[。!！]*$")
+#: "my daughter's birthday is May 3", "the gate code is 4721"; a change said as one — "the gate code is
+#: now 9999", "my locker code has changed to 5512", "the gate code changed to 9999"
+_EN_STATED = re.compile(r"^(?P<s>(?:my|our|the)\s+[^,?]+?)\s+(?:is\s+now|are\s+now|has\s+changed\s+to|have\s+changed\s+to|"
+                        r"changed\s+to|is\s+changed\s+to|has\s+become|is|are|=)\s+(?P<v>[^?]+?)[.!]*$")
+#: "change my locker code to 5512", "update the gate code to 9999", "set my PIN to 1234"
+_EN_CHANGE = re.compile(r"^(?:please\s+)?(?:change|update|set|switch)\s+(?P<s>(?:my|our|the)\s+[^,?]+?)\s+to\s+(?P<v>[^?]+?)[.!]*$")
 #: a subject that frames what the speaker says next ("我的意思是…", "my question is …"): a way of
 #: speaking (a discourse marker), never a fact to keep
 _FRAMING = re.compile(r"(?:意思|问题|想法|看法|建议|要求|需求|目的|意见|理解|打算|计划)$"
@@ -238,7 +245,7 @@ def _read(t: str) -> MemoryRequest | None:
             return MemoryRequest("memory.recall", subject, relation="at" if at else "is", lang="en")
     if m := _EN_RECALL_THE.match(t):
         return MemoryRequest("memory.recall", m.group("s").strip(_TRIM), lang="en", stated=True)
-    if not _EN_QUESTION_START.match(t) and (m := _EN_STATED.match(t)) and not _ASKS.search(m.group("v")) \
+    if not _EN_QUESTION_START.match(t) and (m := _EN_STATED.match(t) or _EN_CHANGE.match(t)) and not _ASKS.search(m.group("v")) \
             and not _FRAMING.search(m.group("s")):
         value, cut = _cut(m.group("v"))
         subject = re.sub(r"^(?:my|our|the)\s+", "", m.group("s")).strip(_TRIM)

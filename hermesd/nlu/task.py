@@ -36,7 +36,7 @@ from .normalize import Normalized, normalize
 if TYPE_CHECKING:
     from .parser import ParseResult
 
-__all__ = ["strip_request", "task_text"]
+__all__ = ["leading_trigger", "strip_request", "task_text"]
 
 _ONE = r"(?:1|一)?"  # "一个" is normalised to "1个"
 _ZH_STRONG = [
@@ -166,6 +166,37 @@ def _join(norm: Normalized, kept: list[int]) -> str:
 
 def _latin(ch: str) -> bool:
     return bool(ch) and ch.isascii() and ch.isalnum()
+
+
+def leading_trigger(text: str | Normalized, time_spans: Iterable[tuple[int, int]] = ()) -> str | None:
+    """The request words (a strong trigger: 提醒我, 帮我设个提醒, "remind me", "set a reminder") that
+    open the request — only time phrases, a polite opener or punctuation before them — with a task
+    after them; else None.
+
+    Such a request is to be reminded: what follows is the task, whatever it says ("提醒我明天把报价单发给
+    王芳" is a reminder to send, not a send; the trigger is the main verb, the rest its complement).
+
+    >>> leading_trigger("提醒我明天把报价单发给王芳"), leading_trigger("把报价单发给王芳")
+    ('提醒我', None)
+    """
+    norm = text if isinstance(text, Normalized) else normalize(text)
+    t = norm.text
+    m = _STRONG.search(t)
+    if m is None or not t[m.end():].strip(" ,，:：。.!！"):
+        return None
+    before = [True] * m.start()
+    for s, e in time_spans:
+        a, b = norm.nspan(s, e)
+        for i in range(max(a, 0), min(b, m.start())):
+            before[i] = False
+    pos = 0
+    while (o := _OPENER.match(t, pos, m.start())) and o.end() > pos:
+        for i in range(pos, o.end()):
+            before[i] = False
+        pos = o.end()
+    rest = "".join(ch for i, ch in enumerate(t[:m.start()]) if before[i])
+    rest = _AFTER_TIME.sub("", rest)
+    return m.group() if not rest.strip(" ,，:：在于") else None
 
 
 def task_text(parsed: ParseResult) -> str | None:

@@ -31,8 +31,10 @@ Rules (documented choices, see tests/nlu/temporal_vectors.jsonl):
   1st/11th/21st) and for a range open at its start (截至周五 → its last day, Friday).
 - A clock hour with neither am/pm nor a part of day (and not written on a
   24-hour clock like 09:30): without a date it is the
-  next such hour at or after ``ref`` (3点 at 07:30 → 15:00); with a date,
-  1–6 o'clock is read as afternoon (明天3点 → 15:00), other hours as written.
+  next such hour at or after ``ref`` (3点 at 07:30 → 15:00) today; when both of today's have
+  passed it is tomorrow's, read as with a date (3点 at 16:00 → 15:00 tomorrow, not 03:00; 8点 at
+  23:00 → 08:00 tomorrow); with a date, 1–6 o'clock is read as afternoon (明天3点 → 15:00), other
+  hours as written. A person who means the small hours says so (凌晨3点, 3am).
 - Offsets by months or years clamp the day to the month's end (1月31日 + 1个月
   → 2月28/29日, as dateutil.relativedelta does); they are arithmetic, not names.
 - Durations in months/years are counted as 30/365 days in ``seconds``.
@@ -487,7 +489,9 @@ def _resolve(f: dict[str, Any], ref: datetime, tz: ZoneInfo, anchor: date | None
             if dp is None:
                 cand = [datetime.combine(day, time(hh, mi, sec), tz) for hh in (h % 12, h % 12 + 12)]
                 later = [c for c in cand if c >= ref.replace(microsecond=0)]
-                start = later[0] if later else cand[0] + timedelta(days=1)
+                # both of today's readings gone: tomorrow's, read as 明天H点 is (1–6 o'clock in the
+                # afternoon) — "3点" said at 16:00 is 15:00 tomorrow, never 03:00 in the night
+                start = later[0] if later else cand[1 if 1 <= f["hour"] <= 6 else 0] + timedelta(days=1)
                 grain = "second" if f.get("second") is not None else "minute" if f.get("minute") is not None else "hour"
                 return "datetime", start, start + _UNIT_TD[grain], grain, None
             if 1 <= f["hour"] <= 6:

@@ -122,8 +122,16 @@ class Grounding:
         return res.text or mention, None
 
     def _wants_task(self, parsed: Any, q: OpenQuestion | None) -> bool:
-        intents = [parsed.intent] + ([q.intent] if isinstance(q, (Ask, Confirm)) else [])
-        return any("task" in self.spec_slots(i).values() for i in intents if i)
+        """The utterance is a request whose intent has a ``task`` slot, or it answers a question of such
+        an intent whose task is not known yet. An answer to a card or a question of the utterance's own
+        intent ("ok send it" at a send card, "不对，发给李娜") restates no task: the request's words were
+        the task, said when it was asked for."""
+        if isinstance(q, Ask) and q.intent and "task" in self.spec_slots(q.intent).values() \
+                and (q.entity == "task" or q.entities.get("task") is None):
+            return True
+        if isinstance(q, (Ask, Confirm)) and q.intent == parsed.intent:
+            return False
+        return bool(parsed.intent) and "task" in self.spec_slots(parsed.intent).values()
 
     async def entities(self, s: Session, parsed: Any, *, fuzzy: bool = True,
                        q: OpenQuestion | None = None) -> tuple[dict[str, list[Any]], Ambiguity | None]:

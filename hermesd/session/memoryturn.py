@@ -237,13 +237,16 @@ class MemoryTurns:
             # thing (王会计的生日) is memory's when nothing else understands it, or when the pack's
             # intent lists its words and none is in the question (生日 is not the directory's) — a
             # pack that lists none (a generated one) owns what it parsed ("人民大会堂的电话")
-            if req.lang != "zh":
-                return None
+            # — the same in English: "what is the gate code" is no network check (no word of it is the
+            # network's); said out of scope ("what is the weather") it stays out of scope in English
             if parsed is None or parsed.out_of_scope or parsed.intent is None:
-                return req
+                return req if req.lang == "zh" else None
             spec = next((x for x in self.c.nlu.engine.specs if x.name == parsed.intent), None)
             words = [k for k in (spec.keywords if spec is not None else ()) if k]
             return req if words and not self._pack_claims(parsed.intent, text) else None
+        if parsed is not None and not parsed.out_of_scope and parsed.intent is not None \
+                and self._pack_claims(parsed.intent, req.subject):
+            return None  # "把我的提醒改成明天下午3点": the subject is the pack's thing (a reminder), not a fact
         if _a_value(req.value, parsed):
             return req
         own = text.startswith(("我", "my ", "our "))

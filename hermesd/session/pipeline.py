@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..dialogue import catalogue, distress, handoff, policy as dp
 from ..dialogue.heard import Heard, Reading
-from ..dialogue.lastaction import asks_about_last, last_done
+from ..dialogue.howto import asks_how, request_of
+from ..dialogue.lastaction import asks_about_last, asks_if_done, last_done
 from ..dialogue.negated import negated_request
 from ..dialogue.questions import Ask, Candidate, Choice, Confirm, Offer, OpenQuestion, reasked
 from ..dialogue.reader import read_answer
@@ -30,8 +31,10 @@ from ..dialogue.smalltalk import capabilities, smalltalk_reply
 from ..dialogue.split import one_each, reminding_request, split_requests
 from ..nlu.clock import BadClock, impossible_clock_text, impossible_clocks
 from ..nlu.normalize import normalize
+from ..nlu.task import leading_trigger
 from ..nlu.temporal import impossible_date_text
 from .machine import Event, State
+from .planrun import answers_asked
 from .record import Session
 from .references import note_people, resolve_pronouns, resolve_references
 
@@ -136,42 +139,51 @@ class Pipeline:
             return "en" if _LETTER.search(text) else (last or "zh")
         return last or "zh"
 
-    def split(self, s: Session, text: str, ref: datetime) -> tuple[list[tuple[str, Any]], list[str]]:
+    def split(self, s: Session, text: str, ref: datetime) -> tuple[list[tuple[str, Any]], list[str], str | None]:
         """``text``'s requests with their parses, when every part is a request on its own; else ``[(text, None)]``;
-        and the people the request was made once for each of (else empty).
+        the people (or things) the request was made once for each of (else empty), and their entity type.
 
         Several people joined in the one place of a request that takes one ("把报价单发给王芳和李娜",
         "send the quote to Wang Fang and Li Na") are that request once for each, in the order said
-        (:meth:`_one_each`) — never the first alone with the others silently dropped."""
+        (:meth:`_one_each`) — never the first alone with the others silently dropped; so are several
+        documents ("把报价单和合同发给王芳": the quote, then the contract)."""
         parts = split_requests(text, self.c.lexicon) if self.c.settings.split_requests else [text]
         if len(parts) < 2:
-            each = self._one_each(s, text, ref)
-            return ([(t, None) for t, _ in each], [n for _, n in each]) if each else ([(text, None)], [])
+            each, etype = self._one_each(s, text, ref)
+            return ([(t, None) for t, _ in each], [n for _, n in each], etype) if each else ([(text, None)], [], None)
         out = []
         oos_label = getattr(self.c.nlu.engine.model, "oos_label", None)
         for part in parts:
             parsed = self.c.nlu.parse(part, ref, s.tz, s.locale, budget_ms=self.c.settings.parsing_ms)
             if parsed.intent is None or parsed.out_of_scope or parsed.kind in ("affirm", "deny", "cancel"):
-                return [(text, None)], []
+                return [(text, None)], [], None
             # a split is a guess: a part is a request of its own only when the scorer's best class is
             # an intent, not the out-of-scope class a request in everyday words may still beat
             if oos_label and parsed.intents and parsed.intents[0].source == "scorer" \
                     and parsed.intents[0].intent == oos_label:
-                return [(text, None)], []
+                return [(text, None)], [], None
             out.append((part, parsed))
-        return out, []
+        return out, [], None
 
-    def _one_each(self, s: Session, text: str, ref: datetime) -> list[tuple[str, str]] | None:
-        """The request said once per person — (utterance, the person's words) in the order said — when
-        people are coordinated (A和B, A、B和C, A and B) where its intent has one person slot; else None."""
+    #: the entity types a request is said once for each of, when several are joined in its one slot
+    ONE_EACH_TYPES = ("person", "doc_type")
+
+    def _one_each(self, s: Session, text: str, ref: datetime) -> tuple[list[tuple[str, str]] | None, str | None]:
+        """The request said once per person (or document) — (utterance, its words) in the order said —
+        when they are coordinated (A和B, A、B和C, A and B) where its intent has one slot of their type;
+        else (None, None). The type comes with it (people first)."""
         if not _MAY_COORDINATE.search(text):
-            return None  # no joining word: not parsed twice
+            return None, None  # no joining word: not parsed twice
         parsed = self.c.nlu.parse(text, ref, s.tz, s.locale, budget_ms=self.c.settings.parsing_ms)
         if parsed.intent is None or parsed.out_of_scope:
-            return None
-        if list(self.c.grounding.spec_slots(parsed.intent).values()).count("person") != 1:
-            return None
-        return one_each(text, [e.span for e in parsed.entities if e.type == "person"])
+            return None, None
+        slots = list(self.c.grounding.spec_slots(parsed.intent).values())
+        for etype in self.ONE_EACH_TYPES:
+            if slots.count(etype) == 1:
+                each = one_each(text, [e.span for e in parsed.entities if e.type == etype])
+                if each:
+                    return each, etype
+        return None, None
 
     def interrupted(self, s: Session, lang: str) -> Part:
         """The first turn after a crash interrupted a tool: say so and offer to run it again (the card)."""
@@ -190,15 +202,16 @@ class Pipeline:
         """Every part of the turn, in order (a question stops the rest; they wait on it)."""
         queue: list[tuple[str, Any]] = [(text, None)]
         each: list[str] = []
+        etype: str | None = None
         if text and answer is None and (s.pending is None or isinstance(s.pending, Offer)):
             # an offer is a soft question: several requests said instead of an answer still run
             ref = ref or datetime.now(timezone.utc)  # the parts of one utterance share its moment
-            queue, each = self.split(s, text, ref)
+            queue, each, etype = self.split(s, text, ref)
         parts: list[Part] = []
-        # one request for several people: when the first asks something, said plainly that the others
-        # come after it
-        pre = catalogue.say("one_by_one", lang, first=each[0], rest=("、" if lang == "zh" else ", ").join(each[1:])) \
-            if each else None
+        # one request for several people (or documents): when the first asks something, said plainly that
+        # the others come after it
+        pre = catalogue.say("one_by_one" if etype == "person" else "one_by_one_thing", lang, first=each[0],
+                            rest=("、" if lang == "zh" else ", ").join(each[1:])) if each else None
         while queue:
             utterance, parsed = queue.pop(0)
             p = Part(lang=lang, r0=time.perf_counter(), trace={}, timings={}, slots_before=dict(s.slots),
@@ -254,6 +267,7 @@ class Pipeline:
                     if inner.intent is not None and not inner.out_of_scope:
                         text, parsed = core, inner
                         p.trace["reminding"] = core
+                parsed = self._reminded(s, parsed, ref_at, p)
                 p.timings["parse"] = p.timings.get("parse", 0.0) + (time.perf_counter() - p0) * 1000
             if spoken and not s.locale and _LETTER.search(spoken):
                 p.lang = self.language(s, spoken)
@@ -321,6 +335,32 @@ class Pipeline:
                 continue
             break
         await self._carry(s, p, q, heard, decision, entities, ambiguous, text, trace_id)
+
+    def _reminded(self, s: Session, parsed: Any, ref: datetime, p: Part) -> Any:
+        """"提醒我明天把报价单发给王芳" / "remind me tomorrow to send the quote to Wang Fang": request words
+        that open the utterance (:func:`~hermesd.nlu.task.leading_trigger`) make it a request to be
+        reminded — of the request after them, which the classifier heard instead (the words after the
+        trigger, parsed alone, have the same intent). The intent becomes the pack's reminder: the one
+        whose slots hold a ``task`` (the session fills it with the words after the trigger) and whose
+        keywords name the trigger (提醒, remind); the request itself is not carried out now."""
+        if parsed is None or parsed.intent is None or parsed.out_of_scope:
+            return parsed
+        lead = leading_trigger(parsed.text, [t.span for t in parsed.times])
+        if lead is None:
+            return parsed
+        said = lead.lower()
+        reminders = [x.name for x in self.c.nlu.engine.specs if "task" in (x.slots or {}).values()
+                     and any(k and k.lower() in said for k in x.keywords)]
+        if not reminders or parsed.intent in reminders:
+            return parsed
+        reminder = reminders[0]
+        norm = normalize(parsed.text).text
+        rest = norm[norm.find(lead) + len(lead):]
+        inner = self.c.nlu.parse(rest, ref, s.tz, s.locale, budget_ms=self.c.settings.parsing_ms)
+        if inner.intent != parsed.intent:
+            return parsed
+        p.trace["reminded"] = parsed.intent
+        return replace(parsed, intent=reminder)
 
     def _object_named(self, q: OpenQuestion | None, parsed: Any, d: Any) -> Any:
         """"取消第二个" / "cancel all my reminders": a cancel word (or a bare position) that names what to
@@ -410,6 +450,8 @@ class Pipeline:
         if self._about_last(s, p, q, d, text):
             return
         if self._negated(s, p, q, d, heard, text):
+            return
+        if await self._asked(s, p, q, d, heard, entities, text, trace_id):
             return
         if p.ref_missing:  # said first; the request goes on without the slot (its rule asks for it)
             p.texts.extend(p.ref_missing)
@@ -570,6 +612,45 @@ class Pipeline:
         p.intent = heard.intent
         p.trace["negated"] = heard.intent
         self._keep_or_end(s, p, q, catalogue.say("not_doing", p.lang), "negated request")
+        return True
+
+    def _acts(self, intent: str) -> bool:
+        """``intent`` changes something: one of its rules puts a card first or hands off to a person."""
+        return any(a.kind in ("confirm", "handoff") for r in self.c.rules().rules_for(intent) for a in r.actions)
+
+    async def _asked(self, s: Session, p: Part, q: OpenQuestion | None, d: Any, heard: Heard,
+                     entities: dict[str, list[Any]], text: str, trace_id: str) -> bool:
+        """A question about an action is not the action: "报价单发给王芳了吗" / "did you send the quote
+        to Wang Fang?" asks whether it was done (:func:`~hermesd.dialogue.lastaction.asks_if_done`), "how do I
+        restart nginx" / "怎么重启nginx" how it is done (:mod:`hermesd.dialogue.howto`). For an intent that acts
+        (:meth:`_acts`) nothing runs and no card opens: a done-question is answered by the pack's rule that
+        reads ``session.asked`` (office.yaml answers it from what memory says was sent), else from this
+        session's record of that intent, else "no record"; a how-to question is told how to ask for it."""
+        if not isinstance(d, (dp.NewTurn, dp.Digress, dp.Replace)) or heard.intent is None or not text:
+            return False
+        t = normalize(text).text
+        kind = "done" if asks_if_done(t) else "how" if asks_how(t) else None
+        if kind is None or not self._acts(heard.intent):
+            return False
+        p.repairs.append(f"asked_{kind}")
+        p.intent = heard.intent
+        p.trace["asked"] = kind
+        spec = next((x for x in self.c.nlu.engine.specs if x.name == heard.intent), None)
+        what = re.sub(r"[（(][^）)]*[）)]", "", (getattr(spec, "description", None) or {}).get(p.lang, "")).strip()
+        if kind == "how":
+            said = catalogue.say("asked_how", p.lang, req=request_of(text))
+        else:
+            done = last_done([t_ for t_ in s.history if t_.get("intent") == heard.intent])
+            said = catalogue.say("asked_done_last", p.lang, what=str(done.get("reply")).strip()) if done is not None \
+                else catalogue.say("asked_done_none", p.lang, what=what or heard.intent)
+            if any(answers_asked(r) for r in self.c.rules().rules_for(heard.intent)):
+                s.pending = None
+                await self.c.plans.run(s, p, intent=heard.intent, entities=self.c.grounding.slot_values(heard.intent, entities),
+                                       text=text, trace_id=trace_id, asked=(kind, said))
+                if q is not None and s.pending is None and s.state is State.LISTENING:
+                    self._reask(s, p, q)
+                return True
+        self._keep_or_end(s, p, q, said, f"asked {kind}")
         return True
 
     def _again_text(self, q: OpenQuestion, d: Any, lang: str) -> str:

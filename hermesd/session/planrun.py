@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from .controller import Controller
     from .pipeline import Part
 
-__all__ = ["PlanRunner"]
+__all__ = ["PlanRunner", "answers_asked"]
 
 #: the plan of a turn the NLU is sure is out of scope, instead of the rule engine's "say it another way"
 _OUT_OF_SCOPE = (ReplyAction(reply=Text(zh=catalogue.say("out_of_scope", "zh"), en=catalogue.say("out_of_scope", "en"))),)
@@ -51,11 +51,15 @@ class PlanRunner:
         return Plan("rule", resume.intent, rule.rule_id, None, tuple(rule.actions), tuple(rule.fallback))
 
     async def run(self, s: Session, p: "Part", *, intent: str | None, entities: Mapping[str, Any], text: str,
-                  trace_id: str, resume: Confirm | None = None, utterance: str | None = None) -> None:
+                  trace_id: str, resume: Confirm | None = None, utterance: str | None = None,
+                  asked: tuple[str, str] | None = None) -> None:
         """Route and execute ``intent`` with ``entities`` (slot → value) into ``p``.
 
         :param resume: an accepted card: its plan runs from the confirmed step with its tool results.
         :param utterance: what the user first said for this plan (kept on a question it suspends at).
+        :param asked: the request was a question about it — ``(kind, sentence)``, kind ``done`` or ``how``
+            (:meth:`.pipeline.Pipeline._asked`): rules see ``session.asked`` = kind, and only a rule whose
+            conditions read it may run; else the sentence is the answer and nothing runs.
         """
         c = self.c
         if not c.policy.gate(intent, s.vars):
@@ -78,10 +82,16 @@ class PlanRunner:
             p.degrade("routing_budget")
             p.path = "fallback"
             log.warning("routing over budget", extra={"kv": {"routing_ms": c.settings.routing_ms, "intent": intent}})
+        if asked is not None:
+            ctx["session"]["asked"] = asked[0]
         if plan is None:
             plan = engine.match(intent, ctx)
             if plan.path == "fallback" and p.path == "rule":
                 p.path = "fallback"
+        if asked is not None and not answers_asked(_rule_by_id(engine, plan.rule_id)):
+            p.trace["plan"] = plan.to_trace()
+            p.end(s, c, asked[1], "clarify", f"asked {asked[0]}")  # a question about it: nothing runs
+            return
         if plan.actions is DEFAULT_FALLBACK and intent is None and getattr(p.parsed, "out_of_scope", False):
             # the NLU is sure it is none of ours: say so, rather than "say it another way"
             plan = replace(plan, actions=_OUT_OF_SCOPE)
@@ -205,6 +215,12 @@ class PlanRunner:
 def _failed_tool(plan: Plan, index: int) -> str | None:
     action = plan.actions[index] if 0 <= index < len(plan.actions) else None
     return getattr(action, "tool", None)
+
+
+def answers_asked(rule: Any) -> bool:
+    """``rule`` (or None) is written for a question about its intent: a condition reads ``session.asked``
+    (``'done'``: was it done? ``'how'``: how is it done?), so it may run on such a question."""
+    return any("session.asked" in cond for cond in getattr(rule, "conditions", ()) or ())
 
 
 def _rule_by_id(engine: Any, rule_id: str | None) -> Any:

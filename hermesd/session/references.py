@@ -62,8 +62,9 @@ async def resolve_references(g: "Grounding", s: Session, parsed: Any, entities: 
         return [], []
     n = normalize(parsed.text)
     refs = find_references(n.text, lexicon)
-    again = lexicon.ref_again.search(n.text) is not None
-    if not refs and not again:
+    said = [k for _, w in lexicon.ref_again.finditer(n.text) for k in lexicon.ref_again.kinds[w]]
+    again, also = "again" in said, "also" in said and not entities.get("doc_type")
+    if not refs and not again and not also:
         return [], []
     when = _look_back(g, s, entities)
     notes, missing = [], []
@@ -87,6 +88,13 @@ async def resolve_references(g: "Grounding", s: Session, parsed: Any, entities: 
             entities.setdefault(etype, []).insert(0, shown)
             note.update(type=etype, source="memory" if when is not None else "session", value=shown)
         notes.append(note)
+    if also and not again and "doc_type" in _wanted(g, intent, entities):
+        # "也发给李娜": the document acted on last, nothing else (its person is the new one)
+        found, source = await _last_done(g, s, when or {"since": 0, "until": (s.ref_ms or 0) + 1})
+        if found is not None:
+            shown = await _shown(g, s, found[0], found[1], lang)
+            entities.setdefault("doc_type", []).insert(0, shown)
+            notes.append({"type": "doc_type", "said": "", "source": source, "value": shown, "also": True})
     if again:
         for said in await _again(g, s, intent, entities, notes, nothing, when, lang):
             if said in missing:

@@ -22,6 +22,9 @@ CASES = [
      "send documents (报价单, 李娜)"),
     ("doc.send", {"doc": "quote", "person": "李娜", "_utterance": "send the quote to Li Na"}, "zh", SEND,
      "发送文件（quote，李娜）"),
+    # a value holding another is the phrase they were said in (a send's task): the others name it already
+    ("doc.send", {"doc": "报价单", "person": "李娜", "task": "把报价单发给李经理", "_utterance": "把报价单发给李经理"}, "en",
+     SEND, "send documents (报价单, 李娜)"),
     # no utterance kept, or one too long to quote: the description
     ("doc.send", {"doc": "报价单"}, "zh", SEND, "发送文件（报价单）"),
     ("doc.send", {"_utterance": "把" + "很长的一句话" * 6}, "zh", SEND, "发送文件"),

@@ -115,11 +115,12 @@ def vectors():
                 ("中午12点", dt(today, 12, 0, tz, False)), ("中午1点", dt(today, 13, 0, tz, False)),
                 ("晚上11点", dt(today, 23, 0, tz, False)), ("下午2点15分", dt(today, 14, 15, tz, True)),
                 ("下午3点一刻", dt(today, 15, 15, tz, True))]
-        # a bare clock hour: the next such hour at or after ref
+        # a bare clock hour: the next such hour at or after ref today; both gone, tomorrow's, read as
+        # 明天H点 is (1–6 o'clock in the afternoon, other hours as written)
         for words, h, mi in (("3点半", 3, 30), ("9点", 9, 0), ("三点", 3, 0)):
             cands = [datetime.combine(today, time(hh, mi), tz) for hh in (h, h + 12)]
             later = [c for c in cands if c >= ref]
-            s = later[0] if later else cands[0] + timedelta(days=1)
+            s = later[0] if later else cands[1 if 1 <= h <= 6 else 0] + timedelta(days=1)
             g = timedelta(minutes=1) if mi else timedelta(hours=1)
             out.append((words, {"kind": "datetime", "start": s.isoformat(), "end": (s + g).isoformat()}))
         for words, d, a, b in (("今晚", today, 18, 24), ("tonight", today, 18, 24), ("this morning", today, 6, 12),

@@ -6,7 +6,9 @@ Times:
   ``YYYY-MM-DD`` (they did not): a day is due at ``default_time`` (``HH:MM``, default 09:00)
   on that day in the IANA zone ``tz``. A window ``due``..``until`` of instants (a part of day,
   "后天上午") is due at ``default_time`` when that falls inside it, else at its middle on the
-  hour (afternoon 12:00-18:00 -> 15:00).
+  hour (afternoon 12:00-18:00 -> 15:00). A window that has begun and is not over ("今晚" said at
+  23:00: still tonight) whose time is gone is due at the middle of what is left, on the next
+  quarter hour (23:00 -> 23:30).
   The stored ``due`` is always an instant with its offset; ``time_given`` says whether the
   person named the time, and ``local`` is its wall-clock ``YYYY-MM-DD HH:MM``.
 - ``now`` (an instant; the caller's reference time) marks every pending reminder due at or
@@ -114,11 +116,21 @@ def _due(input: dict, tz) -> tuple[datetime, bool]:
     if candidate < start:
         candidate += timedelta(days=1)
     if start <= candidate < end:
-        return candidate, False
-    # a part of day without the default time: its middle, on the hour (下午 12-18 -> 15:00,
-    # evening 18-22 -> 20:00), not its first minute ("下午 12:00" reads as noon to a person)
-    middle = start + (end - start) / 2
-    return max(start, middle.replace(minute=0, second=0, microsecond=0)), False
+        due = candidate
+    else:
+        # a part of day without the default time: its middle, on the hour (下午 12-18 -> 15:00,
+        # evening 18-22 -> 20:00), not its first minute ("下午 12:00" reads as noon to a person)
+        middle = start + (end - start) / 2
+        due = max(start, middle.replace(minute=0, second=0, microsecond=0))
+    now = _instant(input["now"], tz or start.tzinfo, "now") if input.get("now") else None
+    if now is not None and due <= now < end:
+        # the part of day has begun and is not over ("今晚" said at 23:00 is still tonight): the
+        # middle of what is left of it, on the next quarter hour, while that is before its end
+        rest = now + (end - now) / 2
+        due = rest.replace(second=0, microsecond=0) + timedelta(minutes=-rest.minute % 15)
+        if due >= end:
+            due = now + (end - now) / 2
+    return due, False
 
 
 def _item_view(item: dict) -> dict:
