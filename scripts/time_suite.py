@@ -64,6 +64,11 @@ match; ``Duckling/Time/Corpus.hs`` compares ``value``+``grain``, or ``from``/``t
      现代汉语词典 下: 次序或时间在后的), so hermesd gives 02-20; one week later counts here;
   C10 a clock said with a zone is a Minute in Duckling ("4pm CET"); hermesd keeps the grain said (an hour),
      the instant being the same.
+  C11 a Jewish holiday from its eve: the Hebrew day begins at sunset, and Duckling dates Yom Kippur 5779 by
+     the evening it begins (2018-09-18) and Passover 2018 from March 30; hermesd gives the day that is kept,
+     as hebcal.com and public calendars list it (Yom Kippur 2018-09-19, Passover March 31 – April 7 outside
+     Israel; :mod:`hermesd.nlu.temporal_holidays_world`): a start one day later (and, for a festival of
+     several days, an end within a day) counts here, for Duckling's Hebrew-calendar holidays only.
 
 A second public suite format is read too: jionlp's ``test/test_time_parser.py`` (Apache-2.0,
 https://github.com/dongrixinyu/JioNLP; saved e.g. as /work/tmp-duckling/jionlp_test_time_parser.py):
@@ -118,6 +123,10 @@ _STR = re.compile(r'"((?:[^"\\]|\\.)*)"')
 _TUPLE = re.compile(r"\(\s*(-?\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*\)")
 _RELATIVE = re.compile(r"\b(?:ago|hence|in|from now|from today|from right now|back)\b|前|后|後|以前|之前|以后|之后|之後", re.I)
 _ZH_AROUND = re.compile(r"(?:之?前|之?[后後])$")
+#: Duckling's names of the holidays of the Hebrew calendar (C11)
+_HEBREW_HOLIDAYS = {"Rosh Hashanah", "Yom Kippur", "Sukkot", "Shemini Atzeret", "Simchat Torah", "Hanukkah",
+                    "Tu BiShvat", "Purim", "Shushan Purim", "Passover", "Shavuot", "Yom HaShoah", "Yom Ha'atzmaut",
+                    "Lag BaOmer", "Tisha B'Av"}
 
 
 @dataclass
@@ -404,6 +413,9 @@ def judge(ex: Example, xs: list[TimeExpr]) -> tuple[str, str]:
         if s is not None and g == ex.grain == "day" and single and re.search(r"下|next", p) \
                 and s == ex.start + timedelta(weeks=1):
             return "convention", "C9"
+        if s is not None and single and g == ex.grain and ex.holiday in _HEBREW_HOLIDAYS \
+                and s == ex.start + timedelta(days=1):
+            return "convention", "C11"
         return "value", ""
     if ex.shape == "interval":
         if s == ex.start and e == ex.end:
@@ -421,6 +433,9 @@ def judge(ex: Example, xs: list[TimeExpr]) -> tuple[str, str]:
             return "convention", "C6"
         if s is not None and e is not None and _rolling(s, e, ex):
             return "convention", "C8"
+        if s is not None and e is not None and ex.holiday in _HEBREW_HOLIDAYS and s == ex.start + timedelta(days=1) \
+                and abs(e - ex.end) <= timedelta(days=1):
+            return "convention", "C11"
         if s is not None and e is not None and _overlap_half(s, e, ex.start, ex.end):
             return "convention", "C5"
         return "value", ""

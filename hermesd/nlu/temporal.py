@@ -51,7 +51,7 @@ from .normalize import Normalized, normalize
 from .numbers import EN_NUM, en_number
 from .temporal_atoms import MEALS, PARTS_OF_DAY, UNIT_SECONDS, Atom, find_atoms
 from .temporal_context import inside_name, looks_like_address, looks_like_title, meal_as_object
-from .temporal_holidays import holiday_date
+from .temporal_holidays import holiday_span
 from .temporal_lunar import lunar_to_solar, month_days
 from .temporal_open import open_markers, open_range
 from .temporal_periods import STATE_NOUNS_ZH, apply_part
@@ -273,14 +273,14 @@ def _whole_date_part_once(f: dict[str, Any], today: date) -> tuple[date, date, s
     if "holiday" in f:
         key, rel = f["holiday"], f.get("hol_rel")
         if rel and "year" not in f and "year_shift" not in f:
-            d = holiday_date(key, today.year)
+            d, e = holiday_span(key, today.year)
             if rel > 0 and d <= today:
-                d = holiday_date(key, today.year + 1)
+                d, e = holiday_span(key, today.year + 1)
             elif rel < 0 and d >= today:
-                d = holiday_date(key, today.year - 1)
+                d, e = holiday_span(key, today.year - 1)
         else:
-            d = holiday_date(key, _year_of(f, today))
-        return d, d + timedelta(days=1), "day"
+            d, e = holiday_span(key, _year_of(f, today))
+        return d, e, "day"
     if "lunar" in f:
         lm, ld, leap = f["lunar"]
         y = _year_of(f, today)
