@@ -276,7 +276,7 @@ def _whole_date_part_once(f: dict[str, Any], today: date) -> tuple[date, date, s
             d, e = holiday_span(key, today.year)
             if rel > 0 and d <= today:
                 d, e = holiday_span(key, today.year + 1)
-            elif rel < 0 and d >= today:
+            elif rel < 0 and e > today:  # "last Passover" asked during Passover is last year's
                 d, e = holiday_span(key, today.year - 1)
         else:
             d, e = holiday_span(key, _year_of(f, today))
