@@ -206,12 +206,14 @@ def _en_month(m):
     return out
 
 
-@_p(rf"{L}(?:the\s+)?({EN_ORD})\s+of\s+(this|next|last|the\s+next|the\s+last|the\s+current)\s+month{R}", "date", needs=r"month")
+@_p(rf"{L}(?:the\s+)?({EN_ORD})\s+of\s+(this|next|last|previous|current|the\s+next|the\s+last|the\s+previous|the\s+current)"
+    rf"\s+month{R}", "date", needs=r"month")
 def _en_day_of_rel_month(m):
     d = en_ordinal(m[1])
     if d is None:
         return None
-    return {"day": d, "month_shift": {"this": 0, "the current": 0, "next": 1, "the next": 1}.get(re.sub(r"\s+", " ", m[2]), -1)}
+    shift = {"this": 0, "current": 0, "the current": 0, "next": 1, "the next": 1}.get(re.sub(r"\s+", " ", m[2]), -1)
+    return {"day": d, "month_shift": shift}
 
 
 #: words that may follow a bare day ordinal that is a date ("the 13th at 12:30", "the 9th for 3
@@ -228,6 +230,15 @@ def _en_bare_ordinal(m):
 @_p(rf"{L}(?:in\s+|of\s+)?((?:19|20)\d{{2}})(?!\s*(?:[ap]\.?m\b|:|\d|点|年))", "date")
 def _en_year(m):
     return {"year": int(m[1]), "period": "year"}
+
+
+@_p(rf"{L}(?:in\s+)?(?:(?:a\.d\.|ad)\s*(\d{{3,4}})(?![\d:])|(\d{{1,4}})\s*(?:a\.d\.|a\.d|ad|c\.e\.))(?![a-z0-9])"
+    r"(?!\s*[a-z])", "date", needs=r"a\.?d\b|c\.e\.")
+def _en_year_of_era(m):
+    """2014 AD, in 14 a.d., AD 1066, 2014 C.E.: a year of the common era, of any number of digits after it (three
+    or four before it); not before another word (3 ad campaigns)."""
+    y = int(m[1] or m[2])
+    return {"year": y, "period": "year"} if y >= 1 else None
 
 
 # ---- relative days, weeks, months, years ---------------------------------------------------
