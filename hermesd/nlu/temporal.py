@@ -548,6 +548,11 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
             out.append(anchored[0])
             i += anchored[1]
             continue
+        joined = _offset_joined(t, g, nxt, ref, tz)
+        if joined is not None:  # in 7 days at 5pm, at 7 in 3 years, Christmas in 2 years, today in one hour
+            out.append(_single(norm, joined, ref, tz))
+            i += 2
+            continue
         if nxt is not None and _RANGE_CONN.match(t[g.end:nxt.start]):
             conn = _RANGE_CONN.match(t[g.end:nxt.start])[1]
             between = (conn == "and" and re.search(r"between\s*$", t[:g.start])) or \
@@ -715,6 +720,50 @@ def _in_named_zone(original: str, x: TimeExpr, tz: ZoneInfo) -> TimeExpr:
     grain = "minute" if x.grain == "hour" and isinstance(start, datetime) and start.minute else x.grain  # 9 am IST
     return replace(x, start=start, end=move(x.end), point=move(x.point), span=span,
                    text=original[span[0]:span[1]], grain=grain)
+
+
+_CLOCK_AFTER_OFFSET = re.compile(r"^\s*,?\s*(?:at\s+|@\s*)?$")
+_WHOLE_UNITS = frozenset({"day", "week", "fortnight", "month", "year"})
+
+
+def _offset_joined(t: str, g: _Group, nxt: _Group | None, ref: datetime, tz: ZoneInfo) -> _Group | None:
+    """An offset from now said with another time, as one expression (None when they are not such a pair):
+
+    - a clock time and an offset of whole days or more, either order ("in 7 days at 5pm", "at 7 in 3 years",
+      "two weeks from now at 9am"): that clock on the day the offset lands on;
+    - a yearless holiday, lunar date or month followed by an offset of whole months or years ("Christmas in
+      2 years", "Lakshmi Puja six years hence", "March in a year"): that date in the year the offset lands in;
+    - today before an offset of hours or minutes ("today in one hour"): the offset.
+    """
+    if nxt is None or ("offset" in g.f) == ("offset" in nxt.f):
+        return None
+    off, other = (g, nxt) if "offset" in g.f else (nxt, g)
+    if off.f.get("within") or "now" in other.cats or "duration" in other.f:
+        return None
+    units = {u for _, u in off.f["offset"]}
+    gap = t[g.end:nxt.start]
+    clock_only = other.cats <= {"clock", "pod"} and "hour" in other.f and not any(k in other.f for k in _DATE_KEYS)
+    if clock_only and units <= _WHOLE_UNITS and (_CLOCK_AFTER_OFFSET.match(gap) if off is g else not gap.strip()):
+        try:
+            kind, d, _e, _g, _s = _resolve(off.f, ref, tz)
+        except (_Invalid, OverflowError, ValueError):
+            return None
+        if kind != "date":
+            return None
+        return _Group(g.start, nxt.end, {**other.f, "year": d.year, "month": d.month, "day": d.day}, {"date", "clock"})
+    if off is g or gap.strip():
+        return None  # the other forms say the date first and the offset right after it
+    named = ("holiday" in g.f and not g.f.get("hol_rel")) or "lunar" in g.f or \
+        ("month" in g.f and not g.f.get("month_rel") and "day" not in g.f)
+    if named and g.cats == {"date"} and units <= {"month", "year"} \
+            and not any(k in g.f for k in ("year", "year_shift", "rel_day", "weekday")):
+        months = sum(int(n * (12 if u == "year" else 1)) for n, u in off.f["offset"]) * off.f["direction"]
+        y, _m = _add_months(ref.year, ref.month, months)
+        return _Group(g.start, nxt.end, {**g.f, "year": y}, set(g.cats))
+    if {k: v for k, v in g.f.items() if k != "future"} == {"rel_day": 0} and units <= {"hour", "minute"} \
+            and off.f["direction"] > 0:
+        return _Group(g.start, nxt.end, dict(nxt.f), set(nxt.cats))
+    return None
 
 
 _EN_ANCHOR_GAP = re.compile(r"^\s*(from|after|before)\s*(?:the\s+)?$")

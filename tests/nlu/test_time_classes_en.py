@@ -1,5 +1,6 @@
-"""Holidays of the Hebrew, Islamic, Indian and Parsi calendars (tests/nlu/holiday_calendars.yaml), and the
-calendar arithmetic under them against dates known from other sources."""
+"""English time classes of Duckling's public suite, with vectors of our own (tests/nlu/time_classes_en.yaml):
+holidays of the Hebrew, Islamic, Indian and Parsi calendars and the arithmetic under them (checked against
+dates known from other sources), and English phrasings."""
 
 from datetime import date, datetime
 from pathlib import Path
@@ -11,7 +12,7 @@ from hermesd.nlu.temporal import parse_times
 from hermesd.nlu.temporal_calendars import (festival_day, hebrew_leap, hebrew_month_days, hebrew_to_gregorian,
                                             hijri_month_days, hijri_to_gregorian, parsi_new_year)
 
-DATA = yaml.safe_load(Path(__file__).with_name("holiday_calendars.yaml").read_text(encoding="utf-8"))
+DATA = yaml.safe_load(Path(__file__).with_name("time_classes_en.yaml").read_text(encoding="utf-8"))
 CASES = [(cls, *case) for cls, cases in DATA["classes"].items() for case in cases]
 
 
