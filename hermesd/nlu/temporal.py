@@ -533,6 +533,7 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
     ref = ref.replace(tzinfo=tz) if ref.tzinfo is None else ref.astimezone(tz)
     t = norm.text
     groups = [_digit_year(norm, g) for g in _group(t, _select(find_atoms(t)))]
+    groups = [g for g in groups if _spoken_year_said_with_a_date(g)]
     recurring = bool(_RECURRENCE.search(t))
     if _FUTURE.search(t) and not _PAST.search(t):
         for g in groups:
@@ -837,6 +838,13 @@ def _part_only(f: dict[str, Any]) -> bool:
 
 
 _CJK_DIGITS = frozenset("〇零○一二三四五六七八九")
+
+
+def _spoken_year_said_with_a_date(g: _Group) -> bool:
+    """False for a year in words alone (two thousand ten is also a count); one that completes a date loses its mark."""
+    if not g.f.pop("spoken_year", False):
+        return True
+    return any(k in g.f for k in _DATE_KEYS if k not in ("year", "period")) or "hour" in g.f
 
 
 def _digit_year(norm: Normalized, g: _Group) -> _Group:

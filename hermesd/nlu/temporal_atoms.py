@@ -241,6 +241,27 @@ def _en_year_of_era(m):
     return {"year": y, "period": "year"} if y >= 1 else None
 
 
+_W1_9 = "one|two|three|four|five|six|seven|eight|nine"
+_W1_99 = (rf"(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[\s-]+(?:{_W1_9}))?|ten|eleven|twelve|"
+          rf"thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|{_W1_9})")
+
+
+@_p(rf"{L}(?<!\bat )(?<!\bby )(?<!around )(?<!about )(?<!@ )(?:two\s+thousand(?:\s+and)?(?:\s+({_W1_99}))?|(nineteen|twenty)\s+(?:oh\s+({_W1_9})|({_W1_99})))(?![a-z-])",
+    "date", needs=r"thousand|nineteen |twenty ")
+def _en_spoken_year(m):
+    """A year said in words: two thousand (and) ten, twenty nineteen, nineteen ninety-six, twenty oh five. It is a
+    year only right after a date it completes ("Easter Sunday two thousand ten"); alone it stays a number
+    (:mod:`.temporal` drops it), as "two thousand ten" is also a count, and after at/by/around it is a clock
+    (at twenty thirty)."""
+    if m[1] is not None or m[0].split()[0] == "two":
+        y = 2000 + int(en_number(m[1]) if m[1] else 0)
+    else:
+        y = {"nineteen": 1900, "twenty": 2000}[m[2]] + int(en_number(m[3] or m[4]))
+        if not m[3] and int(en_number(m[4])) < 10:
+            return None  # twenty five is a number, not the year 2005
+    return {"year": y, "period": "year", "spoken_year": True}
+
+
 # ---- relative days, weeks, months, years ---------------------------------------------------
 _ZH_DAYS = {"大前天": -3, "前天": -2, "昨天": -1, "昨日": -1, "今天": 0, "今日": 0, "明天": 1, "明日": 1,
             "后天": 2, "大后天": 3}
@@ -499,17 +520,21 @@ def _en_hhmm(m):
     return {"hour": int(m[1]), "minute": int(m[2])} | ({"h24": True} if len(m[1]) == 2 else {})
 
 
-_HOUR_WORD = "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
+#: an hour in words, the 24-hour clock's too (at nineteen forty, at twenty thirty)
+_HOUR_WORD = ("twenty[\\s-]+(?:one|two|three)|twenty|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|"
+              "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve")
 _MIN_WORD = ("(?:twenty|thirty|forty|fifty)(?:[\\s-]+(?:one|two|three|four|five|six|seven|eight|nine))?|ten|eleven|twelve|"
              "thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|oh\\s+(?:one|two|three|four|five|six|seven|eight|nine)")
 
 
 @_p(rf"{L}(at\s+)?({_HOUR_WORD}|\d{{1,2}})\s+({_MIN_WORD}|\d{{2}})(?:\s*(a\.m\.|p\.m\.|a\.?\s?m|p\.?\s?m)(?![a-z]))?{R}"
     r"(?!\s+(?:people|persons?|tickets?|seats?|guests?|of\b|days?|hours?|minutes?|weeks?|times?|[ap]m\b))",
-    "clock", needs=r"\bat (?:\d|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)|"
+    "clock", needs=r"\bat (?:\d|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|"
+                  r"fifteen|sixteen|seventeen|eighteen|nineteen|twenty)|"
                   r"(?:ty|teen|ten|eleven|twelve|one|two|three|four|five|six|seven|eight|nine|\d) [ap]\.? ?m\b")
 def _en_spoken_clock(m):
-    """A clock said as hour and minutes: "ten thirty am", "nine fifty nine a m", "at three twenty", "at 12 15".
+    """A clock said as hour and minutes: "ten thirty am", "nine fifty nine a m", "at three twenty", "at 12 15",
+    "at nineteen forty" (an hour past twelve is the 24-hour clock's).
     Only after "at" or before am/pm: "three twenty" or "3 30" alone is a count (Duckling's negative corpus)."""
     if not m[1] and not m[4]:
         return None
@@ -519,7 +544,7 @@ def _en_spoken_clock(m):
         return None
     if m[2].isdigit() != m[3].isdigit():
         return None
-    out: dict[str, Any] = {"hour": int(h), "minute": int(mi)}
+    out: dict[str, Any] = {"hour": int(h), "minute": int(mi)} | ({"h24": True} if h >= 13 else {})
     if m[4]:
         out["ampm"] = "am" if m[4][0] == "a" else "pm"
     return out
