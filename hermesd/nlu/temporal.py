@@ -261,6 +261,8 @@ def _whole_date_part(f: dict[str, Any], today: date) -> tuple[date, date, str] |
     """The date part of a frame without its part; a yearless date in a future-oriented utterance
     (``f["future"]``) that has passed moves to its next occurrence (see the module rules)."""
     dp = _whole_date_part_once(f, today)
+    if dp is not None and f.get("rest"):  # the rest of the week: from today on
+        return max(dp[0], today), dp[1], "day"
     if dp is None or not f.get("future") or dp[1] > today or "year" in f or "year_shift" in f:
         return dp
     if "day" in f and "month" not in f and "month_shift" not in f and "period" not in f:

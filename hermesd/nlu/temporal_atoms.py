@@ -191,6 +191,19 @@ def _en_day_month(m):
     return out
 
 
+@_p(rf"{L}(?:({_WD_ALT})\.?,?\s+)?(?:({_MONTH_ALT})(\d{{1,2}})|(\d{{1,2}})({_MONTH_ALT}))(?:,?\s+(\d{{4}}))?{R}", "date",
+    needs=r"[a-z]\d|\d[a-z]")
+def _en_glued_month_day(m):
+    """14april 2015, Wed, Feb13, 3june: a month name and a day written without the space between them (an
+    abbreviation only with a weekday or a year beside it)."""
+    name, d = (m[2], m[3]) if m[2] else (m[5], m[4])
+    if name not in _MONTHS or not 1 <= int(d) <= 31 or name == "sat":
+        return None
+    if (len(name) == 3 or name == "sept") and not (m[1] or m[6]):
+        return None  # jun2, dec25 alone may be a code: an abbreviation glued to digits needs a weekday or a year
+    return {"month": _MONTHS[name], "day": int(d)} | ({"year": int(m[6])} if m[6] else {})
+
+
 @_p(rf"{L}(?:(this|next|last|in|of|during|since|until|by|early|late|mid)(?:\s+|-))?({_MONTH_ALT}){_MONTH_DOT}(?:,?\s+(\d{{4}}))?{R}", "date")
 def _en_month(m):
     name = m[2]
@@ -409,6 +422,24 @@ def _en_period(m):
 @_p(rf"{L}the\s+week\s+after\s+next{R}", "date", needs=r"after next")
 def _en_week_after_next(m):
     return {"period": "week", "week_shift": 2}
+
+
+@_p(rf"{L}(?:the\s+)?week\s+of(?=\s)", "date", needs=r"week of")
+def _en_week_of(m):
+    """the week of October 7th: the week that holds the date after it (alone it is dropped, as a part is)."""
+    return {"part": ("week_of",)}
+
+
+@_p(rf"{L}(?:the\s+)?rest\s+of\s+(?:the|this)\s+(week|month|year){R}", "date", needs=r"rest of")
+def _en_rest_of(m):
+    """the rest of the week / this month / the year: from today to the period's end."""
+    return {"period": m[1], "rest": True}
+
+
+@_p(rf"{L}all\s+(week|month|year)(?:\s+long)?{R}", "date", needs=r"all (?:week|month|year)")
+def _en_all_period(m):
+    """all week, all month long: the whole current period."""
+    return {"period": m[1]}
 
 
 @_p(r"(?:(今年|去年|明年)的?)?(春天|春季|夏天|夏季|秋天|秋季|冬天|冬季)", "date", needs=r"[春夏秋冬]")
@@ -630,6 +661,16 @@ def _en_past_to(m):  # half past three, quarter to 5 pm
     if m[1] in ("to", "before"):
         return {"hour": (int(h) - 1) % 24, "minute": 60 - int(mins)} | ampm
     return {"hour": int(h), "minute": int(mins)} | ampm
+
+
+@_p(r"(?:(?<=\bat )|(?<=\bby )|(?<=\bfrom )|(?<=\buntil )|^)half\s+(one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
+    r"twelve|1[0-2]|[1-9])(?:\s*(a\.m\.|p\.m\.|a\.?m|p\.?m)(?![a-z]))?"
+    r"(?=\s*$|\s*[,.!?;]|\s+(?:tomorrow|today|tonight|on|this|next|then|in the)\b)", "clock", needs=r"half ")
+def _en_half_hour(m):
+    """British "half three" = half past three (Cambridge Dictionary: "half past", UK informal): after at/by/
+    from/until or opening the text, and not before a noun ("half three times" is a fraction)."""
+    h = en_number(m[1])
+    return {"hour": int(h), "minute": 30} | ({"ampm": "am" if m[2][0] == "a" else "pm"} if m[2] else {})
 
 
 # ---- now, offsets, durations --------------------------------------------------------------

@@ -435,10 +435,15 @@ def apply_part(s: date, e: date, grain: str, part: Any) -> tuple[date, date, str
     """The part ``part`` of the period ``[s, e)`` of grain ``grain``; None when the period has no such part.
 
     :param part: ``early`` | ``mid`` | ``late`` | ``h1`` | ``h2`` | ``("week", n)`` | ``("nth", n, weekday)``
-        (``n`` = −1 for the last; weekday 1 = Monday).
+        (``n`` = −1 for the last; weekday 1 = Monday) | ``("week_of",)`` (the week holding a day).
     :return: ``(start, end, grain)`` half-open.
     """
     if isinstance(part, tuple):
+        if part[0] == "week_of":  # the week of October 7th: the Monday-start week that holds the day
+            if grain != "day":
+                return None
+            mon = s - timedelta(days=s.isoweekday() - 1)
+            return mon, mon + timedelta(weeks=1), "week"
         if part[0] == "day":  # the third day of October; the fifth last day of May (n < 0: from the end)
             d = s + timedelta(days=part[1] - 1) if part[1] > 0 else e + timedelta(days=part[1])
             return (d, d + timedelta(days=1), "day") if s <= d < e else None
