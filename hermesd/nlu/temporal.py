@@ -551,11 +551,25 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
             out.append(anchored[0])
             i += anchored[1]
             continue
+        lead = _AFTER_LEAD.search(t, 0, g.start) if nxt is not None else None
+        if lead and "hour" in g.f and "hour" in nxt.f and _BUT_BEFORE.match(t[g.end:nxt.start]):
+            # later than 9:30 but before 11:00: between the two clock times (of days, "after Monday" would not hold it)
+            expr = _range(norm, _Group(lead.start(), g.end, g.f, g.cats), nxt, ref, tz)
+            if expr is not None:
+                out.append(expr)
+                i += 2
+                continue
         joined = _offset_joined(t, g, nxt, ref, tz)
         if joined is not None:  # in 7 days at 5pm, at 7 in 3 years, Christmas in 2 years, today in one hour
             out.append(_single(norm, joined, ref, tz))
             i += 2
             continue
+        if nxt is not None and t[g.end:nxt.start] == "/" and all(k in f for f in (g.f, nxt.f) for k in ("year", "month", "day")):
+            expr = _range(norm, g, nxt, ref, tz)  # ISO 8601's start/end interval: 2015-03-28 17:00/2015-03-29 21:00
+            if expr is not None:
+                out.append(expr)
+                i += 2
+                continue
         if nxt is not None and _RANGE_CONN.match(t[g.end:nxt.start]):
             conn = _RANGE_CONN.match(t[g.end:nxt.start])[1]
             between = (conn == "and" and re.search(r"between\s*$", t[:g.start])) or \
@@ -725,6 +739,9 @@ def _in_named_zone(original: str, x: TimeExpr, tz: ZoneInfo) -> TimeExpr:
                    text=original[span[0]:span[1]], grain=grain)
 
 
+#: "later than X but before Y", "after X and before Y": the range between them
+_AFTER_LEAD = re.compile(r"(?<![a-z])(?:later than|after)\s+$")
+_BUT_BEFORE = re.compile(r"^\s*,?\s*(?:but|and)\s+(?:before|earlier than|no later than)\s+$")
 _CLOCK_AFTER_OFFSET = re.compile(r"^\s*,?\s*(?:at\s+|@\s*)?$")
 _WHOLE_UNITS = frozenset({"day", "week", "fortnight", "month", "year"})
 

@@ -475,7 +475,7 @@ def _zh_pod(m):
     return {"pod": m[1]}
 
 
-@_p(rf"(?<!good ){L}(?:(this|in the|at|the)\s+)?({_EN_POD_ALT})(?:time)?(?:'s)?{R}", "pod")  # good morning: a greeting
+@_p(rf"(?<!good ){L}(?:(this|in the|at|the)\s+)?({_EN_POD_ALT})(?:time|ish)?(?:'s)?{R}", "pod")  # good morning: a greeting
 def _en_pod(m):
     out: dict[str, Any] = {"pod": m[2]}
     if m[1] == "this":
