@@ -630,6 +630,21 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
                         out.append(expr)
                         i += 1
                         continue
+        m = _BARE_HOUR_END.match(t, g.end) if "hour" in g.f and g.cats <= {"clock", "date", "pod"} else None
+        if m and not (nxt is not None and nxt.start < m.end()):
+            # "8am until 6", "from 9:30 to 11": a bare hour ends the range, read after its start (_range)
+            v = en_number(m[1]) if not m[1].isdigit() else int(m[1])
+            end_f: dict[str, Any] = {"hour": int(v or 0), "minute": None}
+            if v is not None and 1 <= v <= 12 and any(g.f.get(k) for k in ("ampm", "h24", "pod")):
+                sh = _hour(g.f["hour"], g.f)[0]  # a start said with am/pm: the end is the first such hour after it
+                eh = next((h for h in (int(v) % 12, int(v) % 12 + 12) if h > sh), None)
+                end_f = {"hour": eh, "minute": None, "h24": True} if eh is not None else {}
+            if v is not None and 1 <= v <= 12 and end_f:
+                expr = _range(norm, g, _Group(m.start(1), m.end(1), end_f, {"clock"}), ref, tz)
+                if expr is not None and expr.kind == "range":
+                    out.append(expr)
+                    i += 1
+                    continue
         # in a recurring schedule, clock times and durations belong to the recurrence, not to one date
         in_recurrence = recurring and not any(k in g.f for k in _DATE_KEYS) and not g.f.get("now") and (
             "offset" not in g.f or g.f.get("within"))
@@ -739,6 +754,9 @@ def _in_named_zone(original: str, x: TimeExpr, tz: ZoneInfo) -> TimeExpr:
                    text=original[span[0]:span[1]], grain=grain)
 
 
+_BARE_HOUR_END = re.compile(r"\s*(?:-|to|until|untill|till)\s*(\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|"
+                            r"eleven|twelve)(?![\d:.]|[a-z])(?!\s*(?:[ap]\.?m\b|o'?clock|people|persons?|guests?|of\b|"
+                            r"hours?|days?|minutes?|weeks?|months?|years?|times?|%))")
 #: "later than X but before Y", "after X and before Y": the range between them
 _AFTER_LEAD = re.compile(r"(?<![a-z])(?:later than|after)\s+$")
 _BUT_BEFORE = re.compile(r"^\s*,?\s*(?:but|and)\s+(?:before|earlier than|no later than)\s+$")

@@ -526,8 +526,9 @@ def _dotted_clock(m):  # 12.16 pm (British usage): a dot between hour and minute
     "clock", needs=r"[ap]\.?m|\d[ap](?![a-z])|\b[ap] m\b")
 def _en_ampm(m):
     """3pm, 3 p.m., 3 o'clock pm, 3 in the AM, 3ish pm; "at 3p" (a bare a/p after the digits only after
-    at/@: "4a" alone is a paper size or a flat, Duckling's negative corpus)."""
-    if len(m[3].rstrip(".")) == 1 and not m[1]:
+    at/@, or as an end of a range after from/to/until: "4a" alone is a paper size or a flat, Duckling's
+    negative corpus)."""
+    if len(m[3].rstrip(".")) == 1 and not m[1] and not re.search(r"(?:^|\s)(?:from|to|until|till)\s+$", m.string[:m.start()]):
         return None
     raw = m[2]
     if re.fullmatch(r"\d{3,4}", raw):
