@@ -193,6 +193,12 @@ class _Group:
     cats: set[str]
 
 
+def _for_a_clock(gap: str, g: _Group, a: Atom) -> bool:
+    """"on Saturday for 9am", "a table on Friday for 7:30": a date, then "for" and a clock said with am/pm or
+    minutes (a bare number after "for" is a count: "Friday for 2")."""
+    return gap.strip() == "for" and g.cats == {"date"} and a.cat == "clock" and bool(a.f.get("ampm") or a.f.get("minute"))
+
+
 def _group(text: str, atoms: list[Atom]) -> list[_Group]:
     groups: list[_Group] = []
     for a in atoms:
@@ -201,7 +207,7 @@ def _group(text: str, atoms: list[Atom]) -> list[_Group]:
         g = groups[-1] if groups else None
         meal = a.f.get("pod") in MEALS or (g is not None and g.f.get("pod") in MEALS)
         if (g is not None and not meal and a.cat in _CATS_MERGEABLE and g.cats <= _CATS_MERGEABLE
-                and _GAP.match(text[g.end:a.start])
+                and (_GAP.match(text[g.end:a.start]) or _for_a_clock(text[g.end:a.start], g, a))
                 and not (a.cat in g.cats and a.cat != "date")):
             merged = _merge_frames(g.f, a.f)
             if merged is not None:
@@ -354,8 +360,10 @@ def _whole_date_part_once(f: dict[str, Any], today: date) -> tuple[date, date, s
             m = f["month"]
             y = f.get("year", today.year + f.get("year_shift", 0))
             rel = f.get("month_rel")
-            if rel == 1 and "year" not in f and m <= today.month:
+            if rel in (1, 2) and "year" not in f and m <= today.month:
                 y += 1
+            if rel == 2 and "year" not in f:
+                y += 1  # March after next
             elif rel == -1 and "year" not in f and m >= today.month:
                 y -= 1
             if period == "season" and m == 12 and today.month <= 2 and "year" not in f:
@@ -550,6 +558,11 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
         if anchored is not None:  # 4 days from today, two days before Christmas, 春节前三天
             out.append(anchored[0])
             i += anchored[1]
+            continue
+        nth = _nth_weekday_from(norm, g, nxt, ref, tz)
+        if nth is not None:  # the third Tuesday after Christmas 2014, the first Sunday before Easter
+            out.append(nth)
+            i += 2
             continue
         lead = _AFTER_LEAD.search(t, 0, g.start) if nxt is not None else None
         if lead and "hour" in g.f and "hour" in nxt.f and _BUT_BEFORE.match(t[g.end:nxt.start]):
@@ -757,6 +770,35 @@ def _in_named_zone(original: str, x: TimeExpr, tz: ZoneInfo) -> TimeExpr:
 _BARE_HOUR_END = re.compile(r"\s*(?:-|to|until|untill|till)\s*(\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|"
                             r"eleven|twelve)(?![\d:.]|[a-z])(?!\s*(?:[ap]\.?m\b|o'?clock|people|persons?|guests?|of\b|"
                             r"hours?|days?|minutes?|weeks?|months?|years?|times?|%))")
+_NTH_BEFORE = re.compile(r"(?<![a-z])(?:the\s+)?(first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th)\s+$")
+_NTH = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4, "5th": 5}
+_AFTER_OR_BEFORE = re.compile(r"^\s*(after|before)\s+(?:the\s+)?$")
+
+
+def _nth_weekday_from(norm: Normalized, g: _Group, nxt: _Group | None, ref: datetime, tz: ZoneInfo) -> TimeExpr | None:
+    """"the third Tuesday after Christmas 2014", "Tuesday after Christmas": the Nth (first) such weekday strictly
+    after (or before) a date."""
+    t = norm.text
+    if nxt is None or set(g.f) - {"weekday", "wd_mode", "future"} or "weekday" not in g.f:
+        return None
+    lead, gap = _NTH_BEFORE.search(t, 0, g.start), _AFTER_OR_BEFORE.match(t[g.end:nxt.start])
+    if gap is None:
+        return None
+    try:
+        kind, d, _e, _g, _s = _resolve(nxt.f, ref, tz)
+    except (_Invalid, OverflowError, ValueError):
+        return None
+    if kind != "date":
+        return None
+    n, wd = (_NTH[lead[1]] if lead else 1), g.f["weekday"]  # "Tuesday after Christmas": the first
+    if gap[1] == "after":
+        day = d + timedelta(days=(wd - d.isoweekday()) % 7 or 7) + timedelta(weeks=n - 1)
+    else:
+        day = d - timedelta(days=(d.isoweekday() - wd) % 7 or 7) - timedelta(weeks=n - 1)
+    return _single(norm, _Group(lead.start(1) if lead else g.start, nxt.end,
+                                {"year": day.year, "month": day.month, "day": day.day}, {"date"}), ref, tz)
+
+
 #: "later than X but before Y", "after X and before Y": the range between them
 _AFTER_LEAD = re.compile(r"(?<![a-z])(?:later than|after)\s+$")
 _BUT_BEFORE = re.compile(r"^\s*,?\s*(?:but|and)\s+(?:before|earlier than|no later than)\s+$")

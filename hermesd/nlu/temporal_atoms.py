@@ -204,11 +204,14 @@ def _en_glued_month_day(m):
     return {"month": _MONTHS[name], "day": int(d)} | ({"year": int(m[6])} if m[6] else {})
 
 
-@_p(rf"{L}(?:(this|next|last|in|of|during|since|until|by|early|late|mid)(?:\s+|-))?({_MONTH_ALT}){_MONTH_DOT}(?:,?\s+(\d{{4}}))?{R}", "date")
+@_p(rf"{L}(?:(this|next|last|in|of|during|since|until|by|early|late|mid)(?:\s+|-))?({_MONTH_ALT}){_MONTH_DOT}"
+    rf"(?:,?\s+(\d{{4}})|\s+(after\s+next))?{R}", "date")
 def _en_month(m):
     name = m[2]
-    if name in ("may", "march", "mar", "jan", "sat") and not (m[1] or m[3]):
+    if name in ("may", "march", "mar", "jan", "sat") and not (m[1] or m[3] or m[4]):
         return None  # "may I", "march on": a month only with context
+    if m[4]:  # March after next: the March after the next one
+        return {"month": _MONTHS[name], "period": "month", "month_rel": 2} if not m[1] else None
     out: dict[str, Any] = {"month": _MONTHS[name], "period": "month"}
     if m[1] in ("early", "late", "mid"):
         out["part"] = m[1]
@@ -754,7 +757,8 @@ def _en_in(m):
     return {"offset": q, "direction": 1, "within": m[0].startswith("within") or "the next" in m[0]} if q else None
 
 
-@_p(rf"{L}{_EN_QTYS}\s+(ago|from\s+now|later|hence|before|earlier|after\s+now){R}", "offset", needs=r"ago|from now|later|hence|before|earlier|after now")
+@_p(rf"{L}{_EN_QTYS}\s+(ago|from\s+(?:right\s+)?now|later|hence|before|earlier|after\s+now){R}", "offset",
+    needs=r"ago|from now|from right now|later|hence|before|earlier|after now")
 def _en_ago(m):
     word = m[0].rsplit(" ", 1)[-1]
     q = _en_qtys(m[0])
