@@ -385,7 +385,9 @@ def _zh_now_words(m) -> dict[str, Any]:
 
 # ---- numeric forms ---------------------------------------------------------------------------------
 @register(r"(?<![\d/.:-])(\d{1,2})/(\d{1,2})/(\d{4}|\d{2})(?![\d/])", "date", needs=r"/")
+@register(r"(?<![\d/.:-])(\d{1,2})-(\d{1,2})-(\d{4}|\d{2})(?![\d-])", "date", needs=r"\d-\d{1,2}-\d")
 def _dmy_or_mdy(m) -> dict[str, Any] | None:
+    """10/31/1974, 10-31-74: month first (US usage) unless only the day-first reading exists (31/10/2024)."""
     a, b = int(m[1]), int(m[2])
     if a > 12 >= b:
         a, b = b, a  # 31/10/2024: only a day/month/year reading exists
@@ -394,7 +396,11 @@ def _dmy_or_mdy(m) -> dict[str, Any] | None:
 
 @register(r"(?<![\d.])(\d{1,2})\.(\d{1,2})\.(\d{4})(?![\d.])", "date", needs=r"\.")
 def _dotted_dmy(m) -> dict[str, Any]:
-    return {"year": int(m[3]), "month": int(m[2]), "day": int(m[1])}
+    """5.6.2024: day first (European and Chinese usage) unless only the month-first reading exists (10.31.1974)."""
+    d, mo = int(m[1]), int(m[2])
+    if mo > 12 >= d:
+        d, mo = mo, d
+    return {"year": int(m[3]), "month": mo, "day": d}
 
 
 @register(r"(?<![\d.:/-])(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])(?![\d-])", "date", needs=r"-")
