@@ -54,6 +54,10 @@ PARTS_OF_DAY: dict[str, tuple[int, int, str]] = {
     "morning": (6, 12, "am"), "afternoon": (12, 18, "pm"), "evening": (18, 22, "pm"), "night": (18, 24, "night"),
     "lunch": (11, 14, "noon"), "lunchtime": (11, 14, "noon"), "breakfast": (7, 9, "am"), "brunch": (10, 12, "am"),
     "dinner": (17, 20, "pm"), "supper": (17, 20, "pm"), "after work": (18, 22, "pm"), "midday": (11, 13, "noon"),
+    # "the early hours of the morning", "the small / wee hours": between midnight and dawn (Cambridge Dictionary),
+    # as 凌晨 ("the early hours of the project" is no time)
+    **{f"{w} hours{tail}": (0, 6, "early") for w in ("early", "small", "wee") for tail in ("", " of the morning")
+       if w != "early" or tail},
 }
 _ZH_POD_ALT = "|".join(sorted((k for k in PARTS_OF_DAY if not k.isascii()), key=len, reverse=True))
 _EN_POD_ALT = "|".join(sorted((k for k in PARTS_OF_DAY if k.isascii()), key=len, reverse=True))
