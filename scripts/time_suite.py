@@ -45,7 +45,8 @@ match; ``Duckling/Time/Corpus.hs`` compares ``value``+``grain``, or ``from``/``t
   C4 the future occurrence: Duckling takes the next "3am" (tomorrow, asked at 04:30), the next
      元旦 / "beginning of January" (2014); hermesd keeps a yearless date in the reference year and a
      clock with am/pm on the reference day unless the utterance looks ahead (temporal.py rules);
-     agreement one day / one year (or one lunar year for a holiday) earlier counts here;
+     agreement one day / one year (or one lunar year for a holiday) earlier counts here, unless the phrase
+     says its year;
   C5 fuzzy boundaries: Duckling's morning is 04–12, evening 18–24, weekend Fri 18:00–Mon, summer
      Jun 21–Sep 24, "end of the month" the 21st on, "end of the year" Sep–Dec; hermesd has its own
      (PARTS_OF_DAY, meteorological seasons, temporal_periods.py); two intervals of the same part
@@ -123,6 +124,7 @@ _STR = re.compile(r'"((?:[^"\\]|\\.)*)"')
 _TUPLE = re.compile(r"\(\s*(-?\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*\)")
 _RELATIVE = re.compile(r"\b(?:ago|hence|in|from now|from today|from right now|back)\b|前|后|後|以前|之前|以后|之后|之後", re.I)
 _ZH_AROUND = re.compile(r"(?:之?前|之?[后後])$")
+_YEAR_SAID = re.compile(r"(?<!\d)(?:1[0-9]|20)\d\d(?!\d)")
 #: Duckling's names of the holidays of the Hebrew calendar (C11)
 _HEBREW_HOLIDAYS = {"Rosh Hashanah", "Yom Kippur", "Sukkot", "Shemini Atzeret", "Simchat Torah", "Hanukkah",
                     "Tu BiShvat", "Purim", "Shushan Purim", "Passover", "Shavuot", "Yom HaShoah", "Yom Ha'atzmaut",
@@ -452,8 +454,9 @@ def judge(ex: Example, xs: list[TimeExpr]) -> tuple[str, str]:
 
 
 def _earlier_occurrence(s: datetime, ex: Example) -> bool:
-    """hermesd's answer is the occurrence before Duckling's future one (C4)."""
-    if ex.start is None or not (s < ex.start and ex.start > REF):
+    """hermesd's answer is the occurrence before Duckling's future one (C4); never where the phrase says its
+    year (Eid al-Fitr 2046 a day earlier is another calendar source, not another occurrence)."""
+    if ex.start is None or not (s < ex.start and ex.start > REF) or _YEAR_SAID.search(ex.phrase):
         return False
     if s + timedelta(days=1) == ex.start or s + timedelta(weeks=1) == ex.start:
         return True
