@@ -216,15 +216,24 @@ def _alt(words) -> str:
                            key=len, reverse=True))
 
 
-# the cheap pre-test: per name, the first four letters of its longest word written without ' or - (a match
-# contains that word as it is, whichever way the others are spelt)
-_NEEDS = "|".join(sorted({max((w for w in re.split(r"[\s-]", n) if w.isalpha()), key=len)[:4] for n in EN_NAMES}))
+# the cheap pre-test: per name, its longest word written without ' or - that is not a common English word, as
+# a whole word (a match contains it so, whichever way the others are spelt; "holi" is not in "holiday")
+_COMMON = {"night", "festival", "feast", "birthday", "day", "new", "year", "the", "of", "and", "independence",
+           "remembrance", "israel", "holocaust", "jewish", "islamic", "arabic", "hijri", "bengali", "prophets"}
+
+
+def _needed(name: str) -> str:
+    words = [w for w in re.split(r"[\s-]", name) if w.isalpha()]
+    return max([w for w in words if w not in _COMMON] or words, key=len)
+
+
+_NEEDS = "(?<![a-z])(?:" + "|".join(sorted({_needed(n) for n in EN_NAMES} | {"rakhi"})) + ")(?![a-z])"
 # "rakhi" is also a given name: alone it is the festival only before a year (rakhi 2018)
 _RAKHI = r"rakhi(?=\s+(?:19|20)\d\d(?!\d))"
 
 
 @register(rf"(?<![a-z0-9])(?:(next|last|this|the next|the last|the coming|coming|previous)\s+)?(?:the\s+)?"
-          rf"({_alt(EN_NAMES)}|{_RAKHI})(?![a-z0-9])", "date", needs=_NEEDS + "|rakh")
+          rf"({_alt(EN_NAMES)}|{_RAKHI})(?![a-z0-9])", "date", needs=_NEEDS)
 def _world_holiday(m) -> dict[str, Any] | None:
     word = " ".join(m[2].replace("'", "").replace("-", " ").split())
     if word == "rakhi":
