@@ -45,7 +45,8 @@ match; ``Duckling/Time/Corpus.hs`` compares ``value``+``grain``, or ``from``/``t
   C4 the future occurrence: Duckling takes the next "3am" (tomorrow, asked at 04:30), the next
      元旦 / "beginning of January" (2014); hermesd keeps a yearless date in the reference year and a
      clock with am/pm on the reference day unless the utterance looks ahead (temporal.py rules);
-     agreement one day / one year (or one lunar year for a holiday) earlier counts here;
+     agreement one day / one year (or one lunar year for a holiday) earlier counts here, unless the phrase
+     says its year;
   C5 fuzzy boundaries: Duckling's morning is 04–12, evening 18–24, weekend Fri 18:00–Mon, summer
      Jun 21–Sep 24, "end of the month" the 21st on, "end of the year" Sep–Dec; hermesd has its own
      (PARTS_OF_DAY, meteorological seasons, temporal_periods.py); two intervals of the same part
@@ -64,6 +65,11 @@ match; ``Duckling/Time/Corpus.hs`` compares ``value``+``grain``, or ``from``/``t
      现代汉语词典 下: 次序或时间在后的), so hermesd gives 02-20; one week later counts here;
   C10 a clock said with a zone is a Minute in Duckling ("4pm CET"); hermesd keeps the grain said (an hour),
      the instant being the same.
+  C11 a Jewish holiday from its eve: the Hebrew day begins at sunset, and Duckling dates Yom Kippur 5779 by
+     the evening it begins (2018-09-18) and Passover 2018 from March 30; hermesd gives the day that is kept,
+     as hebcal.com and public calendars list it (Yom Kippur 2018-09-19, Passover March 31 – April 7 outside
+     Israel; :mod:`hermesd.nlu.temporal_holidays_world`): a start one day later (and, for a festival of
+     several days, an end within a day) counts here, for Duckling's Hebrew-calendar holidays only.
 
 A second public suite format is read too: jionlp's ``test/test_time_parser.py`` (Apache-2.0,
 https://github.com/dongrixinyu/JioNLP; saved e.g. as /work/tmp-duckling/jionlp_test_time_parser.py):
@@ -123,6 +129,11 @@ _STR = re.compile(r'"((?:[^"\\]|\\.)*)"')
 _TUPLE = re.compile(r"\(\s*(-?\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*\)")
 _RELATIVE = re.compile(r"\b(?:ago|hence|in|from now|from today|from right now|back)\b|前|后|後|以前|之前|以后|之后|之後", re.I)
 _ZH_AROUND = re.compile(r"(?:之?前|之?[后後])$")
+_YEAR_SAID = re.compile(r"(?<!\d)(?:1[0-9]|20)\d\d(?!\d)")
+#: Duckling's names of the holidays of the Hebrew calendar (C11)
+_HEBREW_HOLIDAYS = {"Rosh Hashanah", "Yom Kippur", "Sukkot", "Shemini Atzeret", "Simchat Torah", "Hanukkah",
+                    "Tu BiShvat", "Purim", "Shushan Purim", "Passover", "Shavuot", "Yom HaShoah", "Yom Ha'atzmaut",
+                    "Lag BaOmer", "Tisha B'Av"}
 
 
 @dataclass
@@ -434,6 +445,9 @@ def judge(ex: Example, xs: list[TimeExpr]) -> tuple[str, str]:
         if s is not None and g == ex.grain == "day" and single and re.search(r"下|next", p) \
                 and s == ex.start + timedelta(weeks=1):
             return "convention", "C9"
+        if s is not None and single and g == ex.grain and ex.holiday in _HEBREW_HOLIDAYS \
+                and s == ex.start + timedelta(days=1):
+            return "convention", "C11"
         return "value", ""
     if ex.shape == "interval":
         if s == ex.start and e == ex.end:
@@ -451,6 +465,9 @@ def judge(ex: Example, xs: list[TimeExpr]) -> tuple[str, str]:
             return "convention", "C6"
         if s is not None and e is not None and _rolling(s, e, ex):
             return "convention", "C8"
+        if s is not None and e is not None and ex.holiday in _HEBREW_HOLIDAYS and s == ex.start + timedelta(days=1) \
+                and abs(e - ex.end) <= timedelta(days=1):
+            return "convention", "C11"
         if s is not None and e is not None and _overlap_half(s, e, ex.start, ex.end):
             return "convention", "C5"
         return "value", ""
@@ -467,8 +484,9 @@ def judge(ex: Example, xs: list[TimeExpr]) -> tuple[str, str]:
 
 
 def _earlier_occurrence(s: datetime, ex: Example) -> bool:
-    """hermesd's answer is the occurrence before Duckling's future one (C4)."""
-    if ex.start is None or not (s < ex.start and ex.start > REF):
+    """hermesd's answer is the occurrence before Duckling's future one (C4); never where the phrase says its
+    year (Eid al-Fitr 2046 a day earlier is another calendar source, not another occurrence)."""
+    if ex.start is None or not (s < ex.start and ex.start > REF) or _YEAR_SAID.search(ex.phrase):
         return False
     if s + timedelta(days=1) == ex.start or s + timedelta(weeks=1) == ex.start:
         return True

@@ -53,7 +53,7 @@ from .normalize import Normalized, normalize
 from .numbers import EN_NUM, en_number
 from .temporal_atoms import MEALS, PARTS_OF_DAY, UNIT_SECONDS, Atom, find_atoms
 from .temporal_context import inside_name, looks_like_address, looks_like_title, meal_as_object
-from .temporal_holidays import holiday_date
+from .temporal_holidays import holiday_span
 from .temporal_lunar import lunar_to_solar, month_days
 from .temporal_open import open_markers, open_range
 from .temporal_periods import STATE_NOUNS_ZH, apply_part
@@ -196,6 +196,12 @@ class _Group:
     cats: set[str]
 
 
+def _for_a_clock(gap: str, g: _Group, a: Atom) -> bool:
+    """"on Saturday for 9am", "a table on Friday for 7:30": a date, then "for" and a clock said with am/pm or
+    minutes (a bare number after "for" is a count: "Friday for 2")."""
+    return gap.strip() == "for" and g.cats == {"date"} and a.cat == "clock" and bool(a.f.get("ampm") or a.f.get("minute"))
+
+
 def _group(text: str, atoms: list[Atom]) -> list[_Group]:
     groups: list[_Group] = []
     for a in atoms:
@@ -204,7 +210,7 @@ def _group(text: str, atoms: list[Atom]) -> list[_Group]:
         g = groups[-1] if groups else None
         meal = a.f.get("pod") in MEALS or (g is not None and g.f.get("pod") in MEALS)
         if (g is not None and not meal and a.cat in _CATS_MERGEABLE and g.cats <= _CATS_MERGEABLE
-                and _GAP.match(text[g.end:a.start])
+                and (_GAP.match(text[g.end:a.start]) or _for_a_clock(text[g.end:a.start], g, a))
                 and not (a.cat in g.cats and a.cat != "date")):
             merged = _merge_frames(g.f, a.f)
             if merged is not None:
@@ -265,6 +271,8 @@ def _whole_date_part(f: dict[str, Any], today: date) -> tuple[date, date, str] |
     """The date part of a frame without its part; a yearless date in a future-oriented utterance
     (``f["future"]``) that has passed moves to its next occurrence (see the module rules)."""
     dp = _whole_date_part_once(f, today)
+    if dp is not None and f.get("rest"):  # the rest of the week: from today on
+        return max(dp[0], today), dp[1], "day"
     if dp is None or not f.get("future") or dp[1] > today or "year" in f or "year_shift" in f:
         return dp
     if "day" in f and "month" not in f and "month_shift" not in f and "period" not in f:
@@ -288,14 +296,14 @@ def _whole_date_part_once(f: dict[str, Any], today: date) -> tuple[date, date, s
     if "holiday" in f:
         key, rel = f["holiday"], f.get("hol_rel")
         if rel and "year" not in f and "year_shift" not in f:
-            d = holiday_date(key, today.year)
+            d, e = holiday_span(key, today.year)
             if rel > 0 and d <= today:
-                d = holiday_date(key, today.year + 1)
-            elif rel < 0 and d >= today:
-                d = holiday_date(key, today.year - 1)
+                d, e = holiday_span(key, today.year + 1)
+            elif rel < 0 and e > today:  # "last Passover" asked during Passover is last year's
+                d, e = holiday_span(key, today.year - 1)
         else:
-            d = holiday_date(key, _year_of(f, today))
-        return d, d + timedelta(days=1), "day"
+            d, e = holiday_span(key, _year_of(f, today))
+        return d, e, "day"
     if "lunar" in f:
         lm, ld, leap = f["lunar"]
         y = _year_of(f, today)
@@ -373,8 +381,10 @@ def _whole_date_part_once(f: dict[str, Any], today: date) -> tuple[date, date, s
             m = f["month"]
             y = f.get("year", today.year + f.get("year_shift", 0))
             rel = f.get("month_rel")
-            if rel == 1 and "year" not in f and m <= today.month:
+            if rel in (1, 2) and "year" not in f and m <= today.month:
                 y += 1
+            if rel == 2 and "year" not in f:
+                y += 1  # March after next
             elif rel == -1 and "year" not in f and m >= today.month:
                 y -= 1
             if period == "season" and m == 12 and today.month <= 2 and "year" not in f:
@@ -558,6 +568,7 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
     ref = ref.replace(tzinfo=tz) if ref.tzinfo is None else ref.astimezone(tz)
     t = norm.text
     groups = [_count_of_days(norm, _digit_year(norm, g)) for g in _group(t, _select(find_atoms(t)))]
+    groups = [g for g in groups if _spoken_year_said_with_a_date(g)]
     recurring = bool(_RECURRENCE.search(t))
     if _FUTURE.search(t) and not _PAST.search(t):
         for g in groups:
@@ -573,6 +584,30 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
             out.append(anchored[0])
             i += anchored[1]
             continue
+        nth = _nth_weekday_from(norm, g, nxt, ref, tz)
+        if nth is not None:  # the third Tuesday after Christmas 2014, the first Sunday before Easter
+            out.append(nth)
+            i += 2
+            continue
+        lead = _AFTER_LEAD.search(t, 0, g.start) if nxt is not None else None
+        if lead and "hour" in g.f and "hour" in nxt.f and _BUT_BEFORE.match(t[g.end:nxt.start]):
+            # later than 9:30 but before 11:00: between the two clock times (of days, "after Monday" would not hold it)
+            expr = _range(norm, _Group(lead.start(), g.end, g.f, g.cats), nxt, ref, tz)
+            if expr is not None:
+                out.append(expr)
+                i += 2
+                continue
+        joined = _offset_joined(t, g, nxt, ref, tz)
+        if joined is not None:  # in 7 days at 5pm, at 7 in 3 years, Christmas in 2 years, today in one hour
+            out.append(_single(norm, joined, ref, tz))
+            i += 2
+            continue
+        if nxt is not None and t[g.end:nxt.start] == "/" and all(k in f for f in (g.f, nxt.f) for k in ("year", "month", "day")):
+            expr = _range(norm, g, nxt, ref, tz)  # ISO 8601's start/end interval: 2015-03-28 17:00/2015-03-29 21:00
+            if expr is not None:
+                out.append(expr)
+                i += 2
+                continue
         if nxt is not None and _RANGE_CONN.match(t[g.end:nxt.start]):
             conn = _RANGE_CONN.match(t[g.end:nxt.start])[1]
             between = (conn == "and" and re.search(r"between\s*$", t[:g.start])) or \
@@ -654,6 +689,21 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
                         out.append(expr)
                         i += 1
                         continue
+        m = _BARE_HOUR_END.match(t, g.end) if "hour" in g.f and g.cats <= {"clock", "date", "pod"} else None
+        if m and not (nxt is not None and nxt.start < m.end()):
+            # "8am until 6", "from 9:30 to 11": a bare hour ends the range, read after its start (_range)
+            v = en_number(m[1]) if not m[1].isdigit() else int(m[1])
+            end_f: dict[str, Any] = {"hour": int(v or 0), "minute": None}
+            if v is not None and 1 <= v <= 12 and any(g.f.get(k) for k in ("ampm", "h24", "pod")):
+                sh = _hour(g.f["hour"], g.f)[0]  # a start said with am/pm: the end is the first such hour after it
+                eh = next((h for h in (int(v) % 12, int(v) % 12 + 12) if h > sh), None)
+                end_f = {"hour": eh, "minute": None, "h24": True} if eh is not None else {}
+            if v is not None and 1 <= v <= 12 and end_f:
+                expr = _range(norm, g, _Group(m.start(1), m.end(1), end_f, {"clock"}), ref, tz)
+                if expr is not None and expr.kind == "range":
+                    out.append(expr)
+                    i += 1
+                    continue
         # in a recurring schedule, clock times and durations belong to the recurrence, not to one date
         in_recurrence = recurring and not any(k in g.f for k in _DATE_KEYS) and not g.f.get("now") and (
             "offset" not in g.f or g.f.get("within"))
@@ -763,6 +813,85 @@ def _in_named_zone(original: str, x: TimeExpr, tz: ZoneInfo) -> TimeExpr:
                    text=original[span[0]:span[1]], grain=grain)
 
 
+_BARE_HOUR_END = re.compile(r"\s*(?:-|to|until|untill|till)\s*(\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|"
+                            r"eleven|twelve)(?![\d:.]|[a-z])(?!\s*(?:[ap]\.?m\b|o'?clock|people|persons?|guests?|of\b|"
+                            r"hours?|days?|minutes?|weeks?|months?|years?|times?|%))")
+_NTH_BEFORE = re.compile(r"(?<![a-z])(?:the\s+)?(first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th)\s+$")
+_NTH = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4, "5th": 5}
+_AFTER_OR_BEFORE = re.compile(r"^\s*(after|before)\s+(?:the\s+)?$")
+
+
+def _nth_weekday_from(norm: Normalized, g: _Group, nxt: _Group | None, ref: datetime, tz: ZoneInfo) -> TimeExpr | None:
+    """"the third Tuesday after Christmas 2014", "Tuesday after Christmas": the Nth (first) such weekday strictly
+    after (or before) a date."""
+    t = norm.text
+    if nxt is None or set(g.f) - {"weekday", "wd_mode", "future"} or "weekday" not in g.f:
+        return None
+    lead, gap = _NTH_BEFORE.search(t, 0, g.start), _AFTER_OR_BEFORE.match(t[g.end:nxt.start])
+    if gap is None:
+        return None
+    try:
+        kind, d, _e, _g, _s = _resolve(nxt.f, ref, tz)
+    except (_Invalid, OverflowError, ValueError):
+        return None
+    if kind != "date":
+        return None
+    n, wd = (_NTH[lead[1]] if lead else 1), g.f["weekday"]  # "Tuesday after Christmas": the first
+    if gap[1] == "after":
+        day = d + timedelta(days=(wd - d.isoweekday()) % 7 or 7) + timedelta(weeks=n - 1)
+    else:
+        day = d - timedelta(days=(d.isoweekday() - wd) % 7 or 7) - timedelta(weeks=n - 1)
+    return _single(norm, _Group(lead.start(1) if lead else g.start, nxt.end,
+                                {"year": day.year, "month": day.month, "day": day.day}, {"date"}), ref, tz)
+
+
+#: "later than X but before Y", "after X and before Y": the range between them
+_AFTER_LEAD = re.compile(r"(?<![a-z])(?:later than|after)\s+$")
+_BUT_BEFORE = re.compile(r"^\s*,?\s*(?:but|and)\s+(?:before|earlier than|no later than)\s+$")
+_CLOCK_AFTER_OFFSET = re.compile(r"^\s*,?\s*(?:at\s+|@\s*)?$")
+_WHOLE_UNITS = frozenset({"day", "week", "fortnight", "month", "year"})
+
+
+def _offset_joined(t: str, g: _Group, nxt: _Group | None, ref: datetime, tz: ZoneInfo) -> _Group | None:
+    """An offset from now said with another time, as one expression (None when they are not such a pair):
+
+    - a clock time and an offset of whole days or more, either order ("in 7 days at 5pm", "at 7 in 3 years",
+      "two weeks from now at 9am"): that clock on the day the offset lands on;
+    - a yearless holiday, lunar date or month followed by an offset of whole months or years ("Christmas in
+      2 years", "Lakshmi Puja six years hence", "March in a year"): that date in the year the offset lands in;
+    - today before an offset of hours or minutes ("today in one hour"): the offset.
+    """
+    if nxt is None or ("offset" in g.f) == ("offset" in nxt.f):
+        return None
+    off, other = (g, nxt) if "offset" in g.f else (nxt, g)
+    if off.f.get("within") or "now" in other.cats or "duration" in other.f:
+        return None
+    units = {u for _, u in off.f["offset"]}
+    gap = t[g.end:nxt.start]
+    clock_only = other.cats <= {"clock", "pod"} and "hour" in other.f and not any(k in other.f for k in _DATE_KEYS)
+    if clock_only and units <= _WHOLE_UNITS and (_CLOCK_AFTER_OFFSET.match(gap) if off is g else not gap.strip()):
+        try:
+            kind, d, _e, _g, _s = _resolve(off.f, ref, tz)
+        except (_Invalid, OverflowError, ValueError):
+            return None
+        if kind != "date":
+            return None
+        return _Group(g.start, nxt.end, {**other.f, "year": d.year, "month": d.month, "day": d.day}, {"date", "clock"})
+    if off is g or gap.strip():
+        return None  # the other forms say the date first and the offset right after it
+    named = ("holiday" in g.f and not g.f.get("hol_rel")) or "lunar" in g.f or \
+        ("month" in g.f and not g.f.get("month_rel") and "day" not in g.f)
+    if named and g.cats == {"date"} and units <= {"month", "year"} \
+            and not any(k in g.f for k in ("year", "year_shift", "rel_day", "weekday")):
+        months = sum(int(n * (12 if u == "year" else 1)) for n, u in off.f["offset"]) * off.f["direction"]
+        y, _m = _add_months(ref.year, ref.month, months)
+        return _Group(g.start, nxt.end, {**g.f, "year": y}, set(g.cats))
+    if {k: v for k, v in g.f.items() if k != "future"} == {"rel_day": 0} and units <= {"hour", "minute"} \
+            and off.f["direction"] > 0:
+        return _Group(g.start, nxt.end, dict(nxt.f), set(nxt.cats))
+    return None
+
+
 _EN_ANCHOR_GAP = re.compile(r"^\s*(from|after|before)\s*(?:the\s+)?$")
 _EN_DAY_ANCHOR = re.compile(r"(?<![a-z])(?:the\s+)?day\s+(after|before)\s+(?:the\s+)?$")
 _ZH_ANCHOR_AFTER = re.compile(r"的?(之前|之后|以前|以后|前|后)的?(\d+|半)(个)?(半)?(天|日|周|星期|礼拜|个月|月|年|小时|钟头|分钟)"
@@ -834,6 +963,13 @@ def _part_only(f: dict[str, Any]) -> bool:
 
 
 _CJK_DIGITS = frozenset("〇零○一二三四五六七八九")
+
+
+def _spoken_year_said_with_a_date(g: _Group) -> bool:
+    """False for a year in words alone (two thousand ten is also a count); one that completes a date loses its mark."""
+    if not g.f.pop("spoken_year", False):
+        return True
+    return any(k in g.f for k in _DATE_KEYS if k not in ("year", "period")) or "hour" in g.f
 
 
 def _digit_year(norm: Normalized, g: _Group) -> _Group:

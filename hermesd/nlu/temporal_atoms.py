@@ -56,6 +56,10 @@ PARTS_OF_DAY: dict[str, tuple[int, int, str]] = {
     "morning": (6, 12, "am"), "afternoon": (12, 18, "pm"), "evening": (18, 22, "pm"), "night": (18, 24, "night"),
     "lunch": (11, 14, "noon"), "lunchtime": (11, 14, "noon"), "breakfast": (7, 9, "am"), "brunch": (10, 12, "am"),
     "dinner": (17, 20, "pm"), "supper": (17, 20, "pm"), "after work": (18, 22, "pm"), "midday": (11, 13, "noon"),
+    # "the early hours of the morning", "the small / wee hours": between midnight and dawn (Cambridge Dictionary),
+    # as 凌晨 ("the early hours of the project" is no time)
+    **{f"{w} hours{tail}": (0, 6, "early") for w in ("early", "small", "wee") for tail in ("", " of the morning")
+       if w != "early" or tail},
 }
 _ZH_POD_ALT = "|".join(sorted((k for k in PARTS_OF_DAY if not k.isascii()), key=len, reverse=True))
 _EN_POD_ALT = "|".join(sorted((k for k in PARTS_OF_DAY if k.isascii()), key=len, reverse=True))
@@ -193,11 +197,27 @@ def _en_day_month(m):
     return out
 
 
-@_p(rf"{L}(?:(this|next|last|in|of|during|since|until|by|early|late|mid)(?:\s+|-))?({_MONTH_ALT}){_MONTH_DOT}(?:,?\s+(\d{{4}}))?{R}", "date")
+@_p(rf"{L}(?:({_WD_ALT})\.?,?\s+)?(?:({_MONTH_ALT})(\d{{1,2}})|(\d{{1,2}})({_MONTH_ALT}))(?:,?\s+(\d{{4}}))?{R}", "date",
+    needs=r"[a-z]\d|\d[a-z]")
+def _en_glued_month_day(m):
+    """14april 2015, Wed, Feb13, 3june: a month name and a day written without the space between them (an
+    abbreviation only with a weekday or a year beside it)."""
+    name, d = (m[2], m[3]) if m[2] else (m[5], m[4])
+    if name not in _MONTHS or not 1 <= int(d) <= 31 or name == "sat":
+        return None
+    if (len(name) == 3 or name == "sept") and not (m[1] or m[6]):
+        return None  # jun2, dec25 alone may be a code: an abbreviation glued to digits needs a weekday or a year
+    return {"month": _MONTHS[name], "day": int(d)} | ({"year": int(m[6])} if m[6] else {})
+
+
+@_p(rf"{L}(?:(this|next|last|in|of|during|since|until|by|early|late|mid)(?:\s+|-))?({_MONTH_ALT}){_MONTH_DOT}"
+    rf"(?:,?\s+(\d{{4}})|\s+(after\s+next))?{R}", "date")
 def _en_month(m):
     name = m[2]
-    if name in ("may", "march", "mar", "jan", "sat") and not (m[1] or m[3]):
+    if name in ("may", "march", "mar", "jan", "sat") and not (m[1] or m[3] or m[4]):
         return None  # "may I", "march on": a month only with context
+    if m[4]:  # March after next: the March after the next one
+        return {"month": _MONTHS[name], "period": "month", "month_rel": 2} if not m[1] else None
     out: dict[str, Any] = {"month": _MONTHS[name], "period": "month"}
     if m[1] in ("early", "late", "mid"):
         out["part"] = m[1]
@@ -208,12 +228,14 @@ def _en_month(m):
     return out
 
 
-@_p(rf"{L}(?:the\s+)?({EN_ORD})\s+of\s+(this|next|last|the\s+next|the\s+last|the\s+current)\s+month{R}", "date", needs=r"month")
+@_p(rf"{L}(?:the\s+)?({EN_ORD})\s+of\s+(this|next|last|previous|current|the\s+next|the\s+last|the\s+previous|the\s+current)"
+    rf"\s+month{R}", "date", needs=r"month")
 def _en_day_of_rel_month(m):
     d = en_ordinal(m[1])
     if d is None:
         return None
-    return {"day": d, "month_shift": {"this": 0, "the current": 0, "next": 1, "the next": 1}.get(re.sub(r"\s+", " ", m[2]), -1)}
+    shift = {"this": 0, "current": 0, "the current": 0, "next": 1, "the next": 1}.get(re.sub(r"\s+", " ", m[2]), -1)
+    return {"day": d, "month_shift": shift}
 
 
 #: words that may follow a bare day ordinal that is a date ("the 13th at 12:30", "the 9th for 3
@@ -230,6 +252,36 @@ def _en_bare_ordinal(m):
 @_p(rf"{L}(?:in\s+|of\s+)?((?:19|20)\d{{2}})(?!\s*(?:[ap]\.?m\b|:|\d|点|年))", "date")
 def _en_year(m):
     return {"year": int(m[1]), "period": "year"}
+
+
+@_p(rf"{L}(?:in\s+)?(?:(?:a\.d\.|ad)\s*(\d{{3,4}})(?![\d:])|(\d{{1,4}})\s*(?:a\.d\.|a\.d|ad|c\.e\.))(?![a-z0-9])"
+    r"(?!\s*[a-z])", "date", needs=r"a\.?d\b|c\.e\.")
+def _en_year_of_era(m):
+    """2014 AD, in 14 a.d., AD 1066, 2014 C.E.: a year of the common era, of any number of digits after it (three
+    or four before it); not before another word (3 ad campaigns)."""
+    y = int(m[1] or m[2])
+    return {"year": y, "period": "year"} if y >= 1 else None
+
+
+_W1_9 = "one|two|three|four|five|six|seven|eight|nine"
+_W1_99 = (rf"(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[\s-]+(?:{_W1_9}))?|ten|eleven|twelve|"
+          rf"thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|{_W1_9})")
+
+
+@_p(rf"{L}(?<!\bat )(?<!\bby )(?<!around )(?<!about )(?<!@ )(?:two\s+thousand(?:\s+and)?(?:\s+({_W1_99}))?|(nineteen|twenty)\s+(?:oh\s+({_W1_9})|({_W1_99})))(?![a-z-])",
+    "date", needs=r"thousand|nineteen |twenty ")
+def _en_spoken_year(m):
+    """A year said in words: two thousand (and) ten, twenty nineteen, nineteen ninety-six, twenty oh five. It is a
+    year only right after a date it completes ("Easter Sunday two thousand ten"); alone it stays a number
+    (:mod:`.temporal` drops it), as "two thousand ten" is also a count, and after at/by/around it is a clock
+    (at twenty thirty)."""
+    if m[1] is not None or m[0].split()[0] == "two":
+        y = 2000 + int(en_number(m[1]) if m[1] else 0)
+    else:
+        y = {"nineteen": 1900, "twenty": 2000}[m[2]] + int(en_number(m[3] or m[4]))
+        if not m[3] and int(en_number(m[4])) < 10:
+            return None  # twenty five is a number, not the year 2005
+    return {"year": y, "period": "year", "spoken_year": True}
 
 
 # ---- relative days, weeks, months, years ---------------------------------------------------
@@ -381,6 +433,24 @@ def _en_week_after_next(m):
     return {"period": "week", "week_shift": 2}
 
 
+@_p(rf"{L}(?:the\s+)?week\s+of(?=\s)", "date", needs=r"week of")
+def _en_week_of(m):
+    """the week of October 7th: the week that holds the date after it (alone it is dropped, as a part is)."""
+    return {"part": ("week_of",)}
+
+
+@_p(rf"{L}(?:the\s+)?rest\s+of\s+(?:the|this)\s+(week|month|year){R}", "date", needs=r"rest of")
+def _en_rest_of(m):
+    """the rest of the week / this month / the year: from today to the period's end."""
+    return {"period": m[1], "rest": True}
+
+
+@_p(rf"{L}all\s+(week|month|year)(?:\s+long)?{R}", "date", needs=r"all (?:week|month|year)")
+def _en_all_period(m):
+    """all week, all month long: the whole current period."""
+    return {"period": m[1]}
+
+
 @_p(r"(?:(今年|去年|明年)的?)?(春天|春季|夏天|夏季|秋天|秋季|冬天|冬季)", "date", needs=r"[春夏秋冬]")
 def _zh_season(m):
     out: dict[str, Any] = {"period": "season", "month": _SEASONS[m[2]]}
@@ -414,7 +484,7 @@ def _zh_pod(m):
     return {"pod": m[1]}
 
 
-@_p(rf"(?<!good ){L}(?:(this|in the|at|the)\s+)?({_EN_POD_ALT})(?:time)?(?:'s)?{R}", "pod")  # good morning: a greeting
+@_p(rf"(?<!good ){L}(?:(this|in the|at|the)\s+)?({_EN_POD_ALT})(?:time|ish)?(?:'s)?{R}", "pod")  # good morning: a greeting
 def _en_pod(m):
     out: dict[str, Any] = {"pod": m[2]}
     if m[1] == "this":
@@ -465,8 +535,9 @@ def _dotted_clock(m):  # 12.16 pm (British usage): a dot between hour and minute
     "clock", needs=r"[ap]\.?m|\d[ap](?![a-z])|\b[ap] m\b")
 def _en_ampm(m):
     """3pm, 3 p.m., 3 o'clock pm, 3 in the AM, 3ish pm; "at 3p" (a bare a/p after the digits only after
-    at/@: "4a" alone is a paper size or a flat, Duckling's negative corpus)."""
-    if len(m[3].rstrip(".")) == 1 and not m[1]:
+    at/@, or as an end of a range after from/to/until: "4a" alone is a paper size or a flat, Duckling's
+    negative corpus)."""
+    if len(m[3].rstrip(".")) == 1 and not m[1] and not re.search(r"(?:^|\s)(?:from|to|until|till)\s+$", m.string[:m.start()]):
         return None
     raw = m[2]
     if re.fullmatch(r"\d{3,4}", raw):
@@ -490,17 +561,21 @@ def _en_hhmm(m):
     return {"hour": int(m[1]), "minute": int(m[2])} | ({"h24": True} if len(m[1]) == 2 else {})
 
 
-_HOUR_WORD = "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
+#: an hour in words, the 24-hour clock's too (at nineteen forty, at twenty thirty)
+_HOUR_WORD = ("twenty[\\s-]+(?:one|two|three)|twenty|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|"
+              "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve")
 _MIN_WORD = ("(?:twenty|thirty|forty|fifty)(?:[\\s-]+(?:one|two|three|four|five|six|seven|eight|nine))?|ten|eleven|twelve|"
              "thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|oh\\s+(?:one|two|three|four|five|six|seven|eight|nine)")
 
 
 @_p(rf"{L}(at\s+)?({_HOUR_WORD}|\d{{1,2}})\s+({_MIN_WORD}|\d{{2}})(?:\s*(a\.m\.|p\.m\.|a\.?\s?m|p\.?\s?m)(?![a-z]))?{R}"
     r"(?!\s+(?:people|persons?|tickets?|seats?|guests?|of\b|days?|hours?|minutes?|weeks?|times?|[ap]m\b))",
-    "clock", needs=r"\bat (?:\d|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)|"
+    "clock", needs=r"\bat (?:\d|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|"
+                  r"fifteen|sixteen|seventeen|eighteen|nineteen|twenty)|"
                   r"(?:ty|teen|ten|eleven|twelve|one|two|three|four|five|six|seven|eight|nine|\d) [ap]\.? ?m\b")
 def _en_spoken_clock(m):
-    """A clock said as hour and minutes: "ten thirty am", "nine fifty nine a m", "at three twenty", "at 12 15".
+    """A clock said as hour and minutes: "ten thirty am", "nine fifty nine a m", "at three twenty", "at 12 15",
+    "at nineteen forty" (an hour past twelve is the 24-hour clock's).
     Only after "at" or before am/pm: "three twenty" or "3 30" alone is a count (Duckling's negative corpus)."""
     if not m[1] and not m[4]:
         return None
@@ -510,7 +585,7 @@ def _en_spoken_clock(m):
         return None
     if m[2].isdigit() != m[3].isdigit():
         return None
-    out: dict[str, Any] = {"hour": int(h), "minute": int(mi)}
+    out: dict[str, Any] = {"hour": int(h), "minute": int(mi)} | ({"h24": True} if h >= 13 else {})
     if m[4]:
         out["ampm"] = "am" if m[4][0] == "a" else "pm"
     return out
@@ -596,6 +671,16 @@ def _en_past_to(m):  # half past three, quarter to 5 pm
     if m[1] in ("to", "before"):
         return {"hour": (int(h) - 1) % 24, "minute": 60 - int(mins)} | ampm
     return {"hour": int(h), "minute": int(mins)} | ampm
+
+
+@_p(r"(?:(?<=\bat )|(?<=\bby )|(?<=\bfrom )|(?<=\buntil )|^)half\s+(one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
+    r"twelve|1[0-2]|[1-9])(?:\s*(a\.m\.|p\.m\.|a\.?m|p\.?m)(?![a-z]))?"
+    r"(?=\s*$|\s*[,.!?;]|\s+(?:tomorrow|today|tonight|on|this|next|then|in the)\b)", "clock", needs=r"half ")
+def _en_half_hour(m):
+    """British "half three" = half past three (Cambridge Dictionary: "half past", UK informal): after at/by/
+    from/until or opening the text, and not before a noun ("half three times" is a fraction)."""
+    h = en_number(m[1])
+    return {"hour": int(h), "minute": 30} | ({"ampm": "am" if m[2][0] == "a" else "pm"} if m[2] else {})
 
 
 # ---- now, offsets, durations --------------------------------------------------------------
@@ -694,7 +779,8 @@ def _en_in(m):
     return {"offset": q, "direction": 1, "within": m[0].startswith("within") or "the next" in m[0]} if q else None
 
 
-@_p(rf"{L}{_EN_QTYS}\s+(ago|from\s+now|later|hence|before|earlier|after\s+now){R}", "offset", needs=r"ago|from now|later|hence|before|earlier|after now")
+@_p(rf"{L}{_EN_QTYS}\s+(ago|from\s+(?:right\s+)?now|later|hence|before|earlier|after\s+now){R}", "offset",
+    needs=r"ago|from now|from right now|later|hence|before|earlier|after now")
 def _en_ago(m):
     word = m[0].rsplit(" ", 1)[-1]
     q = _en_qtys(m[0])

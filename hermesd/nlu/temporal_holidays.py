@@ -10,7 +10,10 @@ in a Gregorian year. Rules:
 - lunar holidays (春节 = 正月初一, 元宵 = 正月十五, 端午 = 五月初五, 七夕, 中秋 = 八月十五,
   重阳 = 九月初九, 腊八, 小年 = 腊月二十三) in the lunar year numbered like the Gregorian year, and
   除夕 = the eve of that year's 春节; solar terms (清明, 冬至, 立春 …) from :mod:`.temporal_lunar`;
-- Easter by the anonymous Gregorian computus (Meeus, *Astronomical Algorithms*, ch. 8).
+- Easter by the anonymous Gregorian computus (Meeus, *Astronomical Algorithms*, ch. 8); Lent runs from
+  Ash Wednesday to Holy Saturday and the Orthodox Great Lent from Clean Monday to the Friday before Lazarus
+  Saturday (:func:`holiday_span`);
+- Jewish, Islamic, Indian and Parsi holidays by their calendars (:mod:`.temporal_holidays_world`).
 
 Solar-term names that are also weather words (小雪, 大雪, 雨水, 谷雨, 小满, 白露, 霜降) are a date
 only with a year word before them (今年小雪) or 节气/那天 after them.
@@ -24,9 +27,10 @@ from typing import Any
 
 from .normalize import normalize
 from .temporal_atoms import register
+from .temporal_holidays_world import SPANS
 from .temporal_lunar import SOLAR_TERMS, lunar_to_solar, solar_term
 
-__all__ = ["holiday_date"]
+__all__ = ["holiday_date", "holiday_span"]
 
 L = r"(?<![a-z0-9])"
 R = r"(?![a-z0-9])"
@@ -62,6 +66,8 @@ _RULES: dict[str, tuple] = {
     # National Boss's Day: October 16, kept on the nearest weekday when it falls on a weekend;
     # King's Day (Koningsdag): April 27, the 26th when the 27th is a Sunday (Dutch law of 2013)
     "boss": ("weekday_near", 10, 16), "kings_day": ("sunday_before", 4, 27),
+    # seasons of the church year: (first day, end) in days from Easter (Gregorian or Julian computus)
+    "lent": ("easter_span", -46, 0), "great_lent": ("orthodox_span", -48, -8),
 } | {f"term{i}": ("term", i) for i in range(24)}
 
 _ZH = {"元旦": "new_year", "情人节": "valentine", "妇女节": "women", "三八节": "women", "植树节": "arbor",
@@ -122,6 +128,9 @@ _EN = {"new year's day": "new_year", "new years day": "new_year", "new year's ev
        "veterans day": "veterans", "veterans' day": "veterans", "christmas eve": "christmas_eve",
        "christmas day": "christmas", "christmas": "christmas", "xmas": "christmas", "boxing day": "boxing",
        "chinese new year": "spring_festival", "lunar new year": "spring_festival", "spring festival": "spring_festival",
+       "chinese new year's day": "spring_festival", "chinese new years": "spring_festival",
+       "chinese new years day": "spring_festival", "chinese lunar new year": "spring_festival",
+       "chinese lunar new year's day": "spring_festival", "lunar new year's day": "spring_festival",
        "lantern festival": "lantern", "dragon boat festival": "dragon_boat", "mid-autumn festival": "mid_autumn",
        "mid autumn festival": "mid_autumn", "moon festival": "mid_autumn", "qingming festival": "term6",
        "tomb-sweeping day": "term6", "tomb sweeping day": "term6", "martin luther king day": "mlk",
@@ -148,7 +157,8 @@ _EN = {"new year's day": "new_year", "new years day": "new_year", "new year's ev
        "clean monday": "clean_monday", "orthodox shrove monday": "clean_monday", "ash monday": "clean_monday",
        "lazarus saturday": "lazarus_saturday", "world vegan day": "world_vegan",
        "boss's day": "boss", "bosses day": "boss", "bosses' day": "boss", "boss day": "boss", "national boss day": "boss",
-       "king's day": "kings_day", "kings day": "kings_day", "koningsdag": "kings_day"}
+       "king's day": "kings_day", "kings day": "kings_day", "koningsdag": "kings_day",
+       "great lent": "great_lent", "great fast": "great_lent", "season of lent": "lent"}
 
 
 def _nth_weekday(y: int, m: int, wd: int, n: int) -> date:
@@ -181,11 +191,29 @@ def _orthodox_easter(y: int) -> date:
     return date(y, month, day + 1) + timedelta(days=13 if y < 2100 else 14)
 
 
-def holiday_date(key: str, y: int) -> date:
-    """The day holiday ``key`` falls on in Gregorian year ``y``.
+def holiday_span(key: str, y: int) -> tuple[date, date]:
+    """``[first day, end)`` of holiday ``key`` in Gregorian year ``y`` (one day for most holidays).
 
-    :raises ValueError: a lunar holiday or solar term outside 1900–2100, or an unknown key.
+    :raises ValueError: a day outside the calendar tables (see :func:`holiday_date`).
     """
+    if key in SPANS:
+        return SPANS[key](y)
+    rule = _RULES[key]
+    if rule[0] in ("easter_span", "orthodox_span"):
+        e = (_easter if rule[0] == "easter_span" else _orthodox_easter)(y)
+        return e + timedelta(days=rule[1]), e + timedelta(days=rule[2])
+    d = holiday_date(key, y)
+    return d, d + timedelta(days=1)
+
+
+def holiday_date(key: str, y: int) -> date:
+    """The (first) day holiday ``key`` falls on in Gregorian year ``y``.
+
+    :raises ValueError: a lunar holiday or solar term outside 1900–2100, a Hijri one outside 1365–1500 AH,
+        an Indian festival outside 2001–2035, or an unknown key.
+    """
+    if key in SPANS or _RULES[key][0].endswith("_span"):
+        return holiday_span(key, y)[0]
     rule = _RULES[key]
     kind = rule[0]
     if kind == "fixed":
@@ -257,7 +285,7 @@ def _zh_weather_term(m) -> dict[str, Any]:
 @register(rf"{L}(?:(next|last|this|the next|the last|the coming|coming|previous)\s+)?({_alt(_EN).replace(chr(39), chr(39) + '?')}){R}", "date",
           needs=r"day|eve|christmas|xmas|year|halloween|thanksgiving|easter|friday|festival|solstice|equinox|valentine|july|"
                 r"palm|maundy|holy|covenant|mysteries|whit|white sun|trinity|orthodox|clean mon|ash mon|ash wed|lazarus|"
-                r"shrove|pancake|gras|pentecost|christi|koningsdag|boss|vegan")
+                r"shrove|pancake|gras|pentecost|christi|koningsdag|boss|vegan|lent|great fast")
 def _en_holiday(m) -> dict[str, Any] | None:
     word = m[2].replace("'", "")
     key = next((v for k, v in _EN.items() if k.replace("'", "") == word), None)
@@ -268,6 +296,14 @@ def _en_holiday(m) -> dict[str, Any] | None:
     if rel:
         out["hol_rel"] = rel
     return out
+
+
+@register(r"(?<![a-z])(?:(next|last|this)\s+)?lent(?=\s+(?:19|20)\d\d(?!\d))|(?<![a-z])(next|last|this)\s+lent(?![a-z])",
+          "date", needs="lent")
+def _en_lent(m) -> dict[str, Any]:
+    """Lent before a year or after next/last/this (lent 2018, this lent): alone, "lent" is a verb."""
+    rel = m[1] or m[2]
+    return {"holiday": "lent", **({"hol_rel": 1 if rel == "next" else -1} if rel in ("next", "last") else {})}
 
 
 # ---- lunar dates: 农历八月十五, 正月初一, 腊月二十三, 闰四月初八 --------------------------------

@@ -514,7 +514,9 @@ def _zh_now_words(m) -> dict[str, Any]:
 
 # ---- numeric forms ---------------------------------------------------------------------------------
 @register(r"(?<![\d/.:-])(\d{1,2})/(\d{1,2})/(\d{4}|\d{2})(?![\d/])", "date", needs=r"/")
+@register(r"(?<![\d/.:-])(\d{1,2})-(\d{1,2})-(\d{4}|\d{2})(?![\d-])", "date", needs=r"\d-\d{1,2}-\d")
 def _dmy_or_mdy(m) -> dict[str, Any] | None:
+    """10/31/1974, 10-31-74: month first (US usage) unless only the day-first reading exists (31/10/2024)."""
     a, b = int(m[1]), int(m[2])
     if a > 12 >= b:
         a, b = b, a  # 31/10/2024: only a day/month/year reading exists
@@ -523,7 +525,11 @@ def _dmy_or_mdy(m) -> dict[str, Any] | None:
 
 @register(r"(?<![\d.])(\d{1,2})\.(\d{1,2})\.(\d{4})(?![\d.])", "date", needs=r"\.")
 def _dotted_dmy(m) -> dict[str, Any]:
-    return {"year": int(m[3]), "month": int(m[2]), "day": int(m[1])}
+    """5.6.2024: day first (European and Chinese usage) unless only the month-first reading exists (10.31.1974)."""
+    d, mo = int(m[1]), int(m[2])
+    if mo > 12 >= d:
+        d, mo = mo, d
+    return {"year": int(m[3]), "month": mo, "day": d}
 
 
 @register(r"(?<![\d.:/-])(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])(?![\d-])", "date", needs=r"-")
@@ -564,13 +570,18 @@ def apply_part(s: date, e: date, grain: str, part: Any) -> tuple[date, date, str
     """The part ``part`` of the period ``[s, e)`` of grain ``grain``; None when the period has no such part.
 
     :param part: ``early`` | ``mid`` | ``late`` | ``h1`` | ``h2`` | ``("week", n)`` | ``("nth", n, weekday)``
-        (``n`` = −1 for the last; weekday 1 = Monday).
+        (``n`` = −1 for the last; weekday 1 = Monday) | ``("week_of",)`` (the week holding a day).
     :return: ``(start, end, grain)`` half-open.
 
     A part may also be ``("first", n, unit)`` / ``("last", n, unit)``: the first or last ``n`` months or
     quarters of a year (``unit`` ``month`` | ``quarter``; 2022年前十一个月, 二零二一年后三月).
     """
     if isinstance(part, tuple):
+        if part[0] == "week_of":  # the week of October 7th: the Monday-start week that holds the day
+            if grain != "day":
+                return None
+            mon = s - timedelta(days=s.isoweekday() - 1)
+            return mon, mon + timedelta(weeks=1), "week"
         if part[0] == "day":  # the third day of October; the fifth last day of May (n < 0: from the end)
             d = s + timedelta(days=part[1] - 1) if part[1] > 0 else e + timedelta(days=part[1])
             return (d, d + timedelta(days=1), "day") if s <= d < e else None
