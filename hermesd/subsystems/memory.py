@@ -279,7 +279,7 @@ class MemoryService(Subsystem):
         self._settings = new
         self.core.settings = new
         self.core.l1.max_bytes, self.core.l1.max_entries = new.l1.max_bytes, new.l1.max_entries
-        self.core.l1.ttl_s = new.l1.ttl_s
+        self.core.l1.ttl_s, self.core.l1.max_sessions = new.l1.ttl_s, new.l1.max_sessions
 
     # -- JSON-RPC methods -----------------------------------------------------------
 
