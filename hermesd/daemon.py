@@ -168,6 +168,7 @@ class Daemon:
             self._start_watchdog()
             for sub in self.subsystems:
                 sub.ready()
+            release_free_heap()  # what the start freed (config, packs, rules, descriptors read)
             self._settling = loop.create_task(self._release_after_start())
             await self._stop.wait()
         finally:
@@ -176,7 +177,7 @@ class Daemon:
 
     async def _release_after_start(self) -> None:
         """Once what starts after READY (the tool pool and its self-tests) has settled, hand the
-        heap the start-up freed back to the system (:func:`release_free_heap`)."""
+        heap it freed back to the system (:func:`release_free_heap`), as at READY."""
         for sub in self.subsystems:
             settled = getattr(sub, "settled", None)
             if settled is not None:
