@@ -24,6 +24,7 @@ from typing import Callable
 
 from . import __version__
 from .subsystems.admin import AdminMethods, DebugMethods
+from .subsystems.footprint import release_free_heap
 from .config import ConfigError, HermesConfig, digest, resolve_socket_path, resolve_state_dir
 from .logging import setup as setup_logging
 from .metrics import Registry
@@ -104,6 +105,7 @@ class Daemon:
         self._state_lock_fd: int | None = None
         self._owns_socket_file = False
         self._watchdog: asyncio.TimerHandle | None = None
+        self._settling: asyncio.Task[None] | None = None
         self._apply_logging(cfg)
         self.registry.gauge("hermes_build_info", "Always 1; the version label is hermesd's version.", ("version",),
                             collect=lambda: {(__version__,): 1})
@@ -166,10 +168,24 @@ class Daemon:
             self._start_watchdog()
             for sub in self.subsystems:
                 sub.ready()
+            release_free_heap()  # what the start freed (config, packs, rules, descriptors read)
+            self._settling = loop.create_task(self._release_after_start())
             await self._stop.wait()
         finally:
             await self._shutdown(loop)
         return 0
+
+    async def _release_after_start(self) -> None:
+        """Once what starts after READY (the tool pool and its self-tests) has settled, hand the
+        heap it freed back to the system (:func:`release_free_heap`), as at READY."""
+        for sub in self.subsystems:
+            settled = getattr(sub, "settled", None)
+            if settled is not None:
+                try:
+                    await settled()
+                except Exception:  # its own health says why; the trim is only about memory
+                    log.debug("subsystem.settle_failed", extra={"kv": {"name": sub.name}})
+        release_free_heap()
 
     async def _start_one(self, sub: Subsystem, ctx: DaemonContext) -> None:
         t0 = time.perf_counter()
@@ -199,6 +215,8 @@ class Daemon:
         self.notifier.stopping()
         if self._watchdog is not None:
             self._watchdog.cancel()
+        if self._settling is not None:
+            self._settling.cancel()
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             loop.remove_signal_handler(sig)
         self.server.stop_accepting()
@@ -271,6 +289,7 @@ class Daemon:
                     problems.append(f"{sub.name}: {exc}")
                     log.exception("subsystem.reload_failed", extra={"kv": {"name": sub.name}})
             log.info("config.reloaded", extra={"kv": {"reason": reason, "config": digest(new)}})
+            release_free_heap()  # what the new config, rules and packs replaced
         self.last_reload = {"ok": not problems, "at": time.time(), "problems": problems}
         self.notifier.ready(self._status_line())
         return {"ok": not problems, "config": digest(self.cfg), "problems": problems}

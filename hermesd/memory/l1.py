@@ -1,6 +1,9 @@
-"""L1: the in-process hot tier — an LRU of memory slots bounded by entries and bytes, with TTL.
+"""L1: the in-process hot tier — an LRU of memory slots bounded by entries, bytes and sessions, with TTL.
 
-Keys are ``(uid, session_id, anchor)``. TTL runs on the monotonic clock, so a
+Keys are ``(uid, session_id, anchor)``. When many sessions exist, L1 holds the slots of only the
+``max_sessions`` most recently used ones: past that bound the least recently used slots go (their
+rows stay in L2, where a read finds them) until one session fewer is held, so the idle sessions of
+a busy device live in L2 alone. TTL runs on the monotonic clock, so a
 wall-clock jump (NTP step, RTC reset on a device) neither expires nor revives a
 slot. The boundary is exact: a slot put at ``t`` with ``ttl_s=60`` is a hit at
 ``t+59.999`` and a miss at ``t+60``. A get that races an expiry or an eviction
@@ -80,12 +83,16 @@ def slot_size(key: Key, data: dict[str, Any]) -> int:
 
 
 class L1Cache:
-    """LRU of :class:`Slot` bounded by ``max_entries`` and ``max_bytes``.
+    """LRU of :class:`Slot` bounded by ``max_entries``, ``max_bytes`` and ``max_sessions``.
 
     :param max_bytes: budget of the sum of :attr:`Slot.size`.
     :param max_entries: budget of the slot count.
     :param ttl_s: default time to live, seconds (monotonic).
     :param clock: monotonic seconds; injected by tests.
+    :param max_sessions: budget of distinct session ids with a slot in L1; past it the least
+        recently used slots are evicted until one session fewer is held. ``None`` = no bound.
+        (The per-session count shares the slot keys' strings: ~50 B a session, within the
+        slots' charge, see tests/memory/test_memory_l1.py.)
 
     Counters (``hits``, ``misses``, ``expirations``, ``evictions``) feed
     ``hermes_memory_l1_hit_ratio``; promotions are counted by the caller that promotes.
@@ -95,18 +102,26 @@ class L1Cache:
     """
 
     def __init__(self, max_bytes: int, max_entries: int, ttl_s: float,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, max_sessions: int | None = None) -> None:
         self.max_bytes = max_bytes
         self.max_entries = max_entries
+        self.max_sessions = max_sessions
         self.ttl_s = ttl_s
         self.clock = clock
         self._slots: OrderedDict[Key, Slot] = OrderedDict()
+        #: session id → how many of its slots L1 holds (the key's own string: no copy)
+        self._sessions: dict[str, int] = {}
         self.bytes = 0
         self.hits = self.misses = self.expirations = self.evictions = 0
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
         return len(self._slots)
+
+    @property
+    def sessions(self) -> int:
+        """Distinct session ids with a slot in L1."""
+        return len(self._sessions)
 
     def __contains__(self, key: Key) -> bool:
         slot = self._slots.get(key)
@@ -148,7 +163,7 @@ class L1Cache:
 
         Ignored when an existing live slot has a higher ``version`` (L1 is always
         the newest copy) or the slot alone exceeds ``max_bytes``. Evicts least
-        recently used slots until both bounds hold.
+        recently used slots until every bound holds.
         """
         size = slot_size(key, data)
         if size > self.max_bytes:
@@ -164,10 +179,14 @@ class L1Cache:
                         now + (self.ttl_s if ttl_s is None else ttl_s), now, access_count, size)
             self._slots[key] = slot
             self.bytes += size
-            while self._slots and (self.bytes > self.max_bytes or len(self._slots) > self.max_entries):
+            self._count(key, 1)
+            cap = self.max_sessions
+            while self._slots and (self.bytes > self.max_bytes or len(self._slots) > self.max_entries
+                                   or (cap is not None and len(self._sessions) > cap)):
                 # popitem is one atomic call, safe against a concurrent lock-free move_to_end
-                _, lru = self._slots.popitem(last=False)
+                lru_key, lru = self._slots.popitem(last=False)
                 self.bytes -= lru.size
+                self._count(lru_key, -1)
                 self.evictions += 1
             return slot
 
@@ -194,3 +213,13 @@ class L1Cache:
         if self._slots.get(key) is slot:
             del self._slots[key]
             self.bytes -= slot.size
+            self._count(key, -1)
+
+    def _count(self, key: Key, delta: int) -> None:
+        """One slot of ``key``'s session more (``delta`` 1) or fewer (−1)."""
+        sessions, session = self._sessions, key[1]
+        n = sessions.get(session, 0) + delta
+        if n > 0:
+            sessions[session] = n
+        else:
+            del sessions[session]

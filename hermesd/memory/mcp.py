@@ -85,7 +85,8 @@ class MemoryCore:
                  now_ms: Callable[[], int] = wall_ms, tz: tzinfo = timezone.utc,
                  verifier: Verifier | None = None) -> None:
         self.settings = settings
-        self.l1 = L1Cache(settings.l1.max_bytes, settings.l1.max_entries, settings.l1.ttl_s, clock)
+        self.l1 = L1Cache(settings.l1.max_bytes, settings.l1.max_entries, settings.l1.ttl_s, clock,
+                          max_sessions=settings.l1.max_sessions)
         self.doorkeeper = Doorkeeper(settings.l1.bloom_capacity, settings.l1.bloom_error_rate)
         self.l2 = l2
         self.now_ms = now_ms

@@ -227,7 +227,7 @@ class MemoryService(Subsystem):
         if self.core is None or self.l2 is None or not self.l2.running:
             return {"status": "down"}
         return {"status": "ok", "l1_entries": len(self.core.l1), "l1_bytes": self.core.l1.bytes,
-                "l1_hit_ratio": round(self.core.l1.hit_ratio(), 4), "l2_commits": self.l2.commits}
+                "l1_sessions": self.core.l1.sessions, "l1_hit_ratio": round(self.core.l1.hit_ratio(), 4), "l2_commits": self.l2.commits}
 
     def register_metrics(self, registry: Registry) -> None:
         """L1 (hits, misses, ratio, size), L2 (commits, their latency, queue) and decay; the counts
@@ -279,7 +279,7 @@ class MemoryService(Subsystem):
         self._settings = new
         self.core.settings = new
         self.core.l1.max_bytes, self.core.l1.max_entries = new.l1.max_bytes, new.l1.max_entries
-        self.core.l1.ttl_s = new.l1.ttl_s
+        self.core.l1.ttl_s, self.core.l1.max_sessions = new.l1.ttl_s, new.l1.max_sessions
 
     # -- JSON-RPC methods -----------------------------------------------------------
 

@@ -48,6 +48,21 @@ async def test_two_sessions_two_phones_through_eviction_and_restart(tmp_path: Pa
         await svc.stop()
 
 
+async def test_idle_sessions_past_the_session_bound_are_read_from_l2(tmp_path: Path, clock: FakeClock,
+                                                                      wall: FakeWall) -> None:
+    svc = await start_service(tmp_path, clock, wall, l1={"max_sessions": 16})
+    try:
+        for i in range(40):
+            await svc.put(UID, f"session-{i:02d}", ZHANG, {"phone": f"+86-139-{i:08d}"}, durable=True)
+        assert svc.core.l1.sessions == 16 and len(svc.core.l1) == 16
+        first = await svc.get(UID, "session-00", ZHANG)  # the oldest: in L2 only
+        assert first["tier"] == "l2" and first["data"]["phone"] == "+86-139-00000000"
+        last = await svc.get(UID, "session-39", ZHANG)
+        assert last["tier"] == "l1" and last["data"]["phone"] == "+86-139-00000039"
+    finally:
+        await svc.stop()
+
+
 async def test_users_are_isolated_unless_admin(service) -> None:
     m = {x.name: x for x in service.methods()}
     alice, bob, root = ctx(1001), ctx(1002), ctx(0, "admin")

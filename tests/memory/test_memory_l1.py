@@ -67,6 +67,31 @@ def test_byte_bound_holds(clock: FakeClock) -> None:
     assert l1.put((1, "s", "huge"), {"v": "x" * one * 6}, version=1) is None
 
 
+def test_session_bound_keeps_the_most_recently_used_sessions(clock: FakeClock) -> None:
+    l1 = L1Cache(1 << 20, 1000, ttl_s=60.0, clock=clock, max_sessions=3)
+    for sid in ("s0", "s1", "s2"):
+        for a in ("a", "b"):
+            l1.put((1, sid, a), {"v": sid + a}, version=1)
+    l1.get((1, "s0", "a"))  # s0 is used again; s1's slots are now the least recently used
+    l1.put((1, "s3", "a"), {"v": "s3a"}, version=1)
+    assert l1.sessions == 3
+    assert (1, "s1", "a") not in l1 and (1, "s1", "b") not in l1
+    # only the slots older than s1's last one went: s0's unused slot was older and went too
+    assert (1, "s0", "b") not in l1 and (1, "s0", "a") in l1
+    assert all((1, sid, a) in l1 for sid in ("s2",) for a in ("a", "b")) and (1, "s3", "a") in l1
+    assert l1.bytes == sum(slot.size for _, slot in l1.items())
+    l1.pop((1, "s3", "a"))
+    l1.put((1, "s0", "c"), {"v": "s0c"}, version=1)  # a known session takes no place of another
+    assert l1.sessions == 2 and (1, "s2", "a") in l1
+
+
+def test_without_a_session_bound_sessions_are_bounded_by_bytes_only(clock: FakeClock) -> None:
+    l1 = L1Cache(1 << 20, 1000, ttl_s=60.0, clock=clock)
+    for i in range(50):
+        l1.put((1, f"s{i}", "a"), {"i": i}, version=1)
+    assert l1.sessions == 50 and len(l1) == 50 and l1.evictions == 0
+
+
 def test_older_version_never_replaces_newer(clock: FakeClock) -> None:
     l1 = L1Cache(1 << 20, 100, ttl_s=60.0, clock=clock)
     l1.put(KEY, {"phone": "new"}, version=5)
