@@ -145,8 +145,12 @@ class Pipeline:
         (:meth:`_one_each`) — never the first alone with the others silently dropped."""
         parts = split_requests(text, self.c.lexicon) if self.c.settings.split_requests else [text]
         if len(parts) < 2:
-            each = self._one_each(s, text, ref)
-            return ([(t, None) for t, _ in each], [n for _, n in each]) if each else ([(text, None)], [])
+            each, parsed = self._one_each(s, text, ref)
+            if each:
+                return [(t, None) for t, _ in each], [n for _, n in each]
+            # the parse made to look for people stands for the request's own (one parse per utterance),
+            # unless the request is a reminder's core that :meth:`one` parses on its own ("别忘了提醒我…")
+            return [(text, parsed if reminding_request(text, self.c.lexicon) is None else None)], []
         out = []
         oos_label = getattr(self.c.nlu.engine.model, "oos_label", None)
         for part in parts:
@@ -161,17 +165,19 @@ class Pipeline:
             out.append((part, parsed))
         return out, []
 
-    def _one_each(self, s: Session, text: str, ref: datetime) -> list[tuple[str, str]] | None:
+    def _one_each(self, s: Session, text: str, ref: datetime) -> tuple[list[tuple[str, str]] | None, Any]:
         """The request said once per person — (utterance, the person's words) in the order said — when
-        people are coordinated (A和B, A、B和C, A and B) where its intent has one person slot; else None."""
+        people are coordinated (A和B, A、B和C, A and B) where its intent has one person slot; else None;
+        and the parse of ``text`` it made to tell (None when no joining word asked for one)."""
         if not _MAY_COORDINATE.search(text):
-            return None  # no joining word: not parsed twice
+            return None, None  # no joining word: no parse here
         parsed = self.c.nlu.parse(text, ref, s.tz, s.locale, budget_ms=self.c.settings.parsing_ms)
         if parsed.intent is None or parsed.out_of_scope:
-            return None
+            return None, parsed
         if list(self.c.grounding.spec_slots(parsed.intent).values()).count("person") != 1:
-            return None
-        return one_each(text, [e.span for e in parsed.entities if e.type == "person"])
+            return None, parsed
+        each = one_each(text, [e.span for e in parsed.entities if e.type == "person"])
+        return each, (None if each else parsed)
 
     def interrupted(self, s: Session, lang: str) -> Part:
         """The first turn after a crash interrupted a tool: say so and offer to run it again (the card)."""
