@@ -130,3 +130,15 @@ def test_values_read_for_another_services_intent_fill_the_task_in_hand(track) ->
     plain = track.handle({"intent": "FindRestaurants", "entities": {"city_of_event": "Alameda"},
                           "session": {"sgd": found["state"]}})
     assert "city" not in plain["args"]
+
+
+@pytest.mark.parametrize("said, slot, value", [
+    ("Cupertino, please.", "city", "Cupertino"),  # a proper name the cuisines do not hold: the place
+    ("Something malaysian", "cuisine", "malaysian"),  # not a proper name: the answer to the question
+])
+def test_a_plain_answer_that_is_a_place_fills_the_open_city(track, said: str, slot: str, value: str) -> None:
+    track.CANON.setdefault("sgd_cuisine", {}).update({"italian": "Italian"})
+    st = track.handle({"intent": "FindRestaurants", "entities": {}, "session": {}, "ask": "cuisine"})
+    got = track.handle({"intent": "sgd.inform", "entities": {}, "ask": "city",
+                        "session": {"sgd": st["state"], "utterance": said}})
+    assert got["state"]["slots"].get(slot) == value

@@ -304,6 +304,20 @@ def _describe(item: dict) -> str:
     return ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in item.items())
 
 
+def _answered(state: dict, asked: str, text: str) -> str:
+    """The slot an answer in plain words fills: the one asked, unless that slot has a vocabulary
+    (cuisines, categories; not a name slot) the answer is not in, the answer is a proper name (every
+    word capitalised) and the task's place (a city slot) is still open — "Cupertino, please" said to
+    a question about the cuisine names the city, which the user may well have been asked next."""
+    own = CANON.get(SLOT_TYPES.get(asked) or "", {})
+    if asked in NAME_SLOTS or SLOT_TYPES.get(asked) == "sgd_city" or not own or text.lower() in own \
+            or not all(w[:1].isupper() for w in text.split()):
+        return asked
+    _, it = INTENTS[state["active"]]
+    place = [a for a in it["required_slots"] if SLOT_TYPES.get(a) == "sgd_city" and a not in state["slots"]]
+    return place[0] if place else asked
+
+
 def _keyed_by_type(entities: dict, keyed_for: str | None, intent: str) -> dict:
     """``entities`` with the slot names of ``keyed_for`` (the intent the NLU read the turn as, when
     the rules continue another one with it: "Alameda" read as AddAlarm while restaurants are being
@@ -365,7 +379,7 @@ def handle(input: dict) -> dict:
             # the question was answered in words no entity covers ("Phone home"): take the words
             text = free_text(str((input.get("session") or {}).get("utterance") or ""))
             if text and asked not in DATE_SLOTS + TIME_SLOTS:
-                state["slots"][asked] = text
+                state["slots"][_answered(state, asked, text)] = text
     state["asked"] = input.get("ask")
     state["asked_intent"] = state["active"] if state["asked"] else None
     if state["asked"]:
