@@ -29,7 +29,8 @@ false transactional calls (a transactional method run without the user's recorde
 confirmation, or with arguments the user never agreed to: must be 0); confirmations declined
 (the daemon's card named values other than those the recorded user confirmed, so the
 simulated user said no); turns/s and turn
-latency p50/p99 (client-side round trip of ``session.turn``/``session.confirm``).
+latency p50/p99 (client-side round trip of ``session.turn``/``session.confirm``); turns/s is user turns over
+the wall time with :data:`CONCURRENCY` dialogues at once, each on its own connection.
 
 SGD: Rastogi et al., "Towards Scalable Multi-domain Conversational Agents: The Schema-Guided
 Dialogue Dataset", AAAI 2020 (CC BY-SA 4.0). xSID: van der Goot et al., NAACL 2021 (CC BY-SA 4.0).
@@ -48,7 +49,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any, Iterable
 
-from .client import Client
+from .client import Client, on_connections
 from .metrics import percentile
 
 __all__ = ["SGD_REFERENCE_TIME", "main", "norm_call", "run_replay", "run_xsid", "write_results"]
@@ -61,6 +62,8 @@ XSID_REFERENCE_TIME = "2024-06-19T10:00:00+08:00"
 #: alarms, music, …) is outside them, and the right answer is "out of scope" (intent null)
 XSID_TO_SHIPPED = {"reminder/set_reminder": "reminder.set", "reminder/show_reminders": "reminder.list",
                    "reminder/cancel_reminder": "reminder.cancel"}
+#: dialogues replayed at once (:func:`run_replay`), below the per-user session cap (8); as the CrossWOZ replay
+CONCURRENCY = 4
 TRANSACTIONAL_PREFIXES = ("Reserve", "Add", "Make", "Buy", "Request", "Book", "Transfer", "Pay")
 
 
@@ -262,10 +265,13 @@ def results_folder() -> Path:
 
 def run_replay(socket_path: str | os.PathLike[str] | None, file: str | os.PathLike[str], *, json_out: bool = False,
                limit: int | None = None, results_file: str | os.PathLike[str] | None = None,
-               out: Any = None) -> dict[str, Any]:
+               out: Any = None, concurrency: int = CONCURRENCY) -> dict[str, Any]:
     """Replay the SGD-format ``file`` through the daemon at ``socket_path``; print and return the scores.
 
     :param json_out: print the result as JSON instead of a table. :param limit: first N dialogues only.
+    :param concurrency: dialogues replayed at once, each on its own connection (a turn returns once
+        its state is committed, so one sequential client measures that round trip, not throughput);
+        each dialogue's turns stay in order in its own session, so the scores do not depend on it.
     :param results_file: where to write the recorded results (default: a fresh folder under
         :data:`RESULTS_ROOT`, the only place the SGD pack's sandboxed tools may read);
         it must be readable by the daemon's tool workers (same machine).
@@ -287,26 +293,32 @@ def run_replay(socket_path: str | os.PathLike[str] | None, file: str | os.PathLi
     with Client(socket_path) as c:
         c.call("memory.put", {"session_id": f"user:{os.getuid()}", "anchor": "sgd_results_file",
                               "data": {"value": str(results_file)}})
-        for did, turns in dialogues.items():
-            r = _replay_dialogue(c, turns, latencies)
-            hit, false_tx = _match(r["gold"], r["made"])
-            per_dialogue.append({"dialogue_id": did, "service": turns[0].get("service"),
-                                 "calls_made": [{"method": m, "args": a, "confirmed": cf} for (m, a), cf in r["made"]],
-                                 "calls_annotated": [{"method": m, "args": a, "turn": t}
-                                                     for (m, a), t in zip(r["gold"], r["gold_turns"])],
-                                 "turns": r["log"],
-                                 "calls_matched": hit, "false_transactional_calls": false_tx,
-                                 "intents": [{"annotated": g, "tracked": p} for g, p in r["intents"]]})
-            for sc in (scores[turns[0].get("service") or "?"], scores["overall"]):
-                sc.dialogues += 1
-                sc.turns += len(r["intents"])
-                sc.intent_ok += sum(g == p for g, p in r["intents"])
-                sc.gold += len(r["gold"])
-                sc.pred += len(r["made"])
-                sc.hit += hit
-                sc.all_matched += int(hit == len(r["gold"]) == len(r["made"]))
-                sc.false_tx += false_tx
-                sc.declined += r["declined"]
+
+    def one(c: Client, turns: list[dict[str, Any]]) -> tuple[dict[str, Any], list[float]]:
+        lat: list[float] = []
+        return _replay_dialogue(c, turns, lat), lat
+
+    done = on_connections(socket_path, list(dialogues.values()), one, concurrency)
+    for (did, turns), (r, lat) in zip(dialogues.items(), done):
+        latencies.extend(lat)
+        hit, false_tx = _match(r["gold"], r["made"])
+        per_dialogue.append({"dialogue_id": did, "service": turns[0].get("service"),
+                             "calls_made": [{"method": m, "args": a, "confirmed": cf} for (m, a), cf in r["made"]],
+                             "calls_annotated": [{"method": m, "args": a, "turn": t}
+                                                 for (m, a), t in zip(r["gold"], r["gold_turns"])],
+                             "turns": r["log"],
+                             "calls_matched": hit, "false_transactional_calls": false_tx,
+                             "intents": [{"annotated": g, "tracked": p} for g, p in r["intents"]]})
+        for sc in (scores[turns[0].get("service") or "?"], scores["overall"]):
+            sc.dialogues += 1
+            sc.turns += len(r["intents"])
+            sc.intent_ok += sum(g == p for g, p in r["intents"])
+            sc.gold += len(r["gold"])
+            sc.pred += len(r["made"])
+            sc.hit += hit
+            sc.all_matched += int(hit == len(r["gold"]) == len(r["made"]))
+            sc.false_tx += false_tx
+            sc.declined += r["declined"]
     elapsed = time.perf_counter() - t0
     result = {"file": str(file), "services": {k: v.row() for k, v in sorted(scores.items()) if k != "overall"},
               "overall": scores["overall"].row(), "turns_per_s": round(len(latencies) / elapsed, 1) if elapsed else None,

@@ -43,14 +43,12 @@ import json
 import os
 import re
 import sys
-import threading
 import time
 import unicodedata
 from collections import defaultdict
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from .client import Client
+from .client import Client, on_connections
 from .metrics import percentile
 
 __all__ = ["DOMAINS", "fold", "is_crosswoz", "load_dialogues", "main", "run_crosswoz", "score_dialogue"]
@@ -233,25 +231,15 @@ def run_crosswoz(socket_path: str | os.PathLike[str] | None, file: str | os.Path
     latencies: list[float] = []
     per_dialogue = []
     items = list(dialogues.items())
-    lock = threading.Lock()
     t0 = time.perf_counter()
 
-    def worker(mine: list[tuple[str, list[dict[str, Any]]]]) -> list[tuple[str, list, dict]]:
-        done = []
-        with Client(socket_path) as c:
-            for did, turns in mine:
-                lat: list[float] = []
-                replies = _replay_dialogue(c, turns, lat)
-                with lock:
-                    latencies.extend(lat)
-                done.append((did, turns, replies))
-        return done
+    def one(c: Client, item: tuple[str, list[dict[str, Any]]]) -> tuple[str, list, dict, list[float]]:
+        lat: list[float] = []
+        return item[0], item[1], _replay_dialogue(c, item[1], lat), lat
 
-    n = max(1, min(concurrency, len(items)))
-    with ThreadPoolExecutor(max_workers=n) as pool:
-        chunks = list(pool.map(worker, [items[k::n] for k in range(n)]))
-    order = {did: k for k, (did, _) in enumerate(items)}
-    for did, turns, replies in sorted((x for ch in chunks for x in ch), key=lambda x: order[x[0]]):
+    done = on_connections(socket_path, items, one, concurrency)
+    for did, turns, replies, lat in done:
+        latencies.extend(lat)
         scored = score_dialogue(turns, replies)
         for dom, row in scored["domains"].items():
             for k, v in row.items():

@@ -324,19 +324,26 @@ def _augmented(texts: list[str], opens: list[str], per_text: int = 2) -> list[st
     return out
 
 
+def intent_slots(it: dict) -> dict[str, str]:
+    """The NLU slots of a service intent: entity key → entity type. Its slots by name; one datetime
+    can carry both a date and a time ("tomorrow at 7 pm"), so the first two datetime mentions are
+    ``when``/``when2`` (sgd_track splits them into the SGD slots); and the name types it does not
+    take, by their type (the tracker gives such a name to the slot its context says)."""
+    args = [*it["required_slots"], *it["optional_slots"]]
+    slots = {a: slot_entity(a) for a in args if slot_entity(a) != "datetime"}
+    if any(slot_entity(a) == "datetime" for a in args):
+        slots.update({"when": "datetime", "when2": "datetime"})
+    slots.update({t: t for t in NAME_TYPES if t not in slots.values()})
+    return slots
+
+
 def intents_doc(schema: list[dict], build: dict[str, list[dict]], min_support: int = MIN_SUPPORT) -> dict:
     ex = examples(build)
     opens = openers(build)
     intents = []
     for svc in schema:
         for it in svc["intents"]:
-            slots = {s: slot_entity(s) for s in [*it["required_slots"], *it["optional_slots"]]}
-            # one datetime can carry both a date and a time ("tomorrow at 7 pm"): map the first two
-            # datetime mentions to when/when2; sgd_track splits them into the SGD slots
-            slots = {k: v for k, v in slots.items() if v != "datetime"}
-            if any(slot_entity(s) == "datetime" for s in [*it["required_slots"], *it["optional_slots"]]):
-                slots.update({"when": "datetime", "when2": "datetime"})
-            slots.update({t: t for t in NAME_TYPES if t not in slots.values()})
+            slots = intent_slots(it)
             words = re.findall(r"[A-Z][a-z]+", it["name"])
             # the service's own name is a word of its subject too ("what is my calendar like on
             # Monday" is Calendar_1's, not a recall of something the user told hermesd)
@@ -355,9 +362,11 @@ def intents_doc(schema: list[dict], build: dict[str, list[dict]], min_support: i
     return {"pack": "sgd", "gazetteers": gazetteers(schema, build, min_support), "intents": intents}
 
 
-def _key(slot: str, by_type: bool) -> str:
+def _key(slot: str, by_type: "bool | dict[str, str]") -> str:
     """The entity key a rule reads for ``slot``: the slot name for a service intent, the entity
     type for the dialogue-act intents (whose slots are named by type, see :func:`intents_doc`)."""
+    if isinstance(by_type, dict):  # another intent's parse: the key that carries the slot's type
+        return next((k for k, t in by_type.items() if t == slot_entity(slot)), "")
     return slot_entity(slot) if by_type else slot
 
 
@@ -377,7 +386,7 @@ def by_context_types(schema: list[dict], intent: dict, slot: str) -> list[str]:
     return [t for t in NAME_TYPES if t not in own]
 
 
-def _has(slot: str, *, by_type: bool = False, transactional: bool = False, intent: str | None = None,
+def _has(slot: str, *, by_type: "bool | dict[str, str]" = False, transactional: bool = False, intent: str | None = None,
          by_context: list[str] = ()) -> str:
     """Condition: ``slot`` has a value this turn, in the tracked state, or (transactional) in the
     offered result or in the attempt of ``intent`` just made (a new attempt at a transaction keeps
@@ -398,7 +407,8 @@ def _has(slot: str, *, by_type: bool = False, transactional: bool = False, inten
         parts += [f"has(entities.{slot})", "entities.when.grain in ['hour', 'minute']",
                   "entities.when2.grain in ['hour', 'minute']"]
     else:
-        parts += [f"has(entities.{k})", f"has(session.sgd.pool.{slot_entity(slot)})"]
+        parts += [f"has(entities.{k})"] if k else []  # (k is "" when another intent's parse has no such key)
+        parts.append(f"has(session.sgd.pool.{slot_entity(slot)})")
     return "(" + " or ".join(parts) + ")"
 
 
@@ -412,11 +422,18 @@ def _intent_keys(it: dict, by_type: bool) -> list[str]:
     return keys + (["when2"] if "when" in keys else [])
 
 
-def _track(intent: str, ask: str | None = None) -> list[dict]:
+def _track(intent: str, ask: str | None = None, keyed_for: str | None = None) -> list[dict]:
     params = {"intent": intent, "entities": "{{entities}}", "session": "{{session}}"}
     if ask:
         params["ask"] = ask
+    if keyed_for:  # the entities are keyed by that intent's slots (the NLU's reading of the turn)
+        params["keyed_for"] = keyed_for
     return [{"tool": "sgd_track", "id": "st", "params": params}, {"set_state": {"sgd": "{{steps.st.state}}"}}]
+
+
+def svc_others(schema: list[dict], svc: dict) -> list[dict]:
+    """The intents of every service but ``svc``."""
+    return [it for other in schema if other is not svc for it in other["intents"]]
 
 
 def _starters(schema: list[dict]) -> dict[str, list[str]]:
@@ -437,6 +454,45 @@ def _starters(schema: list[dict]) -> dict[str, list[str]]:
     return out
 
 
+#: an intent name's verbs, and words too common to name a service ("at the same time")
+_NOT_NAMING = {"add", "get", "find", "reserve", "buy", "make", "request", "time"}
+
+
+def naming_words(it: dict, service: str) -> list[str]:
+    """The words that name ``it``'s task: the nouns of its name and its service's
+    (ReserveRestaurant → restaurant; BuyEventTickets → event, ticket), singular, so a plural matches."""
+    words = re.findall(r"[A-Z][a-z]+", it["name"]) + re.findall(r"[A-Za-z]+", service)
+    return sorted({w.lower().removesuffix("s") for w in words if w.lower() not in _NOT_NAMING})
+
+
+def _takes(it: dict, typ: str) -> bool:
+    """``it`` has an argument filled by entity type ``typ``."""
+    return any(slot_entity(a) == typ for a in [*it["required_slots"], *it["optional_slots"]])
+
+
+def stays(it: dict, service: str, active: dict) -> list[str] | None:
+    """Conditions under which a turn the NLU read as ``it`` (of ``service``) stays on ``active``, a
+    task of another service being tracked: the turn brings a value ``active`` takes, none that only
+    ``it`` takes, and no word that names ``it``'s task (:func:`naming_words`). "Alameda" or "try
+    again for next Friday" answer the task in hand whatever intent the words resemble; "find me a
+    restaurant in Alameda" names a new one. None when no value of ``it`` fits ``active``.
+    (Every shared SGD dialogue keeps to one service: 0 switches to another service's intent in 3,995
+    user turns.)"""
+    keys = intent_slots(it)
+    fit = [k for k, t in keys.items() if _takes(active, t)]
+    only = [k for k, t in keys.items() if not _takes(active, t) and t not in NAME_TYPES]
+    if not fit:
+        return None
+    named = " or ".join(f"'{f}' in session.utterance" for w in naming_words(it, service)
+                        for f in (w, w[:1].upper() + w[1:]))
+    conds = [f"session.sgd.active == '{active['name']}'", "(" + " or ".join(f"has(entities.{k})" for k in fit) + ")"]
+    if only:
+        conds.append("not (" + " or ".join(f"has(entities.{k})" for k in only) + ")")
+    if named:
+        conds.append(f"not ({named})")
+    return conds
+
+
 def rules_doc(schema: list[dict]) -> dict:
     """Per service intent, for its own intent and for the dialogue-act intents that continue it:
     ask each missing required slot (highest priority first), else call — after a confirmation
@@ -452,7 +508,11 @@ def rules_doc(schema: list[dict]) -> dict:
             typed_values = " or ".join(f"has(entities.{k})" for k in _intent_keys(it, True))
             # a turn with no service intent continues the tracked one when it brings values for it
             # (or answers the question asked), or accepts the intent the system offered
-            triggers = [(name, [], "", False),
+            # a turn read as this intent while another service's task is tracked, with values that fit that
+            # task and no word naming this one, continues that task (below): it starts nothing here
+            others = [(o, st) for o in svc_others(schema, svc)
+                      if (st := stays(it, svc["service_name"], o)) is not None]
+            triggers = [(name, [f"not ({' and '.join(st)})" for _, st in others], "", False),
                         ("sgd.affirm_intent", [f"session.sgd.offer == '{name}'"], ".affirm", True),
                         # "yes" to a question about the tracked intent that has not been called yet
                         ("sgd.affirm_intent", [f"session.sgd.active == '{name}'", "not has(session.sgd.offer)",
@@ -496,7 +556,16 @@ def rules_doc(schema: list[dict]) -> dict:
                     if theirs:
                         cond.append("not (" + " or ".join(f"has(entities.{k})" for k in theirs) + ")")
                     triggers.append(("sgd.inform", cond, f".from_{sib['name']}", True))
+            # the turns other services' intents leave to this one (see :func:`stays`)
+            for osvc in schema:
+                if osvc is svc:
+                    continue
+                for oit in osvc["intents"]:
+                    st = stays(oit, osvc["service_name"], it)
+                    if st is not None:
+                        triggers.append((oit["name"], st, f".stay_{oit['name']}", intent_slots(oit)))
             for trig, conds, suffix, by_type in [*triggers, *opens]:
+                keyed_for = trig if isinstance(by_type, dict) else None
                 opening = suffix.startswith(".opens_")  # below every other reading of the turn: its
                 for i, slot in enumerate(req):           # questions below the others' calls
                     rules.append({
@@ -504,8 +573,8 @@ def rules_doc(schema: list[dict]) -> dict:
                         "trigger": {"intent": trig},
                         "conditions": [*conds, "not " + _has(slot, by_type=by_type, transactional=tx, intent=name,
                                                              by_context=by_context_types(schema, it, slot))],
-                        "actions": [*_track(name, ask=slot), {"reply": {"en": "{{steps.st.say}}"}}]})
-                call = [*_track(name)]
+                        "actions": [*_track(name, ask=slot, keyed_for=keyed_for), {"reply": {"en": "{{steps.st.say}}"}}]})
+                call = [*_track(name, keyed_for=keyed_for)]
                 if tx:
                     call.append({"confirm": {"en": f"Please confirm {name}: {{{{steps.st.summary}}}}"},
                                  "fields": {"method": name, "args": "{{steps.st.args}}"}})
@@ -598,7 +667,7 @@ def write_tools(schema: list[dict], out: Path) -> None:
                               "canonicalises dates/times/counts, builds API arguments and the reply."},
         "input": {"intent": {"type": "string", "required": True}, "entities": {"type": "object", "required": True},
                   "session": {"type": "object", "required": True}, "results": {"type": "array"},
-                  "ask": {"type": "string"}},
+                  "ask": {"type": "string"}, "keyed_for": {"type": "string"}},
         "output": {"state": {"type": "object", "required": True}, "args": {"type": "object", "required": True},
                    "summary": {"type": "string", "required": True}, "say": {"type": "string", "required": True}},
         "idempotent": True, "sandbox": {"memory_mb": 64, "cpu_ms": 500, "timeout_ms": 2000}}, sort_keys=False))

@@ -149,8 +149,12 @@ class Pipeline:
         documents ("把报价单和合同发给王芳": the quote, then the contract)."""
         parts = split_requests(text, self.c.lexicon) if self.c.settings.split_requests else [text]
         if len(parts) < 2:
-            each, etype = self._one_each(s, text, ref)
-            return ([(t, None) for t, _ in each], [n for _, n in each], etype) if each else ([(text, None)], [], None)
+            each, etype, parsed = self._one_each(s, text, ref)
+            if each:
+                return [(t, None) for t, _ in each], [n for _, n in each], etype
+            # the parse made to look for people stands for the request's own (one parse per utterance),
+            # unless the request is a reminder's core that :meth:`one` parses on its own ("别忘了提醒我…")
+            return [(text, parsed if reminding_request(text, self.c.lexicon) is None else None)], [], None
         out = []
         oos_label = getattr(self.c.nlu.engine.model, "oos_label", None)
         for part in parts:
@@ -168,22 +172,23 @@ class Pipeline:
     #: the entity types a request is said once for each of, when several are joined in its one slot
     ONE_EACH_TYPES = ("person", "doc_type")
 
-    def _one_each(self, s: Session, text: str, ref: datetime) -> tuple[list[tuple[str, str]] | None, str | None]:
+    def _one_each(self, s: Session, text: str, ref: datetime) -> tuple[list[tuple[str, str]] | None, str | None, Any]:
         """The request said once per person (or document) — (utterance, its words) in the order said —
         when they are coordinated (A和B, A、B和C, A and B) where its intent has one slot of their type;
-        else (None, None). The type comes with it (people first)."""
+        else None; the type (people first); and the parse of ``text`` it made to tell, for the request's
+        own use (None when it found the request once for each, or no joining word asked for a parse)."""
         if not _MAY_COORDINATE.search(text):
-            return None, None  # no joining word: not parsed twice
+            return None, None, None  # no joining word: no parse here
         parsed = self.c.nlu.parse(text, ref, s.tz, s.locale, budget_ms=self.c.settings.parsing_ms)
         if parsed.intent is None or parsed.out_of_scope:
-            return None, None
+            return None, None, parsed
         slots = list(self.c.grounding.spec_slots(parsed.intent).values())
         for etype in self.ONE_EACH_TYPES:
             if slots.count(etype) == 1:
                 each = one_each(text, [e.span for e in parsed.entities if e.type == etype])
                 if each:
-                    return each, etype
-        return None, None
+                    return each, etype, None
+        return None, None, parsed
 
     def interrupted(self, s: Session, lang: str) -> Part:
         """The first turn after a crash interrupted a tool: say so and offer to run it again (the card)."""

@@ -376,3 +376,38 @@ def test_a_wanted_dish_the_database_lacks_is_not_replaced_by_a_shorter_one(lex) 
     assert say.startswith("没有找到有火星烤肉的餐馆；最接近的有")
     # a dish of the database said the same way is searched
     assert cw_read.read("我想吃招牌烤鸭，帮我找一家餐馆", {}, lex)["inform"] == {"餐馆": {"推荐菜": "招牌烤鸭"}}
+
+
+@pytest.mark.parametrize("domain,cons", [
+    ("酒店", {"评分": "4.5分以上", "酒店设施": "叫醒服务 早餐服务"}),
+    ("酒店", {"酒店类型": "经济型", "价格": "100-300元"}),
+    ("餐馆", {"人均消费": "50-100元", "推荐菜": "烤鸭"}),
+    ("景点", {"门票": "免费", "评分": "4分以上"}),
+    ("景点", {"门票": "免费", "评分": "5分", "名称": "没有这个景点"}),
+])
+def test_a_query_is_every_record_that_meets_each_constraint_in_database_order(domain: str, cons: dict) -> None:
+    db = cw_db.load(str(DB))
+    brute = [r for r in db[domain] if all(cw_db.matches(r, k, v) for k, v in cons.items())]
+    assert cw_db.query(domain, cons, db) == brute
+    assert cw_db.query(domain, cons, db) == brute  # the second time from the kept masks
+
+
+def test_closest_records_meet_the_most_constraints_best_rated_first() -> None:
+    db = cw_db.load(str(DB))
+    cons = {"门票": "免费", "评分": "5分", "名称": "没有这个景点"}
+    alts, missed = cw_db.closest("景点", cons, db)
+    assert cw_db.query("景点", cons, db) == [] and alts
+    met = [sum(cw_db.matches(r, k, v) for k, v in cons.items()) for r in db["景点"]]
+    best = max(met)
+    assert all(sum(cw_db.matches(a, k, v) for k, v in cons.items()) == best for a in alts)
+    ratings = [a.get("评分") or 0 for a in alts]
+    assert ratings == sorted(ratings, reverse=True)
+    assert "名称" in missed
+
+
+def test_a_metro_station_is_that_of_the_place_named() -> None:
+    db = cw_db.load(str(DB))
+    rec = next(r for r in db["景点"] if r.get("地铁"))
+    assert cw_db.metro_station(" " + rec["名称"], db) == next(
+        r.get("地铁") for d in ("地铁", "景点", "餐馆", "酒店") for r in db[d] if r["名称"] == rec["名称"])
+    assert cw_db.metro_station("没有这个地方", db) is None

@@ -6,6 +6,8 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("build_sgd_pack", REPO / "scripts" / "build_sgd_pack.py")
 builder = importlib.util.module_from_spec(_spec)
@@ -101,3 +103,60 @@ def test_the_service_name_is_a_keyword_of_its_intents():
                                {"d1": [{"speaker": "USER", "text": "Yes", "spans": [],
                                         "actions": [{"act": "AFFIRM", "slot": "", "values": []}]}]})
     assert doc["intents"][0]["keywords"] == ["event", "calendar"]
+
+
+def test_the_words_that_name_a_task_are_the_nouns_of_its_intent_and_service():
+    assert builder.naming_words({"name": "ReserveRestaurant"}, "Restaurants_1") == ["restaurant"]
+    assert builder.naming_words({"name": "BuyEventTickets"}, "Events_1") == ["event", "ticket"]
+    assert builder.naming_words({"name": "GetAvailableTime"}, "Calendar_1") == ["available", "calendar"]
+
+
+FIND_RESTAURANTS = {"name": "FindRestaurants", "required_slots": ["cuisine", "city"], "optional_slots": {}}
+ADD_ALARM = {"name": "AddAlarm", "required_slots": ["new_alarm_time"], "optional_slots": {"new_alarm_name": "x"}}
+BUY_TICKETS = {"name": "BuyEventTickets", "required_slots": ["event_name", "number_of_seats", "date",
+                                                             "city_of_event"], "optional_slots": {}}
+
+
+def _holds(conds: list[str], entities: dict, utterance: str, active: str) -> bool:
+    from hermesd.rules.conditions import parse
+
+    ctx = {"entities": entities, "session": {"utterance": utterance, "sgd": {"active": active}}}
+    return all(parse(c)(ctx) for c in conds)
+
+
+
+@pytest.mark.parametrize("read_as, service, active, entities, utterance, stays", [
+    # a value the task in hand takes, no word naming the other task: stay
+    (ADD_ALARM, "Alarm_1", FIND_RESTAURANTS, {"sgd_city": "Alameda"}, "Alameda", True),
+    # the other task named by its words: a new task
+    (ADD_ALARM, "Alarm_1", FIND_RESTAURANTS, {"sgd_city": "Alameda"}, "Set an alarm, I'm in Alameda", False),
+    (ADD_ALARM, "Alarm_1", FIND_RESTAURANTS, {"sgd_city": "Alameda"}, "Alarms in Alameda", False),
+    # a value only the other task takes (an alarm time; restaurants have none): a new task
+    (ADD_ALARM, "Alarm_1", FIND_RESTAURANTS, {"sgd_city": "Alameda", "when": {"grain": "minute"}},
+     "Alameda at 7", False),
+    # no value at all: nothing to fill, the reading stands
+    (ADD_ALARM, "Alarm_1", FIND_RESTAURANTS, {}, "Yes please", False),
+    # "try again for next Friday" read as the restaurant booking while tickets are being bought
+    ({"name": "ReserveRestaurant", "required_slots": ["restaurant_name", "city", "time"],
+      "optional_slots": {"date": "x"}}, "Restaurants_1", BUY_TICKETS, {"when": {"grain": "day"}},
+     "Try again for next Friday.", True),
+    ({"name": "ReserveRestaurant", "required_slots": ["restaurant_name", "city", "time"],
+      "optional_slots": {"date": "x"}}, "Restaurants_1", BUY_TICKETS, {"when": {"grain": "day"}},
+     "Book a Restaurant for next Friday.", False),
+])
+def test_a_turn_read_as_another_services_intent_stays_on_the_task_in_hand(read_as, service, active, entities,
+                                                                         utterance, stays):
+    conds = builder.stays(read_as, service, active)
+    assert conds is not None
+    assert _holds(conds, entities, utterance, active["name"]) is stays
+    assert not _holds(conds, entities, utterance, "GetAlarms")  # only while that task is tracked
+
+
+def test_no_stay_when_no_value_of_the_reading_fits_the_task():
+    # GetAlarms' reading carries only names; a search by category and price takes none of them
+    search = {"name": "FindThings", "required_slots": ["category"], "optional_slots": {"price_range": "x"}}
+    alarm = {"name": "GetAlarms", "required_slots": [], "optional_slots": {}}
+    assert builder.stays(alarm, "Alarm_1", search) is None
+    # a payment takes a name (its receiver): "to Jerry" read as GetAlarms pays Jerry
+    pay = {"name": "MakePayment", "required_slots": ["payment_method", "amount", "receiver"], "optional_slots": {}}
+    assert _holds(builder.stays(alarm, "Alarm_1", pay), {"sgd_receiver": "Jerry"}, "to Jerry", "MakePayment")

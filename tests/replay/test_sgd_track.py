@@ -117,3 +117,28 @@ def test_a_place_that_names_a_listed_event_is_that_event(track) -> None:
     st = track.handle({"intent": "FindEvents", "entities": {"city_of_event": "New York"},
                        "session": {"sgd": found["state"]}})
     assert st["args"]["city_of_event"] == "New York"
+
+
+def test_values_read_for_another_services_intent_fill_the_task_in_hand(track) -> None:
+    # "Alameda" read as FindEvents (its city_of_event) while restaurants are being looked for: the city
+    found = track.handle({"intent": "FindRestaurants", "entities": {"cuisine": "Italian"}, "session": {}})
+    st = track.handle({"intent": "FindRestaurants", "entities": {"city_of_event": "Alameda"},
+                       "session": {"sgd": found["state"]}, "keyed_for": "FindEvents"})
+    assert st["state"]["active"] == "FindRestaurants"
+    assert st["args"] == {"cuisine": "Italian", "city": "Alameda"}
+    # without keyed_for the other service's slot name fills nothing here
+    plain = track.handle({"intent": "FindRestaurants", "entities": {"city_of_event": "Alameda"},
+                          "session": {"sgd": found["state"]}})
+    assert "city" not in plain["args"]
+
+
+@pytest.mark.parametrize("said, slot, value", [
+    ("Cupertino, please.", "city", "Cupertino"),  # a proper name the cuisines do not hold: the place
+    ("Something malaysian", "cuisine", "malaysian"),  # not a proper name: the answer to the question
+])
+def test_a_plain_answer_that_is_a_place_fills_the_open_city(track, said: str, slot: str, value: str) -> None:
+    track.CANON.setdefault("sgd_cuisine", {}).update({"italian": "Italian"})
+    st = track.handle({"intent": "FindRestaurants", "entities": {}, "session": {}, "ask": "cuisine"})
+    got = track.handle({"intent": "sgd.inform", "entities": {}, "ask": "city",
+                        "session": {"sgd": st["state"], "utterance": said}})
+    assert got["state"]["slots"].get(slot) == value

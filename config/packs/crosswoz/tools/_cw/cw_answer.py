@@ -38,18 +38,6 @@ def _describe(cons: dict) -> str:
     return "，".join(f"{k}{v}" if k != "名称" else f"名叫{v}" for k, v in cons.items())
 
 
-def _metro_station(name: str, db: dict) -> str | None:
-    for dom in ("地铁", *PLACE_DOMAINS):
-        for r in db.get(dom, []):
-            if cw_cmp(r.get("名称")) == cw_cmp(name):
-                return r.get("地铁")
-    return None
-
-
-def cw_cmp(s) -> str:
-    return cw_db.fold(s or "")
-
-
 def unknown_values(unknown: list, db: dict) -> list[str]:
     """"没有找到…" for values said by their context that the database lacks, with the closest
     names it has (difflib ratio, the standard library's SequenceMatcher)."""
@@ -89,7 +77,7 @@ def answer(state: dict, queries: list[dict], requests: list, db: dict, intent: s
             continue
         if dom == "地铁":
             a, b = cons.get("出发地"), cons.get("目的地")
-            sa, sb = _metro_station(a or "", db), _metro_station(b or "", db)
+            sa, sb = cw_db.metro_station(a or "", db), cw_db.metro_station(b or "", db)
             parts.append(f"{a}附近的地铁站是{sa or '（数据库里没有）'}，{b}附近的地铁站是{sb or '（数据库里没有）'}。")
             state.setdefault("metro", {}).update({"出发地附近地铁站": sa, "目的地附近地铁站": sb})
             continue

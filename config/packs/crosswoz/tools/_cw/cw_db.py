@@ -13,6 +13,7 @@ match after folding (:func:`fold`).
 
 from __future__ import annotations
 
+import heapq
 import json
 import os
 import re
@@ -134,28 +135,84 @@ def matches(rec: dict, slot: str, want: str) -> bool:
     return _test(slot, want)(_view(rec))
 
 
+#: constraint → the records that meet it, as a bitmask over the domain's records (bit i: record
+#: i in database order), kept for the worker's life: a dialogue's state is cumulative, so the same
+#: constraints come back turn after turn and a query is then a few ANDs, not a scan of every record
+_MASKS: dict = {}
+MASK_CACHE = 2048  # entries (a mask is an int of at most 1,133 bits: a few hundred kB in all)
+
+
+def _mask(domain: str, slot: str, want, db: dict | None = None) -> int:
+    """Bitmask of ``domain``'s records meeting the one constraint ``slot`` = ``want`` (:func:`_test`)."""
+    db = db or load()
+    key = (id(db), domain, slot, str(want))
+    m = _MASKS.get(key)
+    if m is None:
+        t = _test(slot, want)
+        bits = "".join("1" if t(v) else "0" for v in views(domain, db))
+        m = int(bits[::-1], 2) if bits else 0
+        if len(_MASKS) >= MASK_CACHE:
+            _MASKS.pop(next(iter(_MASKS)))  # the oldest
+        _MASKS[key] = m
+    return m
+
+
+def _indices(mask: int) -> list[int]:
+    """The set bits of ``mask``, lowest first (records in database order)."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
 def query(domain: str, constraints: dict, db: dict | None = None) -> list[dict]:
     """Records of ``domain`` meeting every constraint, in database order."""
-    tests = [_test(k, v) for k, v in constraints.items()]
-    return [v["_raw"] for v in views(domain, db) if all(t(v) for t in tests)]
+    vs = views(domain, db)
+    mask = (1 << len(vs)) - 1
+    for k, v in constraints.items():
+        mask &= _mask(domain, k, v, db)
+        if not mask:
+            return []
+    return [vs[i]["_raw"] for i in _indices(mask)]
 
 
 def closest(domain: str, constraints: dict, db: dict | None = None, k: int = 3) -> tuple[list[dict], list[str]]:
     """When nothing meets ``constraints``: the records meeting the most of them (best rated
-    first), and the constraints they miss (for "没有找到…，最接近的有…")."""
+    first, then in database order), and the constraints they miss (for "没有找到…，最接近的有…")."""
     # each part of a multi-valued constraint (推荐菜 "龙虾 刺身") is a condition of its own here, so
     # a record with one of two dishes is closer than one with neither
     tests = []
     for s, v in constraints.items():
         parts = str(v).split() if s in MULTI else [v]
-        tests += [(s if len(parts) == 1 else f"{s}{p}", _test(s, p)) for p in parts]
-    scored = []
-    for v in views(domain, db):
-        miss = [s for s, t in tests if not t(v)]
-        scored.append((len(miss), -(v["_raw"].get("评分") or 0), v["_raw"], miss))
-    scored.sort(key=lambda x: (x[0], x[1]))
-    best = [x for x in scored[:k] if x[0] < len(tests)]
-    return [x[2] for x in best], sorted({m for x in best for m in x[3]})
+        tests += [(s if len(parts) == 1 else f"{s}{p}", _mask(domain, s, p, db)) for p in parts]
+    vs = views(domain, db)
+    met = [0] * len(vs)
+    for _, m in tests:
+        for i in _indices(m):
+            met[i] += 1
+    order = heapq.nsmallest(k, range(len(vs)), key=lambda i: (len(tests) - met[i], -(vs[i]["_raw"].get("评分") or 0)))
+    best = [i for i in order if met[i] > 0]
+    return ([vs[i]["_raw"] for i in best],
+            sorted({s for i in best for s, m in tests if not (m >> i) & 1}))
+
+
+_STATIONS: dict = {}
+
+
+def metro_station(name: str, db: dict | None = None) -> str | None:
+    """The metro station (``地铁``) of the first record named ``name`` (folded) in 地铁, 景点, 餐馆,
+    酒店 order; None when no record has that name."""
+    db = db or load()
+    if id(db) not in _STATIONS:
+        table: dict = {}
+        for dom in ("地铁", "景点", "餐馆", "酒店"):
+            for v in views(dom, db):
+                table.setdefault(v.get("名称", ""), v["_raw"].get("地铁"))
+        _STATIONS.clear()
+        _STATIONS[id(db)] = table
+    return _STATIONS[id(db)].get(fold(name or ""))
 
 
 #: slots whose values are the database's own words (the parts of the MULTI ones each)

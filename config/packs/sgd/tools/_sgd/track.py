@@ -1,10 +1,12 @@
 """SGD dialogue state tracking for the rule pack (pure function of its input).
 
-Input ``{intent, entities, session, results?}``: ``intent`` is an SGD intent (FindRestaurants)
+Input ``{intent, entities, session, results?, keyed_for?}``: ``intent`` is an SGD intent (FindRestaurants)
 or a dialogue-act intent of the pack (``sgd.inform``, ``sgd.request_alts``, ``sgd.select``,
 ``sgd.affirm_intent``, ``sgd.request``, ``sgd.bye``); ``entities`` the turn's values by slot
 name (``when``/``when2`` are the NLU's datetime mentions); ``session`` the session variables
-(``session.sgd`` is the state this tool returned last turn); ``results`` an API call's results.
+(``session.sgd`` is the state this tool returned last turn); ``results`` an API call's results;
+``keyed_for`` the intent whose slot names key ``entities`` when it is not ``intent`` (a turn the NLU
+read as another service's intent that continues the task in hand).
 
 Output ``{state, args, summary, say}``: ``state = {active, offer, slots, results, index, called,
 done?, exhausted}`` (``done``: the transaction last made, ``{intent, args}``, while it is the active
@@ -302,12 +304,36 @@ def _describe(item: dict) -> str:
     return ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in item.items())
 
 
+def _answered(state: dict, asked: str, text: str) -> str:
+    """The slot an answer in plain words fills: the one asked, unless that slot has a vocabulary
+    (cuisines, categories; not a name slot) the answer is not in, the answer is a proper name (every
+    word capitalised) and the task's place (a city slot) is still open — "Cupertino, please" said to
+    a question about the cuisine names the city, which the user may well have been asked next."""
+    own = CANON.get(SLOT_TYPES.get(asked) or "", {})
+    if asked in NAME_SLOTS or SLOT_TYPES.get(asked) == "sgd_city" or not own or text.lower() in own \
+            or not all(w[:1].isupper() for w in text.split()):
+        return asked
+    _, it = INTENTS[state["active"]]
+    place = [a for a in it["required_slots"] if SLOT_TYPES.get(a) == "sgd_city" and a not in state["slots"]]
+    return place[0] if place else asked
+
+
+def _keyed_by_type(entities: dict, keyed_for: str | None, intent: str) -> dict:
+    """``entities`` with the slot names of ``keyed_for`` (the intent the NLU read the turn as, when
+    the rules continue another one with it: "Alameda" read as AddAlarm while restaurants are being
+    looked for) replaced by their entity types, which :func:`merge` gives to ``intent``'s slots."""
+    if keyed_for not in INTENTS or keyed_for == intent:
+        return entities
+    own = _slot_names(INTENTS[keyed_for][0])
+    return {(SLOT_TYPES.get(k) or k) if k in own else k: v for k, v in entities.items()}
+
+
 def handle(input: dict) -> dict:
     intent = input["intent"]
     prior = (input.get("session") or {}).get("sgd") or {}
     state = {"active": prior.get("active"), "offer": prior.get("offer"), "slots": dict(prior.get("slots") or {}),
              "results": list(prior.get("results") or []), "index": int(prior.get("index") or 0)}
-    entities = input.get("entities") or {}
+    entities = _keyed_by_type(input.get("entities") or {}, input.get("keyed_for"), intent)
     say = ""
     if intent in INTENTS:
         if state["active"] != intent and intent == state.get("offer"):
@@ -353,7 +379,7 @@ def handle(input: dict) -> dict:
             # the question was answered in words no entity covers ("Phone home"): take the words
             text = free_text(str((input.get("session") or {}).get("utterance") or ""))
             if text and asked not in DATE_SLOTS + TIME_SLOTS:
-                state["slots"][asked] = text
+                state["slots"][_answered(state, asked, text)] = text
     state["asked"] = input.get("ask")
     state["asked_intent"] = state["active"] if state["asked"] else None
     if state["asked"]:
