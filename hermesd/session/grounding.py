@@ -213,6 +213,11 @@ class Grounding:
     async def recall(self, s: Session, params: Mapping[str, Any]) -> dict[str, Any]:
         """The memory search behind a rule's ``recall`` step (this user's memories only).
 
+        With no day named, what this conversation did comes first: "send it again" / "再发一次" means the
+        send made here, even when the same user sent a newer one of that kind in another session (a
+        second app window, another device) — the user's whole memory is searched only when this
+        session has no match. A day named searches the user's memory as it is.
+
         :return: ``{"items": [{type, action, object, kind, anchor, at_ms, at, params, output}], "count"}``.
         """
         person = params.get("person")
@@ -225,9 +230,12 @@ class Grounding:
         kind = params.get("kind")
         kind = s.refs.get("kinds", {}).get(kind, kind) if isinstance(kind, str) else None
         since, until = self.ms_range(s, {"start": params.get("since"), "end": params.get("until")})
-        items = await self.memory.search(s.uid, anchors=[anchor] if anchor else None, action=params.get("action"),
-                                         kind=kind, since=since, until=until, query=params.get("query"),
-                                         k=int(params.get("k") or 3))
+        query = dict(anchors=[anchor] if anchor else None, action=params.get("action"), kind=kind, since=since,
+                     until=until, query=params.get("query"), k=int(params.get("k") or 3))
+        items = await self.memory.search(s.uid, session_id=s.session_id, **query) \
+            if since is None and until is None else []
+        if not items:
+            items = await self.memory.search(s.uid, **query)
         # fields the role may not see never reach a rule's reply (memory.hidden_fields)
         items = hide(items, (getattr(self.memory.settings, "hidden_fields", None) or {}).get(s.role, []))
         zone = self.zone(s)

@@ -120,3 +120,22 @@ def test_answers_without_text_keep_the_conversations_language(office):
         assert r["reply"]["text"] == "把报价单Q-2024-061.pdf发给张伟吗？"
         r = c.call("session.confirm", {"session_id": sid, "accept": True})
         assert r["reply"]["text"] == "已把报价单Q-2024-061.pdf发给张伟。"
+
+
+def test_send_it_again_resends_this_conversations_send_not_a_newer_one_from_another(office):
+    """Two conversations of one user (two app windows): "send it again" in the first resends what the
+    first sent, though the second sent a quote to someone else since; a new conversation, which sent
+    nothing, takes the newest in the user's memory."""
+    d = office()
+    with d.client() as c:
+        first, second = (c.call("session.open", {"locale": "en"})["session_id"] for _ in range(2))
+        assert _turn(c, first, "send the quote to Wang Fang")["state"] == "CONFIRMING"
+        assert _turn(c, first, "yes")["actions"][-1]["outcome"] == "ok"
+        assert _turn(c, second, "send the quote to Li Na")["state"] == "CONFIRMING"
+        assert _turn(c, second, "yes")["actions"][-1]["outcome"] == "ok"
+        again = _turn(c, first, "send it again")
+        assert again["state"] == "CONFIRMING", again["reply"]
+        assert again["reply"]["card"]["fields"]["recipient"] == "王芳", again["reply"]
+        third = c.call("session.open", {"locale": "en"})["session_id"]
+        newest = _turn(c, third, "send the quote again")
+        assert newest["reply"]["card"]["fields"]["recipient"] == "李娜", newest["reply"]
