@@ -27,7 +27,7 @@ import re
 from re import _constants as C  # noqa: PLC2701 - the opcodes of re's own parser (CPython ≥ 3.11)
 from re import _parser as P  # noqa: PLC2701
 
-__all__ = ["SCRIPTS", "First", "first_chars", "needed_scripts", "scripts_of"]
+__all__ = ["SCRIPTS", "First", "first_chars", "needed_scripts", "prefilters", "scripts_of"]
 
 #: script → the pattern that finds one of its characters in a text
 _CJK_RANGES = ((0x3400, 0x4DBF), (0x4E00, 0x9FFF))
@@ -101,9 +101,7 @@ def needed_scripts(rx: re.Pattern[str]) -> frozenset[str]:
     :param rx: a compiled ``str`` pattern. :return: e.g. ``{"cjk", "digit"}`` for ``(\\d+)点``;
         empty when nothing can be said (then the pattern must always run).
     """
-    if rx.flags & re.IGNORECASE or not isinstance(rx.pattern, str):
-        return frozenset()
-    return _seq(P.parse(rx.pattern, rx.flags))
+    return prefilters(rx)[0]
 
 
 def scripts_of(text: str) -> frozenset[str]:
@@ -217,10 +215,18 @@ def first_chars(rx: re.Pattern[str]) -> First | None:
 
     ``(上|下)?周(\\d)`` → chars 上 下 周; ``(\\d+)点`` → the digit script; ``.x`` → None.
     """
+    return prefilters(rx)[1]
+
+
+def prefilters(rx: re.Pattern[str]) -> tuple[frozenset[str], First | None]:
+    """``(needed_scripts(rx), first_chars(rx))`` from one parse of the pattern (a parse costs about
+    as much as a third of ``re.compile``; the time atoms register some ninety patterns at import)."""
     if rx.flags & re.IGNORECASE or not isinstance(rx.pattern, str):
-        return None
+        return frozenset(), None
+    tree = P.parse(rx.pattern, rx.flags)
     try:
-        chars, scripts, _ = _first_seq(P.parse(rx.pattern, rx.flags))
+        chars, scripts, _ = _first_seq(tree)
+        first: First | None = First(frozenset(chars), frozenset(scripts))
     except _Unknown:
-        return None
-    return First(frozenset(chars), frozenset(scripts))
+        first = None
+    return _seq(tree), first

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from .numbers import EN_NUM, EN_ORD, en_number, en_ordinal
-from .scripts import SCRIPTS, First, first_chars, needed_scripts, scripts_of
+from .scripts import SCRIPTS, First, prefilters, scripts_of
 
 __all__ = ["MEALS", "PARTS_OF_DAY", "UNIT_SECONDS", "Atom", "find_atoms", "register"]
 
@@ -102,8 +102,9 @@ def register(pattern: str, cat: str, needs: str | None = None):
         rx = re.compile(pattern)
         _PATTERNS.append((rx, cat, fn))
         _NEEDS.append(re.compile(needs) if needs else None)
-        _SCRIPTS.append(needed_scripts(rx))
-        _FIRST.append(first_chars(rx))
+        scripts, first = prefilters(rx)  # one read of the pattern's syntax tree for both
+        _SCRIPTS.append(scripts)
+        _FIRST.append(first)
         return fn
     return deco
 
