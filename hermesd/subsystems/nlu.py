@@ -201,7 +201,7 @@ class NluSubsystem(Subsystem):
     def set_people(self, people: Mapping[str, str]) -> None:
         """Replace the directory names/aliases (surface form → canonical person id)."""
         self._people = dict(people)
-        self._rebuild()
+        self.engine = self.engine.with_people(self._people)
 
     # ---- parsing -------------------------------------------------------------------------------
     def parse(self, text: str, reference_time: datetime | None = None, tz: str | None = None,
