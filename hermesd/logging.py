@@ -30,7 +30,7 @@ from typing import Any, TextIO
 
 import orjson
 
-__all__ = ["REDACTED", "KVFormatter", "component_of", "is_secret_key", "redact", "redact_json", "secret_values", "session_id_var", "setup", "trace_id_var"]
+__all__ = ["REDACTED", "KVFormatter", "clean_json", "component_of", "is_secret_key", "redact", "redact_json", "secret_values", "session_id_var", "setup", "trace_id_var"]
 
 REDACTED = "***"
 trace_id_var: contextvars.ContextVar[str | None] = contextvars.ContextVar("hermesd_trace_id", default=None)
@@ -105,17 +105,25 @@ def redact_json(value: Any) -> Any:
     :func:`redact`'s walk, unchanged. Tuples come back as lists, as with :func:`redact`; a
     non-finite float comes back None, as it is written to JSON anyway.
     """
+    text = clean_json(value)
+    return redact(value) if text is None else orjson.loads(text)
+
+
+def clean_json(value: Any) -> str | None:
+    """``value``'s JSON text when nothing in it can be redacted (:func:`redact_json`'s one-pass
+    check), else None — then :func:`redact` may change it. A value with a clean text is its own
+    redacted form: no copy of it is needed unless it may change afterwards."""
     try:
         text = orjson.dumps(value, option=_JSON_ONLY).decode()
     except (TypeError, orjson.JSONEncodeError):
-        return redact(value)
+        return None
     if "\\" in text or ("@" in text and "://" in text) or (not text.isascii() and _FOLDS_TO_ASCII.search(text)):
-        return redact(value)
+        return None
     low = text.lower()
     for w in _ANY_SECRET_WORDS:
         if w in low:
-            return redact(value)
-    return orjson.loads(text)
+            return None
+    return text
 
 
 def _has_secret_hint(text: str) -> bool:

@@ -97,6 +97,17 @@ class NluEngine:
         self.extractor = EntityExtractor(self.people, self.gazetteers, self.id_patterns)
         self.recognizer = IntentRecognizer(self.specs, self.model, self.margin)
 
+    def with_people(self, people: Mapping[str, str]) -> "NluEngine":
+        """This engine with another directory (surface → canonical person): a new entity extractor,
+        the intent recognizer shared — it reads no people, and building it again (its templates)
+        was most of the cost of a directory change."""
+        new = object.__new__(NluEngine)
+        for name in self.__slots__:
+            setattr(new, name, getattr(self, name))
+        new.people = people
+        new.extractor = EntityExtractor(people, self.gazetteers, self.id_patterns)
+        return new
+
 
 def _delex(norm_text: str, spans: Sequence[tuple[int, int, str]]) -> str:
     out, pos = [], 0

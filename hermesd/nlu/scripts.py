@@ -24,10 +24,11 @@ prefilters regex engines such as RE2 build (what a match must contain), on ``re`
 from __future__ import annotations
 
 import re
+from typing import Iterator
 from re import _constants as C  # noqa: PLC2701 - the opcodes of re's own parser (CPython ≥ 3.11)
 from re import _parser as P  # noqa: PLC2701
 
-__all__ = ["SCRIPTS", "First", "first_chars", "needed_scripts", "scripts_of"]
+__all__ = ["SCRIPTS", "First", "LazyPattern", "first_chars", "needed_scripts", "prefilters", "scripts_of"]
 
 #: script → the pattern that finds one of its characters in a text
 _CJK_RANGES = ((0x3400, 0x4DBF), (0x4E00, 0x9FFF))
@@ -101,9 +102,7 @@ def needed_scripts(rx: re.Pattern[str]) -> frozenset[str]:
     :param rx: a compiled ``str`` pattern. :return: e.g. ``{"cjk", "digit"}`` for ``(\\d+)点``;
         empty when nothing can be said (then the pattern must always run).
     """
-    if rx.flags & re.IGNORECASE or not isinstance(rx.pattern, str):
-        return frozenset()
-    return _seq(P.parse(rx.pattern, rx.flags))
+    return prefilters(rx)[0]
 
 
 def scripts_of(text: str) -> frozenset[str]:
@@ -217,10 +216,63 @@ def first_chars(rx: re.Pattern[str]) -> First | None:
 
     ``(上|下)?周(\\d)`` → chars 上 下 周; ``(\\d+)点`` → the digit script; ``.x`` → None.
     """
+    return prefilters(rx)[1]
+
+
+def prefilters(rx: "re.Pattern[str] | LazyPattern") -> tuple[frozenset[str], First | None]:
+    """``(needed_scripts(rx), first_chars(rx))`` from one parse of the pattern (a parse costs about
+    as much as a third of ``re.compile``; the time atoms register some ninety patterns at import)."""
+    if isinstance(rx, LazyPattern):
+        return rx.needs, rx.first
     if rx.flags & re.IGNORECASE or not isinstance(rx.pattern, str):
-        return None
+        return frozenset(), None
+    return _prefilters(P.parse(rx.pattern, rx.flags))
+
+
+def _prefilters(tree: P.SubPattern) -> tuple[frozenset[str], First | None]:
+    if tree.state.flags & re.IGNORECASE:
+        return frozenset(), None
     try:
-        chars, scripts, _ = _first_seq(P.parse(rx.pattern, rx.flags))
+        chars, scripts, _ = _first_seq(tree)
+        first: First | None = First(frozenset(chars), frozenset(scripts))
     except _Unknown:
-        return None
-    return First(frozenset(chars), frozenset(scripts))
+        first = None
+    return _seq(tree), first
+
+
+class LazyPattern:
+    """A ``str`` regex read once, when made, for its prefilters (:func:`prefilters`), and compiled
+    at its first use: its syntax tree is what both the prefilters and ``re.compile`` start from, and
+    the compile (parse again, then generate code) of the time atoms' ~ninety patterns was most of
+    the NLU's import; a pattern no text has needed yet is never compiled.
+
+    Has the :class:`re.Pattern` attributes the analysis and the atom finder use: ``pattern``,
+    ``flags`` (as ``re.compile`` would set them), ``finditer``, ``search``, ``match``; :meth:`compiled`
+    is the pattern itself. Compiling twice in a race is harmless (the same pattern).
+
+    :raises re.error: the pattern is invalid (when made, as ``re.compile`` would).
+    """
+
+    __slots__ = ("pattern", "flags", "needs", "first", "_rx")
+
+    def __init__(self, pattern: str) -> None:
+        tree = P.parse(pattern, 0)
+        self.pattern = pattern
+        self.flags: int = tree.state.flags
+        self.needs, self.first = _prefilters(tree)
+        self._rx: re.Pattern[str] | None = None
+
+    def compiled(self) -> re.Pattern[str]:
+        rx = self._rx
+        if rx is None:
+            rx = self._rx = re.compile(self.pattern)
+        return rx
+
+    def finditer(self, text: str, *args: int) -> Iterator[re.Match[str]]:
+        return self.compiled().finditer(text, *args)
+
+    def search(self, text: str, *args: int) -> re.Match[str] | None:
+        return self.compiled().search(text, *args)
+
+    def match(self, text: str, *args: int) -> re.Match[str] | None:
+        return self.compiled().match(text, *args)

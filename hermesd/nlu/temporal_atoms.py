@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from .numbers import EN_NUM, EN_ORD, en_number, en_ordinal
-from .scripts import SCRIPTS, First, first_chars, needed_scripts, scripts_of
+from .scripts import SCRIPTS, First, LazyPattern, scripts_of
 
-__all__ = ["MEALS", "PARTS_OF_DAY", "UNIT_SECONDS", "Atom", "find_atoms", "register"]
+__all__ = ["MEALS", "PARTS_OF_DAY", "UNIT_SECONDS", "Atom", "compile_pending", "find_atoms", "register"]
 
 L = r"(?<![a-z0-9])"
 R = r"(?![a-z0-9])"
@@ -92,7 +92,9 @@ class Atom:
     f: dict[str, Any] = field(default_factory=dict)
 
 
-_PATTERNS: list[tuple[re.Pattern[str], str, Callable[[re.Match[str]], dict[str, Any] | None]]] = []
+#: (pattern, category, fields of a match) in registration order; a pattern is a :class:`.scripts.LazyPattern`
+#: until its first use, then the compiled pattern
+_PATTERNS: list[tuple[re.Pattern[str] | LazyPattern, str, Callable[[re.Match[str]], dict[str, Any] | None]]] = []
 
 
 def register(pattern: str, cat: str, needs: str | None = None):
@@ -105,13 +107,27 @@ def register(pattern: str, cat: str, needs: str | None = None):
     :mod:`.temporal_periods`), which :mod:`.temporal` imports.
     """
     def deco(fn):
-        rx = re.compile(pattern)
+        rx = LazyPattern(pattern)  # read for its prefilters now, compiled when a text first needs it
         _PATTERNS.append((rx, cat, fn))
         _NEEDS.append(re.compile(needs) if needs else None)
-        _SCRIPTS.append(needed_scripts(rx))
-        _FIRST.append(first_chars(rx))
+        _SCRIPTS.append(rx.needs)
+        _FIRST.append(rx.first)
         return fn
     return deco
+
+
+def compile_pending(limit: int) -> int:
+    """Compile up to ``limit`` of the atom patterns no parse has needed yet (a daemon does it a few
+    at a time once it is serving, so a first turn rarely compiles any); returns how many are left."""
+    left = 0
+    for i, (rx, cat, fn) in enumerate(_PATTERNS):
+        if rx.__class__ is LazyPattern:
+            if limit > 0:
+                _PATTERNS[i] = (rx.compiled(), cat, fn)
+                limit -= 1
+            else:
+                left += 1
+    return left
 
 
 _NEEDS: list[re.Pattern[str] | None] = []
@@ -868,6 +884,9 @@ def find_atoms(text: str) -> list[Atom]:
         needs = _NEEDS[i]
         if needs is not None and needs.search(text) is None:
             continue
+        if rx.__class__ is LazyPattern:  # its first use: the compiled pattern takes its place
+            rx = rx.compiled()
+            _PATTERNS[i] = (rx, cat, fn)
         for m in rx.finditer(text):
             if m.end() <= m.start():
                 continue

@@ -148,8 +148,9 @@ class Controller:
         # not awaited to disk: a session lost to a crash within the batch window was never used
         await self.memory.save_session(s.to_row(), durable=False)
         self._arm(s)
-        log.info("session.open", extra={"kv": {"session": sid, "uid": caller.uid, "role": caller.role,
-                                               "offer": offer is not None}})
+        if log.isEnabledFor(logging.INFO):
+            log.info("session.open", extra={"kv": {"session": sid, "uid": caller.uid, "role": caller.role,
+                                                   "offer": offer is not None}})
         out = {"session_id": sid, "state": s.state.value, "version": s.machine.version}
         if offer:
             out["offer"] = offer

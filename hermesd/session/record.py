@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..logging import redact_json
+from ..logging import clean_json, redact, redact_json
 from ..dialogue.questions import OpenQuestion, from_dict, to_dict
 from .machine import Machine, State
 
@@ -133,11 +133,14 @@ class Session:
         hit = self._redacted.get(id(trace))
         if hit is not None and hit[0] is trace:
             return hit[1]
-        clean = redact_json(trace)
         if self.busy and trace is self.last_trace:
-            return clean
-        if clean == trace:
-            clean = trace  # nothing was secret: keep no second copy
+            return redact_json(trace)  # a copy: the running turn may still write into it
+        if clean_json(trace) is not None:
+            clean = trace  # nothing in it can be secret: it is its own redacted form
+        else:
+            clean = redact(trace)
+            if clean == trace:
+                clean = trace  # nothing was secret: keep no second copy
         if len(self._redacted) > 24:  # only the traces still in the history are worth keeping
             live = {id(t) for t in self.history[-20:]} | {id(self.last_trace)}
             self._redacted = {k: v for k, v in self._redacted.items() if k in live}

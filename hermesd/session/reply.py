@@ -12,7 +12,7 @@ import logging
 import time
 from typing import Any
 
-from ..logging import redact, secret_values
+from ..logging import redact, redact_json, secret_values
 from .pipeline import Part
 from .record import Session
 
@@ -42,7 +42,7 @@ def compose_reply(s: Session, text: str, trace_id: str, prefix: list[str], parts
     actions = [a for p in parts for a in p.actions]
     intent = next((p.intent for p in parts if p.intent), None) if len(parts) > 1 else first.intent
     # the trace is stored (session row, L2 turn log, L3 archive): secrets the user typed are redacted
-    trace: dict[str, Any] = {**redact(first.trace), "trace_id": trace_id, "text": redact(text), "path": path,
+    trace: dict[str, Any] = {**redact_json(first.trace), "trace_id": trace_id, "text": redact(text), "path": path,
                              "state_before": state_before, "state_after": s.state.value,
                              "version": s.machine.version, "actions": actions,
                              "repairs": sorted({r for p in parts for r in p.repairs}),
@@ -88,9 +88,10 @@ def compose_reply(s: Session, text: str, trace_id: str, prefix: list[str], parts
         s.last_trace = trace
     s.history.append(trace)
     del s.history[:-20]
-    log.info("turn", extra={"kv": {"path": path, "intent": intent, "state": s.state.value,
-                                   "decision": trace.get("decision"), "duration_ms": round(timings["total"], 3),
-                                   "trace": trace_id}})
+    if log.isEnabledFor(logging.INFO):  # the line's fields are not even gathered when it is not written
+        log.info("turn", extra={"kv": {"path": path, "intent": intent, "state": s.state.value,
+                                       "decision": trace.get("decision"), "duration_ms": round(timings["total"], 3),
+                                       "trace": trace_id}})
     return out
 
 
