@@ -303,6 +303,9 @@ def _whole_date_part_once(f: dict[str, Any], today: date) -> tuple[date, date, s
                 d, e = holiday_span(key, today.year - 1)
         else:
             d, e = holiday_span(key, _year_of(f, today))
+        if f.get("hol_day"):  # 春节第三天: the N-th day counted from the first
+            d = d + timedelta(days=f["hol_day"] - 1)
+            e = d + timedelta(days=1)
         return d, e, "day"
     if "lunar" in f:
         lm, ld, leap = f["lunar"]
