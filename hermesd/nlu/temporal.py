@@ -363,7 +363,7 @@ def _whole_date_part_once(f: dict[str, Any], today: date) -> tuple[date, date, s
             d = today - timedelta(days=(iso - wd) % 7)
         else:
             d = today + timedelta(days=(wd - iso) % 7)
-        return d, d + timedelta(days=1), "day"
+        return d, d + timedelta(days=f.get("wd_days", 1)), "day"  # wd_days: 星期三四, a run of weekdays
     period = f.get("period")
     if "day" in f and period is None:
         if "month" in f:
