@@ -30,7 +30,7 @@ _WEEKDAYS = {"monday": 1, "mon": 1, "tuesday": 2, "tues": 2, "tue": 2, "wednesda
              "thursday": 4, "thurs": 4, "thur": 4, "thu": 4, "friday": 5, "fri": 5, "saturday": 6, "sat": 6,
              "sunday": 7, "sun": 7}
 _WD_ALT = "|".join(sorted(_WEEKDAYS, key=len, reverse=True))
-_ZH_SHIFT = {"上上": -2, "上": -1, "这": 0, "本": 0, "当": 0, "今": 0, "今个": 0, "下下": 2, "下": 1}
+_ZH_SHIFT = {"上上": -2, "上": -1, "这": 0, "本": 0, "当": 0, "同": 0, "今": 0, "今个": 0, "下下": 2, "下": 1}
 _ZH_WD = {"1": 1, "2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7, "日": 7, "天": 7}
 _EN_SHIFT = {"this": 0, "coming": 1, "the coming": 1, "next": 1, "last": -1, "past": -1, "previous": -1,
              "the last": -1, "the past": -1, "the previous": -1, "the next": 1}
@@ -165,7 +165,7 @@ def _zh_md(m):
     return {"month": int(m[1]), "period": "month"}
 
 
-@_p(r"(上上|上|这|本|今个|下下|下|(?<![应相正适恰妥理担充便勾家停得稳上典每])当)个?月(?:的)?(\d{1,2})[日号]", "date", needs=r"月")
+@_p(r"(上上|上|这|本|今个|下下|下|(?<![应相正适恰妥理担充便勾家停得稳上典每])当|(?<![不相共如等认赞陪连协合大雷])同)个?月(?:的)?(\d{1,2})[日号]", "date", needs=r"月")
 def _zh_rel_month_day(m):
     return {"month_shift": _ZH_SHIFT[m[1]], "day": int(m[2])}
 
@@ -344,10 +344,11 @@ def _zh_month_rel(m):
     return {"period": "month", "month_shift": _ZH_SHIFT[m[1]]}
 
 
-@_p(r"(?<![\d年应相正适恰妥理担充便勾家停得稳上典每])当月(?![亮光球饼色]|的?\d{1,2}[日号])", "date", needs=r"当月")
+@_p(r"(?<![\d年应相正适恰妥理担充便勾家停得稳上典每])当月(?![亮光球饼色]|的?\d{1,2}[日号])"
+    r"|(?<![\d年不相共如等认赞陪连协合大雷])同月(?![份的]?\d{1,2}[日号])", "date", needs=r"[当同]月")
 def _zh_same_month(m):
-    """当月 (现代汉语词典: 本月, 同一个月) said alone is this month, as 当天 is today; after a year (2019年当月) or a
-    word ending in 当 (每当月亮) it is none."""
+    """当月 / 同月 (现代汉语词典 当月: 本月, 同一个月) said alone are this month, as 当天 is today; after a year
+    (2019年当月) or a word ending in 当 / 同 (每当月亮, 不同月份) they are none."""
     return {"period": "month", "month_shift": 0}
 
 

@@ -457,12 +457,13 @@ def _zh_pair(m) -> dict[str, Any]:
     return {"pair": ("day", first)}
 
 
-# ---- 次日 / 翌日 / 第二天: the day after (the first end of a range, else today) --------------------------
-@register(r"(次日|翌日|隔天|隔日|第[二2]天)", "date", needs=r"次日|翌日|隔[天日]|第[二2]天")
+# ---- 次日 / 翌日 / 第二天 / 第N天: the day after (the first end of a range, else today) --------------------
+@register(r"(次日|翌日|隔天|隔日)|(?<![周月年期拜季度])第([2-9]|[1-9]\d)天", "date", needs=r"次日|翌日|隔[天日]|第\d")
 def _zh_next_day(m) -> dict[str, Any]:
     """13:20~次日05:40, 夜间至次日上午: the day after the range's first end (:func:`.temporal._range`);
-    alone, the day after today (现代汉语词典 次日: 第二天)."""
-    return {"rel_day": 1, "after_first": True}
+    alone, the day after today (现代汉语词典 次日: 第二天). 第N天 counts the day of the first end, or today, as the
+    first (第二天 = 次日, 第三天 the day after it); after a week, month or year word (每周第三天) it is no such day."""
+    return {"rel_day": int(m[2]) - 1 if m[2] else 1, "after_first": True}
 
 
 # ---- 晚 alone after a day: 周一晚, 礼拜一晚, 十五晚8点 (the evening of that day) -------------------------
