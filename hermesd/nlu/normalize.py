@@ -14,7 +14,7 @@ original span it came from:
    二〇二四年 → 2024年, 零七年 → 07年: a digit-by-digit numeral keeps its leading 零), with a space
    where the digits would run into ASCII digits (周一9:30 → 周1 9:30).
    A lone 一 is only rewritten before a unit or after
-   星期/周/第 (一起, 一下, 统一 stay words).
+   星期/周/第 (一起, 一下, 统一 stay words). 几十 / 几百 / 几千 (some tens …) are written 20多 / 200多 / 2000多.
 
 :func:`normalize` returns a :class:`Normalized`; :meth:`Normalized.span`
 maps a half-open span of the normalised text back to the original text.
@@ -152,6 +152,11 @@ def _number_runs(text: str):
         run = m.group()
         after_weekday = any(text.endswith(b, 0, s) for b in _YI_BEFORE)
         if not after_weekday and _inside_fixed_word(text, s):
+            continue
+        if run in _CN_UNIT and s > 0 and text[s - 1] == "几":
+            # 几十 / 几百: some tens / hundreds (几 is 2 to 9, 现代汉语词典), written as its lower bound and 多 as
+            # 20多 / 200多 are (几十年 = 20多年), not as 10 with a stray 几
+            yield s - 1, e, f"{2 * _CN_UNIT[run]}多"
             continue
         if run in ("万", "亿", "千", "百"):
             continue
