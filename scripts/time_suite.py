@@ -133,7 +133,10 @@ _YEAR_SAID = re.compile(r"(?<!\d)(?:1[0-9]|20)\d\d(?!\d)")
 #: Duckling's names of the holidays of the Hebrew calendar (C11)
 _HEBREW_HOLIDAYS = {"Rosh Hashanah", "Yom Kippur", "Sukkot", "Shemini Atzeret", "Simchat Torah", "Hanukkah",
                     "Tu BiShvat", "Purim", "Shushan Purim", "Passover", "Shavuot", "Yom HaShoah", "Yom Ha'atzmaut",
-                    "Lag BaOmer", "Tisha B'Av"}
+                    "Lag BaOmer", "Tisha B'Av",
+                    # the same holidays as the zh corpus labels them
+                    "犹太新年", "赎罪日", "住棚节", "圣会节", "西赫托拉节", "光明节", "犹太植树节", "逾越节", "七七节",
+                    "以色列独立日", "篝火节", "圣殿被毁日"}
 
 
 @dataclass

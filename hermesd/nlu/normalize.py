@@ -14,7 +14,7 @@ original span it came from:
    二〇二四年 → 2024年, 零七年 → 07年: a digit-by-digit numeral keeps its leading 零), with a space
    where the digits would run into ASCII digits (周一9:30 → 周1 9:30).
    A lone 一 is only rewritten before a unit or after
-   星期/周/第 (一起, 一下, 统一 stay words).
+   星期/周/第 (一起, 一下, 统一 stay words). 几十 / 几百 / 几千 (some tens …) are written 20多 / 200多 / 2000多.
 
 :func:`normalize` returns a :class:`Normalized`; :meth:`Normalized.span`
 maps a half-open span of the normalised text back to the original text.
@@ -47,8 +47,10 @@ _T2S = str.maketrans(
     "強偉銷門財會計黃吳孫馬楊羅許鄧蕭馮韓領導員級專項紙樣擬闆廠裡麼個嗎這們還沒讓謝見為當從頁份鐘點鎖燈聲響溫濕風暫開啟",
     "强伟销门财会计黄吴孙马杨罗许邓萧冯韩领导员级专项纸样拟板厂里么个吗这们还没让谢见为当从页份钟点锁灯声响温湿风暂开启",
 ) | str.maketrans(  # calendar words: holidays, lunar dates, 內 of 三天內 (OpenCC STCharacters subset)
-    "國慶聖誕勞動兒陽農陰舊臘閏龍將幾內裏鬧復萬穌難靈餅齋爾猶歸婦權樹臨",
-    "国庆圣诞劳动儿阳农阴旧腊闰龙将几内里闹复万稣难灵饼斋尔犹归妇权树临",
+    "國慶聖誕勞動兒陽農陰舊臘閏龍將幾內裏鬧復萬穌難靈餅齋爾猶歸婦權樹臨"
+    "贖灑紅歡衛獨獻穫誦圖豐薩寶麗實龐勝燭蘭歷誕殺紮節",
+    "国庆圣诞劳动儿阳农阴旧腊闰龙将几内里闹复万稣难灵饼斋尔犹归妇权树临"
+    "赎洒红欢卫独献获诵图丰萨宝丽实庞胜烛兰历诞杀扎节",
 )
 
 _CN_DIGIT = {"零": 0, "〇": 0, "○": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5,
@@ -150,6 +152,11 @@ def _number_runs(text: str):
         run = m.group()
         after_weekday = any(text.endswith(b, 0, s) for b in _YI_BEFORE)
         if not after_weekday and _inside_fixed_word(text, s):
+            continue
+        if run in _CN_UNIT and s > 0 and text[s - 1] == "几":
+            # 几十 / 几百: some tens / hundreds (几 is 2 to 9, 现代汉语词典), written as its lower bound and 多 as
+            # 20多 / 200多 are (几十年 = 20多年), not as 10 with a stray 几
+            yield s - 1, e, f"{2 * _CN_UNIT[run]}多"
             continue
         if run in ("万", "亿", "千", "百"):
             continue

@@ -303,6 +303,9 @@ def _whole_date_part_once(f: dict[str, Any], today: date) -> tuple[date, date, s
                 d, e = holiday_span(key, today.year - 1)
         else:
             d, e = holiday_span(key, _year_of(f, today))
+        if f.get("hol_day"):  # 春节第三天: the N-th day counted from the first
+            d = d + timedelta(days=f["hol_day"] - 1)
+            e = d + timedelta(days=1)
         return d, e, "day"
     if "lunar" in f:
         lm, ld, leap = f["lunar"]
@@ -360,7 +363,7 @@ def _whole_date_part_once(f: dict[str, Any], today: date) -> tuple[date, date, s
             d = today - timedelta(days=(iso - wd) % 7)
         else:
             d = today + timedelta(days=(wd - iso) % 7)
-        return d, d + timedelta(days=1), "day"
+        return d, d + timedelta(days=f.get("wd_days", 1)), "day"  # wd_days: 星期三四, a run of weekdays
     period = f.get("period")
     if "day" in f and period is None:
         if "month" in f:
@@ -677,10 +680,10 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
                 if v is not None and v == int(v) and 0 <= v <= 24 and (m[2] != "and" or re.search(r"between\s*$", t[:m.start()])):
                     first = _Group(m.start(1), m.end(1), {"hour": int(v), "minute": None}, {"clock"})
                     prev = groups[i - 1] if i > 0 else None
-                    joined = prev is not None and prev.cats == {"date"} and "hour" not in prev.f and out \
+                    joined = prev is not None and prev.cats in ({"date"}, {"date", "pod"}, {"pod"}) and "hour" not in prev.f and out \
                         and tuple(out[-1].span) == norm.span(prev.start, prev.end) \
                         and _DATE_THEN_RANGE.match(t[prev.end:m.start(1)])
-                    if joined:  # "tomorrow from 9 to 11am", "this Thu 9-11am": the date before holds for both ends
+                    if joined:  # "tomorrow from 9 to 11am", "this Thu 9-11am", 明天晚上9~11点: the date (and part of day) before holds for both ends
                         first = _Group(prev.start, m.end(1), {**prev.f, "hour": int(v), "minute": None}, {"date", "clock"})
                     expr = _range(norm, first, g, ref, tz)
                     if expr is not None and joined:

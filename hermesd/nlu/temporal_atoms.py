@@ -30,7 +30,7 @@ _WEEKDAYS = {"monday": 1, "mon": 1, "tuesday": 2, "tues": 2, "tue": 2, "wednesda
              "thursday": 4, "thurs": 4, "thur": 4, "thu": 4, "friday": 5, "fri": 5, "saturday": 6, "sat": 6,
              "sunday": 7, "sun": 7}
 _WD_ALT = "|".join(sorted(_WEEKDAYS, key=len, reverse=True))
-_ZH_SHIFT = {"上上": -2, "上": -1, "这": 0, "本": 0, "今": 0, "今个": 0, "下下": 2, "下": 1}
+_ZH_SHIFT = {"上上": -2, "上": -1, "这": 0, "本": 0, "当": 0, "同": 0, "次": 1, "翌": 1, "今": 0, "今个": 0, "下下": 2, "下": 1}
 _ZH_WD = {"1": 1, "2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7, "日": 7, "天": 7}
 _EN_SHIFT = {"this": 0, "coming": 1, "the coming": 1, "next": 1, "last": -1, "past": -1, "previous": -1,
              "the last": -1, "the past": -1, "the previous": -1, "the next": 1}
@@ -181,9 +181,10 @@ def _zh_md(m):
     return {"month": int(m[1]), "period": "month"}
 
 
-@_p(r"(上上|上|这|本|今个|下下|下)个?月(?:的)?(\d{1,2})[日号]", "date", needs=r"月")
+@_p(r"(上上|上|这|本|今个|下下|下|(?<![应相正适恰妥理担充便勾家停得稳上典每])当|(?<![不相共如等认赞陪连协合大雷])同|(?:^|(?<=[\s,.;:!?的在于到至~-]))[次翌])个?月(?:的)?(\d{1,2})[日号]", "date", needs=r"月")
 def _zh_rel_month_day(m):
-    return {"month_shift": _ZH_SHIFT[m[1]], "day": int(m[2])}
+    """下个月5号, 当月15号; 次月2日 is the month after a range's first end (3月5日至次月2日), alone next month's."""
+    return {"month_shift": _ZH_SHIFT[m[1]], "day": int(m[2])} | ({"after_first": True} if m[1] in "次翌" else {})
 
 
 @_p(r"(?<![\d月/])(\d{1,2})[日号](?!\d(?!\d?(?:[:点时])))", "date", needs=r"[日号]")  # 1日15:30 is a day and a clock
@@ -328,6 +329,18 @@ def _zh_weekday(m):  # 今个星期三 (Cantonese "this week's Wednesday")
     return out
 
 
+@_p(r"(?:(上上|上|这|本|下下|下|今)个?)?(?:周|星期|礼拜)([1-6])([2-7日天]{1,2})(?![\d点時时:])", "date")
+def _zh_weekday_run(m):
+    """星期三四, 周一二三, 礼拜六日: consecutive weekdays said after one 星期 are the days from the first to
+    the last (Wednesday and Thursday); digits that do not follow one another are no run (周35 stays unread)."""
+    days = [int(m[2])] + [7 if c in "日天" else int(c) for c in m[3]]
+    if any(b != a + 1 for a, b in zip(days, days[1:])):
+        return None
+    out = _zh_weekday(m)
+    out["wd_days"] = len(days)
+    return out
+
+
 @_p(r"(上上|上|这|本|下下|下)个?(?:周末)", "date")
 def _zh_weekend_shift(m):
     return {"period": "weekend", "week_shift": _ZH_SHIFT[m[1]]}
@@ -346,6 +359,24 @@ def _zh_week(m):
 @_p(r"(上上|上|这|本|今个|下下|下)个?月(?!\d{1,2}[日号])", "date")
 def _zh_month_rel(m):
     return {"period": "month", "month_shift": _ZH_SHIFT[m[1]]}
+
+
+@_p(r"(?<![\d年应相正适恰妥理担充便勾家停得稳上典每])当月(?![亮光球饼色]|的?\d{1,2}[日号])"
+    r"|(?<![\d年不相共如等认赞陪连协合大雷])同月(?![份的]?\d{1,2}[日号])", "date", needs=r"[当同]月")
+def _zh_same_month(m):
+    """当月 / 同月 (现代汉语词典 当月: 本月, 同一个月) said alone are this month, as 当天 is today; after a year
+    (2019年当月) or a word ending in 当 / 同 (每当月亮, 不同月份) they are none."""
+    return {"period": "month", "month_shift": 0}
+
+
+@_p(r"(?:^|(?<=[\s,.;:!?的在于到至~-]))(次|翌)(年|月)(?!会|级|度报|份?的?\d{1,2}[日号])", "date", needs=r"[次翌][年月]")
+def _zh_following(m):
+    """次年 / 翌年, 次月 (现代汉语词典 次: 第二; 翌: 次于今日、今年的): the year or month after the first end of a
+    range (2019年5月至次年3月), alone the one after this; only as a word of its own (at the start, after
+    punctuation or 的/在/至), as 每次/这次/名次 + 年 are other words."""
+    if m[2] == "年":
+        return {"period": "year", "year_shift": 1, "after_first": True}
+    return {"period": "month", "month_shift": 1, "after_first": True}
 
 
 _ZH_YEARS = {"大前年": -3, "前年": -2, "去年": -1, "上年": -1, "今年": 0, "本年": 0, "明年": 1, "下年": 1, "后年": 2,

@@ -1,6 +1,7 @@
 """Holidays, solar terms and Chinese lunar dates: their atoms and the day each falls on (pure).
 
-A holiday atom yields ``{"holiday": key}`` (with ``hol_rel`` ±1 for next/last X, 下一个X/上一个X);
+A holiday atom yields ``{"holiday": key}`` (with ``hol_rel`` ±1 for next/last X, 下一个X/上一个X, and
+``hol_day`` N for its N-th day, 春节第三天);
 a lunar date ``{"lunar": (month, day, leap)}``; a whole lunar month (农历十月, 闰四月, 正月, 腊月)
 ``{"lunar_month": (month, leap)}``. :func:`holiday_date` gives the day of a holiday
 in a Gregorian year. Rules:
@@ -27,7 +28,7 @@ from typing import Any
 
 from .normalize import normalize
 from .temporal_atoms import register
-from .temporal_holidays_world import SPANS
+from .temporal_holidays_world import SPANS, ZH_NAMES
 from .temporal_lunar import SOLAR_TERMS, lunar_to_solar, solar_term
 
 __all__ = ["holiday_date", "holiday_span"]
@@ -114,7 +115,11 @@ _ZH = {"元旦": "new_year", "情人节": "valentine", "妇女节": "women", "�
        "东正教耶稣受难日": "orthodox_good_friday", "东正教主受难节": "orthodox_good_friday",
        "东正教圣周五": "orthodox_good_friday", "东正教沈默周五": "orthodox_good_friday",
        "东正教棕枝主日": "orthodox_palm_sunday", "东正教圣枝主日": "orthodox_palm_sunday",
-       "东正教圣树主日": "orthodox_palm_sunday", "东正教基督苦难主日": "orthodox_palm_sunday", "老板节": "boss"}
+       "东正教圣树主日": "orthodox_palm_sunday", "东正教基督苦难主日": "orthodox_palm_sunday", "老板节": "boss",
+       # Lent: 四旬期 / 四旬节 (Catholic), 大斋期 / 大斋节 (Anglican and Protestant); 东正教大斋期 = Great Lent
+       "四旬期": "lent", "四旬节": "lent", "大斋期": "lent", "大斋节": "lent", "东正教大斋期": "great_lent",
+       "东正教四旬期": "great_lent"}
+_ZH.update(ZH_NAMES)
 _WEATHER_TERMS = {"小雪", "大雪", "雨水", "谷雨", "小满", "白露", "霜降"}
 for _i, _name in enumerate(SOLAR_TERMS):
     _ZH.setdefault(_name, f"term{_i}")
@@ -255,9 +260,13 @@ _ZH_FIRST = "[" + "".join(sorted({k[0] for k in _ZH if not k[0].isdigit()})) + "
     "|".join(sorted({re.match(r"\d+\D", k)[0] for k in _ZH if k[0].isdigit()}))
 
 
-@register(rf"(?:(下|上)1?个)?(?:农历|阴历|旧历)?({_ZH_PLAIN})(?:那天|节气|当天)?", "date", needs=_ZH_FIRST)  # 农历元宵
+@register(rf"(?:(下|上)1?个)?(?:农历|阴历|旧历)?({_ZH_PLAIN})(?:那天|节气|当天|的?第([1-9]\d?)天)?", "date",
+          needs=_ZH_FIRST)  # 农历元宵
 def _zh_holiday(m) -> dict[str, Any]:
+    """A holiday by its Chinese name; X第N天 (春节第三天, 光明节第四天) is the N-th day counted from its first."""
     out: dict[str, Any] = {"holiday": _ZH[m[2]]}
+    if m[3]:
+        out["hol_day"] = int(m[3])
     if m[1]:
         out["hol_rel"] = 1 if m[1] == "下" else -1
     return out

@@ -33,7 +33,7 @@ from .temporal_atoms import register
 from .temporal_calendars import festival_day, hebrew_leap, hijri_month_days, hijri_to_gregorian, parsi_new_year
 from .temporal_calendars import hebrew_to_gregorian
 
-__all__ = ["EN_NAMES", "SPANS"]
+__all__ = ["EN_NAMES", "SPANS", "ZH_NAMES"]
 
 Span = tuple[date, date]
 _DAY = timedelta(days=1)
@@ -206,6 +206,34 @@ _NAMES: dict[str, tuple[str, ...]] = {
     # not "Jamshedi Navroz": that is the spring Nowruz (March 21) of the Fasli calendar
     "parsi_new_year": ("parsi new year", "shahenshahi new year", "pateti navroz"),
 }
+# Chinese names, written in simplified characters (the normaliser folds the traditional ones: 贖罪日 → 赎罪日):
+# the Chinese Wikipedia title of each holiday and the other names it gives, and the names Chinese Muslims
+# use (开斋节 = 肉孜节, 古尔邦节 = 宰牲节, 圣纪节; 中国伊斯兰教协会). A name that is also an everyday word
+# (禁食日, 收获节, 篝火节, 大屠杀纪念日) or another feast's name (五旬节 = Pentecost, 圣母节) is left out.
+_ZH_NAMES: dict[str, tuple[str, ...]] = {
+    "rosh_hashanah": ("犹太新年", "吹角节"), "yom_kippur": ("赎罪日",),
+    "sukkot": ("住棚节", "收藏节"), "shemini_atzeret": ("圣会节",),
+    "simchat_torah": ("西赫托拉节", "西赫妥拉节", "诵经节", "转经节", "律法节", "欢庆圣法节"),
+    "hanukkah": ("光明节", "修殿节", "献殿节", "烛光节", "哈努卡节", "马加比节"),
+    "tu_bishvat": ("犹太植树节", "图比舍巴特节", "树木新年"), "purim": ("普珥节", "普珥日"),
+    "shushan_purim": ("书珊普珥节",), "passover": ("逾越节", "除酵节"),
+    "shavuot": ("七七节", "沙夫幼特节", "新果实节"), "yom_hashoah": ("以色列大屠杀纪念日",),
+    "yom_haatzmaut": ("以色列独立日", "以色列国庆节", "以色列国庆日"),
+    "lag_baomer": ("犹太篝火节", "犹太教篝火节"), "tisha_bav": ("圣殿被毁日", "阿布月九日"),
+    "ramadan": ("斋月", "穆斯林斋月", "莱麦丹月", "赖买丹月"),
+    "eid_al_fitr": ("开斋节", "肉孜节", "尔代节"), "eid_al_adha": ("古尔邦节", "宰牲节", "忠孝节", "库尔班节"),
+    "arafat": ("阿拉法特日",), "islamic_new_year": ("伊斯兰新年", "伊斯兰教新年", "伊斯兰历新年", "回历新年"),
+    "ashura": ("阿舒拉节", "阿舒拉日"), "mawlid": ("圣纪节", "穆罕默德诞辰"),
+    "laylat_al_qadr": ("盖德尔夜", "法令之夜", "权力之夜"), "isra_miraj": ("登霄节", "夜行登霄节"),
+    "diwali": ("排灯节", "万灯节", "印度灯节", "屠妖节"), "chhath": ("克哈特普迦节",),
+    "dussehra": ("十胜节", "凯旋节"), "navaratri": ("九夜节",), "durga_puja": ("难近母节",),
+    "raksha_bandhan": ("印度兄妹节", "拉克沙班丹节"), "pongal": ("印度丰收节", "淡米尔丰收节", "庞格尔节"),
+    "onam": ("欧南节",), "holi": ("洒红节", "侯丽节", "荷丽节", "欢悦节", "五彩节", "胡里节", "好利节", "霍利节"),
+    "buddha_purnima": ("卫塞节", "威瑟节", "比萨宝蕉节"), "ganesh_chaturthi": ("象头神节",),
+    "maha_shivaratri": ("湿婆节", "摩诃湿婆夜"),
+}
+#: Chinese name (simplified characters) → holiday key
+ZH_NAMES: dict[str, str] = {n: k for k, names in _ZH_NAMES.items() for n in names}
 #: English name (lower case, apostrophes as typed or left out) → holiday key
 EN_NAMES: dict[str, str] = {n: k for k, names in _NAMES.items() for n in names}
 _PLAIN = {n.replace("'", ""): k for n, k in EN_NAMES.items()}

@@ -457,12 +457,13 @@ def _zh_pair(m) -> dict[str, Any]:
     return {"pair": ("day", first)}
 
 
-# ---- 次日 / 翌日 / 第二天: the day after (the first end of a range, else today) --------------------------
-@register(r"(次日|翌日|隔天|隔日|第[二2]天)", "date", needs=r"次日|翌日|隔[天日]|第[二2]天")
+# ---- 次日 / 翌日 / 第二天 / 第N天: the day after (the first end of a range, else today) --------------------
+@register(r"(次日|翌日|隔天|隔日)|(?<![周月年期拜季度])第([2-9]|[1-9]\d)天", "date", needs=r"次日|翌日|隔[天日]|第\d")
 def _zh_next_day(m) -> dict[str, Any]:
     """13:20~次日05:40, 夜间至次日上午: the day after the range's first end (:func:`.temporal._range`);
-    alone, the day after today (现代汉语词典 次日: 第二天)."""
-    return {"rel_day": 1, "after_first": True}
+    alone, the day after today (现代汉语词典 次日: 第二天). 第N天 counts the day of the first end, or today, as the
+    first (第二天 = 次日, 第三天 the day after it); after a week, month or year word (每周第三天) it is no such day."""
+    return {"rel_day": int(m[2]) - 1 if m[2] else 1, "after_first": True}
 
 
 # ---- 晚 alone after a day: 周一晚, 礼拜一晚, 十五晚8点 (the evening of that day) -------------------------
@@ -479,11 +480,16 @@ _DAY_WORDS = {"听日": (1, None), "聽日": (1, None), "寻日": (-1, None), "�
               "前日": (-2, None), "后日": (2, None), "听朝": (1, "早上"), "聽朝": (1, "早上"), "今朝": (0, "早上"),
               "琴晚": (-1, "晚上"), "寻晚": (-1, "晚上"), "尋晚": (-1, "晚上"), "听晚": (1, "晚上"), "聽晚": (1, "晚上"),
               "大后日": (3, None), "琴朝": (-1, "早上"), "寻朝": (-1, "早上"), "尋朝": (-1, "早上")}
+# 当天, 当日 (现代汉语词典: 本日, 同一天), 当晚 / 当夜 (that evening): said alone, the reference day; after a
+# date (3月5日当天, 周一当晚) they are that date's, which the date before says, so they are no second date;
+# after a word ending in 当 (应当天天, 相当日常, 每当夜深) they are no day
+_SAME_DAY = {"当天": (0, None), "当日": (0, None), "当晚": (0, "晚上"), "当夜": (0, "晚上")}
 
 
-@register("(" + "|".join(sorted(_DAY_WORDS, key=len, reverse=True)) + ")(?:黑)?", "date", needs=r"[听聽寻尋琴前后今大]")
+@register("(" + "|".join(sorted(_DAY_WORDS, key=len, reverse=True)) + ")(?:黑)?"
+          r"|(?<![\d日号天节周期拜应相正适恰妥理担充便勾家停得稳上典每])(当天|当日|当晚|当夜)", "date", needs=r"[听聽寻尋琴前后今大当]")
 def _zh_day_words(m) -> dict[str, Any]:
-    d, pod = _DAY_WORDS[m[1]]
+    d, pod = _DAY_WORDS[m[1]] if m[1] else _SAME_DAY[m[2]]
     return {"rel_day": d} | ({"pod": pod} if pod else {})
 
 

@@ -33,6 +33,13 @@ CASES = [
     ("一共三个", "一共3个"),
     ("說話", "说话"),
     ("個人", "个人"),
+    # 几十 / 几百: their lower bound and 多; 十几 stays 10几 (its own reading)
+    ("几十年之后", "20多年之后"),
+    ("等了几百秒", "等了200多秒"),
+    ("十几年前", "10几年前"),
+    # the traditional characters of the holidays' Chinese names
+    ("贖罪日", "赎罪日"),
+    ("灑紅節", "洒红节"),
 ]
 
 

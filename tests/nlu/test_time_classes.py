@@ -36,11 +36,12 @@ def test_case(cls, text, ref, kind, start, end, span, point):
 
 
 def test_every_class_has_zh_and_en_or_says_why():
-    # Chinese words with no English counterpart: 禮拜/聽日, 前N个月 of a year, 年半, 以来, lunar months, 两日, 多, 过, 刻
+    # Chinese words with no English counterpart: 禮拜/聽日, 前N个月 of a year, 年半, 以来, lunar months, 两日, 多, 过, 刻,
+    # 当天/当月, 星期三四
     zh_only = {"traditional_and_cantonese", "zh_first_last_units_of_a_year", "zh_half_units_and_yilai",
                "zh_lunar_months", "zh_month_ranges_in_a_year", "zh_windows_with_nei_and_counts_of_days",
                "zh_some_more_guo_and_ke", "zh_stages_next_day_pairs_and_cv_months",
-               "zh_quarter_units_dian_duo_and_wuhou", "zh_approximate_numbers"}
+               "zh_quarter_units_dian_duo_and_wuhou", "zh_approximate_numbers", "zh_same_day_month_and_weekday_runs"}
     for cls, cases in DATA["classes"].items():
         langs = {"en" if c[0].isascii() else "zh" for c in cases}
         assert "zh" in langs and ("en" in langs or cls in zh_only), cls
@@ -62,3 +63,11 @@ def test_chinese_words_near_the_new_classes_are_not_those_times(text):
     ref = datetime.fromisoformat(DATA["refs"]["W"][0])
     got = parse_times(text, ref, DATA["refs"]["W"][1])
     assert all(x.kind == "duration" or x.text in ("周一",) for x in got), got
+
+
+@pytest.mark.parametrize("text", ["应当天天锻炼", "相当日常的事", "每当月亮升起", "不同月份", "周35", "每周第三天", "每次年会", "名次年年提升"])
+def test_words_ending_in_dang_and_weekdays_out_of_order_are_no_time(text):
+    """应当/相当/每当/不同 + 天天/日常/月亮/月份 hold no 当天 / 当日 / 当月 / 同月; 周35 (Wednesday, Friday) is no run
+    of weekdays; 每周第三天 (the third day of every week) is no day counted from today; 每次/名次 + 年 hold no 次年."""
+    ref = datetime.fromisoformat(DATA["refs"]["W"][0])
+    assert parse_times(text, ref, DATA["refs"]["W"][1]) == []
