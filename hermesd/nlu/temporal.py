@@ -1045,7 +1045,8 @@ def _range(norm: Normalized, g1: _Group, g2: _Group, ref: datetime, tz: ZoneInfo
         f1["month"] = f2["month"]
         if "year" in f2:
             f1.setdefault("year", f2["year"])
-    if "day" in f2 and "month" not in f2 and "month" in f1:
+    if "day" in f2 and "month" not in f2 and "month" in f1 and "month_shift" not in f2:
+        # (a second end that names its month by a shift — 次月2日, 下个月2号 — keeps its own)
         f2["month"] = f1["month"]
         if "year" in f1:
             f2.setdefault("year", f1["year"])
