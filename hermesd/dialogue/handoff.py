@@ -13,7 +13,8 @@ The shapes (Simplified and Traditional Chinese, English):
 - en: talk/speak/chat to/with a human/person/agent/operator/representative (someone real),
   transfer/connect me to …, a bare "agent" / "operator" / "human" / "representative" (please).
 
-A negated one ("不用转人工", "no need for an agent", "don't transfer me") is not a request, nor a
+A negated or withdrawn one ("不用转人工", "我不想找人工", "取消转人工", "no need for an agent", "don't
+transfer me", "cancel the handoff") is not a request, nor a
 question about one ("人工客服几点上班？", "is there a human agent?") — a question that asks for the act
 itself is a polite request ("能转人工吗", "can I talk to a human?"), nor a thing passed on ("把报价单转给客服" moves the quote), nor
 a person of the directory ("找王工" is people.lookup), nor 人工智能.
@@ -39,6 +40,7 @@ _EN = re.compile(
     r"|\b(?:get|give|need|want)\s+(?:me\s+)?" + _WHO_EN + r"\s*(?:please)?[\s.!]*$"
     r"|^\s*(?:" + _WHO_EN + r")\s*(?:please|now)?[\s.!]*$")
 _NOT = re.compile(r"(?i)^(?:请|請)?(?:你)?(?:不用|不要|别|別|无需|無需|不必|不需要|甭)"
+                  r"|不想|不愿|不願|没必要|沒必要|不需要|不用|取消|撤销|撤銷"
                   r"|几点|幾點|电话|電話|号码|號碼|(?:把|将|將).+(?:转|轉|发|發|给|給)"
                   r"|\b(?:don'?t|do\s+not|no\s+need|never|not)\b"
                   r"|^\s*(?:is|are|when|what|where|how|do|does|why|who|which)\b")

@@ -7,7 +7,10 @@ negative imperative, Li & Thompson 1981, *Mandarin Chinese*, on negation; Englis
 "do not" / "never" + verb):
 
 - zh: (请)(千万 | 可千万)(不要 | 别 | 不用 | 甭 | 无需 | 不必 | 不需要 | 勿) + the request;
-- en: (please) (don't | do not | never | no need to) + the request.
+- en: (please) (don't | do not | never | no need to) + the request;
+- the same said inside the clause: after a subject or an adverb (我不想重启nginx, 没必要重启nginx吧, 报价单先别
+  发给王芳, 王芳说不用发报价单了; "I don't want to send the quote", "there's no need to restart it") — 要不要 is
+  a question, 别人 / 别的 "other", 不用的 "unused", 不想要X "want rid of X".
 
 Not negative requests: 别忘了 / 别让我忘了 / "don't forget" / "don't let me forget" (a reminder,
 read elsewhere), 不要紧 /
@@ -27,6 +30,16 @@ _ZH = re.compile(r"^(?:请|請)?(?:你)?(?:可)?(?:千万|千萬)?(?:不要|别|
                  r"(?=[\u4e00-\u9fffA-Za-z])")
 _EN = re.compile(r"^(?:please\s+)?(?:don'?t|do\s+not|never|no\s+need\s+to)\s+"
                  r"(?!forget|worry|hesitate|mind|bother\s+me|be\s+|let\s+(?:me|us)\s+(?:forget|miss))(?=[a-z])")
+# the same negators inside the clause, after a subject, an adverb or a topic: "我不想重启nginx", "没必要重启nginx吧",
+# "报价单先别发给王芳", "王芳说不用发报价单了" (要不要 is a question; 别人/别的 are "other", so 别 counts only
+# where it starts the predicate: after a pronoun or an adverb of the imperative)
+_ZH_INNER = re.compile(r"(?:不想(?!要)|不愿意?|不打算|不需要|没必要|沒必要|不必|不用|无需|無需|(?<![要需])不要"
+                       r"|(?:(?<=[我你您咱们們先就可千万萬也])|(?<=还是|還是|最好|暂时|暫時))(?:别|別))"
+                       r"(?:再|给我|幫我|帮我)?"
+                       r"(?!忘|让我忘|讓我忘|让我错过|担心|擔心|客气|客氣|着急|著急|急|紧|緊|怕|介意|管我|理我|谢|謝|的"
+                       r"|(?:了|啦|吧|呀|啊)*[\s。.!！]*$)(?=[\u4e00-\u9fffA-Za-z])")
+_EN_INNER = re.compile(r"\b(?:i|we)\s+(?:really\s+|just\s+)?(?:don'?t|do\s+not|didn'?t)\s+(?:want|need|mean)\s+(?:you\s+)?to\s+"
+                       r"(?!forget|worry|miss)(?=[a-z])|\b(?:there'?s|there\s+is)\s+no\s+need\s+to\s+(?=[a-z])")
 _QUESTION = re.compile(r"(?:吗|嗎|么|麼|呢)?\s*[?？]\s*$|(?:吗|嗎)\s*[。.!！]?\s*$")
 _BREAK = re.compile(r"[,，;；。!！]\s*\S")
 
@@ -42,4 +55,4 @@ def negated_request(text: str) -> bool:
     t = text.strip().lower()
     if not t or _QUESTION.search(t) or _BREAK.search(t.rstrip("。.!！ ")):
         return False
-    return bool(_ZH.match(t) or _EN.match(t))
+    return bool(_ZH.match(t) or _EN.match(t) or _ZH_INNER.search(t) or _EN_INNER.search(t))

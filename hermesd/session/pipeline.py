@@ -27,6 +27,7 @@ from ..dialogue.lastaction import asks_about_last, asks_if_done, last_done
 from ..dialogue.negated import negated_request
 from ..dialogue.questions import Ask, Candidate, Choice, Confirm, Offer, OpenQuestion, reasked
 from ..dialogue.reader import read_answer
+from ..dialogue.repair import repaired
 from ..dialogue.smalltalk import capabilities, smalltalk_reply
 from ..dialogue.split import one_each, reminding_request, split_requests
 from ..nlu.clock import BadClock, impossible_clock_text, impossible_clocks
@@ -274,6 +275,14 @@ class Pipeline:
                         p.trace["reminding"] = core
                 parsed = self._reminded(s, parsed, ref_at, p)
                 p.timings["parse"] = p.timings.get("parse", 0.0) + (time.perf_counter() - p0) * 1000
+            if parsed is not None and text and "self_repair" not in p.trace:
+                # "把报价单发给王芳，不对，是李娜": the request the speaker meant once they corrected themselves
+                fixed = repaired(text, [(e.type, e.span) for e in parsed.entities])
+                if fixed is not None:
+                    p.trace["self_repair"] = fixed
+                    p.repairs.append("self_repair")
+                    text = fixed
+                    parsed = c.nlu.parse(text, ref_at, s.tz, s.locale, budget_ms=c.settings.parsing_ms)
             if spoken and not s.locale and _LETTER.search(spoken):
                 p.lang = self.language(s, spoken)
             if s.state is State.PARSING:
