@@ -12,18 +12,38 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Any
+from typing import Any, Mapping
 
 from ..memory.capture import CaptureRules, turn_record
 from .ports import MemoryPort
 from .record import Session
 
-__all__ = ["RECENT_MAX", "stage_memory"]
+__all__ = ["RECENT_MAX", "document_kind", "stage_memory"]
 
 log = logging.getLogger(__name__)
 
 #: captured entities a session keeps for references
 RECENT_MAX = 20
+
+
+def document_kind(document: str, kinds: Mapping[str, str], words: Mapping[str, list[str]] | None = None) -> str:
+    """The kind of the document a tool acted on, from the session's document kinds as said
+    (``kinds``: ``{"报价单": "quote", "合同": "contract"}``) and every surface form of each (``words``:
+    ``{"quote": ["quote", "报价", "报价单", …]}``): the one kind whose words are in the file name
+    (报价单Q-2024-061.pdf), else the only kind the session holds when no other kind's words are there,
+    else ``""`` (and ``""`` for no document) — never the first one said when several were
+    ("把报价单和合同发给王芳" used to file the quote's send as a contract)."""
+    if not document:
+        return ""
+    name = document.casefold()
+    forms = {said: k for said, k in kinds.items() if said and k}
+    for k, ws in (words or {}).items():
+        forms.update({w: k for w in ws if w})
+    named = {k for w, k in forms.items() if w.casefold() in name}
+    if len(named) == 1:
+        return next(iter(named))
+    held = {k for k in kinds.values() if k}
+    return next(iter(held)) if len(held) == 1 and not named else ""
 
 
 def stage_memory(memory: MemoryPort, s: Session, reply: dict[str, Any], tool_results: list[tuple[str, dict, dict]],
@@ -43,9 +63,12 @@ def stage_memory(memory: MemoryPort, s: Session, reply: dict[str, Any], tool_res
     trace = s.last_trace or {}
     if rules is not None and trace.get("path") != "memory":  # a fact turn is captured as the fact above
         kinds = s.refs.get("kinds", {})
+        last = tool_results[-1] if tool_results else None
+        kind = document_kind(str((last[2].get("document") or last[1].get("document") or "") if last else ""), kinds,
+                             s.refs.get("kind_words"))
         turn = turn_record(rules, text=str(trace.get("text") or ""), intent=reply.get("intent"),
                            entities=reply.get("entities") or [], anchors=s.refs.get("anchors", {}),
-                           tool_results=tool_results, kind=str(next(iter(kinds.values()), "") or ""))
+                           tool_results=tool_results, kind=kind)
         st = memory.stage_capture(s.uid, s.session_id, turn, slot_session=f"user:{s.uid}", at_ms=s.ref_ms or None,
                                 trace_id=trace_id, verbs=rules.memory_verbs, defer=True)
         if st is not None:

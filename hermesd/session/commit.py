@@ -8,7 +8,7 @@ from typing import Any, Callable
 
 from ..logging import redact_json
 from ..memory.capture import CaptureRules
-from .capture_turn import stage_memory
+from .capture_turn import document_kind, stage_memory
 from .ports import MemoryPort
 from .record import Session
 
@@ -35,7 +35,6 @@ async def commit_turn(memory: MemoryPort, s: Session, reply: dict[str, Any], mes
     """
     slots, events = [], []
     anchors, kinds = s.refs.get("anchors", {}), s.refs.get("kinds", {})
-    kind = next(iter(kinds.values()), "") or ""
     tool_results = [tr for r in results for tr in r.tool_results]
     for r in results:
         for key, value, mclass in r.remembered:
@@ -49,7 +48,9 @@ async def commit_turn(memory: MemoryPort, s: Session, reply: dict[str, Any], mes
         events.append(memory.event_row(
             s.uid, s.session_id, actor=f"uid:{s.uid}", action=tool,
             object=str(output.get("document") or params.get("document") or ""),
-            object_kind=str(kind), target_anchor=str(target or ""),
+            object_kind=document_kind(str(output.get("document") or params.get("document") or ""), kinds,
+                                      s.refs.get("kind_words")),
+            target_anchor=str(target or ""),
             at_ms=s.ref_ms or now_ms, payload={"params": params, "output": output}))
     # a turn with side effects (a tool ran, something was remembered) is on disk before its
     # reply goes out; a pure turn is queued in the same single transaction without waiting

@@ -158,6 +158,7 @@ class Grounding:
             elif e.type == "doc_type":
                 value = d["text"]
                 kinds[value] = d.get("value")
+                self._kind_words(s, d.get("value"))
             out.setdefault(e.type, []).append(value)
         if self._wants_task(parsed, q):
             # the task of a reminder: the words without trigger and time phrase (hermesd.nlu.task)
@@ -209,6 +210,16 @@ class Grounding:
                 dt = dt.replace(tzinfo=self.zone(s))
             return int(dt.timestamp() * 1000)
         return ms(when.get("start")), ms(when.get("end"))
+
+    def _kind_words(self, s: Session, canonical: Any) -> None:
+        """``s.refs["kind_words"][canonical]``: every surface form of a document kind the session has
+        named (报价单, quote, 报价), by which a sent file's name tells its kind (:func:`.capture_turn.document_kind`)."""
+        if not isinstance(canonical, str):
+            return
+        words = s.refs.setdefault("kind_words", {})
+        if canonical not in words:
+            gaz = (getattr(self.nlu.engine, "gazetteers", {}) or {}).get("doc_type") or {}
+            words[canonical] = sorted({surface for surface, c in gaz.items() if c == canonical} | {canonical})
 
     async def recall(self, s: Session, params: Mapping[str, Any]) -> dict[str, Any]:
         """The memory search behind a rule's ``recall`` step (this user's memories only).

@@ -422,7 +422,9 @@ class Pipeline:
         if load:
             p.degrade(f"load:{load}")
         if not isinstance(q, (Ask, Confirm, Choice)):
-            s.refs = {}
+            # a new request's references start afresh; the words of the document kinds named in this
+            # session stay, as a turn's several requests are committed together (capture_turn.document_kind)
+            s.refs = {"kind_words": s.refs["kind_words"]} if "kind_words" in s.refs else {}
         s.refs.pop("session_anchor", None)
         entities, ambiguous = await c.grounding.entities(s, parsed, fuzzy=load is None, q=q)
         if s.refs.pop("session_anchor", None):

@@ -139,3 +139,22 @@ def test_send_it_again_resends_this_conversations_send_not_a_newer_one_from_anot
         third = c.call("session.open", {"locale": "en"})["session_id"]
         newest = _turn(c, third, "send the quote again")
         assert newest["reply"]["card"]["fields"]["recipient"] == "李娜", newest["reply"]
+
+
+def test_a_send_of_two_documents_files_each_under_its_own_kind(office):
+    """"把报价单和合同发给王芳", only the quote confirmed: the send is filed as a quote — "合同发给王芳了吗"
+    is no record and "把合同再发一遍" finds none (the quote's send was filed under the contract, the
+    kind parsed last in the turn, and was then confirmed as the contract's)."""
+    d = office()
+    with d.client() as c:
+        sid = c.call("session.open", {"locale": "zh"})["session_id"]
+        assert _turn(c, sid, "把报价单和合同发给王芳")["state"] == "CONFIRMING"
+        sent = _turn(c, sid, "好")
+        assert "已把报价单Q-2024-061.pdf发给王芳" in sent["reply"]["text"], sent["reply"]
+        c.call("session.close", {"session_id": sid})
+        other = c.call("session.open", {"locale": "zh"})["session_id"]
+        asked = _turn(c, other, "合同发给王芳了吗")["reply"]["text"]
+        assert "没有" in asked and "报价单" not in asked, asked
+        assert "发过" in _turn(c, other, "报价单发给王芳了吗")["reply"]["text"]
+        again = _turn(c, other, "把合同再发一遍")
+        assert again["state"] != "CONFIRMING" and "没有" in again["reply"]["text"], again["reply"]
