@@ -518,6 +518,8 @@ def _show_turn(res: dict[str, Any]) -> None:
     zh = any("\u4e00" <= ch <= "\u9fff" for ch in text)
     seen: set[str] = set()
     for event in res.get("events") or []:
+        if event.get("kind") in _SAID_IN_REPLY:
+            continue
         line = _event_line(event, zh)
         if line not in seen:  # the same news twice (two sessions parked alike) is one line
             seen.add(line)
@@ -529,7 +531,10 @@ _EVENT_WORDS = {
     "session_expired": ("一个会话已过期", "a session expired"),
     "pending_task": ("没做完的事已留到下次", "unfinished work was kept for later"),
     "confirmation_cancelled": ("没回答的确认已取消", "an unanswered confirmation was cancelled"),
+    "memory.updated": ("记忆已更新", "a memory was updated"),
 }
+#: events a reply already tells the person of ("记住了：…"), not shown again under it
+_SAID_IN_REPLY = ("memory.updated",)
 
 
 def _event_line(event: dict[str, Any], zh: bool) -> str:

@@ -71,3 +71,12 @@ def test_a_line_that_is_not_utf8_is_read_not_a_traceback(start_daemon):
                        capture_output=True, timeout=60, env=clean_env())
     assert r.returncode == 0 and "Traceback" not in r.stderr.decode(), r.stderr.decode()
     assert "剩" in r.stdout.decode()
+
+
+def test_a_remembered_fact_shows_no_internal_event_name(start_daemon):
+    """The reply says it was remembered; the memory.updated event, delivered with a later turn, is
+    not printed under it as [memory.updated]."""
+    d = start_daemon()
+    r = hermesctl(d.socket, "chat", input="记住我的工号是A1024\n磁盘还剩多少\n我的工号是多少\n")
+    assert r.returncode == 0, r.stderr
+    assert "A1024" in r.stdout and "memory.updated" not in r.stdout, r.stdout
