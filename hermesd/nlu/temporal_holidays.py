@@ -28,7 +28,7 @@ from typing import Any
 
 from .normalize import normalize
 from .temporal_atoms import register
-from .temporal_holidays_world import SPANS, ZH_NAMES
+from .temporal_holidays_world import SPANS, ZH_NAMES, holiday_atom
 from .temporal_lunar import SOLAR_TERMS, lunar_to_solar, solar_term
 
 __all__ = ["holiday_date", "holiday_span"]
@@ -300,11 +300,7 @@ def _en_holiday(m) -> dict[str, Any] | None:
     key = next((v for k, v in _EN.items() if k.replace("'", "") == word), None)
     if key is None:
         return None
-    out: dict[str, Any] = {"holiday": key}
-    rel = {"next": 1, "the next": 1, "the coming": 1, "coming": 1, "last": -1, "the last": -1, "previous": -1}.get(m[1] or "")
-    if rel:
-        out["hol_rel"] = rel
-    return out
+    return holiday_atom(key, m[1])
 
 
 @register(r"(?<![a-z])(?:(next|last|this)\s+)?lent(?=\s+(?:19|20)\d\d(?!\d))|(?<![a-z])(next|last|this)\s+lent(?![a-z])",

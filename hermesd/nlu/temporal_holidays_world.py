@@ -33,7 +33,7 @@ from .temporal_atoms import register
 from .temporal_calendars import festival_day, hebrew_leap, hijri_month_days, hijri_to_gregorian, parsi_new_year
 from .temporal_calendars import hebrew_to_gregorian
 
-__all__ = ["EN_NAMES", "SPANS", "ZH_NAMES"]
+__all__ = ["EN_NAMES", "SPANS", "ZH_NAMES", "holiday_atom"]
 
 Span = tuple[date, date]
 _DAY = timedelta(days=1)
@@ -260,6 +260,20 @@ _NEEDS = "(?<![a-z])(?:" + "|".join(sorted({_needed(n) for n in EN_NAMES} | {"ra
 _RAKHI = r"rakhi(?=\s+(?:19|20)\d\d(?!\d))"
 
 
+#: an English holiday's leading words: its next or its last occurrence (hol_rel)
+_EN_REL = {"next": 1, "the next": 1, "the coming": 1, "coming": 1, "last": -1, "the last": -1, "previous": -1}
+
+
+def holiday_atom(key: str, said: str | None) -> dict[str, Any]:
+    """The atom of the holiday ``key`` said after ``said`` ("next", "the last", … or None):
+    ``{"holiday": key}`` plus ``hol_rel`` ±1 for a next / last occurrence."""
+    out: dict[str, Any] = {"holiday": key}
+    rel = _EN_REL.get(said or "")
+    if rel:
+        out["hol_rel"] = rel
+    return out
+
+
 @register(rf"(?<![a-z0-9])(?:(next|last|this|the next|the last|the coming|coming|previous)\s+)?(?:the\s+)?"
           rf"({_alt(EN_NAMES)}|{_RAKHI})(?![a-z0-9])", "date", needs=_NEEDS)
 def _world_holiday(m) -> dict[str, Any] | None:
@@ -269,8 +283,4 @@ def _world_holiday(m) -> dict[str, Any] | None:
     key = next((k for n, k in _PLAIN.items() if " ".join(n.replace("-", " ").split()) == word), None)
     if key is None:
         return None
-    out: dict[str, Any] = {"holiday": key}
-    rel = {"next": 1, "the next": 1, "the coming": 1, "coming": 1, "last": -1, "the last": -1, "previous": -1}.get(m[1] or "")
-    if rel:
-        out["hol_rel"] = rel
-    return out
+    return holiday_atom(key, m[1])
