@@ -225,6 +225,12 @@ class Controller:
         else:
             self.deadlines.arm(s.session_id, s.machine.deadline)
 
+    def _hand_off(self, s: Session, why: str, reason: str, trace_id: str) -> None:
+        """A person takes over: the HANDOFF transition (``why`` in its log line) and the ``handoff``
+        event for the session's user (``reason``: ``failures``, ``asked`` or a rule's reason)."""
+        self._move(s, Event.HANDOFF, why)
+        self.on_event(s.uid, "handoff", {"session_id": s.session_id, "reason": reason, "trace_id": trace_id})
+
     def _move(self, s: Session, event: Event, reason: str = "") -> bool:
         ok, why = self.policy.can_transition(s.state.value, event.value, {"session_id": s.session_id,
                                                                         "vars": s.vars, "uid": s.uid}) \
@@ -362,8 +368,7 @@ class Controller:
         self._move(s, Event.TEXT, "failed turn")
         self._move(s, Event.FAIL, "internal error")
         if not self._move(s, Event.DEGRADE, "internal error"):
-            self._move(s, Event.HANDOFF, "too many failures")
-            self.on_event(s.uid, "handoff", {"session_id": s.session_id, "reason": "failures", "trace_id": trace_id})
+            self._hand_off(s, "too many failures", "failures", trace_id)
         await self.memory.save_session(s.to_row())
 
     async def _turn(self, s: Session, text: str, ref: datetime | None, trace_id: str,

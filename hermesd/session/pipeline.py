@@ -246,8 +246,7 @@ class Pipeline:
         c = self.c
         if s.state is State.ERROR_HANDLING and s.machine.failures >= c.limits.handoff_after:
             # too many failures in a row: a person takes over before anything else runs
-            c._move(s, Event.HANDOFF, "too many failures")
-            c.on_event(s.uid, "handoff", {"session_id": s.session_id, "reason": "failures", "trace_id": trace_id})
+            c._hand_off(s, "too many failures", "failures", trace_id)
         c._move(s, Event.TEXT, "utterance")
         q = s.pending
         chosen: dict[str, Any] | None = None
@@ -297,8 +296,7 @@ class Pipeline:
                 p.trace.update({"intent": None, "decision": "handoff_asked"})
                 s.pending, s.slots = None, {}
                 c._move(s, Event.ROUTED, "asked for a person")
-                c._move(s, Event.HANDOFF, "asked for a person")
-                c.on_event(s.uid, "handoff", {"session_id": s.session_id, "reason": "asked", "trace_id": trace_id})
+                c._hand_off(s, "asked for a person", "asked", trace_id)
                 p.texts.append(catalogue.say("handoff_asked", p.lang))
                 p.path = "handoff"
                 return

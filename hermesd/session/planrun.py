@@ -169,8 +169,7 @@ class PlanRunner:
             await c.llm_turns.run(s, p, c.rules().fallback(plan.intent), ctx, entities, utterance, trace_id)
         elif isinstance(result, Handoff):
             s.pending, s.slots = None, {}
-            c._move(s, Event.HANDOFF, result.reason)
-            c.on_event(s.uid, "handoff", {"session_id": s.session_id, "reason": result.reason, "trace_id": trace_id})
+            c._hand_off(s, result.reason, result.reason, trace_id)
         elif isinstance(result, Failure) and not result.counts:
             # an answer, not a fault (a required recall found nothing): the rule's fallback says so
             await self._compensate(s, p, executor, plan.on_error, ctx, result)
@@ -204,9 +203,8 @@ class PlanRunner:
         if s.state is not State.ERROR_HANDLING:
             c._move(s, Event.FAIL, result.code)
         if recovery(s.machine, c.limits, retryable=False) is Event.HANDOFF:
-            c._move(s, Event.HANDOFF, "too many failures")
+            c._hand_off(s, "too many failures", "failures", trace_id)
             p.texts.append(catalogue.say("handoff", p.lang))
-            c.on_event(s.uid, "handoff", {"session_id": s.session_id, "reason": "failures", "trace_id": trace_id})
         else:
             c._move(s, Event.DEGRADE, result.code)
         p.path = "error"
