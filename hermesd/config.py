@@ -46,7 +46,7 @@ from typing import Any, Literal, Mapping
 
 import orjson
 import yaml
-from pydantic import BaseModel, Field, ValidationError, field_validator
+from .typed import BaseModel, Field, ValidationError, field_validator
 
 from .errors import ConfigInvalid
 from .logging import redact

@@ -22,7 +22,7 @@ from .errors import FrameTooLarge, InvalidRequest, ParseError
 from .caller import Caller
 
 if TYPE_CHECKING:
-    from pydantic import BaseModel
+    from .typed import BaseModel
 
 __all__ = ["CallContext", "Caller", "LineDecoder", "Method", "Request", "encode", "error_response", "parse_request"]
 

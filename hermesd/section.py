@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict
+from .typed import BaseModel, ConfigDict
 
 __all__ = ["SHARE_DIR_ENV", "SHARE_DIRS", "Section", "share_dirs", "shipped_path"]
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from pydantic import ValidationError
+from .typed import ValidationError
 
 from .config import RolesSettings, ServerSettings
 from .errors import (

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Literal
 from urllib.parse import urlsplit
 
-from pydantic import Field, field_validator
+from ..typed import Field, field_validator
 
 from ..section import Section
 

@@ -10,7 +10,7 @@ from datetime import date
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, field_validator, model_validator
+from ..typed import Field, field_validator, model_validator
 
 from ..section import Section
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, field_validator
+from ..typed import Field, field_validator
 
 from ..section import Section
 

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import ValidationError
+from ..typed import ValidationError
 
 from ..errors import ConfigInvalid
 from .engine import RuleEngine

@@ -37,7 +37,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import (
+from ..typed import (
     AfterValidator,
     BaseModel,
     BeforeValidator,

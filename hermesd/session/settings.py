@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import Field
+from ..typed import Field
 
 from ..section import Section, shipped_path
 

@@ -8,7 +8,7 @@ import os
 import time
 from typing import TYPE_CHECKING, Any, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field
+from ..typed import BaseModel, ConfigDict, Field
 
 from ..metrics import CONTENT_TYPE
 from ..protocol import CallContext, Method

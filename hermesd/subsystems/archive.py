@@ -35,7 +35,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from ..typed import BaseModel, ConfigDict
 
 from ..errors import HermesError, InputInvalid
 from ..metrics import Counter, Gauge, Registry

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field
+from ..typed import BaseModel, ConfigDict, Field
 
 from ..errors import InputInvalid, PermissionDenied
 from ..metrics import Histogram, Registry

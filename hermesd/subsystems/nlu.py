@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping
 from zoneinfo import ZoneInfo
 
-from pydantic import BaseModel, ConfigDict, Field
+from ..typed import BaseModel, ConfigDict, Field
 
 from ..errors import InputInvalid
 from ..metrics import Histogram, Registry

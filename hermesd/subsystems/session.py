@@ -25,7 +25,7 @@ from datetime import datetime
 from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator, model_validator
+from ..typed import BaseModel, ConfigDict, Field, StrictBool, field_validator, model_validator
 
 from ..dialogue.lexicon import load_lexicon
 from ..memory.capture import load_capture_rules

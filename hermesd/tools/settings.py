@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from ..typed import Field
 
 from ..section import Section, shipped_path
 

@@ -25,7 +25,7 @@ import os
 import uuid
 from pathlib import Path
 
-import pydantic
+import hermesd.typed as pydantic
 import pytest
 from archive_helpers import Child, audit, turns
 from s3_server import REGION, MotoS3, free_port

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import pydantic
+import hermesd.typed as pydantic
 import pytest
 from archive_helpers import audit, turns
 

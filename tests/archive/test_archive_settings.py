@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import pydantic
+import hermesd.typed as pydantic
 import pytest
 
 from hermesd.memory.archive_settings import (

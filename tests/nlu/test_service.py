@@ -4,7 +4,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from pydantic import ValidationError
+from hermesd.typed import ValidationError
 
 from hermesd.errors import InputInvalid
 from hermesd.nlu.packs import load_packs

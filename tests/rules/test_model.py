@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from pydantic import ValidationError
+from hermesd.typed import ValidationError
 
 from hermesd.rules.model import (
     AskAction,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from pydantic import ValidationError
+from hermesd.typed import ValidationError
 
 from hermesd.session.machine import Limits, State
 from hermesd.session.settings import SessionSettings, resolve_rules_dir
