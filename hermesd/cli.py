@@ -42,25 +42,7 @@ def _print_config_errors(exc: Any) -> None:
         print(f"  {p}", file=sys.stderr)
 
 
-def _without_pydantic_plugins() -> None:
-    """The daemon runs no pydantic plugins: say so the documented way (``PYDANTIC_DISABLE_PLUGINS``)
-    and stand in for pydantic's plugin loader, whose module-level ``importlib.metadata`` import
-    (email, zipfile, csv, calendar …: 31 modules, 1.5 MB resident in the started daemon and
-    ~13 ms of CPU, measured on this machine) would otherwise come with the first model. A loader
-    already imported (someone used pydantic first) is left alone."""
-    import os
-    import types
-
-    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
-    if "pydantic.plugin._loader" not in sys.modules and os.environ["PYDANTIC_DISABLE_PLUGINS"] in ("__all__", "1",
-                                                                                                  "true"):
-        loader = types.ModuleType("pydantic.plugin._loader", "hermesd: no pydantic plugins in the daemon")
-        loader.get_plugins = lambda: ()  # type: ignore[attr-defined]  # the one name pydantic reads
-        sys.modules["pydantic.plugin._loader"] = loader
-
-
 def _cmd_run(args: argparse.Namespace) -> int:
-    _without_pydantic_plugins()
     from .config import ConfigError
 
     overrides: dict[str, Any] = {}
@@ -295,6 +277,8 @@ def _show_memory(m: dict[str, Any]) -> None:
         print(f"    {name:<32} {_mb(n):>9}")
     print(f"    {'interpreter heap (modules, code, free)':<32} {_mb(m['heap_unattributed_bytes']):>9}")
     print(f"  {'other (stacks, data files)':<34} {_mb(maps['other']):>9}")
+    if m.get("packages"):
+        print(f"  {'packages imported':<34} {', '.join(m['packages'])}")
     for t in m.get("tracemalloc") or []:
         print(f"    tracemalloc {t['file']:<60} {_mb(t['bytes']):>9}")
 

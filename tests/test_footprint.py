@@ -51,3 +51,17 @@ def test_release_free_heap_returns_freed_c_heap_pages() -> None:
     assert release_free_heap() is True
     assert before - _rss_anon_kb() > 20_000, "at least 20 MB of the 40 MB freed goes back"
     assert len(keep) == 4096
+
+
+def test_the_daemon_with_shipped_defaults_never_imports_pydantic(daemon) -> None:
+    """pydantic costs ~9 MB of RSS; hermesd's models are :mod:`hermesd.typed` (issue 15). Checked
+    in the running daemon after READY and a parse, a memory write and a turn."""
+    daemon.call("nlu.parse", {"text": "明天早上八点提醒我开会"})
+    out = hermesctl(daemon.socket, "say", "what time is it")
+    assert out.returncode == 0, out.stderr
+    packages = daemon.call("admin.memory")["packages"]
+    assert "hermesd" in packages and "orjson" in packages  # the list is real
+    assert "pydantic" not in packages and "pydantic_core" not in packages, packages
+    shown = hermesctl(daemon.socket, "status", "--memory")
+    line = next(x for x in shown.stdout.splitlines() if "packages imported" in x)
+    assert "orjson" in line and "pydantic" not in line

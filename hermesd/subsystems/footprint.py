@@ -109,20 +109,30 @@ def deep_size(roots: Iterable[Any], seen: set[int]) -> int:
     return total
 
 
+def loaded_packages() -> list[str]:
+    """Top-level names in ``sys.modules`` outside the standard library, sorted (e.g. ``["hermesd", "orjson"]``)."""
+    import sys
+
+    names = {name.partition(".")[0] for name in list(sys.modules)}
+    return sorted(n for n in names if n not in sys.stdlib_module_names and not n.startswith("_"))
+
+
 def report(parts: Mapping[str, Iterable[Any]], *, top: int = 12) -> dict[str, Any]:
     """The ``admin.memory`` document.
 
     :param parts: part name → its roots, in the order they are counted (an object two parts
         share is counted in the first).
     :return: ``{"rss_bytes", "mappings": {...}, "parts": {name: bytes}, "heap_unattributed_bytes",
-        "tracemalloc": [{"file", "bytes"}] | None}``.
+        "tracemalloc": [{"file", "bytes"}] | None, "packages": [name, ...]}``; ``packages`` are the
+        top-level packages imported that are not the standard library's (``sys.stdlib_module_names``),
+        sorted — what a technician checks first when the libraries' share grows.
     """
     m = mappings()
     seen: set[int] = set()
     sizes = {name: deep_size(roots, seen) for name, roots in parts.items()}
     result: dict[str, Any] = {"rss_bytes": m["total"], "mappings": m, "parts": sizes,
                               "heap_unattributed_bytes": max(0, m["heap"] - sum(sizes.values())),
-                              "tracemalloc": None}
+                              "tracemalloc": None, "packages": loaded_packages()}
     import tracemalloc
 
     if tracemalloc.is_tracing():
