@@ -1,4 +1,4 @@
-"""Configuration: pydantic v2 models and layered loading with every error reported at once.
+"""Configuration: typed models (:mod:`hermesd.typed`) and layered loading with every error reported at once.
 
 Layers, later wins, merged key by key (mopidy's scheme):
 

@@ -7,7 +7,7 @@ buffered; a character split across two reads is only decoded once its line is
 complete, so it always arrives whole.
 
 Subsystems plug into the server through :class:`Method`: a name, the roles that
-may call it, an optional pydantic model for its params and an async handler
+may call it, an optional :mod:`hermesd.typed` model for its params and an async handler
 ``handler(params, ctx) -> result`` where ``ctx`` is a :class:`CallContext`.
 """
 
@@ -123,7 +123,7 @@ class Method:
         raw dict (``{}`` when the request had none). Raise a
         :class:`~hermesd.errors.HermesError` subclass for a clean error reply.
     :param roles: roles allowed to call it.
-    :param params_model: pydantic model validating by-name params (bad → −32602).
+    :param params_model: :class:`hermesd.typed.BaseModel` validating by-name params (bad → −32602).
     """
 
     name: str

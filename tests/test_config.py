@@ -17,7 +17,7 @@ from hermesd.config import ConfigError, load
 def test_shipped_file_matches_the_model_defaults():
     shipped = load(env={}, etc=None)
     bare = load(env={}, shipped=None, etc=None)
-    assert shipped == bare, "config/hermesd.yaml and the pydantic defaults disagree"
+    assert shipped == bare, "config/hermesd.yaml and the models' defaults disagree"
 
 
 def test_layers_later_wins(tmp_path):

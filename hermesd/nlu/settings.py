@@ -85,6 +85,6 @@ class NluSettings(Section):
 
         try:
             ZoneInfo(v)
-        except Exception:  # ZoneInfoNotFoundError is a KeyError; pydantic wants ValueError
+        except Exception:  # ZoneInfoNotFoundError is a KeyError; a validator reports ValueError
             raise ValueError(f"unknown IANA time zone {v!r}") from None
         return v

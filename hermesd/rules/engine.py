@@ -78,7 +78,7 @@ class Plan:
 
 @dataclass(frozen=True, slots=True)
 class _Entry:
-    # copies of the rule's parts as plain tuples: pydantic private attributes are slow to read
+    # copies of the rule's parts as plain tuples, read once per turn
     rule: Rule
     rule_id: str
     pack: str

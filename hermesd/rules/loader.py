@@ -105,7 +105,7 @@ def checksum(folder: Path) -> str:
 
 # ---- YAML nodes with marks -------------------------------------------------------------------
 class _Marks:
-    """Node tree of one document, to turn a pydantic ``loc`` into a line."""
+    """Node tree of one document, to turn a validation error's ``loc`` into a line."""
 
     def __init__(self, node: yaml.Node | None) -> None:
         self.node = node
@@ -129,7 +129,7 @@ class _Marks:
 
     def _resolve(self, node: yaml.Node, loc: _Loc) -> tuple[int, int]:
         """(segments consumed, line) of the deepest node reachable, skipping segments that
-        are not in the document (pydantic puts union tags such as ``tool`` in ``loc``)."""
+        are not in the document (:mod:`hermesd.typed` puts union tags such as ``tool`` in ``loc``)."""
         if not loc:
             return 0, node.start_mark.line + 1
         best = (0, node.start_mark.line + 1)

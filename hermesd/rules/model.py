@@ -1,4 +1,4 @@
-"""Rule packs as pydantic models, in the reference design's form.
+"""Rule packs as typed models (:mod:`hermesd.typed`), in the reference design's form.
 
 A pack file::
 
@@ -380,7 +380,7 @@ def _one_kind(v: Any) -> Any:
             have = f"found {', '.join(kinds)}" if kinds else "found none"
             raise ValueError(f"an action needs exactly one of {', '.join(ACTION_KINDS)} ({have})")
     elif not isinstance(v, _Model):
-        raise ValueError(f"an action is a mapping, not {type(v).__name__}")  # noqa: TRY004 - pydantic reports ValueError
+        raise ValueError(f"an action is a mapping, not {type(v).__name__}")  # noqa: TRY004 - a validator reports ValueError
     return v
 
 

@@ -3,7 +3,7 @@
 Two views, both cheap enough to ask a running device (tens of milliseconds):
 
 1. **Mappings** (``/proc/self/smaps``, Linux ``proc(5)``): resident bytes of the interpreter
-   (the ``python`` binary and ``libpython``), of each shared library (``pydantic_core``,
+   (the ``python`` binary and ``libpython``), of each shared library (``orjson``,
    ``uvloop``, ``libcrypto`` …) and of the anonymous heap where Python objects live.
 2. **Objects**: the heap split by part — each subsystem names the roots of what it holds
    (:meth:`Subsystem.memory_roots`: the NLU model, L1, the rule engine, the tool pool) and

@@ -1,4 +1,4 @@
-"""Tool descriptors: ``tools/<name>/tool.yaml`` validated with pydantic, errors naming file and line.
+"""Tool descriptors: ``tools/<name>/tool.yaml`` validated as typed models (:mod:`hermesd.typed`), errors naming file and line.
 
 A tool folder holds ``tool.yaml`` (this model), ``handler.py`` with
 ``handle(input: dict) -> dict`` and ``test_cases.json`` (see :class:`TestCase`). Several tools

@@ -220,3 +220,10 @@ def test_constraints_that_cannot_both_hold_are_said_back(pack_daemon) -> None:
     assert log[-1]["constraints"] == {"门票": "200元以上"}
     named = [n for n in attractions if n in reply]
     assert named and all((attractions[n]["门票"] or 0) >= 200 for n in named)
+
+
+def test_the_pack_daemon_never_imports_pydantic(pack_daemon) -> None:
+    """Issue 15: the CrossWOZ pack's rules, tools and config are :mod:`hermesd.typed` models too."""
+    pack_daemon.call("nlu.parse", {"text": "帮我找一家评分4.5分以上的餐馆"})
+    packages = pack_daemon.call("admin.memory")["packages"]
+    assert "hermesd" in packages and "pydantic" not in packages, packages

@@ -149,3 +149,11 @@ def test_xsid_chinese_single_turn_sessions(start_daemon, tmp_path) -> None:
     assert o["datetime_annotated"] > 0
     assert o["datetime_resolved"] / o["datetime_annotated"] >= 0.5
     assert o["in_scope_records"] > 0  # the first 40 hold reminders, which the shipped office pack covers
+
+
+def test_the_pack_daemon_never_imports_pydantic(start_daemon, sgd_config) -> None:
+    """Issue 15: the SGD pack's rules, tools and config are :mod:`hermesd.typed` models too."""
+    d = start_daemon(None, args=("--config", str(sgd_config)))
+    d.call("nlu.parse", {"text": "I'd like to find a restaurant in San Jose"})
+    packages = d.call("admin.memory")["packages"]
+    assert "hermesd" in packages and "pydantic" not in packages, packages
