@@ -350,37 +350,46 @@ _EXACT: dict[Any, Callable[[Any], bool]] = {
 }
 
 
+_BOUNDS = (("gt", "greater_than", "greater than"), ("ge", "greater_than_equal", "greater than or equal to"),
+           ("lt", "less_than", "less than"), ("le", "less_than_equal", "less than or equal to"))
+_HOLDS = {"gt": lambda a, b: a > b, "ge": lambda a, b: a >= b, "lt": lambda a, b: a < b, "le": lambda a, b: a <= b}
+
+
 def _constrained(inner: _Checker, c: dict[str, Any]) -> _Checker:
     pattern = re.compile(c["pattern"]) if "pattern" in c else None
+    bounds = [(key, c[key], _HOLDS[key], typ, f"Input should be {words} {c[key]}") for key, typ, words in _BOUNDS if key in c]
+    lo, hi = c.get("min_length"), c.get("max_length")
 
     def check(v: Any, loc: tuple, errors: list, strict: bool) -> Any:
         v = inner(v, loc, errors, strict)
         if v is _BAD:
             return v
-        if isinstance(v, (int, float)) and not isinstance(v, bool):
-            for key, ok, words in (("gt", lambda a, b: a > b, "greater than"), ("ge", lambda a, b: a >= b, "greater than or equal to"),
-                                   ("lt", lambda a, b: a < b, "less than"), ("le", lambda a, b: a <= b, "less than or equal to")):
-                if key in c and not ok(v, c[key]):
-                    return _err(errors, loc, f"{'greater' if key[0] == 'g' else 'less'}_than{'_equal' if key[1] == 'e' else ''}",
-                                f"Input should be {words} {c[key]}", v, **{key: c[key]})
-        if hasattr(v, "__len__") and ("min_length" in c or "max_length" in c):
+        if bounds and isinstance(v, (int, float)) and not isinstance(v, bool):
+            for key, bound, holds, typ, msg in bounds:
+                if not holds(v, bound):
+                    return _err(errors, loc, typ, msg, v, **{key: bound})
+        if (lo is not None or hi is not None) and hasattr(v, "__len__"):
             n = len(v)
-            if isinstance(v, str):
-                kind, unit, tail = "String", "character", ""
-            else:
-                kind = "List" if isinstance(v, (list, tuple)) else "Dictionary" if isinstance(v, dict) else "Set" if isinstance(v, (set, frozenset)) else "Value"
-                unit, tail = "item", f" after validation, not {n}"
-            if "min_length" in c and n < c["min_length"]:
-                t = "string_too_short" if kind == "String" else "too_short"
-                return _err(errors, loc, t, f"{kind} should have at least {_plural(c['min_length'], unit)}{tail}", v, min_length=c["min_length"])
-            if "max_length" in c and n > c["max_length"]:
-                t = "string_too_long" if kind == "String" else "too_long"
-                return _err(errors, loc, t, f"{kind} should have at most {_plural(c['max_length'], unit)}{tail}", v, max_length=c["max_length"])
+            if (lo is not None and n < lo) or (hi is not None and n > hi):
+                return _length_error(v, n, lo, hi, loc, errors)
         if pattern is not None and isinstance(v, str) and not pattern.search(v):
             return _err(errors, loc, "string_pattern_mismatch", f"String should match pattern '{c['pattern']}'", v, pattern=c["pattern"])
         return v
 
     return check
+
+
+def _length_error(v: Any, n: int, lo: int | None, hi: int | None, loc: tuple, errors: list) -> Any:
+    if isinstance(v, str):
+        kind, unit, tail = "String", "character", ""
+    else:
+        kind = "List" if isinstance(v, (list, tuple)) else "Dictionary" if isinstance(v, dict) else "Set" if isinstance(v, (set, frozenset)) else "Value"
+        unit, tail = "item", f" after validation, not {n}"
+    if lo is not None and n < lo:
+        t = "string_too_short" if kind == "String" else "too_short"
+        return _err(errors, loc, t, f"{kind} should have at least {_plural(lo, unit)}{tail}", v, min_length=lo)
+    t = "string_too_long" if kind == "String" else "too_long"
+    return _err(errors, loc, t, f"{kind} should have at most {_plural(hi, unit)}{tail}", v, max_length=hi)
 
 
 def _literal(values: tuple[Any, ...]) -> _Checker:
@@ -588,8 +597,10 @@ class BaseModel(metaclass=_ModelType):
                 f = value.__func__ if isinstance(value, (classmethod, staticmethod)) else value
                 spec = getattr(f, "__typed_field__", None)
                 if spec is not None:
+                    bound = getattr(cls, name)
+                    takes_info = len(inspect.signature(bound).parameters) >= 2
                     for field in spec[0]:
-                        fvals.setdefault(field, []).append((getattr(cls, name), spec[1]))
+                        fvals.setdefault(field, []).append((bound, spec[1], takes_info))
                 mode = getattr(f, "__typed_model__", None)
                 if mode is not None:
                     mvals.append((name, mode))
@@ -637,6 +648,15 @@ class BaseModel(metaclass=_ModelType):
                 c = _constrained(c, info.constraints)
             checks[name] = c
         cls.__typed_checks__ = checks
+        fvals = cls.__typed_fvals__
+        cls.__typed_plan__ = tuple((name, info.alias or name, info, checks[name], tuple(fvals.get(name, ())))
+                                   for name, info in cls.__typed_fields__.items())
+        cls.__typed_keys__ = frozenset(key for _n, key, *_rest in cls.__typed_plan__)
+        cls.__typed_by_name__ = bool(cls.model_config.get("populate_by_name"))
+        cls.__typed_extra_mode__ = cls.model_config.get("extra", "ignore")
+        cls.__typed_before__ = tuple(n for n, m in cls.__typed_mvals__ if m == "before")
+        cls.__typed_after__ = tuple(n for n, m in cls.__typed_mvals__ if m == "after")
+        cls.__typed_post__ = "model_post_init" in dir(cls)
         cls.__typed_ready__ = True
 
     @classmethod
@@ -650,68 +670,68 @@ class BaseModel(metaclass=_ModelType):
 
     @classmethod
     def _validate(cls, data: Any, loc: tuple, errors: list) -> Any:
-        cls._ready()
+        if not cls.__dict__.get("__typed_ready__"):
+            cls._ready()
         if isinstance(data, cls):
             return data
-        for name, mode in cls.__typed_mvals__:
-            if mode == "before":
-                data = _call_validator(getattr(cls, name), data, errors, loc)
-                if data is _BAD:
-                    return _BAD
+        for name in cls.__typed_before__:
+            data = _call_validator(getattr(cls, name), data, errors, loc)
+            if data is _BAD:
+                return _BAD
         if not isinstance(data, dict):
             return _err(errors, loc, "model_type", f"Input should be a valid dictionary or instance of {cls.__name__}", data,
                         class_name=cls.__name__)
-        cfg = cls.model_config
         values: dict[str, Any] = {}
         bad = False
-        used: set[Any] = set()
-        for name, info in cls.model_fields.items():
-            key = info.alias or name
-            if key in data:
-                raw = data[key]
-                used.add(key)
-            elif info.alias and cfg.get("populate_by_name") and name in data:
-                raw = data[name]
-                used.add(name)
-            else:
-                raw = _MISSING
-            floc = (*loc, key)
+        found = 0
+        by_name = cls.__typed_by_name__
+        for name, key, info, check, validators in cls.__typed_plan__:
+            raw = data.get(key, _MISSING)
+            if raw is _MISSING and by_name and key != name:
+                raw = data.get(name, _MISSING)
             if raw is _MISSING:
                 if info.is_required():
-                    _err(errors, floc, "missing", "Field required", data)
+                    _err(errors, (*loc, key), "missing", "Field required", data)
                     bad = True
-                    continue
-                values[name] = info.make_default()
+                else:
+                    values[name] = info.make_default()
                 continue
+            found += 1
+            floc = (*loc, key)
             v = raw
-            validators = cls.__typed_fvals__.get(name, ())
-            for f, mode in validators:
-                if mode == "before" and v is not _BAD:
-                    v = cls._run_field(f, v, values, name, errors, floc)
+            if validators:
+                for f, mode, takes_info in validators:
+                    if mode == "before" and v is not _BAD:
+                        v = _call_validator(f, v, errors, floc, *((ValidationInfo(values, name),) if takes_info else ()))
             if v is not _BAD:
-                v = cls.__typed_checks__[name](v, floc, errors, False)
-            for f, mode in validators:
-                if mode == "after" and v is not _BAD:
-                    v = cls._run_field(f, v, values, name, errors, floc)
+                v = check(v, floc, errors, False)
+            if validators:
+                for f, mode, takes_info in validators:
+                    if mode == "after" and v is not _BAD:
+                        v = _call_validator(f, v, errors, floc, *((ValidationInfo(values, name),) if takes_info else ()))
             if v is _BAD:
                 bad = True
             else:
                 values[name] = v
-        extra = cfg.get("extra", "ignore")
-        extras = {k: v for k, v in data.items() if k not in used}
-        if extras and extra == "forbid":
-            for k, v in extras.items():
-                _err(errors, (*loc, k), "extra_forbidden", "Extra inputs are not permitted", v)
-            bad = True
+        extras: dict[str, Any] = {}
+        extra = cls.__typed_extra_mode__
+        if found < len(data):
+            known = cls.__typed_keys__
+            extras = {k: v for k, v in data.items() if k not in known}
+            if by_name:  # a field given by both its name and its alias counts once
+                extras = {k: v for k, v in extras.items() if k not in cls.__typed_fields__}
+            if extras and extra == "forbid":
+                for k, v in extras.items():
+                    _err(errors, (*loc, k), "extra_forbidden", "Extra inputs are not permitted", v)
+                bad = True
         if bad:
             return _BAD
         self = cls._make(values, extras if extra == "allow" else {})
-        for name, mode in cls.__typed_mvals__:
-            if mode == "after":
-                out = _call_validator(getattr(self, name), None, errors, loc) if False else cls._after(self, name, errors, loc)
-                if out is _BAD:
-                    return _BAD
-                self = out
+        for name in cls.__typed_after__:
+            out = cls._after(self, name, errors, loc)
+            if out is _BAD:
+                return _BAD
+            self = out
         return self
 
     @staticmethod
@@ -729,16 +749,6 @@ class BaseModel(metaclass=_ModelType):
         return self if out is None else out
 
     @classmethod
-    def _run_field(cls, f: Callable[..., Any], v: Any, values: dict[str, Any], name: str, errors: list, loc: tuple) -> Any:
-        try:
-            n = len(inspect.signature(f).parameters)
-        except (TypeError, ValueError):  # pragma: no cover
-            n = 1
-        if n >= 2:
-            return _call_validator(f, v, errors, loc, ValidationInfo(values, name))
-        return _call_validator(f, v, errors, loc)
-
-    @classmethod
     def _make(cls, values: dict[str, Any], extras: dict[str, Any]) -> Any:
         self = object.__new__(cls)
         d = self.__dict__
@@ -747,10 +757,9 @@ class BaseModel(metaclass=_ModelType):
             d.update(extras)
             object.__setattr__(self, "__typed_extra__", tuple(extras))
         for name, p in cls.__typed_private__.items():
-            object.__setattr__(self, name, p.default_factory() if p.default_factory else copy.copy(p.default))
-        post = getattr(self, "model_post_init", None)
-        if post is not None:
-            post(None)
+            d[name] = p.default_factory() if p.default_factory else copy.copy(p.default)
+        if cls.__typed_post__:
+            self.model_post_init(None)
         return self
 
     def __init__(self, **data: Any) -> None:
