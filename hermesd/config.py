@@ -46,7 +46,6 @@ from typing import Any, Literal, Mapping
 
 import orjson
 import yaml
-from .typed import BaseModel, Field, ValidationError, field_validator
 
 from .errors import ConfigInvalid
 from .logging import redact
@@ -58,6 +57,7 @@ from .section import Section, shipped_path
 from .session.reminder_settings import RemindersSettings
 from .session.settings import SessionSettings
 from .tools.settings import ToolsSettings
+from .typed import BaseModel, Field, ValidationError, field_validator
 
 __all__ = [
     "ConfigError",

@@ -30,8 +30,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from .typed import ValidationError
-
 from .config import RolesSettings, ServerSettings
 from .errors import (
     FrameTooLarge,
@@ -46,6 +44,7 @@ from .logging import trace_id_var
 from .metrics import Counter, Gauge, Histogram, Registry
 from .protocol import CallContext, Caller, LineDecoder, Method, encode, error_response, parse_request
 from .tools.sandbox import FORK_SERVERS, tool_process
+from .typed import ValidationError
 
 __all__ = ["AlreadyRunning", "RoleResolver", "Server", "SocketPathError", "bind_unix_socket", "hold_lock",
            "inherited_socket"]

@@ -5,9 +5,8 @@ from __future__ import annotations
 from typing import Literal
 from urllib.parse import urlsplit
 
-from ..typed import Field, field_validator
-
 from ..section import Section
+from ..typed import Field, field_validator
 
 __all__ = ["LlmBreakerSettings", "LlmSettings"]
 

@@ -10,9 +10,8 @@ from datetime import date
 from pathlib import Path
 from typing import Literal
 
-from ..typed import Field, field_validator, model_validator
-
 from ..section import Section
+from ..typed import Field, field_validator, model_validator
 
 __all__ = ["ArchiveSettings", "UpstreamSettings", "check_secret_file", "default_device_id"]
 

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-from ..typed import Field, field_validator
-
 from ..section import Section
+from ..typed import Field, field_validator
 
 __all__ = ["IdPatternSettings", "NluSettings"]
 

@@ -28,12 +28,12 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from ..typed import ValidationError
 
 from ..errors import ConfigInvalid
 from .engine import RuleEngine
 from .model import RulePack, ToolAction
 from .phrases import Phrase
+from ..typed import ValidationError
 
 __all__ = ["LoadedRules", "Problem", "RulePackError", "RuleSource", "checksum", "load_rules", "pack_files"]
 

@@ -37,6 +37,11 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, ClassVar, Literal
 
+from .conditions import CONDITION_ROOTS, Condition, ConditionError
+from .conditions import parse as parse_condition
+from .filters import Style
+from .phrases import Phrase
+from .templating import TemplateSyntaxError, compile_value, paths_in, render
 from ..typed import (
     AfterValidator,
     BaseModel,
@@ -50,12 +55,6 @@ from ..typed import (
     field_validator,
     model_validator,
 )
-
-from .conditions import CONDITION_ROOTS, Condition, ConditionError
-from .conditions import parse as parse_condition
-from .filters import Style
-from .phrases import Phrase
-from .templating import TemplateSyntaxError, compile_value, paths_in, render
 
 __all__ = [
     "ACTION_KINDS",

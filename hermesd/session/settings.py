@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..typed import Field
-
 from ..section import Section, shipped_path
+from ..typed import Field
 
 __all__ = ["ETC_RULES_DIR", "SessionSettings", "resolve_rules_dir"]
 

@@ -8,10 +8,9 @@ import os
 import time
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..typed import BaseModel, ConfigDict, Field
-
 from ..metrics import CONTENT_TYPE
 from ..protocol import CallContext, Method
+from ..typed import BaseModel, ConfigDict, Field
 
 if TYPE_CHECKING:
     from ..server import Server

@@ -35,8 +35,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..typed import BaseModel, ConfigDict
-
 from ..errors import HermesError, InputInvalid
 from ..metrics import Counter, Gauge, Registry
 from ..protocol import CallContext, Method
@@ -44,6 +42,7 @@ from .subsystem import DaemonContext, Subsystem, section
 from ..memory import l3, l3_schema
 from ..memory.archive_settings import ArchiveSettings, UpstreamSettings
 from ..memory.l2 import L2Store
+from ..typed import BaseModel, ConfigDict
 
 if TYPE_CHECKING:
     from ..memory import s3, upstream

@@ -34,7 +34,6 @@ from pathlib import Path
 from typing import Any, Callable
 
 import orjson
-from ..typed import BaseModel, ConfigDict, Field
 
 from ..errors import InputInvalid, PermissionDenied
 from ..metrics import Histogram, Registry
@@ -51,6 +50,7 @@ from ..clock import wall_ms
 from ..memory.mcp import MemoryCore, Staged
 from ..memory.hiding import hide
 from ..memory.settings import MemorySettings
+from ..typed import BaseModel, ConfigDict, Field
 
 __all__ = ["MemoryService", "L2_FILENAME"]
 

@@ -21,8 +21,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping
 from zoneinfo import ZoneInfo
 
-from ..typed import BaseModel, ConfigDict, Field
-
 from ..errors import InputInvalid
 from ..metrics import Histogram, Registry
 from ..protocol import CallContext, Method
@@ -33,6 +31,7 @@ from ..nlu.packs import Packs
 from ..nlu.parser import NluEngine, ParseResult, parse
 from ..nlu.settings import NluSettings
 from ..nlu.temporal_atoms import compile_pending
+from ..typed import BaseModel, ConfigDict, Field
 
 if TYPE_CHECKING:
     from ..config import HermesConfig

@@ -25,8 +25,6 @@ from datetime import datetime
 from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
-from ..typed import BaseModel, ConfigDict, Field, StrictBool, field_validator, model_validator
-
 from ..dialogue.lexicon import load_lexicon
 from ..memory.capture import load_capture_rules
 from ..dialogue.questions import Choice, Confirm, Offer
@@ -41,6 +39,7 @@ from ..session.locale import session_language
 from ..session.events import EVENT_KINDS, EventBus
 from ..session.schedules import schedule_changes
 from ..session.settings import SessionSettings, resolve_rules_dir
+from ..typed import BaseModel, ConfigDict, Field, StrictBool, field_validator, model_validator
 
 __all__ = ["SessionService"]
 

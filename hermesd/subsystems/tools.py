@@ -41,8 +41,6 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable
 
-from ..typed import BaseModel, ConfigDict, Field
-
 from ..errors import (BREAKER_FAULTS, HermesError, ToolFault, InputInvalid, OutputInvalid, PermissionDenied, ToolCrashed, ToolNotFound,
                       ToolUnavailable, ToolUnhealthy)
 from ..logging import REDACTED, redact
@@ -54,6 +52,7 @@ from ..tools.pool import Pool
 from ..tools.registry import Registry, Tool
 from ..tools.sandbox import LANDLOCK_ABI_NET, reachable
 from ..tools.settings import ToolsSettings, resolve_tools_dir
+from ..typed import BaseModel, ConfigDict, Field
 
 if TYPE_CHECKING:
     from ..config import HermesConfig

@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from ..typed import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
 from ..rules.phrases import LANGS, Phrase, PhraseError
 from .schema import SchemaError, Validator, expand
+from ..typed import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
 __all__ = ["BreakerSpec", "Descriptor", "DescriptorError", "FsGrants", "Grants", "NetGrants", "PLACEHOLDERS",
            "Sandbox", "Schedules", "TestCase", "load_descriptor"]

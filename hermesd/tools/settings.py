@@ -5,9 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from ..typed import Field
-
 from ..section import Section, shipped_path
+from ..typed import Field
 
 __all__ = ["BreakerSettings", "ToolsSettings", "resolve_tools_dir"]
 
