@@ -597,7 +597,8 @@ class BaseModel(metaclass=_ModelType):
                 f = value.__func__ if isinstance(value, (classmethod, staticmethod)) else value
                 spec = getattr(f, "__typed_field__", None)
                 if spec is not None:
-                    bound = getattr(cls, name)
+                    # a plain function is taken as a classmethod, as pydantic does
+                    bound = types.MethodType(f, cls) if isinstance(value, types.FunctionType) else getattr(cls, name)
                     takes_info = len(inspect.signature(bound).parameters) >= 2
                     for field in spec[0]:
                         fvals.setdefault(field, []).append((bound, spec[1], takes_info))

@@ -134,3 +134,21 @@ def test_discriminated_unions_validators_and_private_attributes() -> None:
         (("steps", 2), "Unable to extract tag using discriminator _kind()"),
     ]
     assert _errors(Plan, {"steps": []}) == [((), "Value error, a plan has a step")]
+
+
+def _positive(cls: type, v: int) -> int:
+    if v < 0:
+        raise ValueError("not below zero")
+    return v
+
+
+class Reused(BaseModel):
+    """A validator taken from elsewhere as a plain function is bound to the class (pydantic's rule)."""
+
+    n: int = 0
+    _n = field_validator("n")(_positive)
+
+
+def test_a_plain_function_validator_is_a_classmethod() -> None:
+    assert Reused.model_validate({"n": 2}).n == 2
+    assert _errors(Reused, {"n": -1}) == [(("n",), "Value error, not below zero")]
