@@ -24,6 +24,9 @@ CASES = [
     ("ＡＢＣ１２３，你好。", "abc123,你好."),
     ("Hello   World", "hello world"),
     ("“报价单”", '"报价单"'),
+    ('at 5 o"clock in the evening', "at 5 o'clock in the evening"),  # SGD users type " for '
+    ("3 O”clock", "3 o'clock"),
+    ('the "o" clock', 'the "o" clock'),
     ("我们一起去", "我们一起去"),
     ("快一点", "快一点"),
     ("统一", "统一"),
