@@ -88,3 +88,14 @@ def test_cn_to_int_rejects_non_numbers():
 def test_empty_and_whitespace():
     assert normalize("").text == ""
     assert normalize("   ").text == ""
+
+
+def test_a_double_quote_typed_for_the_apostrophe_reads_as_a_clock_time():
+    """SGD users type 5 o"clock; the time reader sees 5 o'clock (17:00), not only "evening" (18:00)."""
+    from datetime import datetime
+
+    from hermesd.nlu.temporal import parse_times
+
+    (t,) = parse_times('5 o"clock in the evening please.', datetime(2019, 3, 1, 9), "UTC")
+    assert (t.start.hour, t.start.minute) == (17, 0)
+    assert t.text == '5 o"clock in the evening'
