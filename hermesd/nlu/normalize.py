@@ -5,7 +5,8 @@ original span it came from:
 
 1. Unicode NFKC (full-width → half-width, compatibility forms; UAX #15).
 2. Lower-casing of Latin letters (``str.lower``).
-3. Punctuation variants folded to ASCII (、。“”‘’～— …).
+3. Punctuation variants folded to ASCII (、。“”‘’～— …); ``o"clock`` (a double quote typed for the
+   apostrophe) folded to ``o'clock``.
 4. A small traditional → simplified table for characters the parser keys on.
 5. Whitespace between CJK characters dropped ("下午 七 点" → "下午七点"), other
    whitespace runs collapsed to one space.
@@ -238,6 +239,8 @@ def _normalize(text: str) -> Normalized:
     form = _CHAR_FORM
     forms = [form.get(ch) or _char_form(ch) for ch in text]
     out = "".join(forms)
+    if 'o"clock' in out:  # 3 o"clock (a typed " for the apostrophe) reads as 3 o'clock; one char for one
+        out = out.replace('o"clock', "o'clock")
     if len(out) == len(text):
         starts: list[int] | range = range(len(text))
         ends: list[int] | range = range(1, len(text) + 1)

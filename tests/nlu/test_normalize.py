@@ -24,6 +24,9 @@ CASES = [
     ("ＡＢＣ１２３，你好。", "abc123,你好."),
     ("Hello   World", "hello world"),
     ("“报价单”", '"报价单"'),
+    ('at 5 o"clock in the evening', "at 5 o'clock in the evening"),  # SGD users type " for '
+    ("3 O”clock", "3 o'clock"),
+    ('the "o" clock', 'the "o" clock'),
     ("我们一起去", "我们一起去"),
     ("快一点", "快一点"),
     ("统一", "统一"),
@@ -85,3 +88,14 @@ def test_cn_to_int_rejects_non_numbers():
 def test_empty_and_whitespace():
     assert normalize("").text == ""
     assert normalize("   ").text == ""
+
+
+def test_a_double_quote_typed_for_the_apostrophe_reads_as_a_clock_time():
+    """SGD users type 5 o"clock; the time reader sees 5 o'clock (17:00), not only "evening" (18:00)."""
+    from datetime import datetime
+
+    from hermesd.nlu.temporal import parse_times
+
+    (t,) = parse_times('5 o"clock in the evening please.', datetime(2019, 3, 1, 9), "UTC")
+    assert (t.start.hour, t.start.minute) == (17, 0)
+    assert t.text == '5 o"clock in the evening'
