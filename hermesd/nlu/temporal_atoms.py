@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from .numbers import EN_NUM, EN_ORD, en_number, en_ordinal
-from .scripts import SCRIPTS, First, LazyPattern, scripts_of
+from .scripts import SCRIPTS, First, LazyPattern, first_pairs, scripts_of
 
 __all__ = ["MEALS", "PARTS_OF_DAY", "UNIT_SECONDS", "Atom", "compile_pending", "find_atoms", "register"]
 
@@ -112,6 +112,7 @@ def register(pattern: str, cat: str, needs: str | None = None):
         _NEEDS.append(re.compile(needs) if needs else None)
         _SCRIPTS.append(rx.needs)
         _FIRST.append(rx.first)
+        _PAIRS.append(rx.pairs)
         return fn
     return deco
 
@@ -137,6 +138,9 @@ _SCRIPTS: list[frozenset[str]] = []
 #: per pattern, what its every match begins with (:func:`.scripts.first_chars`; None: unbounded): a
 #: text with none of those characters has no match of it, so it is not run either (exact too)
 _FIRST: list[First | None] = []
+#: per pattern, its first two characters (:func:`.scripts.first_pairs`; None: unbounded): finer than
+#: :data:`_FIRST` for Latin text, which has most letters but few of the pairs a pattern begins with
+_PAIRS: list[frozenset[str] | None] = []
 
 
 _p = register
@@ -849,50 +853,83 @@ MEALS = frozenset({"早饭", "早餐", "午饭", "午餐", "晚饭", "晚餐", "
 
 class _Index:
     """Which patterns can match a text, as bit sets over pattern numbers (built once every module
-    has registered its patterns): those whose first character (:data:`_FIRST`) is one of the
-    text's or of a script it has, among those whose needed scripts (:data:`_SCRIPTS`) it has.
-    Looking a text's distinct characters up costs a few dict probes; testing ninety patterns
-    one by one cost more than running the few that remain."""
+    has registered its patterns): those whose first two characters (:data:`_PAIRS`) are a pair of
+    the text's — or, for a pattern whose pairs cannot be listed, whose first character
+    (:data:`_FIRST`) is one of the text's or of a script it has — and whose ``needs`` regex can
+    begin likewise, among those whose needed scripts (:data:`_SCRIPTS`) it has. Every test is
+    exact (a skipped pattern has no match in the text). Looking a text's distinct characters and
+    pairs up costs a few dict probes; testing ninety patterns one by one cost more than running the
+    few that remain."""
 
     def __init__(self) -> None:
         self.size = -1
         self.by_char: dict[str, int] = {}
+        self.by_pair: dict[str, int] = {}
         self.by_script: dict[str, int] = {}
         self.unbounded = 0
+        self.needs_char: dict[str, int] = {}
+        self.needs_pair: dict[str, int] = {}
+        self.needs_free = 0
         self.by_needs: dict[frozenset[str], int] = {}
 
     def build(self) -> None:
         """(Re)build from the registered patterns; the tables are swapped in whole at the end, so
         a thread parsing meanwhile reads the old ones or the new ones, never half of either."""
         by_char: dict[str, int] = {}
+        by_pair: dict[str, int] = {}
         by_script: dict[str, int] = {}
-        unbounded = 0
-        for i, first in enumerate(_FIRST):
+        needs_char: dict[str, int] = {}
+        needs_pair: dict[str, int] = {}
+        unbounded = needs_free = 0
+
+        def add(table_char: dict[str, int], table_pair: dict[str, int], pairs: frozenset[str], bit: int) -> None:
+            for p in pairs:
+                if p:  # "" is an empty match, never an atom
+                    table = table_pair if len(p) == 2 else table_char
+                    table[p] = table.get(p, 0) | bit
+
+        n = len(_PATTERNS)
+        for i in range(n):
             bit = 1 << i
-            if first is None:
+            pairs, first, needs = _PAIRS[i], _FIRST[i], _NEEDS[i]
+            if pairs is not None:
+                add(by_char, by_pair, pairs, bit)
+            elif first is None:
                 unbounded |= bit
-                continue
-            for c in first.chars:
-                by_char[c] = by_char.get(c, 0) | bit
-            for sc in first.scripts:
-                by_script[sc] = by_script.get(sc, 0) | bit
+            else:
+                for c in first.chars:
+                    by_char[c] = by_char.get(c, 0) | bit
+                for sc in first.scripts:
+                    by_script[sc] = by_script.get(sc, 0) | bit
+            need_pairs = first_pairs(needs) if needs is not None else None
+            if need_pairs is None or "" in need_pairs:  # no needs, or one an empty match meets
+                needs_free |= bit
+            else:
+                add(needs_char, needs_pair, need_pairs, bit)
         names = tuple(SCRIPTS)
-        subsets = [frozenset(k for j, k in enumerate(names) if n >> j & 1) for n in range(1 << len(names))]
+        subsets = [frozenset(k for j, k in enumerate(names) if m >> j & 1) for m in range(1 << len(names))]
         # per set of scripts a text may have: the patterns whose needed scripts are all among them
         by_needs = {has: sum(1 << i for i, need in enumerate(_SCRIPTS) if need <= has) for has in subsets}
-        self.by_char, self.by_script, self.unbounded, self.by_needs = by_char, by_script, unbounded, by_needs
-        self.size = len(_PATTERNS)
+        (self.by_char, self.by_pair, self.by_script, self.unbounded, self.needs_char, self.needs_pair,
+         self.needs_free, self.by_needs) = (by_char, by_pair, by_script, unbounded, needs_char, needs_pair,
+                                            needs_free, by_needs)
+        self.size = n
 
     def candidates(self, text: str) -> list[int]:
         """Numbers of the patterns that can match ``text``, in registration order."""
         has = scripts_of(text)
-        get = self.by_char.get
-        mask = self.unbounded
+        get, nget = self.by_char.get, self.needs_char.get
+        mask, nmask = self.unbounded, self.needs_free
         for c in set(text):
             mask |= get(c, 0)
+            nmask |= nget(c, 0)
+        get, nget = self.by_pair.get, self.needs_pair.get
+        for p in {text[i:i + 2] for i in range(len(text) - 1)}:
+            mask |= get(p, 0)
+            nmask |= nget(p, 0)
         for sc in has:
             mask |= self.by_script.get(sc, 0)
-        mask &= self.by_needs[has]
+        mask &= nmask & self.by_needs[has]
         out = []
         while mask:
             low = mask & -mask
