@@ -33,7 +33,7 @@ from re import _constants as C  # noqa: PLC2701 - the opcodes of re's own parser
 from re import _parser as P  # noqa: PLC2701
 
 __all__ = ["SCRIPTS", "First", "LazyPattern", "first_chars", "first_pairs", "needed_scripts", "prefilters",
-           "scripts_of"]
+           "required_strings", "scripts_of"]
 
 #: script → the pattern that finds one of its characters in a text
 _CJK_RANGES = ((0x3400, 0x4DBF), (0x4E00, 0x9FFF))
@@ -339,6 +339,76 @@ def first_pairs(rx: "re.Pattern[str] | LazyPattern") -> frozenset[str] | None:
     return _pairs_of(P.parse(rx.pattern, rx.flags))
 
 
+# ---- what a match must contain, as strings -------------------------------------------------------
+#: an alternation of more strings than this is no prefilter worth its checks
+_MAX_REQUIRED = 64
+
+
+def _better(a: frozenset[str] | None, b: frozenset[str] | None) -> frozenset[str] | None:
+    """The more selective of two requirements: longer shortest string, then fewer strings."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+    ka, kb = (min(map(len, a)), -len(a)), (min(map(len, b)), -len(b))
+    return b if kb > ka else a
+
+
+def _required_seq(items) -> frozenset[str] | None:
+    """Strings one of which every match of the sequence contains (each item, each run of literals
+    is contained in every match; the most selective is kept), or None."""
+    best: frozenset[str] | None = None
+    run: list[str] = []
+    for op, av in items:
+        if op is C.LITERAL:
+            run.append(chr(av))
+            continue
+        if run:
+            best = _better(best, frozenset(("".join(run),)))
+            run = []
+        best = _better(best, _required_node(op, av))
+    if run:
+        best = _better(best, frozenset(("".join(run),)))
+    return best
+
+
+def _required_node(op, av) -> frozenset[str] | None:
+    if op is C.SUBPATTERN:
+        _group, add_flags, _del, sub = av
+        return None if add_flags & C.SRE_FLAG_IGNORECASE else _required_seq(sub)
+    if op is C.BRANCH:
+        out: set[str] = set()
+        for alt in av[1]:
+            r = _required_seq(alt)
+            if r is None:
+                return None  # a branch that needs nothing: the alternation needs nothing
+            out |= r
+        return frozenset(out) if len(out) <= _MAX_REQUIRED else None
+    if op in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT):
+        lo, _hi, sub = av
+        return _required_seq(sub) if lo >= 1 else None
+    if op is C.ATOMIC_GROUP:
+        return _required_seq(av)
+    return None  # a class, a look-around (not part of the match), an anchor, ANY, …: no string
+
+
+def _required_of(tree: P.SubPattern) -> frozenset[str] | None:
+    return None if tree.state.flags & re.IGNORECASE else _required_seq(tree)
+
+
+def required_strings(rx: "re.Pattern[str] | LazyPattern") -> frozenset[str] | None:
+    """Strings of which every match of ``rx`` contains at least one, or None when none can be said.
+
+    ``(?<![a-z])(?:this\\s+)?(monday|friday)`` → monday, friday; ``(\\d+)点`` → 点; ``x?y`` → y;
+    ``\\d+`` → None. A text containing none of them has no match of ``rx``.
+    """
+    if isinstance(rx, LazyPattern):
+        return rx.required
+    if rx.flags & re.IGNORECASE or not isinstance(rx.pattern, str):
+        return None
+    return _required_of(P.parse(rx.pattern, rx.flags))
+
+
 class LazyPattern:
     """A ``str`` regex read once, when made, for its prefilters (:func:`prefilters`), and compiled
     at its first use: its syntax tree is what both the prefilters and ``re.compile`` start from, and
@@ -352,7 +422,7 @@ class LazyPattern:
     :raises re.error: the pattern is invalid (when made, as ``re.compile`` would).
     """
 
-    __slots__ = ("pattern", "flags", "needs", "first", "pairs", "_rx")
+    __slots__ = ("pattern", "flags", "needs", "first", "pairs", "required", "_rx")
 
     def __init__(self, pattern: str) -> None:
         tree = P.parse(pattern, 0)
@@ -360,6 +430,7 @@ class LazyPattern:
         self.flags: int = tree.state.flags
         self.needs, self.first = _prefilters(tree)
         self.pairs = _pairs_of(tree)
+        self.required = _required_of(tree)
         self._rx: re.Pattern[str] | None = None
 
     def compiled(self) -> re.Pattern[str]:

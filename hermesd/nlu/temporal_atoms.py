@@ -8,8 +8,11 @@ them. Every pattern runs on the output of :func:`hermesd.nlu.normalize.normalize
 
 from __future__ import annotations
 
+import operator
 import re
 from dataclasses import dataclass, field
+from functools import reduce
+from itertools import repeat
 from typing import Any, Callable
 
 from .numbers import EN_NUM, EN_ORD, en_number, en_ordinal
@@ -113,6 +116,7 @@ def register(pattern: str, cat: str, needs: str | None = None):
         _SCRIPTS.append(rx.needs)
         _FIRST.append(rx.first)
         _PAIRS.append(rx.pairs)
+        _REQUIRED.append(tuple(sorted(rx.required)) if rx.required is not None else None)
         return fn
     return deco
 
@@ -141,6 +145,9 @@ _FIRST: list[First | None] = []
 #: per pattern, its first two characters (:func:`.scripts.first_pairs`; None: unbounded): finer than
 #: :data:`_FIRST` for Latin text, which has most letters but few of the pairs a pattern begins with
 _PAIRS: list[frozenset[str] | None] = []
+#: per pattern, strings one of which its every match contains (:func:`.scripts.required_strings`;
+#: None: nothing can be said): checked with ``in`` before the pattern runs, exact too
+_REQUIRED: list[tuple[str, ...] | None] = []
 
 
 _p = register
@@ -918,17 +925,15 @@ class _Index:
     def candidates(self, text: str) -> list[int]:
         """Numbers of the patterns that can match ``text``, in registration order."""
         has = scripts_of(text)
-        get, nget = self.by_char.get, self.needs_char.get
-        mask, nmask = self.unbounded, self.needs_free
-        for c in set(text):
-            mask |= get(c, 0)
-            nmask |= nget(c, 0)
-        get, nget = self.by_pair.get, self.needs_pair.get
-        for p in {text[i:i + 2] for i in range(len(text) - 1)}:
-            mask |= get(p, 0)
-            nmask |= nget(p, 0)
+        chars = set(text)
+        pairs = set(map(operator.add, text, text[1:]))
+        # the probes in C (map, reduce): a text has some thirty characters and thirty pairs
+        mask = reduce(operator.or_, map(self.by_char.get, chars, repeat(0)), self.unbounded)
+        mask = reduce(operator.or_, map(self.by_pair.get, pairs, repeat(0)), mask)
         for sc in has:
             mask |= self.by_script.get(sc, 0)
+        nmask = reduce(operator.or_, map(self.needs_char.get, chars, repeat(0)), self.needs_free)
+        nmask = reduce(operator.or_, map(self.needs_pair.get, pairs, repeat(0)), nmask)
         mask &= nmask & self.by_needs[has]
         out = []
         while mask:
@@ -951,6 +956,9 @@ def find_atoms(text: str) -> list[Atom]:
         rx, cat, fn = _PATTERNS[i]
         needs = _NEEDS[i]
         if needs is not None and needs.search(text) is None:
+            continue
+        req = _REQUIRED[i]
+        if req is not None and not any(map(text.__contains__, req)):
             continue
         if rx.__class__ is LazyPattern:  # its first use: the compiled pattern takes its place
             rx = rx.compiled()

@@ -19,7 +19,7 @@ from hermesd.nlu import temporal  # noqa: F401 - registers every atom pattern
 from hermesd.nlu.entities import DEFAULT_ID_PATTERNS
 from hermesd.nlu.normalize import normalize
 from hermesd.nlu.packs import load_packs
-from hermesd.nlu.scripts import first_chars, first_pairs, needed_scripts, scripts_of
+from hermesd.nlu.scripts import first_chars, first_pairs, needed_scripts, required_strings, scripts_of
 from hermesd.nlu.temporal_atoms import _INDEX, _NEEDS, _PATTERNS
 
 HERE = Path(__file__).parent
@@ -59,12 +59,14 @@ def test_no_pattern_matches_a_text_it_would_skip(i):
     need = needed_scripts(rx)
     first = first_chars(rx)
     pairs = first_pairs(rx)
+    required = required_strings(rx)
     for t in TEXTS:
         for m in rx.finditer(t):
             if m.end() > m.start():
                 assert need <= scripts_of(t), (rx.pattern, t)
                 assert first is None or first.possible({t[m.start()]}, scripts_of(t[m.start()])), (rx.pattern, t)
                 assert pairs is None or m.group()[:2] in pairs, (rx.pattern, t)
+                assert required is None or any(r in m.group() for r in required), (rx.pattern, t)
 
 
 def test_the_atom_index_keeps_every_pattern_with_a_match():
@@ -102,6 +104,21 @@ def test_first_pairs(pattern, pairs):
 @pytest.mark.parametrize("pattern", [r".x", r"[^a]b", r"(?i)week", r"\d+点", r"x\s"])
 def test_first_pairs_unbounded(pattern):
     assert first_pairs(re.compile(pattern)) is None
+
+
+@pytest.mark.parametrize("pattern,required", [
+    (r"(?<![a-z0-9])(?:this\s+)?(monday|friday)(?![a-z])", {"monday", "friday"}),
+    (r"(\d+)点", {"点"}),
+    (r"x?y", {"y"}),
+    (r"(?:上|下)个?月", {"月"}),
+    (r"ab(?:cd|efg)", {"ab"}),           # the longest required string wins
+    (r"(?:q|r)(?:stuv|wxyz)", {"stuv", "wxyz"}),
+    (r"\d+|x", None),                    # a branch that needs no string
+    (r"(?:next )?(?=week)", None),       # a look-ahead is not part of the match
+    (r"(?i)week", None),
+])
+def test_required_strings(pattern, required):
+    assert required_strings(re.compile(pattern)) == required
 
 
 def test_every_time_pattern_has_bounded_first_characters():
