@@ -11,8 +11,7 @@ from __future__ import annotations
 import operator
 import re
 from dataclasses import dataclass, field
-from functools import reduce
-from itertools import repeat
+from itertools import chain
 from typing import Any, Callable
 
 from .numbers import EN_NUM, EN_ORD, en_number, en_ordinal
@@ -860,81 +859,88 @@ MEALS = frozenset({"早饭", "早餐", "午饭", "午餐", "晚饭", "晚餐", "
 
 class _Index:
     """Which patterns can match a text, as bit sets over pattern numbers (built once every module
-    has registered its patterns): those whose first two characters (:data:`_PAIRS`) are a pair of
-    the text's — or, for a pattern whose pairs cannot be listed, whose first character
-    (:data:`_FIRST`) is one of the text's or of a script it has — and whose ``needs`` regex can
-    begin likewise, among those whose needed scripts (:data:`_SCRIPTS`) it has. Every test is
-    exact (a skipped pattern has no match in the text). Looking a text's distinct characters and
-    pairs up costs a few dict probes; testing ninety patterns one by one cost more than running the
-    few that remain."""
+    has registered its patterns). A pattern is kept when three things hold, each exact (a skipped
+    pattern has no match in the text):
+
+    - the text has a pair of characters its every match can begin with (:data:`_PAIRS`), or —
+      for a pattern whose pairs cannot be listed — a first character (:data:`_FIRST`: one of the
+      text's characters or of a script it has);
+    - its ``needs`` regex can begin likewise (a pattern without one passes);
+    - the text has the first two characters of one of its required strings (:data:`_REQUIRED`);
+
+    and the text has the scripts it needs (:data:`_SCRIPTS`). One table maps a character or a pair
+    to the three bit sets it opens; the text's characters and pairs are looked up only where the
+    table has them (a set intersection). Testing ninety patterns one by one cost more than running
+    the few that remain, and on Latin text nearly every letter is there: the pairs are what rule
+    most English patterns out."""
 
     def __init__(self) -> None:
         self.size = -1
-        self.by_char: dict[str, int] = {}
-        self.by_pair: dict[str, int] = {}
+        #: a character or a pair → (patterns, their needs, their required strings) it can begin
+        self.by_key: dict[str, tuple[int, int, int]] = {}
+        self.keys: frozenset[str] = frozenset()
         self.by_script: dict[str, int] = {}
-        self.unbounded = 0
-        self.needs_char: dict[str, int] = {}
-        self.needs_pair: dict[str, int] = {}
-        self.needs_free = 0
+        self.free: tuple[int, int, int] = (0, 0, 0)
         self.by_needs: dict[frozenset[str], int] = {}
 
     def build(self) -> None:
         """(Re)build from the registered patterns; the tables are swapped in whole at the end, so
         a thread parsing meanwhile reads the old ones or the new ones, never half of either."""
-        by_char: dict[str, int] = {}
-        by_pair: dict[str, int] = {}
+        sets: tuple[dict[str, int], dict[str, int], dict[str, int]] = ({}, {}, {})
+        free = [0, 0, 0]
         by_script: dict[str, int] = {}
-        needs_char: dict[str, int] = {}
-        needs_pair: dict[str, int] = {}
-        unbounded = needs_free = 0
 
-        def add(table_char: dict[str, int], table_pair: dict[str, int], pairs: frozenset[str], bit: int) -> None:
-            for p in pairs:
-                if p:  # "" is an empty match, never an atom
-                    table = table_pair if len(p) == 2 else table_char
-                    table[p] = table.get(p, 0) | bit
+        def add(which: int, keys, bit: int) -> None:
+            table = sets[which]
+            for k in keys:
+                if k:  # "" is an empty match, never an atom
+                    table[k] = table.get(k, 0) | bit
 
         n = len(_PATTERNS)
         for i in range(n):
             bit = 1 << i
-            pairs, first, needs = _PAIRS[i], _FIRST[i], _NEEDS[i]
+            pairs, first, needs, req = _PAIRS[i], _FIRST[i], _NEEDS[i], _REQUIRED[i]
             if pairs is not None:
-                add(by_char, by_pair, pairs, bit)
+                add(0, pairs, bit)
             elif first is None:
-                unbounded |= bit
+                free[0] |= bit
             else:
-                for c in first.chars:
-                    by_char[c] = by_char.get(c, 0) | bit
+                add(0, first.chars, bit)
                 for sc in first.scripts:
                     by_script[sc] = by_script.get(sc, 0) | bit
             need_pairs = first_pairs(needs) if needs is not None else None
             if need_pairs is None or "" in need_pairs:  # no needs, or one an empty match meets
-                needs_free |= bit
+                free[1] |= bit
             else:
-                add(needs_char, needs_pair, need_pairs, bit)
+                add(1, need_pairs, bit)
+            if req is None:
+                free[2] |= bit
+            else:
+                add(2, (r[:2] for r in req), bit)
+        keys = frozenset().union(*sets)
+        by_key = {k: (sets[0].get(k, 0), sets[1].get(k, 0), sets[2].get(k, 0)) for k in keys}
         names = tuple(SCRIPTS)
         subsets = [frozenset(k for j, k in enumerate(names) if m >> j & 1) for m in range(1 << len(names))]
         # per set of scripts a text may have: the patterns whose needed scripts are all among them
         by_needs = {has: sum(1 << i for i, need in enumerate(_SCRIPTS) if need <= has) for has in subsets}
-        (self.by_char, self.by_pair, self.by_script, self.unbounded, self.needs_char, self.needs_pair,
-         self.needs_free, self.by_needs) = (by_char, by_pair, by_script, unbounded, needs_char, needs_pair,
-                                            needs_free, by_needs)
+        self.by_key, self.keys, self.by_script, self.free, self.by_needs = (
+            by_key, keys, by_script, (free[0], free[1], free[2]), by_needs)
         self.size = n
 
     def candidates(self, text: str) -> list[int]:
         """Numbers of the patterns that can match ``text``, in registration order."""
         has = scripts_of(text)
-        chars = set(text)
-        pairs = set(map(operator.add, text, text[1:]))
-        # the probes in C (map, reduce): a text has some thirty characters and thirty pairs
-        mask = reduce(operator.or_, map(self.by_char.get, chars, repeat(0)), self.unbounded)
-        mask = reduce(operator.or_, map(self.by_pair.get, pairs, repeat(0)), mask)
+        by_key = self.by_key
+        mask, nmask, rmask = self.free
+        # the text's characters and pairs (two-character strings; a character is one) the table has
+        for k in self.keys.intersection(chain(text, map(operator.add, text, text[1:]))):
+            m, nm, rm = by_key[k]
+            mask |= m
+            nmask |= nm
+            rmask |= rm
         for sc in has:
             mask |= self.by_script.get(sc, 0)
-        nmask = reduce(operator.or_, map(self.needs_char.get, chars, repeat(0)), self.needs_free)
-        nmask = reduce(operator.or_, map(self.needs_pair.get, pairs, repeat(0)), nmask)
-        mask &= nmask & self.by_needs[has]
+        mask &= nmask & rmask & self.by_needs[has]
         out = []
         while mask:
             low = mask & -mask
@@ -954,11 +960,11 @@ def find_atoms(text: str) -> list[Atom]:
         _INDEX.build()
     for i in _INDEX.candidates(text):
         rx, cat, fn = _PATTERNS[i]
+        req = _REQUIRED[i]  # a few ``in`` tests cost less than one search of the needs regex
+        if req is not None and not any(map(text.__contains__, req)):
+            continue
         needs = _NEEDS[i]
         if needs is not None and needs.search(text) is None:
-            continue
-        req = _REQUIRED[i]
-        if req is not None and not any(map(text.__contains__, req)):
             continue
         if rx.__class__ is LazyPattern:  # its first use: the compiled pattern takes its place
             rx = rx.compiled()
