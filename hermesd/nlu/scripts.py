@@ -250,28 +250,30 @@ def _prefilters(tree: P.SubPattern) -> tuple[frozenset[str], First | None]:
 _MAX_PAIRS = 2048
 
 
-def _concat(heads: set[str], tails: set[str]) -> set[str]:
-    """The first two characters of each head followed by each tail (a two-character head is complete)."""
-    out = {h for h in heads if len(h) >= 2}
+def _concat(heads: set[str], tails: set[str], depth: int) -> set[str]:
+    """The first ``depth`` characters of each head followed by each tail (a head that long is complete)."""
+    out = {h for h in heads if len(h) >= depth}
     for h in heads:
-        if len(h) < 2:
-            out.update((h + t)[:2] for t in tails)
+        if len(h) < depth:
+            out.update((h + t)[:depth] for t in tails)
     if len(out) > _MAX_PAIRS:
         raise _Unknown
     return out
 
 
-def _pairs_seq(items) -> set[str]:
-    """The first two characters of every match of a sequence (fewer: the whole of a shorter match)."""
+def _pairs_seq(items, depth: int = 2) -> set[str]:
+    """The first ``depth`` characters of every match of a sequence (fewer: the whole of a shorter
+    match). Each item is read only as deep as the shortest unfinished beginning still needs."""
     acc = {""}
     for op, av in items:
-        if all(len(h) >= 2 for h in acc):
-            break  # what follows can no longer change the first two characters
-        acc = _concat(acc, _pairs_node(op, av))
+        short = min(map(len, acc))
+        if short >= depth:
+            break  # what follows can no longer change the first characters
+        acc = _concat(acc, _pairs_node(op, av, depth - short), depth)
     return acc
 
 
-def _pairs_node(op, av) -> set[str]:
+def _pairs_node(op, av, depth: int) -> set[str]:
     if op is C.LITERAL:
         return {chr(av)}
     if op is C.IN:
@@ -285,29 +287,29 @@ def _pairs_node(op, av) -> set[str]:
         _group, add_flags, _del, sub = av
         if add_flags & C.SRE_FLAG_IGNORECASE:
             raise _Unknown
-        return _pairs_seq(sub)
+        return _pairs_seq(sub, depth)
     if op is C.BRANCH:
         out: set[str] = set()
         for alt in av[1]:
-            out |= _pairs_seq(alt)
+            out |= _pairs_seq(alt, depth)
         return out
     if op in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT):
         lo, hi, sub = av
-        body = _pairs_seq(sub)
+        body = _pairs_seq(sub, depth)
         out = {""} if lo == 0 else set()
         acc = {""}
         # past two more repeats nothing new begins a match: a non-empty body has already given two
         # characters, an empty one only repeats what came before
         for k in range(1, min(hi, lo + 3) + 1):
-            acc = _concat(acc, body)
+            acc = _concat(acc, body, depth)
             if k >= lo:
                 out |= acc
         return out
     if op is C.ATOMIC_GROUP:
-        return _pairs_seq(av)
+        return _pairs_seq(av, depth)
     if op is C.GROUPREF_EXISTS:
         _group, yes, no = av
-        return _pairs_seq(yes) | (_pairs_seq(no) if no is not None else {""})
+        return _pairs_seq(yes, depth) | (_pairs_seq(no, depth) if no is not None else {""})
     if op in (C.AT, C.ASSERT, C.ASSERT_NOT):
         return {""}  # consumes nothing
     raise _Unknown  # ANY, NOT_LITERAL, GROUPREF, a category outside a class, …
@@ -377,13 +379,17 @@ def _required_node(op, av) -> frozenset[str] | None:
         _group, add_flags, _del, sub = av
         return None if add_flags & C.SRE_FLAG_IGNORECASE else _required_seq(sub)
     if op is C.BRANCH:
+        if len(av[1]) > _MAX_REQUIRED:
+            return None
         out: set[str] = set()
         for alt in av[1]:
             r = _required_seq(alt)
             if r is None:
                 return None  # a branch that needs nothing: the alternation needs nothing
             out |= r
-        return frozenset(out) if len(out) <= _MAX_REQUIRED else None
+            if len(out) > _MAX_REQUIRED:
+                return None
+        return frozenset(out)
     if op in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT):
         lo, _hi, sub = av
         return _required_seq(sub) if lo >= 1 else None
