@@ -18,19 +18,20 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import random
 import subprocess
 import sys
 import tempfile
 import time
+from datetime import datetime
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 REPO = Path(__file__).resolve().parents[2]
 if "--src" in sys.argv:  # a child of --against: the code under test is another checkout's
     REPO = Path(sys.argv[sys.argv.index("--src") + 1]).resolve()
 sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from nlu import REF, TZ, pct, utterances  # noqa: E402
 from hermesd.nlu.features import raw_features  # noqa: E402
 from hermesd.nlu.kinds import utterance_kind  # noqa: E402
 from hermesd.nlu.normalize import _normalize  # noqa: E402
@@ -38,6 +39,25 @@ from hermesd.nlu.parser import _delex, detect_lang, parse  # noqa: E402
 from hermesd.nlu.settings import NluSettings  # noqa: E402
 from hermesd.nlu.temporal import parse_times  # noqa: E402
 from hermesd.subsystems.nlu import NluSubsystem  # noqa: E402
+
+# the utterances and reference instant of scripts/bench/nlu.py part 1 (not imported from it: it puts
+# its own checkout first on sys.path, and --against measures another one)
+TZ = ZoneInfo("Asia/Shanghai")
+REF = datetime(2026, 11, 25, 10, 0, tzinfo=TZ)
+
+
+def pct(xs: list[float], q: float) -> float:
+    s = sorted(xs)
+    return s[min(len(s) - 1, int(q * len(s)))]
+
+
+def utterances(data: Path, lang: str, n: int) -> list[str]:
+    """``n`` xSID (zh) or SNIPS (en) utterances of 25–35 characters, shuffled as nlu.py does."""
+    f = data / "xsid" / "xsid_zh.jsonl" if lang == "zh" else data / "snips" / "snips.jsonl"
+    texts = [json.loads(line)["text"].strip() for line in f.open(encoding="utf-8")]
+    texts = [t for t in texts if 25 <= len(t) <= 35]
+    random.Random(7).shuffle(texts)
+    return (texts * (n // max(1, len(texts)) + 1))[:n]
 
 
 def best3(f) -> tuple[float, object]:
@@ -68,6 +88,10 @@ def main() -> int:
     rec, model = eng.recognizer, eng.recognizer.model
     if not a.json:
         print(f"model: {model!r}")
+    else:
+        import hermesd  # noqa: PLC0415 - which checkout's code this child measures
+
+        print(f"code: {Path(hermesd.__file__).parent}", file=sys.stderr)
     result: dict[str, dict[str, list[float]]] = {}
     for lang in ("zh", "en"):
         texts = utterances(Path(a.data), lang, a.n)
