@@ -19,6 +19,10 @@ any character).
 FIRST set of the pattern's grammar: an item's, then the next item's while the items before can
 match empty); a text holding none of them has no match either. Both are small cases of the
 prefilters regex engines such as RE2 build (what a match must contain), on ``re``'s own trees.
+
+:func:`first_pairs` goes one character further: the two-character strings a match can begin with
+(a one-character string for a match of one character). Latin text has nearly every letter, so a first
+character rules out little there; the first two rule out most English patterns and keywords.
 """
 
 from __future__ import annotations
@@ -28,7 +32,8 @@ from typing import Iterator
 from re import _constants as C  # noqa: PLC2701 - the opcodes of re's own parser (CPython ≥ 3.11)
 from re import _parser as P  # noqa: PLC2701
 
-__all__ = ["SCRIPTS", "First", "LazyPattern", "first_chars", "needed_scripts", "prefilters", "scripts_of"]
+__all__ = ["SCRIPTS", "First", "LazyPattern", "first_chars", "first_pairs", "needed_scripts", "prefilters",
+           "required_strings", "scripts_of"]
 
 #: script → the pattern that finds one of its characters in a text
 _CJK_RANGES = ((0x3400, 0x4DBF), (0x4E00, 0x9FFF))
@@ -240,6 +245,176 @@ def _prefilters(tree: P.SubPattern) -> tuple[frozenset[str], First | None]:
     return _seq(tree), first
 
 
+# ---- what a match can start with, two characters -----------------------------------------------
+#: more two-character beginnings than this and the pattern is left to :func:`first_chars`
+_MAX_PAIRS = 2048
+
+
+def _concat(heads: set[str], tails: set[str], depth: int) -> set[str]:
+    """The first ``depth`` characters of each head followed by each tail (a head that long is complete)."""
+    out = {h for h in heads if len(h) >= depth}
+    for h in heads:
+        if len(h) < depth:
+            out.update((h + t)[:depth] for t in tails)
+    if len(out) > _MAX_PAIRS:
+        raise _Unknown
+    return out
+
+
+def _pairs_seq(items, depth: int = 2) -> set[str]:
+    """The first ``depth`` characters of every match of a sequence (fewer: the whole of a shorter
+    match). Each item is read only as deep as the shortest unfinished beginning still needs."""
+    acc = {""}
+    for op, av in items:
+        short = min(map(len, acc))
+        if short >= depth:
+            break  # what follows can no longer change the first characters
+        acc = _concat(acc, _pairs_node(op, av, depth - short), depth)
+    return acc
+
+
+def _pairs_node(op, av, depth: int) -> set[str]:
+    if op is C.LITERAL:
+        return {chr(av)}
+    if op is C.IN:
+        if av and av[0][0] is C.NEGATE:
+            raise _Unknown
+        chars, scripts = _first_in(av)
+        if scripts:  # \d, a CJK range: too many characters to list
+            raise _Unknown
+        return chars
+    if op is C.SUBPATTERN:
+        _group, add_flags, _del, sub = av
+        if add_flags & C.SRE_FLAG_IGNORECASE:
+            raise _Unknown
+        return _pairs_seq(sub, depth)
+    if op is C.BRANCH:
+        out: set[str] = set()
+        for alt in av[1]:
+            out |= _pairs_seq(alt, depth)
+        return out
+    if op in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT):
+        lo, hi, sub = av
+        body = _pairs_seq(sub, depth)
+        out = {""} if lo == 0 else set()
+        acc = {""}
+        # past two more repeats nothing new begins a match: a non-empty body has already given two
+        # characters, an empty one only repeats what came before
+        for k in range(1, min(hi, lo + 3) + 1):
+            acc = _concat(acc, body, depth)
+            if k >= lo:
+                out |= acc
+        return out
+    if op is C.ATOMIC_GROUP:
+        return _pairs_seq(av, depth)
+    if op is C.GROUPREF_EXISTS:
+        _group, yes, no = av
+        return _pairs_seq(yes, depth) | (_pairs_seq(no, depth) if no is not None else {""})
+    if op in (C.AT, C.ASSERT, C.ASSERT_NOT):
+        return {""}  # consumes nothing
+    raise _Unknown  # ANY, NOT_LITERAL, GROUPREF, a category outside a class, …
+
+
+def _pairs_of(tree: P.SubPattern) -> frozenset[str] | None:
+    if tree.state.flags & re.IGNORECASE:
+        return None
+    try:
+        pairs = _pairs_seq(tree)
+    except _Unknown:
+        return None
+    return frozenset(pairs)
+
+
+def first_pairs(rx: "re.Pattern[str] | LazyPattern") -> frozenset[str] | None:
+    """What every match of ``rx`` begins with, two characters at a time, or None when it cannot be
+    bounded (a class of a whole script such as ``\\d``, ``.``, a negated class, a case-insensitive flag).
+
+    :return: strings of two characters (the first two of a match), of one (a whole one-character
+        match) and ``""`` when ``rx`` can match the empty string. ``(上|下)?周`` → 上周 下周 周;
+        ``(?<![a-z])(?:next )?week`` → ne we. A text holding none of them, as a substring, has no
+        non-empty match of ``rx``.
+    """
+    if isinstance(rx, LazyPattern):
+        return rx.pairs
+    if rx.flags & re.IGNORECASE or not isinstance(rx.pattern, str):
+        return None
+    return _pairs_of(P.parse(rx.pattern, rx.flags))
+
+
+# ---- what a match must contain, as strings -------------------------------------------------------
+#: an alternation of more strings than this is no prefilter worth its checks
+_MAX_REQUIRED = 64
+
+
+def _better(a: frozenset[str] | None, b: frozenset[str] | None) -> frozenset[str] | None:
+    """The more selective of two requirements: longer shortest string, then fewer strings."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+    ka, kb = (min(map(len, a)), -len(a)), (min(map(len, b)), -len(b))
+    return b if kb > ka else a
+
+
+def _required_seq(items) -> frozenset[str] | None:
+    """Strings one of which every match of the sequence contains (each item, each run of literals
+    is contained in every match; the most selective is kept), or None."""
+    best: frozenset[str] | None = None
+    run: list[str] = []
+    for op, av in items:
+        if op is C.LITERAL:
+            run.append(chr(av))
+            continue
+        if run:
+            best = _better(best, frozenset(("".join(run),)))
+            run = []
+        best = _better(best, _required_node(op, av))
+    if run:
+        best = _better(best, frozenset(("".join(run),)))
+    return best
+
+
+def _required_node(op, av) -> frozenset[str] | None:
+    if op is C.SUBPATTERN:
+        _group, add_flags, _del, sub = av
+        return None if add_flags & C.SRE_FLAG_IGNORECASE else _required_seq(sub)
+    if op is C.BRANCH:
+        if len(av[1]) > _MAX_REQUIRED:
+            return None
+        out: set[str] = set()
+        for alt in av[1]:
+            r = _required_seq(alt)
+            if r is None:
+                return None  # a branch that needs nothing: the alternation needs nothing
+            out |= r
+            if len(out) > _MAX_REQUIRED:
+                return None
+        return frozenset(out)
+    if op in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT):
+        lo, _hi, sub = av
+        return _required_seq(sub) if lo >= 1 else None
+    if op is C.ATOMIC_GROUP:
+        return _required_seq(av)
+    return None  # a class, a look-around (not part of the match), an anchor, ANY, …: no string
+
+
+def _required_of(tree: P.SubPattern) -> frozenset[str] | None:
+    return None if tree.state.flags & re.IGNORECASE else _required_seq(tree)
+
+
+def required_strings(rx: "re.Pattern[str] | LazyPattern") -> frozenset[str] | None:
+    """Strings of which every match of ``rx`` contains at least one, or None when none can be said.
+
+    ``(?<![a-z])(?:this\\s+)?(monday|friday)`` → monday, friday; ``(\\d+)点`` → 点; ``x?y`` → y;
+    ``\\d+`` → None. A text containing none of them has no match of ``rx``.
+    """
+    if isinstance(rx, LazyPattern):
+        return rx.required
+    if rx.flags & re.IGNORECASE or not isinstance(rx.pattern, str):
+        return None
+    return _required_of(P.parse(rx.pattern, rx.flags))
+
+
 class LazyPattern:
     """A ``str`` regex read once, when made, for its prefilters (:func:`prefilters`), and compiled
     at its first use: its syntax tree is what both the prefilters and ``re.compile`` start from, and
@@ -253,13 +428,15 @@ class LazyPattern:
     :raises re.error: the pattern is invalid (when made, as ``re.compile`` would).
     """
 
-    __slots__ = ("pattern", "flags", "needs", "first", "_rx")
+    __slots__ = ("pattern", "flags", "needs", "first", "pairs", "required", "_rx")
 
     def __init__(self, pattern: str) -> None:
         tree = P.parse(pattern, 0)
         self.pattern = pattern
         self.flags: int = tree.state.flags
         self.needs, self.first = _prefilters(tree)
+        self.pairs = _pairs_of(tree)
+        self.required = _required_of(tree)
         self._rx: re.Pattern[str] | None = None
 
     def compiled(self) -> re.Pattern[str]:

@@ -8,12 +8,14 @@ them. Every pattern runs on the output of :func:`hermesd.nlu.normalize.normalize
 
 from __future__ import annotations
 
+import operator
 import re
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any, Callable
 
 from .numbers import EN_NUM, EN_ORD, en_number, en_ordinal
-from .scripts import SCRIPTS, First, LazyPattern, scripts_of
+from .scripts import SCRIPTS, First, LazyPattern, first_pairs, scripts_of
 
 __all__ = ["MEALS", "PARTS_OF_DAY", "UNIT_SECONDS", "Atom", "compile_pending", "find_atoms", "register"]
 
@@ -112,6 +114,8 @@ def register(pattern: str, cat: str, needs: str | None = None):
         _NEEDS.append(re.compile(needs) if needs else None)
         _SCRIPTS.append(rx.needs)
         _FIRST.append(rx.first)
+        _PAIRS.append(rx.pairs)
+        _REQUIRED.append(tuple(sorted(rx.required)) if rx.required is not None else None)
         return fn
     return deco
 
@@ -137,6 +141,12 @@ _SCRIPTS: list[frozenset[str]] = []
 #: per pattern, what its every match begins with (:func:`.scripts.first_chars`; None: unbounded): a
 #: text with none of those characters has no match of it, so it is not run either (exact too)
 _FIRST: list[First | None] = []
+#: per pattern, its first two characters (:func:`.scripts.first_pairs`; None: unbounded): finer than
+#: :data:`_FIRST` for Latin text, which has most letters but few of the pairs a pattern begins with
+_PAIRS: list[frozenset[str] | None] = []
+#: per pattern, strings one of which its every match contains (:func:`.scripts.required_strings`;
+#: None: nothing can be said): checked with ``in`` before the pattern runs, exact too
+_REQUIRED: list[tuple[str, ...] | None] = []
 
 
 _p = register
@@ -849,50 +859,88 @@ MEALS = frozenset({"早饭", "早餐", "午饭", "午餐", "晚饭", "晚餐", "
 
 class _Index:
     """Which patterns can match a text, as bit sets over pattern numbers (built once every module
-    has registered its patterns): those whose first character (:data:`_FIRST`) is one of the
-    text's or of a script it has, among those whose needed scripts (:data:`_SCRIPTS`) it has.
-    Looking a text's distinct characters up costs a few dict probes; testing ninety patterns
-    one by one cost more than running the few that remain."""
+    has registered its patterns). A pattern is kept when three things hold, each exact (a skipped
+    pattern has no match in the text):
+
+    - the text has a pair of characters its every match can begin with (:data:`_PAIRS`), or —
+      for a pattern whose pairs cannot be listed — a first character (:data:`_FIRST`: one of the
+      text's characters or of a script it has);
+    - its ``needs`` regex can begin likewise (a pattern without one passes);
+    - the text has the first two characters of one of its required strings (:data:`_REQUIRED`);
+
+    and the text has the scripts it needs (:data:`_SCRIPTS`). One table maps a character or a pair
+    to the three bit sets it opens; the text's characters and pairs are looked up only where the
+    table has them (a set intersection). Testing ninety patterns one by one cost more than running
+    the few that remain, and on Latin text nearly every letter is there: the pairs are what rule
+    most English patterns out."""
 
     def __init__(self) -> None:
         self.size = -1
-        self.by_char: dict[str, int] = {}
+        #: a character or a pair → (patterns, their needs, their required strings) it can begin
+        self.by_key: dict[str, tuple[int, int, int]] = {}
+        self.keys: frozenset[str] = frozenset()
         self.by_script: dict[str, int] = {}
-        self.unbounded = 0
+        self.free: tuple[int, int, int] = (0, 0, 0)
         self.by_needs: dict[frozenset[str], int] = {}
 
     def build(self) -> None:
         """(Re)build from the registered patterns; the tables are swapped in whole at the end, so
         a thread parsing meanwhile reads the old ones or the new ones, never half of either."""
-        by_char: dict[str, int] = {}
+        sets: tuple[dict[str, int], dict[str, int], dict[str, int]] = ({}, {}, {})
+        free = [0, 0, 0]
         by_script: dict[str, int] = {}
-        unbounded = 0
-        for i, first in enumerate(_FIRST):
+
+        def add(which: int, keys, bit: int) -> None:
+            table = sets[which]
+            for k in keys:
+                if k:  # "" is an empty match, never an atom
+                    table[k] = table.get(k, 0) | bit
+
+        n = len(_PATTERNS)
+        for i in range(n):
             bit = 1 << i
-            if first is None:
-                unbounded |= bit
-                continue
-            for c in first.chars:
-                by_char[c] = by_char.get(c, 0) | bit
-            for sc in first.scripts:
-                by_script[sc] = by_script.get(sc, 0) | bit
+            pairs, first, needs, req = _PAIRS[i], _FIRST[i], _NEEDS[i], _REQUIRED[i]
+            if pairs is not None:
+                add(0, pairs, bit)
+            elif first is None:
+                free[0] |= bit
+            else:
+                add(0, first.chars, bit)
+                for sc in first.scripts:
+                    by_script[sc] = by_script.get(sc, 0) | bit
+            need_pairs = first_pairs(needs) if needs is not None else None
+            if need_pairs is None or "" in need_pairs:  # no needs, or one an empty match meets
+                free[1] |= bit
+            else:
+                add(1, need_pairs, bit)
+            if req is None:
+                free[2] |= bit
+            else:
+                add(2, (r[:2] for r in req), bit)
+        keys = frozenset().union(*sets)
+        by_key = {k: (sets[0].get(k, 0), sets[1].get(k, 0), sets[2].get(k, 0)) for k in keys}
         names = tuple(SCRIPTS)
-        subsets = [frozenset(k for j, k in enumerate(names) if n >> j & 1) for n in range(1 << len(names))]
+        subsets = [frozenset(k for j, k in enumerate(names) if m >> j & 1) for m in range(1 << len(names))]
         # per set of scripts a text may have: the patterns whose needed scripts are all among them
         by_needs = {has: sum(1 << i for i, need in enumerate(_SCRIPTS) if need <= has) for has in subsets}
-        self.by_char, self.by_script, self.unbounded, self.by_needs = by_char, by_script, unbounded, by_needs
-        self.size = len(_PATTERNS)
+        self.by_key, self.keys, self.by_script, self.free, self.by_needs = (
+            by_key, keys, by_script, (free[0], free[1], free[2]), by_needs)
+        self.size = n
 
     def candidates(self, text: str) -> list[int]:
         """Numbers of the patterns that can match ``text``, in registration order."""
         has = scripts_of(text)
-        get = self.by_char.get
-        mask = self.unbounded
-        for c in set(text):
-            mask |= get(c, 0)
+        by_key = self.by_key
+        mask, nmask, rmask = self.free
+        # the text's characters and pairs (two-character strings; a character is one) the table has
+        for k in self.keys.intersection(chain(text, map(operator.add, text, text[1:]))):
+            m, nm, rm = by_key[k]
+            mask |= m
+            nmask |= nm
+            rmask |= rm
         for sc in has:
             mask |= self.by_script.get(sc, 0)
-        mask &= self.by_needs[has]
+        mask &= nmask & rmask & self.by_needs[has]
         out = []
         while mask:
             low = mask & -mask
@@ -912,6 +960,9 @@ def find_atoms(text: str) -> list[Atom]:
         _INDEX.build()
     for i in _INDEX.candidates(text):
         rx, cat, fn = _PATTERNS[i]
+        req = _REQUIRED[i]  # a few ``in`` tests cost less than one search of the needs regex
+        if req is not None and not any(map(text.__contains__, req)):
+            continue
         needs = _NEEDS[i]
         if needs is not None and needs.search(text) is None:
             continue

@@ -3,7 +3,9 @@
 Checked on every time-expression vector (temporal_vectors.jsonl, time_classes.yaml), the pack
 examples and a sample of xSID and SNIPS utterances, for every time-expression atom pattern and
 id pattern: whenever a pattern has a non-empty match in a text, the scripts it is said to need
-are all in the text, and the match begins with a character it is said to be able to begin with.
+are all in the text, and the match begins with a character it is said to be able to begin with
+(and with two characters, :func:`first_pairs`, it is said to be able to begin with); the atom
+index (:class:`~hermesd.nlu.temporal_atoms._Index`) keeps every pattern that has a match.
 """
 
 import json
@@ -17,8 +19,8 @@ from hermesd.nlu import temporal  # noqa: F401 - registers every atom pattern
 from hermesd.nlu.entities import DEFAULT_ID_PATTERNS
 from hermesd.nlu.normalize import normalize
 from hermesd.nlu.packs import load_packs
-from hermesd.nlu.scripts import first_chars, needed_scripts, scripts_of
-from hermesd.nlu.temporal_atoms import _PATTERNS
+from hermesd.nlu.scripts import first_chars, first_pairs, needed_scripts, required_strings, scripts_of
+from hermesd.nlu.temporal_atoms import _INDEX, _NEEDS, _PATTERNS
 
 HERE = Path(__file__).parent
 ROOT = HERE.parents[1]
@@ -56,11 +58,67 @@ def test_no_pattern_matches_a_text_it_would_skip(i):
     rx = PATTERNS[i]
     need = needed_scripts(rx)
     first = first_chars(rx)
+    pairs = first_pairs(rx)
+    required = required_strings(rx)
     for t in TEXTS:
         for m in rx.finditer(t):
             if m.end() > m.start():
                 assert need <= scripts_of(t), (rx.pattern, t)
                 assert first is None or first.possible({t[m.start()]}, scripts_of(t[m.start()])), (rx.pattern, t)
+                assert pairs is None or m.group()[:2] in pairs, (rx.pattern, t)
+                assert required is None or any(r in m.group() for r in required), (rx.pattern, t)
+
+
+def test_the_atom_index_keeps_every_pattern_with_a_match():
+    _INDEX.build()
+    for t in TEXTS:
+        kept = set(_INDEX.candidates(t))
+        for i, (rx, _, _) in enumerate(_PATTERNS):
+            if i not in kept and (_NEEDS[i] is None or _NEEDS[i].search(t)):
+                assert all(m.end() <= m.start() for m in rx.finditer(t)), (rx.pattern, t)
+
+
+def test_the_first_two_characters_skip_most_english_patterns():
+    # the pairs index is worth having only if it skips: on English text the first characters
+    # alone keep most of the English patterns (nearly every letter is in a sentence)
+    _INDEX.build()
+    english = [t for t in TEXTS if scripts_of(t) == {"latin"}][:300]
+    by_first = sum(sum(1 for f in map(first_chars, (rx for rx, _, _ in _PATTERNS))
+                       if f is not None and f.possible(set(t), scripts_of(t))) for t in english)
+    by_index = sum(len(_INDEX.candidates(t)) for t in english)
+    assert by_index < 0.6 * by_first
+
+
+@pytest.mark.parametrize("pattern,pairs", [
+    (r"(?:上|下)?周([1-7日天])", {"上周", "下周"} | {"周" + c for c in "1234567日天"}),
+    (r"(?<![a-z0-9])(?:next\s+)?week", {"ne", "we"}),
+    (r"x*y", {"xx", "xy", "y"}),           # x may repeat zero times: y may begin the match
+    (r"a?", {"", "a"}),                    # the empty match too
+    (r"(a)?(?(1)b|c)", {"ab", "ac", "b", "c"}),  # the group reference: either branch
+    (r"[ab]c{2,}", {"ac", "bc"}),
+])
+def test_first_pairs(pattern, pairs):
+    assert first_pairs(re.compile(pattern)) == pairs
+
+
+@pytest.mark.parametrize("pattern", [r".x", r"[^a]b", r"(?i)week", r"\d+点", r"x\s"])
+def test_first_pairs_unbounded(pattern):
+    assert first_pairs(re.compile(pattern)) is None
+
+
+@pytest.mark.parametrize("pattern,required", [
+    (r"(?<![a-z0-9])(?:this\s+)?(monday|friday)(?![a-z])", {"monday", "friday"}),
+    (r"(\d+)点", {"点"}),
+    (r"x?y", {"y"}),
+    (r"(?:上|下)个?月", {"月"}),
+    (r"ab(?:cd|efg)", {"ab"}),           # the longest required string wins
+    (r"(?:q|r)(?:stuv|wxyz)", {"stuv", "wxyz"}),
+    (r"\d+|x", None),                    # a branch that needs no string
+    (r"(?:next )?(?=week)", None),       # a look-ahead is not part of the match
+    (r"(?i)week", None),
+])
+def test_required_strings(pattern, required):
+    assert required_strings(re.compile(pattern)) == required
 
 
 def test_every_time_pattern_has_bounded_first_characters():
