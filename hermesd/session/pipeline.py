@@ -27,6 +27,7 @@ from ..dialogue.lastaction import asks_about_last, asks_if_done, last_done
 from ..dialogue.negated import negated_request
 from ..dialogue.questions import Ask, Candidate, Choice, Confirm, Offer, OpenQuestion, reasked
 from ..dialogue.reader import read_answer
+from ..dialogue.reminders import asks_change, corrects_time
 from ..dialogue.repair import repaired
 from ..dialogue.smalltalk import capabilities, smalltalk_reply
 from ..dialogue.split import one_each, reminding_request, split_requests
@@ -124,6 +125,7 @@ class Pipeline:
 
     def __init__(self, c: "Controller") -> None:
         self.c = c
+        self._says_no_cache: dict[tuple[str, int], bool] = {}
 
     # -- the turn ------------------------------------------------------------------------
 
@@ -274,6 +276,7 @@ class Pipeline:
                         p.trace["reminding"] = core
                 parsed = self._reminded(s, parsed, ref_at, p)
                 p.timings["parse"] = p.timings.get("parse", 0.0) + (time.perf_counter() - p0) * 1000
+            parsed = self._changed(s, parsed, p)  # idempotent: a choice's re-run reads it again
             if parsed is not None and text and "self_repair" not in p.trace:
                 # "把报价单发给王芳，不对，是李娜": the request the speaker meant once they corrected themselves
                 fixed = repaired(text, [(e.type, e.span) for e in parsed.entities])
@@ -311,7 +314,7 @@ class Pipeline:
             p.trace.update({"intent": parsed.intent if parsed else None, "kind": parsed.kind if parsed else None,
                             "entities": entities})
             p.trace.setdefault("reading", reading.to_trace())  # a choice's re-run keeps the answer's reading
-            named = self._object_named(q, parsed, decision)
+            named = self._undo_last(s, q, parsed, self._object_named(q, parsed, decision))
             if named is not decision:
                 decision = named
                 p.trace["decision"] = decision.name
@@ -374,6 +377,39 @@ class Pipeline:
         p.trace["reminded"] = parsed.intent
         return replace(parsed, intent=reminder)
 
+    def _change_intent(self, intent: str | None) -> str | None:
+        """The pack's intent that moves what ``intent``'s domain keeps (``reminder.set`` → ``reminder.change``:
+        intents are named ``domain.action``), or None when the pack has none."""
+        if not intent or "." not in intent:
+            return None
+        name = f"{intent.rsplit('.', 1)[0]}.change"
+        return name if any(x.name == name for x in self.c.nlu.engine.specs) else None
+
+    def _changed(self, s: Session, parsed: Any, p: Part) -> Any:
+        """"把开会的提醒改到明天下午3点" / "move the meeting reminder to 4pm" (:func:`~hermesd.dialogue.reminders.asks_change`)
+        and, right after a reminder was set, a repair of only its time ("不是9点，是10点", "no, make it 10"):
+        a request to move it — its domain's ``change`` intent (:meth:`_change_intent`) — never a second
+        one set beside it. A repair's time is its last one (the time it goes to)."""
+        if parsed is None or not parsed.text:
+            return parsed
+        t = normalize(parsed.text).text
+        if parsed.intent and not parsed.out_of_scope and asks_change(t):
+            change = self._change_intent(parsed.intent)
+            if change and change != parsed.intent:
+                p.trace["change"] = parsed.intent
+                return replace(parsed, intent=change)
+            return parsed
+        last = s.history[-1] if s.history else None
+        if last is None or last_done([last]) is None or not corrects_time(parsed.text, [x.text for x in parsed.times]):
+            return parsed
+        change = self._change_intent(last.get("intent"))
+        if change is None:
+            return parsed
+        p.trace["change"] = "repair"
+        to = parsed.times[-1]
+        ents = tuple(e for e in parsed.entities if e.type != "datetime" or tuple(e.span) == tuple(to.span))
+        return replace(parsed, intent=change, kind="command", entities=ents)  # its times still mark what is no topic
+
     def _object_named(self, q: OpenQuestion | None, parsed: Any, d: Any) -> Any:
         """"取消第二个" / "cancel all my reminders": a cancel word (or a bare position) that names what to
         act on — an entity filling a slot of the utterance's own intent — is that request, not the bare
@@ -391,6 +427,20 @@ class Pipeline:
         if not any(e.type in types for e in parsed.entities):
             return d
         return dp.NewTurn() if q is None else dp.Replace()
+
+    def _undo_last(self, s: Session, q: OpenQuestion | None, parsed: Any, d: Any) -> Any:
+        """"actually cancel that" / "取消吧" said with nothing open, right after something was done: "that" is
+        what was just done — when the utterance's own intent is of the same domain (``reminder.cancel``
+        after ``reminder.set``; intents are named ``domain.action``), that request runs (its rule asks
+        before it cancels) instead of "nothing to cancel"."""
+        if q is not None or not (isinstance(d, dp.NothingOpen) and d.act == "cancel") or parsed is None \
+                or not parsed.intent or parsed.out_of_scope or not s.history:
+            return d
+        done = last_done(s.history[-1:])
+        last = str(done.get("intent") or "") if done is not None else ""
+        if "." not in last or last.rsplit(".", 1)[0] != parsed.intent.rsplit(".", 1)[0] or last == parsed.intent:
+            return d
+        return dp.NewTurn()
 
     def _rechoose(self, s: Session, q: Confirm, heard: Heard, d: Any) -> Any:
         """"no, the one in R&D" at a card whose person was chosen from several: the answer is read
@@ -573,8 +623,9 @@ class Pipeline:
     async def _memory(self, s: Session, p: Part, q: OpenQuestion | None, d: Any, text: str) -> bool:
         """An explicit memory request (remember / recall / forget, :mod:`.memoryturn`) said as a new
         request or a digression: carried out here, the open question asked again after it."""
-        if not isinstance(d, (dp.NewTurn, dp.Digress, dp.Replace, dp.AskAgain)):
-            return False
+        if not isinstance(d, (dp.NewTurn, dp.Digress, dp.Replace, dp.AskAgain)) or p.trace.get("change") \
+                or asks_change(normalize(text).text):
+            return False  # "把开会的提醒改到3点" moves a reminder (:meth:`_changed`); it is no fact to keep
         req = await self.c.memturns.read(s, text, p.parsed)
         if req is None:
             return False
@@ -620,13 +671,27 @@ class Pipeline:
         """"不要重启nginx" / "don't send the quote to Li Na": a request said in the negative is not
         that request — nothing runs, no card (a yes to one used to run it); an open question stays open."""
         if not isinstance(d, (dp.NewTurn, dp.Digress, dp.Replace)) or heard.intent is None or not text \
-                or not negated_request(unicodedata.normalize("NFKC", text)):  # 千万 before normalize() reads it as a number
+                or not negated_request(unicodedata.normalize("NFKC", text)) \
+                or self._says_no(heard.intent):  # 千万 before normalize() reads it as a number
             return False
         p.repairs.append("negated")
         p.intent = heard.intent
         p.trace["negated"] = heard.intent
         self._keep_or_end(s, p, q, catalogue.say("not_doing", p.lang), "negated request")
         return True
+
+    def _says_no(self, intent: str) -> bool:
+        """``intent`` is itself a taking back: one of its keywords opens with a cancel word of the lexicon
+        (``answers.cancel``: 取消提醒, "cancel reminder") — then a negative said for it ("不用提醒我开会了",
+        "I don't need the dentist reminder anymore", which the classifier reads as reminder.cancel) is
+        that request, not a "don't"."""
+        spec = next((x for x in self.c.nlu.engine.specs if x.name == intent), None)
+        key = (intent, id(spec))  # a reloaded pack has new specs
+        if key not in self._says_no_cache:
+            cancel = [w for w in self.c.lexicon.lists.get("answers.cancel", ()) if len(w) >= 2]
+            self._says_no_cache[key] = any(normalize(k).text.startswith(w) for k in (getattr(spec, "keywords", None) or ())
+                                           for w in cancel)
+        return self._says_no_cache[key]
 
     def _acts(self, intent: str) -> bool:
         """``intent`` changes something: one of its rules puts a card first or hands off to a person."""
