@@ -30,6 +30,7 @@ from ..dialogue.reader import read_answer
 from ..dialogue.reminders import asks_change, corrects_time
 from ..dialogue.repair import repaired
 from ..dialogue.smalltalk import capabilities, smalltalk_reply
+from ..dialogue.typos import near_name
 from ..dialogue.split import one_each, reminding_request, split_requests
 from ..nlu.clock import BadClock, impossible_clock_text, impossible_clocks
 from ..nlu.normalize import normalize
@@ -143,13 +144,15 @@ class Pipeline:
         return last or "zh"
 
     def split(self, s: Session, text: str, ref: datetime) -> tuple[list[tuple[str, Any]], list[str], str | None]:
-        """``text``'s requests with their parses, when every part is a request on its own; else ``[(text, None)]``;
+        """``text``'s requests with their parses, when the first part and maybe others are requests on
+        their own (a later part that is none has ``False`` for its parse: the turn says it was not
+        done, never drops it silently); else ``[(text, None)]``;
         the people (or things) the request was made once for each of (else empty), and their entity type.
 
         Several people joined in the one place of a request that takes one ("把报价单发给王芳和李娜",
         "send the quote to Wang Fang and Li Na") are that request once for each, in the order said
         (:meth:`_one_each`) — never the first alone with the others silently dropped; so are several
-        documents ("把报价单和合同发给王芳": the quote, then the contract)."""
+        documents ("把报价单和合同发给王芳": the quote, then the contract) and services ("重启nginx和mysql")."""
         parts = split_requests(text, self.c.lexicon) if self.c.settings.split_requests else [text]
         if len(parts) < 2:
             each, etype, parsed = self._one_each(s, text, ref)
@@ -158,22 +161,28 @@ class Pipeline:
             # the parse made to look for people stands for the request's own (one parse per utterance),
             # unless the request is a reminder's core that :meth:`one` parses on its own ("别忘了提醒我…")
             return [(text, parsed if reminding_request(text, self.c.lexicon) is None else None)], [], None
-        out = []
+        out: list[tuple[str, Any]] = []
         oos_label = getattr(self.c.nlu.engine.model, "oos_label", None)
         for part in parts:
             parsed = self.c.nlu.parse(part, ref, s.tz, s.locale, budget_ms=self.c.settings.parsing_ms)
-            if parsed.intent is None or parsed.out_of_scope or parsed.kind in ("affirm", "deny", "cancel"):
+            if parsed.kind in ("affirm", "deny", "cancel"):
                 return [(text, None)], [], None
             # a split is a guess: a part is a request of its own only when the scorer's best class is
             # an intent, not the out-of-scope class a request in everyday words may still beat
-            if oos_label and parsed.intents and parsed.intents[0].source == "scorer" \
-                    and parsed.intents[0].intent == oos_label:
-                return [(text, None)], [], None
+            if parsed.intent is None or parsed.out_of_scope or (
+                    oos_label and parsed.intents and parsed.intents[0].source == "scorer"
+                    and parsed.intents[0].intent == oos_label):
+                out.append((part, False))  # not a request of ours: said so after the others ran
+                continue
             out.append((part, parsed))
+        if not any(x is not False for _, x in out) or (out and out[0][1] is False):
+            # no part, or not the first, is a request: the utterance is read whole (a first part that is
+            # no request of its own is often what the rest is about: "关于报价单，发给王芳")
+            return [(text, None)], [], None
         return out, [], None
 
     #: the entity types a request is said once for each of, when several are joined in its one slot
-    ONE_EACH_TYPES = ("person", "doc_type")
+    ONE_EACH_TYPES = ("person", "doc_type", "service")
 
     def _one_each(self, s: Session, text: str, ref: datetime) -> tuple[list[tuple[str, str]] | None, str | None, Any]:
         """The request said once per person (or document) — (utterance, its words) in the order said —
@@ -218,8 +227,11 @@ class Pipeline:
         parts: list[Part] = []
         # one request for several people (or documents): when the first asks something, said plainly that
         # the others come after it
-        pre = catalogue.say("one_by_one" if etype == "person" else "one_by_one_thing", lang, first=each[0],
-                            rest=("、" if lang == "zh" else ", ").join(each[1:])) if each else None
+        pre = catalogue.say({"person": "one_by_one", "doc_type": "one_by_one_thing"}.get(etype or "", "one_by_one_each"),
+                            lang, first=each[0], rest=("、" if lang == "zh" else ", ").join(each[1:])) if each else None
+        # a part of the utterance that is no request of its own: said, never dropped silently
+        unread = [t for t, parsed in queue if parsed is False]
+        queue = [(t, parsed) for t, parsed in queue if parsed is not False]
         while queue:
             utterance, parsed = queue.pop(0)
             p = Part(lang=lang, r0=time.perf_counter(), trace={}, timings={}, slots_before=dict(s.slots),
@@ -239,6 +251,9 @@ class Pipeline:
                 break
             if s.state is State.IDLE:  # handed off: nothing more runs
                 break
+        if unread and parts:
+            parts[-1].texts.extend(catalogue.say("part_not_done", lang, part=t) for t in unread)
+            parts[-1].repairs.append("part_not_done")
         return parts
 
     async def one(self, s: Session, p: Part, text: str, ref: datetime | None, trace_id: str,
@@ -401,6 +416,14 @@ class Pipeline:
             return parsed
         last = s.history[-1] if s.history else None
         if last is None or last_done([last]) is None or not corrects_time(parsed.text, [x.text for x in parsed.times]):
+            if parsed.intent and parsed.intent == self._change_intent(parsed.intent):
+                # a change needs a change verb (or a repair of the time just set): "把明天的提醒全部取消"
+                # is the next reading of the scorer, never a move
+                rest = [m.intent for m in parsed.intents if m.intent != parsed.intent]
+                p.trace["change"] = f"not:{parsed.intent}"
+                if rest and any(x.name == rest[0] for x in self.c.nlu.engine.specs):
+                    return replace(parsed, intent=rest[0])
+                return replace(parsed, intent=None, out_of_scope=True)  # next best is out of scope
             return parsed
         change = self._change_intent(last.get("intent"))
         if change is None:
@@ -516,6 +539,8 @@ class Pipeline:
         if self._negated(s, p, q, d, heard, text):
             return
         if await self._asked(s, p, q, d, heard, entities, text, trace_id):
+            return
+        if self._mistyped(s, p, q, d, heard, entities, text):
             return
         if p.ref_missing:  # said first; the request goes on without the slot (its rule asks for it)
             p.texts.extend(p.ref_missing)
@@ -679,6 +704,33 @@ class Pipeline:
         p.trace["negated"] = heard.intent
         self._keep_or_end(s, p, q, catalogue.say("not_doing", p.lang), "negated request")
         return True
+
+    #: the entity types whose names a typo is looked for in (a gazetteer each): a document kind
+    TYPO_TYPES = ("doc_type",)
+
+    def _mistyped(self, s: Session, p: Part, q: OpenQuestion | None, d: Any, heard: Heard,
+                  entities: dict[str, list[Any]], text: str) -> bool:
+        """"把报家单发给王芳": a request whose intent takes a document kind and names none, whose words hold a
+        kind's name one edit away (:func:`~hermesd.dialogue.typos.near_name`: 3+ characters, one kind only),
+        is asked about — "是说报价单吗？" with how to say it — never run on a guess; nothing runs."""
+        if not isinstance(d, (dp.NewTurn, dp.Digress, dp.Replace)) or heard.intent is None or not text:
+            return False
+        slots = self.c.grounding.spec_slots(heard.intent)
+        gazetteers = getattr(self.c.nlu.engine, "gazetteers", {}) or {}
+        for etype in self.TYPO_TYPES:
+            if etype not in slots.values() or entities.get(etype) or entities.get("doc_id"):
+                continue
+            near = near_name(normalize(text).text, gazetteers.get(etype) or {})
+            if near is None:
+                continue
+            said, name = near
+            p.repairs.append("typo")
+            p.intent = heard.intent
+            p.trace["typo"] = {"said": said, "name": name}
+            fixed = _renamed(text, said, name)
+            self._keep_or_end(s, p, q, catalogue.say("did_you_mean", p.lang, said=said, name=name, fixed=fixed), "typo")
+            return True
+        return False
 
     def _says_no(self, intent: str) -> bool:
         """``intent`` is itself a taking back: one of its keywords opens with a cancel word of the lexicon
