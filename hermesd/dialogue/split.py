@@ -7,8 +7,7 @@ controller keeps a split only when the NLU reads every part as a request on its 
   that starts with no verb borrows the first part's ("check the network and then the disk"
   → "check the disk");
 - ``conjunctions.and`` (再, 还有, 顺便, "and", "also") cut only before a verb, and a Chinese one
-  only after a comma ("send the quote to Li and Wang" and "发给李娜，还有王芳" stay whole) — except one
-  that only ever joins clauses (并且, 而且, 同时, 顺便, 还要: "重启nginx并且把报价单发给王芳");
+  only after a comma ("send the quote to Li and Wang" and "发给李娜，还有王芳" stay whole);
 - never between two times ("明天上午然后下午", "at 3pm and then at 5pm"); a part needs two letters;
 - a leading 先 / 首先 / "first" is dropped from the first part when a verb follows it;
 - a comma or semicolon cuts too, but only when the parts on both sides start with a verb
@@ -73,9 +72,6 @@ _TIME_END = re.compile(rf"(?:\d|点钟?|半|号|日|分|am|pm|{_TIME_WORDS}|toda
 _TIME_START = re.compile(rf"^\s*(?:at |on |by |在|到)?\s*(?:\d|{_TIME_WORDS}|today|tomorrow|tonight|noon|morning|"
                          r"afternoon|evening)")
 _BOUNDARY = ",;.!?"
-#: zh conjunctions that join clauses, never two nouns (Li & Thompson 1981, ch. 23 on linked clauses): a cut
-#: needs no comma before them ("重启nginx并且把报价单发给王芳"); 和 / 还有 / 再 may join nouns and need one
-_CLAUSE_ONLY = frozenset({"并且", "並且", "而且", "同时", "同時", "顺便", "順便", "顺便再", "順便再", "还要", "還要"})
 _COMMA = re.compile(r"\s*[,;]\s*")
 _TRIM = " \t,，。.;；!！、:：~-"
 
@@ -183,7 +179,7 @@ def _accept(t: str, start: int, end: int, kind: str, left_from: int, lex: Lexico
         return _starts_request(t, r, lex) or (_CLOCK.search(left) is not None and _after_time(t, r) > r
                                                and _alnum(t[_after_time(t, r):]) >= 2)
     before = left.rstrip(" ")
-    if not t[start].isascii() and not (before and before[-1] in _BOUNDARY) and t[start:end] not in _CLAUSE_ONLY:
+    if not t[start].isascii() and not (before and before[-1] in _BOUNDARY):
         return False
     r = end
     while r < len(t) and t[r] in _TRIM:

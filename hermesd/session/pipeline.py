@@ -648,8 +648,9 @@ class Pipeline:
     async def _memory(self, s: Session, p: Part, q: OpenQuestion | None, d: Any, text: str) -> bool:
         """An explicit memory request (remember / recall / forget, :mod:`.memoryturn`) said as a new
         request or a digression: carried out here, the open question asked again after it."""
-        if not isinstance(d, (dp.NewTurn, dp.Digress, dp.Replace, dp.AskAgain)) or p.trace.get("change") \
-                or asks_change(normalize(text).text):
+        change = p.trace.get("change")
+        if not isinstance(d, (dp.NewTurn, dp.Digress, dp.Replace, dp.AskAgain)) \
+                or (change and not str(change).startswith("not:")) or asks_change(normalize(text).text):
             return False  # "把开会的提醒改到3点" moves a reminder (:meth:`_changed`); it is no fact to keep
         req = await self.c.memturns.read(s, text, p.parsed)
         if req is None:
