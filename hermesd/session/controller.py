@@ -53,6 +53,9 @@ __all__ = ["Controller"]
 
 log = logging.getLogger(__name__)
 
+#: sessions read back for their timeouts beyond ``max_live_sessions`` before they are parked again
+_REPARK_AFTER = 64
+
 
 class Controller:
     """Sessions of this daemon and their turns.
@@ -349,6 +352,8 @@ class Controller:
                 log.exception("session.timeout_failed", extra={"kv": {"session": sid}})
             finally:
                 s.busy = False
+            if len(self.sessions) > self.settings.max_live_sessions + _REPARK_AFTER:
+                await self.park_idle()  # parked ones timing out together are read back a few at a time
 
     async def _timeout(self, s: Session) -> None:
         state = s.state
@@ -393,15 +398,22 @@ class Controller:
     async def expire(self) -> int:
         """Close sessions past their TTL; returns how many."""
         now = self.now_ms()
-        for sid in [sid for sid, p in self.parked.items() if now >= p.expires_ms]:
-            await self._unpark(sid)  # its expiry runs as a live one's: event, archive
         gone = [s for s in self.sessions.values() if now >= s.expires_ms and not s.busy]
+        parked = [sid for sid, p in self.parked.items() if now >= p.expires_ms]
         for s in gone:
-            if s.pending:
-                await self._park_pending(s)
-            self.on_event(s.uid, "session_expired", {"session_id": s.session_id})
-            await self.close_session(s, "ttl")
+            await self._expire_one(s)
+        for sid in parked:  # read back one at a time: its expiry runs as a live one's (event, archive)
+            s = await self._unpark(sid)
+            if s is not None and not s.busy and not s.closed:
+                await self._expire_one(s)
+                gone.append(s)
         return len(gone)
+
+    async def _expire_one(self, s: Session) -> None:
+        if s.pending:
+            await self._park_pending(s)
+        self.on_event(s.uid, "session_expired", {"session_id": s.session_id})
+        await self.close_session(s, "ttl")
 
     # ------------------------------------------------------------------ turns
 

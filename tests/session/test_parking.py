@@ -172,3 +172,16 @@ def test_parked_sessions_survive_a_restart(start_daemon, short_dir):
         for sid, first in zip(sids, firsts):
             assert c.call("session.get", {"session_id": sid})["turns"] == 1
             assert _turn(c, sid, "hello", message_id="m")["reply"] == first["reply"]
+
+
+def test_parked_sessions_time_out_at_their_deadlines_and_are_parked_again(start_daemon):
+    d = start_daemon(_cfg(max_live_sessions=2, listening_s=1.0))
+    with d.client() as c:
+        sids = [c.call("session.open", {"locale": "en"})["session_id"] for _ in range(8)]
+        for sid in sids:
+            _turn(c, sid, "hello")
+        _parked(d, 6)
+        time.sleep(1.5)  # every LISTENING deadline has passed: parked ones time out too
+        _parked(d, 6)
+        rows = {r["session_id"]: r["state"] for r in c.call("session.list", {})["sessions"]}
+        assert rows == {sid: "IDLE" for sid in sids}
