@@ -16,6 +16,7 @@ timeout never interleaves with a turn.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from datetime import datetime
@@ -40,6 +41,7 @@ from .machine import Event, Limits, Refusal, State, Transition, new_machine, tra
 from .pipeline import Pipeline
 from .planrun import PlanRunner
 from .policy import LoadMonitor, Policy
+from .parking import Parked, parkable, rehydrate, to_park
 from .ports import MemoryPort, NluPort, RuleEnginePort, ToolsPort
 from .record import Session, new_session_id
 from .reply import compose_reply
@@ -50,6 +52,9 @@ from .timers import DeadlineHeap
 __all__ = ["Controller"]
 
 log = logging.getLogger(__name__)
+
+#: sessions read back for their timeouts beyond ``max_live_sessions`` before they are parked again
+_REPARK_AFTER = 64
 
 
 class Controller:
@@ -72,7 +77,11 @@ class Controller:
         self.nlu, self.memory, self.tools, self.rules = nlu, memory, tools, rules
         self.now_ms, self.mono = now_ms, mono
         self.sessions: dict[str, Session] = {}
-        self.by_uid: dict[int, dict[str, Session]] = {}
+        #: idle sessions held only as their L2 row (:mod:`.parking`), past ``max_live_sessions``
+        self.parked: dict[str, Parked] = {}
+        self._unparking: dict[str, asyncio.Task[Session | None]] = {}
+        #: a uid's sessions, live or parked (the per-user cap counts both)
+        self.by_uid: dict[int, dict[str, Session | Parked]] = {}
         #: uids with open pending tasks (loaded at restore), so ``open`` reads L2 only when needed
         self.task_uids: set[int] = set()
         self.deadlines = DeadlineHeap()
@@ -100,14 +109,80 @@ class Controller:
     # ------------------------------------------------------------------ sessions
 
     def get(self, caller: Caller, session_id: str) -> Session:
-        """The caller's session. :raises SessionNotFound: unknown, or another uid's (no oracle).
-        :raises SessionExpired: past its TTL."""
+        """The caller's session held in memory (a parked one: :meth:`live`).
+        :raises SessionNotFound: unknown, or another uid's (no oracle). :raises SessionExpired: past its TTL."""
         s = self.sessions.get(session_id)
-        if s is None or (s.uid != caller.uid and caller.role != "admin") or s.closed:
+        self._check(caller, session_id, None if s is None or s.closed else s)
+        assert s is not None
+        return s
+
+    def _check(self, caller: Caller, session_id: str, s: Session | Parked | None) -> None:
+        if s is None or (s.uid != caller.uid and caller.role != "admin"):
             raise SessionNotFound("no such session", data={"session_id": session_id})
         if self.now_ms() >= s.expires_ms:
             raise SessionExpired("session expired", data={"session_id": session_id, "expires_ms": s.expires_ms})
+
+    async def live(self, caller: Caller, session_id: str) -> Session:
+        """The caller's session, read back from L2 first when it was parked (:mod:`.parking`); the
+        stub answers ownership and expiry without I/O. :raises: as :meth:`get`."""
+        stub = self.parked.get(session_id)
+        if stub is not None:
+            self._check(caller, session_id, stub)
+            await self._unpark(session_id)
+        return self.get(caller, session_id)
+
+    async def _unpark(self, session_id: str) -> Session | None:
+        """Rehydrate a parked session (one L2 read however many calls wait for it); None when it
+        was closed meanwhile or its row is gone."""
+        task = self._unparking.get(session_id)
+        if task is None:
+            if session_id not in self.parked:
+                return self.sessions.get(session_id)
+            task = asyncio.get_running_loop().create_task(self._load_parked(session_id))
+            self._unparking[session_id] = task
+            task.add_done_callback(lambda _t: self._unparking.pop(session_id, None))
+        return await asyncio.shield(task)
+
+    async def _load_parked(self, session_id: str) -> Session | None:
+        stub = self.parked[session_id]
+        row = await self.memory.load_session(session_id)
+        if self.parked.get(session_id) is not stub:
+            return None  # closed (cap, TTL) while it was read
+        del self.parked[session_id]
+        if row is None:
+            log.error("session.unpark_lost", extra={"kv": {"session": session_id}})
+            self.by_uid.get(stub.uid, {}).pop(session_id, None)
+            self.deadlines.cancel(session_id)
+            return None
+        s = rehydrate(row, stub)
+        self._add(s)
         return s
+
+    async def park_idle(self) -> int:
+        """Park the least recently used idle sessions past ``max_live_sessions`` (:mod:`.parking`):
+        their rows are written in one awaited transaction, then each whose row did not change
+        meanwhile (no turn started, nothing moved) is dropped for its stub. :return: how many."""
+        go = to_park(self.sessions.values(), self.settings.max_live_sessions)
+        if not go:
+            return 0
+        rows = [s.to_row() for s in go]
+        await self.memory.save_sessions(rows)
+        n = 0
+        for s, row in zip(go, rows):
+            if self.sessions.get(s.session_id) is s and parkable(s) and s.to_row() == row:
+                stub = Parked(s)
+                del self.sessions[s.session_id]
+                self.parked[s.session_id] = stub
+                self.by_uid[s.uid][s.session_id] = stub
+                n += 1
+        if n:
+            log.info("session.parked", extra={"kv": {"parked": n, "live": len(self.sessions),
+                                                     "held": len(self.parked)}})
+        return n
+
+    def count(self) -> int:
+        """Open sessions, live and parked."""
+        return len(self.sessions) + len(self.parked)
 
     async def open(self, caller: Caller, *, user: str | None, locale: str | None, tz: str | None,
                    channel: str | None, metadata: dict[str, Any]) -> dict[str, Any]:
@@ -156,17 +231,19 @@ class Controller:
             out["offer"] = offer
         return out
 
-    def _idle_since(self, s: Session) -> int | None:
+    def _idle_since(self, s: Session | Parked) -> int | None:
         """When ``s`` became idle (epoch ms) — nothing in flight, open or running — else None. A session
         that timed out to IDLE has parked its unfinished work as a pending task, and an unanswered
-        offer of such a task is no work of its own: both may go."""
+        offer of such a task is no work of its own: both may go (a parked session is idle)."""
+        if isinstance(s, Parked):
+            return s.updated_ms
         if s.busy or s.executing is not None:
             return None
         if s.state is not State.IDLE and ((s.pending is not None and not isinstance(s.pending, Offer)) or s.slots):
             return None
         return s.updated_ms
 
-    def _make_room(self, uid: int) -> list[Session]:
+    def _make_room(self, uid: int) -> list[Session | Parked]:
         """Detach (synchronously) the oldest idle sessions that must go for one more. A session counts as
         idle once untouched for ``listening_s`` (the state machine's LISTENING → IDLE); one used moments
         ago is still its client's. :raises SessionLimit: none may go yet (``retry_after_ms`` until one may)."""
@@ -189,11 +266,16 @@ class Controller:
             self._detach(x)
         return idle[:excess]
 
-    def _detach(self, s: Session) -> bool:
+    def _detach(self, s: Session | Parked) -> bool:
         """Mark ``s`` closed and drop it from the live maps; False when it already was (close once)."""
-        if s.closed:
+        if isinstance(s, Parked):
+            if self.parked.get(s.session_id) is not s:
+                return False
+            del self.parked[s.session_id]
+        elif s.closed:
             return False
-        s.closed = True
+        else:
+            s.closed = True
         self.deadlines.cancel(s.session_id)
         self.sessions.pop(s.session_id, None)
         self.by_uid.get(s.uid, {}).pop(s.session_id, None)
@@ -205,7 +287,13 @@ class Controller:
         if self._detach(s):
             await self._finish_close(s, reason)
 
-    async def _finish_close(self, s: Session, reason: str) -> None:
+    async def _finish_close(self, s: Session | Parked, reason: str) -> None:
+        if isinstance(s, Parked):  # detached already: its row is read for the archive's header
+            row = await self.memory.load_session(s.session_id)
+            if row is None:
+                await self.memory.delete_session(s.session_id)
+                return
+            s = rehydrate(row, s)
         archived = await archive_session(self.memory, self.archive, s, reason, self.now_ms())
         await self.memory.delete_session(s.session_id)
         log.info("session.close", extra={"kv": {"session": s.session_id, "reason": reason, "turns": s.turns,
@@ -252,7 +340,7 @@ class Controller:
     async def fire_timeouts(self) -> None:
         """Apply every due deadline (called by the service's one timer task)."""
         for sid in self.deadlines.due(self.mono()):
-            s = self.sessions.get(sid)
+            s = self.sessions.get(sid) or await self._unpark(sid)
             if s is None or s.closed:
                 continue
             if s.busy:  # a turn owns the session; it re-arms the deadline when it ends
@@ -264,6 +352,8 @@ class Controller:
                 log.exception("session.timeout_failed", extra={"kv": {"session": sid}})
             finally:
                 s.busy = False
+            if len(self.sessions) > self.settings.max_live_sessions + _REPARK_AFTER:
+                await self.park_idle()  # parked ones timing out together are read back a few at a time
 
     async def _timeout(self, s: Session) -> None:
         state = s.state
@@ -309,12 +399,21 @@ class Controller:
         """Close sessions past their TTL; returns how many."""
         now = self.now_ms()
         gone = [s for s in self.sessions.values() if now >= s.expires_ms and not s.busy]
+        parked = [sid for sid, p in self.parked.items() if now >= p.expires_ms]
         for s in gone:
-            if s.pending:
-                await self._park_pending(s)
-            self.on_event(s.uid, "session_expired", {"session_id": s.session_id})
-            await self.close_session(s, "ttl")
+            await self._expire_one(s)
+        for sid in parked:  # read back one at a time: its expiry runs as a live one's (event, archive)
+            s = await self._unpark(sid)
+            if s is not None and not s.busy and not s.closed:
+                await self._expire_one(s)
+                gone.append(s)
         return len(gone)
+
+    async def _expire_one(self, s: Session) -> None:
+        if s.pending:
+            await self._park_pending(s)
+        self.on_event(s.uid, "session_expired", {"session_id": s.session_id})
+        await self.close_session(s, "ttl")
 
     # ------------------------------------------------------------------ turns
 
@@ -326,7 +425,7 @@ class Controller:
             decision, trace_id, timings_ms}``.
         :raises SessionNotFound, SessionExpired, SessionBusy: see :meth:`get`; busy carries ``retry_after_ms``.
         """
-        s = self.get(caller, session_id)
+        s = await self.live(caller, session_id)
         if s.busy:
             elapsed_ms = (self.mono() - s.busy_since_mono) * 1000
             raise SessionBusy("a turn is already running in this session",

@@ -37,6 +37,7 @@ async def restore_sessions(c: "Controller") -> int:
         c._add(s)
         c._arm(s)
         n += 1
+    await c.park_idle()  # past max_live_sessions, the idle ones stay in their rows
     return n
 
 

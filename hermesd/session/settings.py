@@ -28,6 +28,8 @@ class SessionSettings(Section):
     :param max_retries: retries of a failed step that is safe to retry before degrading.
     :param ttl_s: a session not touched this long is closed.
     :param max_sessions_per_user: live sessions one uid may hold (oldest closed past it).
+    :param max_live_sessions: sessions held in memory; past it the least recently used idle ones
+        are kept only as their L2 row and read back at their next call (:mod:`.parking`).
     :param rules_dir: folder of rule packs; ``None`` = ``/etc/hermesd/rules`` when it
         exists, else the shipped ``config/rules``.
     :param poll_interval_ms: how often rule files are checksummed for hot reload.
@@ -57,6 +59,7 @@ class SessionSettings(Section):
     max_retries: int = Field(1, ge=0, le=10)
     ttl_s: float = Field(1800.0, gt=0)
     max_sessions_per_user: int = Field(8, ge=1, le=100_000)
+    max_live_sessions: int = Field(1000, ge=1)
     rules_dir: Path | None = None
     poll_interval_ms: int = Field(1000, ge=50, le=60_000)
     load_cpu_percent: float = Field(85.0, gt=0, le=100)

@@ -397,6 +397,13 @@ class MemoryService(Subsystem):
             return
         await asyncio.wrap_future(self._l2().write(records.save_session, session))
 
+    async def save_sessions(self, rows: list[dict[str, Any]]) -> None:
+        """Upsert many session rows in one transaction, awaited to disk (parking idle sessions)."""
+        def save(conn: Any) -> None:
+            for row in rows:
+                records.save_session(conn, row)
+        await self._l2().awrite(save)
+
     async def load_session(self, session_id: str) -> dict[str, Any] | None:
         return await self._l2().aread(records.load_session, session_id)
 

@@ -36,6 +36,7 @@ from .subsystem import DaemonContext, Subsystem, section
 from ..tasks import cancel_and_wait
 from ..session.controller import Controller
 from ..session.locale import session_language
+from ..session.record import Session
 from ..session.events import EVENT_KINDS, EventBus
 from ..session.schedules import schedule_changes
 from ..session.settings import SessionSettings, resolve_rules_dir
@@ -228,6 +229,7 @@ class SessionService(Subsystem):
                 if time.monotonic() - self._last_poll >= poll_s:
                     self._last_poll = time.monotonic()
                     await c.expire()
+                    await c.park_idle()
                     if await asyncio.to_thread(self.rules.poll):
                         log.info("rules hot-reloaded", extra={"kv": {"rules": len(self.rules.engine)}})
             except Exception:
@@ -333,7 +335,7 @@ class SessionService(Subsystem):
 
     async def _confirm(self, p: ConfirmParams, ctx: CallContext) -> dict[str, Any]:
         c = self._c()
-        s = c.get(ctx.caller, p.session_id)
+        s = await c.live(ctx.caller, p.session_id)
         if p.message_id:
             stored = await c.memory.load_reply(p.session_id, p.message_id)
             if stored is not None:  # a retried answer: the stored reply, nothing runs again
@@ -359,14 +361,14 @@ class SessionService(Subsystem):
         return await self._with_events(out, ctx, started_ms)
 
     async def _get(self, p: SessionParams, ctx: CallContext) -> dict[str, Any]:
-        return self._c().get(ctx.caller, p.session_id).summary()
+        return (await self._c().live(ctx.caller, p.session_id)).summary()
 
     async def _trace(self, p: SessionParams, ctx: CallContext) -> dict[str, Any]:
         """A live session's last traces; an ended one's turn records from the L3 archive, with
         ``ended: {closed_ms, reason, path, state}`` (``traces`` empty when its volume has left the
         device). Another uid's session is not found, live or archived (no oracle)."""
         try:
-            s = self._c().get(ctx.caller, p.session_id)
+            s = await self._c().live(ctx.caller, p.session_id)
         except SessionNotFound:
             archive = getattr(self._c(), "archive", None)
             found = await archive.find_session(p.session_id) if archive is not None else None
@@ -384,7 +386,7 @@ class SessionService(Subsystem):
 
     async def _close(self, p: SessionParams, ctx: CallContext) -> dict[str, Any]:
         c = self._c()
-        s = c.get(ctx.caller, p.session_id)
+        s = await c.live(ctx.caller, p.session_id)
         await c.close_session(s, "closed by client")
         return {"session_id": s.session_id, "closed": True}
 
@@ -393,6 +395,9 @@ class SessionService(Subsystem):
         everyone = ctx.caller.role == "admin" and p.all_users
         rows = [s.summary() for s in c.sessions.values()
                 if not s.closed and (everyone or s.uid == ctx.caller.uid)]
+        if any(everyone or x.uid == ctx.caller.uid for x in c.parked.values()):  # parked: from their rows
+            rows += [Session.from_row(r).summary() for r in await c.memory.load_sessions()
+                     if (x := c.parked.get(r["session_id"])) is not None and (everyone or x.uid == ctx.caller.uid)]
         return {"sessions": sorted(rows, key=lambda r: r["updated_ms"], reverse=True)}
 
     # -- status -----------------------------------------------------------------------
@@ -407,7 +412,8 @@ class SessionService(Subsystem):
         if self.controller is None or self.rules is None:
             return {"status": "down"}
         st = self.rules.status()
-        return {"status": "degraded" if st["errors"] else "ok", "sessions": len(self.controller.sessions),
+        return {"status": "degraded" if st["errors"] else "ok", "sessions": self.controller.count(),
+                "sessions_parked": len(self.controller.parked),
                 "rules": st["rules"], "rules_checksum": st["checksum"], "rule_errors": st["errors"]}
 
     def register_metrics(self, registry: Registry) -> None:
@@ -416,7 +422,7 @@ class SessionService(Subsystem):
         c = self.controller
         registry.add(c.turns_by_path)
         registry.gauge("hermes_active_sessions", "Sessions open now (not closed, not expired and swept).",
-                       collect=lambda: len(c.sessions))
+                       collect=c.count)
 
 
 def _archived_trace(record: dict[str, Any]) -> dict[str, Any]:
