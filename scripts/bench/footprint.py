@@ -54,7 +54,7 @@ def _start(root: Path, config: Path | None, pin: bool,
     notify_path.unlink(missing_ok=True)
     notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     notify.bind(str(notify_path))
-    notify.settimeout(600)
+    notify.settimeout(0.5)
     env = {k: v for k, v in os.environ.items() if not k.startswith("HERMESD_")}
     env["NOTIFY_SOCKET"] = str(notify_path)
     cmd = [sys.executable, "-m", "hermesd", "run", "--socket", str(root / "h.sock"), "--state-dir", str(root / "state")]
@@ -63,10 +63,19 @@ def _start(root: Path, config: Path | None, pin: bool,
     if pin:
         cmd = ["taskset", "-c", "0", *cmd]
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tree)
-    while b"READY=1" not in notify.recv(4096):
-        pass
+    err = open(root / "stderr", "w+b")
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=err, cwd=tree)
+    while True:  # wait for READY, or for the daemon to die (a tree that cannot start must not hang the bench)
+        try:
+            if b"READY=1" in notify.recv(4096):
+                break
+        except TimeoutError:
+            if proc.poll() is not None:
+                err.seek(0)
+                raise SystemExit(f"hermesd of {tree} exited {proc.returncode} before READY:\n"
+                                 + err.read().decode(errors="replace")[-2000:])
     ready = time.perf_counter() - t0
+    err.close()
     notify.close()
     st = open(f"/proc/{proc.pid}/stat").read().rsplit(")", 1)[1].split()
     cpu = (int(st[11]) + int(st[12])) / os.sysconf("SC_CLK_TCK")
