@@ -737,16 +737,9 @@ class BaseModel(metaclass=_ModelType):
 
     @staticmethod
     def _after(self: Any, name: str, errors: list, loc: tuple) -> Any:
-        try:
-            out = getattr(self, name)()
-        except ValidationError as exc:
-            for e in exc.errors():
-                errors.append({**e, "loc": loc + tuple(e["loc"])})
+        out = _call_validator(lambda model: getattr(model, name)(), self, errors, loc)
+        if out is _BAD:
             return _BAD
-        except AssertionError as exc:
-            return _err(errors, loc, "assertion_error", f"Assertion failed, {exc}", self)
-        except ValueError as exc:
-            return _err(errors, loc, "value_error", f"Value error, {exc}", self, error=str(exc))
         return self if out is None else out
 
     @classmethod
