@@ -43,22 +43,10 @@ from hermesd.nlu.parser import parse  # noqa: E402
 from hermesd.subsystems.nlu import NluSubsystem  # noqa: E402
 from hermesd.nlu.settings import NluSettings  # noqa: E402
 from hermesd.nlu.temporal import parse_times  # noqa: E402
+from _sample import pct, utterances  # noqa: E402 - a sibling module of this script
 
 TZ = ZoneInfo("Asia/Shanghai")
 REF = datetime(2026, 11, 25, 10, 0, tzinfo=TZ)  # a Wednesday morning
-
-
-def pct(xs: list[float], q: float) -> float:
-    s = sorted(xs)
-    return s[min(len(s) - 1, int(q * len(s)))]
-
-
-def utterances(data: Path, lang: str, n: int) -> list[str]:
-    f = data / "xsid" / "xsid_zh.jsonl" if lang == "zh" else data / "snips" / "snips.jsonl"
-    texts = [json.loads(line)["text"].strip() for line in f.open(encoding="utf-8")]
-    texts = [t for t in texts if 25 <= len(t) <= 35]
-    random.Random(7).shuffle(texts)
-    return (texts * (n // max(1, len(texts)) + 1))[:n]
 
 
 def bench_parse(engine, texts: list[str]) -> tuple[float, float, float, float]:

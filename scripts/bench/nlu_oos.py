@@ -37,6 +37,7 @@ sys.path.insert(0, str(REPO))
 from hermesd.nlu.intents import CURVE_CUTS, IntentRecognizer, IntentSpec, train_cached  # noqa: E402
 from hermesd.nlu.normalize import normalize  # noqa: E402
 from hermesd.nlu.rejection import budget_threshold  # noqa: E402
+from _sample import pct  # noqa: E402 - a sibling module of this script
 
 OOS = "oos"
 OOS_PRIOR = 0.05  # the eval CLI's and train()'s default
@@ -68,11 +69,6 @@ def figures(points: Sequence[tuple[float, bool, bool]], th: float) -> tuple[floa
     acc = sum(1 for c, _, ok in ins if ok and c >= th) / len(ins)
     rec = sum(1 for c, _, _ in oos if c < th) / len(oos) if oos else 0.0
     return acc, rec
-
-
-def pct(xs: list[float], q: float) -> float:
-    s = sorted(xs)
-    return s[min(len(s) - 1, int(q * len(s)))]
 
 
 def run_hermesd(tr, va, cache_dir: Path | None) -> dict[str, Any]:

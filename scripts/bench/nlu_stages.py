@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import random
 import subprocess
 import sys
 import tempfile
@@ -39,25 +38,12 @@ from hermesd.nlu.parser import _delex, detect_lang, parse  # noqa: E402
 from hermesd.nlu.settings import NluSettings  # noqa: E402
 from hermesd.nlu.temporal import parse_times  # noqa: E402
 from hermesd.subsystems.nlu import NluSubsystem  # noqa: E402
+from _sample import pct, utterances  # noqa: E402 - a sibling module of this script
 
-# the utterances and reference instant of scripts/bench/nlu.py part 1 (not imported from it: it puts
-# its own checkout first on sys.path, and --against measures another one)
+# the reference instant of scripts/bench/nlu.py part 1 (its utterances come from _sample, which needs no
+# hermesd on sys.path; nlu.py itself puts its own checkout first, and --against measures another one)
 TZ = ZoneInfo("Asia/Shanghai")
 REF = datetime(2026, 11, 25, 10, 0, tzinfo=TZ)
-
-
-def pct(xs: list[float], q: float) -> float:
-    s = sorted(xs)
-    return s[min(len(s) - 1, int(q * len(s)))]
-
-
-def utterances(data: Path, lang: str, n: int) -> list[str]:
-    """``n`` xSID (zh) or SNIPS (en) utterances of 25–35 characters, shuffled as nlu.py does."""
-    f = data / "xsid" / "xsid_zh.jsonl" if lang == "zh" else data / "snips" / "snips.jsonl"
-    texts = [json.loads(line)["text"].strip() for line in f.open(encoding="utf-8")]
-    texts = [t for t in texts if 25 <= len(t) <= 35]
-    random.Random(7).shuffle(texts)
-    return (texts * (n // max(1, len(texts)) + 1))[:n]
 
 
 def best3(f) -> tuple[float, object]:

@@ -43,14 +43,16 @@ from hermesd.client import Client  # noqa: E402
 AT = "2024-06-19T10:00:00+08:00"
 
 
-def _start(root: Path) -> tuple[subprocess.Popen[bytes], Path]:
+def _start(root: Path, **settings: str) -> tuple[subprocess.Popen[bytes], Path]:
+    """A daemon of this checkout under ``root`` (socket ``root/h.sock``), returned at READY=1 with its
+    socket; ``settings`` are further ``HERMESD_*`` variables. Raises ``TimeoutError`` after 120 s."""
     sock, notify_path = root / "h.sock", root / "notify"
     notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     notify.bind(str(notify_path))
-    notify.settimeout(60)
+    notify.settimeout(120)
     env = {k: v for k, v in os.environ.items() if not k.startswith("HERMESD_")}
     env.update(NOTIFY_SOCKET=str(notify_path), HERMESD_SESSION__MAX_SESSIONS_PER_USER="100000",
-               HERMESD_LOGGING__LEVEL="warning")
+               HERMESD_LOGGING__LEVEL="warning", **settings)
     proc = subprocess.Popen([sys.executable, "-m", "hermesd", "run", "--socket", str(sock), "--state-dir",
                              str(root / "state")], env=env, cwd=root, stderr=subprocess.DEVNULL)
     while b"READY=1" not in notify.recv(4096):

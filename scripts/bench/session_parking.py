@@ -15,8 +15,6 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import socket
-import subprocess
 import sys
 import tempfile
 import time
@@ -28,36 +26,16 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from hermesd.client import Client  # noqa: E402
+from _sample import pct  # noqa: E402 - sibling modules of this script
+from session import _start as _start_daemon  # noqa: E402
 
 AT = "2024-06-19T10:00:00+08:00"
-
-
-def _start(root: Path, live: int) -> tuple[subprocess.Popen[bytes], Path]:
-    sock, notify_path = root / "h.sock", root / "notify"
-    notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-    notify.bind(str(notify_path))
-    notify.settimeout(120)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("HERMESD_")}
-    env.update(NOTIFY_SOCKET=str(notify_path), HERMESD_SESSION__MAX_SESSIONS_PER_USER="100000",
-               HERMESD_SESSION__MAX_LIVE_SESSIONS=str(live), HERMESD_SESSION__POLL_INTERVAL_MS="50",
-               HERMESD_LOGGING__LEVEL="warning")
-    proc = subprocess.Popen([sys.executable, "-m", "hermesd", "run", "--socket", str(sock), "--state-dir",
-                             str(root / "state")], env=env, cwd=root, stderr=subprocess.DEVNULL)
-    while b"READY=1" not in notify.recv(4096):
-        pass
-    notify.close()
-    return proc, sock
-
-
-def _p(xs: list[float], q: float) -> float:
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(q * len(xs)))]
 
 
 def latency(n: int) -> None:
     root = Path(tempfile.mkdtemp(prefix="hdbp-", dir="/tmp"))
     os.chmod(root, 0o711)
-    proc, sock = _start(root, 1)
+    proc, sock = _start_daemon(root, HERMESD_SESSION__MAX_LIVE_SESSIONS="1", HERMESD_SESSION__POLL_INTERVAL_MS="50")
     try:
         with Client(sock, timeout_s=60) as c:
             def turn(sid: str) -> float:
@@ -77,9 +55,9 @@ def latency(n: int) -> None:
             held = c.call("admin.status")["subsystems"]["session"]
         print(f"[1] turn 'cancel' (rule, no tool), {n} pairs, interleaved")
         print(f"  {'case':<34} {'p50 ms':>8} {'p90 ms':>8}")
-        print(f"  {'in memory (baseline)':<34} {_p(live, 0.5):8.3f} {_p(live, 0.9):8.3f}")
-        print(f"  {'parked: read back from L2 first':<34} {_p(parked, 0.5):8.3f} {_p(parked, 0.9):8.3f}"
-              f"   (+{_p(parked, 0.5) - _p(live, 0.5):.3f} ms p50)")
+        print(f"  {'in memory (baseline)':<34} {pct(live, 0.5):8.3f} {pct(live, 0.9):8.3f}")
+        print(f"  {'parked: read back from L2 first':<34} {pct(parked, 0.5):8.3f} {pct(parked, 0.9):8.3f}"
+              f"   (+{pct(parked, 0.5) - pct(live, 0.5):.3f} ms p50)")
         print(f"  at the end: {held['sessions']} open, {held['sessions_parked']} parked")
     finally:
         proc.terminate()
