@@ -24,6 +24,9 @@ grammar of a question about the past:
 - en: an auxiliary of the past or the perfect opening a question — did / has / have / was / were
   (+ the doer or the thing) + the verb ("did you send …", "has the device restarted", "was the
   quote sent"). A polite request opens with can / could / would / will, never with these.
+- to whom it went, about the past: zh 发给谁了 / 发给了谁 / 是发给谁的 ("合同发给谁了"); en who did I / you
+  send … to, who was … sent to, to whom was … sent, who got the … ("who did I send the contract to") —
+  answered with the recipient memory has.
 
 Such a question is answered from what was done, never by doing it (the session decides how:
 :meth:`hermesd.session.pipeline.Pipeline._asked`).
@@ -59,9 +62,14 @@ _EN = re.compile(
 
 _ZH_DONE = re.compile(
     r"(?:了|过|過)(?:吗|嗎|么|麼|嘛|没有|沒有|没|沒|未)[?？。!！\s]*$"
+    r"|(?:发|發|寄|传|傳|转|轉|交)(?:给|給)(?:了(?:谁|誰)|(?:谁|誰)(?:了|的))(?:呢|啊|呀)?[?？。!！\s]*$"
+    r"|(?<![要该該])(?:是|都)(?:发|發|寄|传|傳|转|轉|交)(?:给|給)(?:谁|誰)(?:的)"
     r"|^(?:你)?(?:有没有|有沒有|是否|是不是)(?:已经|已經)?.{1,20}?(?:了|过|過)")
 _EN_DONE = re.compile(r"^(?:did|didn'?t|has|hasn'?t|have|haven'?t|was|wasn'?t|were|weren'?t)\s+"
-                      r"(?:you|it|that|this|they|he|she|we|i|the\s+\w+|my\s+\w+|\w+)\b")
+                      r"(?:you|it|that|this|they|he|she|we|i|the\s+\w+|my\s+\w+|\w+)\b"
+                      r"|^(?:who|whom)\s+(?:did|have|has|had)\s+(?:i|you|we|they)\s+(?:just\s+)?(?:send|sent|give|given|forward|forwarded|mail|mailed|email|emailed)\b.*\bto\s*\??$"
+                      r"|^(?:to\s+whom|who)\s+(?:was|were|has|have|did)\s+.+?\b(?:sent|go|gone|given|forwarded|mailed|emailed)\b(?:\s+to)?\s*\??$"
+                      r"|^who\s+(?:got|received|has\s+got|has\s+received)\s+(?:the|my|that|our)\s+\w+")
 
 
 def asks_if_done(text: str) -> bool:

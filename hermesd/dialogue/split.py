@@ -36,7 +36,7 @@ import re
 from ..nlu.normalize import Normalized, normalize
 from .lexicon import Lexicon, default_lexicon
 
-__all__ = ["one_each", "reminding_request", "split_requests"]
+__all__ = ["names_day", "one_each", "reminding_request", "split_requests"]
 
 #: what joins two people (or things) said together: 和 / 跟 / 与 / 及 / 以及 / 还有 / 、 / a comma, "and" / "&" /
 #: "plus" — in English with the second one's determiner ("the quote and the contract")
@@ -82,6 +82,14 @@ _DAY = re.compile(rf"(?:大后天|后天|明天|今天|今晚|明晚|明早|後�
                   rf"[{_ZH_NUM}]{{1,2}}月[{_ZH_NUM}]{{1,3}}[日号號]|[{_ZH_NUM}]{{1,3}}[号號]|"
                   r"\b(?:the day after tomorrow|tomorrow|today|tonight|(?:on |next |this )?(?:monday|tuesday|wednesday|"
                   r"thursday|friday|saturday|sunday)|on (?:the )?\d{1,2}(?:st|nd|rd|th)?)\b)", re.IGNORECASE)
+
+
+def names_day(text: str) -> bool:
+    """A time phrase ``text`` names its day (今天, 明天, a weekday, a date; "tomorrow", "on Friday"), not
+    only a clock time or a part of the day ("10点", "下午", "4pm")."""
+    return bool(_DAY.search(text))
+
+
 #: a clock time or a part of the day (what can stand for "when" in a clause without a day)
 _CLOCK = re.compile(rf"(?:上午|下午|晚上|早上|中午|凌晨|傍晚|[{_ZH_NUM}]{{1,3}}(?:点|點|:[0-5]\d)|"
                     r"\b(?:at|by)\s+\d{1,2}(?::[0-5]\d)?(?:\s*(?:am|pm|a\.m\.|p\.m\.|o'clock))?(?![\w:])|"

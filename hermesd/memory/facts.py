@@ -37,8 +37,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-__all__ = ["ALL", "HISTORY", "SENT", "SEND_ACTION", "MemoryRequest", "MAX_VALUE_CHARS", "dice", "normal_subject", "read_request",
-           "second_person"]
+__all__ = ["ALL", "HISTORY", "SENT", "SEND_ACTION", "MemoryRequest", "MAX_VALUE_CHARS", "concepts", "dice", "normal_subject",
+           "read_request", "second_person"]
 
 #: longest value kept, in characters; a longer one is cut and the reply says so
 MAX_VALUE_CHARS = 200
@@ -151,6 +151,56 @@ def normal_subject(subject: str) -> str:
     s = subject.lower().strip(_TRIM)
     s = re.sub(r"^(?:我家的|我的|我们的|我家|我|my |the |our )", "", s)
     return re.sub(r"[\s\W_]+", "", s)
+
+
+#: the common words of a fact's subject in zh and en, each to one concept: a fact told in one language is
+#: recalled in the other ("我女儿的生日是5月3号" → "when is my daughter's birthday"); the kin and the
+#: everyday attributes people keep (a small bilingual lexicon, not a translator)
+_CONCEPTS: dict[str, tuple[str, ...]] = {
+    "birthday": ("生日", "birthday", "bday", "date of birth", "birth date"),
+    "phone": ("电话号码", "手机号码", "电话", "手机号", "手机", "号码", "phone number", "phone", "mobile number", "mobile",
+              "cell number", "cell", "number"),
+    "address": ("住址", "地址", "address", "home address"),
+    "email": ("电子邮箱", "邮箱", "邮件地址", "email address", "e-mail", "email"),
+    "password": ("密码", "口令", "password", "passcode", "pin"),
+    "plate": ("车牌号", "车牌", "licence plate", "license plate", "plate number", "plate"),
+    "anniversary": ("结婚纪念日", "纪念日", "wedding anniversary", "anniversary"),
+    "name": ("名字", "姓名", "name"),
+    "daughter": ("女儿", "闺女", "daughter"), "son": ("儿子", "son"),
+    "wife": ("妻子", "老婆", "太太", "wife"), "husband": ("丈夫", "老公", "先生", "husband"),
+    "mother": ("妈妈", "母亲", "妈", "mother", "mom", "mum"), "father": ("爸爸", "父亲", "爸", "father", "dad"),
+    "car": ("车子", "汽车", "车", "car"), "wifi": ("无线网", "wifi", "wi-fi"), "office": ("办公室", "office"),
+    "boss": ("老板", "领导", "boss"), "doctor": ("医生", "doctor"), "dentist": ("牙医", "dentist"),
+}
+_CONCEPT_WORDS = sorted(((w, c) for c, ws in _CONCEPTS.items() for w in ws), key=lambda x: -len(x[0]))
+_CONCEPT_RE = re.compile("|".join(rf"(?<![a-z]){re.escape(w)}(?![a-z])" if w.isascii() else re.escape(w)
+                                  for w, _ in _CONCEPT_WORDS))
+_CONCEPT_OF = dict(_CONCEPT_WORDS)
+#: what may stand between the concept words of a subject: owners, 的 / 's / of, articles
+_CONCEPT_GLUE = re.compile(r"^(?:[\s的之'’]|我们|我家|我|咱们|my|our|the|a|of|s)*$")
+
+
+def concepts(subject: str) -> frozenset[str] | None:
+    """The subject as language-free concepts when it is made only of known words and glue: "我女儿的生日"
+    and "my daughter's birthday" → ``{"daughter", "birthday"}``; None when any other word is in it
+    ("我家的门禁密码" holds 门禁: only its own words find it).
+
+    >>> concepts("我女儿的生日") == concepts("my daughter's birthday") == frozenset({"daughter", "birthday"})
+    True
+    >>> concepts("张伟的电话") is None
+    True
+    """
+    t = subject.strip().lower().strip(_TRIM)
+    found: list[str] = []
+    pos = 0
+    for m in _CONCEPT_RE.finditer(t):
+        if not _CONCEPT_GLUE.match(t[pos:m.start()]):
+            return None
+        found.append(_CONCEPT_OF[m.group()])
+        pos = m.end()
+    if not found or not _CONCEPT_GLUE.match(t[pos:]):
+        return None
+    return frozenset(found)
 
 
 def _cut(value: str) -> tuple[str, bool]:

@@ -11,7 +11,7 @@ removes, from the original text:
    its 别忘了 is part of the request);
 2. every time expression (the spans :func:`~hermesd.nlu.temporal.parse_times` found), with the
    words that only join it to the sentence: before it 在 / 于 / on / at / in / by / for / around /
-   before / until; after it 的时候 / 时 / 之前 / 以前 / 前 / 的;
+   before / after / until; after it 的时候 / 时 / 之前 / 以前 / 前 / 之后 / 以后 / 后 / 的;
 3. what is left dangling at the edges: punctuation, an infinitive or linking word at the start
    ("to", "that", "about", "of", 要, 记得), a polite opener at the very start of the utterance
    (请 / 麻烦 / 帮我 / please / can you), sentence-final particles and thanks at the end
@@ -65,9 +65,10 @@ _STRONG = _alt(_ZH_STRONG, _EN_STRONG)
 _WEAK = _alt(_ZH_WEAK, _EN_WEAK)
 
 # words that only join a time phrase to the sentence
-_BEFORE_TIME = re.compile(rf"(?:(?:在|于|於)\s*|{_B}(?:on|at|in|by|for|around|about|before|until|till|from|the)\s+)+$")
+_BEFORE_TIME = re.compile(rf"(?:(?:在|于|於)\s*|{_B}(?:on|at|in|by|for|around|about|before|after|until|till|from|the)\s+)+$")
 # 前 alone ("月底前", "周五前") is "before" too, unless it starts a word of its own (前台, 前往, 前面 …)
-_AFTER_TIME = re.compile(r"\s*(?:的时候|时候|的時候|之前|以前|前(?![台面往边邊门門后後天年辈輩任进進排线線夕途景言])|时|時|的)")
+_AFTER_TIME = re.compile(r"\s*(?:的时候|时候|的時候|之前|以前|之后|之後|以后|以後|前(?![台面往边邊门門后後天年辈輩任进進排线線夕途景言])"
+                         r"|[后後](?![面边邊台门門来來果悔续續])|时|時|的)")
 
 _PUNCT = r"[\s,.;:!?~\-\"'()\[\]<>/|*]"
 _PUNCT_CH = re.compile(_PUNCT)

@@ -472,9 +472,15 @@ def _resolve(f: dict[str, Any], ref: datetime, tz: ZoneInfo, anchor: date | None
             return "range", lo.replace(microsecond=0), hi.replace(microsecond=0), "second", None
         if finest == "day":
             d = t.date()
-            return "date", d, d + timedelta(days=1), "day", None
-        t = t.replace(microsecond=0) if finest == "second" else t.replace(second=0, microsecond=0)
-        return "datetime", t, t + _UNIT_TD[finest], finest, None
+            kind, lo, hi = "date", d, d + timedelta(days=1)
+        else:
+            t = t.replace(microsecond=0) if finest == "second" else t.replace(second=0, microsecond=0)
+            kind, lo, hi = "datetime", t, t + _UNIT_TD[finest]
+        if f.get("open") == "以后":  # 三天以后: from the day it names on
+            return "range", lo, None, finest, None
+        if f.get("open") == "以前":  # 三天以前: up to the end of the day it names
+            return "range", None, hi, finest, None
+        return kind, lo, hi, finest, None
     if f.get("now"):
         t = ref.replace(microsecond=0)
         dp = _date_part(f, anchor or ref.date())

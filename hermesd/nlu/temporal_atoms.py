@@ -779,7 +779,11 @@ def _zh_offset(m):
     d = m["dir"]
     direction = -1 if d in ("以前", "之前", "前", "以来") else 1
     # N以来 (三年以来, 三个月以来): the time from N units back until now (现代汉语词典 以来: 从过去某时直到现在)
-    return {"offset": [(n, unit)], "direction": direction, "within": d in ("以内", "之内", "内", "以来")}
+    # N以后 / N以前 (三天以后, 两年以前) are open: from that point on / up to it (issue 17: "三天以后" is an
+    # open-ended range; jionlp 20天以后 -> [day, inf)); the bare 后/前 and 之后/之前 stay the point they name
+    # (三天后提醒我 is one moment; Duckling's 三天之後 is a bounded time too)
+    return {"offset": [(n, unit)], "direction": direction, "within": d in ("以内", "之内", "内", "以来"),
+            "open": d if d in ("以后", "以前") else None}
 
 
 @_p(r"(?<![\d.])(\d+(?:\.\d+)?|半)\s*(个)?\s*(半)?\s*(秒钟|分钟|小时|钟头|天|周|星期|礼拜|个月|年)(?![前后内以之\d])(?!(?<=\d\d年)(?:底|末|初|上半年|下半年|第|首|[1-4一二三四]季度|春|夏|秋|冬))", "duration")

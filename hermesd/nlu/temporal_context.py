@@ -115,14 +115,18 @@ def _caps_run(words: list[str]) -> int:
 
 _MEAL_OBJECT_BEFORE = re.compile(
     r"(?:(?<![a-z])(?:make|makes|making|made|cook|cooks|cooking|cooked|prepare|prepares|preparing|fix|pack|packing|buy|"
-    r"order|ordering)\s+(?:(?:a|an|the|my|his|her|our|their|some|[a-z]+'s)\s+)?|"
-    r"(?:做|煮|烧|准备|弄|带|买|点)(?:个|份|一份|一顿|顿)?\s*)$", re.I)
+    r"order|ordering|have|eat|eats|eating|grab|get)\s+(?:(?:a|an|the|my|his|her|our|their|some|[a-z]+'s)\s+)?|"
+    r"(?:做|煮|烧|准备|弄|带|买|点|吃|去吃|请|約|约)(?:个|份|一份|一顿|顿)?\s*)$", re.I)
+#: an eating verb after a time word is the time ("after I have lunch", "when we eat dinner")
+_MEAL_EATEN_WHEN = re.compile(r"(?<![a-z])(?:after|before|when|until|till|while|once)\s+(?:[a-z]+\s+)?(?:have|eat|get|grab)\s+"
+                              r"(?:(?:a|an|the|my|our|some)\s+)?$", re.I)
 _MEAL_AS_TIME_AFTER = re.compile(r"^\s*(?:的?时候|时|前|后|之前|之后|以前|以后|时间|(?<![a-z])time(?![a-z]))", re.I)
 
 
 def meal_as_object(norm: Normalized, g: Any, out: list[Any]) -> bool:
-    """A meal is a time ("after lunch", 晚饭时间前, "book a lunch at Boreas") except where it is the thing
-    made or bought (做午餐, "make Dan's lunch"), or the event a clock time just before it places ("a 9 am
+    """A meal is a time ("after lunch", 晚饭时间前, 晚饭时, "book a lunch at Boreas") except where it is the thing
+    made, bought or eaten (做午餐, 吃晚饭, "make Dan's lunch", "have lunch" — "明天提醒我吃晚饭" is about
+    dinner, not at it; "after I have lunch" stays a time), or the event a clock time just before it places ("a 9 am
     breakfast", 上午9点早餐); 吃午饭的时候 / "lunch time" stay times."""
     if g.cats != {"pod"} or g.f.get("pod") not in MEALS:
         return False
@@ -131,7 +135,8 @@ def meal_as_object(norm: Normalized, g: Any, out: list[Any]) -> bool:
         return False
     if out and out[-1].kind == "datetime" and not norm.original[out[-1].span[1]:s].strip():
         return True
-    return bool(_MEAL_OBJECT_BEFORE.search(norm.original[:s]))
+    before = norm.original[:s]
+    return bool(_MEAL_OBJECT_BEFORE.search(before)) and not _MEAL_EATEN_WHEN.search(before)
 
 
 def looks_like_address(norm: Normalized, g: Any) -> bool:

@@ -10,7 +10,7 @@ Rules: X以后/之后/起/开始 (and "from X on", "starting X") begin at the st
 from Saturday) or a part of day (after lunch, 午饭后, 下班后 = from its end) and at X otherwise (after 5 pm); X以前/之前 and "before X" end at the start of X; 截至X,
 X为止, "until/till/through X" and the deadline "by X" (by Friday, by EOM, by 2pm) end at the end of X, and so do 年底前/月底之前/"before the end of the month" when X is a day or longer (截至周五 includes Friday)
 and at X for a clock time. A bare 前/后 after a clock time is a deadline, not a range (明天下午3点前
-stays 明天下午3点), and an offset (三天以后) stays the instant it names.
+stays 明天下午3点); an offset said with 以后/以前 (三天以后, 两年以前) is open from / up to the end of the unit it names, while 三天后 / 三天之后 stay that point (temporal_atoms._zh_offset).
 """
 
 from __future__ import annotations

@@ -23,6 +23,8 @@ from zoneinfo import ZoneInfo
 from ..anchors.directory import normalize_mention, unmarked
 from ..dialogue.heard import Heard
 from ..dialogue.questions import Ask, Confirm, OpenQuestion
+from ..dialogue.reminders import names_half_day, topic_of
+from ..dialogue.split import names_day
 from ..memory.hiding import hide
 from ..nlu.normalize import normalize
 from ..nlu.task import task_text
@@ -155,6 +157,11 @@ class Grounding:
                 value, amb = await self._person(s, d["text"], fuzzy)
                 if amb is not None and ambiguous is None:
                     ambiguous = amb
+            elif e.type == "datetime" and isinstance(value, dict):
+                # whether the phrase names its day (明天, Friday) or only a clock time ("10点": a moved
+                # reminder keeps its day, reminder.change.*), and the half of the day ("10点" does not)
+                said = str(value.get("text") or d.get("text") or "")
+                value = {**value, "day_named": names_day(said), "half_named": names_half_day(said)}
             elif e.type == "doc_type":
                 value = d["text"]
                 kinds[value] = d.get("value")
@@ -167,6 +174,12 @@ class Grounding:
                 task = parsed.text.strip()  # the answer to "提醒你什么？" is the task itself
             if task:
                 out["task"] = [task]
+        if parsed.intent and "topic" in self.spec_slots(parsed.intent).values():
+            # the words naming a reminder ("取消喝水的提醒" → 喝水; none for "取消那个提醒": the last one set)
+            norm = normalize(parsed.text)
+            topic = topic_of(norm.text, [norm.nspan(*x.span) for x in parsed.times])
+            if topic:
+                out["topic"] = [topic]
         return out, ambiguous
 
     async def disambiguate_by_memory(self, s: Session, ambiguous: Ambiguity, entities: dict[str, list[Any]]) -> bool:

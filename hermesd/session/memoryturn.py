@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 from ..dialogue import catalogue
 from ..dialogue.questions import Confirm
 from ..logging import redact
-from ..memory.facts import (ALL, HISTORY, MAX_VALUE_CHARS, SEND_ACTION, SENT, MemoryRequest, dice, normal_subject,
+from ..memory.facts import (ALL, HISTORY, MAX_VALUE_CHARS, SEND_ACTION, SENT, MemoryRequest, concepts, dice, normal_subject,
                            read_request, second_person)
 from ..memory.hiding import hide
 from ..nlu.normalize import normalize
@@ -332,10 +332,14 @@ class MemoryTurns:
         lam = memory.settings.decay.retrieval_decay_per_hour
         now = self.c.now_ms()
         best, best_score = None, 0.0
+        asked = concepts(subject)
         for r in await self.facts(s.uid):
             d = r["data"]
             overlap = _subject_match(want, normal_subject(d.get("subject", ""))) if r["anchor"].startswith(FACT_PREFIX) \
                 else (1.0 if want and want in normal_subject(d.get("value", "")) else 0.0)
+            if overlap < 1.0 and r["anchor"].startswith(FACT_PREFIX) and asked is not None \
+                    and asked == concepts(str(d.get("subject", ""))):
+                overlap = 1.0  # told in the other language: the same known words (生日 / birthday)
             score = overlap * math.exp(-lam * max(0.0, (now - int(d.get("said_ms", now))) / 3.6e6))
             if overlap >= MIN_MATCH and score > best_score:
                 best, best_score = r, score
@@ -358,7 +362,10 @@ class MemoryTurns:
             return catalogue.say("mem_unknown", lang, s=who)
         view = hide({"data": dict(best["data"])}, self.c.memory.settings.hidden_fields.get(s.role, []))
         d = view["data"]
-        who = _owner(d.get("subject") or req.subject, lang)
+        told = str(d.get("subject") or req.subject)
+        # told in the other language (生日 asked as "birthday"): the subject as asked, in the reply's language
+        other = bool(re.search(r"[\u4e00-\u9fff]", told)) != (lang == "zh")
+        who = _owner(req.subject if other else told, lang)
         when = self._when(s, int(d.get("said_ms", 0)), lang)
         if "value" not in d:
             return catalogue.say("mem_restricted", lang, s=who)

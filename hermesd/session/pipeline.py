@@ -27,8 +27,10 @@ from ..dialogue.lastaction import asks_about_last, asks_if_done, last_done
 from ..dialogue.negated import negated_request
 from ..dialogue.questions import Ask, Candidate, Choice, Confirm, Offer, OpenQuestion, reasked
 from ..dialogue.reader import read_answer
+from ..dialogue.reminders import asks_change, corrects_time
 from ..dialogue.repair import repaired
 from ..dialogue.smalltalk import capabilities, smalltalk_reply
+from ..dialogue.typos import near_name
 from ..dialogue.split import one_each, reminding_request, split_requests
 from ..nlu.clock import BadClock, impossible_clock_text, impossible_clocks
 from ..nlu.normalize import normalize
@@ -124,6 +126,7 @@ class Pipeline:
 
     def __init__(self, c: "Controller") -> None:
         self.c = c
+        self._says_no_cache: dict[tuple[str, int], bool] = {}
 
     # -- the turn ------------------------------------------------------------------------
 
@@ -141,13 +144,15 @@ class Pipeline:
         return last or "zh"
 
     def split(self, s: Session, text: str, ref: datetime) -> tuple[list[tuple[str, Any]], list[str], str | None]:
-        """``text``'s requests with their parses, when every part is a request on its own; else ``[(text, None)]``;
+        """``text``'s requests with their parses, when the first part and maybe others are requests on
+        their own (a later part that is none has ``False`` for its parse: the turn says it was not
+        done, never drops it silently); else ``[(text, None)]``;
         the people (or things) the request was made once for each of (else empty), and their entity type.
 
         Several people joined in the one place of a request that takes one ("把报价单发给王芳和李娜",
         "send the quote to Wang Fang and Li Na") are that request once for each, in the order said
         (:meth:`_one_each`) — never the first alone with the others silently dropped; so are several
-        documents ("把报价单和合同发给王芳": the quote, then the contract)."""
+        documents ("把报价单和合同发给王芳": the quote, then the contract) and services ("重启nginx和mysql")."""
         parts = split_requests(text, self.c.lexicon) if self.c.settings.split_requests else [text]
         if len(parts) < 2:
             each, etype, parsed = self._one_each(s, text, ref)
@@ -156,22 +161,28 @@ class Pipeline:
             # the parse made to look for people stands for the request's own (one parse per utterance),
             # unless the request is a reminder's core that :meth:`one` parses on its own ("别忘了提醒我…")
             return [(text, parsed if reminding_request(text, self.c.lexicon) is None else None)], [], None
-        out = []
+        out: list[tuple[str, Any]] = []
         oos_label = getattr(self.c.nlu.engine.model, "oos_label", None)
         for part in parts:
             parsed = self.c.nlu.parse(part, ref, s.tz, s.locale, budget_ms=self.c.settings.parsing_ms)
-            if parsed.intent is None or parsed.out_of_scope or parsed.kind in ("affirm", "deny", "cancel"):
+            if parsed.kind in ("affirm", "deny", "cancel"):
                 return [(text, None)], [], None
             # a split is a guess: a part is a request of its own only when the scorer's best class is
             # an intent, not the out-of-scope class a request in everyday words may still beat
-            if oos_label and parsed.intents and parsed.intents[0].source == "scorer" \
-                    and parsed.intents[0].intent == oos_label:
-                return [(text, None)], [], None
+            if parsed.intent is None or parsed.out_of_scope or (
+                    oos_label and parsed.intents and parsed.intents[0].source == "scorer"
+                    and parsed.intents[0].intent == oos_label):
+                out.append((part, False))  # not a request of ours: said so after the others ran
+                continue
             out.append((part, parsed))
+        if not any(x is not False for _, x in out) or (out and out[0][1] is False):
+            # no part, or not the first, is a request: the utterance is read whole (a first part that is
+            # no request of its own is often what the rest is about: "关于报价单，发给王芳")
+            return [(text, None)], [], None
         return out, [], None
 
     #: the entity types a request is said once for each of, when several are joined in its one slot
-    ONE_EACH_TYPES = ("person", "doc_type")
+    ONE_EACH_TYPES = ("person", "doc_type", "service")
 
     def _one_each(self, s: Session, text: str, ref: datetime) -> tuple[list[tuple[str, str]] | None, str | None, Any]:
         """The request said once per person (or document) — (utterance, its words) in the order said —
@@ -216,8 +227,11 @@ class Pipeline:
         parts: list[Part] = []
         # one request for several people (or documents): when the first asks something, said plainly that
         # the others come after it
-        pre = catalogue.say("one_by_one" if etype == "person" else "one_by_one_thing", lang, first=each[0],
-                            rest=("、" if lang == "zh" else ", ").join(each[1:])) if each else None
+        pre = catalogue.say({"person": "one_by_one", "doc_type": "one_by_one_thing"}.get(etype or "", "one_by_one_each"),
+                            lang, first=each[0], rest=("、" if lang == "zh" else ", ").join(each[1:])) if each else None
+        # a part of the utterance that is no request of its own: said, never dropped silently
+        unread = [t for t, parsed in queue if parsed is False]
+        queue = [(t, parsed) for t, parsed in queue if parsed is not False]
         while queue:
             utterance, parsed = queue.pop(0)
             p = Part(lang=lang, r0=time.perf_counter(), trace={}, timings={}, slots_before=dict(s.slots),
@@ -237,6 +251,9 @@ class Pipeline:
                 break
             if s.state is State.IDLE:  # handed off: nothing more runs
                 break
+        if unread and parts:
+            parts[-1].texts.extend(catalogue.say("part_not_done", lang, part=t) for t in unread)
+            parts[-1].repairs.append("part_not_done")
         return parts
 
     async def one(self, s: Session, p: Part, text: str, ref: datetime | None, trace_id: str,
@@ -274,6 +291,7 @@ class Pipeline:
                         p.trace["reminding"] = core
                 parsed = self._reminded(s, parsed, ref_at, p)
                 p.timings["parse"] = p.timings.get("parse", 0.0) + (time.perf_counter() - p0) * 1000
+            parsed = self._changed(s, parsed, p)  # idempotent: a choice's re-run reads it again
             if parsed is not None and text and "self_repair" not in p.trace:
                 # "把报价单发给王芳，不对，是李娜": the request the speaker meant once they corrected themselves
                 fixed = repaired(text, [(e.type, e.span) for e in parsed.entities])
@@ -311,7 +329,7 @@ class Pipeline:
             p.trace.update({"intent": parsed.intent if parsed else None, "kind": parsed.kind if parsed else None,
                             "entities": entities})
             p.trace.setdefault("reading", reading.to_trace())  # a choice's re-run keeps the answer's reading
-            named = self._object_named(q, parsed, decision)
+            named = self._undo_last(s, q, parsed, self._object_named(q, parsed, decision))
             if named is not decision:
                 decision = named
                 p.trace["decision"] = decision.name
@@ -374,6 +392,47 @@ class Pipeline:
         p.trace["reminded"] = parsed.intent
         return replace(parsed, intent=reminder)
 
+    def _change_intent(self, intent: str | None) -> str | None:
+        """The pack's intent that moves what ``intent``'s domain keeps (``reminder.set`` → ``reminder.change``:
+        intents are named ``domain.action``), or None when the pack has none."""
+        if not intent or "." not in intent:
+            return None
+        name = f"{intent.rsplit('.', 1)[0]}.change"
+        return name if any(x.name == name for x in self.c.nlu.engine.specs) else None
+
+    def _changed(self, s: Session, parsed: Any, p: Part) -> Any:
+        """"把开会的提醒改到明天下午3点" / "move the meeting reminder to 4pm" (:func:`~hermesd.dialogue.reminders.asks_change`)
+        and, right after a reminder was set, a repair of only its time ("不是9点，是10点", "no, make it 10"):
+        a request to move it — its domain's ``change`` intent (:meth:`_change_intent`) — never a second
+        one set beside it. A repair's time is its last one (the time it goes to)."""
+        if parsed is None or not parsed.text:
+            return parsed
+        t = normalize(parsed.text).text
+        if parsed.intent and not parsed.out_of_scope and asks_change(t):
+            change = self._change_intent(parsed.intent)
+            if change and change != parsed.intent:
+                p.trace["change"] = parsed.intent
+                return replace(parsed, intent=change)
+            return parsed
+        last = s.history[-1] if s.history else None
+        if last is None or last_done([last]) is None or not corrects_time(parsed.text, [x.text for x in parsed.times]):
+            if parsed.intent and parsed.intent == self._change_intent(parsed.intent):
+                # a change needs a change verb (or a repair of the time just set): "把明天的提醒全部取消"
+                # is the next reading of the scorer, never a move
+                rest = [m.intent for m in parsed.intents if m.intent != parsed.intent]
+                p.trace["change"] = f"not:{parsed.intent}"
+                if rest and any(x.name == rest[0] for x in self.c.nlu.engine.specs):
+                    return replace(parsed, intent=rest[0])
+                return replace(parsed, intent=None, out_of_scope=True)  # next best is out of scope
+            return parsed
+        change = self._change_intent(last.get("intent"))
+        if change is None:
+            return parsed
+        p.trace["change"] = "repair"
+        to = parsed.times[-1]
+        ents = tuple(e for e in parsed.entities if e.type != "datetime" or tuple(e.span) == tuple(to.span))
+        return replace(parsed, intent=change, kind="command", entities=ents)  # its times still mark what is no topic
+
     def _object_named(self, q: OpenQuestion | None, parsed: Any, d: Any) -> Any:
         """"取消第二个" / "cancel all my reminders": a cancel word (or a bare position) that names what to
         act on — an entity filling a slot of the utterance's own intent — is that request, not the bare
@@ -391,6 +450,20 @@ class Pipeline:
         if not any(e.type in types for e in parsed.entities):
             return d
         return dp.NewTurn() if q is None else dp.Replace()
+
+    def _undo_last(self, s: Session, q: OpenQuestion | None, parsed: Any, d: Any) -> Any:
+        """"actually cancel that" / "取消吧" said with nothing open, right after something was done: "that" is
+        what was just done — when the utterance's own intent is of the same domain (``reminder.cancel``
+        after ``reminder.set``; intents are named ``domain.action``), that request runs (its rule asks
+        before it cancels) instead of "nothing to cancel"."""
+        if q is not None or not (isinstance(d, dp.NothingOpen) and d.act == "cancel") or parsed is None \
+                or not parsed.intent or parsed.out_of_scope or not s.history:
+            return d
+        done = last_done(s.history[-1:])
+        last = str(done.get("intent") or "") if done is not None else ""
+        if "." not in last or last.rsplit(".", 1)[0] != parsed.intent.rsplit(".", 1)[0] or last == parsed.intent:
+            return d
+        return dp.NewTurn()
 
     def _rechoose(self, s: Session, q: Confirm, heard: Heard, d: Any) -> Any:
         """"no, the one in R&D" at a card whose person was chosen from several: the answer is read
@@ -466,6 +539,8 @@ class Pipeline:
         if self._negated(s, p, q, d, heard, text):
             return
         if await self._asked(s, p, q, d, heard, entities, text, trace_id):
+            return
+        if self._mistyped(s, p, q, d, heard, entities, text):
             return
         if p.ref_missing:  # said first; the request goes on without the slot (its rule asks for it)
             p.texts.extend(p.ref_missing)
@@ -573,8 +648,10 @@ class Pipeline:
     async def _memory(self, s: Session, p: Part, q: OpenQuestion | None, d: Any, text: str) -> bool:
         """An explicit memory request (remember / recall / forget, :mod:`.memoryturn`) said as a new
         request or a digression: carried out here, the open question asked again after it."""
-        if not isinstance(d, (dp.NewTurn, dp.Digress, dp.Replace, dp.AskAgain)):
-            return False
+        change = p.trace.get("change")
+        if not isinstance(d, (dp.NewTurn, dp.Digress, dp.Replace, dp.AskAgain)) \
+                or (change and not str(change).startswith("not:")) or asks_change(normalize(text).text):
+            return False  # "把开会的提醒改到3点" moves a reminder (:meth:`_changed`); it is no fact to keep
         req = await self.c.memturns.read(s, text, p.parsed)
         if req is None:
             return False
@@ -620,13 +697,54 @@ class Pipeline:
         """"不要重启nginx" / "don't send the quote to Li Na": a request said in the negative is not
         that request — nothing runs, no card (a yes to one used to run it); an open question stays open."""
         if not isinstance(d, (dp.NewTurn, dp.Digress, dp.Replace)) or heard.intent is None or not text \
-                or not negated_request(unicodedata.normalize("NFKC", text)):  # 千万 before normalize() reads it as a number
+                or not negated_request(unicodedata.normalize("NFKC", text)) \
+                or self._says_no(heard.intent):  # 千万 before normalize() reads it as a number
             return False
         p.repairs.append("negated")
         p.intent = heard.intent
         p.trace["negated"] = heard.intent
         self._keep_or_end(s, p, q, catalogue.say("not_doing", p.lang), "negated request")
         return True
+
+    #: the entity types whose names a typo is looked for in (a gazetteer each): a document kind
+    TYPO_TYPES = ("doc_type",)
+
+    def _mistyped(self, s: Session, p: Part, q: OpenQuestion | None, d: Any, heard: Heard,
+                  entities: dict[str, list[Any]], text: str) -> bool:
+        """"把报家单发给王芳": a request whose intent takes a document kind and names none, whose words hold a
+        kind's name one edit away (:func:`~hermesd.dialogue.typos.near_name`: 3+ characters, one kind only),
+        is asked about — "是说报价单吗？" with how to say it — never run on a guess; nothing runs."""
+        if not isinstance(d, (dp.NewTurn, dp.Digress, dp.Replace)) or heard.intent is None or not text:
+            return False
+        slots = self.c.grounding.spec_slots(heard.intent)
+        gazetteers = getattr(self.c.nlu.engine, "gazetteers", {}) or {}
+        for etype in self.TYPO_TYPES:
+            if etype not in slots.values() or entities.get(etype) or entities.get("doc_id"):
+                continue
+            near = near_name(normalize(text).text, gazetteers.get(etype) or {})
+            if near is None:
+                continue
+            said, name = near
+            p.repairs.append("typo")
+            p.intent = heard.intent
+            p.trace["typo"] = {"said": said, "name": name}
+            fixed = _renamed(text, said, name)
+            self._keep_or_end(s, p, q, catalogue.say("did_you_mean", p.lang, said=said, name=name, fixed=fixed), "typo")
+            return True
+        return False
+
+    def _says_no(self, intent: str) -> bool:
+        """``intent`` is itself a taking back: one of its keywords opens with a cancel word of the lexicon
+        (``answers.cancel``: 取消提醒, "cancel reminder") — then a negative said for it ("不用提醒我开会了",
+        "I don't need the dentist reminder anymore", which the classifier reads as reminder.cancel) is
+        that request, not a "don't"."""
+        spec = next((x for x in self.c.nlu.engine.specs if x.name == intent), None)
+        key = (intent, id(spec))  # a reloaded pack has new specs
+        if key not in self._says_no_cache:
+            cancel = [w for w in self.c.lexicon.lists.get("answers.cancel", ()) if len(w) >= 2]
+            self._says_no_cache[key] = any(normalize(k).text.startswith(w) for k in (getattr(spec, "keywords", None) or ())
+                                           for w in cancel)
+        return self._says_no_cache[key]
 
     def _acts(self, intent: str) -> bool:
         """``intent`` changes something: one of its rules puts a card first or hands off to a person."""

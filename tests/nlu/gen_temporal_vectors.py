@@ -131,9 +131,12 @@ def vectors():
             out.append((words, {"kind": "range", "start": s.isoformat(), "end": e.isoformat()}))
         # offsets
         for words, days in (("3天后", 3), ("三天前", -3), ("3 days ago", -3), ("in 3 days", 3), ("两周后", 14),
-                            ("in 2 weeks", 14), ("10天以后", 10)):
+                            ("in 2 weeks", 14), ("10天之后", 10)):
             out.append((words, day(today + timedelta(days=days))))
-        for words, minutes in (("两小时后", 120), ("半小时以后", 30), ("in 2 hours", 120), ("in 30 minutes", 30),
+        # N以后 / N以前 are open at one side (issue 17): from the day named on / up to the end of it
+        out.append(("10天以后", {"kind": "range", "start": (today + timedelta(days=10)).isoformat(), "end": None}))
+        out.append(("两天以前", {"kind": "range", "start": None, "end": (today - timedelta(days=1)).isoformat()}))
+        for words, minutes in (("两小时后", 120), ("半小时之后", 30), ("in 2 hours", 120), ("in 30 minutes", 30),
                                ("一个半小时后", 90), ("20分钟后", 20), ("in an hour", 60), ("5 minutes ago", -5)):
             s = (ref + timedelta(minutes=minutes)).replace(second=0, microsecond=0)
             out.append((words, {"kind": "datetime", "start": s.isoformat(), "end": (s + timedelta(minutes=1)).isoformat()}))

@@ -14,6 +14,11 @@ Times:
 - ``now`` (an instant; the caller's reference time) marks every pending reminder due at or
   before it ``fired`` (the daemon has published its event by then), so it no longer lists
   or cancels as pending.
+- ``about`` filters ``list`` and ``cancel`` to reminders whose text is about that topic (:func:`_about`:
+  "取消喝水的提醒", "cancel the dentist reminder").
+- ``same_day_as`` (an instant) places a ``create``'s clock time on that instant's local day unless
+  ``day_named`` is true: a reminder moved to a clock time alone keeps its day; without ``half_named``
+  its hour is the reading (h or h±12) nearer the old time ("不是9点，是10点" for 09:00 → 10:00).
 - ``since``/``until`` filter ``list`` and ``cancel`` to reminders due in ``[since, until)``;
   days are local midnights in ``tz``. ``cancel`` without ``id`` cancels the one pending reminder
   due then (``AMBIGUOUS`` when there are several, ``NOT_FOUND`` when none); ``list`` with
@@ -152,13 +157,34 @@ def _fire_due(data: dict, now) -> bool:
     return changed
 
 
+_STOP = {"the", "a", "an", "my", "to", "of", "for", "about", "and", "with", "at", "on", "in"}
+
+
+def _fold(text: str) -> str:
+    return "".join(ch for ch in str(text).lower() if ch.isalnum() and ch != "的")
+
+
+def _about(item: dict, topic: str) -> bool:
+    """The reminder's text is about ``topic``: one holds the other (letters and digits only, 的 dropped:
+    "喝水" ~ "记得喝水", "看牙医" ~ "去看牙医"), or every content word of the topic begins a word of the
+    text ("dentist" ~ "dentist appointment", "call mom" ~ "call Mom at 5")."""
+    a, b = _fold(topic), _fold(item.get("text", ""))
+    if a and b and (a in b or b in a):
+        return True
+    words = [w for w in "".join(c if c.isalnum() else " " for c in topic.lower()).split() if w not in _STOP]
+    have = "".join(c if c.isalnum() else " " for c in str(item.get("text", "")).lower()).split()
+    return bool(words) and all(any(h.startswith(w) for h in have) for w in words)
+
+
 def _select(data: dict, input: dict, tz) -> list:
-    """Pending reminders, due order, filtered by ``id`` and ``since``/``until``."""
+    """Pending reminders, due order, filtered by ``id``, ``since``/``until`` and ``about``."""
     lo = _instant(input["since"], tz, "since") if input.get("since") else None
     hi = _instant(input["until"], tz, "until") if input.get("until") else None
     out = []
     for item in data["items"]:
         if item["status"] != "pending" or (input.get("id") and item["id"] != input["id"]):
+            continue
+        if input.get("about") and not _about(item, input["about"]):
             continue
         dt = _stored(item)
         if (lo is not None or hi is not None) and dt is None:
@@ -211,6 +237,15 @@ def _handle(input: dict) -> dict:
             if not input.get(field):
                 raise Failure("MISSING_FIELD", f"create needs {field}")
         due, given = _due(input, tz)
+        if input.get("same_day_as") and not input.get("day_named"):
+            # a move to a clock time alone ("不是9点，是10点"): that time on the reminder's own day
+            day = _instant(input["same_day_as"], tz, "same_day_as")
+            zone = tz or day.tzinfo
+            due = datetime.combine(day.astimezone(zone).date(), due.astimezone(zone).time(), zone)
+            if not input.get("half_named"):  # "不是9点，是10点" for 09:00: 10:00, not 22:00
+                other = due + timedelta(hours=12 if due.hour < 12 else -12)
+                if abs((other - day).total_seconds()) < abs((due - day).total_seconds()):
+                    due = other
         if now is not None and due <= now:  # "提醒我昨天开会": a reminder for a time already gone
             raise Failure("IN_THE_PAST", f"{due.isoformat()} is not after {now.isoformat()}")
         item = {"id": f"r{data['next']}", "text": input["text"], "due": due.isoformat(timespec="seconds"),
@@ -233,8 +268,8 @@ def _handle(input: dict) -> dict:
         _save(data)
         return {"reminders": [_item_view(i) for i in items], "count": len(items)}
     if action == "cancel":
-        if not (input.get("id") or input.get("since") or input.get("until")):
-            raise Failure("MISSING_FIELD", "cancel needs id, or since/until")
+        if not (input.get("id") or input.get("since") or input.get("until") or input.get("about")):
+            raise Failure("MISSING_FIELD", "cancel needs id, about, or since/until")
         if changed:
             _save(data)
         item = _one(_select(data, input, tz), input)
