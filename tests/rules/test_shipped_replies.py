@@ -209,14 +209,17 @@ def test_samples_are_outputs_the_tools_could_give():
 def _context(lang: str) -> dict[str, Any]:
     zh = lang == "zh"
     when = {"kind": "date", "start": "2026-06-10", "end": "2026-06-11", "grain": "day", "point": "2026-06-10",
-            "text": "上周三" if zh else "last Wednesday", "span": [0, 3]}  # as TimeExpr.to_dict() gives it
+            "text": "上周三" if zh else "last Wednesday", "span": [0, 3],  # as TimeExpr.to_dict() gives it
+            "day_named": True, "half_named": False}  # as session/grounding.py adds them
+
     return {
         "role": "admin", "slots": {},
         "entities": {"doc": "报价单" if zh else "quote", "docid": "Q-2024-061", "person": "张伟", "when": when,
                      "person_en": "张伟" if zh else "Zhang Wei (张伟)", "person_unknown": "陈总", "field": "phone",
                      "service": "nginx", "order": "SO-20240612", "pin": "4321",
                      "task": "给王会计回电话" if zh else "call Wang back", "doc_kind": "quote",
-                     "doc_aliases": ["报价单", "quote"], "scope": "all", "nth": "2"},
+                     "doc_aliases": ["报价单", "quote"], "scope": "all", "nth": "2",
+                     "topic": "喝水" if zh else "the dentist"},  # as dialogue/reminders.topic_of gives it
         "memory": {"last_report_filter": {"since": "2026-06-01", "until": "2026-06-08",
                                           "text": "上周" if zh else "last week"},
                    "last_reminder": dict(_ITEM), "last_order": "SO-20240612", "last_disk_percent": 47.6,
