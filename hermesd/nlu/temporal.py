@@ -65,6 +65,9 @@ _DAY_RANGE_END = re.compile(r"\s*(-|~|to|through|thru|until|till|and|到|至)\s*
                             r"(?!\s*(?:[ap]\.?m\b|o'?clock|点|时|个|人|位|岁|天|周|月|年|分|秒|小时|hours?|days?|weeks?|"
                             r"months?|years?|minutes?|people|persons?))"
                             r"(?:,?\s+((?:19|20)\d\d)(?!\d))?")
+# a day, then the word that opens the part of day said after it: "tomorrow after lunch", "Friday before
+# dinner", 明天吃完午饭, 周五吃过晚饭 (吃完/吃过/吃好 X = after X)
+_DAY_THEN_PART = re.compile(r"\s*(?:(after|before)\s+(?:the\s+)?|吃完|吃过|吃好)\s*")
 _DATE_THEN_RANGE = re.compile(r"^(?:\s|,|on|at|from|in|between)*$")
 _DAY_RANGE_START = re.compile(r"(?<![\d:./-])(\d{1,2})(?:st|nd|rd|th)?\s*(?:-|~|to|through|thru|until|till)\s*(?:the\s+)?$")
 _WEEKDAY_RANGE_END = re.compile(r"\s*(?:到|至|~|-)\s*([1-7日天])(?![\d号日点时月年个天周:])")
@@ -208,7 +211,17 @@ def _group(text: str, atoms: list[Atom]) -> list[_Group]:
         if a.cat == "hourish":
             a = Atom(a.start, a.end, "clock", a.f)
         g = groups[-1] if groups else None
-        meal = a.f.get("pod") in MEALS or (g is not None and g.f.get("pod") in MEALS)
+        # a meal is a time of its own beside a clock ("lunch at 7:30" is two times), and takes the day it is
+        # said with (明天午饭后, "after lunch tomorrow", "tomorrow at lunch": that day's meal)
+        meal = g is not None and (a.f.get("pod") in MEALS and g.cats != {"date"}
+                                  or g.f.get("pod") in MEALS and a.cat != "date")
+        sig = _DAY_THEN_PART.fullmatch(text, g.end, a.start) if g is not None and g.cats == {"date"} and a.cat in ("pod", "clock") else None
+        if sig:  # "tomorrow after lunch", "Friday before 5pm", 明天吃完午饭: that day's part or hour, opened by the signal
+            merged = _merge_frames(g.f, a.f)
+            if merged is not None:
+                g.end, g.f = a.end, {**merged, "opened_by": "before" if sig[1] == "before" else "after"}
+                g.cats.add(a.cat)
+                continue
         if (g is not None and not meal and a.cat in _CATS_MERGEABLE and g.cats <= _CATS_MERGEABLE
                 and (_GAP.match(text[g.end:a.start]) or _for_a_clock(text[g.end:a.start], g, a))
                 and not (a.cat in g.cats and a.cat != "date")):
@@ -726,6 +739,9 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
                 or attributive_now or looks_like_address(norm, g) or inside_name(norm, g)
                 or meal_as_object(norm, g, out)):
             op = open_markers(t, g.start, g.end) if "offset" not in g.f and "duration" not in g.f else None
+            if "opened_by" in g.f:  # the signal inside the group ("tomorrow after lunch", _group)
+                g.f = dict(g.f)
+                op = (g.f.pop("opened_by"), op[1] if op else "", g.start, op[3] if op else g.end)
             if op and (op[0] == "since" or op[1] in ("以来", "至今")) and g.f.get("wd_mode") == "upcoming":
                 g.f = {**g.f, "wd_mode": "recent"}
             x = _single(norm, g, ref, tz)
