@@ -18,6 +18,7 @@ number(D)       number                                 at most D decimals (defau
 time            ISO 8601 / epoch (``s``/``ms``/``us``)  09:00
 date            same                                   今天, 明天, 6月14日 / today, 14 Jun
 datetime        same                                   6月14日 09:00 / 14 Jun 09:00
+calendar_day    same                                   2026年6月14日 星期日 / Sunday 14 June 2026
 list(FIELD)     list of strings (or records' FIELD)    A、B和C / A, B and C
 lines(T, MAX)   list of records, item template T       one line each, at most MAX lines
 count(W, WS)    list (its length) or number            3 条 / 3 reminders
@@ -39,6 +40,9 @@ import orjson
 __all__ = ["FILTERS", "FilterSpec", "Style", "as_text"]
 
 _MONTHS_EN = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+_MONTH_NAMES_EN = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+                   "November", "December")
+_WEEKDAYS_EN = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")  # not %A: the locale's
 #: day offset from the reference date → word (only these read better than a date)
 _RELATIVE_DAYS = {"zh": {-2: "前天", -1: "昨天", 0: "今天", 1: "明天", 2: "后天"},
                   "en": {-1: "yesterday", 0: "today", 1: "tomorrow"}}
@@ -283,6 +287,17 @@ def _datetime(v: Any, args: tuple[Any, ...], st: Style) -> str:
     return f"{_day(dt.date(), _today(st, dt), st)} {dt:%H:%M}"
 
 
+def _calendar_day(v: Any, args: tuple[Any, ...], st: Style) -> str:
+    """The full date with its weekday, never a relative word ("今天几号" asks for the date itself)."""
+    dt = _instant(v, args, st)
+    if dt is None:
+        return as_text(v)
+    d = dt.date() if isinstance(dt, datetime) else dt
+    if st.zh:
+        return f"{d.year}年{d.month}月{d.day}日 星期{'一二三四五六日'[d.weekday()]}"
+    return f"{_WEEKDAYS_EN[d.weekday()]} {d.day} {_MONTH_NAMES_EN[d.month - 1]} {d.year}"
+
+
 def _field(item: Any, path: str | None) -> Any:
     if path is None:
         return item
@@ -394,6 +409,7 @@ FILTERS: dict[str, FilterSpec] = {
     "time": FilterSpec(_time, 0, 1, choices=_EPOCH),
     "date": FilterSpec(_date, 0, 1, choices=_EPOCH),
     "datetime": FilterSpec(_datetime, 0, 1, choices=_EPOCH),
+    "calendar_day": FilterSpec(_calendar_day, 0, 1, choices=_EPOCH),
     "list": FilterSpec(_list, 0, 1),
     "lines": FilterSpec(_lines, 0, 2, template_arg=0, int_arg=1),
     "count": FilterSpec(_count, 0, 2),

@@ -77,6 +77,10 @@ for _k in ("role", "slots", "entities", "memory", "session"):
     ("{{steps.when.us | datetime(us)}}", "今天 15:45", "today 15:45"),
     ("{{steps.when.naive | datetime}}", "后天 10:00", "15 Jun 10:00"),
     ("{{steps.when.bad | datetime}}", "soon", "soon"),
+    # the full date with its weekday, in the session's zone, never a relative word (今天几号)
+    ("{{steps.when.today | calendar_day}}", "2026年6月13日 星期六", "Saturday 13 June 2026"),
+    ("{{steps.when.utc | calendar_day}}", "2026年6月14日 星期日", "Sunday 14 June 2026"),
+    ("{{steps.when.bad | calendar_day}}", "soon", "soon"),
     # lists and records
     ("{{steps.names | list}}", "张伟、李娜和王芳", "张伟, 李娜 and 王芳"),
     ("{{steps.two | list}}", "A和B", "A and B"),
