@@ -381,6 +381,8 @@ def _whole_date_part_once(f: dict[str, Any], today: date) -> tuple[date, date, s
     if "day" in f and period is None:
         if "month" in f:
             y, m = f.get("year", today.year + f.get("year_shift", 0)), f["month"]
+            if "weekday" in f and "year" not in f and "year_shift" not in f:
+                y = _year_on_weekday(y, m, f["day"], f["weekday"])
         else:
             y, m = _add_months(today.year, today.month, f.get("month_shift", 0))
             y = f.get("year", y)
@@ -428,6 +430,17 @@ def _whole_date_part_once(f: dict[str, Any], today: date) -> tuple[date, date, s
         y = f["year"] if "year" in f else today.year // 10 * 10 + 10 * f.get("decade_shift", 0)
         return date(y, 1, 1), date(y + 10, 1, 1), "decade"
     return None
+
+
+def _year_on_weekday(y: int, m: int, d: int, wd: int) -> int:
+    """The year nearest ``y`` (the later one of two as near) in which ``m``/``d`` falls on ISO weekday ``wd``:
+    "Fri, Jul 18", 7月18日周五 said in 2013, when July 18 is a Thursday, is 2014's (as Duckling reads it), a
+    weekday being what a person checks a date against; ``y`` itself when none does within 28 years either way
+    (the Gregorian weekday cycle) or the day does not exist (the caller says so)."""
+    for k in (0, *(s * n for n in range(1, 29) for s in (1, -1))):
+        if 1 <= y + k <= 9999 and d <= calendar.monthrange(y + k, m)[1] and date(y + k, m, d).isoweekday() == wd:
+            return y + k
+    return y
 
 
 def _hour(h: int, f: dict[str, Any]) -> tuple[int, int]:
@@ -489,7 +502,7 @@ def _resolve(f: dict[str, Any], ref: datetime, tz: ZoneInfo, anchor: date | None
         else:
             t = t.replace(microsecond=0) if finest == "second" else t.replace(second=0, microsecond=0)
             kind, lo, hi = "datetime", t, t + _UNIT_TD[finest]
-        if f.get("open") == "以后":  # 三天以后: from the day it names on
+        if f.get("open") in ("以后", "after"):  # 三天以后, "after 3 days": from the day it names on
             return "range", lo, None, finest, None
         if f.get("open") == "以前":  # 三天以前: up to the end of the day it names
             return "range", None, hi, finest, None
@@ -630,8 +643,8 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
                 out.append(expr)
                 i += 2
                 continue
-        if nxt is not None and _RANGE_CONN.match(t[g.end:nxt.start]):
-            conn = _RANGE_CONN.match(t[g.end:nxt.start])[1]
+        if nxt is not None and (_RANGE_CONN.match(t[g.end:nxt.start]) or _zone_both_ends(t, g, nxt)):
+            conn = (_RANGE_CONN.match(t[g.end:nxt.start]) or _zone_both_ends(t, g, nxt))[1]
             between = (conn == "and" and re.search(r"between\s*$", t[:g.start])) or \
                 (conn in ("和", "与", "跟") and re.match(r"\s*(?:之间|中间)", t[nxt.end:]))
             if conn not in ("and", "和", "与", "跟") or between:
@@ -738,7 +751,8 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
         if not (_RECURRING.search(t[:g.start]) or g.f.get("recurring") or looks_like_title(norm, g) or in_recurrence
                 or attributive_now or looks_like_address(norm, g) or inside_name(norm, g)
                 or meal_as_object(norm, g, out)):
-            op = open_markers(t, g.start, g.end) if "offset" not in g.f and "duration" not in g.f else None
+            op = open_markers(t, g.start, g.end, clock="hour" in g.f) \
+                if "offset" not in g.f and "duration" not in g.f else None
             if "opened_by" in g.f:  # the signal inside the group ("tomorrow after lunch", _group)
                 g.f = dict(g.f)
                 op = (g.f.pop("opened_by"), op[1] if op else "", g.start, op[3] if op else g.end)
@@ -817,6 +831,16 @@ _ZONES = {"utc": 0, "gmt": 0, "z": 0, "wet": 0, "bst": 60, "cet": 60, "cest": 12
           "mst": -420, "mdt": -360, "cst": -360, "cdt": -300, "est": -300, "edt": -240, "ast": -240, "adt": -180}
 _ZONE_AFTER = re.compile(r"\s*(\()?(" + "|".join(sorted((k for k in _ZONES if len(k) > 1), key=len, reverse=True))
                          + r")(?(1)\)|)(?![A-Za-z])", re.I)
+
+
+def _zone_both_ends(t: str, g: "_Group", nxt: "_Group") -> re.Match[str] | None:
+    """"15:00 GMT - 18:00 GMT": the same zone after both clock times of a range; the connector's match (the
+    zone after the range, which :func:`_in_named_zone` reads, holds for both ends)."""
+    zm = _ZONE_AFTER.match(t, g.end) if "hour" in g.f and "hour" in nxt.f else None
+    zn = _ZONE_AFTER.match(t, nxt.end) if zm else None
+    if zn is None or zn[2].lower() != zm[2].lower():
+        return None
+    return _RANGE_CONN.match(t[zm.end():nxt.start])
 
 
 def _in_named_zone(original: str, x: TimeExpr, tz: ZoneInfo) -> TimeExpr:

@@ -58,6 +58,7 @@ PARTS_OF_DAY: dict[str, tuple[int, int, str]] = {
     "morning": (6, 12, "am"), "afternoon": (12, 18, "pm"), "evening": (18, 22, "pm"), "night": (18, 24, "night"),
     "lunch": (11, 14, "noon"), "lunchtime": (11, 14, "noon"), "breakfast": (7, 9, "am"), "brunch": (10, 12, "am"),
     "dinner": (17, 20, "pm"), "supper": (17, 20, "pm"), "after work": (18, 22, "pm"), "midday": (11, 13, "noon"),
+    "after school": (15, 18, "pm"),  # school is out at about 3 pm (as 下班后 / after work from 18:00)
     # "the early hours of the morning", "the small / wee hours": between midnight and dawn (Cambridge Dictionary),
     # as 凌晨 ("the early hours of the project" is no time)
     **{f"{w} hours{tail}": (0, 6, "early") for w in ("early", "small", "wee") for tail in ("", " of the morning")
@@ -208,6 +209,8 @@ def _en_month_day(m):
     if d is None:
         return None
     out = {"month": _MONTHS[m[2]], "day": d}
+    if m[1]:
+        out["weekday"] = _WEEKDAYS[m[1]]  # "Fri, Jul 18": the weekday picks the year (temporal.py)
     if m[4]:
         out["year"] = int(m[4])
     return out
@@ -234,15 +237,28 @@ def _en_glued_month_day(m):
         return None
     if (len(name) == 3 or name == "sept") and not (m[1] or m[6]):
         return None  # jun2, dec25 alone may be a code: an abbreviation glued to digits needs a weekday or a year
-    return {"month": _MONTHS[name], "day": int(d)} | ({"year": int(m[6])} if m[6] else {})
+    return {"month": _MONTHS[name], "day": int(d)} | ({"year": int(m[6])} if m[6] else {}) | \
+        ({"weekday": _WEEKDAYS[m[1]]} if m[1] else {})
+
+
+def _alone(m: re.Match[str]) -> bool:
+    """The match is the whole utterance but for punctuation ("March", "sat."): a one-word answer names the time
+    even where the word has another sense in a sentence (march on, the sun, wed)."""
+    return not m.string[:m.start()].strip() and not m.string[m.end():].strip(" .!?")
+
+
+#: an offset of months or years after a month name: "March in a year", "May 2 years from now"
+_MONTH_OFFSET_AFTER = re.compile(rf"\s+(?:in\s+(?:a|an|\d+|{EN_NUM})\s+(?:years?|months?)|(?:a|an|\d+|{EN_NUM})\s+"
+                                 r"(?:years?|months?)\s+(?:from now|hence|ago))(?![a-z])")
 
 
 @_p(rf"{L}(?:(this|next|last|in|of|during|since|until|by|early|late|mid)(?:\s+|-))?({_MONTH_ALT}){_MONTH_DOT}"
     rf"(?:,?\s+(\d{{4}})|\s+(after\s+next))?{R}", "date")
 def _en_month(m):
     name = m[2]
-    if name in ("may", "march", "mar", "jan", "sat") and not (m[1] or m[3] or m[4]):
-        return None  # "may I", "march on": a month only with context
+    if name in ("may", "march", "mar", "jan", "sat") and not (m[1] or m[3] or m[4]) \
+            and not _alone(m) and not _MONTH_OFFSET_AFTER.match(m.string, m.end()):
+        return None  # "may I", "march on": a month only with context (alone, or "March in a year")
     if m[4]:  # March after next: the March after the next one
         return {"month": _MONTHS[name], "period": "month", "month_rel": 2} if not m[1] else None
     out: dict[str, Any] = {"month": _MONTHS[name], "period": "month"}
@@ -263,6 +279,14 @@ def _en_day_of_rel_month(m):
         return None
     shift = {"this": 0, "current": 0, "the current": 0, "next": 1, "the next": 1}.get(re.sub(r"\s+", " ", m[2]), -1)
     return {"day": d, "month_shift": shift}
+
+
+@_p(rf"{L}(?:the\s+)?ides\s+of\s+({_MONTH_ALT}){_MONTH_DOT}(?:,?\s+(\d{{4}}))?{R}", "date", needs=r"ides of")
+def _en_ides(m):
+    """the ides of March: the Roman calendar's mid-month day, the 15th of March, May, July and October and the
+    13th of the other months (Oxford English Dictionary, "ides")."""
+    month = _MONTHS[m[1]]
+    return {"month": month, "day": 15 if month in (3, 5, 7, 10) else 13} | ({"year": int(m[2])} if m[2] else {})
 
 
 #: words that may follow a bare day ordinal that is a date ("the 13th at 12:30", "the 9th for 3
@@ -288,6 +312,13 @@ def _en_year_of_era(m):
     or four before it); not before another word (3 ad campaigns)."""
     y = int(m[1] or m[2])
     return {"year": y, "period": "year"} if y >= 1 else None
+
+
+@_p(rf"{L}(?:in\s+)?(\d{{1,4}})\s*(?:b\.c\.e\.|b\.c\.|b\.c|bce|bc)(?![a-z0-9])(?!\s*[a-z])", "date", needs=r"\db|\sb\.?c")
+def _en_year_before_era(m):
+    """2014 BC, 300 B.C.E.: a year before the common era, which the proleptic Gregorian calendar of
+    :mod:`datetime` (years 1–9999) cannot hold: resolved as ``invalid`` (out of the calendar), never as 2014 AD."""
+    return {"year": 1 - int(m[1]), "period": "year"}  # astronomical numbering: 1 BC is year 0
 
 
 _W1_9 = "one|two|three|four|five|six|seven|eight|nine"
@@ -432,8 +463,8 @@ def _en_rel_day(m):
 @_p(rf"{L}(?:(this|next|last|coming|past|the coming|the past|previous|on)\s+)?({_WD_ALT})(s)?{R}", "date")
 def _en_weekday(m):
     name = m[2]
-    if name in ("sun", "sat", "wed", "mar") and not m[1]:
-        return None  # sun (weather), sat (verb) only with a determiner
+    if name in ("sun", "sat", "wed", "mar") and not m[1] and not _alone(m):
+        return None  # sun (weather), sat (verb) only with a determiner, or alone ("sat.")
     mode = {"this": "upcoming", "on": "upcoming", None: "upcoming", "coming": "next", "the coming": "next",
             "next": "next", "last": "last", "past": "last", "the past": "last", "previous": "last"}[m[1]]
     out: dict[str, Any] = {"weekday": _WEEKDAYS[name], "wd_mode": mode}
@@ -526,7 +557,7 @@ def _en_rel_season(m):
     return {"period": "season", "season_shift": shift}
 
 
-@_p(rf"{L}(?:(this|next|last|in the|in|during the|during)\s+)(spring|summer|autumn|fall|winter){R}|{L}(spring|summer|autumn|winter){R}", "date", needs=r"spring|summer|autumn|fall|winter")
+@_p(rf"{L}(?:(this|current|the current|next|last|in the|in|during the|during)\s+)(spring|summer|autumn|fall|winter){R}|{L}(spring|summer|autumn|winter){R}", "date", needs=r"spring|summer|autumn|fall|winter")
 def _en_season(m):
     name = m[2] or m[3]
     out: dict[str, Any] = {"period": "season", "month": _SEASONS[name]}
@@ -609,11 +640,11 @@ def _en_ampm(m):
     return {"hour": h, "minute": mi, "ampm": "am" if m[3][0] == "a" else "pm"}
 
 
-@_p(r"(?<![a-z0-9])(?:at|around)\s+([01]?\d|2[0-3])([0-5]\d)(?:ish)?(?![\d:a-z])"
+@_p(r"(?<![a-z0-9])(?:at|around|approximately|approx\.?)\s+([01]?\d|2[0-3])([0-5]\d)(?:ish)?(?![\d:a-z])"
     r"(?!\s*(?:people|persons?|tickets?|seats?|guests?|rooms?|items?|units?|dollars?|yuan|euros?|km|miles?|meters?|[a-z]+\s+(?:street|st|road|rd|avenue|ave)\b))",
-    "clock", needs=r"(?:at|around)\s+\d{3}")
+    "clock", needs=r"(?:at|around|approximately|approx\.?)\s+\d{3}")
 def _en_hhmm(m):
-    """"at 1030", "around 1030", "tomorrow at 150ish": a clock written without its colon after at/around
+    """"at 1030", "around 1030", "tomorrow at 150ish": a clock written without its colon after at/around/approximately
     (a two-digit hour, 0745 or 1645, is written on the 24-hour clock)."""
     return {"hour": int(m[1]), "minute": int(m[2])} | ({"h24": True} if len(m[1]) == 2 else {})
 
@@ -741,9 +772,19 @@ def _en_half_hour(m):
 
 
 # ---- now, offsets, durations --------------------------------------------------------------
-@_p(rf"(现在|此刻|此时|这个时候|宜家|而家|依家|{L}now{R}|{L}at this time{R})", "now")  # 宜家/而家/依家: Cantonese "now"
+@_p(rf"(现在|此刻|此时|这个时候|宜家|而家|依家|{L}(?:just\s+)?now{R}|{L}at this time{R})", "now")  # 宜家/而家/依家: Cantonese "now"
 def _now(m):
     return {"now": True}
+
+
+@_p(rf"{L}(?:(?:at\s+)?this|(?:at\s+)?(?:the\s+)?same)\s+time\s+(tomorrow|yesterday|next\s+week|last\s+week)"
+    rf"|{L}(tomorrow|yesterday|next\s+week|last\s+week)\s+(?:at\s+)?(?:this|the\s+same)\s+time{R}", "now",
+    needs=r"this time|same time")
+def _en_this_time(m):
+    """this time tomorrow, the same time next week, yesterday at this time: the clock time of now on that day
+    (a week on: the same weekday of the next week)."""
+    return {"now": True, "rel_day": {"tomorrow": 1, "yesterday": -1, "next week": 7, "last week": -7}[
+        " ".join((m[1] or m[2]).split())]}
 
 
 _ZH_OFF = (r"(?:(?P<pre>从现在(?:起|开始)?|(?<![超度经通越不])再?过)\s*)?(?P<n>\d+(?:\.\d+)?|半|几)(?P<more>多|几|(?<=\d0)来)?\s*(?P<ge>个)?"
@@ -848,6 +889,15 @@ def _en_ago(m):
     if not q:
         return None
     return {"offset": q, "direction": -1 if word in ("ago", "before", "earlier") else 1, "within": False}
+
+
+@_p(rf"{L}after\s+(?:another\s+)?{_EN_QTYS}{R}(?!\s+(?:of|in|on|at|from|since|before|after|ago)\b)", "offset",
+    needs=r"after ")
+def _en_after_qty(m):
+    """"call me after 5 days", "after 2 hours": from that long from now on, an open range (as 三天以后); "after 5
+    days of rain", "after 3 days in Paris" are lengths of something else, and "2 days after Easter" is anchored."""
+    q = _en_qtys(re.sub(r"^after\s+(?:another\s+)?", "", m[0]))
+    return {"offset": q, "direction": 1, "within": False, "open": "after"} if q else None
 
 
 @_p(rf"{L}(?:for\s+)?(?:the\s+)?{_EN_QTYS}{R}", "duration", needs=_EN_UNIT_NEEDS)

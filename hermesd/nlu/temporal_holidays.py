@@ -165,6 +165,12 @@ _EN = {"new year's day": "new_year", "new years day": "new_year", "new year's ev
        "king's day": "kings_day", "kings day": "kings_day", "koningsdag": "kings_day",
        "great lent": "great_lent", "great fast": "great_lent", "season of lent": "lent"}
 
+# a name that ends in a weekday is also said with the weekday's abbreviation (easter mon, good fri, whit mon)
+_WD_ABBR = {"monday": ("mon",), "tuesday": ("tue", "tues"), "wednesday": ("wed",), "thursday": ("thu", "thur", "thurs"),
+            "friday": ("fri",), "saturday": ("sat",), "sunday": ("sun",)}
+_EN.update({f"{head} {ab}": key for name, key in list(_EN.items()) if (parts := name.rsplit(" ", 1))[-1] in _WD_ABBR
+            and (head := parts[0]) != name for ab in _WD_ABBR[parts[-1]] if f"{head} {ab}" not in _EN})
+
 
 def _nth_weekday(y: int, m: int, wd: int, n: int) -> date:
     if n > 0:
@@ -294,7 +300,8 @@ def _zh_weather_term(m) -> dict[str, Any]:
 @register(rf"{L}(?:(next|last|this|the next|the last|the coming|coming|previous)\s+)?({_alt(_EN).replace(chr(39), chr(39) + '?')}){R}", "date",
           needs=r"day|eve|christmas|xmas|year|halloween|thanksgiving|easter|friday|festival|solstice|equinox|valentine|july|"
                 r"palm|maundy|holy|covenant|mysteries|whit|white sun|trinity|orthodox|clean mon|ash mon|ash wed|lazarus|"
-                r"shrove|pancake|gras|pentecost|christi|koningsdag|boss|vegan|lent|great fast")
+                r"shrove|pancake|gras|pentecost|christi|koningsdag|boss|vegan|lent|great fast|"
+                r"(?<![a-z])(?:mon|tues?|wed|thu|thurs?|fri|sat|sun)(?![a-z])")
 def _en_holiday(m) -> dict[str, Any] | None:
     word = m[2].replace("'", "")
     key = next((v for k, v in _EN.items() if k.replace("'", "") == word), None)

@@ -28,14 +28,21 @@ _POST = re.compile(r"(?:(以后|之后|以来|起|开始|往后|以前|之前|�
                    r"and after|or earlier|and before)(?=\s*(?:$|[,.;!?])))")
 
 
-def open_markers(t: str, start: int, end: int) -> tuple[str, str, int, int] | None:
-    """(prefix word, suffix word, new start, new end) in normalised text around ``t[start:end]``, or None."""
+#: what may follow "from <clock>" to close it: a length or an end ("from 4pm for 30 minutes", "from 2 to 4")
+_GOES_ON = re.compile(r"\s*,?\s*(?:(?:for|to|until|untill|till|through|thru)(?![a-z])|-|~)")
+
+
+def open_markers(t: str, start: int, end: int, clock: bool = False) -> tuple[str, str, int, int] | None:
+    """(prefix word, suffix word, new start, new end) in normalised text around ``t[start:end]``, or None;
+    ``clock``: the time has a clock time ("from 2 pm", "from 9am tomorrow" are open from then on)."""
     pm = _PRE.search(t, 0, start)
     sm = _POST.match(t, end)
     pre = (pm[1] or pm[2] or pm[3]) if pm else ""
     post = (sm[1] or sm[2]) if sm else ""
-    if pre in ("从", "自", "自从", "from") and not post:
-        return None  # 从X / from X alone begins a range (X到Y), it is not open by itself
+    if pre in ("从", "自", "自从") and not post or pre == "from" and not post and (not clock or _GOES_ON.match(t, end)):
+        # 从X / from X alone begins a range (X到Y), it is not open by itself; "photos from last week" are of it; but
+        # English "(free) from 2 pm" with no end or length after it is from then on
+        return None
     if pre == "到" and post != "为止":
         pre, pm = "", None  # 到X alone is the end of a range or a destination, not "until X"
     if not pre and not post:
