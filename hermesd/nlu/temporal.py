@@ -146,6 +146,11 @@ def _select(atoms: list[Atom]) -> list[Atom]:
 
 def _merge_frames(f1: dict[str, Any], f2: dict[str, Any]) -> dict[str, Any] | None:
     """Intersect two frames (明天 + 下午 + 3点); None when they conflict."""
+    hol, wkd = (f2, f1) if f1.get("period") == "weekend" else (f1, f2)
+    if wkd == {"period": "weekend", "week_shift": 0} and ("holiday" in hol or (
+            "day" in hol and "month" in hol and not any(k in hol for k in ("weekday", "hour", "period")))):
+        # Labor Day weekend, the 4th of July weekend: the long weekend the holiday or date makes
+        return {**hol, "hol_weekend": True}
     p1, p2 = f1.get("period"), f2.get("period")
     if p1 and p2:
         coarse, fine = (f1, f2) if _FINER[p1] <= _FINER[p2] else (f2, f1)
@@ -319,6 +324,8 @@ def _whole_date_part_once(f: dict[str, Any], today: date) -> tuple[date, date, s
         if f.get("hol_day"):  # 春节第三天: the N-th day counted from the first
             d = d + timedelta(days=f["hol_day"] - 1)
             e = d + timedelta(days=1)
+        if f.get("hol_weekend"):
+            return (*_holiday_weekend(key, d), "weekend")
         return d, e, "day"
     if "lunar" in f:
         lm, ld, leap = f["lunar"]
@@ -387,6 +394,8 @@ def _whole_date_part_once(f: dict[str, Any], today: date) -> tuple[date, date, s
             y, m = _add_months(today.year, today.month, f.get("month_shift", 0))
             y = f.get("year", y)
         d = _valid_day(y, m, f["day"])
+        if f.get("hol_weekend"):
+            return (*_holiday_weekend("", d), "weekend")
         return d, d + timedelta(days=1), "day"
     if period == "week":
         monday = today - timedelta(days=today.isoweekday() - 1) + timedelta(weeks=f.get("week_shift", 0))
@@ -430,6 +439,23 @@ def _whole_date_part_once(f: dict[str, Any], today: date) -> tuple[date, date, s
         y = f["year"] if "year" in f else today.year // 10 * 10 + 10 * f.get("decade_shift", 0)
         return date(y, 1, 1), date(y + 10, 1, 1), "decade"
     return None
+
+
+def _holiday_weekend(key: str, d: date) -> tuple[date, date]:
+    """``[start, end)`` of "<holiday> weekend": the Saturday and Sunday next to the holiday's (first) day ``d``
+    with the holiday and any day between: Monday → Saturday–Monday, Tuesday → Saturday–Tuesday, Thursday →
+    Thursday–Sunday (Thanksgiving weekend), Friday → Friday–Sunday, Saturday or Sunday → that weekend,
+    Wednesday → the weekend after; Easter weekend is Good Friday to Easter Monday."""
+    if key == "easter":
+        return d - timedelta(days=2), d + timedelta(days=2)
+    wd = d.isoweekday()
+    if wd in (1, 2):
+        return d - timedelta(days=wd + 1), d + timedelta(days=1)
+    if wd == 3:
+        return d + timedelta(days=3), d + timedelta(days=5)
+    if wd in (4, 5):
+        return d, d + timedelta(days=8 - wd)
+    return d - timedelta(days=wd - 6), d + timedelta(days=8 - wd)
 
 
 def _year_on_weekday(y: int, m: int, d: int, wd: int) -> int:
@@ -704,13 +730,17 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
                     out.append(expr)
                     i += 1
                     continue
-        if "clock" in g.cats and "date" not in g.cats:
-            # "2到4点", "between 2 and 4 pm": the first end is a bare number
+        date_after = "date" in g.cats and "clock" in g.cats and bool(re.match(r"\d|" + EN_NUM, t[g.start:]))
+        if "clock" in g.cats and ("date" not in g.cats or date_after):
+            # "2到4点", "between 2 and 4 pm": the first end is a bare number; "between 2 and 4 tomorrow": on the
+            # second end's day (the day said after both clock times)
             m = re.search(r"(\d{1,2}|" + EN_NUM + r")\s*(到|至|~|-|to|and|until|till)\s*$", t[:g.start])
             if m:
                 v = en_number(m[1]) if not m[1].isdigit() else int(m[1])
                 if v is not None and v == int(v) and 0 <= v <= 24 and (m[2] != "and" or re.search(r"between\s*$", t[:m.start()])):
-                    first = _Group(m.start(1), m.end(1), {"hour": int(v), "minute": None}, {"clock"})
+                    day = {k: x for k, x in g.f.items() if k not in _CLOCK_KEYS or k in ("pod", "future")} if date_after else {}
+                    first = _Group(m.start(1), m.end(1), {**day, "hour": int(v), "minute": None},
+                                   {"clock", "date"} if day else {"clock"})
                     prev = groups[i - 1] if i > 0 else None
                     joined = prev is not None and prev.cats in ({"date"}, {"date", "pod"}, {"pod"}) and "hour" not in prev.f and out \
                         and tuple(out[-1].span) == norm.span(prev.start, prev.end) \

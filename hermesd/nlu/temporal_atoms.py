@@ -460,6 +460,16 @@ def _en_rel_day(m):
     return out  # EOD (end of day, business shorthand) is today: "by EOD" ends with it
 
 
+@_p(rf"{L}(?<!at the )end\s+of\s+(?:the\s+)?(?:business\s+)?day{R}", "date", needs=r"end of")
+def _en_end_of_day(m):
+    """end of day, by the end of the day, end of business day: today, as EOD ("at the end of the day" is also
+    the idiom "when all is said and done", so it is left out). Before another day ("end of day Friday") it is
+    that day's end: the day is what is kept."""
+    if re.match(rf"\s*,?\s+(?:on\s+)?(?:tomorrow|today|tonight|{_WD_ALT}|{_MONTH_ALT}|\d)(?![a-z])", m.string[m.end():]):
+        return None
+    return {"rel_day": 0}
+
+
 @_p(rf"{L}(?:(this|next|last|coming|past|the coming|the past|previous|on)\s+)?({_WD_ALT})(s)?{R}", "date")
 def _en_weekday(m):
     name = m[2]
@@ -703,6 +713,24 @@ def _hour_before_pod(m):
         return None
     v = en_number(m[1])
     return {"hour": int(v), "minute": None} if v is not None and v == int(v) and 0 <= v <= 12 else None
+
+
+@_p(rf"{L}(?:(at|around|about|by)\s+)?(\d{{1,2}}|{EN_NUM})-?ish{R}(?!\s*(?:[ap]\.?m\b|o'?clock|in\s+the\b))", "hourish",
+    needs=r"ish")
+def _hour_ish(m):
+    """"at 9ish", "around 9ish tomorrow", "tomorrow 9ish": about that hour; alone and without at/around it is
+    only an hour beside a day ("she is 30ish" is an age). The hour is read as any bare hour (temporal.py)."""
+    v = en_number(m[2])
+    if v is None or v != int(v) or not 1 <= v <= 12:
+        return None
+    if not m[1] and not (_ISH_DAY_AFTER.match(m.string, m.end()) or _ISH_DAY_BEFORE.search(m.string, 0, m.start())):
+        return None  # "the kid is 9ish": an age
+    return {"hour": int(v), "minute": None}
+
+
+_ISH_DAYS = r"(?:tomorrow|today|tonight|(?:mon|tues|wednes|thurs|fri|satur|sun)day)"
+_ISH_DAY_AFTER = re.compile(rf"\s+(?:on\s+|this\s+|next\s+)?{_ISH_DAYS}(?![a-z])|\s+(?:this|next)\s+(?:morning|afternoon|evening|week)")
+_ISH_DAY_BEFORE = re.compile(rf"(?<![a-z]){_ISH_DAYS}\s+$")
 
 
 #: hour words after a part of day ("evening five"); "one" is left out: "the evening one" picks an option

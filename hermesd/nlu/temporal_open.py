@@ -66,8 +66,10 @@ def open_range(x, pre: str, post: str, ref: datetime, text: str, span: tuple[int
     ``x`` itself when the words do not open it (a deadline 3点前)."""
     if x.kind not in ("date", "datetime", "range") or x.start is None or x.end is None:
         return x
-    if pre == "by" and _PART_OF_PERIOD.match(x.text.lower()):
-        return x  # "remind me by the end of the week": the end of the week itself, due on its first day
+    if pre == "by" and x.kind != "date" and _PART_OF_PERIOD.match(x.text.lower()):
+        # "remind me by the end of the week": the end of the week itself, due on its first day (the end of the day
+        # is one day: "by the end of the day" is by EOD)
+        return x
     coarse = _coarse(x.start)
     window = x.kind == "range" and not coarse  # a part of day or a meal: 午饭后, "after lunch" begin at its end
     if post in ("前", "后") and not coarse and not pre and not window:
