@@ -228,7 +228,8 @@ def _group(text: str, atoms: list[Atom]) -> list[_Group]:
                 g.cats.add(a.cat)
                 continue
         if (g is not None and not meal and a.cat in _CATS_MERGEABLE and g.cats <= _CATS_MERGEABLE
-                and (_GAP.match(text[g.end:a.start]) or _for_a_clock(text[g.end:a.start], g, a))
+                and (_GAP.match(text[g.end:a.start]) or _for_a_clock(text[g.end:a.start], g, a)
+                     or (text[g.end:a.start] == "-" and set(g.f) <= {"part", "part_edge", "part_period"}))  # mid-2025
                 and not (a.cat in g.cats and a.cat != "date")):
             merged = _merge_frames(g.f, a.f)
             if merged is not None:
@@ -291,6 +292,8 @@ def _whole_date_part(f: dict[str, Any], today: date) -> tuple[date, date, str] |
     dp = _whole_date_part_once(f, today)
     if dp is not None and f.get("rest"):  # the rest of the week: from today on
         return max(dp[0], today), dp[1], "day"
+    if dp is not None and f.get("so_far"):  # the year so far: up to today
+        return dp[0], min(dp[1], today + timedelta(days=1)), "day"
     if dp is None or not f.get("future") or dp[1] > today or "year" in f or "year_shift" in f:
         return dp
     if "day" in f and "month" not in f and "month_shift" not in f and "period" not in f:
@@ -495,6 +498,11 @@ def _hour(h: int, f: dict[str, Any]) -> tuple[int, int]:
     return h, 0
 
 
+#: a part of one day said without a part of day: early Monday is its early morning, late Friday its late night (as
+#: "early tomorrow morning", "late tonight"), the middle of the day is midday
+_DAY_PARTS = {"early": "morning", "mid": "midday", "late": "night"}
+
+
 def _resolve(f: dict[str, Any], ref: datetime, tz: ZoneInfo, anchor: date | None = None) -> tuple:
     """(kind, start, end, grain, seconds) for one frame; raises _Invalid."""
     if "duration" in f:
@@ -533,6 +541,9 @@ def _resolve(f: dict[str, Any], ref: datetime, tz: ZoneInfo, anchor: date | None
         if f.get("open") == "以前":  # 三天以前: up to the end of the day it names
             return "range", None, hi, finest, None
         return kind, lo, hi, finest, None
+    if f.get("part") in _DAY_PARTS and not any(k in f for k in ("pod", "hour", "period", "part_period", "month_shift")) \
+            and any(k in f for k in ("rel_day", "weekday", "day")):
+        f = {**f, "pod": _DAY_PARTS[f["part"]]}  # early Monday, late Friday: the early morning / late evening of that day
     if f.get("now"):
         t = ref.replace(microsecond=0)
         dp = _date_part(f, anchor or ref.date())

@@ -543,6 +543,14 @@ def _en_rest_of(m):
     return {"period": m[1], "rest": True}
 
 
+@_p(rf"{L}(?:(?:this|the)\s+(week|month|year|quarter)\s+so\s+far|so\s+far\s+this\s+(week|month|year|quarter)|"
+    rf"(week|month|year|quarter)[\s-]to[\s-]date|(ytd|mtd|qtd|wtd)){R}", "date", needs=r"so far|to.date|[ymqw]td")
+def _en_so_far(m):
+    """so far this year, the month so far, year to date (YTD, MTD): from the period's start to today."""
+    unit = m[1] or m[2] or m[3] or {"y": "year", "m": "month", "q": "quarter", "w": "week"}[m[4][0]]
+    return {"period": unit, "so_far": True}
+
+
 @_p(rf"{L}all\s+(week|month|year)(?:\s+long)?{R}", "date", needs=r"all (?:week|month|year)")
 def _en_all_period(m):
     """all week, all month long: the whole current period."""

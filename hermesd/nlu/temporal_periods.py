@@ -353,6 +353,14 @@ def _en_window(m) -> dict[str, Any] | None:
     return {"offset": [(float(n), unit)], "direction": -1 if m[1] in ("past", "last", "previous") else 1, "within": True}
 
 
+@register(rf"{L}(?:(?:in|within|during|over|for)\s+the\s+(past|last|previous|next|coming|following)|within\s+the)\s+hour{R}",
+          "offset", needs=r"the (?:past|last|previous|next|coming|following) hour|within the hour")
+def _en_window_hour(m) -> dict[str, Any]:
+    """in the next hour, over the past hour, within the hour: the hour's window from now (a number needs no "one";
+    "the last minute" is left out, as the idiom for "as late as possible")."""
+    return {"offset": [(1.0, "hour")], "direction": -1 if m[1] in ("past", "last", "previous") else 1, "within": True}
+
+
 # ---- durations in words: 两年半, 一刻钟, 俩礼拜, 两个钟, a quarter of an hour ----------------------
 _DUR_UNIT = {"月": "month", "年": "year", "天": "day", "周": "week", "星期": "week", "礼拜": "week", "小时": "hour", "钟头": "hour",
              "个月": "month", "个钟": "hour", "个星期": "week", "个礼拜": "week"}
