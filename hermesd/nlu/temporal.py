@@ -52,7 +52,7 @@ from zoneinfo import ZoneInfo
 from .normalize import Normalized, normalize
 from .numbers import EN_NUM, en_number
 from .temporal_atoms import MEALS, PARTS_OF_DAY, UNIT_SECONDS, Atom, find_atoms
-from .temporal_context import inside_name, looks_like_address, looks_like_title, meal_as_object
+from .temporal_context import inside_name, looks_like_address, looks_like_title, meal_as_object, meal_made_or_eaten
 from .temporal_holidays import holiday_span
 from .temporal_lunar import lunar_to_solar, month_days
 from .temporal_open import open_markers, open_range
@@ -219,7 +219,7 @@ def _group(text: str, atoms: list[Atom]) -> list[_Group]:
         # a meal is a time of its own beside a clock ("lunch at 7:30" is two times), and takes the day it is
         # said with (明天午饭后, "after lunch tomorrow", "tomorrow at lunch": that day's meal)
         meal = g is not None and (a.f.get("pod") in MEALS and g.cats != {"date"}
-                                  or g.f.get("pod") in MEALS and a.cat != "date")
+                                  or g.f.get("pod") in MEALS and (a.cat != "date" or meal_made_or_eaten(text[:g.start])))
         sig = _DAY_THEN_PART.fullmatch(text, g.end, a.start) if g is not None and g.cats == {"date"} and a.cat in ("pod", "clock") else None
         if sig:  # "tomorrow after lunch", "Friday before 5pm", 明天吃完午饭: that day's part or hour, opened by the signal
             merged = _merge_frames(g.f, a.f)

@@ -123,6 +123,12 @@ _MEAL_EATEN_WHEN = re.compile(r"(?<![a-z])(?:after|before|when|until|till|while|
 _MEAL_AS_TIME_AFTER = re.compile(r"^\s*(?:的?时候|时|前|后|之前|之后|以前|以后|时间|(?<![a-z])time(?![a-z]))", re.I)
 
 
+def meal_made_or_eaten(before: str) -> bool:
+    """The text ``before`` a meal word makes it the thing made, bought or eaten ("make", "have", 吃, 做个), not a
+    time; "after I have" keeps it a time (see :func:`meal_as_object`)."""
+    return bool(_MEAL_OBJECT_BEFORE.search(before)) and not _MEAL_EATEN_WHEN.search(before)
+
+
 def meal_as_object(norm: Normalized, g: Any, out: list[Any]) -> bool:
     """A meal is a time ("after lunch", 晚饭时间前, 晚饭时, "book a lunch at Boreas") except where it is the thing
     made, bought or eaten (做午餐, 吃晚饭, "make Dan's lunch", "have lunch" — "明天提醒我吃晚饭" is about
@@ -135,8 +141,7 @@ def meal_as_object(norm: Normalized, g: Any, out: list[Any]) -> bool:
         return False
     if out and out[-1].kind == "datetime" and not norm.original[out[-1].span[1]:s].strip():
         return True
-    before = norm.original[:s]
-    return bool(_MEAL_OBJECT_BEFORE.search(before)) and not _MEAL_EATEN_WHEN.search(before)
+    return meal_made_or_eaten(norm.original[:s])
 
 
 def looks_like_address(norm: Normalized, g: Any) -> bool:
