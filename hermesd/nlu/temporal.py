@@ -26,6 +26,10 @@ Rules (documented choices, see tests/nlu/temporal_vectors.jsonl):
   dates by default; an explicit year, 今年/this year, or next/last (明年春节, last Christmas) is kept.
   So is a time of day without a date there: 早上6点叫我 asked at 10:00 is tomorrow's 6:00, "remind me
   in the morning" asked at 20:00 tomorrow morning (Time-NLP's 未来倾向); 今天早上6点 stays today.
+- A yearless date said with its weekday ("Fri, Jul 18", 7月18日周五) is in the year nearest the reference
+  year in which the two agree (the later of two as near; :func:`_year_on_weekday`); a year said keeps it.
+- "<holiday or date> weekend" is the long weekend it makes (:func:`_holiday_weekend`); early / late of one
+  day said without a part of day is its early morning / late night (early Monday, late Friday).
 - ``point`` is where a one-off event on the expression falls (a reminder's due): the start, except
   for a part of a period (see :mod:`.temporal_periods`: 月底 → the last day, 上旬/中旬/下旬 → the
   1st/11th/21st) and for a range open at its start (截至周五 → its last day, Friday).

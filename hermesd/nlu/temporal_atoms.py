@@ -464,10 +464,15 @@ def _en_rel_day(m):
 def _en_end_of_day(m):
     """end of day, by the end of the day, end of business day: today, as EOD ("at the end of the day" is also
     the idiom "when all is said and done", so it is left out). Before another day ("end of day Friday") it is
-    that day's end: the day is what is kept."""
-    if re.match(rf"\s*,?\s+(?:on\s+)?(?:tomorrow|today|tonight|{_WD_ALT}|{_MONTH_ALT}|\d)(?![a-z])", m.string[m.end():]):
+    that day's end: the day is what is kept; after a recurrence ("every monday by the end of the day") it is
+    each occurrence's end, part of the recurrence, not today."""
+    if re.match(rf"\s*,?\s+(?:on\s+)?(?:tomorrow|today|tonight|{_WD_ALT}|{_MONTH_ALT}|\d)(?![a-z])", m.string[m.end():]) \
+            or _EVERY_BEFORE.search(m.string, 0, m.start()):
         return None
     return {"rel_day": 0}
+
+
+_EVERY_BEFORE = re.compile(r"(?<![a-z])(?:every|each|daily|weekly|weekdays)(?![a-z])")
 
 
 @_p(rf"{L}(?:(this|next|last|coming|past|the coming|the past|previous|on)\s+)?({_WD_ALT})(s)?{R}", "date")
@@ -813,8 +818,8 @@ def _now(m):
     return {"now": True}
 
 
-@_p(rf"{L}(?:(?:at\s+)?this|(?:at\s+)?(?:the\s+)?same)\s+time\s+(tomorrow|yesterday|next\s+week|last\s+week)"
-    rf"|{L}(tomorrow|yesterday|next\s+week|last\s+week)\s+(?:at\s+)?(?:this|the\s+same)\s+time{R}", "now",
+@_p(rf"{L}(?:(?:(?:at\s+)?this|(?:at\s+)?(?:the\s+)?same)\s+time\s+(tomorrow|yesterday|next\s+week|last\s+week)"
+    rf"|(tomorrow|yesterday|next\s+week|last\s+week)\s+(?:at\s+)?(?:this|the\s+same)\s+time){R}", "now",
     needs=r"this time|same time")
 def _en_this_time(m):
     """this time tomorrow, the same time next week, yesterday at this time: the clock time of now on that day

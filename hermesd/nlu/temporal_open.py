@@ -8,9 +8,12 @@ starting tomorrow, after Friday, before the 10th, until Friday. The result is a 
 Rules: X以后/之后/起/开始 (and "from X on", "starting X") begin at the start of X (2019年以后 includes
 2019, as jionlp reads it); "after X" begins at the end of X when X is a day or longer (after Friday =
 from Saturday) or a part of day (after lunch, 午饭后, 下班后 = from its end) and at X otherwise (after 5 pm); X以前/之前 and "before X" end at the start of X; 截至X,
-X为止, "until/till/through X" and the deadline "by X" (by Friday, by EOM, by 2pm) end at the end of X, and so do 年底前/月底之前/"before the end of the month" when X is a day or longer (截至周五 includes Friday)
+X为止, "until/till/through X" and the deadline "by X" (by Friday, by EOD, by 2pm) end at the end of X, and so do 年底前/月底之前/"before the end of the month" when X is a day or longer (截至周五 includes Friday)
 and at X for a clock time. A bare 前/后 after a clock time is a deadline, not a range (明天下午3点前
-stays 明天下午3点); an offset said with 以后/以前 (三天以后, 两年以前) is open from / up to the end of the unit it names, while 三天后 / 三天之后 stay that point (temporal_atoms._zh_offset).
+stays 明天下午3点); an offset said with 以后/以前 (三天以后, 两年以前) is open from / up to the end of the unit it names, while 三天后 / 三天之后 stay that point (temporal_atoms._zh_offset);
+English "after 3 days" is open from the point it names (temporal_atoms._en_after_qty). 从X / "from X" alone is not
+open (it begins X到Y, and "photos from last week" are of it), except English "from" a clock time with no end
+or length after it ("free from 2 pm", "from 9am tomorrow").
 """
 
 from __future__ import annotations
