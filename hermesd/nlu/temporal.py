@@ -214,6 +214,15 @@ def _for_a_clock(gap: str, g: _Group, a: Atom) -> bool:
     return gap.strip() == "for" and g.cats == {"date"} and a.cat == "clock" and bool(a.f.get("ampm") or a.f.get("minute"))
 
 
+def _hyphen_joins(g: _Group, a: Atom) -> bool:
+    """A hyphen that joins two atoms into one time rather than a range: a part and its period (mid-2025) or a
+    month and its year (Jun-2024, as forms write it; "June-2024" is no range from June to a year)."""
+    if set(g.f) <= {"part", "part_edge", "part_period"}:
+        return True
+    return g.f.get("period") == "month" and "month" in g.f and "year" not in g.f and "day" not in g.f \
+        and set(a.f) == {"year", "period"}
+
+
 def _group(text: str, atoms: list[Atom]) -> list[_Group]:
     groups: list[_Group] = []
     for a in atoms:
@@ -233,7 +242,7 @@ def _group(text: str, atoms: list[Atom]) -> list[_Group]:
                 continue
         if (g is not None and not meal and a.cat in _CATS_MERGEABLE and g.cats <= _CATS_MERGEABLE
                 and (_GAP.match(text[g.end:a.start]) or _for_a_clock(text[g.end:a.start], g, a)
-                     or (text[g.end:a.start] == "-" and set(g.f) <= {"part", "part_edge", "part_period"}))  # mid-2025
+                     or (text[g.end:a.start] == "-" and _hyphen_joins(g, a)))
                 and not (a.cat in g.cats and a.cat != "date")):
             merged = _merge_frames(g.f, a.f)
             if merged is not None:

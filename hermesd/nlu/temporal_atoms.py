@@ -227,6 +227,14 @@ def _en_day_month(m):
     return out
 
 
+@_p(rf"(?<![\w/-])(\d{{1,2}})([/-])({_MONTH_ALT})\2(\d{{4}}|\d{{2}})(?![\w/-])", "date", needs=r"\d[/-][a-z]")
+def _en_day_mon_year(m):
+    """31/Oct/1974, 05-Jun-24: day, month name, year between slashes or dashes (logs, forms); a two-digit year
+    as the others (00–49 → 20xx, 50–99 → 19xx)."""
+    y = int(m[4])
+    return {"day": int(m[1]), "month": _MONTHS[m[3]], "year": y if len(m[4]) == 4 else y + (2000 if y < 50 else 1900)}
+
+
 @_p(rf"{L}(?:({_WD_ALT})\.?,?\s+)?(?:({_MONTH_ALT})(\d{{1,2}})|(\d{{1,2}})({_MONTH_ALT}))(?:,?\s+(\d{{4}}))?{R}", "date",
     needs=r"[a-z]\d|\d[a-z]")
 def _en_glued_month_day(m):
