@@ -468,7 +468,7 @@ def _en_rel_day(m):
     return out  # EOD (end of day, business shorthand) is today: "by EOD" ends with it
 
 
-@_p(rf"{L}(?<!at the )end\s+of\s+(?:the\s+)?(?:business\s+)?day{R}", "date", needs=r"end of")
+@_p(rf"{L}(?<!at the )end\s+of\s+(?:the\s+)?(?:business\s+)?day{R}", "date", needs=r"end of (?:the )?(?:business )?day")
 def _en_end_of_day(m):
     """end of day, by the end of the day, end of business day: today, as EOD ("at the end of the day" is also
     the idiom "when all is said and done", so it is left out). Before another day ("end of day Friday") it is
