@@ -65,9 +65,16 @@ def test_chinese_words_near_the_new_classes_are_not_those_times(text):
     assert all(x.kind == "duration" or x.text in ("周一",) for x in got), got
 
 
-@pytest.mark.parametrize("text", ["应当天天锻炼", "相当日常的事", "每当月亮升起", "不同月份", "周35", "每周第三天", "每次年会", "名次年年提升"])
+@pytest.mark.parametrize("text", ["应当天天锻炼", "相当日常的事", "每当月亮升起", "不同月份", "周35", "每次年会", "名次年年提升"])
 def test_words_ending_in_dang_and_weekdays_out_of_order_are_no_time(text):
     """应当/相当/每当/不同 + 天天/日常/月亮/月份 hold no 当天 / 当日 / 当月 / 同月; 周35 (Wednesday, Friday) is no run
-    of weekdays; 每周第三天 (the third day of every week) is no day counted from today; 每次/名次 + 年 hold no 次年."""
+    of weekdays; 每次/名次 + 年 hold no 次年."""
     ref = datetime.fromisoformat(DATA["refs"]["W"][0])
     assert parse_times(text, ref, DATA["refs"]["W"][1]) == []
+
+
+def test_the_third_day_of_every_week_is_no_day_counted_from_today():
+    """每周第三天 (the third day of every week) is a weekly recurrence, never the day after tomorrow."""
+    ref = datetime.fromisoformat(DATA["refs"]["W"][0])
+    got = parse_times("每周第三天", ref, DATA["refs"]["W"][1])
+    assert [(x.kind, x.every) for x in got] == [("recurrence", (1.0, "week"))], got
