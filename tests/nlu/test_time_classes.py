@@ -78,3 +78,36 @@ def test_the_third_day_of_every_week_is_no_day_counted_from_today():
     ref = datetime.fromisoformat(DATA["refs"]["W"][0])
     got = parse_times("每周第三天", ref, DATA["refs"]["W"][1])
     assert [(x.kind, x.every) for x in got] == [("recurrence", (1.0, "week"))], got
+
+
+@pytest.mark.parametrize("text,ref,n,unit,start,end,span", DATA["recurrences"], ids=[c[0] for c in DATA["recurrences"]])
+def test_recurrence(text, ref, n, unit, start, end, span):
+    ref_s, tz = DATA["refs"][ref]
+    (x,) = parse_times(text, datetime.fromisoformat(ref_s), tz)
+    assert (x.kind, x.every) == ("recurrence", (float(n), unit)), x
+    assert (_iso(x.start), _iso(x.end)) == (start, end), x
+    assert list(x.span) == (span or [0, len(text)]), x
+    assert x.to_dict()["every"] == {"n": float(n), "unit": unit}
+
+
+@pytest.mark.parametrize("text,ref,lo,hi,span", DATA["length_ranges"], ids=[c[0] for c in DATA["length_ranges"]])
+def test_range_of_lengths(text, ref, lo, hi, span):
+    ref_s, tz = DATA["refs"][ref]
+    (x,) = parse_times(text, datetime.fromisoformat(ref_s), tz)
+    assert (x.kind, x.seconds, x.seconds_max) == ("duration", float(lo), float(hi)), x
+    assert list(x.span) == (span or [0, len(text)]), x
+
+
+@pytest.mark.parametrize("text,kind,start,end", [
+    ("5月2到3日", "range", "2026-05-02", "2026-05-04"),   # the 2nd to the 3rd of May, not two to three days
+    ("1到3月", "range", "2026-01-01", "2026-04-01"),      # January to March: a count of months says 个
+    ("2019到2020年", "range", "2019-01-01", "2021-01-01"),  # years, not a length
+])
+def test_ranges_of_dates_are_no_ranges_of_lengths(text, kind, start, end):
+    (x,) = parse_times(text, datetime.fromisoformat(DATA["refs"]["W"][0]), DATA["refs"]["W"][1])
+    assert (x.kind, _iso(x.start), _iso(x.end)) == (kind, start, end), x
+
+
+@pytest.mark.parametrize("text", ["每个人都到了", "每次都迟到", "每一位同学"])
+def test_mei_before_no_unit_of_time_is_no_recurrence(text):
+    assert parse_times(text, datetime.fromisoformat(DATA["refs"]["W"][0]), DATA["refs"]["W"][1]) == []
