@@ -607,6 +607,7 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
     t = norm.text
     groups = [_count_of_days(norm, _digit_year(norm, g)) for g in _group(t, _select(find_atoms(t)))]
     groups = [g for g in groups if _spoken_year_said_with_a_date(g)]
+    groups = _listed_days(norm, groups)
     every = zh_every(t) if "每" in t else []
     anchor_of: dict[int, Every] = {}  # a group's start → the 每-phrase it is the time of (每周一, 每天早上8点)
     if every:
@@ -779,6 +780,22 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
     if len(out) > 1 and ("for" in t or "起" in t or "开始" in t):
         out = _for_a_while(norm.original, out)
     return out
+
+
+_LIST_GAP = re.compile(r"^\s*(?:,|和|及|与|或|以及)\s*$")
+
+
+def _listed_days(norm: Normalized, groups: list[_Group]) -> list[_Group]:
+    """9月10号、11号和12号: a bare day said in a list after a date that names its month is in that month (and
+    year), as a range's second end is (_range); a bare day alone stays in the reference month."""
+    t = norm.text
+    for k in range(1, len(groups)):
+        p, g = groups[k - 1], groups[k]
+        if set(g.f) - {"future"} == {"day"} and t[g.end - 1:g.end] in ("号", "日") and _LIST_GAP.match(t[p.end:g.start]) \
+                and ("month" in p.f or "month_shift" in p.f) and "day" in p.f:
+            inherit = {key: p.f[key] for key in ("year", "year_shift", "month", "month_shift") if key in p.f}
+            groups[k] = _Group(g.start, g.end, {**inherit, **g.f}, g.cats)
+    return groups
 
 
 # ---- Chinese recurrences and ranges of lengths (temporal_recurrence.py reads them) ---------------------------

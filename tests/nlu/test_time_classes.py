@@ -111,3 +111,21 @@ def test_ranges_of_dates_are_no_ranges_of_lengths(text, kind, start, end):
 @pytest.mark.parametrize("text", ["每个人都到了", "每次都迟到", "每一位同学"])
 def test_mei_before_no_unit_of_time_is_no_recurrence(text):
     assert parse_times(text, datetime.fromisoformat(DATA["refs"]["W"][0]), DATA["refs"]["W"][1]) == []
+
+
+@pytest.mark.parametrize("text,ref,days", [
+    ("9月10号、11号和12号", "W", ["2026-09-10", "2026-09-11", "2026-09-12"]),
+    ("2019年3月1日,5日", "W", ["2019-03-01", "2019-03-05"]),
+    ("下个月2号和9号", "Y", ["2027-01-02", "2027-01-09"]),   # asked on Dec 31: January's
+    ("3号和5号", "S", ["2027-02-03", "2027-02-05"]),           # no month said: the local one (February in Shanghai)
+])
+def test_bare_days_listed_after_a_date_are_in_its_month(text, ref, days):
+    ref_s, tz = DATA["refs"][ref]
+    got = parse_times(text, datetime.fromisoformat(ref_s), tz)
+    assert [(x.kind, _iso(x.start)) for x in got] == [("date", d) for d in days], got
+
+
+@pytest.mark.parametrize("text", ["2000多人参加", "来了2000万人", "2020个座位"])
+def test_a_number_before_a_chinese_magnitude_or_counter_is_no_year(text):
+    ref_s, tz = DATA["refs"]["W"]
+    assert all(x.grain != "year" for x in parse_times(text, datetime.fromisoformat(ref_s), tz))
