@@ -605,9 +605,11 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
     norm = text if isinstance(text, Normalized) else normalize(text)
     ref = ref.replace(tzinfo=tz) if ref.tzinfo is None else ref.astimezone(tz)
     t = norm.text
-    groups = [_count_of_days(norm, _digit_year(norm, g)) for g in _group(t, _select(find_atoms(t)))]
+    groups = [_count_of_months(norm, _count_of_days(norm, _digit_year(norm, g))) for g in _group(t, _select(find_atoms(t)))]
     groups = [g for g in groups if _spoken_year_said_with_a_date(g)]
     groups = _listed_days(norm, groups)
+    if "\u00b7" in norm.original:
+        groups = _middle_dot_dates(norm, groups)
     every = zh_every(t) if "每" in t else []
     anchor_of: dict[int, Every] = {}  # a group's start → the 每-phrase it is the time of (每周一, 每天早上8点)
     if every:
@@ -780,6 +782,21 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
     if len(out) > 1 and ("for" in t or "起" in t or "开始" in t):
         out = _for_a_while(norm.original, out)
     return out
+
+
+# 6·30, 5·12, 9·11: a month and a day joined by a middle dot name a day (the Chinese way of naming a date and
+# what happened on it: 5·12汶川地震, 6·18); a middle dot between other numbers is none
+_MIDDLE_DOT_DATE = re.compile(r"(?<![\d.\u00b7])(1[0-2]|0?[1-9])\u00b7(3[01]|[12]\d|0?[1-9])(?![\d.\u00b7%])")
+
+
+def _middle_dot_dates(norm: Normalized, groups: list[_Group]) -> list[_Group]:
+    """``groups`` with a date group for each month·day of the original text that no group covers."""
+    out = list(groups)
+    for m in _MIDDLE_DOT_DATE.finditer(norm.original):
+        a, b = norm.nspan(m.start(), m.end())
+        if b > a and not any(g.start < b and a < g.end for g in out):
+            out.append(_Group(a, b, {"month": int(m[1]), "day": int(m[2])}, {"date"}))
+    return sorted(out, key=lambda g: g.start)
 
 
 _LIST_GAP = re.compile(r"^\s*(?:,|和|及|与|或|以及)\s*$")
@@ -1161,6 +1178,24 @@ def _count_of_days(norm: Normalized, g: _Group) -> _Group:
     if not (said.startswith("两") or (g.f["day"] > 31 and said.endswith("日"))):
         return g
     return _Group(g.start, g.end, {"duration": [(float(g.f["day"]), "day")]}, {"duration"})
+
+
+_WINDOW_BEFORE = re.compile(r"(过去|最近|近|前|上|后|未来|今后)的?$")
+
+
+def _count_of_months(norm: Normalized, g: _Group) -> _Group:
+    """两月 is two months, never February (二月 / 2月): 两 counts (as in _count_of_days); after a window word
+    (前两月, 上两月, 过去两月, 未来两月) it is that window, else a duration."""
+    if g.cats != {"date"} or set(g.f) != {"month", "period"} or g.f["month"] != 2:
+        return g
+    s, e = norm.span(g.start, g.end)
+    if not norm.original[s:e].startswith(("两", "兩", "俩", "倆")):
+        return g
+    w = _WINDOW_BEFORE.search(norm.text, 0, g.start)
+    if w is None:
+        return _Group(g.start, g.end, {"duration": [(2.0, "month")]}, {"duration"})
+    direction = 1 if w[1] in ("后", "未来", "今后") else -1
+    return _Group(w.start(), g.end, {"offset": [(2.0, "month")], "direction": direction, "within": True}, {"offset"})
 
 
 def _single(norm: Normalized, g: _Group, ref: datetime, tz: ZoneInfo) -> TimeExpr:
