@@ -365,7 +365,7 @@ def _judge_lengths(text: str, want: list[dict], xs: list[TimeExpr]) -> tuple[str
     if why:
         return why, ""
     x = xs[0]
-    if x.kind != "duration" or x.seconds_max is None:
+    if x.kind != "duration" or getattr(x, "seconds_max", None) is None:
         return "kind", ""
     lo, hi = (0.0 if "zero" in w else sum(v * _DELTA[k] for k, v in w.items()) for w in want)
     return ("exact", "") if abs(x.seconds - lo) < 0.5 and abs(x.seconds_max - hi) < 0.5 else ("value", "")
@@ -381,7 +381,7 @@ def _judge_period(text: str, base: datetime, want: dict, xs: list[TimeExpr]) -> 
     if why:
         return why, ""
     x = xs[0]
-    if x.kind != "recurrence" or x.every is None:
+    if x.kind != "recurrence" or getattr(x, "every", None) is None:
         return "kind", ""
     n, unit = x.every
     every_s = n * {**_DELTA, "week": 7 * 86400, "quarter": 90 * 86400}[unit]

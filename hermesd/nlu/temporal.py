@@ -37,7 +37,12 @@ Rules (documented choices, see tests/nlu/temporal_vectors.jsonl):
   hours as written. A person who means the small hours says so (凌晨3点, 3am).
 - Offsets by months or years clamp the day to the month's end (1月31日 + 1个月
   → 2月28/29日, as dateutil.relativedelta does); they are arithmetic, not names.
-- Durations in months/years are counted as 30/365 days in ``seconds``.
+- Durations in months/years are counted as 30/365 days in ``seconds``; a range of lengths (3~6个月, 两到三天,
+  3年以上7年以下, 六个月以下) is one ``duration`` from ``seconds`` to ``seconds_max`` (:mod:`.temporal_recurrence`).
+- A Chinese recurrence (每周一, 每天早上8点, 每个月15号, 每年春节, 每隔3天) is a ``recurrence``: ``every`` says how
+  often, ``start``/``end`` are the first occurrence at or after ``ref`` of the time said after 每 (read as a
+  future-oriented utterance reads it), or None when it names none. It becomes a ``recurrence`` entity, not a
+  ``datetime`` one (a one-off slot does not take it). English recurrences (every Monday) are still left out.
 """
 
 from __future__ import annotations
