@@ -780,7 +780,7 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
         i += 1
     if every:
         out = _recurrences(norm, out, every, anchor_of, ref, tz)
-    if "每" not in t and any(x.kind == "duration" for x in out) or re.search(r"\d\s*(?:到|至|~|-|或)|以下", t):
+    if _LENGTH_UNIT.search(t) and _LENGTH_JOIN.search(t):  # (a cheap test first: no Chinese unit, no range of lengths)
         out = _length_ranges(norm, out)
     if any(x.grain in ("hour", "minute", "second") for x in out):  # a zone can only follow a clock time
         out = [_in_named_zone(norm.original, x, tz) for x in out]
@@ -899,6 +899,10 @@ def _next_occurrence(x: TimeExpr, ref: datetime, tz: ZoneInfo) -> TimeExpr:
     while _as_dt(move(x.end, k), tz) <= ref and k < 1000:
         k += 1
     return replace(x, start=move(x.start, k), end=move(x.end, k), point=move(x.point, k)) if k else x
+
+
+_LENGTH_UNIT = re.compile(r"[秒钟时头天日周期拜度月年]")
+_LENGTH_JOIN = re.compile(r"\d\s*(?:到|至|~|-|或)|以下")
 
 
 def _length_ranges(norm: Normalized, out: list[TimeExpr]) -> list[TimeExpr]:
