@@ -902,7 +902,7 @@ def _next_occurrence(x: TimeExpr, ref: datetime, tz: ZoneInfo) -> TimeExpr:
 
 
 _LENGTH_UNIT = re.compile(r"[秒钟时头天日周期拜度月年]")
-_LENGTH_JOIN = re.compile(r"\d\s*(?:到|至|~|-|或)|以下")
+_LENGTH_JOIN = re.compile(r"(?:到|至|~|-|或)\s*\d|以下")
 
 
 def _length_ranges(norm: Normalized, out: list[TimeExpr]) -> list[TimeExpr]:
