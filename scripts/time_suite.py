@@ -81,8 +81,8 @@ answer no instant changes: ``_ts_1``'s is used); a case whose base is ``time.tim
 skipped. Its closed ``[first, last]`` (to the second) is the half-open ``[first, last + 1 s)``, and
 ``-inf`` / ``inf`` is a side left open; exact agreement is both bounds. A ``time_delta`` of one
 ``{unit: n}`` agrees with a hermesd ``duration`` of the same length (a year 365 days, a month 30, as
-hermesd counts them); a ``time_period`` (每周三), a range of lengths (3年以上7年以下) and a count of
-workdays have no hermesd kind and count as failures (``unrepresentable``). Its conventions, counted apart:
+hermesd counts them); a count of workdays has no hermesd kind and counts as a failure (``unrepresentable``).
+Its conventions, counted apart:
 
   J1 a range open at one side is closed at the reference instant (二〇一九年5月8日起 ends now,
      2025年前 starts now); hermesd leaves that side open: agreement of the other bound counts here;
@@ -90,7 +90,18 @@ workdays have no hermesd kind and count as failures (``unrepresentable``). Its c
      hermesd gives the instant the offset names: that instant inside jionlp's span counts here (a span
      bounded at both ends: 20天以后 = from 07-04 on is an open range, hermesd's 07-04 a point, not counted);
   J3 a closed range's end includes its last unit (8点到中午12点 ends 12:59:59), as Duckling's C3;
-     hermesd's half-open range ends at 12:00: an end one unit of its grain earlier counts here.
+     hermesd's half-open range ends at 12:00: an end one unit of its grain earlier counts here;
+  J4 a recurrence's point is its occurrence in the reference period (每月4号 asked on June 14 is June 4,
+     每年母亲节 this year's); hermesd's recurrence starts at its first occurrence at or after the reference
+     instant (July 4; next year's Mother's Day): a start one period later (within a week, for a holiday of
+     a yearly recurrence) counts here;
+  J5 some of jionlp's closed ends are the instant a range ends, not its last second (下个月9号早上8点到中午12点
+     ends '12:00:00', 17分钟后 is ['07:35:00', '07:36:00']); hermesd's half-open end at that instant counts here.
+
+A ``time_period`` (每周三, 每天晚上8点, 每隔3天) agrees with a hermesd ``recurrence`` whose ``every`` is its delta
+and whose first occurrence is its point (none for a point of None); a ``time_delta`` range (3~6个月,
+3年以上7年以下, 六个月以下) with a ``duration`` whose ``seconds`` / ``seconds_max`` are its two lengths; one open
+above (三十年以上) has no hermesd form (``unrepresentable``).
 
 Prints per class (the constructor's shape and the expected grain) and overall: n, exact %,
 exact+convention %, and ``--failures N`` failing phrases with what hermesd gave. Never fails;
@@ -287,8 +298,11 @@ def judge_jionlp(text: str, base: datetime, want: dict, xs: list[TimeExpr]) -> t
     from zoneinfo import ZoneInfo
 
     tz = ZoneInfo(SHANGHAI)
-    if want["type"] == "time_period" or (want["type"] == "time_delta" and not isinstance(want["time"], dict)) \
-            or (want["type"] == "time_delta" and set(want["time"]) - set(_DELTA)):
+    if want["type"] == "time_delta" and isinstance(want["time"], list):
+        return _judge_lengths(text, want["time"], xs)
+    if want["type"] == "time_period":
+        return _judge_period(text, base, want["time"], xs)
+    if want["type"] == "time_delta" and set(want["time"]) - set(_DELTA):
         return "unrepresentable", ""
     if not xs:
         return "none", ""
@@ -327,6 +341,75 @@ def judge_jionlp(text: str, base: datetime, want: dict, xs: list[TimeExpr]) -> t
         return "convention", "J2"
     if s == a and e is not None and b is not None and x.grain in _UNIT and e + _UNIT[x.grain] == b:
         return "convention", "J3"
+    if s == a and e is not None and b is not None and e == b - timedelta(seconds=1):
+        return "convention", "J5"
+    return "value", ""
+
+
+def _whole(text: str, xs: list[TimeExpr]) -> str | None:
+    """None when ``xs`` is one expression covering ``text`` but edge words, else the failure's name."""
+    if not xs:
+        return "none"
+    if len(xs) > 1:
+        return "split"
+    return None if _EDGE.match(text[:xs[0].span[0]] + " " + text[xs[0].span[1]:]) else "span"
+
+
+def _judge_lengths(text: str, want: list[dict], xs: list[TimeExpr]) -> tuple[str, str]:
+    """A range of lengths ``[{unit: n}, {unit: m}]`` (``{"zero": True}`` a lower bound of none) agrees with one
+    hermesd ``duration`` whose ``seconds`` and ``seconds_max`` are those lengths; an open upper bound
+    (``{"infinite": True}``, 三十年以上) has no hermesd form."""
+    if any("infinite" in w or set(w) - set(_DELTA) - {"zero"} for w in want):
+        return "unrepresentable", ""
+    why = _whole(text, xs)
+    if why:
+        return why, ""
+    x = xs[0]
+    if x.kind != "duration" or getattr(x, "seconds_max", None) is None:
+        return "kind", ""
+    lo, hi = (0.0 if "zero" in w else sum(v * _DELTA[k] for k, v in w.items()) for w in want)
+    return ("exact", "") if abs(x.seconds - lo) < 0.5 and abs(x.seconds_max - hi) < 0.5 else ("value", "")
+
+
+def _judge_period(text: str, base: datetime, want: dict, xs: list[TimeExpr]) -> tuple[str, str]:
+    """A ``time_period`` ``{"delta": {unit: n}, "point": None | {"time": [first, last]}}`` agrees with one hermesd
+    ``recurrence`` whose ``every`` is the delta (in seconds, as :data:`_DELTA` counts them; a week is 7 days) and
+    whose first occurrence is the point (or None with no point); J4 counts a first occurrence one period later."""
+    from zoneinfo import ZoneInfo
+
+    why = _whole(text, xs)
+    if why:
+        return why, ""
+    x = xs[0]
+    if x.kind != "recurrence" or getattr(x, "every", None) is None:
+        return "kind", ""
+    n, unit = x.every
+    every_s = n * {**_DELTA, "week": 7 * 86400, "quarter": 90 * 86400}[unit]
+    if abs(every_s - sum(v * _DELTA[k] for k, v in want["delta"].items())) >= 0.5:
+        return "value", ""
+    if want["point"] is None:
+        return ("exact", "") if x.start is None else ("value", "")
+    if x.start is None:
+        return "value", ""
+    tz = ZoneInfo(SHANGHAI)
+    first, last = want["point"]["time"]
+    a = datetime.fromisoformat(first).replace(tzinfo=tz)
+    b = datetime.fromisoformat(last).replace(tzinfo=tz) + timedelta(seconds=1)
+
+    def loc(v):
+        return v.astimezone(tz) if isinstance(v, datetime) else datetime(v.year, v.month, v.day, tzinfo=tz)
+
+    s, e = loc(x.start), loc(x.end)
+    if s == a and e == b:
+        return "exact", ""
+    if s == a and e == b - timedelta(seconds=1):
+        return "convention", "J5"
+    if unit in ("month", "year") and n == int(n):
+        later = _add(a, "month", int(n) * (12 if unit == "year" else 1))
+    else:
+        later = a + timedelta(seconds=every_s)
+    if abs(s - later) <= timedelta(days=7 if unit == "year" else 0):
+        return "convention", "J4"
     return "value", ""
 
 

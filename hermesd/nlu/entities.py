@@ -78,10 +78,11 @@ class Entity:
     """One entity mention.
 
     :param type: ``person`` ``email`` ``phone`` ``order_id`` ``ticket_id`` ``money`` ``number``
-        ``quantity`` ``datetime`` or a gazetteer type (``doc_type``, ``service``, ``device``, …).
+        ``quantity`` ``datetime`` ``recurrence`` or a gazetteer type (``doc_type``, ``service``, ``device``, …).
     :param value: canonical value: the directory id/name, the digits of a phone (E.164 when it
         can tell), ``{"amount", "currency"}`` for money, a number, the gazetteer's canonical term,
-        or the time expression dict for ``datetime``.
+        or the time expression dict for ``datetime`` and ``recurrence`` (每周一, 每天早上8点: a time that
+        comes again, kept apart from the one-off times a ``datetime`` slot takes).
     :param text: the original text of ``span``; :param span: ``(start, end)`` in the original text.
     """
 
@@ -210,7 +211,7 @@ class EntityExtractor:
         self._person_rx = re.compile(rf"(?:{sur})(?:{titles})|[小老][{_DIMINUTIVE_SURNAMES}]")
 
     def extract(self, norm: Normalized, times: Sequence[TimeExpr] = ()) -> list[Entity]:
-        """Entities of ``norm`` (times become ``datetime`` entities), sorted by start.
+        """Entities of ``norm`` (times become ``datetime`` entities, recurrences ``recurrence``), sorted by start.
 
         :param norm: the normalised utterance. :param times: its parsed time expressions.
         :return: non-overlapping entities whose spans index ``norm.original``.
@@ -220,7 +221,7 @@ class EntityExtractor:
         for x in times:
             a, b = norm.nspan(*x.span)
             if b > a:
-                cands.append(_Cand(a, b, "datetime", x.to_dict(), 3))
+                cands.append(_Cand(a, b, "recurrence" if x.kind == "recurrence" else "datetime", x.to_dict(), 3))
         # an address has an @, phones, amounts and numbers a digit: a text without one is not scanned for them
         has = scripts_of(t)
         digits = "digit" in has  # any Unicode decimal digit, the \d of the patterns above

@@ -41,7 +41,12 @@ Rules (documented choices, see tests/nlu/temporal_vectors.jsonl):
   hours as written. A person who means the small hours says so (凌晨3点, 3am).
 - Offsets by months or years clamp the day to the month's end (1月31日 + 1个月
   → 2月28/29日, as dateutil.relativedelta does); they are arithmetic, not names.
-- Durations in months/years are counted as 30/365 days in ``seconds``.
+- Durations in months/years are counted as 30/365 days in ``seconds``; a range of lengths (3~6个月, 两到三天,
+  3年以上7年以下, 六个月以下) is one ``duration`` from ``seconds`` to ``seconds_max`` (:mod:`.temporal_recurrence`).
+- A Chinese recurrence (每周一, 每天早上8点, 每个月15号, 每年春节, 每隔3天) is a ``recurrence``: ``every`` says how
+  often, ``start``/``end`` are the first occurrence at or after ``ref`` of the time said after 每 (read as a
+  future-oriented utterance reads it), or None when it names none. It becomes a ``recurrence`` entity, not a
+  ``datetime`` one (a one-off slot does not take it). English recurrences (every Monday) are still left out.
 """
 
 from __future__ import annotations
@@ -61,6 +66,7 @@ from .temporal_holidays import holiday_span
 from .temporal_lunar import lunar_to_solar, month_days
 from .temporal_open import open_markers, open_range
 from .temporal_periods import STATE_NOUNS_ZH, apply_part
+from .temporal_recurrence import Every, zh_every, zh_length_range
 
 __all__ = ["TimeExpr", "impossible_date_text", "parse_times"]
 
@@ -88,13 +94,20 @@ _UNIT_TD = {"second": timedelta(seconds=1), "minute": timedelta(minutes=1), "hou
 class TimeExpr:
     """A resolved time expression.
 
-    :param kind: ``date`` | ``datetime`` | ``range`` | ``duration`` | ``invalid``.
+    :param kind: ``date`` | ``datetime`` | ``range`` | ``duration`` | ``recurrence`` | ``invalid``.
     :param start: ``date`` for day-grain results, aware ``datetime`` otherwise; None for duration/invalid.
     :param end: exclusive end of the same type as ``start`` (a single day ends the next day).
     :param grain: ``second`` | ``minute`` | ``hour`` | ``part_of_day`` | ``day`` | ``week`` | ``weekend`` |
         ``month`` | ``season`` | ``quarter`` | ``year`` | ``decade``.
     :param text: the original text of ``span``. :param span: ``(start, end)`` in the original text.
-    :param seconds: length of a ``duration``. :param reason: why an ``invalid`` date does not exist (English, for logs).
+    :param seconds: length of a ``duration``; of a range of lengths (3~6个月, 两到三天) the shortest.
+    :param seconds_max: the longest length of a range of lengths, else None.
+    :param every: for a ``recurrence`` (每周一, 每天早上8点, 每个月15号, 每隔3天), how often it comes: ``(n, unit)``
+        with ``unit`` ``second`` | ``minute`` | ``hour`` | ``day`` | ``week`` | ``month`` | ``quarter`` | ``year``
+        (``(1.0, "week")``, ``(3.0, "day")``, ``(0.5, "year")``); ``start``/``end``/``point`` are its first occurrence
+        at or after the reference instant (the time said after 每: 周一, 早上8点, 15号), or None when it names none
+        (每隔3天, 每年). :mod:`.temporal_recurrence` reads them.
+    :param reason: why an ``invalid`` date does not exist (English, for logs).
     :param point: where a one-off event on this expression falls (a reminder's due): ``start`` for most
         expressions, the last day for 月底/年底/the end of the month, the first day of a third for
         上旬/中旬/下旬, the last day for a range open at its start; None for duration/invalid.
@@ -119,14 +132,22 @@ class TimeExpr:
     reason: str | None = None
     problem: dict[str, Any] | None = field(default=None, hash=False)
     point: date | datetime | None = None
+    seconds_max: float | None = None
+    every: tuple[float, str] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready dict; dates as ``YYYY-MM-DD``, datetimes ISO 8601 with offset."""
-        return {"kind": self.kind, "start": self.start.isoformat() if self.start else None,
-                "end": self.end.isoformat() if self.end else None, "grain": self.grain, "text": self.text,
-                "span": list(self.span), "seconds": self.seconds, "reason": self.reason,
-                "problem": dict(self.problem) if self.problem else None,
-                "point": self.point.isoformat() if self.point else None}
+        """JSON-ready dict; dates as ``YYYY-MM-DD``, datetimes ISO 8601 with offset; ``seconds_max`` and
+        ``every`` (``{"n": 1.0, "unit": "week"}``) only when the expression has them."""
+        out = {"kind": self.kind, "start": self.start.isoformat() if self.start else None,
+               "end": self.end.isoformat() if self.end else None, "grain": self.grain, "text": self.text,
+               "span": list(self.span), "seconds": self.seconds, "reason": self.reason,
+               "problem": dict(self.problem) if self.problem else None,
+               "point": self.point.isoformat() if self.point else None}
+        if self.seconds_max is not None:
+            out["seconds_max"] = self.seconds_max
+        if self.every is not None:
+            out["every"] = {"n": self.every[0], "unit": self.every[1]}
+        return out
 
 
 class _Invalid(Exception):
@@ -652,8 +673,15 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
     norm = text if isinstance(text, Normalized) else normalize(text)
     ref = ref.replace(tzinfo=tz) if ref.tzinfo is None else ref.astimezone(tz)
     t = norm.text
-    groups = [_count_of_days(norm, _digit_year(norm, g)) for g in _group(t, _select(find_atoms(t)))]
+    groups = [_count_of_months(norm, _count_of_days(norm, _digit_year(norm, g))) for g in _group(t, _select(find_atoms(t)))]
     groups = [g for g in groups if _spoken_year_said_with_a_date(g)]
+    groups = _listed_days(norm, groups)
+    if "\u00b7" in norm.original:
+        groups = _middle_dot_dates(norm, groups)
+    every = zh_every(t) if "每" in t else []
+    anchor_of: dict[int, Every] = {}  # a group's start → the 每-phrase it is the time of (每周一, 每天早上8点)
+    if every:
+        groups, anchor_of = _every_anchors(t, groups, every)
     recurring = bool(_RECURRENCE.search(t))
     if _FUTURE.search(t) and not _PAST.search(t):
         for g in groups:
@@ -802,8 +830,8 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
         if _part_only(g.f):  # "early", "end of", 月中 with no period to take them of
             i += 1
             continue
-        if not (_RECURRING.search(t[:g.start]) or g.f.get("recurring") or looks_like_title(norm, g) or in_recurrence
-                or attributive_now or looks_like_address(norm, g) or inside_name(norm, g)
+        if g.start in anchor_of or not (_RECURRING.search(t[:g.start]) or g.f.get("recurring") or looks_like_title(norm, g)
+                or in_recurrence or attributive_now or looks_like_address(norm, g) or inside_name(norm, g)
                 or meal_as_object(norm, g, out)):
             op = open_markers(t, g.start, g.end, clock="hour" in g.f) \
                 if "offset" not in g.f and "duration" not in g.f else None
@@ -818,11 +846,148 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
                 x = open_range(x, op[0], op[1], ref, norm.original[s0:e0], (s0, e0))
             out.append(x)
         i += 1
+    if every:
+        out = _recurrences(norm, out, every, anchor_of, ref, tz)
+    if _LENGTH_UNIT.search(t) and _LENGTH_JOIN.search(t):  # (a cheap test first: no Chinese unit, no range of lengths)
+        out = _length_ranges(norm, out)
     if any(x.grain in ("hour", "minute", "second") for x in out):  # a zone can only follow a clock time
         out = [_in_named_zone(norm.original, x, tz) for x in out]
     if len(out) > 1 and ("for" in t or "起" in t or "开始" in t):
         out = _for_a_while(norm.original, out)
     return out
+
+
+# 6·30, 5·12, 9·11: a month and a day joined by a middle dot name a day (the Chinese way of naming a date and
+# what happened on it: 5·12汶川地震, 6·18); a middle dot between other numbers is none
+_MIDDLE_DOT_DATE = re.compile(r"(?<![\d.\u00b7])(1[0-2]|0?[1-9])\u00b7(3[01]|[12]\d|0?[1-9])(?![\d.\u00b7%])")
+
+
+def _middle_dot_dates(norm: Normalized, groups: list[_Group]) -> list[_Group]:
+    """``groups`` with a date group for each month·day of the original text that no group covers."""
+    out = list(groups)
+    for m in _MIDDLE_DOT_DATE.finditer(norm.original):
+        a, b = norm.nspan(m.start(), m.end())
+        if b > a and not any(g.start < b and a < g.end for g in out):
+            out.append(_Group(a, b, {"month": int(m[1]), "day": int(m[2])}, {"date"}))
+    return sorted(out, key=lambda g: g.start)
+
+
+_LIST_GAP = re.compile(r"^\s*(?:,|和|及|与|或|以及)\s*$")
+
+
+def _listed_days(norm: Normalized, groups: list[_Group]) -> list[_Group]:
+    """9月10号、11号和12号: a bare day said in a list after a date that names its month is in that month (and
+    year), as a range's second end is (_range); a bare day alone stays in the reference month."""
+    t = norm.text
+    for k in range(1, len(groups)):
+        p, g = groups[k - 1], groups[k]
+        if set(g.f) - {"future"} == {"day"} and t[g.end - 1:g.end] in ("号", "日") and _LIST_GAP.match(t[p.end:g.start]) \
+                and ("month" in p.f or "month_shift" in p.f) and "day" in p.f:
+            inherit = {key: p.f[key] for key in ("year", "year_shift", "month", "month_shift") if key in p.f}
+            groups[k] = _Group(g.start, g.end, {**inherit, **g.f}, g.cats)
+    return groups
+
+
+# ---- Chinese recurrences and ranges of lengths (temporal_recurrence.py reads them) ---------------------------
+_ANCHOR_GAP = re.compile(r"^(?:的|在)?$")
+
+
+def _every_anchors(t: str, groups: list[_Group], every: list[Every]) -> tuple[list[_Group], dict[int, Every]]:
+    """The groups without those inside a 每-phrase (每隔3天's 3天 says how often), and, by start, the groups that
+    are the time of one (周一 of 每周一, 早上8点 of 每天早上8点, 15号 of 每个月15号): said right after 每-phrase (or
+    starting inside it, as 周一 in 每周一) and read as the next such time (the future-oriented reading)."""
+    kept: list[_Group] = []
+    anchor_of: dict[int, Every] = {}
+    taken: set[int] = set()
+    for g in groups:
+        if any(e.start <= g.start and g.end <= e.end for e in every):
+            continue
+        for k, e in enumerate(every):
+            if k not in taken and g.end > e.end and (e.start < g.start < e.end or (
+                    g.start >= e.end and _ANCHOR_GAP.match(t[e.end:g.start]))):
+                f = {**g.f, "future": True}
+                if e.pod and "hour" in f and not any(k in f for k in ("pod", "ampm", "h24")):
+                    f["pod"] = e.pod  # 每晚十点: ten in the evening
+                g = _Group(g.start, g.end, f, g.cats)
+                anchor_of[g.start] = e
+                taken.add(k)
+                break
+        kept.append(g)
+    return kept, anchor_of
+
+
+def _recurrences(norm: Normalized, out: list[TimeExpr], every: list[Every], anchor_of: dict[int, Every],
+                 ref: datetime, tz: ZoneInfo) -> list[TimeExpr]:
+    """``out`` with each expression said after a 每-phrase turned into a ``recurrence`` spanning both, and a
+    ``recurrence`` without a first occurrence for each 每-phrase followed by no time (每隔3天, 每年); 每晚 alone
+    comes in the evening (its part of day)."""
+    first = {norm.span(s, s + 1)[0]: e for s, e in anchor_of.items()}
+    res: list[TimeExpr] = []
+    for x in out:
+        e = first.get(x.span[0])
+        if e is None or x.kind == "duration":
+            res.append(x)
+            continue
+        s0 = norm.span(e.start, e.end)[0]
+        res.append(_next_occurrence(replace(x, kind="recurrence", span=(s0, x.span[1]), text=norm.original[s0:x.span[1]],
+                                            every=(e.n, e.unit)), ref, tz))
+    for e in every:
+        if e in anchor_of.values():
+            continue
+        s0, e0 = norm.span(e.start, e.end)
+        if any(x.span[0] < e0 and s0 < x.span[1] for x in res):
+            continue
+        if e.pod:
+            x = _single(norm, _Group(e.start, e.end, {"pod": e.pod, "future": True}, {"pod"}), ref, tz)
+            res.append(_next_occurrence(replace(x, kind="recurrence", every=(e.n, e.unit)), ref, tz))
+        else:
+            res.append(TimeExpr("recurrence", None, None, e.unit, norm.original[s0:e0], (s0, e0), every=(e.n, e.unit)))
+    return sorted(res, key=lambda x: x.span)
+
+
+def _next_occurrence(x: TimeExpr, ref: datetime, tz: ZoneInfo) -> TimeExpr:
+    """A recurrence whose first occurrence as said is over (每月初 asked on the 25th) moved on by its period
+    until it ends after ``ref`` (a month or a year by the calendar, clamping the day as offsets do)."""
+    if x.start is None or x.end is None or x.every is None or x.kind != "recurrence":
+        return x
+    n, unit = x.every
+    months = {"month": 1, "quarter": 3, "year": 12}.get(unit)
+    if months is None and unit not in _UNIT_TD or n != int(n) and months:
+        return x
+
+    def move(v, k):
+        if v is None:
+            return None
+        if months:
+            y, m = _add_months(v.year, v.month, int(n) * months * k)
+            return v.replace(year=y, month=m, day=min(v.day, calendar.monthrange(y, m)[1]))
+        return v + _UNIT_TD[unit] * n * k
+
+    k = 0
+    while _as_dt(move(x.end, k), tz) <= ref and k < 1000:
+        k += 1
+    return replace(x, start=move(x.start, k), end=move(x.end, k), point=move(x.point, k)) if k else x
+
+
+_LENGTH_UNIT = re.compile(r"[秒钟时头天日周期拜度月年]")
+_LENGTH_JOIN = re.compile(r"(?:到|至|~|-|或)\s*\d|以下")
+
+
+def _length_ranges(norm: Normalized, out: list[TimeExpr]) -> list[TimeExpr]:
+    """``out`` with each range of lengths (3~6个月, 两到三天, 3年以上7年以下) as one ``duration`` whose ``seconds``
+    is the shortest and ``seconds_max`` the longest, in place of the expressions it overlaps."""
+    got = zh_length_range(norm.text)
+    if not got:
+        return out
+    res = list(out)
+    for a, b, lo, hi in got:
+        s0, e0 = norm.span(a, b)
+        inside = [x for x in res if x.span[0] < e0 and s0 < x.span[1]]
+        if any(x.kind != "duration" and not (s0 <= x.span[0] and x.span[1] <= e0) for x in inside):
+            continue  # 5月2到3日: a part of a date, not a length
+        res = [x for x in res if x not in inside]
+        res.append(TimeExpr("duration", None, None, "second", norm.original[s0:e0], (s0, e0), lo, seconds_max=hi))
+    return sorted(res, key=lambda x: x.span)
 
 
 # ---- a time and how long from it: "18th Dec for 10 days", "4pm for 30 mins", "for 10 days from 18th Dec" --------
@@ -1100,6 +1265,24 @@ def _count_of_days(norm: Normalized, g: _Group) -> _Group:
     if not (said.startswith("两") or (g.f["day"] > 31 and said.endswith("日"))):
         return g
     return _Group(g.start, g.end, {"duration": [(float(g.f["day"]), "day")]}, {"duration"})
+
+
+_WINDOW_BEFORE = re.compile(r"(过去|最近|近|前|上|后|未来|今后)的?$")
+
+
+def _count_of_months(norm: Normalized, g: _Group) -> _Group:
+    """两月 is two months, never February (二月 / 2月): 两 counts (as in _count_of_days); after a window word
+    (前两月, 上两月, 过去两月, 未来两月) it is that window, else a duration."""
+    if g.cats != {"date"} or set(g.f) != {"month", "period"} or g.f["month"] != 2:
+        return g
+    s, e = norm.span(g.start, g.end)
+    if not norm.original[s:e].startswith(("两", "兩", "俩", "倆")):
+        return g
+    w = _WINDOW_BEFORE.search(norm.text, 0, g.start)
+    if w is None:
+        return _Group(g.start, g.end, {"duration": [(2.0, "month")]}, {"duration"})
+    direction = 1 if w[1] in ("后", "未来", "今后") else -1
+    return _Group(w.start(), g.end, {"offset": [(2.0, "month")], "direction": direction, "within": True}, {"offset"})
 
 
 def _single(norm: Normalized, g: _Group, ref: datetime, tz: ZoneInfo) -> TimeExpr:

@@ -308,7 +308,8 @@ def _en_bare_ordinal(m):
     return {"day": int(m[1])}
 
 
-@_p(rf"{L}(?:in\s+|of\s+)?((?:19|20)\d{{2}})(?!\s*(?:[ap]\.?m\b|:|\d|点|年))", "date")
+# (a number before a Chinese magnitude or counter is a count: 2000万小时, 2000多人, 2020个)
+@_p(rf"{L}(?:in\s+|of\s+)?((?:19|20)\d{{2}})(?!\s*(?:[ap]\.?m\b|:|\d|点|年|[万亿千百多余个元块人次米岁件台名位条]))", "date")
 def _en_year(m):
     return {"year": int(m[1]), "period": "year"}
 
@@ -876,16 +877,19 @@ def _zh_offset(m):
             "open": d if d in ("以后", "以前") else None}
 
 
-@_p(r"(?<![\d.])(\d+(?:\.\d+)?|半)\s*(个)?\s*(半)?\s*(秒钟|分钟|小时|钟头|天|周|星期|礼拜|个月|年)(?![前后内以之\d])(?!(?<=\d\d年)(?:底|末|初|上半年|下半年|第|首|[1-4一二三四]季度|春|夏|秋|冬))", "duration")
+@_p(r"(?<![\d.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?|半)(万|亿)?\s*(个)?\s*(半)?\s*(秒钟|分钟|小时|钟头|天|周|星期|礼拜|个月|年)(?![前后内以之\d])(?!(?<=\d\d年)(?:底|末|初|上半年|下半年|第|首|[1-4一二三四]季度|春|夏|秋|冬))", "duration")
 def _zh_duration(m):
-    unit_word = m[4]
-    if unit_word == "年" and (m[1] == "半" or float(m[1]) >= 100):
+    unit_word = m[5]
+    n = 0.5 if m[1] == "半" else float(m[1].replace(",", "")) * {"万": 10_000, "亿": 10 ** 8, None: 1}[m[2]]
+    if unit_word == "年" and (m[1] == "半" or n >= 100):
         return None
     unit = "month" if unit_word == "个月" else _ZH_UNITS[unit_word]
-    n = 0.5 if m[1] == "半" else float(m[1])
-    if m[3]:
+    if m[1] == "半" and m[2]:
+        return None
+    # 35,000个钟头: digits grouped by thousands; 2000万小时: a count of ten thousands
+    if m[4]:
         n += 0.5
-    if unit_word in ("星期", "礼拜") and not m[2]:
+    if unit_word in ("星期", "礼拜") and not m[3]:
         return None  # 星期3 is a weekday, not a duration
     return {"duration": [(n, unit)]}
 

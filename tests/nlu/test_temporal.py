@@ -118,7 +118,9 @@ def test_english_sentence():
 
 
 def test_recurring_expressions_are_not_resolved_to_one_date():
-    assert parse_times("每周一提醒我", SUNDAY_0730, SH) == []
+    # a Chinese recurrence is a kind of its own (every week, from the next Monday), never a one-off date
+    (x,) = parse_times("每周一提醒我", SUNDAY_0730, SH)
+    assert (x.kind, x.text, x.every) == ("recurrence", "每周一", (1.0, "week"))
     assert parse_times("every Monday at 9", SUNDAY_0730, SH) == []
     assert parse_times("remind me daily at 7 am", SUNDAY_0730, SH) == []
 
@@ -150,7 +152,9 @@ def test_attributive_now_is_not_a_time():
 
 
 def test_recurring_schedule_durations_are_not_times():
-    assert parse_times("设置闹钟为20分钟以内每分钟响一次", SUNDAY_0730, SH) == []
+    # the 20 minutes belong to the schedule; 每分钟 is the recurrence itself, with no first occurrence of its own
+    assert [(x.kind, x.text, x.start) for x in parse_times("设置闹钟为20分钟以内每分钟响一次", SUNDAY_0730, SH)] == [
+        ("recurrence", "每分钟", None)]
     assert parse_times("set alarm every minute for 20 minutes", SUNDAY_0730, SH) == []
 
 

@@ -65,9 +65,67 @@ def test_chinese_words_near_the_new_classes_are_not_those_times(text):
     assert all(x.kind == "duration" or x.text in ("周一",) for x in got), got
 
 
-@pytest.mark.parametrize("text", ["应当天天锻炼", "相当日常的事", "每当月亮升起", "不同月份", "周35", "每周第三天", "每次年会", "名次年年提升"])
+@pytest.mark.parametrize("text", ["应当天天锻炼", "相当日常的事", "每当月亮升起", "不同月份", "周35", "每次年会", "名次年年提升"])
 def test_words_ending_in_dang_and_weekdays_out_of_order_are_no_time(text):
     """应当/相当/每当/不同 + 天天/日常/月亮/月份 hold no 当天 / 当日 / 当月 / 同月; 周35 (Wednesday, Friday) is no run
-    of weekdays; 每周第三天 (the third day of every week) is no day counted from today; 每次/名次 + 年 hold no 次年."""
+    of weekdays; 每次/名次 + 年 hold no 次年."""
     ref = datetime.fromisoformat(DATA["refs"]["W"][0])
     assert parse_times(text, ref, DATA["refs"]["W"][1]) == []
+
+
+def test_the_third_day_of_every_week_is_no_day_counted_from_today():
+    """每周第三天 (the third day of every week) is a weekly recurrence, never the day after tomorrow."""
+    ref = datetime.fromisoformat(DATA["refs"]["W"][0])
+    got = parse_times("每周第三天", ref, DATA["refs"]["W"][1])
+    assert [(x.kind, x.every) for x in got] == [("recurrence", (1.0, "week"))], got
+
+
+@pytest.mark.parametrize("text,ref,n,unit,start,end,span", DATA["recurrences"], ids=[c[0] for c in DATA["recurrences"]])
+def test_recurrence(text, ref, n, unit, start, end, span):
+    ref_s, tz = DATA["refs"][ref]
+    (x,) = parse_times(text, datetime.fromisoformat(ref_s), tz)
+    assert (x.kind, x.every) == ("recurrence", (float(n), unit)), x
+    assert (_iso(x.start), _iso(x.end)) == (start, end), x
+    assert list(x.span) == (span or [0, len(text)]), x
+    assert x.to_dict()["every"] == {"n": float(n), "unit": unit}
+
+
+@pytest.mark.parametrize("text,ref,lo,hi,span", DATA["length_ranges"], ids=[c[0] for c in DATA["length_ranges"]])
+def test_range_of_lengths(text, ref, lo, hi, span):
+    ref_s, tz = DATA["refs"][ref]
+    (x,) = parse_times(text, datetime.fromisoformat(ref_s), tz)
+    assert (x.kind, x.seconds, x.seconds_max) == ("duration", float(lo), float(hi)), x
+    assert list(x.span) == (span or [0, len(text)]), x
+
+
+@pytest.mark.parametrize("text,kind,start,end", [
+    ("5月2到3日", "range", "2026-05-02", "2026-05-04"),   # the 2nd to the 3rd of May, not two to three days
+    ("1到3月", "range", "2026-01-01", "2026-04-01"),      # January to March: a count of months says 个
+    ("2019到2020年", "range", "2019-01-01", "2021-01-01"),  # years, not a length
+])
+def test_ranges_of_dates_are_no_ranges_of_lengths(text, kind, start, end):
+    (x,) = parse_times(text, datetime.fromisoformat(DATA["refs"]["W"][0]), DATA["refs"]["W"][1])
+    assert (x.kind, _iso(x.start), _iso(x.end)) == (kind, start, end), x
+
+
+@pytest.mark.parametrize("text", ["每个人都到了", "每次都迟到", "每一位同学"])
+def test_mei_before_no_unit_of_time_is_no_recurrence(text):
+    assert parse_times(text, datetime.fromisoformat(DATA["refs"]["W"][0]), DATA["refs"]["W"][1]) == []
+
+
+@pytest.mark.parametrize("text,ref,days", [
+    ("9月10号、11号和12号", "W", ["2026-09-10", "2026-09-11", "2026-09-12"]),
+    ("2019年3月1日,5日", "W", ["2019-03-01", "2019-03-05"]),
+    ("下个月2号和9号", "Y", ["2027-01-02", "2027-01-09"]),   # asked on Dec 31: January's
+    ("3号和5号", "S", ["2027-02-03", "2027-02-05"]),           # no month said: the local one (February in Shanghai)
+])
+def test_bare_days_listed_after_a_date_are_in_its_month(text, ref, days):
+    ref_s, tz = DATA["refs"][ref]
+    got = parse_times(text, datetime.fromisoformat(ref_s), tz)
+    assert [(x.kind, _iso(x.start)) for x in got] == [("date", d) for d in days], got
+
+
+@pytest.mark.parametrize("text", ["2000多人参加", "来了2000万人", "2020个座位"])
+def test_a_number_before_a_chinese_magnitude_or_counter_is_no_year(text):
+    ref_s, tz = DATA["refs"]["W"]
+    assert all(x.grain != "year" for x in parse_times(text, datetime.fromisoformat(ref_s), tz))

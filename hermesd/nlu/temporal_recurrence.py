@@ -1,0 +1,131 @@
+"""Chinese recurrences and ranges of lengths, read over normalised text (pure).
+
+A recurrence is said with 每 and a unit of time (现代汉语词典 每: 指全体中的任何一个或一组; 隔: 间隔): 每天,
+每周一, 每个月15号, 每年春节, 每隔3天, 每半个钟头. 每隔 N 天/周/月/年 leaves N whole units between two
+occurrences (每隔一天 = every other day, every 2 days; 每隔3天 = every 4 days), while 每隔 N 秒/分钟/小时 is an
+interval of that length (每隔5分钟 = every 5 minutes). :func:`zh_every` finds the 每-phrase and
+says how often it comes; :mod:`.temporal` resolves the time said right after it (its *anchor*: 周一, 早上8点,
+15号) to its first occurrence at or after the reference instant and returns a ``recurrence``.
+
+A range of lengths (3~6个月, 两到三天, 13天—8周, 3年以上7年以下, 六个月以下) is a duration whose length lies
+between two bounds: :func:`zh_length_range` finds one, as (start, end, shortest, longest) in seconds.
+
+Both run on :func:`hermesd.nlu.normalize.normalize`'s output (ASCII digits: 每周一 → 每周1, 两到三天 → 2到3天).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from .temporal_atoms import register
+
+__all__ = ["Every", "UNIT_SECONDS_ZH", "zh_every", "zh_length_range"]
+
+#: a unit's length in seconds as hermesd counts durations (a month 30 days, a quarter three of them, a year 365)
+UNIT_SECONDS_ZH = {"second": 1, "minute": 60, "hour": 3600, "day": 86400, "week": 604800, "month": 30 * 86400,
+                   "quarter": 90 * 86400, "year": 365 * 86400}
+_UNIT = {"秒钟": "second", "秒": "second", "分钟": "minute", "分": "minute", "小时": "hour", "钟头": "hour", "钟": "hour",
+         "天": "day", "日": "day", "晚": "day", "夜": "day", "早": "day", "周": "week", "星期": "week", "礼拜": "week",
+         "月": "month", "季度": "quarter", "季": "quarter", "年": "year"}
+#: units counted as whole days or more: 隔 N of them leaves N whole ones between two occurrences
+_WHOLE = frozenset({"day", "week", "month", "quarter", "year"})
+#: the part of day 每晚 / 每早 name when no clock follows them (每晚 = 每天晚上)
+_POD_OF = {"晚": "晚上", "夜": "晚上", "早": "早上"}
+
+# 每 + (隔) + a count (3, 半, 两) + 个 + a unit; 每周 / 每个星期 / 每月 / 每年 / 每天; a bare 分 only after a count
+# (每分钟, 每5分钟), 每周 not in 每周年 (an anniversary), 每日 not in 每日一歌 style titles is still every day
+_EVERY = re.compile(r"每(?P<gap>隔)?(?P<n>\d+(?:\.\d+)?|半|两|俩)?(?P<half>个?半)?(?P<ge>个)?"
+                    r"(?P<unit>秒钟|分钟|小时|钟头|星期|礼拜|季度|秒|(?<=\d)分|(?<=[\d半])钟|天|日|晚|夜|早|周(?!年)|月|年|季)")
+
+
+@dataclass(frozen=True, slots=True)
+class Every:
+    """One 每-phrase: ``[start, end)`` in normalised text, how often (``n`` units of ``unit``: 1 week, 3 days,
+    0.5 year) and the part of day it names by itself (每晚 → 晚上) or None."""
+
+    start: int
+    end: int
+    n: float
+    unit: str
+    pod: str | None = None
+
+
+def _count(s: str | None) -> float | None:
+    if s is None:
+        return 1.0
+    if s == "半":
+        return 0.5
+    if s in ("两", "俩"):
+        return 2.0
+    v = float(s)
+    return v if v > 0 else None
+
+
+def zh_every(text: str) -> list[Every]:
+    """The 每-phrases of a normalised text, in order (每个人, 每次 name no time and are none)."""
+    out = []
+    for m in _EVERY.finditer(text) if "每" in text else ():
+        n = _count(m["n"])
+        if n is None:
+            continue
+        if m["half"]:
+            n += 0.5  # 每一个半小时: every hour and a half
+        unit = _UNIT[m["unit"]]
+        if m["gap"] and unit in _WHOLE and n == int(n):
+            n += 1  # 每隔一天 is every other day: one whole day between two (每隔5分钟 is every five minutes)
+        out.append(Every(m.start(), m.end(), n, unit, _POD_OF.get(m["unit"])))
+    return out
+
+
+@register(r"(?:(?<=每月)|(?<=每个月))(\d{1,2})[日号](?!\d(?!\d?(?:[:点时])))", "date", needs=r"每个?月\d")
+def _day_of_every_month(m: re.Match[str]) -> dict[str, Any]:
+    """15号 of 每个月15号 / 每月4号: a day of the month said after 每(个)月 (a bare 15号 after 月 is read with the
+    month's number, 6月15号, so it needs its own pattern here)."""
+    return {"day": int(m[1])}
+
+
+# ---- ranges of lengths ------------------------------------------------------------------------------
+_LEN_UNIT = r"(?P<g{i}>个)?(?P<u{i}>秒钟|分钟|小时|钟头|星期|礼拜|季度|天|日|周|月|年|秒)"
+_NUM = r"(?P<n{i}>\d+(?:\.\d+)?)(?P<w{i}>万)?(?P<h{i}>个?半)?"
+# 3~6个月, 2到3天, 13-18天, 3天--8天, 13天-8周, 100到200个小时: two counts (the first may leave its unit to the second)
+_RANGE = re.compile(rf"(?<![\d.:/年月周-]){_NUM.format(i=1)}(?:{_LEN_UNIT.format(i=1)})?\s*(?:到|至|~|--?|或)\s*"
+                    rf"{_NUM.format(i=2)}{_LEN_UNIT.format(i=2)}(?![前后内以之里后来起])")
+# 3年以上7年以下, 15年以上,30年以下 (the law's 以上 / 以下: 刑法 第九十九条 "以上、以下、以内，包括本数"); 6个月以下
+_LEGAL = re.compile(rf"(?<![\d.])(?:{_NUM.format(i=1)}{_LEN_UNIT.format(i=1)}以上\s*,?\s*)?"
+                    rf"{_NUM.format(i=2)}{_LEN_UNIT.format(i=2)}以下")
+
+
+def _seconds(m: re.Match[str], i: int, unit: str | None = None) -> float:
+    n = float(m[f"n{i}"]) * (10_000 if m[f"w{i}"] else 1) + (0.5 if m[f"h{i}"] else 0.0)  # 3万秒: 30000 s
+    return n * UNIT_SECONDS_ZH[_UNIT[unit or m[f"u{i}"]]]
+
+
+def _names_dates(m: re.Match[str]) -> bool:
+    """1到3月 (January to March), 2019到2020年, 1到3日 (the 1st to the 3rd) name months, years and days:
+    a count of months says 个 (1到3个月), of years is below 100 and of days runs past 31 (30~90日)."""
+    u = m["u2"]
+    if u == "月":
+        return not m["g2"]
+    if u == "年":
+        return float(m["n2"]) >= 100
+    return u == "日" and float(m["n2"]) <= 31
+
+
+def zh_length_range(text: str) -> list[tuple[int, int, float, float]]:
+    """Ranges of lengths of a normalised text: (start, end, shortest s, longest s), in order; a range whose
+    first bound is not below the second (3到2天) is none, and so are ranges of dates (:func:`_names_dates`)."""
+    out: list[tuple[int, int, float, float]] = []
+    for rx in (_RANGE, _LEGAL):
+        for m in rx.finditer(text):
+            if _names_dates(m):
+                continue
+            if rx is _LEGAL and m["n1"] is None:
+                lo = 0.0
+            else:
+                lo = _seconds(m, 1, m["u1"] or m["u2"])
+            hi = _seconds(m, 2)
+            if lo < hi and not any(s < m.end() and m.start() < e for s, e, _, _ in out):
+                out.append((m.start(), m.end(), lo, hi))
+    return sorted(out)
