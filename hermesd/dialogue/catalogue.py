@@ -72,6 +72,10 @@ TEXTS: dict[str, dict[str, str]] = {
                           "en": "Last time, \"{what}\" was interrupted before it finished and was not repeated. "
                                 "Run it again?"},
     "not_understood": {"zh": "抱歉，我没听明白。可以换个说法吗？", "en": "Sorry, I did not understand. Could you put it another way?"},
+    # ROUTING ran past its budget (session.routing_ms): the fallback path, said as what it is - never
+    # "be more specific" for a request that was clear
+    "busy": {"zh": "我这会儿太忙，没来得及处理这句话，什么都没有执行。请稍后再说一次。",
+             "en": "I'm too busy to handle that right now, so nothing was done. Please say it again in a moment."},
     "out_of_scope": {"zh": "这个我帮不上忙，它不在我能做的事情里。想知道我能做什么，可以问“你能做什么”。",
                      "en": "I can't help with that; it is not one of the things I can do. Ask \"what can you do?\" to see what I can."},
     "distress": {"zh": "听到你这么说，我很担心你。这件事我帮不上忙，但有人可以：请告诉身边信任的人，"

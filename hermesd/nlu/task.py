@@ -208,8 +208,8 @@ def task_text(parsed: ParseResult) -> str | None:
 
     A clock time that does not exist ("25点", :func:`~hermesd.nlu.clock.impossible_clocks`) is a time
     phrase too: it is never part of the task, even though no time was read from it. A recurrence (每天早上7点)
-    stays in the task's words: a one-off reminder does not hold it, so the words say it.
+    is a time phrase as well: the rule that reads it (reminder.set.recurring) says it is not kept.
     """
     norm = normalize(parsed.text)
     bad = [norm.span(*c.span) for c in impossible_clocks(norm.text)]
-    return strip_request(norm, [*(x.span for x in parsed.times if x.kind != "recurrence"), *bad])
+    return strip_request(norm, [*(x.span for x in parsed.times), *bad])

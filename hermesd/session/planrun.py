@@ -32,6 +32,8 @@ __all__ = ["PlanRunner", "answers_asked"]
 
 #: the plan of a turn the NLU is sure is out of scope, instead of the rule engine's "say it another way"
 _OUT_OF_SCOPE = (ReplyAction(reply=Text(zh=catalogue.say("out_of_scope", "zh"), en=catalogue.say("out_of_scope", "en"))),)
+#: the plan of a turn whose ROUTING ran past its budget: the fallback path, saying so
+_BUSY = (ReplyAction(reply=Text(zh=catalogue.say("busy", "zh"), en=catalogue.say("busy", "en"))),)
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +80,7 @@ class PlanRunner:
         over = p.routing_t0 and (time.perf_counter() - p.routing_t0) * 1000 > c.settings.routing_ms
         if plan is None and over:
             # ROUTING past its budget: the fallback path, never a half-matched rule (DESIGN.md, state machine)
-            plan = engine.fallback(intent)
+            plan = replace(engine.fallback(intent), actions=_BUSY)
             p.degrade("routing_budget")
             p.path = "fallback"
             log.warning("routing over budget", extra={"kv": {"routing_ms": c.settings.routing_ms, "intent": intent}})
