@@ -470,19 +470,19 @@ def terminal_text(text: str) -> str:
 
 
 def _waiting(res: dict[str, Any]) -> bool:
-    """The turn left a question open: a card (a confirmation or a choice) or a slot asked for. A
-    clarification that asks nothing ("现在没有需要你确认的事") leaves nothing to answer."""
+    """The turn left a question open: a card (a confirmation or a choice), a slot asked for, or an
+    offer of unfinished work said after the answer. A clarification that asks nothing ("现在没有需要
+    你确认的事") leaves nothing to answer."""
     return (bool((res.get("reply") or {}).get("card")) or res.get("state") == "CONFIRMING"
-            or any(a.get("kind") == "ask" and a.get("outcome") == "waiting" for a in res.get("actions") or ()))
+            or any(a.get("kind") in ("ask", "offer") and a.get("outcome") == "waiting" for a in res.get("actions") or ()))
 
 
 def _turn(c: Any, session: str | None, text: str, at: str | None) -> tuple[str, dict[str, Any]]:
+    """One turn, in a new session when ``session`` is None. An offer of unfinished work the new
+    session makes is not shown here: the daemon says it after the turn's answer, in its language."""
     text = terminal_text(text)
     if session is None:
-        opened = c.call("session.open", {})
-        session = opened["session_id"]
-        if opened.get("offer"):
-            print(opened["offer"]["text"], file=sys.stderr)
+        session = c.call("session.open", {})["session_id"]
     params: dict[str, Any] = {"session_id": session, "text": text}
     if at:
         params["reference_time"] = at
@@ -501,8 +501,12 @@ def _show_turn(res: dict[str, Any]) -> None:
             print(f"  {i}) {choice['display']}")
     zh = any("\u4e00" <= ch <= "\u9fff" for ch in text)
     seen: set[str] = set()
+    # work kept for later that the reply offers already ("另外，上次…"): not told twice
+    offered = {a.get("task_id") for a in res.get("actions") or () if a.get("kind") == "offer"}
     for event in res.get("events") or []:
         if event.get("kind") in _SAID_IN_REPLY:
+            continue
+        if event.get("kind") == "pending_task" and (event.get("data") or {}).get("task_id") in offered:
             continue
         line = _event_line(event, zh)
         if line not in seen:  # the same news twice (two sessions parked alike) is one line
@@ -568,10 +572,10 @@ def _ctl_chat(c: Any, a: argparse.Namespace) -> Any:
     except ImportError:
         pass
     session = a.session
-    print("hermesctl chat — empty line or Ctrl-D to quit", file=sys.stderr)
+    print("hermesctl chat — Ctrl-D to quit", file=sys.stderr)
     if session is None:
-        # opened before the first line, so an offer of unfinished work is read before anything is typed
-        # (typed first, a new request would land on an offer its user never saw)
+        # an offer of unfinished work the session makes is not shown before anything is typed: the
+        # daemon says it after the first answer, in the language of that turn
         try:
             opened = c.call("session.open", {})
         except HermesError as exc:
@@ -579,8 +583,6 @@ def _ctl_chat(c: Any, a: argparse.Namespace) -> Any:
             return None
         session = opened["session_id"]
         print(f"[session {session} — hermesctl trace {session}]", file=sys.stderr)
-        if opened.get("offer"):
-            print(opened["offer"]["text"])
     try:
         _chat_loop(c, a, session)
     finally:
@@ -592,20 +594,43 @@ def _ctl_chat(c: Any, a: argparse.Namespace) -> Any:
     return None
 
 
+PROMPT = "you> "
+
+
+def _read_line(tty: bool) -> str | None:
+    """The next line said, None at the end of input. From a terminal, after the prompt (readline
+    edits it); from a pipe or a here-doc, which echoes nothing, the prompt is printed with the line
+    read, so the transcript shows what was said before each reply."""
+    if tty:
+        try:
+            return input(PROMPT)
+        except EOFError:
+            print()
+            return None
+    line = sys.stdin.readline()
+    if not line:
+        return None
+    line = line.rstrip("\r\n")
+    if line.strip():
+        print(f"{PROMPT}{terminal_text(line)}", flush=True)
+    return line
+
+
 def _chat_loop(c: Any, a: argparse.Namespace, session: str) -> None:
+    """Lines until the end of input (Ctrl-D); a blank line is skipped, never the end of the chat."""
     from .errors import HermesError
 
     reconfigure = getattr(sys.stdin, "reconfigure", None)
     if reconfigure is not None:  # a line that is not UTF-8 reaches terminal_text, not a UnicodeDecodeError
         reconfigure(errors="surrogateescape")
+    tty = sys.stdin.isatty()
     while True:
-        try:
-            text = input("you> ").strip()
-        except EOFError:
-            print()
+        line = _read_line(tty)
+        if line is None:
             return
+        text = line.strip()
         if not text:
-            return
+            continue
         try:
             session, res = _turn(c, session, text, a.at)
         except HermesError as exc:  # a sentence, and the chat goes on (the code is for --json)

@@ -254,7 +254,21 @@ class Pipeline:
         if unread and parts:
             parts[-1].texts.extend(catalogue.say("part_not_done", lang, part=t) for t in unread)
             parts[-1].repairs.append("part_not_done")
+        if isinstance(s.pending, Offer) and not s.pending.reasked and parts and s.state is State.LISTENING:
+            await self._say_offer(s, parts[-1], s.pending)
         return parts
+
+    async def _say_offer(self, s: Session, p: Part, q: Offer) -> None:
+        """An offer of unfinished work not yet said in a reply (made when the session opened) is said
+        after the turn's answer, in the turn's language, naming the task — never before or instead of
+        that answer. The task is marked ``offered``: another session does not offer it again, and a user
+        who moves past it here has it withdrawn (:func:`hermesd.dialogue.policy.decide`)."""
+        slots = dict(q.slots)
+        p.texts.append(self.c.offer_prompt(q.intent, slots, p.lang, after=True))
+        s.pending = replace(q, prompt=self.c.offer_prompt(q.intent, slots, p.lang), reasked=True)
+        p.actions.append({"kind": "offer", "task_id": q.task_id, "intent": q.intent, "outcome": "waiting"})
+        p.repairs.append("offer_after")
+        await self.c.memory.set_task_status(q.task_id, "offered")
 
     async def one(self, s: Session, p: Part, text: str, ref: datetime | None, trace_id: str,
                   answer: dict[str, Any] | None, parsed: Any = None) -> None:
@@ -597,6 +611,7 @@ class Pipeline:
         elif isinstance(d, dp.DropTask) and isinstance(q, Offer):
             s.pending = None
             if d.later:  # "not now": the task stays pending for a later session
+                await c.memory.set_task_status(q.task_id, "open")
                 p.end(s, c, catalogue.say("offer_later", lang), "cancel", "offer put off")
             else:
                 await c.memory.set_task_status(q.task_id, "dropped")
@@ -618,6 +633,10 @@ class Pipeline:
                 self._reask(s, p, q)
         elif isinstance(d, (dp.Repeat, dp.Help, dp.AskAgain, dp.Wait)) and q is not None:
             p.repairs.append(d.name)
+            if isinstance(q, Offer):  # said now, in this turn's language: an offer said once
+                q = replace(q, prompt=c.offer_prompt(q.intent, dict(q.slots), lang), reasked=True)
+                p.actions.append({"kind": "offer", "task_id": q.task_id, "intent": q.intent, "outcome": "waiting"})
+                await c.memory.set_task_status(q.task_id, "offered")
             self._keep_or_end(s, p, q, self._again_text(q, d, lang), d.name)
         elif isinstance(d, dp.SmallTalk):
             p.repairs.append("smalltalk")
@@ -828,7 +847,7 @@ class Pipeline:
             c._move(s, Event.TEXT, "digression done")
             c._move(s, Event.PARSED, "digression done")
         c._move(s, Event.ROUTED, "digression done")
-        if not q.reasked:
+        if not q.reasked and not isinstance(q, Offer):  # an offer is said at the turn's end (:meth:`_say_offer`)
             key = {Confirm: "confirm_again", Ask: "ask_again"}.get(type(q), "choose_again")
             p.texts.append(catalogue.say(key, p.lang, q=q.prompt))
             if isinstance(q, (Confirm, Choice)):
