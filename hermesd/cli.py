@@ -642,6 +642,37 @@ def _chat_loop(c: Any, a: argparse.Namespace, session: str) -> None:
             _show_turn(res)
 
 
+def _instant_arg(value: str) -> str:
+    """``--at``: an ISO 8601 time with its offset, checked here so a mistyped one is told as such."""
+    try:
+        datetime.fromisoformat(value[:-1] + "+00:00" if value[-1:] in "zZ" else value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not an ISO 8601 time (e.g. 2024-06-12T10:00:00+08:00)") from None
+    return value
+
+
+#: JSON-RPC 2.0 §5.1 names of its reserved error codes
+_RPC_NAMES = {-32700: "parse error", -32600: "invalid request", -32601: "method not found",
+              -32602: "invalid params", -32603: "internal error"}
+
+
+def _codes(exc: Any) -> str:
+    """The codes a technician looks up, after the sentence: ``INVALID_REQUEST, JSON-RPC -32601 method
+    not found``."""
+    rpc = getattr(exc, "rpc_code", None)
+    name = _RPC_NAMES.get(rpc) if isinstance(rpc, int) else None
+    return f"{exc.code}, JSON-RPC {rpc}{f' {name}' if name else ''}" if isinstance(rpc, int) else str(exc.code)
+
+
+def _sentence(message: str) -> str:
+    """A daemon's message as a sentence: a capital first letter and a final full stop."""
+    text = message.strip()
+    if not text:
+        return text
+    text = text[0].upper() + text[1:]
+    return text if text[-1] in ".!?。！？" else f"{text}."
+
+
 def _chat_error(exc: Any, text: str) -> str:
     """What a person reads when the daemon refused a chat line."""
     zh = any("\u4e00" <= ch <= "\u9fff" for ch in text)
@@ -743,7 +774,7 @@ def ctl_main(argv: list[str] | None = None) -> None:
         if name in ("say", "parse"):
             p.add_argument("text")
         if name == "parse":
-            p.add_argument("--at", help="reference time, ISO 8601 with offset")
+            p.add_argument("--at", type=_instant_arg, help="reference time, ISO 8601 with offset")
         if name == "status":
             p.add_argument("--memory", action="store_true",
                            help="also where the resident memory goes: interpreter, libraries, heap by part")
@@ -767,7 +798,7 @@ def ctl_main(argv: list[str] | None = None) -> None:
             p.add_argument("--results", help="where to write the recorded API results (default: a temp file)")
         if name in ("say", "chat"):
             p.add_argument("--session", help="continue this session (default: open a new one)")
-            p.add_argument("--at", help="reference time for the turn, ISO 8601 with offset")
+            p.add_argument("--at", type=_instant_arg, help="reference time for the turn, ISO 8601 with offset")
         p.set_defaults(fn=fn)
     args = parser.parse_args(argv)
     if args.cmd == "mcp":  # its own asyncio connection; stdout carries MCP messages only
@@ -783,16 +814,16 @@ def ctl_main(argv: list[str] | None = None) -> None:
     except DaemonNotRunning as exc:
         print(f"hermesctl: {exc}", file=sys.stderr)
         sys.exit(EX_UNAVAILABLE)
-    except MethodNotFound as exc:
-        print(f"hermesctl: this hermesd does not offer that yet ({exc.message})", file=sys.stderr)
-        sys.exit(EX_ERROR)
     except HermesError as exc:
         if args.json:
-            _print_json({"error": {"code": exc.code, "message": exc.message, "data": exc.data}})
+            _print_json({"error": {"code": exc.code, "rpc_code": exc.rpc_code, "message": exc.message,
+                                   "data": exc.data}})
         if args.cmd == "say" and not args.json:  # a person reads this: a sentence, not a code
             print(_chat_error(exc, terminal_text(args.text)), file=sys.stderr)
+        elif isinstance(exc, MethodNotFound) and args.cmd != "call":  # a command an older daemon lacks
+            print(f"hermesctl: this hermesd does not offer that yet ({exc.message}) [{_codes(exc)}]", file=sys.stderr)
         else:
-            print(f"hermesctl: {exc.code}: {exc.message}", file=sys.stderr)
+            print(f"hermesctl: {_sentence(exc.message)} [{_codes(exc)}]", file=sys.stderr)
         sys.exit(EX_ERROR)
     except (ConnectionError, TimeoutError, OSError) as exc:
         print(f"hermesctl: connection to hermesd failed: {exc}", file=sys.stderr)

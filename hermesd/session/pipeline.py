@@ -246,7 +246,7 @@ class Pipeline:
             pre = None
             parts.append(p)
             queue = [(t, None) for t in p.then] + queue
-            if s.pending is not None and queue:
+            if s.pending is not None and queue and not isinstance(s.pending, Offer):  # an offer waits on nothing
                 s.pending = replace(s.pending, then=tuple(t for t, _ in queue))
                 break
             if s.state is State.IDLE:  # handed off: nothing more runs
