@@ -111,12 +111,14 @@ def field_name(loc: tuple[Any, ...] | list[Any]) -> str:
     return out
 
 
-def error_sentence(e: dict[str, Any], where: str | None = None) -> str:
+def error_sentence(e: dict[str, Any], where: str | None = None, *, detail: bool = True) -> str:
     """One validation error as a clause a person reads, no library words: "text is required",
     "session_id should have at least 8 characters", "tz is not valid: unknown IANA time zone 'X'".
 
     :param e: an item of :meth:`ValidationError.errors` (``loc``, ``msg``, ``type``, ``ctx``?).
     :param where: the name to give the field (default: its ``loc`` as :func:`field_name` spells it).
+    :param detail: keep a message's trailing detail ("(invalid character)"); a caller that shows the
+        value itself may leave it out.
     :return: the clause, without a final full stop.
     """
     name = field_name(e.get("loc") or ()) if where is None else where
@@ -133,7 +135,7 @@ def error_sentence(e: dict[str, Any], where: str | None = None) -> str:
         return f"{name} {text}" if _PREDICATE.match(text) else f"{name} is not valid: {text}"
     m = _SUBJECT.match(msg)
     if m is not None:
-        msg = _DETAIL.sub(r" (\1)", msg[m.end():].lstrip(), count=1)
+        msg = _DETAIL.sub(r" (\1)" if detail else "", msg[m.end():].lstrip(), count=1)
         return f"{name or 'the value'} {msg}"
     return f"{name}: {msg}" if name else msg
 
