@@ -254,21 +254,25 @@ class Pipeline:
         if unread and parts:
             parts[-1].texts.extend(catalogue.say("part_not_done", lang, part=t) for t in unread)
             parts[-1].repairs.append("part_not_done")
-        if isinstance(s.pending, Offer) and not s.pending.reasked and parts and s.state is State.LISTENING:
-            await self._say_offer(s, parts[-1], s.pending)
+        q = s.pending
+        if isinstance(q, Offer) and not q.reasked and parts and s.state is State.LISTENING \
+                and not any(x.trace.get("decision") == "distress" for x in parts):  # a caring sentence stands alone
+            # an offer not yet said in a reply (made when the session opened): after the turn's answer,
+            # never before or instead of it
+            last = parts[-1]
+            last.texts.append(self.c.offer_prompt(q.intent, dict(q.slots), last.lang, after=True))
+            last.repairs.append("offer_after")
+            s.pending = await self._said(last, q)
         return parts
 
-    async def _say_offer(self, s: Session, p: Part, q: Offer) -> None:
-        """An offer of unfinished work not yet said in a reply (made when the session opened) is said
-        after the turn's answer, in the turn's language, naming the task — never before or instead of
-        that answer. The task is marked ``offered``: another session does not offer it again, and a user
-        who moves past it here has it withdrawn (:func:`hermesd.dialogue.policy.decide`)."""
-        slots = dict(q.slots)
-        p.texts.append(self.c.offer_prompt(q.intent, slots, p.lang, after=True))
-        s.pending = replace(q, prompt=self.c.offer_prompt(q.intent, slots, p.lang), reasked=True)
+    async def _said(self, p: Part, q: Offer) -> Offer:
+        """``q`` as said in this turn: worded in the turn's language, marked said (``reasked``), listed as
+        waiting among the turn's actions (a client keeps the session for the answer), and its task marked
+        ``offered`` — no other session offers it, and moving past it here withdraws it
+        (:func:`hermesd.dialogue.policy.decide`)."""
         p.actions.append({"kind": "offer", "task_id": q.task_id, "intent": q.intent, "outcome": "waiting"})
-        p.repairs.append("offer_after")
         await self.c.memory.set_task_status(q.task_id, "offered")
+        return replace(q, prompt=self.c.offer_prompt(q.intent, dict(q.slots), p.lang), reasked=True)
 
     async def one(self, s: Session, p: Part, text: str, ref: datetime | None, trace_id: str,
                   answer: dict[str, Any] | None, parsed: Any = None) -> None:
@@ -633,10 +637,8 @@ class Pipeline:
                 self._reask(s, p, q)
         elif isinstance(d, (dp.Repeat, dp.Help, dp.AskAgain, dp.Wait)) and q is not None:
             p.repairs.append(d.name)
-            if isinstance(q, Offer):  # said now, in this turn's language: an offer said once
-                q = replace(q, prompt=c.offer_prompt(q.intent, dict(q.slots), lang), reasked=True)
-                p.actions.append({"kind": "offer", "task_id": q.task_id, "intent": q.intent, "outcome": "waiting"})
-                await c.memory.set_task_status(q.task_id, "offered")
+            if isinstance(q, Offer):  # "what?" to an offer: said again, in this turn's language
+                q = await self._said(p, q)
             self._keep_or_end(s, p, q, self._again_text(q, d, lang), d.name)
         elif isinstance(d, dp.SmallTalk):
             p.repairs.append("smalltalk")

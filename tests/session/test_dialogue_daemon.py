@@ -141,6 +141,8 @@ def test_an_offer_comes_after_the_answer_and_goes_once_moved_past(docs):
         assert _wait_state(c, sid, "IDLE") == "IDLE"  # the card timed out: the send is parked as a task
         opened = c.call("session.open", {"locale": "zh"})
         assert opened.get("offer"), opened
+        r = _turn(c, opened["session_id"], "我想死")  # a caring sentence stands alone: no offer beside it
+        assert r["decision"] == "distress" and "上次" not in r["reply"]["text"], r["reply"]
         r = _turn(c, opened["session_id"], "磁盘还剩多少")
         assert [a["tool"] for a in r["actions"] if a.get("tool")] == ["disk_usage"], r["reply"]
         lines = r["reply"]["text"].splitlines()
