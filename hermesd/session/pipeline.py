@@ -544,6 +544,16 @@ class Pipeline:
 
     async def _carry(self, s: Session, p: Part, q: OpenQuestion | None, heard: Heard, d: Any,
                      entities: dict[str, list[Any]], ambiguous: Any, text: str, trace_id: str) -> None:
+        if isinstance(d, dp.Digress) and isinstance(q, Offer):
+            # something else said to an offer not yet said: handled exactly as with nothing open (no
+            # repair reads it against the old task), then the offer comes back, to be said after the
+            # answer (:meth:`run`) — unless the request asked a question of its own: the task then stays
+            # pending for a later session
+            s.pending = None
+            await self._carry(s, p, None, heard, dp.NewTurn(), entities, ambiguous, text, trace_id)
+            if s.pending is None and s.state is State.LISTENING:
+                s.pending = q
+            return
         c, lang = self.c, p.lang
         if isinstance(d, dp.DropTask) and isinstance(q, Offer) and d.route:
             # the user moved on: the offer is withdrawn (not offered again) and the utterance is handled
