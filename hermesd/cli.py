@@ -470,19 +470,19 @@ def terminal_text(text: str) -> str:
 
 
 def _waiting(res: dict[str, Any]) -> bool:
-    """The turn left a question open: a card (a confirmation or a choice) or a slot asked for. A
-    clarification that asks nothing ("现在没有需要你确认的事") leaves nothing to answer."""
+    """The turn left a question open: a card (a confirmation or a choice), a slot asked for, or an
+    offer of unfinished work said after the answer. A clarification that asks nothing ("现在没有需要
+    你确认的事") leaves nothing to answer."""
     return (bool((res.get("reply") or {}).get("card")) or res.get("state") == "CONFIRMING"
-            or any(a.get("kind") == "ask" and a.get("outcome") == "waiting" for a in res.get("actions") or ()))
+            or any(a.get("kind") in ("ask", "offer") and a.get("outcome") == "waiting" for a in res.get("actions") or ()))
 
 
 def _turn(c: Any, session: str | None, text: str, at: str | None) -> tuple[str, dict[str, Any]]:
+    """One turn, in a new session when ``session`` is None. An offer of unfinished work the new
+    session makes is not shown here: the daemon says it after the turn's answer, in its language."""
     text = terminal_text(text)
     if session is None:
-        opened = c.call("session.open", {})
-        session = opened["session_id"]
-        if opened.get("offer"):
-            print(opened["offer"]["text"], file=sys.stderr)
+        session = c.call("session.open", {})["session_id"]
     params: dict[str, Any] = {"session_id": session, "text": text}
     if at:
         params["reference_time"] = at
@@ -501,8 +501,12 @@ def _show_turn(res: dict[str, Any]) -> None:
             print(f"  {i}) {choice['display']}")
     zh = any("\u4e00" <= ch <= "\u9fff" for ch in text)
     seen: set[str] = set()
+    # work kept for later that the reply offers already ("另外，上次…"): not told twice
+    offered = {a.get("task_id") for a in res.get("actions") or () if a.get("kind") == "offer"}
     for event in res.get("events") or []:
         if event.get("kind") in _SAID_IN_REPLY:
+            continue
+        if event.get("kind") == "pending_task" and (event.get("data") or {}).get("task_id") in offered:
             continue
         line = _event_line(event, zh)
         if line not in seen:  # the same news twice (two sessions parked alike) is one line
@@ -568,10 +572,10 @@ def _ctl_chat(c: Any, a: argparse.Namespace) -> Any:
     except ImportError:
         pass
     session = a.session
-    print("hermesctl chat — empty line or Ctrl-D to quit", file=sys.stderr)
+    print("hermesctl chat — Ctrl-D to quit", file=sys.stderr)
     if session is None:
-        # opened before the first line, so an offer of unfinished work is read before anything is typed
-        # (typed first, a new request would land on an offer its user never saw)
+        # an offer of unfinished work the session makes is not shown before anything is typed: the
+        # daemon says it after the first answer, in the language of that turn
         try:
             opened = c.call("session.open", {})
         except HermesError as exc:
@@ -579,8 +583,6 @@ def _ctl_chat(c: Any, a: argparse.Namespace) -> Any:
             return None
         session = opened["session_id"]
         print(f"[session {session} — hermesctl trace {session}]", file=sys.stderr)
-        if opened.get("offer"):
-            print(opened["offer"]["text"])
     try:
         _chat_loop(c, a, session)
     finally:
@@ -592,20 +594,43 @@ def _ctl_chat(c: Any, a: argparse.Namespace) -> Any:
     return None
 
 
+PROMPT = "you> "
+
+
+def _read_line(tty: bool) -> str | None:
+    """The next line said, None at the end of input. From a terminal, after the prompt (readline
+    edits it); from a pipe or a here-doc, which echoes nothing, the prompt is printed with the line
+    read, so the transcript shows what was said before each reply."""
+    if tty:
+        try:
+            return input(PROMPT)
+        except EOFError:
+            print()
+            return None
+    line = sys.stdin.readline()
+    if not line:
+        return None
+    line = line.rstrip("\r\n")
+    if line.strip():
+        print(f"{PROMPT}{terminal_text(line)}", flush=True)
+    return line
+
+
 def _chat_loop(c: Any, a: argparse.Namespace, session: str) -> None:
+    """Lines until the end of input (Ctrl-D); a blank line is skipped, never the end of the chat."""
     from .errors import HermesError
 
     reconfigure = getattr(sys.stdin, "reconfigure", None)
     if reconfigure is not None:  # a line that is not UTF-8 reaches terminal_text, not a UnicodeDecodeError
         reconfigure(errors="surrogateescape")
+    tty = sys.stdin.isatty()
     while True:
-        try:
-            text = input("you> ").strip()
-        except EOFError:
-            print()
+        line = _read_line(tty)
+        if line is None:
             return
+        text = line.strip()
         if not text:
-            return
+            continue
         try:
             session, res = _turn(c, session, text, a.at)
         except HermesError as exc:  # a sentence, and the chat goes on (the code is for --json)
@@ -615,6 +640,37 @@ def _chat_loop(c: Any, a: argparse.Namespace, session: str) -> None:
             _print_json(res)
         else:
             _show_turn(res)
+
+
+def _instant_arg(value: str) -> str:
+    """``--at``: an ISO 8601 time with its offset, checked here so a mistyped one is told as such."""
+    try:
+        datetime.fromisoformat(value[:-1] + "+00:00" if value[-1:] in "zZ" else value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not an ISO 8601 time (e.g. 2024-06-12T10:00:00+08:00)") from None
+    return value
+
+
+#: JSON-RPC 2.0 §5.1 names of its reserved error codes
+_RPC_NAMES = {-32700: "parse error", -32600: "invalid request", -32601: "method not found",
+              -32602: "invalid params", -32603: "internal error"}
+
+
+def _codes(exc: Any) -> str:
+    """The codes a technician looks up, after the sentence: ``INVALID_REQUEST, JSON-RPC -32601 method
+    not found``."""
+    rpc = getattr(exc, "rpc_code", None)
+    name = _RPC_NAMES.get(rpc) if isinstance(rpc, int) else None
+    return f"{exc.code}, JSON-RPC {rpc}{f' {name}' if name else ''}" if isinstance(rpc, int) else str(exc.code)
+
+
+def _sentence(message: str) -> str:
+    """A daemon's message as a sentence: a capital first letter and a final full stop."""
+    text = message.strip()
+    if not text:
+        return text
+    text = text[0].upper() + text[1:]
+    return text if text[-1] in ".!?。！？" else f"{text}."
 
 
 def _chat_error(exc: Any, text: str) -> str:
@@ -718,7 +774,7 @@ def ctl_main(argv: list[str] | None = None) -> None:
         if name in ("say", "parse"):
             p.add_argument("text")
         if name == "parse":
-            p.add_argument("--at", help="reference time, ISO 8601 with offset")
+            p.add_argument("--at", type=_instant_arg, help="reference time, ISO 8601 with offset")
         if name == "status":
             p.add_argument("--memory", action="store_true",
                            help="also where the resident memory goes: interpreter, libraries, heap by part")
@@ -742,7 +798,7 @@ def ctl_main(argv: list[str] | None = None) -> None:
             p.add_argument("--results", help="where to write the recorded API results (default: a temp file)")
         if name in ("say", "chat"):
             p.add_argument("--session", help="continue this session (default: open a new one)")
-            p.add_argument("--at", help="reference time for the turn, ISO 8601 with offset")
+            p.add_argument("--at", type=_instant_arg, help="reference time for the turn, ISO 8601 with offset")
         p.set_defaults(fn=fn)
     args = parser.parse_args(argv)
     if args.cmd == "mcp":  # its own asyncio connection; stdout carries MCP messages only
@@ -758,16 +814,16 @@ def ctl_main(argv: list[str] | None = None) -> None:
     except DaemonNotRunning as exc:
         print(f"hermesctl: {exc}", file=sys.stderr)
         sys.exit(EX_UNAVAILABLE)
-    except MethodNotFound as exc:
-        print(f"hermesctl: this hermesd does not offer that yet ({exc.message})", file=sys.stderr)
-        sys.exit(EX_ERROR)
     except HermesError as exc:
         if args.json:
-            _print_json({"error": {"code": exc.code, "message": exc.message, "data": exc.data}})
+            _print_json({"error": {"code": exc.code, "rpc_code": exc.rpc_code, "message": exc.message,
+                                   "data": exc.data}})
         if args.cmd == "say" and not args.json:  # a person reads this: a sentence, not a code
             print(_chat_error(exc, terminal_text(args.text)), file=sys.stderr)
+        elif isinstance(exc, MethodNotFound) and args.cmd != "call":  # a command an older daemon lacks
+            print(f"hermesctl: this hermesd does not offer that yet ({exc.message}) [{_codes(exc)}]", file=sys.stderr)
         else:
-            print(f"hermesctl: {exc.code}: {exc.message}", file=sys.stderr)
+            print(f"hermesctl: {_sentence(exc.message)} [{_codes(exc)}]", file=sys.stderr)
         sys.exit(EX_ERROR)
     except (ConnectionError, TimeoutError, OSError) as exc:
         print(f"hermesctl: connection to hermesd failed: {exc}", file=sys.stderr)

@@ -57,7 +57,7 @@ from .section import Section, shipped_path
 from .session.reminder_settings import RemindersSettings
 from .session.settings import SessionSettings
 from .tools.settings import ToolsSettings
-from .typed import BaseModel, Field, ValidationError, field_validator
+from .typed import BaseModel, Field, ValidationError, error_sentence, field_validator
 
 __all__ = [
     "ConfigError",
@@ -251,11 +251,28 @@ class ConfigProblem:
     message: str
     value: Any = None
     has_value: bool = False
+    #: the whole problem as a clause naming its key ("server.max_connections should be greater than or
+    #: equal to 1"), when it came from validation (:func:`~hermesd.typed.error_sentence`)
+    clause: str = ""
 
     def __str__(self) -> str:
         where = f"{self.source}: " if self.source else ""
-        val = f" (got {redact(self.value)!r})" if self.has_value else ""  # never echo a secret
+        val = f" (it is {redact(self.value)!r})" if self.has_value else ""  # never echo a secret
+        if self.clause:
+            text = f"{self.clause}{val}"
+            return f"{where}{text}" if text.endswith(("?", ".")) else f"{where}{text}."
         return f"{where}{self.key or '<top>'}: {self.message}{val}"
+
+    def position(self, files: list[str]) -> tuple[int, int]:
+        """Where the problem is, for listing in file order: (the file's place among ``files`` — the
+        layers' files in load order —, its line); the environment and command line come after every
+        file, in the order found."""
+        path, _, line = self.source.rpartition(":")
+        if path in files and line.isdigit():
+            return files.index(path), int(line)
+        if self.source in files:
+            return files.index(self.source), 0
+        return len(files), 0
 
 
 class ConfigError(ConfigInvalid):
@@ -439,11 +456,13 @@ def _problems_from(exc: ValidationError, sources: dict[tuple[str, ...], str]) ->
             allowed = sorted(parent.model_fields) if parent else []
             close = difflib.get_close_matches(loc[-1], allowed, n=1, cutoff=0.6)
             msg = "unknown key" + (f"; did you mean '{close[0]}'?" if close else "")
+            hint = f"; did you mean '{close[0]}'?" if close else f" (allowed: {', '.join(allowed)})" if allowed else ""
             if allowed:
                 msg += f" (allowed: {', '.join(allowed)})"
-            out.append(ConfigProblem(source, key, msg))
+            out.append(ConfigProblem(source, key, msg, clause=f"{key} is not a known key{hint}"))
             continue
-        out.append(ConfigProblem(source, key, msg, err.get("input"), "input" in err))
+        out.append(ConfigProblem(source, key, msg, err.get("input"), "input" in err,
+                                 clause=error_sentence(err, key, detail=False)))
     return out
 
 
@@ -472,11 +491,13 @@ def load(
     sources: dict[tuple[str, ...], str] = {}
     problems: list[ConfigProblem] = []
     layers: list[tuple[dict[str, Any], dict[tuple[str, ...], str], list[ConfigProblem]]] = []
+    files: list[str] = []
     for path, required in ((shipped, False), (etc, False), (config_file, True)):
         if path is None:
             continue
         if not required and not path.exists():
             continue
+        files.append(str(path))
         layers.append(_read_layer(path))
     layers.append(_env_layer(env))
     if overrides:
@@ -498,9 +519,9 @@ def load(
         cfg = HermesConfig.model_validate(merged)
     except ValidationError as exc:
         problems.extend(_problems_from(exc, sources))
-        raise ConfigError(problems) from None
     if problems:
-        raise ConfigError(problems)
+        # in the order a person reads the files (validation finds them in the models' field order)
+        raise ConfigError(sorted(problems, key=lambda p: p.position(files)))
     return cfg
 
 

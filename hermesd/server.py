@@ -44,7 +44,7 @@ from .logging import trace_id_var
 from .metrics import Counter, Gauge, Histogram, Registry
 from .protocol import CallContext, Caller, LineDecoder, Method, encode, error_response, parse_request
 from .tools.sandbox import FORK_SERVERS, tool_process
-from .typed import ValidationError
+from .typed import ValidationError, errors_sentence
 
 __all__ = ["AlreadyRunning", "RoleResolver", "Server", "SocketPathError", "bind_unix_socket", "hold_lock",
            "inherited_socket"]
@@ -523,8 +523,7 @@ class Server:
         token = trace_id_var.set(trace_id)
         try:
             if method is None:
-                self._finish(conn, flight, error=MethodNotFound(f"unknown method {req.method!r}",
-                                                                 data={"method": req.method}))
+                self._finish(conn, flight, error=self._not_found(req.method, conn.caller))
                 return
             assert conn.caller is not None
             if conn.caller.role not in method.roles:
@@ -559,6 +558,17 @@ class Server:
         finally:
             trace_id_var.reset(token)
 
+    def _not_found(self, name: str, caller: Caller | None) -> MethodNotFound:
+        """No method ``name``: a sentence, with the nearest method the caller may call ("did you
+        mean …"), also in ``data.did_you_mean``."""
+        import difflib
+
+        mine = [m for m, x in self.methods.items() if caller is None or caller.role in x.roles]
+        close = difflib.get_close_matches(name, mine, n=1, cutoff=0.6)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        return MethodNotFound(f"There is no method {name!r}{hint}",
+                              data={"method": name, **({"did_you_mean": close[0]} if close else {})})
+
     @staticmethod
     def _params(method: Method, raw: dict[str, Any] | list[Any]) -> Any:
         if method.params_model is None:
@@ -574,8 +584,9 @@ class Server:
                 {"pointer": "/" + "/".join(str(p) for p in e["loc"]), "message": e["msg"], "type": e["type"]}
                 for e in exc.errors(include_url=False)
             ]
-            summary = "; ".join(f"{v['pointer']}: {v['message']}" for v in violations[:5])
-            raise InputInvalid(f"invalid params for {method.name}: {summary}", data={"violations": violations}) from None
+            # the message is read by a person (hermesctl prints it); data.violations keeps each pointer
+            raise InputInvalid(f"Invalid params for {method.name}: {errors_sentence(exc.errors())}.",
+                               data={"violations": violations}) from None
 
     @staticmethod
     def _internal(name: str, exc: BaseException) -> HermesError:

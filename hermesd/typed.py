@@ -40,6 +40,9 @@ __all__ = [
     "Tag",
     "ValidationError",
     "ValidationInfo",
+    "error_sentence",
+    "errors_sentence",
+    "field_name",
     "field_validator",
     "model_validator",
 ]
@@ -87,6 +90,69 @@ class ValidationError(ValueError):
 
     def __str__(self) -> str:
         return self._text()
+
+
+# -- the errors as a person reads them -----------------------------------------------------------
+
+#: the noun pydantic's messages open with ("Input should be …", "String should have …"): the field's name
+#: takes its place
+_SUBJECT = re.compile(r"^(?:Input|String|List|Tuple|Set|Dictionary|Value|Data)(?= (?:should|is) )")
+#: a message's trailing detail after a comma ("…, invalid character", "…, got a number with a fractional part")
+_DETAIL = re.compile(r", ([^,']+)$")
+#: our own validators' messages that are a predicate (the field's name is their subject)
+_PREDICATE = re.compile(r"^(?:must|should|may|needs?|is|are|has|have|cannot|can't)\b")
+
+
+def field_name(loc: tuple[Any, ...] | list[Any]) -> str:
+    """``("steps", 0, "reply")`` → ``steps[0].reply``; ``()`` → ``""``."""
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def error_sentence(e: dict[str, Any], where: str | None = None, *, detail: bool = True) -> str:
+    """One validation error as a clause a person reads, no library words: "text is required",
+    "session_id should have at least 8 characters", "tz is not valid: unknown IANA time zone 'X'".
+
+    :param e: an item of :meth:`ValidationError.errors` (``loc``, ``msg``, ``type``, ``ctx``?).
+    :param where: the name to give the field (default: its ``loc`` as :func:`field_name` spells it).
+    :param detail: keep a message's trailing detail ("(invalid character)"); a caller that shows the
+        value itself may leave it out.
+    :return: the clause, without a final full stop.
+    """
+    name = field_name(e.get("loc") or ()) if where is None else where
+    typ, msg = str(e.get("type") or ""), str(e.get("msg") or "")
+    if typ == "missing":
+        return f"{name} is required" if name else "a value is required"
+    if typ == "extra_forbidden":
+        return f"{name} is not a known field" if name else "an unknown field was given"
+    if typ in ("value_error", "assertion_error"):
+        # our own validator's words, without pydantic's "Value error, " / "Assertion failed, "
+        text = str((e.get("ctx") or {}).get("error") or (msg.split(", ", 1)[1] if ", " in msg else msg)).rstrip(".")
+        if not name:
+            return text
+        return f"{name} {text}" if _PREDICATE.match(text) else f"{name} is not valid: {text}"
+    m = _SUBJECT.match(msg)
+    if m is not None:
+        msg = _DETAIL.sub(r" (\1)" if detail else "", msg[m.end():].lstrip(), count=1)
+        return f"{name or 'the value'} {msg}"
+    return f"{name}: {msg}" if name else msg
+
+
+def errors_sentence(errors: list[dict[str, Any]], limit: int = 5) -> str:
+    """Every error of one validation in one sentence, missing fields named together: "session_id and
+    text are required; locale is not valid: …". At most ``limit`` clauses, then "(and N more)"; no final
+    full stop."""
+    missing = [field_name(e.get("loc") or ()) for e in errors if e.get("type") == "missing" and e.get("loc")]
+    clauses: list[str] = []
+    if len(missing) > 1:
+        names = f"{', '.join(missing[:-1])} and {missing[-1]}"
+        clauses.append(f"{names} are required")
+    clauses += [error_sentence(e) for e in errors if not (len(missing) > 1 and e.get("type") == "missing" and e.get("loc"))]
+    more = len(clauses) - limit
+    text = "; ".join(clauses[:limit])
+    return f"{text} (and {more} more)" if more > 0 else text
 
 
 class ValidationInfo:

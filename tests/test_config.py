@@ -47,10 +47,13 @@ def test_every_error_is_listed_with_file_line_key_value_and_suggestion(tmp_path)
     text = str(ei.value)
     probs = ei.value.problems
     assert len(probs) == 6, text
-    assert f"{f}:2: server.max_line_bytez: unknown key; did you mean 'max_line_bytes'?" in text
-    assert f"{f}:3: server.max_connections: Input should be greater than or equal to 1 (got -5)" in text
-    assert f"{f}:5: logging.level: Input should be 'debug', 'info', 'warning' or 'error' (got 'loud')" in text
-    assert "rolez: unknown key; did you mean 'roles'?" in text
+    # sentences, no library words ("Input should be", "Value error,", "got"), in the order of the file
+    assert f"{f}:2: server.max_line_bytez is not a known key; did you mean 'max_line_bytes'?" in text
+    assert f"{f}:3: server.max_connections should be greater than or equal to 1 (it is -5)." in text
+    assert f"{f}:5: logging.level should be 'debug', 'info', 'warning' or 'error' (it is 'loud')." in text
+    assert f"{f}:6: rolez is not a known key; did you mean 'roles'?" in text
+    assert [p.source for p in probs][:4] == [f"{f}:2", f"{f}:3", f"{f}:5", f"{f}:6"], text
+    assert all(p.source.startswith("env ") for p in probs[4:]), text
     assert "env HERMESD_SERVER__IDLE_TIMEOUT_S: server.idle_timeout_s" in text and "'soon'" in text
     assert "env HERMESD_BOGUS" in text
 
@@ -179,3 +182,18 @@ def test_relative_paths_of_a_config_file_are_taken_from_its_folder(tmp_path, mon
     # a pack's reference data too (the CrossWOZ database beside the repository)
     f.write_text("tools:\n  data_dir: ../../data/db\n")
     assert Path(os.path.normpath(load(f, env={}, shipped=None, etc=None).tools.data_dir)) == tmp_path / "data" / "db"
+
+
+def test_problems_are_listed_in_file_order_whatever_the_models_order(tmp_path):
+    """Validation meets the sections in the models' field order; a person reads the file top down."""
+    f = tmp_path / "bad.yaml"
+    f.write_text("reminders:\n  default_time: '25:00'\nlogging:\n  level: loud\nsession:\n  confirming_s: abc\n"
+                 "paths:\n  socket_path: 5\nserver:\n  max_connections: -5\n")
+    with pytest.raises(ConfigError) as ei:
+        load(f, env={"HERMESD_SERVER__IDLE_TIMEOUT_S": "soon"}, etc=None)
+    lines = [int(p.source.rsplit(":", 1)[1]) for p in ei.value.problems if p.source.startswith(str(f))]
+    assert lines == [2, 4, 6, 8, 10], str(ei.value)
+    assert ei.value.problems[-1].source == "env HERMESD_SERVER__IDLE_TIMEOUT_S"
+    text = str(ei.value)
+    assert f"{f}:2: reminders.default_time must be HH:MM on a 24-hour clock, e.g. '09:00' (it is '25:00')." in text
+    assert "Value error" not in text and "Input should" not in text and "(got " not in text, text

@@ -57,6 +57,9 @@ TEXTS: dict[str, dict[str, str]] = {
                       "en": "OK, I have asked a colleague to take over; please wait a moment."},
     "offer": {"zh": "上次“{what}”还没做完，要接着做吗？",
               "en": "Last time, \"{what}\" was left unfinished. Shall I carry on with it?"},
+    # said after the answer to something else (an offer never comes before, or instead of, that answer)
+    "offer_after": {"zh": "另外，上次“{what}”还没做完，要接着做吗？",
+                    "en": "Also, last time \"{what}\" was left unfinished. Shall I carry on with it?"},
     "offer_later": {"zh": "好的，先放着，下次再问你。", "en": "OK, I will keep it for later."},
     "auth": {"zh": "请先完成身份验证。", "en": "Please verify your identity first."},
     "interrupted": {"zh": "上次的操作被中断了，没有重复执行。", "en": "The last action was interrupted and was not repeated."},

@@ -23,6 +23,9 @@ _CJK = re.compile(r"[\u3400-\u9fff]")
 _UNIT = re.compile(r"[A-Za-z0-9]+|[\u3400-\u9fff]")
 _TRIM = " \t\r\n,，。.;；!！?？、:：~-\"'“”‘’「」"
 _MAX_VALUES = 3
+#: a trailing note of a description ("restart a service (admin)", "重启服务（管理员）"): who may ask, for
+#: the list of what hermesd can do; not a word of the task's name
+_NOTE = re.compile(r"\s*[（(][^（）()]*[）)]\s*$")
 
 
 def offer_language(locale: str | None, slots: Mapping[str, Any]) -> str:
@@ -51,7 +54,7 @@ def task_words(intent: str, slots: Mapping[str, Any], lang: str, description: Ma
     said = str(slots.get("_utterance") or "").strip(_TRIM)
     if _quotable(said, lang):
         return said
-    desc = (description or {}).get(lang) or intent
+    desc = _NOTE.sub("", (description or {}).get(lang) or "") or intent
     values = [str(v).strip() for k, v in slots.items()
               if not k.startswith("_") and isinstance(v, (str, int, float)) and not isinstance(v, bool) and str(v).strip()]
     # a value holding another is the phrase they were said in (a send's task "把报价单发给李经理" beside
@@ -62,7 +65,9 @@ def task_words(intent: str, slots: Mapping[str, Any], lang: str, description: Ma
     return f"{desc}（{'，'.join(values)}）" if lang == "zh" else f"{desc} ({', '.join(values)})"
 
 
-def offer_text(intent: str, slots: Mapping[str, Any], lang: str, description: Mapping[str, str] | None) -> str:
+def offer_text(intent: str, slots: Mapping[str, Any], lang: str, description: Mapping[str, str] | None,
+               *, after: bool = False) -> str:
     """The whole offer: "上次“提醒我给妈妈打电话”还没做完，要接着做吗？" / 'Last time, "remind me to call
-    mum" was left unfinished. Shall I carry on with it?'."""
-    return say("offer", lang, what=task_words(intent, slots, lang, description))
+    mum" was left unfinished. Shall I carry on with it?'; ``after`` the answer to something else,
+    opened with "另外，" / "Also, "."""
+    return say("offer_after" if after else "offer", lang, what=task_words(intent, slots, lang, description))

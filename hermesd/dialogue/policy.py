@@ -18,12 +18,15 @@ Choice        choose                                         :class:`Choose`
 Choice        correct (another person: "不对，是李工")            :class:`Correct` (the mention replaced, run again)
 Choice        cancel / deny                                  :class:`Cancel`
 Offer         affirm / correct                               :class:`ResumeTask` (with the corrected values)
-Offer         correct / fill said as a request of another    :class:`DropTask` (``route``: a new request is
-              intent ("把报价单发给张工" to a reminder offer)     never read as values for the old task)
+Offer         correct / fill said as a request of another    :class:`Digress` (a new request is never read
+              intent ("把报价单发给张工" to a reminder offer)     as values for the old task), or :class:`DropTask`
+                                                             (``route``) once the offer has been said
 Offer         deny / cancel                                  :class:`DropTask`
 Offer         hedge ("not now")                              :class:`DropTask` (``later``: stays pending)
-Offer         request / unrelated / anything else            :class:`DropTask` (``route``: withdrawn, then
-                                                             the utterance is handled as itself)
+Offer         request / unrelated / anything else            :class:`Digress`: the utterance is handled as
+                                                             itself and the offer said after its answer; once
+                                                             said (``reasked``), :class:`DropTask` (``route``:
+                                                             withdrawn, then the utterance is handled)
 any           repeat / help                                  :class:`Repeat` / :class:`Help`
 any           request                                        :class:`Digress` (then asked again once),
                                                              or :class:`Replace` for a complete new
@@ -251,7 +254,10 @@ def decide(q: OpenQuestion | None, heard: Heard, reading: Reading) -> Decision:
 
 
 def _offer(q: Offer, heard: Heard, reading: Reading) -> Decision:
-    """An offer is a soft question: anything but an answer to it withdraws it and is handled as itself.
+    """An offer is a soft question: anything but an answer to it is handled as itself. An offer not
+    yet said in a reply (made when the session opened, the user may never have read it) comes after
+    that answer (:class:`Digress`); one said already is withdrawn (:class:`DropTask` ``route``): the
+    user read it and moved on.
 
     Values said as a request of another intent are that request, not a correction of the offered
     task: to an offered reminder, "把报价单发给张工" sends the quote (its person is no reminder slot).
@@ -264,10 +270,10 @@ def _offer(q: Offer, heard: Heard, reading: Reading) -> Decision:
         return ResumeTask()
     if act in ("correct", "fill") and reading.values:
         if heard.intent is not None and not heard.out_of_scope and heard.intent != q.intent:
-            return DropTask(route=True)
+            return _moved_on(q)
         if heard.intent == q.intent and len(heard.slot_values) >= 2 and any(
                 q.slots.get(k) not in (None, "", v) for k, v in reading.values.items()):
-            return DropTask(route=True)  # a whole new request of the same kind ("明天八点提醒我开会"), not a fix
+            return _moved_on(q)  # a whole new request of the same kind ("明天八点提醒我开会"), not a fix
         return ResumeTask(dict(reading.values))
     if act in ("deny", "cancel", "hedge"):
         return DropTask(later=act == "hedge")
@@ -277,4 +283,10 @@ def _offer(q: Offer, heard: Heard, reading: Reading) -> Decision:
         return Help()
     if act == "smalltalk" and reading.smalltalk:
         return SmallTalk(reading.smalltalk)
-    return DropTask(route=True)
+    return _moved_on(q)
+
+
+def _moved_on(q: Offer) -> Decision:
+    """Something else was said to the offer: handled first, the offer after it (once), or — said
+    already — withdrawn."""
+    return DropTask(route=True) if q.reasked else Digress()

@@ -111,7 +111,9 @@ class Choice:
 @dataclass(frozen=True, slots=True)
 class Offer:
     """Resume unfinished work? :param task_id: the pending task. :param intent: its intent.
-    :param slots: what was filled. :param prompt: the offer as said."""
+    :param slots: what was filled. :param prompt: the offer as worded last (at the session's open,
+    then in the language of the turn that said it). :param reasked: said in a reply already (an
+    offer made when the session opened may never have been read: it is said after the first answer)."""
 
     task_id: int
     intent: str

@@ -458,8 +458,6 @@ class McpServer:
                 declined = await self.daemon.call("session.confirm", {"session_id": sid, "accept": False})
                 out.update(state=declined.get("state", out["state"]), declined=True)
                 text = f"{text}\n{_DECLINED_NOTE}"
-            if offer:
-                text = f"{offer}\n{text}"
         except HermesError as exc:
             return _failure(exc, P.TURN_NAME, session_id=sid)
         except DaemonUnreachable as exc:

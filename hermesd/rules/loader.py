@@ -344,6 +344,9 @@ def load_rules(folder: Path, *, known_intents: Collection[str] | None = None,
         if not errs:
             packs.append((name, pack))
     if problems:
+        # each check above walks the whole pack: listed as a person reads the files, file by file, top down
+        order = {str(p): i for i, p in enumerate(files)}
+        problems.sort(key=lambda p: (order.get(p.file, len(order)), p.line or 0))
         raise RulePackError(problems, digest)
     return LoadedRules(RuleEngine([p for _, p in packs]), tuple(str(p) for p in files), digest, tuple(packs))
 

@@ -214,9 +214,7 @@ class Controller:
             for older in tasks[:-1]:  # one offer, of the newest; what came before it is not offered again
                 await self.memory.set_task_status(older["id"], "superseded")
             slots = task.get("slots") or {}
-            lang = offer_language(locale, slots)
-            spec = next((x for x in getattr(self.nlu.engine, "specs", ()) if x.name == task["intent"]), None)
-            prompt = offer_text(task["intent"], slots, lang, getattr(spec, "description", None))
+            prompt = self.offer_prompt(task["intent"], slots, offer_language(locale, slots))
             offer = {"task_id": task["id"], "intent": task["intent"], "slots": slots, "text": prompt}
             s.pending = Offer(task_id=task["id"], intent=task["intent"], slots=slots, prompt=prompt)
         await self.memory.preload(caller.uid)  # the first turn is served from L1
@@ -230,6 +228,12 @@ class Controller:
         if offer:
             out["offer"] = offer
         return out
+
+    def offer_prompt(self, intent: str, slots: dict[str, Any], lang: str, *, after: bool = False) -> str:
+        """The offer of a pending task in ``lang`` (``zh`` | ``en``), naming it by what the user said or
+        by its intent's pack description (:func:`~hermesd.dialogue.offer.offer_text`)."""
+        spec = next((x for x in getattr(self.nlu.engine, "specs", ()) if x.name == intent), None)
+        return offer_text(intent, slots, lang, getattr(spec, "description", None), after=after)
 
     def _idle_since(self, s: Session | Parked) -> int | None:
         """When ``s`` became idle (epoch ms) — nothing in flight, open or running — else None. A session

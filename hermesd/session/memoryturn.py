@@ -105,17 +105,28 @@ def erasure_list(counts: dict[str, int], scope: str, lang: str) -> str:
 _VALUE_TOKEN = re.compile(r"^[\w#@.+:/-]*\d[\w#@.+:/-]*$")
 
 
-def _a_value(value: str, parsed: Any) -> bool:
-    """``value`` is a value to keep, not a state: one token with a digit (4721, tiger77, B2-117,
-    京A12345) or a date or time the NLU read (5月3号, May 3) covering it."""
+#: entity types whose value is a literal (never a name looked up): said as a fact's value, they are the value
+_LITERAL_TYPES = frozenset({"datetime", "email", "phone", "money", "number"})
+
+
+def _covering(value: str, parsed: Any) -> list[Any]:
+    """The entities of ``parsed`` said as ``value`` (one holds the other, and is at least half of it)."""
     v = normalize(value).text.strip(" .。!！")
-    if _VALUE_TOKEN.match(v):
-        return True
+    out = []
     for e in getattr(parsed, "entities", ()) or ():
         said = normalize(e.text).text.strip()
-        if e.type == "datetime" and v and said and (said in v or v in said) and 2 * min(len(v), len(said)) >= max(len(v), len(said)):
-            return True
-    return False
+        if v and said and (said in v or v in said) and 2 * min(len(v), len(said)) >= max(len(v), len(said)):
+            out.append(e)
+    return out
+
+
+def _a_value(value: str, parsed: Any) -> bool:
+    """``value`` is a value to keep, not a state: one token with a digit (4721, tiger77, B2-117,
+    京A12345) or a literal the NLU read covering it — a date or time (5月3号, May 3), an email
+    address, a phone number, an amount."""
+    if _VALUE_TOKEN.match(normalize(value).text.strip(" .。!！")):
+        return True
+    return any(e.type in _LITERAL_TYPES for e in _covering(value, parsed))
 
 
 def _subject_match(asked: str, stored: str) -> float:
@@ -244,15 +255,25 @@ class MemoryTurns:
             spec = next((x for x in self.c.nlu.engine.specs if x.name == parsed.intent), None)
             words = [k for k in (spec.keywords if spec is not None else ()) if k]
             return req if words and not self._pack_claims(parsed.intent, text) else None
+        own = text.startswith(("我", "my ", "our "))
         if parsed is not None and not parsed.out_of_scope and parsed.intent is not None \
                 and self._pack_claims(parsed.intent, req.subject):
+            # "my phone number is 138…": the speaker's own thing, with a value the pack's request has no
+            # slot for (a lookup never carries its answer) — a fact about the user, not a lookup
+            if own and _a_value(req.value, parsed) and not self._fills_slot(parsed, req.value):
+                return req
             return None  # "把我的提醒改成明天下午3点": the subject is the pack's thing (a reminder), not a fact
         if _a_value(req.value, parsed):
             return req
-        own = text.startswith(("我", "my ", "our "))
         if not own or _a_state(req.value):
             return None
         return req if parsed is None or parsed.out_of_scope or parsed.intent is None else None
+
+    def _fills_slot(self, parsed: Any, value: str) -> bool:
+        """An entity said as ``value`` is of a type a slot of the parsed intent takes ("my order number is
+        SO123": an order id is what order.status asks with)."""
+        types = set(self.c.grounding.spec_slots(parsed.intent).values())
+        return any(e.type in types for e in _covering(value, parsed))
 
     def _pack_claims(self, intent: str, subject: str) -> bool:
         """The pack's intent is about the asked subject: the subject holds one of the intent's

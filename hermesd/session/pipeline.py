@@ -246,7 +246,7 @@ class Pipeline:
             pre = None
             parts.append(p)
             queue = [(t, None) for t in p.then] + queue
-            if s.pending is not None and queue:
+            if s.pending is not None and queue and not isinstance(s.pending, Offer):  # an offer waits on nothing
                 s.pending = replace(s.pending, then=tuple(t for t, _ in queue))
                 break
             if s.state is State.IDLE:  # handed off: nothing more runs
@@ -254,7 +254,25 @@ class Pipeline:
         if unread and parts:
             parts[-1].texts.extend(catalogue.say("part_not_done", lang, part=t) for t in unread)
             parts[-1].repairs.append("part_not_done")
+        q = s.pending
+        if isinstance(q, Offer) and not q.reasked and parts and s.state is State.LISTENING \
+                and not any(x.trace.get("decision") == "distress" for x in parts):  # a caring sentence stands alone
+            # an offer not yet said in a reply (made when the session opened): after the turn's answer,
+            # never before or instead of it
+            last = parts[-1]
+            last.texts.append(self.c.offer_prompt(q.intent, dict(q.slots), last.lang, after=True))
+            last.repairs.append("offer_after")
+            s.pending = await self._said(last, q)
         return parts
+
+    async def _said(self, p: Part, q: Offer) -> Offer:
+        """``q`` as said in this turn: worded in the turn's language, marked said (``reasked``), listed as
+        waiting among the turn's actions (a client keeps the session for the answer), and its task marked
+        ``offered`` — no other session offers it, and moving past it here withdraws it
+        (:func:`hermesd.dialogue.policy.decide`)."""
+        p.actions.append({"kind": "offer", "task_id": q.task_id, "intent": q.intent, "outcome": "waiting"})
+        await self.c.memory.set_task_status(q.task_id, "offered")
+        return replace(q, prompt=self.c.offer_prompt(q.intent, dict(q.slots), p.lang), reasked=True)
 
     async def one(self, s: Session, p: Part, text: str, ref: datetime | None, trace_id: str,
                   answer: dict[str, Any] | None, parsed: Any = None) -> None:
@@ -526,6 +544,16 @@ class Pipeline:
 
     async def _carry(self, s: Session, p: Part, q: OpenQuestion | None, heard: Heard, d: Any,
                      entities: dict[str, list[Any]], ambiguous: Any, text: str, trace_id: str) -> None:
+        if isinstance(d, dp.Digress) and isinstance(q, Offer):
+            # something else said to an offer not yet said: handled exactly as with nothing open (no
+            # repair reads it against the old task), then the offer comes back, to be said after the
+            # answer (:meth:`run`) — unless the request asked a question of its own: the task then stays
+            # pending for a later session
+            s.pending = None
+            await self._carry(s, p, None, heard, dp.NewTurn(), entities, ambiguous, text, trace_id)
+            if s.pending is None and s.state is State.LISTENING:
+                s.pending = q
+            return
         c, lang = self.c, p.lang
         if isinstance(d, dp.DropTask) and isinstance(q, Offer) and d.route:
             # the user moved on: the offer is withdrawn (not offered again) and the utterance is handled
@@ -597,6 +625,7 @@ class Pipeline:
         elif isinstance(d, dp.DropTask) and isinstance(q, Offer):
             s.pending = None
             if d.later:  # "not now": the task stays pending for a later session
+                await c.memory.set_task_status(q.task_id, "open")
                 p.end(s, c, catalogue.say("offer_later", lang), "cancel", "offer put off")
             else:
                 await c.memory.set_task_status(q.task_id, "dropped")
@@ -618,6 +647,8 @@ class Pipeline:
                 self._reask(s, p, q)
         elif isinstance(d, (dp.Repeat, dp.Help, dp.AskAgain, dp.Wait)) and q is not None:
             p.repairs.append(d.name)
+            if isinstance(q, Offer):  # "what?" to an offer: said again, in this turn's language
+                q = await self._said(p, q)
             self._keep_or_end(s, p, q, self._again_text(q, d, lang), d.name)
         elif isinstance(d, dp.SmallTalk):
             p.repairs.append("smalltalk")
@@ -828,7 +859,7 @@ class Pipeline:
             c._move(s, Event.TEXT, "digression done")
             c._move(s, Event.PARSED, "digression done")
         c._move(s, Event.ROUTED, "digression done")
-        if not q.reasked:
+        if not q.reasked and not isinstance(q, Offer):  # an offer is said at the turn's end (:meth:`_say_offer`)
             key = {Confirm: "confirm_again", Ask: "ask_again"}.get(type(q), "choose_again")
             p.texts.append(catalogue.say(key, p.lang, q=q.prompt))
             if isinstance(q, (Confirm, Choice)):

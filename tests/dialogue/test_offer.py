@@ -29,6 +29,11 @@ CASES = [
     ("doc.send", {"doc": "报价单"}, "zh", SEND, "发送文件（报价单）"),
     ("doc.send", {"_utterance": "把" + "很长的一句话" * 6}, "zh", SEND, "发送文件"),
     ("doc.send", {"doc": "合同", "flag": True, "n": None}, "zh", None, "doc.send（合同）"),
+    # a description's trailing note (who may ask) is no word of the task's name
+    ("device.service_restart", {"service": "nginx", "unit": "nginx.service", "_utterance": "重启nginx"}, "en",
+     {"zh": "重启服务（管理员）", "en": "restart a service (admin)"}, "restart a service (nginx)"),
+    ("device.service_restart", {"service": "nginx", "_utterance": "restart nginx"}, "zh",
+     {"zh": "重启服务（管理员）", "en": "restart a service (admin)"}, "重启服务（nginx）"),
 ]
 
 
@@ -59,3 +64,11 @@ def test_a_chinese_offer_is_one_sentence():
 ])
 def test_offer_language(locale, slots, lang):
     assert offer_language(locale, slots) == lang
+
+
+@pytest.mark.parametrize("lang,opening", [("zh", "另外，上次“"), ("en", "Also, last time")])
+def test_an_offer_after_an_answer_says_so(lang, opening):
+    text = offer_text("reminder.set", {"task": "给妈妈打电话", "_utterance": "提醒我给妈妈打电话"}, lang, REMIND,
+                      after=True)
+    assert text.startswith(opening) and text.endswith(("？", "?")), text
+    assert ("“提醒我给妈妈打电话”" if lang == "zh" else "\"set reminders (给妈妈打电话)\"") in text

@@ -17,6 +17,7 @@ CHOICE = Choice(mention="张工", candidates=(Candidate("person:sales/zhang", "�
                 text="把报价单发给张工", prompt="你说的张工是哪一位？")
 OFFER = Offer(task_id=7, intent="doc.send", slots={"doc": "报价单"}, prompt="上次的“发报价单”还没完成，要继续吗？")
 
+SAID_OFFER = reasked(OFFER)  # said in a reply already
 REMINDER_OFFER = Offer(task_id=8, intent="reminder.set", slots={"task": "给妈妈打电话"}, prompt="上次…")
 ZH, EN = Heard(text="x", lang="zh"), Heard(text="x", lang="en")
 
@@ -76,20 +77,29 @@ CASES = [
     (OFFER, EN, Reading("deny"), dp.DropTask, {}),
     (OFFER, ZH, Reading("hedge"), dp.DropTask, {"later": True}),
     (OFFER, EN, Reading("deny"), dp.DropTask, {"later": False}),
-    (OFFER, EN, Reading("unrelated"), dp.DropTask, {"route": True}),
-    (OFFER, _other("en"), Reading("request"), dp.DropTask, {"route": True, "later": False}),
-    (OFFER, ZH, Reading("choose", choice=1), dp.DropTask, {"route": True}),
+    # an offer not yet said in a reply (made when the session opened): the utterance first, the offer after
+    (OFFER, EN, Reading("unrelated"), dp.Digress, {"cancel_first": False}),
+    (OFFER, _other("en"), Reading("request"), dp.Digress, {}),
+    (OFFER, _other("zh"), Reading("request"), dp.Digress, {}),
+    (OFFER, ZH, Reading("choose", choice=1), dp.Digress, {}),
+    # said already and moved past: withdrawn, the utterance handled as itself
+    (SAID_OFFER, EN, Reading("unrelated"), dp.DropTask, {"route": True}),
+    (SAID_OFFER, _other("en"), Reading("request"), dp.DropTask, {"route": True, "later": False}),
+    (SAID_OFFER, ZH, Reading("choose", choice=1), dp.DropTask, {"route": True}),
+    (SAID_OFFER, ZH, Reading("affirm"), dp.ResumeTask, {}),
+    (SAID_OFFER, EN, Reading("hedge"), dp.DropTask, {"later": True}),
     (OFFER, ZH, Reading("correct", values={"person": "王芳"}), dp.ResumeTask, {"values": {"person": "王芳"}}),
     # values said as a request of another intent are that request, never the old task's slots
-    (REMINDER_OFFER, _send("zh"), Reading("correct", values={"person": "张工"}), dp.DropTask, {"route": True}),
-    (REMINDER_OFFER, _send("en"), Reading("fill", values={"task": "x"}), dp.DropTask, {"route": True}),
+    (REMINDER_OFFER, _send("zh"), Reading("correct", values={"person": "张工"}), dp.Digress, {}),
+    (REMINDER_OFFER, _send("en"), Reading("fill", values={"task": "x"}), dp.Digress, {}),
+    (reasked(REMINDER_OFFER), _send("zh"), Reading("correct", values={"person": "张工"}), dp.DropTask, {"route": True}),
     (REMINDER_OFFER, Heard(text="x", lang="zh", intent="reminder.set", out_of_scope=False),
      Reading("fill", values={"when": "8点"}), dp.ResumeTask, {"values": {"when": "8点"}}),
     (REMINDER_OFFER, Heard(text="x", lang="en", intent="doc.send", out_of_scope=True),
      Reading("fill", values={"when": "8"}), dp.ResumeTask, {"values": {"when": "8"}}),
     (REMINDER_OFFER, Heard(text="x", lang="zh", intent="reminder.set", out_of_scope=False,
                            slot_values={"when": "明天八点", "task": "开会"}),
-     Reading("correct", values={"when": "明天八点", "task": "开会"}), dp.DropTask, {"route": True}),
+     Reading("correct", values={"when": "明天八点", "task": "开会"}), dp.Digress, {}),
     (REMINDER_OFFER, Heard(text="x", lang="zh", intent="reminder.set", out_of_scope=False,
                            slot_values={"when": "明天八点", "task": "给妈妈打电话"}),
      Reading("fill", values={"when": "明天八点"}), dp.ResumeTask, {"values": {"when": "明天八点"}}),

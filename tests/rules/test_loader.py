@@ -148,6 +148,19 @@ def test_unknown_intents_and_tools_when_asked(tmp_path):
     assert any(":7: rules.0.actions.1.tool: unknown tool 'sendmail'" in p for p in found), found
 
 
+def test_problems_are_listed_in_file_order(tmp_path):
+    """Each check walks the whole pack (intents, then tools): the list is top down all the same."""
+    two = GOOD.replace("hello}", "hello}\n      - tool: sendmail") + GOOD.split("rules:\n", 1)[1].replace(
+        "rule_id: greet", "rule_id: greet2")
+    (tmp_path / "p.yaml").write_text(two, encoding="utf-8")
+    (tmp_path / "q.yaml").write_text(GOOD.replace("pack: demo", "pack: q").replace("rule_id: greet", "rule_id: g3"),
+                                     encoding="utf-8")
+    with pytest.raises(RulePackError) as info:
+        load_rules(tmp_path, known_intents={"doc.send"}, known_tools={"note"})
+    where = [(Path(p.file).name, p.line) for p in info.value.problems]
+    assert where == sorted(where) and len(where) >= 4, [str(p) for p in info.value.problems]
+
+
 def test_json_packs_and_empty_folder(tmp_path):
     assert len(load_rules(tmp_path).engine) == 0
     (tmp_path / "p.json").write_text(json.dumps(yaml.safe_load(GOOD), ensure_ascii=False), encoding="utf-8")

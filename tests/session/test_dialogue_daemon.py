@@ -133,7 +133,7 @@ def _wait_state(c, sid, state, limit_s=15):
     return c.call("session.get", {"session_id": sid})["state"]
 
 
-def test_an_offer_the_user_moves_past_is_withdrawn_and_the_request_handled(docs):
+def test_an_offer_comes_after_the_answer_and_goes_once_moved_past(docs):
     d = docs({"session": {"confirming_s": 1.0}})
     with d.client() as c:
         sid = c.call("session.open", {"locale": "zh"})["session_id"]
@@ -141,10 +141,53 @@ def test_an_offer_the_user_moves_past_is_withdrawn_and_the_request_handled(docs)
         assert _wait_state(c, sid, "IDLE") == "IDLE"  # the card timed out: the send is parked as a task
         opened = c.call("session.open", {"locale": "zh"})
         assert opened.get("offer"), opened
+        r = _turn(c, opened["session_id"], "我想死")  # a caring sentence stands alone: no offer beside it
+        assert r["decision"] == "distress" and "上次" not in r["reply"]["text"], r["reply"]
         r = _turn(c, opened["session_id"], "磁盘还剩多少")
         assert [a["tool"] for a in r["actions"] if a.get("tool")] == ["disk_usage"], r["reply"]
-        assert "是" not in r["reply"]["text"][:6] and r["decision"] == "drop_task"
-        assert not c.call("session.open", {"locale": "zh"}).get("offer"), "withdrawn, not offered again"
+        lines = r["reply"]["text"].splitlines()
+        # the answer first, then the offer naming the request, once
+        assert "磁盘" in lines[0] and not lines[0].startswith("上次"), lines
+        assert lines[-1] == "另外，上次“把报价单发给李经理”还没做完，要接着做吗？", lines
+        assert r["decision"] == "digress" and r["state"] == "LISTENING"
+        assert {"kind": "offer", "outcome": "waiting"}.items() <= next(
+            a for a in r["actions"] if a.get("kind") == "offer").items()
+        assert not c.call("session.open", {"locale": "zh"}).get("offer"), "said in one session, offered in no other"
+        r = _turn(c, opened["session_id"], "系统状态怎么样")  # read, and moved past: withdrawn
+        assert r["decision"] == "drop_task" and "上次" not in r["reply"]["text"], r["reply"]
+        assert [a["tool"] for a in r["actions"] if a.get("tool")] == ["system_status"]
+        r = _turn(c, opened["session_id"], "好的")
+        assert r["decision"] == "nothing_open" and not any(a.get("tool") for a in r["actions"])
+
+
+def test_an_offer_follows_the_language_of_the_turn_and_a_yes_takes_it_up(docs):
+    d = docs({"session": {"confirming_s": 1.0}})
+    with d.client() as c:
+        _park_send(c, "zh", "把报价单发给李经理")
+        sid = c.call("session.open", {})["session_id"]  # no locale: the turn's words say the language
+        r = _turn(c, sid, "how much disk is left")
+        lines = r["reply"]["text"].splitlines()
+        assert not _CJK_RE.search(lines[0]) and "disk" in lines[0], lines
+        # English words around the task; only its values (the document kind, the person) are Chinese
+        assert lines[-1] == 'Also, last time "send documents (报价单, 李娜)" was left unfinished. ' \
+                            "Shall I carry on with it?", lines
+        r = _turn(c, sid, "yes")
+        assert r["path"] == "pending_task" and r["state"] == "CONFIRMING", r["reply"]
+        assert r["reply"]["text"].startswith("Send ") and r["reply"]["text"].endswith("?"), r["reply"]  # in English
+        assert r["reply"]["card"]["fields"]["recipient"] == "李娜"
+
+
+def test_a_request_that_asks_its_own_question_keeps_the_offer_for_later(docs):
+    d = docs({"session": {"confirming_s": 1.0}})
+    with d.client() as c:
+        _park_send(c, "zh", "把报价单发给李经理")
+        sid = c.call("session.open", {"locale": "en"})["session_id"]
+        r = _turn(c, sid, "send the invoice to Wang Fang")
+        # the new send's own card, with no offer beside it: two questions at once answer neither
+        assert r["state"] == "CONFIRMING" and "Last time" not in r["reply"]["text"], r["reply"]
+        assert r["reply"]["card"]["fields"]["recipient"] == "王芳"
+        assert r["decision"] == "digress" and not any(a.get("kind") == "offer" for a in r["actions"])
+        assert c.call("session.open", {"locale": "en"}).get("offer"), "not said, so still offered later"
 
 
 def test_a_card_keeps_its_own_timeout_across_a_restart(docs):
@@ -211,12 +254,15 @@ def test_values_said_to_an_offer_in_another_request_are_that_request(docs):
         opened = c.call("session.open", {"locale": "zh"})
         assert opened["offer"]["intent"] == "reminder.set"
         r = _turn(c, opened["session_id"], "把报价单发给李经理")
-        assert r["decision"] == "drop_task" and r["intent"] == "doc.send", r
+        assert r["decision"] == "digress" and r["intent"] == "doc.send", r
         assert r["state"] == "CONFIRMING" and r["reply"]["card"]["fields"]["recipient"] == "李娜", r["reply"]
-        assert not c.call("session.open", {"locale": "zh"}).get("offer"), "the offer is made once"
+        assert "task" not in r["reply"]["card"]["fields"], "no value of the reminder was read into the send"
 
 
-def test_chat_shows_the_offer_before_the_first_line(docs):
+def test_chat_and_say_show_the_offer_after_the_answer(docs):
+    """``hermesctl chat`` fed from a pipe: each line echoed after the prompt, a blank line skipped (the
+    chat goes on), the offer after the first answer; ``say`` the same, and it keeps the session open
+    for the answer to the offer."""
     import subprocess
     import sys
 
@@ -225,8 +271,19 @@ def test_chat_shows_the_offer_before_the_first_line(docs):
     d = docs({"session": {"confirming_s": 1.0}})
     with d.client() as c:
         _park_send(c, "en", "send the quote to Li Na")
-    out = subprocess.run([sys.executable, "-c", "from hermesd.cli import ctl_main; ctl_main()", "--socket",
-                          str(d.socket), "chat"], input="\n", capture_output=True, text=True, env=clean_env(),
-                         timeout=120)
+    ctl = [sys.executable, "-c", "from hermesd.cli import ctl_main; ctl_main()", "--socket", str(d.socket)]
+    out = subprocess.run([*ctl, "chat"], input="how much disk is left\n\nno\n", capture_output=True, text=True,
+                         env=clean_env(), timeout=120)
     assert out.returncode == 0, out.stderr
-    assert 'Last time, "send the quote to Li Na" was left unfinished.' in out.stdout, (out.stdout, out.stderr)
+    said = out.stdout
+    offer = 'Also, last time "send the quote to Li Na" was left unfinished.'
+    assert said.index("you> how much disk is left\n") < said.index("disk") < said.index(offer), said
+    assert said.index(offer) < said.index("you> no\n") < said.index("OK, cancelled."), said
+    assert said.count("you> ") == 2, said  # the blank line was no turn, and no end
+    with d.client() as c:
+        _park_send(c, "zh", "把报价单发给李经理")
+    out = subprocess.run([*ctl, "say", "what can you do"], capture_output=True, text=True, env=clean_env(), timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.index("I can help with") < out.stdout.index("Also, last time"), out.stdout
+    assert "上次" not in out.stdout + out.stderr, (out.stdout, out.stderr)
+    assert "answer with: hermesctl say --session" in out.stderr, out.stderr

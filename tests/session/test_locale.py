@@ -52,4 +52,6 @@ def test_session_open_with_bcp47_tags(daemon):
         with pytest.raises(HermesError) as info:
             c.call("session.open", {"locale": "fr-FR"})
     assert info.value.code == "INPUT_INVALID"
-    assert "/locale" in info.value.message and "unsupported locale 'fr-FR'" in info.value.message
+    # a sentence for a person; the pointer is data.violations' (for a program)
+    assert "locale is not valid: unsupported locale 'fr-FR'" in info.value.message, info.value.message
+    assert info.value.data["violations"][0]["pointer"] == "/locale"
