@@ -585,6 +585,9 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
         for _, slot, dom, v in numbers:
             request.append((focus if slot == "评分" else dom or focus, slot))
         numbers = []
+        if types and (chosen.get("酒店") or "酒店" in named):  # "酒店类型是高档型的吗": its type, asked
+            request.append(("酒店", "酒店类型"))
+            types = []
 
     # constraints
     conflicts: list[tuple[str, str, str, str]] = []
