@@ -108,7 +108,13 @@ def wizard_side(cls: str, dom: str, ours: dict | None, gold: dict | None, db_val
     reading is at fault: ``wizard left out a stated constraint`` (extra X, the user's own act
     informs it), ``wizard added an unsaid value`` (missing X, no user act carries it),
     ``wizard's choice of place`` (wrong 名称 / 周边X: a place among equals), ``wizard's spelling``
-    (wrong X where hermesd's value is the database's and the wizard's is not)."""
+    (wrong X where hermesd's value is the database's and the wizard's is not), ``wizard's near slot``
+    (the same place under another 周边X slot: hermesd's slot is the kind the database gives that
+    place, 景点 near a restaurant is 周边餐馆; the wizard wrote 周边景点)."""
+    o_near = {k: v for k, v in (ours or {}).items() if k in NEAR}
+    g_near = {k: v for k, v in (gold or {}).items() if k in NEAR}
+    if any(v == gv and k != gk for k, v in o_near.items() for gk, gv in g_near.items()):
+        return "wizard's near slot (the place is of another kind)"
     if "(user stated it)" in cls and cls.split(": ")[-1].startswith("extra"):
         return "wizard left out a stated constraint"
     if "(not said)" in cls and cls.split(": ")[-1].startswith("missing"):

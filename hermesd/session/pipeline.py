@@ -786,8 +786,9 @@ class Pipeline:
         """A question about an action is not the action: "报价单发给王芳了吗" / "did you send the quote
         to Wang Fang?" asks whether it was done (:func:`~hermesd.dialogue.lastaction.asks_if_done`), "how do I
         restart nginx" / "怎么重启nginx" how it is done (:mod:`hermesd.dialogue.howto`). For an intent that acts
-        (:meth:`_acts`) nothing runs and no card opens: a done-question is answered by the pack's rule that
-        reads ``session.asked`` (office.yaml answers it from what memory says was sent), else from this
+        (:meth:`_acts`) nothing runs and no card opens: either question is answered by the pack's rule that
+        reads ``session.asked`` (office.yaml answers a done-question from what memory says was sent; the
+        CrossWOZ pack answers "从A到B怎么坐地铁" from its database), else a done-question from this
         session's record of that intent, else "no record"; a how-to question is told how to ask for it."""
         if not isinstance(d, (dp.NewTurn, dp.Digress, dp.Replace)) or heard.intent is None or not text:
             return False
@@ -806,13 +807,15 @@ class Pipeline:
             done = last_done([t_ for t_ in s.history if t_.get("intent") == heard.intent])
             said = catalogue.say("asked_done_last", p.lang, what=str(done.get("reply")).strip()) if done is not None \
                 else catalogue.say("asked_done_none", p.lang, what=what or heard.intent)
-            if any(answers_asked(r) for r in self.c.rules().rules_for(heard.intent)):
-                s.pending = None
-                await self.c.plans.run(s, p, intent=heard.intent, entities=self.c.grounding.slot_values(heard.intent, entities),
-                                       text=text, trace_id=trace_id, asked=(kind, said))
-                if q is not None and s.pending is None and s.state is State.LISTENING:
-                    self._reask(s, p, q)
-                return True
+        if any(answers_asked(r) for r in self.c.rules().rules_for(heard.intent)):
+            # a rule written for the question (its conditions read session.asked) may answer it:
+            # "报价单发给王芳了吗" from memory, "从A到B怎么坐地铁" from a travel database
+            s.pending = None
+            await self.c.plans.run(s, p, intent=heard.intent, entities=self.c.grounding.slot_values(heard.intent, entities),
+                                   text=text, trace_id=trace_id, asked=(kind, said))
+            if q is not None and s.pending is None and s.state is State.LISTENING:
+                self._reask(s, p, q)
+            return True
         self._keep_or_end(s, p, q, said, f"asked {kind}")
         return True
 

@@ -411,3 +411,37 @@ def test_a_metro_station_is_that_of_the_place_named() -> None:
     assert cw_db.metro_station(" " + rec["名称"], db) == next(
         r.get("地铁") for d in ("地铁", "景点", "餐馆", "酒店") for r in db[d] if r["名称"] == rec["名称"])
     assert cw_db.metro_station("没有这个地方", db) is None
+
+
+@pytest.mark.parametrize("text, chosen, want", [
+    # a remark on the place the dialogue has is a comment, no constraint
+    ("还有桑拿呢，太好了，它附近有什么景点？", {"酒店": "北京饭店"}, {}),
+    ("真不错，我就喜欢豪华型的！", {"酒店": "北京饭店"}, {}),
+    ("烤鸭也是我最爱呢，它家的地址在哪里？", {"餐馆": "白家大院"}, {}),
+    ("不花钱更好呀，它周边有什么餐馆？", {"景点": "故宫"}, {}),
+    # the same words where the rest of the utterance looks for that kind: a constraint
+    ("我最喜欢吃烤鸭，再帮我找一家餐馆", {"餐馆": "白家大院"}, {"餐馆": {"推荐菜": "烤鸭"}}),
+    # no place of that kind in the dialogue: nothing to remark on, so the wish is a constraint
+    ("我就喜欢豪华型的酒店", {"景点": "故宫"}, {"酒店": {"酒店类型": "豪华型"}}),
+])
+def test_a_remark_on_a_place_the_dialogue_has_is_no_constraint(lex, text: str, chosen: dict, want: dict) -> None:
+    focus = next(iter(chosen))
+    assert cw_read.read(text, {"focus": focus, "chosen": chosen}, lex)["inform"] == want
+
+
+@pytest.mark.parametrize("text, state, inform, asked", [
+    # a bare yes/no question of a value checks the place chosen (or offered, or listed)
+    ("人均消费在50-100元吗？", {"focus": "餐馆", "chosen": {"餐馆": "白家大院"}}, {}, ("餐馆", "人均消费")),
+    ("评分是4.5分以上吗？", {"focus": "景点", "offered": {"景点": "故宫"}}, {}, ("景点", "评分")),
+    ("它是豪华型的吗？", {"focus": "酒店", "chosen": {"酒店": "北京饭店"}}, {}, ("酒店", "酒店类型")),
+    # 有…的吗 asks whether there is one: a search
+    ("有人均消费在50-100元的吗？", {"focus": "餐馆", "chosen": {"餐馆": "白家大院"}},
+     {"餐馆": {"人均消费": "50-100元"}}, None),
+    # nothing of that kind in the dialogue: a search
+    ("人均消费在50-100元吗？", {"focus": "餐馆"}, {"餐馆": {"人均消费": "50-100元"}}, None),
+])
+def test_a_bare_check_asks_about_the_place_the_dialogue_has(lex, text: str, state: dict, inform: dict, asked) -> None:
+    acts = cw_read.read(text, state, lex)
+    assert acts["inform"] == inform
+    if asked:
+        assert asked in acts["request"]

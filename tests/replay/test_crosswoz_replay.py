@@ -211,6 +211,17 @@ def test_a_taxi_is_offered_then_booked_only_after_its_card_is_confirmed(pack_dae
         assert "taxi_booked" not in (c.call("session.get", {"session_id": sid})["vars"]["cw"])
 
 
+def test_a_how_to_question_is_answered_from_the_database(pack_daemon) -> None:
+    """"从A到B怎么坐地铁" is a how-to question (hermesd.dialogue.howto) to an intent that acts (the
+    taxi card): the pack's turn rules read session.asked, so the trip is queried and its stations
+    said — not "我讲不了操作步骤"."""
+    with Client(pack_daemon.socket) as c:
+        sid = c.call("session.open", {"locale": "zh"})["session_id"]
+        reply, log = _talk(c, sid, "从故宫到颐和园怎么坐地铁？")
+    assert log and log[-1]["domain"] == "地铁" and log[-1]["constraints"] == {"出发地": "故宫", "目的地": "颐和园"}
+    assert "地铁站" in reply and "操作步骤" not in reply
+
+
 def test_constraints_that_cannot_both_hold_are_said_back(pack_daemon) -> None:
     attractions = _db("attraction_db.json")
     with Client(pack_daemon.socket) as c:

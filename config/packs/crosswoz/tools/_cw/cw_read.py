@@ -394,14 +394,54 @@ def _place_value(span: str, lex: Lexicon, state: dict) -> str | None:
 
 #: words that say a dish is wanted ("想吃X", "有道菜叫X"): what follows is a dish by its context
 _WANT = r"(?:想吃|要吃|爱吃|能吃到|吃到|能吃|有道菜叫|菜叫)"
-_PRAISE = re.compile(r"更好|挺不错|也不错|真不错|最喜欢|我喜欢|挺好|太好了|真好")
+#: a clause that remarks on a place rather than asks for one: praise, liking, a thing it turns
+#: out to have or lack ("还有温泉呢", "铁板烧也是我最爱", "这里的蛋糕比较正宗", "它家没有我想吃的X")
+_REMARK = re.compile(r"更好|不错|最爱|最喜欢|我喜欢|就喜欢|也喜欢|挺好|太好了|太棒了|真好|真棒|正宗|好久|划算|"
+                     r"还有[^，,。？?！!；;]{1,12}[呢啊呀哦耶]|也是[^，,。？?！!；;]{0,12}[了呢]|(?:它|他|这|那)家没有|没有我")
+#: words by which a clause looks for a place itself (a remark clause has none of them)
+_CLAUSE_LOOKS = re.compile(r"找|(?<!的)推荐(?!菜)|有没有|哪|想要|希望|最好|需要|帮|吗|么|能不能|可以吗|要求|选")
+#: words that look for a place somewhere else in the utterance (再联系 and 你的推荐 do not)
+_LOOKS_ELSEWHERE = re.compile(r"找|(?<!的)推荐(?!菜|的菜)|有没有|换|再(?!联系|说|见|问)|另|哪家|哪个|订|选|安排|介绍")
+_CLAUSE_END = re.compile(r"[，,。？?！!；;~～]")
 
 
-def _clause(t: str, pos: int) -> str:
-    """The clause of ``t`` around ``pos`` (between ，。？！； and the like)."""
-    a = max(t.rfind(c, 0, pos) for c in "，,。？?！!；;")
-    ends = [i for i in (t.find(c, pos) for c in "，,。？?！!；;") if i >= 0]
-    return t[a + 1:min(ends) if ends else len(t)]
+def _remark_spans(mt: str) -> list[tuple[int, int]]:
+    """``(start, end)`` in ``mt`` of the clauses that remark on a place: a remark word, none of
+    the words that look for one, and no question mark after it."""
+    out, a = [], 0
+    for m in [*_CLAUSE_END.finditer(mt), None]:
+        b = m.start() if m else len(mt)
+        clause = mt[a:b]
+        if clause and _REMARK.search(clause) and not _CLAUSE_LOOKS.search(clause) and \
+                not (m and m.group() in "？?"):
+            out.append((a, b))
+        a = b + 1
+    return out
+
+
+def _bare_check(mt: str, focus: str | None, targets, state: dict) -> bool:
+    """"人均消费在100-150元吗？": a yes/no question of values alone — no kind of place named as
+    looked for, no 有…的吗 (is there one that …) — asks about the place the dialogue has of the
+    kind talked about (chosen, offered or listed beside a place), not for a new search."""
+    if focus not in PLACE_DOMAINS or targets or re.search(r"有[^，,。？?！!]{0,30}的[吗么]", mt):
+        return False
+    return any((state.get(k) or {}).get(focus) for k in ("chosen", "offered", "listed"))
+
+
+def _looks_for(rest: str, dom: str, doms) -> bool:
+    """The utterance outside a remark (``rest``, the clause blanked) looks for a place of
+    ``dom``: it names the kind (not as where to look near, nor as 这个X, nor in a question about
+    what is nearby, nor in 游玩时间), or it has a search word and names no other kind. ``doms``:
+    :func:`_domains_in` of ``rest``."""
+    kinds = set()
+    asked = _near_requests(rest)[1]
+    for pos, d, w in doms:
+        after = rest[pos + len(w):pos + len(w) + 3]
+        if d in PLACE_DOMAINS and not re.match(r"(?:的)?(?:附近|周边|周围|旁边|边上|一带)|时", after) and \
+                not re.search(r"(?:这个|这家|那个|那家|该|此|这|那)$", rest[max(0, pos - 4):pos]) and \
+                not any(a <= pos < b for a, b in asked):
+            kinds.add(d)
+    return dom in kinds or (bool(_LOOKS_ELSEWHERE.search(rest)) and not kinds)
 
 
 def _leading_place(t: str, start: int, lex: Lexicon) -> str | None:
@@ -442,6 +482,22 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
             masked[s:e] = "＃" * (e - s)
     mt = "".join(masked)  # the utterance with named things masked, for word readers
     doms = _domains_in(mt)
+    # a value said in a remark on a place of its kind that the dialogue has (chosen, or named
+    # here) — "还有温泉呢，太好了", "铁板烧也是我最爱呢", "1个小时也很不错呀" — is a comment, no
+    # constraint, unless the rest of the utterance looks for a place of that kind
+    remarks = _remark_spans(mt)
+    named = {dom for _, dom, _ in names}
+
+    def remark(pos: int, dom: str | None) -> bool:
+        span = next(((a, b) for a, b in remarks if a <= pos < b), None)
+        if span is None or dom not in PLACE_DOMAINS or not (chosen.get(dom) or dom in named):
+            return False
+        rest = mt[:span[0]] + "，" * (span[1] - span[0]) + mt[span[1]:]
+        return not _looks_for(rest, dom, _domains_in(rest))
+
+    dishes = [x for x in dishes if not remark(x[0], "餐馆")]
+    facilities = [x for x in facilities if not remark(x[0], "酒店")]
+    types = [m for m in re.finditer(r"(经济|舒适|高档|豪华)(型)?(?!实惠)", mt) if not remark(m.start(), "酒店")]
     inform: dict[str, dict[str, str]] = {}
     request: list[tuple[str, str]] = []
     out = {"target": None, "inform": inform, "request": request, "names": [], "near": {}, "trip": {}, "refer": []}
@@ -491,7 +547,7 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
     slot_doms = {d for _, slot, d, _ in numbers if d}
     if dishes:
         slot_doms.add("餐馆")
-    if facilities or re.search(r"经济型|舒适型|高档型|豪华型", mt):
+    if facilities or any(m.group(2) for m in types):
         slot_doms.add("酒店")
     target = None
     if targets:
@@ -514,7 +570,7 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
                    for p, slot, d, v in numbers]
     # a clause that praises a value ("不收费更好呀", "不用花钱也挺不错") says it of the place chosen
     # in that domain: a comment, no constraint
-    numbers = [x for x in numbers if not (x[2] in PLACE_DOMAINS and chosen.get(x[2]) and _PRAISE.search(_clause(mt, x[0])))]
+    numbers = [x for x in numbers if not remark(x[0], x[2])]
 
     # "它的评分有4分以上吗?": a check on the chosen place, not a new constraint
     # (a place named as where to look near — "云蒙山森林公园周边的餐馆…吗" — is not the one checked)
@@ -523,11 +579,15 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
     checking = bool(re.search(r"[吗么]\W*$|是不是|是否", ft)) and not _SEARCH.search(mt) and \
         not re.search(r"找|推荐|换|再|还有|其他|别的|这些|哪", mt) and \
         not re.search(r"有[^，,。？?！!]{0,30}的(?:景点|景区|餐馆|餐厅|饭店|饭馆|酒店|宾馆|地方)", mt) and \
-        (bool(_PRONOUN.search(mt)) or bool(checked) or bool(re.search(r"^\W*(?:景点|餐馆|餐厅|酒店|宾馆)的", mt)))
+        (bool(_PRONOUN.search(mt)) or bool(checked) or bool(re.search(r"^\W*(?:景点|餐馆|餐厅|酒店|宾馆)的", mt)) or
+         _bare_check(mt, focus, targets, state))
     if checking:
         for _, slot, dom, v in numbers:
             request.append((focus if slot == "评分" else dom or focus, slot))
         numbers = []
+        if types and (chosen.get("酒店") or "酒店" in named):  # "酒店类型是高档型的吗": its type, asked
+            request.append(("酒店", "酒店类型"))
+            types = []
 
     # constraints
     conflicts: list[tuple[str, str, str, str]] = []
@@ -559,7 +619,7 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
     dish_names = [d for d in dish_names if not any(d != o and d in o for o in dish_names)]
     if dish_names:
         put("餐馆", "推荐菜", " ".join(dish_names))
-    for m in re.finditer(r"(经济|舒适|高档|豪华)(型)?(?!实惠)", mt):  # 经济实惠 is "good value", no type
+    for m in types:  # 经济实惠 is "good value", no type
         put("酒店", "酒店类型", m.group(1) + (m.group(2) or ""))
     if facilities:
         hotel_named = any(d == "酒店" for _, d, _ in names)
