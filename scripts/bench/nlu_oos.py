@@ -6,9 +6,11 @@
 (``scripts/bench/nlu.py`` runs it as its last section.) Both train on CLINC150 ``train`` +
 ``oos_train`` and are measured on ``val`` + ``oos_val`` in the same run:
 
-- **hermesd**: :func:`hermesd.nlu.intents.train` — averaged perceptron over TF-IDF n-grams, the
-  rejection model and its threshold fitted on 5-fold out-of-fold scorings of the training data
-  (never on ``val``). Trained models are cached by content hash in ``--cache-dir``.
+- **hermesd**: :func:`hermesd.nlu.intents.train` — one row per learner (``--learner``, repeatable;
+  default every one of :data:`~hermesd.nlu.intents.LEARNERS`: the averaged perceptron and the
+  softmax) over TF-IDF n-grams, the rejection model and its threshold fitted on 5-fold out-of-fold
+  scorings of the training data (never on ``val``). Trained models are cached by content hash in
+  ``--cache-dir``.
 - **scikit-learn baseline**: ``TfidfVectorizer(sublinear_tf=True)`` (word unigrams) +
   ``LogisticRegression`` (lbfgs, C=10) with ``oos`` as a class; an utterance is out of scope when
   ``oos`` is the argmax or the top probability is under a threshold. The threshold is chosen the
