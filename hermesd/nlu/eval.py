@@ -39,7 +39,7 @@ import orjson
 import yaml
 
 from .entities import EntityExtractor
-from .intents import IntentRecognizer, IntentSpec, train_cached
+from .intents import LEARNERS, IntentRecognizer, IntentSpec, train_cached
 from .normalize import normalize
 from .temporal import parse_times
 
@@ -80,7 +80,8 @@ def cmd_intents(a: argparse.Namespace) -> dict[str, Any]:
     t0 = time.perf_counter()
     model = train_cached([(r["text"], r[a.label_field]) for r in train], a.cache_dir,
                          oos_label=a.oos_label, epochs=a.epochs, oos_prior=a.oos_prior, folds=a.folds,
-                         max_in_scope_loss=a.max_in_scope_loss if a.max_in_scope_loss >= 0 else None)
+                         max_in_scope_loss=a.max_in_scope_loss if a.max_in_scope_loss >= 0 else None,
+                         **({"learner": a.learner} if a.learner else {}), **({"l2": a.l2} if a.l2 is not None else {}))
     train_s = time.perf_counter() - t0
     rec = IntentRecognizer([IntentSpec(c) for c in model.classes], model, None)
     lat: list[float] = []
@@ -285,6 +286,9 @@ def main(argv: list[str] | None = None) -> int:
     pi.add_argument("--label-field", default="intent")
     pi.add_argument("--lang", choices=["zh", "en"])
     pi.add_argument("--epochs", type=int, default=10)
+    pi.add_argument("--learner", choices=LEARNERS, default=None,
+                    help="how the scorer's weights are learnt (train()'s learner; default: train()'s default)")
+    pi.add_argument("--l2", type=float, default=None, help="L2 penalty per example of the softmax learner")
     pi.add_argument("--oos-prior", type=float, default=0.05,
                     help="share of out-of-scope utterances the threshold calibration assumes (train())")
     pi.add_argument("--folds", type=int, default=5,

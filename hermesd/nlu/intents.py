@@ -59,12 +59,13 @@ import orjson
 
 from .features import _SUBLINEAR, raw_features, tfidf_vector, vocab_units
 from .normalize import normalize
-from .rejection import RejectionModel, budget_threshold, choose_threshold, regime_prior
+from .rejection import SOFTMAX_T, RejectionModel, budget_threshold, choose_threshold, regime_prior
 from .rejection import features as rejection_features
 from .rejection import fit as fit_rejection
+from .softmax import fit_softmax
 
 __all__ = ["CURVE_CUTS", "ClauseReading", "IntentMatch", "IntentModel", "IntentRecognizer", "IntentSpec",
-           "LONG_MIN_WORDS", "clause_spans", "content_of", "cross_validate", "folds_of", "train", "train_cached"]
+           "LEARNERS", "LONG_MIN_WORDS", "clause_spans", "content_of", "cross_validate", "folds_of", "train", "train_cached"]
 
 #: 8: compact tables (feature list, packed arrays) instead of dicts of dicts
 MODEL_VERSION = 8
@@ -430,12 +431,26 @@ def _vocab(texts: Sequence[str], labels: Sequence[str], classes: Sequence[str]) 
     return {u: sorted(v) for u, v in sorted(out.items())}
 
 
+#: the build-time learners of the scorer's weights (:func:`train`'s ``learner``)
+LEARNERS = ("perceptron", "softmax")
+
+
 def _build(examples: Sequence[tuple[str, str]], classes: list[str], oos_label: str | None, epochs: int,
-           margin: float, seed: int) -> IntentModel:
-    """The scorer (weights, idf, vocabulary) trained on ``examples``, with no rejection yet."""
+           margin: float, seed: int, learner: str = "perceptron", l2: float = 1e-5) -> IntentModel:
+    """The scorer (weights, idf, vocabulary) trained on ``examples``, with no rejection yet.
+
+    :param learner: ``perceptron`` (:func:`_fit`, ``margin``) or ``softmax``
+        (:func:`.softmax.fit_softmax`, ``l2``). :raises ValueError: another learner.
+    """
     texts, labels = [t for t, _ in examples], [y for _, y in examples]
     vecs, idf = _vectorise(texts)
-    weights = _fit(vecs, labels, classes, epochs, margin, seed)
+    if learner == "perceptron":
+        weights = _fit(vecs, labels, classes, epochs, margin, seed)
+    elif learner == "softmax":
+        # scores in units of SOFTMAX_T logits: the rejection's entropy is then the model's own softmax
+        weights = fit_softmax(vecs, labels, classes, epochs, l2, seed, scale=SOFTMAX_T)
+    else:
+        raise ValueError(f"unknown learner {learner!r} (one of {', '.join(LEARNERS)})")
     return IntentModel(classes, idf, weights, 0.0, oos_label, _vocab(texts, labels, classes))
 
 
@@ -472,7 +487,8 @@ class _Held:
 
 
 def cross_validate(examples: Sequence[tuple[str, str]], *, oos_label: str | None = None, epochs: int = 10,
-                   margin: float = 1.0, seed: int = 13, folds: int = 5) -> list[_Held]:
+                   margin: float = 1.0, seed: int = 13, folds: int = 5, learner: str = "perceptron",
+                   l2: float = 1e-5) -> list[_Held]:
     """Out-of-fold scorings of every training example: k-fold by record, stratified by intent
     (out-of-scope examples included, so the folds see out of scope), each fold scored by a model
     trained on the other folds. Costs ``folds`` trainings on (k−1)/k of the data."""
@@ -483,7 +499,7 @@ def cross_validate(examples: Sequence[tuple[str, str]], *, oos_label: str | None
         part = [ex for ex, g in zip(examples, fold) if g != f]
         if not part:
             continue
-        m = _build(part, classes, oos_label, epochs, margin, seed)
+        m = _build(part, classes, oos_label, epochs, margin, seed, learner, l2)
         for i, (t, y) in enumerate(examples):
             if fold[i] != f:
                 continue
@@ -539,7 +555,7 @@ MIN_CALIBRATION = (50, 10)
 def train(examples: Sequence[tuple[str, str]], *, oos_label: str | None = None, epochs: int = 10,
           margin: float = 1.0, seed: int = 13, folds: int = 5, oos_prior: float = 0.05,
           target_in_scope_recall: float = 0.98, min_calibration: tuple[int, int] = MIN_CALIBRATION,
-          max_in_scope_loss: float | None = None) -> IntentModel:
+          max_in_scope_loss: float | None = None, learner: str = "perceptron", l2: float = 1e-5) -> IntentModel:
     """Train a scorer on ``(text, intent)`` pairs and its out-of-scope rejection by cross-validation.
 
     :param examples: training pairs; texts are normalised here.
@@ -562,18 +578,26 @@ def train(examples: Sequence[tuple[str, str]], *, oos_label: str | None = None, 
         ``oos_prior`` objective: the highest cut (most OOS rejected) whose out-of-fold in-scope
         accuracy is within this share (0.005 = 0.5 point) of the out-of-fold closed-set accuracy
         (:func:`.rejection.budget_threshold`). None: the objective.
-    :raises ValueError: fewer than two classes, or ``folds`` is 1 or negative.
+    :param learner: how the weights are learnt (:data:`LEARNERS`): ``perceptron``, the averaged
+        margin perceptron (:func:`_fit`, ``margin``); ``softmax``, multinomial logistic regression
+        with an L2 penalty ``l2`` per example (:func:`.softmax.fit_softmax`). Either gives sparse
+        weights feature → ``{class: weight}``, scored by the same dot product.
+    :raises ValueError: fewer than two classes, ``folds`` is 1 or negative, or an unknown learner.
     """
     classes = sorted({y for _, y in examples})
     if len(classes) < 2:
         raise ValueError("need at least two intents to train a scorer")
+    if learner not in LEARNERS:
+        raise ValueError(f"unknown learner {learner!r} (one of {', '.join(LEARNERS)})")
     if folds == 0:
-        return _build(examples, classes, oos_label, epochs, margin, seed)
+        return _build(examples, classes, oos_label, epochs, margin, seed, learner, l2)
     if folds < 2:
         raise ValueError("folds must be 0 (no calibration) or at least 2")
-    held = cross_validate(examples, oos_label=oos_label, epochs=epochs, margin=margin, seed=seed, folds=folds)
-    model = _build(examples, classes, oos_label, epochs, margin, seed)
+    held = cross_validate(examples, oos_label=oos_label, epochs=epochs, margin=margin, seed=seed, folds=folds,
+                          learner=learner, l2=l2)
+    model = _build(examples, classes, oos_label, epochs, margin, seed, learner, l2)
     _calibrate(model, held, oos_prior, target_in_scope_recall, folds, min_calibration, max_in_scope_loss)
+    model.report["learner"] = learner
     return model
 
 

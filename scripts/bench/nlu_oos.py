@@ -6,9 +6,11 @@
 (``scripts/bench/nlu.py`` runs it as its last section.) Both train on CLINC150 ``train`` +
 ``oos_train`` and are measured on ``val`` + ``oos_val`` in the same run:
 
-- **hermesd**: :func:`hermesd.nlu.intents.train` — averaged perceptron over TF-IDF n-grams, the
-  rejection model and its threshold fitted on 5-fold out-of-fold scorings of the training data
-  (never on ``val``). Trained models are cached by content hash in ``--cache-dir``.
+- **hermesd**: :func:`hermesd.nlu.intents.train` — one row per learner (``--learner``, repeatable;
+  default every one of :data:`~hermesd.nlu.intents.LEARNERS`: the averaged perceptron and the
+  softmax) over TF-IDF n-grams, the rejection model and its threshold fitted on 5-fold out-of-fold
+  scorings of the training data (never on ``val``). Trained models are cached by content hash in
+  ``--cache-dir``.
 - **scikit-learn baseline**: ``TfidfVectorizer(sublinear_tf=True)`` (word unigrams) +
   ``LogisticRegression`` (lbfgs, C=10) with ``oos`` as a class; an utterance is out of scope when
   ``oos`` is the argmax or the top probability is under a threshold. The threshold is chosen the
@@ -34,7 +36,7 @@ from typing import Any, Sequence
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from hermesd.nlu.intents import CURVE_CUTS, IntentRecognizer, IntentSpec, train_cached  # noqa: E402
+from hermesd.nlu.intents import CURVE_CUTS, LEARNERS, IntentRecognizer, IntentSpec, train_cached  # noqa: E402
 from hermesd.nlu.normalize import normalize  # noqa: E402
 from hermesd.nlu.rejection import budget_threshold  # noqa: E402
 from _sample import pct  # noqa: E402 - a sibling module of this script
@@ -71,9 +73,9 @@ def figures(points: Sequence[tuple[float, bool, bool]], th: float) -> tuple[floa
     return acc, rec
 
 
-def run_hermesd(tr, va, cache_dir: Path | None) -> dict[str, Any]:
+def run_hermesd(tr, va, cache_dir: Path | None, learner: str) -> dict[str, Any]:
     t0 = time.perf_counter()
-    model = train_cached(tr, cache_dir, oos_label=OOS, max_in_scope_loss=MAX_LOSS)
+    model = train_cached(tr, cache_dir, oos_label=OOS, max_in_scope_loss=MAX_LOSS, learner=learner)
     train_s = time.perf_counter() - t0
     rec = IntentRecognizer([IntentSpec(c) for c in model.classes], model, None)
     pts, lat, took = [], [], []
@@ -138,7 +140,7 @@ def run_sklearn(tr, va) -> dict[str, Any]:
             "p50_us": pct(lat, 0.5), "p99_us": pct(lat, 0.99)}
 
 
-def report(data: Path, cache_dir: Path | None) -> int:
+def report(data: Path, cache_dir: Path | None, learners: Sequence[str] = LEARNERS) -> int:
     """Print the comparison; 2 when scikit-learn is missing."""
     try:
         import sklearn  # noqa: F401
@@ -149,33 +151,39 @@ def report(data: Path, cache_dir: Path | None) -> int:
     print(f"CLINC150 out of scope: train+oos_train {len(tr)}, measured on val+oos_val {len(va)} "
           f"({sum(y == OOS for _, y in va)} out of scope); each cut rejects the most out-of-scope "
           f"records while losing <= {MAX_LOSS:.1%} in-scope accuracy against the closed-set accuracy")
-    h = run_hermesd(tr, va, cache_dir)
+    hs = {name: run_hermesd(tr, va, cache_dir, name) for name in learners}
     s = run_sklearn(tr, va)
-    ha, hr = h["decided"]  # as decide() takes them (the out-of-scope-led regime has a cut of its own)
     sa, sr = figures(s["points"], s["threshold"])
     sca, scr = figures(s["cv_points"], s["threshold"])
     sva, svr = figures(s["points"], s["threshold_val"])
-    cv = h["cv"]
     print("   system                              threshold   val in-scope / OOS recall   CV estimate (train, 5-fold)")
-    print(f"   hermesd (CV-chosen rejection)       {h['threshold']:9.4f}   {ha:6.1%} / {hr:6.1%}           "
-          f"{cv.get('in_scope_accuracy', 0):6.1%} / {cv.get('oos_recall') or 0:6.1%}")
+    for name, h in hs.items():
+        ha, hr = h["decided"]  # as decide() takes them (the out-of-scope-led regime has a cut of its own)
+        cv = h["cv"]
+        print(f"   hermesd {name:<11} (CV-chosen)    {h['threshold']:9.4f}   {ha:6.1%} / {hr:6.1%}           "
+              f"{cv.get('in_scope_accuracy', 0):6.1%} / {cv.get('oos_recall') or 0:6.1%}   "
+              f"closed set CV {cv.get('closed_set_accuracy', 0):6.1%}")
     print(f"   sklearn TF-IDF+LR (CV-chosen)       {s['threshold']:9.4f}   {sa:6.1%} / {sr:6.1%}           "
           f"{sca:6.1%} / {scr:6.1%}")
     print(f"   sklearn TF-IDF+LR (val-chosen)      {s['threshold_val']:9.4f}   {sva:6.1%} / {svr:6.1%}   (tuned on val)")
-    print(f"   ratio hermesd/sklearn on val: in-scope {ha / sa:.3f}×, OOS recall {hr / max(sr, 1e-9):.3f}×")
-    print(f"   per utterance (one at a time): hermesd p50 {h['p50_us']:.0f} µs p99 {h['p99_us']:.0f} µs | "
-          f"sklearn predict_proba p50 {s['p50_us']:.0f} µs p99 {s['p99_us']:.0f} µs = "
-          f"{s['p50_us'] / h['p50_us']:.1f}× hermesd p50")
-    print(f"   training: hermesd {h['train_s']:.1f} s (0 = cached) | sklearn {s['train_s']:.1f} s (5-fold CV + final)")
+    for name, h in hs.items():
+        ha, hr = h["decided"]
+        print(f"   ratio hermesd {name}/sklearn on val: in-scope {ha / sa:.3f}×, OOS recall {hr / max(sr, 1e-9):.3f}×")
+        print(f"   per utterance (one at a time): hermesd {name} p50 {h['p50_us']:.0f} µs p99 {h['p99_us']:.0f} µs | "
+              f"sklearn predict_proba p50 {s['p50_us']:.0f} µs p99 {s['p99_us']:.0f} µs = "
+              f"{s['p50_us'] / h['p50_us']:.1f}× hermesd p50")
+        print(f"   training: hermesd {name} {h['train_s']:.1f} s (0 = cached) | sklearn {s['train_s']:.1f} s "
+              f"(5-fold CV + final)")
     print("   curve on val (in-scope accuracy / OOS recall) at several thresholds:")
-    print("     hermesd P(accept) cut   val               CV estimate")
-    cvc = {c["threshold"]: c for c in cv.get("curve", [])}
-    for th in sorted(set(CURVE_CUTS) | set(cvc)):
-        a, r = figures(h["points"], th)
-        c = cvc.get(round(th, 4))
-        est = f"{c['in_scope_accuracy']:6.1%} / {c['oos_recall'] or 0:6.1%}" if c else ""
-        print(f"     {th:8.4f}{' (chosen)' if abs(th - h['threshold']) < 5e-5 else '         '}   "
-              f"{a:6.1%} / {r:6.1%}   {est}")
+    for name, h in hs.items():
+        print(f"     hermesd {name} P(accept) cut   val               CV estimate")
+        cvc = {c["threshold"]: c for c in h["cv"].get("curve", [])}
+        for th in sorted(set(CURVE_CUTS) | set(cvc)):
+            a, r = figures(h["points"], th)
+            c = cvc.get(round(th, 4))
+            est = f"{c['in_scope_accuracy']:6.1%} / {c['oos_recall'] or 0:6.1%}" if c else ""
+            print(f"     {th:8.4f}{' (chosen)' if abs(th - h['threshold']) < 5e-5 else '         '}   "
+                  f"{a:6.1%} / {r:6.1%}   {est}")
     print("     sklearn max-probability cut   val               CV estimate")
     for th in sorted(set(CURVE_CUTS) | {round(s["threshold"], 4)}):
         a, r = figures(s["points"], th)
@@ -190,8 +198,10 @@ def main() -> int:
     ap.add_argument("--data", default=str(REPO / ".." / "shared" / "data"))
     ap.add_argument("--cache-dir", default=str(REPO / "var" / "bench-cache"),
                     help="trained hermesd models, by content hash ('' = no cache)")
+    ap.add_argument("--learner", action="append", choices=LEARNERS,
+                    help="hermesd learner(s) to measure (repeatable; default: every one, side by side)")
     a = ap.parse_args()
-    return report(Path(a.data), Path(a.cache_dir) if a.cache_dir else None)
+    return report(Path(a.data), Path(a.cache_dir) if a.cache_dir else None, a.learner or LEARNERS)
 
 
 if __name__ == "__main__":

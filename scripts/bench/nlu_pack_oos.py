@@ -14,7 +14,8 @@ rejection — as the daemon decides, never the scorer alone:
 - **heldout**: the engine trained on the whole pack, on everyday utterances written for the held-out
   file before any tuning (out-of-scope by category, and everyday-register in-scope phrasings).
 - ``--baseline DIR``: the same figures for another pack folder (e.g. the previous release's
-  ``config/intents``), side by side in the same run.
+  ``config/intents``), side by side in the same run; ``--learner`` / ``--baseline-learner``: the
+  learner of each (``--baseline-learner`` alone compares two learners on the same pack).
 
 Prints a table (the pack beside ``--baseline``, with the ratio), then the whole JSON. A benchmark,
 not a test: it never fails on a figure.
@@ -36,7 +37,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
 from hermesd.nlu.artifact import PACK_OOS_PRIOR  # noqa: E402
-from hermesd.nlu.intents import folds_of, train  # noqa: E402
+from hermesd.nlu.intents import LEARNERS, folds_of, train  # noqa: E402
 from hermesd.nlu.packs import OOS_LABEL, Packs, load_packs  # noqa: E402
 from hermesd.nlu.parser import NluEngine, parse  # noqa: E402
 
@@ -46,8 +47,8 @@ PEOPLE = {"张工": "person:zhang", "李经理": "person:li", "王总": "person:
           "陈医生": "person:chen", "mr. smith": "person:smith", "ms. lee": "person:lee", "dr. chen": "person:chen"}
 
 
-def _engine(packs: Packs, examples: list[tuple[str, str]], oos_prior: float) -> NluEngine:
-    model = train(examples, oos_label=OOS_LABEL, oos_prior=oos_prior)
+def _engine(packs: Packs, examples: list[tuple[str, str]], oos_prior: float, learner: str | None) -> NluEngine:
+    model = train(examples, oos_label=OOS_LABEL, oos_prior=oos_prior, **({"learner": learner} if learner else {}))
     return NluEngine(packs.intents, model, PEOPLE, packs.gazetteers)
 
 
@@ -67,16 +68,16 @@ def _score(pairs: list[tuple[str, str, str]]) -> dict[str, Any]:
             "missed_in_scope": [(t, g, p) for t, g, p in ins if g != p]}
 
 
-def measure(dirs: list[Path], heldout: Path, k: int, oos_prior: float) -> dict[str, Any]:
+def measure(dirs: list[Path], heldout: Path, k: int, oos_prior: float, learner: str | None = None) -> dict[str, Any]:
     """The cv and heldout figures of the pack in ``dirs`` (see the module docstring)."""
     packs = load_packs(dirs)
     examples = packs.examples()
     fold = folds_of([y for _, y in examples], k, 7)
     pairs = []
     for f in range(k):
-        eng = _engine(packs, [ex for ex, g in zip(examples, fold) if g != f], oos_prior)
+        eng = _engine(packs, [ex for ex, g in zip(examples, fold) if g != f], oos_prior, learner)
         pairs += [(t, y, _reads(eng, t)) for (t, y), g in zip(examples, fold) if g == f]
-    full = _engine(packs, examples, oos_prior)
+    full = _engine(packs, examples, oos_prior, learner)
     doc = yaml.safe_load(heldout.read_text(encoding="utf-8"))
     held = [(t, OOS_LABEL) for ts in doc["out_of_scope"].values() for t in ts] + [tuple(x) for x in doc["in_scope"]]
     cv, ho = _score(pairs), _score([(t, y, _reads(full, t)) for t, y in held])
@@ -94,10 +95,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--oos-prior", type=float, default=PACK_OOS_PRIOR,
                     help="share of out-of-scope utterances the rejection is tuned for (default: the daemon's)")
     ap.add_argument("--misses", action="store_true", help="list what each figure got wrong")
+    ap.add_argument("--learner", choices=LEARNERS, help="the pack's learner (default: train()'s)")
+    ap.add_argument("--baseline-learner", choices=LEARNERS,
+                    help="the baseline's learner (default: train()'s); without --baseline, the pack again")
     a = ap.parse_args(argv)
-    out: dict[str, Any] = {"pack": measure([Path(d) for d in a.dirs], Path(a.heldout), a.folds, a.oos_prior)}
+    out: dict[str, Any] = {"pack": measure([Path(d) for d in a.dirs], Path(a.heldout), a.folds, a.oos_prior,
+                                           a.learner)}
+    if a.baseline_learner and a.baseline is None:
+        a.baseline = a.dirs
     if a.baseline:
-        out["baseline"] = measure([Path(d) for d in a.baseline], Path(a.heldout), a.folds, a.oos_prior)
+        out["baseline"] = measure([Path(d) for d in a.baseline], Path(a.heldout), a.folds, a.oos_prior,
+                                  a.baseline_learner)
     rows = [("cv", "in_scope_accuracy"), ("cv", "oos_recall"), ("heldout", "in_scope_accuracy"),
             ("heldout", "oos_recall")]
     print(f"{'figure':34} {'pack':>8}" + (f" {'baseline':>9} {'ratio':>6}" if a.baseline else ""))
