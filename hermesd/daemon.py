@@ -24,7 +24,7 @@ from typing import Callable
 
 from . import __version__
 from .subsystems.admin import AdminMethods, DebugMethods
-from .subsystems.footprint import release_free_heap
+from .subsystems.footprint import one_malloc_arena, release_free_heap
 from .config import ConfigError, HermesConfig, digest, resolve_socket_path, resolve_state_dir
 from .logging import setup as setup_logging
 from .metrics import Registry
@@ -126,6 +126,7 @@ class Daemon:
     async def run(self) -> int:
         """Serve until SIGTERM/SIGINT or :meth:`request_stop`; returns the exit status."""
         loop = asyncio.get_running_loop()
+        one_malloc_arena()  # before the first worker thread (asyncio.to_thread, the L2 writer)
         self.notifier.status("starting")
         # state (L2, tool folders, archive) is for the daemon's user alone; the socket sets its own mode
         os.umask(0o077)

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
 
 from hermesd.subsystems.footprint import deep_size, mappings, release_free_heap
 from hermesd_testing import hermesctl
@@ -65,3 +69,41 @@ def test_the_daemon_with_shipped_defaults_never_imports_pydantic(daemon) -> None
     shown = hermesctl(daemon.socket, "status", "--memory")
     line = next(x for x in shown.stdout.splitlines() if "packages imported" in x)
     assert "orjson" in line and "pydantic" not in line
+
+
+_ARENAS = textwrap.dedent("""
+    import ctypes, os, sys, tempfile, threading
+    from hermesd.subsystems.footprint import one_malloc_arena
+    if sys.argv[1] == "one":
+        assert one_malloc_arena()
+    keep = []
+    threads = [threading.Thread(target=lambda: keep.append([bytearray(4096) for _ in range(256)])) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    libc = ctypes.CDLL(None)
+    libc.fopen.restype, libc.fopen.argtypes = ctypes.c_void_p, [ctypes.c_char_p, ctypes.c_char_p]
+    libc.malloc_info.argtypes, libc.fclose.argtypes = [ctypes.c_int, ctypes.c_void_p], [ctypes.c_void_p]
+    fd, path = tempfile.mkstemp()
+    os.close(fd)
+    f = libc.fopen(path.encode(), b"w")
+    libc.malloc_info(0, f)
+    libc.fclose(f)
+    print(open(path).read().count("<heap nr="))
+    os.unlink(path)
+""")
+
+
+def test_one_malloc_arena_keeps_threads_in_the_main_arena() -> None:
+    # glibc gives each new thread that allocates an arena of its own; after one_malloc_arena all
+    # share the main one (malloc_info(3) lists one <heap> per arena)
+    root = str(Path(__file__).resolve().parents[1])
+
+    def heaps(mode: str) -> int:
+        out = subprocess.run([sys.executable, "-c", _ARENAS, mode], capture_output=True, text=True, cwd=root,
+                             check=True, timeout=60)
+        return int(out.stdout)
+
+    assert heaps("many") > 1
+    assert heaps("one") == 1

@@ -32,7 +32,6 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-import zstandard
 
 from ..errors import ArchiveCorrupt
 
@@ -86,6 +85,14 @@ class Volume:
     records: int
 
 
+def _zstd() -> Any:
+    """The ``zstandard`` module, imported with the first volume written or read: its C backend is
+    ~0.5 MB resident that a daemon whose sessions have not yet been archived does not need."""
+    import zstandard
+
+    return zstandard
+
+
 class Codec:
     """zstd compressor/decompressor pair, optionally with a trained dictionary.
 
@@ -95,6 +102,7 @@ class Codec:
     """
 
     def __init__(self, level: int = 3, dictionary: bytes | None = None) -> None:
+        zstandard = _zstd()
         self.level = level
         self.dict_data = zstandard.ZstdCompressionDict(dictionary) if dictionary else None
         self.dict_id = self.dict_data.dict_id() if self.dict_data is not None else 0
@@ -106,7 +114,7 @@ class Codec:
         return self._c.compress(raw)
 
     def decompressobj(self) -> Any:
-        return zstandard.ZstdDecompressor(**self._kw).decompressobj()
+        return _zstd().ZstdDecompressor(**self._kw).decompressobj()
 
 
 def encode_volume(codec: Codec, session_id: str, turns: list[dict[str, Any]], audit: list[dict[str, Any]],
@@ -131,7 +139,7 @@ def _decompress_whole(codec: Codec, data: bytes) -> bytes:
     d = codec.decompressobj()
     try:
         raw = d.decompress(data)
-    except zstandard.ZstdError as exc:
+    except _zstd().ZstdError as exc:
         raise VolumeCorrupt("corrupt", str(exc)) from None
     if not d.eof:
         raise VolumeCorrupt("truncated", f"{len(data)} bytes end inside the zstd frame")
@@ -211,7 +219,7 @@ def read_records(codec: Codec, data: bytes) -> tuple[dict[str, Any], list[dict[s
 
 def frame_dict_id(data: bytes) -> int:
     """The dictionary id a zstd frame was written with (0 = none)."""
-    return zstandard.get_frame_parameters(data).dict_id
+    return _zstd().get_frame_parameters(data).dict_id
 
 
 def clock_plausible(now_ms: int, floor: date) -> bool:
@@ -354,4 +362,4 @@ def train_dictionary(samples: list[bytes], dict_bytes: int = 16 * 1024) -> bytes
     :param dict_bytes: dictionary size; 16 KiB suits per-session files of a few KiB.
     :raises zstandard.ZstdError: too few or too small samples.
     """
-    return zstandard.train_dictionary(dict_bytes, samples).as_bytes()
+    return _zstd().train_dictionary(dict_bytes, samples).as_bytes()

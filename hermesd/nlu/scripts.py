@@ -28,12 +28,13 @@ character rules out little there; the first two rule out most English patterns a
 from __future__ import annotations
 
 import re
-from typing import Iterator
+import sys
+from typing import Any, Iterable, Iterator
 from re import _constants as C  # noqa: PLC2701 - the opcodes of re's own parser (CPython ≥ 3.11)
 from re import _parser as P  # noqa: PLC2701
 
-__all__ = ["SCRIPTS", "First", "LazyPattern", "first_chars", "first_pairs", "needed_scripts", "prefilters",
-           "required_strings", "scripts_of"]
+__all__ = ["SCRIPTS", "First", "LazyPattern", "analysis_key", "export", "first_chars", "first_pairs",
+           "needed_scripts", "prefilters", "required_strings", "scripts_of", "seed"]
 
 #: script → the pattern that finds one of its characters in a text
 _CJK_RANGES = ((0x3400, 0x4DBF), (0x4E00, 0x9FFF))
@@ -416,28 +417,64 @@ def required_strings(rx: "re.Pattern[str] | LazyPattern") -> frozenset[str] | No
 
 
 class LazyPattern:
-    """A ``str`` regex read once, when made, for its prefilters (:func:`prefilters`), and compiled
-    at its first use: its syntax tree is what both the prefilters and ``re.compile`` start from, and
-    the compile (parse again, then generate code) of the time atoms' ~ninety patterns was most of
-    the NLU's import; a pattern no text has needed yet is never compiled.
+    """A ``str`` regex read for its prefilters (:func:`prefilters`) when they are first asked for,
+    and compiled at its first use: its syntax tree is what both the prefilters and ``re.compile``
+    start from, and the compile (parse again, then generate code) of the time atoms' ~120 patterns
+    was most of the NLU's import; a pattern no text has needed yet is never compiled. The
+    prefilters come from a table of a compiled pack (:func:`seed`) when it has this pattern, else
+    from reading the pattern (parse and analysis, ~0.3–1 ms each).
 
     Has the :class:`re.Pattern` attributes the analysis and the atom finder use: ``pattern``,
     ``flags`` (as ``re.compile`` would set them), ``finditer``, ``search``, ``match``; :meth:`compiled`
-    is the pattern itself. Compiling twice in a race is harmless (the same pattern).
+    is the pattern itself. Reading or compiling twice in a race is harmless (the same result).
 
-    :raises re.error: the pattern is invalid (when made, as ``re.compile`` would).
+    :raises re.error: the pattern is invalid (when its prefilters or the pattern are first needed,
+        as ``re.compile`` would).
     """
 
-    __slots__ = ("pattern", "flags", "needs", "first", "pairs", "required", "_rx")
+    __slots__ = ("pattern", "_facts", "_rx")
 
     def __init__(self, pattern: str) -> None:
-        tree = P.parse(pattern, 0)
         self.pattern = pattern
-        self.flags: int = tree.state.flags
-        self.needs, self.first = _prefilters(tree)
-        self.pairs = _pairs_of(tree)
-        self.required = _required_of(tree)
+        self._facts: _Facts | None = None
         self._rx: re.Pattern[str] | None = None
+
+    def read(self) -> "_Facts":
+        """The prefilters now: (flags, needs, first, pairs, required), read once."""
+        facts = self._facts
+        if facts is None:
+            facts = _SEEDED.pop(self.pattern, None) or _facts_of(self.pattern)
+            self._facts = facts
+        return facts
+
+    @property
+    def analysed(self) -> bool:
+        """Whether the prefilters are known (read, or taken from a table)."""
+        return self._facts is not None
+
+    @property
+    def flags(self) -> int:
+        return self.read()[0]
+
+    @property
+    def needs(self) -> frozenset[str]:
+        """:func:`needed_scripts`."""
+        return self.read()[1]
+
+    @property
+    def first(self) -> First | None:
+        """:func:`first_chars`."""
+        return self.read()[2]
+
+    @property
+    def pairs(self) -> frozenset[str] | None:
+        """:func:`first_pairs`."""
+        return self.read()[3]
+
+    @property
+    def required(self) -> frozenset[str] | None:
+        """:func:`required_strings`."""
+        return self.read()[4]
 
     def compiled(self) -> re.Pattern[str]:
         rx = self._rx
@@ -453,3 +490,80 @@ class LazyPattern:
 
     def match(self, text: str, *args: int) -> re.Match[str] | None:
         return self.compiled().match(text, *args)
+
+
+# ---- the prefilters of many patterns, computed ahead of time ---------------------------------------
+#: (flags, needed scripts, first characters, first pairs, required strings) of one pattern
+_Facts = tuple[int, frozenset[str], "First | None", "frozenset[str] | None", "frozenset[str] | None"]
+#: pattern → its facts, from :func:`seed`; a :class:`LazyPattern` takes (pops) its own at first read
+_SEEDED: dict[str, _Facts] = {}
+
+
+def _facts_of(pattern: str) -> _Facts:
+    tree = P.parse(pattern, 0)
+    needs, first = _prefilters(tree)
+    return tree.state.flags, needs, first, _pairs_of(tree), _required_of(tree)
+
+
+def analysis_key() -> str:
+    """What the prefilters of a pattern depend on besides its text: this module's source and the
+    Python version (whose ``re`` parser makes the trees), as a hex SHA-256 prefix; a table made
+    under another key is not used. "" when the source cannot be read (then no table is made or used)."""
+    import hashlib
+    from pathlib import Path
+
+    try:
+        src = Path(__file__).read_bytes()
+    except OSError:
+        return ""
+    return hashlib.sha256(b"%d.%d\n" % sys.version_info[:2] + src).hexdigest()[:32]
+
+
+def export(patterns: Iterable[LazyPattern]) -> dict[str, Any]:
+    """The prefilters of ``patterns`` as JSON-ready data, for a compiled pack (:mod:`.artifact`).
+
+    :return: ``{"key": analysis_key(), "patterns": {pattern: [flags, needs, first, pairs, required]}}``
+        with sets as sorted lists, ``first`` as ``[chars, scripts]`` and None where a prefilter is
+        unbounded; ``{}`` when there is no key.
+    """
+    key = analysis_key()
+    if not key:
+        return {}
+    out: dict[str, list[Any]] = {}
+    for rx in patterns:
+        flags, needs, first, pairs, required = rx.read()
+        out[rx.pattern] = [flags, sorted(needs), None if first is None else [sorted(first.chars), sorted(first.scripts)],
+                           None if pairs is None else sorted(pairs), None if required is None else sorted(required)]
+    return {"key": key, "patterns": out}
+
+
+def _strset(v: Any) -> frozenset[str]:
+    if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+        raise TypeError("expected a list of strings")
+    return frozenset(v)
+
+
+def seed(table: Any) -> int:
+    """Take the prefilters of :func:`export`'s ``table`` for the patterns not read yet (those read
+    already keep theirs; both are the same when the key matches). A table of another key, or one
+    that is not such data, is ignored whole.
+
+    :return: how many patterns the table gives (0 when it is ignored).
+    """
+    if not isinstance(table, dict) or not table.get("key") or table.get("key") != analysis_key():
+        return 0
+    got: dict[str, _Facts] = {}
+    try:
+        for pattern, (flags, needs, first, pairs, required) in table["patterns"].items():
+            if not isinstance(flags, int) or isinstance(flags, bool):
+                raise TypeError("flags")
+            if first is not None:
+                chars, scripts = first
+                first = First(_strset(chars), _strset(scripts))
+            got[pattern] = (flags, _strset(needs), first, None if pairs is None else _strset(pairs),
+                            None if required is None else _strset(required))
+    except (TypeError, ValueError, AttributeError, KeyError):
+        return 0
+    _SEEDED.clear()
+    _SEEDED.update(got)
+    return len(got)

@@ -17,7 +17,7 @@ from typing import Any, Callable
 from .numbers import EN_NUM, EN_ORD, en_number, en_ordinal
 from .scripts import SCRIPTS, First, LazyPattern, first_pairs, scripts_of
 
-__all__ = ["MEALS", "PARTS_OF_DAY", "UNIT_SECONDS", "Atom", "compile_pending", "find_atoms", "register"]
+__all__ = ["MEALS", "PARTS_OF_DAY", "UNIT_SECONDS", "Atom", "atom_patterns", "compile_pending", "find_atoms", "register"]
 
 L = r"(?<![a-z0-9])"
 R = r"(?![a-z0-9])"
@@ -110,21 +110,32 @@ def register(pattern: str, cat: str, needs: str | None = None):
     :mod:`.temporal_periods`), which :mod:`.temporal` imports.
     """
     def deco(fn):
-        rx = LazyPattern(pattern)  # read for its prefilters now, compiled when a text first needs it
+        rx = LazyPattern(pattern)  # read for its prefilters at the first parse, compiled when a text first needs it
         _PATTERNS.append((rx, cat, fn))
+        _LAZY.append(rx)
         _NEEDS.append(re.compile(needs) if needs else None)
-        _SCRIPTS.append(rx.needs)
-        _FIRST.append(rx.first)
-        _PAIRS.append(rx.pairs)
-        _REQUIRED.append(tuple(sorted(rx.required)) if rx.required is not None else None)
         return fn
     return deco
 
 
+def atom_patterns() -> tuple[LazyPattern, ...]:
+    """Every registered pattern, in registration order (their prefilters go into a compiled pack:
+    :func:`.scripts.export`)."""
+    return tuple(_LAZY)
+
+
 def compile_pending(limit: int) -> int:
-    """Compile up to ``limit`` of the atom patterns no parse has needed yet (a daemon does it a few
-    at a time once it is serving, so a first turn rarely compiles any); returns how many are left."""
+    """Read the prefilters of (:class:`.scripts.LazyPattern`), then compile, up to ``limit`` of the
+    atom patterns no parse has needed yet (a daemon does it a few at a time once it is serving, so a
+    first turn rarely waits for either); returns how many are left."""
     left = 0
+    for rx in _LAZY:
+        if not rx.analysed:
+            if limit > 0:
+                rx.read()
+                limit -= 1
+            else:
+                left += 1
     for i, (rx, cat, fn) in enumerate(_PATTERNS):
         if rx.__class__ is LazyPattern:
             if limit > 0:
@@ -136,6 +147,9 @@ def compile_pending(limit: int) -> int:
 
 
 _NEEDS: list[re.Pattern[str] | None] = []
+#: every registered pattern as registered (:data:`_PATTERNS` holds the compiled one once it is used)
+_LAZY: list[LazyPattern] = []
+# the four lists below are filled by :meth:`_Index.build`, at the first parse
 #: per pattern, the scripts every match of it has a character of (:func:`.scripts.needed_scripts`):
 #: a text without one of them cannot match it, so it is not run (exact, unlike a guess by keyword)
 _SCRIPTS: list[frozenset[str]] = []
@@ -993,6 +1007,11 @@ class _Index:
     def build(self) -> None:
         """(Re)build from the registered patterns; the tables are swapped in whole at the end, so
         a thread parsing meanwhile reads the old ones or the new ones, never half of either."""
+        global _SCRIPTS, _FIRST, _PAIRS, _REQUIRED
+        lazy = _LAZY[:]
+        scripts, firsts, pairs_of = [rx.needs for rx in lazy], [rx.first for rx in lazy], [rx.pairs for rx in lazy]
+        required = [tuple(sorted(rx.required)) if rx.required is not None else None for rx in lazy]
+        _SCRIPTS, _FIRST, _PAIRS, _REQUIRED = scripts, firsts, pairs_of, required
         sets: tuple[dict[str, int], dict[str, int], dict[str, int]] = ({}, {}, {})
         free = [0, 0, 0]
         by_script: dict[str, int] = {}
@@ -1003,10 +1022,10 @@ class _Index:
                 if k:  # "" is an empty match, never an atom
                     table[k] = table.get(k, 0) | bit
 
-        n = len(_PATTERNS)
+        n = len(lazy)
         for i in range(n):
             bit = 1 << i
-            pairs, first, needs, req = _PAIRS[i], _FIRST[i], _NEEDS[i], _REQUIRED[i]
+            pairs, first, needs, req = pairs_of[i], firsts[i], _NEEDS[i], required[i]
             if pairs is not None:
                 add(0, pairs, bit)
             elif first is None:
@@ -1029,7 +1048,7 @@ class _Index:
         names = tuple(SCRIPTS)
         subsets = [frozenset(k for j, k in enumerate(names) if m >> j & 1) for m in range(1 << len(names))]
         # per set of scripts a text may have: the patterns whose needed scripts are all among them
-        by_needs = {has: sum(1 << i for i, need in enumerate(_SCRIPTS) if need <= has) for has in subsets}
+        by_needs = {has: sum(1 << i for i, need in enumerate(scripts) if need <= has) for has in subsets}
         self.by_key, self.keys, self.by_script, self.free, self.by_needs = (
             by_key, keys, by_script, (free[0], free[1], free[2]), by_needs)
         self.size = n

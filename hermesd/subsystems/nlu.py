@@ -29,6 +29,7 @@ from ..nlu.entities import DEFAULT_ID_PATTERNS, IdPattern
 from ..nlu import artifact
 from ..nlu.packs import Packs
 from ..nlu.parser import NluEngine, ParseResult, parse
+from ..nlu.scripts import seed as seed_prefilters
 from ..nlu.settings import NluSettings
 from ..nlu.temporal_atoms import compile_pending
 from ..typed import BaseModel, ConfigDict, Field
@@ -123,6 +124,8 @@ class NluSubsystem(Subsystem):
         t0 = time.perf_counter()
         dirs = [Path(d) for d in s.intent_dirs] or [_shipped_intents_dir()]
         compiled, source = self._compiled(dirs, s)
+        # the time patterns' prefilters the pack was built with: not read again at the first parse
+        seed_prefilters(compiled.prefilters)
         self._packs, self._model = compiled.packs, compiled.model
         self._artifact = source
         self._rebuild()

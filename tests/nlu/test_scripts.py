@@ -164,3 +164,39 @@ def test_scripts_of():
     assert scripts_of("cancel") == {"latin"}
     assert scripts_of("，。！") == set()
     assert scripts_of("３号") == {"cjk", "digit"}  # a full-width digit is a \d
+
+
+def test_prefilters_taken_from_a_table_equal_those_read_off_the_patterns() -> None:
+    """A compiled pack carries the atoms' prefilters (scripts.export); a fresh pattern seeded from
+    that table (through JSON, as in the artifact) has exactly what reading it gives."""
+    from hermesd.nlu import scripts
+    from hermesd.nlu.temporal_atoms import atom_patterns
+
+    table = json.loads(json.dumps(scripts.export(atom_patterns())))
+    assert len(table["patterns"]) == len({rx.pattern for rx in atom_patterns()})
+    fresh = [scripts.LazyPattern(rx.pattern) for rx in atom_patterns()]
+    assert scripts.seed(table) == len(table["patterns"])
+    for rx, seeded in zip(atom_patterns(), fresh):
+        facts = seeded.read()
+        assert facts[:2] == rx.read()[:2] and facts[3:] == rx.read()[3:], rx.pattern
+        want, got = rx.first, seeded.first
+        assert (want is None) == (got is None) and (want is None or (want.chars, want.scripts) == (got.chars, got.scripts))
+    assert scripts._SEEDED == {} or set(scripts._SEEDED) <= set(table["patterns"])
+
+
+def test_a_prefilter_table_of_other_code_or_of_the_wrong_shape_is_ignored() -> None:
+    from hermesd.nlu import scripts
+
+    good = scripts.export([scripts.LazyPattern("(上|下)?周[一二三]")])
+    assert scripts.seed({**good, "key": "0" * 32}) == 0
+    assert scripts.seed({"key": good["key"], "patterns": {"x": ["not flags", [], None, None, None]}}) == 0
+    assert scripts.seed(None) == 0
+    assert scripts.seed(good) == 1
+    rx = scripts.LazyPattern("(上|下)?周[一二三]")
+    assert not rx.analysed
+    flags, needs, first, pairs, required = good["patterns"]["(上|下)?周[一二三]"]
+    got = rx.read()
+    assert scripts._SEEDED == {}  # taken from the table, not read
+    assert (got[0], got[1], got[3], got[4]) == (flags, frozenset(needs), frozenset(pairs), frozenset(required))
+    assert got[3] == frozenset({"上周", "下周", "周一", "周二", "周三"}) and got[4] == frozenset({"周"})
+    assert (got[2].chars, got[2].scripts) == (frozenset(first[0]), frozenset(first[1]))
