@@ -19,6 +19,7 @@ time            ISO 8601 / epoch (``s``/``ms``/``us``)  09:00
 date            same                                   今天, 明天, 6月14日 / today, 14 Jun
 datetime        same                                   6月14日 09:00 / 14 Jun 09:00
 calendar_day    same                                   2026年6月14日 星期日 / Sunday 14 June 2026
+capitalize      text                                   its first letter in upper case (a sentence's start)
 list(FIELD)     list of strings (or records' FIELD)    A、B和C / A, B and C
 lines(T, MAX)   list of records, item template T       one line each, at most MAX lines
 count(W, WS)    list (its length) or number            3 条 / 3 reminders
@@ -298,6 +299,12 @@ def _calendar_day(v: Any, args: tuple[Any, ...], st: Style) -> str:
     return f"{_WEEKDAYS_EN[d.weekday()]} {d.day} {_MONTH_NAMES_EN[d.month - 1]} {d.year}"
 
 
+def _capitalize(v: Any, args: tuple[Any, ...], st: Style) -> str:
+    """The text with its first letter in upper case, the rest as written ("tomorrow is …" → "Tomorrow is …")."""
+    t = as_text(v)
+    return t[:1].upper() + t[1:]
+
+
 def _field(item: Any, path: str | None) -> Any:
     if path is None:
         return item
@@ -410,6 +417,7 @@ FILTERS: dict[str, FilterSpec] = {
     "date": FilterSpec(_date, 0, 1, choices=_EPOCH),
     "datetime": FilterSpec(_datetime, 0, 1, choices=_EPOCH),
     "calendar_day": FilterSpec(_calendar_day, 0, 1, choices=_EPOCH),
+    "capitalize": FilterSpec(_capitalize),
     "list": FilterSpec(_list, 0, 1),
     "lines": FilterSpec(_lines, 0, 2, template_arg=0, int_arg=1),
     "count": FilterSpec(_count, 0, 2),

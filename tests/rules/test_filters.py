@@ -81,6 +81,7 @@ for _k in ("role", "slots", "entities", "memory", "session"):
     ("{{steps.when.today | calendar_day}}", "2026年6月13日 星期六", "Saturday 13 June 2026"),
     ("{{steps.when.utc | calendar_day}}", "2026年6月14日 星期日", "Sunday 14 June 2026"),
     ("{{steps.when.bad | calendar_day}}", "soon", "soon"),
+    ("{{steps.when.bad | capitalize}}", "Soon", "Soon"),
     # lists and records
     ("{{steps.names | list}}", "张伟、李娜和王芳", "张伟, 李娜 and 王芳"),
     ("{{steps.two | list}}", "A和B", "A and B"),
