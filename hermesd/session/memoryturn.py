@@ -129,6 +129,18 @@ def _a_value(value: str, parsed: Any) -> bool:
     return any(e.type in _LITERAL_TYPES for e in _covering(value, parsed))
 
 
+def _owned(subject: str) -> tuple[str, str, str]:
+    """(owner, mark, thing) of a subject: 王会计的生日 → (王会计, 的, 生日), "wife's name" → (wife, 's, name);
+    ("", "", subject) when it names no owner."""
+    zh = subject.rpartition("的")
+    if zh[1]:
+        return zh
+    en = re.split(r"(?:'s|’s|s')\s+", subject, maxsplit=1)
+    if len(en) == 2 and en[0] and en[1]:
+        return en[0], "'s", en[1]
+    return "", "", subject
+
+
 def _subject_match(asked: str, stored: str) -> float:
     """How well a stored subject answers an asked one (0..1): bigram Dice, and when both name an
     owner and a thing of theirs (王会计的生日, 王会计的电话), the smaller of the two Dice values —
@@ -136,7 +148,7 @@ def _subject_match(asked: str, stored: str) -> float:
     must be in the other (张伟的电话 is not the speaker's 电话)."""
     if asked == stored:
         return 1.0
-    a, b = asked.rpartition("的"), stored.rpartition("的")
+    a, b = _owned(asked), _owned(stored)
     if a[1] and b[1] and a[0] and b[0]:
         return min(dice(a[0], b[0]), dice(a[2], b[2]))
     # one names an owner, the other not: the owner must be in the other too (女儿的生日 ~ 女儿生日),
@@ -358,9 +370,12 @@ class MemoryTurns:
             d = r["data"]
             overlap = _subject_match(want, normal_subject(d.get("subject", ""))) if r["anchor"].startswith(FACT_PREFIX) \
                 else (1.0 if want and want in normal_subject(d.get("value", "")) else 0.0)
-            if overlap < 1.0 and r["anchor"].startswith(FACT_PREFIX) and asked is not None \
-                    and asked == concepts(str(d.get("subject", ""))):
-                overlap = 1.0  # told in the other language: the same known words (生日 / birthday)
+            told = concepts(str(d.get("subject", ""))) if r["anchor"].startswith(FACT_PREFIX) else None
+            if asked is not None and told is not None:
+                # both made of known words: the same words are the same fact in either language (生日 /
+                # birthday), other words another fact, however alike they are spelt (son's name is not
+                # wife's name, my name is not my wife's)
+                overlap = 1.0 if asked == told else 0.0
             score = overlap * math.exp(-lam * max(0.0, (now - int(d.get("said_ms", now))) / 3.6e6))
             if overlap >= MIN_MATCH and score > best_score:
                 best, best_score = r, score

@@ -113,6 +113,11 @@ def test_someone_elses_fact_is_said_as_theirs():
     ("张伟的电话", "电话", False),            # somebody else's, not the speaker's own
     ("电话", "张伟的电话", False),
     ("女儿的生日", "女儿生日", True),
+    # English owners: another kin's fact is not the one asked, however alike it is spelt
+    ("son's name", "wife's name", False),
+    ("name", "wife's name", False),
+    ("daughter's birthday", "son's birthday", False),
+    ("wife's name", "wife's name", True),
 ])
 def test_a_stored_subject_answers_only_its_own_question(asked, stored, ok):
     from hermesd.session.memoryturn import MIN_MATCH, _subject_match
