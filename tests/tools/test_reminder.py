@@ -59,6 +59,16 @@ async def test_list_is_pending_only_in_due_order_and_fired_ones_drop_out(pack_se
     assert [i["text"] for i in listed["reminders"]] == ["c"]
 
 
+async def test_a_reference_time_ahead_of_the_clock_rings_nothing_early(pack_service):
+    """A caller's "now" in the future (hermesctl say --at, a client's reference_time) reads that day; a
+    reminder the daemon's clock has not rung yet stays pending (it was marked fired 8 hours early)."""
+    soon = (datetime.now(SH) + timedelta(hours=2)).replace(microsecond=0)
+    await _call(pack_service, {"action": "create", "text": "测试甲", "due": soon.isoformat()})
+    later = (soon + timedelta(days=3)).isoformat()
+    listed = (await _call(pack_service, {"action": "list", "now": later}))["output"]
+    assert "测试甲" in [i["text"] for i in listed["reminders"] if i["status"] == "pending"]
+
+
 async def test_list_and_cancel_by_range(pack_service):
     for text, due in [("a", "2026-11-26T08:00:00+08:00"), ("b", "2026-11-26T20:00:00+08:00"),
                       ("c", "2026-11-27T08:00:00+08:00")]:

@@ -13,7 +13,9 @@ Times:
   person named the time, and ``local`` is its wall-clock ``YYYY-MM-DD HH:MM``.
 - ``now`` (an instant; the caller's reference time) marks every pending reminder due at or
   before it ``fired`` (the daemon has published its event by then), so it no longer lists
-  or cancels as pending.
+  or cancels as pending — never one due after the wall clock: a reference time in the future
+  (``hermesctl say --at``, a client's ``reference_time``) reads the day it names, it does not
+  use up reminders that have not rung.
 - ``about`` filters ``list`` and ``cancel`` to reminders whose text is about that topic (:func:`_about`:
   "取消喝水的提醒", "cancel the dentist reminder").
 - ``same_day_as`` (an instant) places a ``create``'s clock time on that instant's local day unless
@@ -149,6 +151,8 @@ def _item_view(item: dict) -> dict:
 
 def _fire_due(data: dict, now) -> bool:
     changed = False
+    if now is not None:
+        now = min(now, datetime.now(timezone.utc))  # only what the daemon's clock has rung
     for item in data["items"]:
         dt = _stored(item)
         if item["status"] == "pending" and dt is not None and now is not None and dt <= now:
