@@ -66,7 +66,7 @@ from .temporal_holidays import holiday_span
 from .temporal_lunar import lunar_to_solar, month_days
 from .temporal_open import open_markers, open_range
 from .temporal_periods import STATE_NOUNS_ZH, apply_part
-from .temporal_recurrence import Every, zh_every, zh_length_range
+from .temporal_recurrence import Every, en_every, zh_every, zh_length_range
 
 __all__ = ["TimeExpr", "impossible_date_text", "parse_times"]
 
@@ -678,7 +678,7 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
     groups = _listed_days(norm, groups)
     if "\u00b7" in norm.original:
         groups = _middle_dot_dates(norm, groups)
-    every = zh_every(t) if "每" in t else []
+    every = (zh_every(t) if "每" in t else []) + (en_every(t) if _EN_EVERY_CUE.search(t) else [])
     anchor_of: dict[int, Every] = {}  # a group's start → the 每-phrase it is the time of (每周一, 每天早上8点)
     if every:
         groups, anchor_of = _every_anchors(t, groups, every)
@@ -889,7 +889,8 @@ def _listed_days(norm: Normalized, groups: list[_Group]) -> list[_Group]:
 
 
 # ---- Chinese recurrences and ranges of lengths (temporal_recurrence.py reads them) ---------------------------
-_ANCHOR_GAP = re.compile(r"^(?:的|在)?$")
+_ANCHOR_GAP = re.compile(r"^(?:的|在)?$|^\s+(?:at|on|around|from)?\s*$")  # 每天早上8点; every day at 8am
+_EN_EVERY_CUE = re.compile(r"every|each|hourly|daily|nightly|weekly|monthly|yearly|annually")
 
 
 def _every_anchors(t: str, groups: list[_Group], every: list[Every]) -> tuple[list[_Group], dict[int, Every]]:

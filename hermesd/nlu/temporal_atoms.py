@@ -489,9 +489,10 @@ def _en_end_of_day(m):
     the idiom "when all is said and done", so it is left out). Before another day ("end of day Friday") it is
     that day's end: the day is what is kept; after a recurrence ("every monday by the end of the day") it is
     each occurrence's end, part of the recurrence, not today."""
-    if re.match(rf"\s*,?\s+(?:on\s+)?(?:tomorrow|today|tonight|{_WD_ALT}|{_MONTH_ALT}|\d)(?![a-z])", m.string[m.end():]) \
-            or _EVERY_BEFORE.search(m.string, 0, m.start()):
+    if re.match(rf"\s*,?\s+(?:on\s+)?(?:tomorrow|today|tonight|{_WD_ALT}|{_MONTH_ALT}|\d)(?![a-z])", m.string[m.end():]):
         return None
+    if _EVERY_BEFORE.search(m.string, 0, m.start()):
+        return {"part": "late", "part_edge": True}  # the end of each occurrence's day (every monday by …)
     return {"rel_day": 0}
 
 

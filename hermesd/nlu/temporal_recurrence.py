@@ -1,4 +1,4 @@
-"""Chinese recurrences and ranges of lengths, read over normalised text (pure).
+"""Recurrences (Chinese and English) and Chinese ranges of lengths, read over normalised text (pure).
 
 A recurrence is said with 每 and a unit of time (现代汉语词典 每: 指全体中的任何一个或一组; 隔: 间隔): 每天,
 每周一, 每个月15号, 每年春节, 每隔3天, 每半个钟头. 每隔 N 天/周/月/年 leaves N whole units between two
@@ -21,7 +21,7 @@ from typing import Any
 
 from .temporal_atoms import register
 
-__all__ = ["Every", "UNIT_SECONDS_ZH", "zh_every", "zh_length_range"]
+__all__ = ["Every", "UNIT_SECONDS_ZH", "en_every", "zh_every", "zh_length_range"]
 
 #: a unit's length in seconds as hermesd counts durations (a month 30 days, a quarter three of them, a year 365)
 UNIT_SECONDS_ZH = {"second": 1, "minute": 60, "hour": 3600, "day": 86400, "week": 604800, "month": 30 * 86400,
@@ -76,6 +76,37 @@ def zh_every(text: str) -> list[Every]:
         if m["gap"] and unit in _WHOLE and n == int(n):
             n += 1  # 每隔一天 is every other day: one whole day between two (每隔5分钟 is every five minutes)
         out.append(Every(m.start(), m.end(), n, unit, _POD_OF.get(m["unit"])))
+    return out
+
+
+# English: every / each (+ other | + N) + a unit (every day, every 2 weeks, every other month); every + a weekday
+# or a part of day (every Monday, every morning: the word is the recurrence's time, its unit a week or a day);
+# daily / weekly / monthly / yearly / hourly / nightly (Merriam-Webster: "every day", "every night" …)
+_EN_WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+_EN_EVERY = re.compile(
+    r"(?<![a-z])(?:every|each)\s+(?:(?P<other>other)\s+|(?P<n>\d+)\s+)?"
+    r"(?:(?P<unit>second|minute|hour|day|week|month|year)s?(?![a-z])"
+    rf"|(?=(?P<wd>{_EN_WEEKDAY})s?(?![a-z]))|(?=(?P<pod>morning|afternoon|evening|night)s?(?![a-z])))"
+    r"|(?<![a-z])(?P<adv>hourly|daily|nightly|weekly|monthly|yearly|annually)(?![a-z])")
+_EN_ADV = {"hourly": "hour", "daily": "day", "nightly": "day", "weekly": "week", "monthly": "month", "yearly": "year",
+           "annually": "year"}
+
+
+def en_every(text: str) -> list[Every]:
+    """The English recurrence phrases of a normalised (lower-case) text, in order; "every time", "each of
+    them" name no time and are none. The span of "every Monday" / "every morning" is "every " alone: the
+    weekday or part of day after it is the recurrence's time (:func:`.temporal._every_anchors`)."""
+    out = []
+    for m in _EN_EVERY.finditer(text):
+        if m["adv"]:
+            a = m["adv"]
+            out.append(Every(m.start(), m.end(), 1.0, _EN_ADV[a], "night" if a == "nightly" else None))
+            continue
+        n = 2.0 if m["other"] else float(m["n"] or 1)
+        if n <= 0:
+            continue
+        unit = m["unit"] or ("week" if m["wd"] else "day")
+        out.append(Every(m.start(), m.end(), n, unit))
     return out
 
 

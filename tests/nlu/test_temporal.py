@@ -118,11 +118,16 @@ def test_english_sentence():
 
 
 def test_recurring_expressions_are_not_resolved_to_one_date():
-    # a Chinese recurrence is a kind of its own (every week, from the next Monday), never a one-off date
+    # a recurrence is a kind of its own (every week, from the next Monday), never a one-off date, in both languages
     (x,) = parse_times("每周一提醒我", SUNDAY_0730, SH)
     assert (x.kind, x.text, x.every) == ("recurrence", "每周一", (1.0, "week"))
-    assert parse_times("every Monday at 9", SUNDAY_0730, SH) == []
-    assert parse_times("remind me daily at 7 am", SUNDAY_0730, SH) == []
+    (y,) = parse_times("every Monday at 9", SUNDAY_0730, SH)
+    assert (y.kind, y.text, y.every, y.start) == ("recurrence", "every Monday at 9", (1.0, "week"),
+                                                  datetime(2026, 11, 30, 9, 0, tzinfo=SH))
+    (z,) = parse_times("remind me daily at 7 am", SUNDAY_0730, SH)  # 7 am today is over (it is 07:30): Monday's
+    assert (z.kind, z.text, z.every, z.start) == ("recurrence", "daily at 7 am", (1.0, "day"),
+                                                  datetime(2026, 11, 30, 7, 0, tzinfo=SH))
+    assert parse_times("each of them said every time", SUNDAY_0730, SH) == []
 
 
 def test_half_open_ranges():
@@ -155,7 +160,8 @@ def test_recurring_schedule_durations_are_not_times():
     # the 20 minutes belong to the schedule; 每分钟 is the recurrence itself, with no first occurrence of its own
     assert [(x.kind, x.text, x.start) for x in parse_times("设置闹钟为20分钟以内每分钟响一次", SUNDAY_0730, SH)] == [
         ("recurrence", "每分钟", None)]
-    assert parse_times("set alarm every minute for 20 minutes", SUNDAY_0730, SH) == []
+    assert [(x.kind, x.text, x.start) for x in parse_times("set alarm every minute for 20 minutes", SUNDAY_0730, SH)] == [
+        ("recurrence", "every minute", None)]
 
 
 def test_capitalised_title_words_are_not_times():
