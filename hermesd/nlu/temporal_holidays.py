@@ -251,7 +251,9 @@ def holiday_date(key: str, y: int) -> date:
 
 
 def _alt(words) -> str:
-    return "|".join(sorted((w.replace(".", r"\.") for w in words), key=len, reverse=True))
+    # longest first, ties by text: the same pattern text in every process (a set's order is not), so a
+    # compiled pack's prefilter table (keyed by pattern text) is reproducible
+    return "|".join(sorted((w.replace(".", r"\.") for w in words), key=lambda w: (-len(w), w)))
 
 
 # the parser sees normalised text, where 七夕 is 7夕 and 腊八 is 腊8: add those forms (a form of digits only,

@@ -241,7 +241,7 @@ _PLAIN = {n.replace("'", ""): k for n, k in EN_NAMES.items()}
 
 def _alt(words) -> str:
     return "|".join(sorted((w.replace(".", r"\.").replace("-", "[- ]?").replace("'", "'?") for w in words),
-                           key=len, reverse=True))
+                           key=lambda w: (-len(w), w)))  # longest first, ties by text: the same pattern in every process
 
 
 # the cheap pre-test: per name, its longest word written without ' or - that is not a common English word, as
