@@ -34,6 +34,7 @@ from ..dialogue.typos import near_name
 from ..dialogue.split import one_each, reminding_request, split_requests
 from ..nlu.clock import BadClock, impossible_clock_text, impossible_clocks
 from ..nlu.normalize import normalize
+from ..nlu.parser import detect_lang
 from ..nlu.task import leading_trigger
 from ..nlu.temporal import impossible_date_text
 from .machine import Event, State
@@ -135,8 +136,8 @@ class Pipeline:
         last = s.history[-1].get("lang") if s.history else None
         if s.locale:
             return "zh" if s.locale.lower().startswith("zh") else "en"
-        if text and _CJK.search(text):
-            return "zh"
+        if text and _CJK.search(text):  # a Chinese name or date in an English sentence leaves it English
+            return detect_lang(text)
         # a Latin name, id or code answered in a Chinese conversation ("nginx", "SO20240615") keeps
         # it Chinese; English takes over with English words (two or more)
         if text and (last is None or len(_EN_WORD.findall(text)) >= 2):
