@@ -66,7 +66,7 @@ from .temporal_holidays import holiday_span
 from .temporal_lunar import lunar_to_solar, month_days
 from .temporal_open import open_markers, open_range
 from .temporal_periods import STATE_NOUNS_ZH, apply_part
-from .temporal_recurrence import Every, en_every, zh_every, zh_length_range
+from .temporal_recurrence import Every, en_every, zh_every, zh_length_range, zh_weekday_sets
 
 __all__ = ["TimeExpr", "impossible_date_text", "parse_times"]
 
@@ -107,6 +107,9 @@ class TimeExpr:
         (``(1.0, "week")``, ``(3.0, "day")``, ``(0.5, "year")``); ``start``/``end``/``point`` are its first occurrence
         at or after the reference instant (the time said after 每: 周一, 早上8点, 15号), or None when it names none
         (每隔3天, 每年). :mod:`.temporal_recurrence` reads them.
+    :param days: for a ``recurrence`` on a set of weekdays (每周一三五, 每周一到周五, 工作日, 周末每天), the ISO
+        weekdays it comes on (1 = Monday … 7 = Sunday), in order, with ``every`` ``(1.0, "week")`` and
+        ``start``/``end`` its first occurrence on one of them; else None.
     :param reason: why an ``invalid`` date does not exist (English, for logs).
     :param point: where a one-off event on this expression falls (a reminder's due): ``start`` for most
         expressions, the last day for 月底/年底/the end of the month, the first day of a third for
@@ -134,10 +137,11 @@ class TimeExpr:
     point: date | datetime | None = None
     seconds_max: float | None = None
     every: tuple[float, str] | None = None
+    days: tuple[int, ...] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict; dates as ``YYYY-MM-DD``, datetimes ISO 8601 with offset; ``seconds_max`` and
-        ``every`` (``{"n": 1.0, "unit": "week"}``) only when the expression has them."""
+        ``every`` (``{"n": 1.0, "unit": "week"}``) and ``days`` (``[1, 3, 5]``) only when the expression has them."""
         out = {"kind": self.kind, "start": self.start.isoformat() if self.start else None,
                "end": self.end.isoformat() if self.end else None, "grain": self.grain, "text": self.text,
                "span": list(self.span), "seconds": self.seconds, "reason": self.reason,
@@ -147,6 +151,8 @@ class TimeExpr:
             out["seconds_max"] = self.seconds_max
         if self.every is not None:
             out["every"] = {"n": self.every[0], "unit": self.every[1]}
+        if self.days is not None:
+            out["days"] = list(self.days)
         return out
 
 
@@ -532,6 +538,16 @@ def _hour(h: int, f: dict[str, Any]) -> tuple[int, int]:
     return h, 0
 
 
+def _add_workdays(t: datetime, n: int) -> datetime:
+    """``t`` moved by ``n`` working days (Monday to Friday; a negative ``n`` goes back), the clock time kept."""
+    step = 1 if n >= 0 else -1
+    for _ in range(abs(n)):
+        t += timedelta(days=step)
+        while t.isoweekday() > 5:
+            t += timedelta(days=step)
+    return t
+
+
 #: a part of one day said without a part of day: early Monday is its early morning, late Friday its late night (as
 #: "early tomorrow morning", "late tonight"), the middle of the day is midday
 _DAY_PARTS = {"early": "morning", "mid": "midday", "late": "night"}
@@ -549,7 +565,9 @@ def _resolve(f: dict[str, Any], ref: datetime, tz: ZoneInfo, anchor: date | None
         finest = "day"
         for n, u in f["offset"]:
             whole, frac = int(n), n - int(n)
-            if u in ("month", "year"):
+            if u == "workday":  # 15个工作日内: Monday to Friday (temporal_atoms._zh_offset)
+                t = _add_workdays(t, int(n) * sign)
+            elif u in ("month", "year"):
                 months = (12 if u == "year" else 1) * n * sign
                 wm, fm = int(months), months - int(months)
                 y, m = _add_months(t.year, t.month, wm)
@@ -563,6 +581,8 @@ def _resolve(f: dict[str, Any], ref: datetime, tz: ZoneInfo, anchor: date | None
                     finest = "second" if exact_s or finest == "second" else "minute"
         if f.get("within"):
             lo, hi = sorted((ref, t))
+            if f.get("to_day_end") and sign > 0:  # 三天内: to 24:00 of the day the count lands on (民法典 第二百零三条)
+                hi = datetime.combine(t.date() + timedelta(days=1), time(0), tz)
             return "range", lo.replace(microsecond=0), hi.replace(microsecond=0), "second", None
         if finest == "day":
             d = t.date()
@@ -848,6 +868,8 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
         i += 1
     if every:
         out = _recurrences(norm, out, every, anchor_of, ref, tz)
+    if "每" in t or "工作日" in t:
+        out = _weekday_sets(norm, out, ref, tz)
     if _LENGTH_UNIT.search(t) and _LENGTH_JOIN.search(t):  # (a cheap test first: no Chinese unit, no range of lengths)
         out = _length_ranges(norm, out)
     if any(x.grain in ("hour", "minute", "second") for x in out):  # a zone can only follow a clock time
@@ -943,6 +965,37 @@ def _recurrences(norm: Normalized, out: list[TimeExpr], every: list[Every], anch
             res.append(_next_occurrence(replace(x, kind="recurrence", every=(e.n, e.unit)), ref, tz))
         else:
             res.append(TimeExpr("recurrence", None, None, e.unit, norm.original[s0:e0], (s0, e0), every=(e.n, e.unit)))
+    return sorted(res, key=lambda x: x.span)
+
+
+_ZH_WEEKDAY_CHAR = "一二三四五六日"
+
+
+def _weekday_sets(norm: Normalized, out: list[TimeExpr], ref: datetime, tz: ZoneInfo) -> list[TimeExpr]:
+    """``out`` with each set of weekdays (每周一三五, 每周一到周五, 工作日早上8点, 周末每天; see
+    :func:`.temporal_recurrence.zh_weekday_sets`) as one weekly ``recurrence`` with ``days``, in place of what the
+    parse made of its parts. The time said after the set is read as it is after 每周X (每周一早上8点): each day's next
+    occurrence is found so, and the first of them is the recurrence's first occurrence."""
+    sets = zh_weekday_sets(norm.text)
+    if not sets:
+        return out
+    o = norm.original
+    res = list(out)
+    for a, b, days in sets:
+        s0, e0 = norm.span(a, b)
+        best: TimeExpr | None = None
+        for d in days:
+            lead = "每周" + _ZH_WEEKDAY_CHAR[d - 1]
+            sub = next((x for x in parse_times(lead + o[e0:], ref, tz) if x.span[0] == 0 and x.kind == "recurrence"), None)
+            if sub is None or sub.start is None:
+                continue
+            if best is None or _as_dt(sub.start, tz) < _as_dt(best.start, tz):
+                best = replace(sub, span=(s0, e0 + max(0, sub.span[1] - len(lead))))
+        if best is None:
+            continue
+        span = best.span
+        res = [x for x in res if x.span[1] <= span[0] or x.span[0] >= span[1]]
+        res.append(replace(best, text=o[span[0]:span[1]], every=(1.0, "week"), days=days))
     return sorted(res, key=lambda x: x.span)
 
 
