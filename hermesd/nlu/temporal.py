@@ -47,6 +47,12 @@ Rules (documented choices, see tests/nlu/temporal_vectors.jsonl):
   often, ``start``/``end`` are the first occurrence at or after ``ref`` of the time said after 每 (read as a
   future-oriented utterance reads it), or None when it names none. It becomes a ``recurrence`` entity, not a
   ``datetime`` one (a one-off slot does not take it). English recurrences (every Monday) are still left out.
+  A set of weekdays (每周一三五, 每周二和周四, 每周一到周五, 工作日 = Monday to Friday, 周末每天) is one weekly recurrence
+  whose ``days`` are those ISO weekdays and whose first occurrence is the first of them (:func:`_weekday_sets`). A
+  recurrence at a clock time whose time today has passed (每天早上7点 asked at 07:30) first comes next time.
+- A Chinese time limit counted in days or longer (三天内, 一个月以内, 15个工作日内) runs from ``ref`` to 24:00 of the day
+  the count lands on (民法典 第二百零一条、第二百零三条); one in hours or minutes (两小时内) to that instant. Working and
+  trading days (工作日, 交易日) are Monday to Friday: the official make-up working days are not known here.
 """
 
 from __future__ import annotations
@@ -1001,7 +1007,7 @@ def _weekday_sets(norm: Normalized, out: list[TimeExpr], ref: datetime, tz: Zone
 
 def _next_occurrence(x: TimeExpr, ref: datetime, tz: ZoneInfo) -> TimeExpr:
     """A recurrence whose first occurrence as said is over (每月初 asked on the 25th) moved on by its period
-    until it ends after ``ref`` (a month or a year by the calendar, clamping the day as offsets do)."""
+    until it ends after ``ref`` (a clock time: until it is at or after ``ref``) (a month or a year by the calendar, clamping the day as offsets do)."""
     if x.start is None or x.end is None or x.every is None or x.kind != "recurrence":
         return x
     n, unit = x.every
@@ -1017,8 +1023,11 @@ def _next_occurrence(x: TimeExpr, ref: datetime, tz: ZoneInfo) -> TimeExpr:
             return v.replace(year=y, month=m, day=min(v.day, calendar.monthrange(y, m)[1]))
         return v + _UNIT_TD[unit] * n * k
 
+    # a clock time is an instant: once it has passed (每天早上7点 asked at 07:30) the next one is the first; a day or a
+    # part of day still going on (每周三 asked on a Wednesday) is
+    clock = x.grain in ("hour", "minute", "second")
     k = 0
-    while _as_dt(move(x.end, k), tz) <= ref and k < 1000:
+    while (_as_dt(move(x.start, k), tz) < ref if clock else _as_dt(move(x.end, k), tz) <= ref) and k < 1000:
         k += 1
     return replace(x, start=move(x.start, k), end=move(x.end, k), point=move(x.point, k)) if k else x
 
