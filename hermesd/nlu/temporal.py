@@ -544,6 +544,26 @@ def _hour(h: int, f: dict[str, Any]) -> tuple[int, int]:
     return h, 0
 
 
+def _end_of_named_unit(offset: list[tuple[float, str]], day: date, end: date) -> date:
+    """Where N以前 ends (temporal_open's rule: up to the end of the unit it names): 两年以前 at the end of that year,
+    三个月以前 of that month, 一年半以前 / 3年半以前 of that month and 两个半月以前 of that day (half a unit more is
+    counted in the next finer one); days and weeks at the end of the day (``end``)."""
+    rank = {"year": 2, "month": 1}
+    named = 2
+    for n, u in offset:
+        r = rank.get(u, 0)
+        if r and (n * 12 if u == "year" else n) != int(n * 12 if u == "year" else n):
+            r -= 1  # 两个半月: half a month is days
+        elif r == 2 and n != int(n):
+            r = 1  # 一年半: half a year is months
+        named = min(named, r)
+    if named == 2:
+        return date(day.year + 1, 1, 1)
+    if named == 1:
+        return date(day.year + day.month // 12, day.month % 12 + 1, 1)
+    return end
+
+
 def _add_workdays(t: datetime, n: int) -> datetime:
     """``t`` moved by ``n`` working days (Monday to Friday; a negative ``n`` goes back), the clock time kept."""
     step = 1 if n >= 0 else -1
@@ -599,7 +619,7 @@ def _resolve(f: dict[str, Any], ref: datetime, tz: ZoneInfo, anchor: date | None
         if f.get("open") in ("以后", "after"):  # 三天以后, "after 3 days": from the day it names on
             return "range", lo, None, finest, None
         if f.get("open") == "以前":  # 三天以前: up to the end of the day it names
-            return "range", None, hi, finest, None
+            return "range", None, _end_of_named_unit(f["offset"], lo, hi) if finest == "day" else hi, finest, None
         return kind, lo, hi, finest, None
     if f.get("part") in _DAY_PARTS and not any(k in f for k in ("pod", "hour", "period", "part_period", "month_shift")) \
             and any(k in f for k in ("rel_day", "weekday", "day")):
