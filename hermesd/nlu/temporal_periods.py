@@ -474,6 +474,16 @@ def _zh_next_day(m) -> dict[str, Any]:
     return {"rel_day": int(m[2]) - 1 if m[2] else 1, "after_first": True}
 
 
+@register(r"(?<![周月年期拜季度\d])第([2-9]|[1-9]\d)(年|个月)(?![级度底末初中])", "date", needs=r"第\d")
+def _zh_nth_year_month(m) -> dict[str, Any]:
+    """第二年 / 第三个月: counted as 第N天 is (the year or month of the range's first end, or this one, is the first):
+    第二年 = 次年 (the following year), 第七年 six years on; 第3年级 (a grade), 第2年度 are none."""
+    n = int(m[1]) - 1
+    if m[2] == "年":
+        return {"period": "year", "year_shift": n, "after_first": True}
+    return {"period": "month", "month_shift": n, "after_first": True}
+
+
 # ---- 晚 alone after a day: 周一晚, 礼拜一晚, 十五晚8点 (the evening of that day) -------------------------
 @register(r"(?:(?<=周[1-7日天])|(?<=星期[1-7日天])|(?<=礼拜[1-7日天])|(?<=[号日])|(?<=\d)(?=晚\d{1,2}点))晚(?![上间饭餐安会些了辈点年报])",
           "pod", needs=r"晚")
