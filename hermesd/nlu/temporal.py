@@ -69,7 +69,7 @@ from .numbers import EN_NUM, en_number
 from .temporal_atoms import MEALS, PARTS_OF_DAY, UNIT_SECONDS, Atom, find_atoms
 from .temporal_context import inside_name, looks_like_address, looks_like_title, meal_as_object, meal_made_or_eaten
 from .temporal_holidays import holiday_span
-from .temporal_lunar import lunar_to_solar, month_days
+from .temporal_lunar import lunar_to_solar, month_days, solar_term
 from .temporal_open import open_markers, open_range
 from .temporal_periods import STATE_NOUNS_ZH, apply_part
 from .temporal_recurrence import Every, en_every, zh_every, zh_length_range, zh_weekday_sets
@@ -463,8 +463,11 @@ def _whole_date_part_once(f: dict[str, Any], today: date) -> tuple[date, date, s
                 y += 1  # March after next
             elif rel == -1 and "year" not in f and m >= today.month:
                 y -= 1
-            if period == "season" and m == 12 and today.month <= 2 and "year" not in f:
+            if period == "season" and m == 12 and "year" not in f and (
+                    _before_lichun(today) if f.get("jieqi") else today.month <= 2):
                 y -= 1  # winter asked in January or February is the winter under way (it began last December)
+            if period == "season" and f.get("jieqi") and (js := _jieqi_season(y, m)):
+                return (*js, "season")
         elif period == "season":  # this / next / last season: the meteorological season of today, shifted
             y, m = _add_months(today.year, today.month // 3 * 3 or 12, 3 * f.get("season_shift", 0))
             if today.month == 12 or today.month <= 2:
@@ -488,6 +491,28 @@ def _whole_date_part_once(f: dict[str, Any], today: date) -> tuple[date, date, s
         y = f["year"] if "year" in f else today.year // 10 * 10 + 10 * f.get("decade_shift", 0)
         return date(y, 1, 1), date(y + 10, 1, 1), "decade"
     return None
+
+
+#: a Chinese season's first and last solar terms (indexes into temporal_lunar.SOLAR_TERMS): 立春–立夏, 立夏–立秋,
+#: 立秋–立冬, 立冬–next 立春 (现代汉语词典 春季/夏季/秋季/冬季: 我国习惯指立春到立夏……的三个月时间)
+_JIEQI_SEASON = {3: (2, 8), 6: (8, 14), 9: (14, 20), 12: (20, 2)}
+
+
+def _jieqi_season(y: int, m: int) -> tuple[date, date] | None:
+    """``[start, end)`` of the Chinese season named by its meteorological first month ``m`` (3, 6, 9, 12) in year
+    ``y`` (winter runs into ``y + 1``), or None outside the solar-term table (then the meteorological months)."""
+    a, b = _JIEQI_SEASON[m]
+    try:
+        return solar_term(y, a), solar_term(y + (m == 12), b)
+    except ValueError:
+        return None
+
+
+def _before_lichun(d: date) -> bool:
+    try:
+        return d < solar_term(d.year, 2)
+    except ValueError:
+        return d.month <= 2
 
 
 def _holiday_weekend(key: str, d: date) -> tuple[date, date]:

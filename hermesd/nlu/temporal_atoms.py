@@ -588,7 +588,8 @@ def _en_all_period(m):
 
 @_p(r"(?:(今年|去年|明年)的?)?(春天|春季|夏天|夏季|秋天|秋季|冬天|冬季)", "date", needs=r"[春夏秋冬]")
 def _zh_season(m):
-    out: dict[str, Any] = {"period": "season", "month": _SEASONS[m[2]]}
+    # a Chinese season runs between solar terms (现代汉语词典 春季: 我国习惯指立春到立夏的三个月时间): temporal._season
+    out: dict[str, Any] = {"period": "season", "month": _SEASONS[m[2]], "jieqi": True}
     if m[1]:
         out["year_shift"] = _ZH_YEARS[m[1]]
     return out

@@ -448,8 +448,8 @@ def _dotted_year_month(m) -> dict[str, Any]:
 # ---- a season said with one character after a year: 2021年春, 20年冬 ---------------------------------------
 @register(r"(?<=年)(春|夏|秋|冬)(?![天季节装风雨雷光色令至日运耕收游假])", "date", needs=r"年[春夏秋冬]")
 def _zh_season_after_year(m) -> dict[str, Any]:
-    """2021年春, 20年冬: the season of that year (the meteorological one, as 春天); 2021年春节 and 冬至 are days."""
-    return {"period": "season", "month": {"春": 3, "夏": 6, "秋": 9, "冬": 12}[m[1]]}
+    """2021年春, 20年冬: the season of that year (between solar terms, as 春天); 2021年春节 and 冬至 are days."""
+    return {"period": "season", "month": {"春": 3, "夏": 6, "秋": 9, "冬": 12}[m[1]], "jieqi": True}
 
 
 # ---- X and Y, two days / years: 今明两天, 明后两天, 今明两年 -------------------------------------------------
