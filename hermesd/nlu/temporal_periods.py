@@ -114,6 +114,13 @@ def _zh_half(m) -> dict[str, Any]:
     return {"part": "h1" if m[1] == "上" else "h2", "part_period": "year"}
 
 
+@register(r"暑假|暑期", "date", needs=r"暑[假期]")
+def _zh_summer_holiday(m) -> dict[str, Any]:
+    """暑假 / 暑期: the schools' summer holiday, July and August of the year (as China's schools keep it; 寒假 moves
+    with 春节 and is not read)."""
+    return {"part": ("months", 7, 9), "part_period": "year"}
+
+
 @register(rf"{L}h([12])(?=\s+(?:of\s+)?(?:19|20)\d\d{R}|\s+(?:this|next|last)\s+year{R})", "date", needs=r"h[12]")
 def _en_half_code(m) -> dict[str, Any]:
     """H1 2025, H2 next year: the business shorthand for a half-year (only with a year, H1 alone is not a date)."""
@@ -609,6 +616,8 @@ def apply_part(s: date, e: date, grain: str, part: Any) -> tuple[date, date, str
         if part[0] == "day":  # the third day of October; the fifth last day of May (n < 0: from the end)
             d = s + timedelta(days=part[1] - 1) if part[1] > 0 else e + timedelta(days=part[1])
             return (d, d + timedelta(days=1), "day") if s <= d < e else None
+        if part[0] == "months":  # months a to b (exclusive) of a year: 暑假 = July and August
+            return (date(s.year, part[1], 1), date(s.year, part[2], 1), "month") if grain == "year" else None
         if part[0] in ("first", "last"):  # the first / last n months or quarters of a year
             months = part[1] * (3 if part[2] == "quarter" else 1)
             if grain != "year" or not 1 <= months <= 12:
