@@ -569,6 +569,26 @@ def _hour(h: int, f: dict[str, Any]) -> tuple[int, int]:
     return h, 0
 
 
+def _whole_units(ref: datetime, n: int, unit: str, sign: int, tz: ZoneInfo) -> tuple:
+    """``[start, end)`` of the ``n`` whole ``unit``s before (``sign`` -1) or after (+1) the one ``ref`` is in:
+    dates for a day or longer (weeks start on Monday), aware datetimes for hours, minutes and seconds."""
+    if unit in ("hour", "minute", "second"):
+        cur = ref.replace(microsecond=0, **({"second": 0} if unit != "second" else {}),
+                          **({"minute": 0} if unit == "hour" else {}))
+        step = _UNIT_TD[unit]
+        return (cur - step * n, cur) if sign < 0 else (cur + step, cur + step * (n + 1))
+    today = ref.date()
+    if unit in ("day", "week"):
+        cur = today - timedelta(days=today.isoweekday() - 1) if unit == "week" else today
+        step = timedelta(days=7 if unit == "week" else 1)
+        return (cur - step * n, cur) if sign < 0 else (cur + step, cur + step * (n + 1))
+    months = 12 if unit == "year" else 1
+    y0, m0 = (today.year, 1) if unit == "year" else (today.year, today.month)
+    a = _add_months(y0, m0, -months * n) if sign < 0 else _add_months(y0, m0, months)
+    b = (y0, m0) if sign < 0 else _add_months(y0, m0, months * (n + 1))
+    return date(*a, 1), date(*b, 1)
+
+
 def _end_of_named_unit(offset: list[tuple[float, str]], day: date, end: date) -> date:
     """Where N以前 ends (temporal_open's rule: up to the end of the unit it names): 两年以前 at the end of that year,
     三个月以前 of that month, 一年半以前 / 3年半以前 of that month and 两个半月以前 of that day (half a unit more is
@@ -630,6 +650,9 @@ def _resolve(f: dict[str, Any], ref: datetime, tz: ZoneInfo, anchor: date | None
                     # a minute and a half (1分半钟前) lands on a second: keep it
                     exact_s = u == "second" or (u == "minute" and frac != 0)
                     finest = "second" if exact_s or finest == "second" else "minute"
+        if f.get("calendar") and len(f["offset"]) == 1:  # 上两周, 下三天: whole units next to the current one
+            n, u = f["offset"][0]
+            return ("range", *_whole_units(ref, int(n), u, sign, tz), u, None)
         if f.get("within"):
             lo, hi = sorted((ref, t))
             if f.get("to_day_end") and sign > 0:  # 三天内: to 24:00 of the day the count lands on (民法典 第二百零三条)

@@ -21,7 +21,10 @@ Rules (documented choices; tests/nlu/time_classes.yaml has the vectors):
 - 第N季度/Q N is in the reference year unless a year is said; 上/下季度 shift from the current quarter.
 - N世纪 (the Nth century) is the years (N−1)·100 … (N−1)·100+99, as people use it (20世纪 = 1900–1999).
 - Windows (过去两周, 最近一个月, 前三天, 未来两小时, in the past 3 hours, the next 2 days) are the
-  half-open span between ``ref`` and ``ref`` ∓ the duration, to the second (as jionlp resolves them).
+  half-open span between ``ref`` and ``ref`` ∓ the duration, to the second (as jionlp resolves them). Said with
+  上/下 (上两周, 下三天, 上两个月) they are whole units next to the current one, as 上周 and 下个月 are calendar
+  units: 上两周 asked on a Wednesday is the two Monday-start weeks before this one, 下三小时 the three hours after
+  the current one.
 - Durations may chain units, each smaller than the one before, joined by nothing, 零 or 又 (一年零三个月,
   两小时三十分钟, 3分钟20秒); followed by 后/前/内 the chain is an offset or window from now. A year
   counts 365 days and a month 30 (as the single-unit durations).
@@ -300,7 +303,10 @@ def _zh_window(m) -> dict[str, Any] | None:
     if m[6] and m[1] in ("前", "后", "上", "下"):
         return None  # 后3天内 is not said so; 内/里 closes only a window said with a word (未来5年内, 过去的50分钟里)
     direction = 1 if m[1] in ("未来", "接下来", "接下来的", "今后", "往后", "下", "后") else -1
-    return {"offset": [(n, _ZH_WIN_UNIT[m[5]])], "direction": direction, "within": True}
+    # 上/下 + N units name whole units next to the current one, as 上周 / 下个月 name the calendar week / month
+    # (上两周 = the two Monday-start weeks before this one, 下三天 = the three days after today)
+    whole = {"calendar": True} if m[1] in ("上", "下") and n == int(n) else {}
+    return {"offset": [(n, _ZH_WIN_UNIT[m[5]])], "direction": direction, "within": True} | whole
 
 
 @register(r"(?<![超度经通越不])再?过(\d+(?:\.\d+)?|半|俩|仨)(多)?(个)?(半)?(秒钟|秒|分钟|小时|钟头|刻钟|天|日|周|星期|礼拜|月|年)(半)?"
