@@ -121,7 +121,8 @@ _SET = re.compile(rf"每个?{_W}(?P<first>[1-7日天])(?P<rest>(?:[,、和及与
 _RUN = re.compile(rf"每个?{_W}(?P<a>[1-7日天])(?:到|至|~|-)(?:{_W})?(?P<b>[1-7日天])(?![\d点时:.号])"
                   rf"|(?<!每)(?<!每个){_W}(?P<c>[1-7日天])(?:到|至|~|-)(?:{_W})?(?P<d>[1-7日天])每天")
 #: 工作日 (每个工作日, 每逢工作日, 工作日每天): Monday to Friday, unless counted (5个工作日, 下个工作日, 非工作日: not a set)
-_WORKDAY = re.compile(r"(?:每个?|每逢|(?<![\d个几上下这本前后首末最非]))工作日(?:每天)?(?![内后前以之起])")
+#: or part of another word (工作日志 a work log, 工作日报, 工作日程)
+_WORKDAY = re.compile(r"(?:每个?|每逢|(?<![\d个几上下这本前后首末最非]))工作日(?:每天)?(?![内后前以之起志报程历记])")
 #: 周末每天 / 每个周末两天: both days of the weekend (每个周末 alone is the weekend, every week)
 _WEEKEND_DAILY = re.compile(r"(?:每个?|每逢)?周末(?:每天|两天)")
 

@@ -101,7 +101,8 @@ def test_weekday_set(text, ref, days, start, end, span):
     assert x.to_dict()["days"] == days
 
 
-@pytest.mark.parametrize("text", ["5个工作日", "下个工作日", "非工作日", "每周6天", "每周二3点", "每周一12点"])
+@pytest.mark.parametrize("text", ["5个工作日", "下个工作日", "非工作日", "每周6天", "每周二3点", "每周一12点",
+                                  "把工作日志发给我", "每周一次"])
 def test_counts_and_single_days_are_no_sets_of_weekdays(text):
     ref_s, tz = DATA["refs"]["W"]
     assert all(x.days is None for x in parse_times(text, datetime.fromisoformat(ref_s), tz))
