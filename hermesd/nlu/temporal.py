@@ -1048,8 +1048,8 @@ _ZH_WEEKDAY_CHAR = "一二三四五六日"
 def _weekday_sets(norm: Normalized, out: list[TimeExpr], ref: datetime, tz: ZoneInfo) -> list[TimeExpr]:
     """``out`` with each set of weekdays (每周一三五, 每周一到周五, 工作日早上8点, 周末每天; see
     :func:`.temporal_recurrence.zh_weekday_sets`) as one weekly ``recurrence`` with ``days``, in place of what the
-    parse made of its parts. The time said after the set is read as it is after 每周X (每周一早上8点): each day's next
-    occurrence is found so, and the first of them is the recurrence's first occurrence."""
+    parse made of its parts. The time said after the set is read as it is after 每周X (每周一早上8点, one parse);
+    the recurrence's first occurrence is the first of the days on which that time is not over."""
     sets = zh_weekday_sets(norm.text)
     if not sets:
         return out
@@ -1057,19 +1057,31 @@ def _weekday_sets(norm: Normalized, out: list[TimeExpr], ref: datetime, tz: Zone
     res = list(out)
     for a, b, days in sets:
         s0, e0 = norm.span(a, b)
-        best: TimeExpr | None = None
-        for d in days:
-            lead = "每周" + _ZH_WEEKDAY_CHAR[d - 1]
-            sub = next((x for x in parse_times(lead + o[e0:], ref, tz) if x.span[0] == 0 and x.kind == "recurrence"), None)
-            if sub is None or sub.start is None:
-                continue
-            if best is None or _as_dt(sub.start, tz) < _as_dt(best.start, tz):
-                best = replace(sub, span=(s0, e0 + max(0, sub.span[1] - len(lead))))
-        if best is None:
+        lead = "每周" + _ZH_WEEKDAY_CHAR[days[0] - 1]
+        sub = next((x for x in parse_times(lead + o[e0:], ref, tz) if x.span[0] == 0 and x.kind == "recurrence"), None)
+        if sub is None or sub.start is None or sub.end is None:
             continue
-        span = best.span
+        timed = isinstance(sub.start, datetime)
+        length = _as_dt(sub.end, tz) - _as_dt(sub.start, tz)
+        to_point = _as_dt(sub.point, tz) - _as_dt(sub.start, tz) if sub.point is not None else timedelta(0)
+        instant = sub.grain in ("hour", "minute", "second")  # a clock time is over once it has begun (_next_occurrence)
+        best = None
+        for d in days:
+            day = ref.date() + timedelta(days=(d - ref.isoweekday()) % 7)
+            for _ in range(2):
+                st = _as_dt(datetime.combine(day, sub.start.time(), tz) if timed else day, tz)
+                if (st >= ref) if instant else (st + length > ref):
+                    break
+                day += timedelta(days=7)
+            if best is None or st < best:
+                best = st
+        start, end, point = best, best + length, best + to_point
+        if not timed:
+            start, end, point = start.date(), end.date(), point.date()
+        span = (s0, e0 + max(0, sub.span[1] - len(lead)))
         res = [x for x in res if x.span[1] <= span[0] or x.span[0] >= span[1]]
-        res.append(replace(best, text=o[span[0]:span[1]], every=(1.0, "week"), days=days))
+        res.append(replace(sub, start=start, end=end, point=point, span=span, text=o[span[0]:span[1]],
+                           every=(1.0, "week"), days=days))
     return sorted(res, key=lambda x: x.span)
 
 
