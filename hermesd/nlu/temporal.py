@@ -39,6 +39,8 @@ Rules (documented choices, see tests/nlu/temporal_vectors.jsonl):
   passed it is tomorrow's, read as with a date (3点 at 16:00 → 15:00 tomorrow, not 03:00; 8点 at
   23:00 → 08:00 tomorrow); with a date, 1–6 o'clock is read as afternoon (明天3点 → 15:00), other
   hours as written. A person who means the small hours says so (凌晨3点, 3am).
+- An offset from now in hours, minutes or seconds (一刻钟后, in 15 minutes) is the instant it names, to the second
+  (asked at 23:50:40, 00:05:40), at the grain it was said in; one in days or longer is that day.
 - Offsets by months or years clamp the day to the month's end (1月31日 + 1个月
   → 2月28/29日, as dateutil.relativedelta does); they are arithmetic, not names.
 - Durations in months/years are counted as 30/365 days in ``seconds``; a range of lengths (3~6个月, 两到三天,
@@ -662,7 +664,7 @@ def _resolve(f: dict[str, Any], ref: datetime, tz: ZoneInfo, anchor: date | None
             d = t.date()
             kind, lo, hi = "date", d, d + timedelta(days=1)
         else:
-            t = t.replace(microsecond=0) if finest == "second" else t.replace(second=0, microsecond=0)
+            t = t.replace(microsecond=0)  # the instant the offset names, to the second (一刻钟后 at 01:06:40 is 01:21:40)
             kind, lo, hi = "datetime", t, t + _UNIT_TD[finest]
         if f.get("open") in ("以后", "after"):  # 三天以后, "after 3 days": from the day it names on
             return "range", lo, None, finest, None

@@ -147,3 +147,14 @@ def test_bare_days_listed_after_a_date_are_in_its_month(text, ref, days):
 def test_a_number_before_a_chinese_magnitude_or_counter_is_no_year(text):
     ref_s, tz = DATA["refs"]["W"]
     assert all(x.grain != "year" for x in parse_times(text, datetime.fromisoformat(ref_s), tz))
+
+
+@pytest.mark.parametrize("text,start", [
+    ("一刻钟后", "2027-01-01T00:05:40-05:00"),          # over the year's end, in New York
+    ("in 15 minutes", "2027-01-01T00:05:40-05:00"),
+    ("20分钟后提醒我", "2027-01-01T00:10:40-05:00"),
+])
+def test_an_offset_from_now_keeps_the_seconds_of_now(text, start):
+    # the instant the offset names: 15 minutes after 23:50:40 is 00:05:40, not 00:05:00 (a reminder 40 s early)
+    (x,) = parse_times(text, datetime.fromisoformat("2026-12-31T23:50:40-05:00"), "America/New_York")
+    assert (x.kind, x.start.isoformat(), x.grain) == ("datetime", start, "minute"), x
