@@ -49,17 +49,18 @@ match; ``Duckling/Time/Corpus.hs`` compares ``value``+``grain``, or ``from``/``t
      says its year;
   C5 fuzzy boundaries: Duckling's morning is 04–12, evening 18–24, weekend Fri 18:00–Mon, summer
      Jun 21–Sep 24, "end of the month" the 21st on, "end of the year" Sep–Dec; hermesd has its own
-     (PARTS_OF_DAY, meteorological seasons, temporal_periods.py); two intervals of the same part
-     that overlap by at least half the shorter one count here;
+     (PARTS_OF_DAY, meteorological seasons in English, solar-term ones in Chinese, temporal_periods.py);
+     two intervals of the same part that overlap by at least half the shorter one count here;
   C6 "by X" is a window from now: Duckling gives "by 2:00pm" as [now, 14:00); hermesd's deadline is
      a range open at its start ending at X ("by the end of the month" stays that part of the month, due on
      its first day, as a reminder "by the end of the week" is); agreement of that end counts here;
   C7 an open "through/until X" ends after X: Duckling gives "through 2014" as before 2014-01-01;
      hermesd's "through 2014" ends with 2014 (2015-01-01); agreement one expected grain later counts;
-  C8 "last/next N units" as whole units: Duckling's "last 2 days" / 上两天 is Feb 10–11 (the two
-     whole days before today) and "next 3 hours" 05:00–08:00; hermesd's window runs from now
+  C8 "last/next N units" as whole units: Duckling's "last 2 days" / 前两天 is Feb 10–11 (the two
+     whole days before today) and "next 3 hours" / 后三小时 05:00–08:00; hermesd's window runs from now
      (02-10 04:30 – now, now – 07:30), as "the past 2 days" / "未来三小时" are meant in a search or a
-     reminder; a window of the same N units anchored at now counts here;
+     reminder; a window of the same N units anchored at now counts here (said with 上/下, 上两天 and
+     下三小时 are whole units in hermesd too, as 上周 / 下个月 are);
   C9 zh 下周X is "X of next week": Duckling's zh corpus gives 下周三 asked on a Tuesday as the next
      day (02-13), as its English "next wednesday"; 下周 names the next Monday-start week (GB/T 7408,
      现代汉语词典 下: 次序或时间在后的), so hermesd gives 02-20; one week later counts here;

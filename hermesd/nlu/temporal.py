@@ -39,6 +39,8 @@ Rules (documented choices, see tests/nlu/temporal_vectors.jsonl):
   passed it is tomorrow's, read as with a date (3点 at 16:00 → 15:00 tomorrow, not 03:00; 8点 at
   23:00 → 08:00 tomorrow); with a date, 1–6 o'clock is read as afternoon (明天3点 → 15:00), other
   hours as written. A person who means the small hours says so (凌晨3点, 3am).
+- An offset from now in hours, minutes or seconds (一刻钟后, in 15 minutes) is the instant it names, to the second
+  (asked at 23:50:40, 00:05:40), at the grain it was said in; one in days or longer is that day.
 - Offsets by months or years clamp the day to the month's end (1月31日 + 1个月
   → 2月28/29日, as dateutil.relativedelta does); they are arithmetic, not names.
 - Durations in months/years are counted as 30/365 days in ``seconds``; a range of lengths (3~6个月, 两到三天,
@@ -47,6 +49,12 @@ Rules (documented choices, see tests/nlu/temporal_vectors.jsonl):
   often, ``start``/``end`` are the first occurrence at or after ``ref`` of the time said after 每 (read as a
   future-oriented utterance reads it), or None when it names none. It becomes a ``recurrence`` entity, not a
   ``datetime`` one (a one-off slot does not take it). English recurrences (every Monday) are still left out.
+  A set of weekdays (每周一三五, 每周二和周四, 每周一到周五, 工作日 = Monday to Friday, 周末每天) is one weekly recurrence
+  whose ``days`` are those ISO weekdays and whose first occurrence is the first of them (:func:`_weekday_sets`). A
+  recurrence at a clock time whose time today has passed (每天早上7点 asked at 07:30) first comes next time.
+- A Chinese time limit counted in days or longer (三天内, 一个月以内, 15个工作日内) runs from ``ref`` to 24:00 of the day
+  the count lands on (民法典 第二百零一条、第二百零三条); one in hours or minutes (两小时内) to that instant. Working and
+  trading days (工作日, 交易日) are Monday to Friday: the official make-up working days are not known here.
 """
 
 from __future__ import annotations
@@ -63,10 +71,10 @@ from .numbers import EN_NUM, en_number
 from .temporal_atoms import MEALS, PARTS_OF_DAY, UNIT_SECONDS, Atom, find_atoms
 from .temporal_context import inside_name, looks_like_address, looks_like_title, meal_as_object, meal_made_or_eaten
 from .temporal_holidays import holiday_span
-from .temporal_lunar import lunar_to_solar, month_days
+from .temporal_lunar import lunar_to_solar, month_days, solar_term
 from .temporal_open import open_markers, open_range
 from .temporal_periods import STATE_NOUNS_ZH, apply_part
-from .temporal_recurrence import Every, en_every, zh_every, zh_length_range
+from .temporal_recurrence import Every, en_every, zh_every, zh_length_range, zh_weekday_sets
 
 __all__ = ["TimeExpr", "impossible_date_text", "parse_times"]
 
@@ -107,6 +115,9 @@ class TimeExpr:
         (``(1.0, "week")``, ``(3.0, "day")``, ``(0.5, "year")``); ``start``/``end``/``point`` are its first occurrence
         at or after the reference instant (the time said after 每: 周一, 早上8点, 15号), or None when it names none
         (每隔3天, 每年). :mod:`.temporal_recurrence` reads them.
+    :param days: for a ``recurrence`` on a set of weekdays (每周一三五, 每周一到周五, 工作日, 周末每天), the ISO
+        weekdays it comes on (1 = Monday … 7 = Sunday), in order, with ``every`` ``(1.0, "week")`` and
+        ``start``/``end`` its first occurrence on one of them; else None.
     :param reason: why an ``invalid`` date does not exist (English, for logs).
     :param point: where a one-off event on this expression falls (a reminder's due): ``start`` for most
         expressions, the last day for 月底/年底/the end of the month, the first day of a third for
@@ -134,10 +145,11 @@ class TimeExpr:
     point: date | datetime | None = None
     seconds_max: float | None = None
     every: tuple[float, str] | None = None
+    days: tuple[int, ...] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict; dates as ``YYYY-MM-DD``, datetimes ISO 8601 with offset; ``seconds_max`` and
-        ``every`` (``{"n": 1.0, "unit": "week"}``) only when the expression has them."""
+        ``every`` (``{"n": 1.0, "unit": "week"}``) and ``days`` (``[1, 3, 5]``) only when the expression has them."""
         out = {"kind": self.kind, "start": self.start.isoformat() if self.start else None,
                "end": self.end.isoformat() if self.end else None, "grain": self.grain, "text": self.text,
                "span": list(self.span), "seconds": self.seconds, "reason": self.reason,
@@ -147,6 +159,8 @@ class TimeExpr:
             out["seconds_max"] = self.seconds_max
         if self.every is not None:
             out["every"] = {"n": self.every[0], "unit": self.every[1]}
+        if self.days is not None:
+            out["days"] = list(self.days)
         return out
 
 
@@ -451,8 +465,11 @@ def _whole_date_part_once(f: dict[str, Any], today: date) -> tuple[date, date, s
                 y += 1  # March after next
             elif rel == -1 and "year" not in f and m >= today.month:
                 y -= 1
-            if period == "season" and m == 12 and today.month <= 2 and "year" not in f:
+            if period == "season" and m == 12 and "year" not in f and (
+                    _before_lichun(today) if f.get("jieqi") else today.month <= 2):
                 y -= 1  # winter asked in January or February is the winter under way (it began last December)
+            if period == "season" and f.get("jieqi") and (js := _jieqi_season(y, m)):
+                return (*js, "season")
         elif period == "season":  # this / next / last season: the meteorological season of today, shifted
             y, m = _add_months(today.year, today.month // 3 * 3 or 12, 3 * f.get("season_shift", 0))
             if today.month == 12 or today.month <= 2:
@@ -476,6 +493,28 @@ def _whole_date_part_once(f: dict[str, Any], today: date) -> tuple[date, date, s
         y = f["year"] if "year" in f else today.year // 10 * 10 + 10 * f.get("decade_shift", 0)
         return date(y, 1, 1), date(y + 10, 1, 1), "decade"
     return None
+
+
+#: a Chinese season's first and last solar terms (indexes into temporal_lunar.SOLAR_TERMS): 立春–立夏, 立夏–立秋,
+#: 立秋–立冬, 立冬–next 立春 (现代汉语词典 春季/夏季/秋季/冬季: 我国习惯指立春到立夏……的三个月时间)
+_JIEQI_SEASON = {3: (2, 8), 6: (8, 14), 9: (14, 20), 12: (20, 2)}
+
+
+def _jieqi_season(y: int, m: int) -> tuple[date, date] | None:
+    """``[start, end)`` of the Chinese season named by its meteorological first month ``m`` (3, 6, 9, 12) in year
+    ``y`` (winter runs into ``y + 1``), or None outside the solar-term table (then the meteorological months)."""
+    a, b = _JIEQI_SEASON[m]
+    try:
+        return solar_term(y, a), solar_term(y + (m == 12), b)
+    except ValueError:
+        return None
+
+
+def _before_lichun(d: date) -> bool:
+    try:
+        return d < solar_term(d.year, 2)
+    except ValueError:
+        return d.month <= 2
 
 
 def _holiday_weekend(key: str, d: date) -> tuple[date, date]:
@@ -532,6 +571,56 @@ def _hour(h: int, f: dict[str, Any]) -> tuple[int, int]:
     return h, 0
 
 
+def _whole_units(ref: datetime, n: int, unit: str, sign: int, tz: ZoneInfo) -> tuple:
+    """``[start, end)`` of the ``n`` whole ``unit``s before (``sign`` -1) or after (+1) the one ``ref`` is in:
+    dates for a day or longer (weeks start on Monday), aware datetimes for hours, minutes and seconds."""
+    if unit in ("hour", "minute", "second"):
+        cur = ref.replace(microsecond=0, **({"second": 0} if unit != "second" else {}),
+                          **({"minute": 0} if unit == "hour" else {}))
+        step = _UNIT_TD[unit]
+        return (cur - step * n, cur) if sign < 0 else (cur + step, cur + step * (n + 1))
+    today = ref.date()
+    if unit in ("day", "week"):
+        cur = today - timedelta(days=today.isoweekday() - 1) if unit == "week" else today
+        step = timedelta(days=7 if unit == "week" else 1)
+        return (cur - step * n, cur) if sign < 0 else (cur + step, cur + step * (n + 1))
+    months = 12 if unit == "year" else 1
+    y0, m0 = (today.year, 1) if unit == "year" else (today.year, today.month)
+    a = _add_months(y0, m0, -months * n) if sign < 0 else _add_months(y0, m0, months)
+    b = (y0, m0) if sign < 0 else _add_months(y0, m0, months * (n + 1))
+    return date(*a, 1), date(*b, 1)
+
+
+def _end_of_named_unit(offset: list[tuple[float, str]], day: date, end: date) -> date:
+    """Where N以前 ends (temporal_open's rule: up to the end of the unit it names): 两年以前 at the end of that year,
+    三个月以前 of that month, 一年半以前 / 3年半以前 of that month and 两个半月以前 of that day (half a unit more is
+    counted in the next finer one); days and weeks at the end of the day (``end``)."""
+    rank = {"year": 2, "month": 1}
+    named = 2
+    for n, u in offset:
+        r = rank.get(u, 0)
+        if r and (n * 12 if u == "year" else n) != int(n * 12 if u == "year" else n):
+            r -= 1  # 两个半月: half a month is days
+        elif r == 2 and n != int(n):
+            r = 1  # 一年半: half a year is months
+        named = min(named, r)
+    if named == 2:
+        return date(day.year + 1, 1, 1)
+    if named == 1:
+        return date(day.year + day.month // 12, day.month % 12 + 1, 1)
+    return end
+
+
+def _add_workdays(t: datetime, n: int) -> datetime:
+    """``t`` moved by ``n`` working days (Monday to Friday; a negative ``n`` goes back), the clock time kept."""
+    step = 1 if n >= 0 else -1
+    for _ in range(abs(n)):
+        t += timedelta(days=step)
+        while t.isoweekday() > 5:
+            t += timedelta(days=step)
+    return t
+
+
 #: a part of one day said without a part of day: early Monday is its early morning, late Friday its late night (as
 #: "early tomorrow morning", "late tonight"), the middle of the day is midday
 _DAY_PARTS = {"early": "morning", "mid": "midday", "late": "night"}
@@ -549,7 +638,9 @@ def _resolve(f: dict[str, Any], ref: datetime, tz: ZoneInfo, anchor: date | None
         finest = "day"
         for n, u in f["offset"]:
             whole, frac = int(n), n - int(n)
-            if u in ("month", "year"):
+            if u == "workday":  # 15个工作日内: Monday to Friday (temporal_atoms._zh_offset)
+                t = _add_workdays(t, int(n) * sign)
+            elif u in ("month", "year"):
                 months = (12 if u == "year" else 1) * n * sign
                 wm, fm = int(months), months - int(months)
                 y, m = _add_months(t.year, t.month, wm)
@@ -561,19 +652,24 @@ def _resolve(f: dict[str, Any], ref: datetime, tz: ZoneInfo, anchor: date | None
                     # a minute and a half (1分半钟前) lands on a second: keep it
                     exact_s = u == "second" or (u == "minute" and frac != 0)
                     finest = "second" if exact_s or finest == "second" else "minute"
+        if f.get("calendar") and len(f["offset"]) == 1:  # 上两周, 下三天: whole units next to the current one
+            n, u = f["offset"][0]
+            return ("range", *_whole_units(ref, int(n), u, sign, tz), u, None)
         if f.get("within"):
             lo, hi = sorted((ref, t))
+            if f.get("to_day_end") and sign > 0:  # 三天内: to 24:00 of the day the count lands on (民法典 第二百零三条)
+                hi = datetime.combine(t.date() + timedelta(days=1), time(0), tz)
             return "range", lo.replace(microsecond=0), hi.replace(microsecond=0), "second", None
         if finest == "day":
             d = t.date()
             kind, lo, hi = "date", d, d + timedelta(days=1)
         else:
-            t = t.replace(microsecond=0) if finest == "second" else t.replace(second=0, microsecond=0)
+            t = t.replace(microsecond=0)  # the instant the offset names, to the second (一刻钟后 at 01:06:40 is 01:21:40)
             kind, lo, hi = "datetime", t, t + _UNIT_TD[finest]
         if f.get("open") in ("以后", "after"):  # 三天以后, "after 3 days": from the day it names on
             return "range", lo, None, finest, None
         if f.get("open") == "以前":  # 三天以前: up to the end of the day it names
-            return "range", None, hi, finest, None
+            return "range", None, _end_of_named_unit(f["offset"], lo, hi) if finest == "day" else hi, finest, None
         return kind, lo, hi, finest, None
     if f.get("part") in _DAY_PARTS and not any(k in f for k in ("pod", "hour", "period", "part_period", "month_shift")) \
             and any(k in f for k in ("rel_day", "weekday", "day")):
@@ -848,6 +944,8 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
         i += 1
     if every:
         out = _recurrences(norm, out, every, anchor_of, ref, tz)
+    if "每" in t or "工作日" in t:
+        out = _weekday_sets(norm, out, ref, tz)
     if _LENGTH_UNIT.search(t) and _LENGTH_JOIN.search(t):  # (a cheap test first: no Chinese unit, no range of lengths)
         out = _length_ranges(norm, out)
     if any(x.grain in ("hour", "minute", "second") for x in out):  # a zone can only follow a clock time
@@ -946,9 +1044,52 @@ def _recurrences(norm: Normalized, out: list[TimeExpr], every: list[Every], anch
     return sorted(res, key=lambda x: x.span)
 
 
+_ZH_WEEKDAY_CHAR = "一二三四五六日"
+
+
+def _weekday_sets(norm: Normalized, out: list[TimeExpr], ref: datetime, tz: ZoneInfo) -> list[TimeExpr]:
+    """``out`` with each set of weekdays (每周一三五, 每周一到周五, 工作日早上8点, 周末每天; see
+    :func:`.temporal_recurrence.zh_weekday_sets`) as one weekly ``recurrence`` with ``days``, in place of what the
+    parse made of its parts. The time said after the set is read as it is after 每周X (每周一早上8点, one parse);
+    the recurrence's first occurrence is the first of the days on which that time is not over."""
+    sets = zh_weekday_sets(norm.text)
+    if not sets:
+        return out
+    o = norm.original
+    res = list(out)
+    for a, b, days in sets:
+        s0, e0 = norm.span(a, b)
+        lead = "每周" + _ZH_WEEKDAY_CHAR[days[0] - 1]
+        sub = next((x for x in parse_times(lead + o[e0:], ref, tz) if x.span[0] == 0 and x.kind == "recurrence"), None)
+        if sub is None or sub.start is None or sub.end is None:
+            continue
+        timed = isinstance(sub.start, datetime)
+        length = _as_dt(sub.end, tz) - _as_dt(sub.start, tz)
+        to_point = _as_dt(sub.point, tz) - _as_dt(sub.start, tz) if sub.point is not None else timedelta(0)
+        instant = sub.grain in ("hour", "minute", "second")  # a clock time is over once it has begun (_next_occurrence)
+        best = None
+        for d in days:
+            day = ref.date() + timedelta(days=(d - ref.isoweekday()) % 7)
+            for _ in range(2):
+                st = _as_dt(datetime.combine(day, sub.start.time(), tz) if timed else day, tz)
+                if (st >= ref) if instant else (st + length > ref):
+                    break
+                day += timedelta(days=7)
+            if best is None or st < best:
+                best = st
+        start, end, point = best, best + length, best + to_point
+        if not timed:
+            start, end, point = start.date(), end.date(), point.date()
+        span = (s0, e0 + max(0, sub.span[1] - len(lead)))
+        res = [x for x in res if x.span[1] <= span[0] or x.span[0] >= span[1]]
+        res.append(replace(sub, start=start, end=end, point=point, span=span, text=o[span[0]:span[1]],
+                           every=(1.0, "week"), days=days))
+    return sorted(res, key=lambda x: x.span)
+
+
 def _next_occurrence(x: TimeExpr, ref: datetime, tz: ZoneInfo) -> TimeExpr:
     """A recurrence whose first occurrence as said is over (每月初 asked on the 25th) moved on by its period
-    until it ends after ``ref`` (a month or a year by the calendar, clamping the day as offsets do)."""
+    until it ends after ``ref`` (a clock time: until it is at or after ``ref``) (a month or a year by the calendar, clamping the day as offsets do)."""
     if x.start is None or x.end is None or x.every is None or x.kind != "recurrence":
         return x
     n, unit = x.every
@@ -964,8 +1105,11 @@ def _next_occurrence(x: TimeExpr, ref: datetime, tz: ZoneInfo) -> TimeExpr:
             return v.replace(year=y, month=m, day=min(v.day, calendar.monthrange(y, m)[1]))
         return v + _UNIT_TD[unit] * n * k
 
+    # a clock time is an instant: once it has passed (每天早上7点 asked at 07:30) the next one is the first; a day or a
+    # part of day still going on (每周三 asked on a Wednesday) is
+    clock = x.grain in ("hour", "minute", "second")
     k = 0
-    while _as_dt(move(x.end, k), tz) <= ref and k < 1000:
+    while (_as_dt(move(x.start, k), tz) < ref if clock else _as_dt(move(x.end, k), tz) <= ref) and k < 1000:
         k += 1
     return replace(x, start=move(x.start, k), end=move(x.end, k), point=move(x.point, k)) if k else x
 

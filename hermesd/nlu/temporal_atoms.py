@@ -588,7 +588,8 @@ def _en_all_period(m):
 
 @_p(r"(?:(今年|去年|明年)的?)?(春天|春季|夏天|夏季|秋天|秋季|冬天|冬季)", "date", needs=r"[春夏秋冬]")
 def _zh_season(m):
-    out: dict[str, Any] = {"period": "season", "month": _SEASONS[m[2]]}
+    # a Chinese season runs between solar terms (现代汉语词典 春季: 我国习惯指立春到立夏的三个月时间): temporal._season
+    out: dict[str, Any] = {"period": "season", "month": _SEASONS[m[2]], "jieqi": True}
     if m[1]:
         out["year_shift"] = _ZH_YEARS[m[1]]
     return out
@@ -853,7 +854,7 @@ def _en_this_time(m):
 
 
 _ZH_OFF = (r"(?:(?P<pre>从现在(?:起|开始)?|(?<![超度经通越不])再?过)\s*)?(?P<n>\d+(?:\.\d+)?|半|几)(?P<more>多|几|(?<=\d0)来)?\s*(?P<ge>个)?"
-           r"(?P<more2>多)?\s*(?P<half>半)?\s*(?P<unit>秒钟|秒|分钟|分|小时|钟头|刻钟|钟|天|日|周|星期|礼拜|季度|月|年)\s*(?P<tail>半钟?|多)?"
+           r"(?P<more2>多)?\s*(?P<half>半)?\s*(?P<unit>秒钟|秒|分钟|分|小时|钟头|刻钟|钟|工作日|交易日|天|日|周|星期|礼拜|季度|月|年)\s*(?P<tail>半钟?|多)?"
            r"\s*(?P<dir>以后|之后|后|以前|之前|前|以内|之内|内|以来)")
 
 
@@ -866,7 +867,10 @@ def _zh_offset(m):
     n_s, unit_w, tail, more = m["n"], m["unit"], m["tail"], m["more"] or m["more2"] or (m["tail"] == "多")
     if unit_w == "钟" and not m["ge"]:
         return None  # 2个钟前 (two hours ago) is said with 个; 3钟 is not
-    unit = {"钟": "hour", "刻钟": "minute", "季度": "month"}.get(unit_w) or _ZH_UNITS[unit_w]
+    unit = {"钟": "hour", "刻钟": "minute", "季度": "month", "工作日": "workday", "交易日": "workday"}.get(unit_w) \
+        or _ZH_UNITS[unit_w]
+    if unit == "workday" and (n_s == "半" or m["half"] or tail or more or m["n"].count(".")):
+        return None  # workdays are counted whole
     if n_s == "几" or (unit == "year" and not more and re.fullmatch(r"[12]\d{3}", n_s)):
         return None  # 2019年以后 is "from 2019 on", not 2019 years later
     if n_s == "半" and more:
@@ -888,8 +892,12 @@ def _zh_offset(m):
     # N以后 / N以前 (三天以后, 两年以前) are open: from that point on / up to it (issue 17: "三天以后" is an
     # open-ended range; jionlp 20天以后 -> [day, inf)); the bare 后/前 and 之后/之前 stay the point they name
     # (三天后提醒我 is one moment; Duckling's 三天之後 is a bounded time too)
+    # N天内 / 3个月以内 / 15个工作日内 (a time limit counted in days or longer) ends when its last day does: the day the
+    # count lands on is the last day, and the limit runs to its 24:00 (民法典 第二百零一条、第二百零三条: counted from
+    # the next day, a period ends at 24:00 of its last day); 2小时内 ends at the instant
+    whole_days = d in ("以内", "之内", "内") and unit in ("day", "week", "month", "year", "workday")
     return {"offset": [(n, unit)], "direction": direction, "within": d in ("以内", "之内", "内", "以来"),
-            "open": d if d in ("以后", "以前") else None}
+            "open": d if d in ("以后", "以前") else None} | ({"to_day_end": True} if whole_days else {})
 
 
 @_p(r"(?<![\d.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?|半)(万|亿)?\s*(个)?\s*(半)?\s*(秒钟|分钟|小时|钟头|天|周|星期|礼拜|个月|年)(?![前后内以之\d])(?!(?<=\d\d年)(?:底|末|初|上半年|下半年|第|首|[1-4一二三四]季度|春|夏|秋|冬))", "duration")

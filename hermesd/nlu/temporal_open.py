@@ -9,7 +9,9 @@ Rules: X以后/之后/起/开始 (and "from X on", "starting X") begin at the st
 2019, as jionlp reads it); "after X" begins at the end of X when X is a day or longer (after Friday =
 from Saturday) or a part of day (after lunch, 午饭后, 下班后 = from its end) and at X otherwise (after 5 pm); X以前/之前 and "before X" end at the start of X; 截至X,
 X为止, "until/till/through X" and the deadline "by X" (by Friday, by EOD, by 2pm) end at the end of X, and so do 年底前/月底之前/"before the end of the month" when X is a day or longer (截至周五 includes Friday)
-and at X for a clock time. A bare 前/后 after a clock time is a deadline, not a range (明天下午3点前
+and at X for a clock time. A Chinese X以前/之前/前 still to come that names its year, quarter or month by number
+is a deadline (2025年前, 明年6月之前, 10月1号以前: by X, ending with it); one begun or past (2019年以前), or named
+only from now or by its weekday (明天之前, 下个月之前, 周五前), ends at its start. A bare 前/后 after a clock time is a deadline, not a range (明天下午3点前
 stays 明天下午3点); an offset said with 以后/以前 (三天以后, 两年以前) is open from / up to the end of the unit it names, while 三天后 / 三天之后 stay that point (temporal_atoms._zh_offset);
 English "after 3 days" is open from the point it names (temporal_atoms._en_after_qty). 从X / "from X" alone is not
 open (it begins X到Y, and "photos from last week" are of it), except English "from" a clock time with no end
@@ -60,6 +62,16 @@ _PERIOD_END = re.compile(r"(?:年|月|季|季度)(?:底|末)$|^end of\s")
 _PART_OF_PERIOD = re.compile(r"(?:the\s+)?(?:end|beginning|start|middle)\s+of\b|eo[mywq]\b|bom\b")
 
 
+#: a year, a quarter or a month said by its number, or a part of one (2025年, 明年6月, 10月1号, 三季度, 明年初)
+_CALENDAR_NAME = re.compile(r"[\d〇零一二三四五六七八九十]\s*(?:年|月|季度)|[初底末]$")
+
+
+def _calendar_deadline(x) -> bool:
+    """X names its year, quarter or month by number (2025年, 明年6月, 10月1号) or a part of one (明年初): a deadline's
+    X; a time named only from now (明天, 下个月, 明年) or by its weekday (周五) is not."""
+    return bool(_CALENDAR_NAME.search(x.text))
+
+
 def _coarse(v: Any) -> bool:
     return isinstance(v, date) and not isinstance(v, datetime)
 
@@ -85,6 +97,12 @@ def open_range(x, pre: str, post: str, ref: datetime, text: str, span: tuple[int
         start, end = (b if coarse or window else a), None
     elif (pre in ("before", "prior to") or post in ("以前", "之前", "前")) and _PERIOD_END.search(x.text):
         start, end = None, b  # 年底前, 月底之前, before the end of the month: by the time the period ends
+    elif post in ("以前", "之前", "前") and not pre and coarse and a > ref.date() and _calendar_deadline(x):
+        # a Chinese deadline on the calendar: 前 says both "before" and "by", and of a time still to come that names
+        # its year, quarter or month by number (2025年前, 明年6月之前, 10月1号以前) it is "by" — the limit ends when X
+        # does, as 截至X does; X begun or past (2019年以前 asked in 2026) ends where X begins, and so does a time named
+        # only from now or by its weekday (明天之前 is today at the latest, 下个月之前 this month)
+        start, end = None, b
     elif pre in ("before", "prior to") or post in ("以前", "之前", "前", "or earlier", "and before"):
         start, end = None, a
     elif pre in ("到", "截至", "截止到", "截止", "直到", "一直到", "until", "till", "til", "up to", "through", "no later than",

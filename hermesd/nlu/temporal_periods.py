@@ -21,7 +21,10 @@ Rules (documented choices; tests/nlu/time_classes.yaml has the vectors):
 - 第N季度/Q N is in the reference year unless a year is said; 上/下季度 shift from the current quarter.
 - N世纪 (the Nth century) is the years (N−1)·100 … (N−1)·100+99, as people use it (20世纪 = 1900–1999).
 - Windows (过去两周, 最近一个月, 前三天, 未来两小时, in the past 3 hours, the next 2 days) are the
-  half-open span between ``ref`` and ``ref`` ∓ the duration, to the second (as jionlp resolves them).
+  half-open span between ``ref`` and ``ref`` ∓ the duration, to the second (as jionlp resolves them). Said with
+  上/下 (上两周, 下三天, 上两个月) they are whole units next to the current one, as 上周 and 下个月 are calendar
+  units: 上两周 asked on a Wednesday is the two Monday-start weeks before this one, 下三小时 the three hours after
+  the current one.
 - Durations may chain units, each smaller than the one before, joined by nothing, 零 or 又 (一年零三个月,
   两小时三十分钟, 3分钟20秒); followed by 后/前/内 the chain is an offset or window from now. A year
   counts 365 days and a month 30 (as the single-unit durations).
@@ -112,6 +115,13 @@ def _zh_xun_alone(m) -> dict[str, Any]:
 @register(r"(?<!\d)(上|下)半年", "date", needs=r"半年")
 def _zh_half(m) -> dict[str, Any]:
     return {"part": "h1" if m[1] == "上" else "h2", "part_period": "year"}
+
+
+@register(r"暑假|暑期", "date", needs=r"暑[假期]")
+def _zh_summer_holiday(m) -> dict[str, Any]:
+    """暑假 / 暑期: the schools' summer holiday, July and August of the year (as China's schools keep it; 寒假 moves
+    with 春节 and is not read)."""
+    return {"part": ("months", 7, 9), "part_period": "year"}
 
 
 @register(rf"{L}h([12])(?=\s+(?:of\s+)?(?:19|20)\d\d{R}|\s+(?:this|next|last)\s+year{R})", "date", needs=r"h[12]")
@@ -293,7 +303,10 @@ def _zh_window(m) -> dict[str, Any] | None:
     if m[6] and m[1] in ("前", "后", "上", "下"):
         return None  # 后3天内 is not said so; 内/里 closes only a window said with a word (未来5年内, 过去的50分钟里)
     direction = 1 if m[1] in ("未来", "接下来", "接下来的", "今后", "往后", "下", "后") else -1
-    return {"offset": [(n, _ZH_WIN_UNIT[m[5]])], "direction": direction, "within": True}
+    # 上/下 + N units name whole units next to the current one, as 上周 / 下个月 name the calendar week / month
+    # (上两周 = the two Monday-start weeks before this one, 下三天 = the three days after today)
+    whole = {"calendar": True} if m[1] in ("上", "下") and n == int(n) else {}
+    return {"offset": [(n, _ZH_WIN_UNIT[m[5]])], "direction": direction, "within": True} | whole
 
 
 @register(r"(?<![超度经通越不])再?过(\d+(?:\.\d+)?|半|俩|仨)(多)?(个)?(半)?(秒钟|秒|分钟|小时|钟头|刻钟|天|日|周|星期|礼拜|月|年)(半)?"
@@ -448,8 +461,8 @@ def _dotted_year_month(m) -> dict[str, Any]:
 # ---- a season said with one character after a year: 2021年春, 20年冬 ---------------------------------------
 @register(r"(?<=年)(春|夏|秋|冬)(?![天季节装风雨雷光色令至日运耕收游假])", "date", needs=r"年[春夏秋冬]")
 def _zh_season_after_year(m) -> dict[str, Any]:
-    """2021年春, 20年冬: the season of that year (the meteorological one, as 春天); 2021年春节 and 冬至 are days."""
-    return {"period": "season", "month": {"春": 3, "夏": 6, "秋": 9, "冬": 12}[m[1]]}
+    """2021年春, 20年冬: the season of that year (between solar terms, as 春天); 2021年春节 and 冬至 are days."""
+    return {"period": "season", "month": {"春": 3, "夏": 6, "秋": 9, "冬": 12}[m[1]], "jieqi": True}
 
 
 # ---- X and Y, two days / years: 今明两天, 明后两天, 今明两年 -------------------------------------------------
@@ -472,6 +485,16 @@ def _zh_next_day(m) -> dict[str, Any]:
     alone, the day after today (现代汉语词典 次日: 第二天). 第N天 counts the day of the first end, or today, as the
     first (第二天 = 次日, 第三天 the day after it); after a week, month or year word (每周第三天) it is no such day."""
     return {"rel_day": int(m[2]) - 1 if m[2] else 1, "after_first": True}
+
+
+@register(r"(?<![周月年期拜季度\d])第([2-9]|[1-9]\d)(年|个月)(?![级度底末初中])", "date", needs=r"第\d")
+def _zh_nth_year_month(m) -> dict[str, Any]:
+    """第二年 / 第三个月: counted as 第N天 is (the year or month of the range's first end, or this one, is the first):
+    第二年 = 次年 (the following year), 第七年 six years on; 第3年级 (a grade), 第2年度 are none."""
+    n = int(m[1]) - 1
+    if m[2] == "年":
+        return {"period": "year", "year_shift": n, "after_first": True}
+    return {"period": "month", "month_shift": n, "after_first": True}
 
 
 # ---- 晚 alone after a day: 周一晚, 礼拜一晚, 十五晚8点 (the evening of that day) -------------------------
@@ -599,6 +622,8 @@ def apply_part(s: date, e: date, grain: str, part: Any) -> tuple[date, date, str
         if part[0] == "day":  # the third day of October; the fifth last day of May (n < 0: from the end)
             d = s + timedelta(days=part[1] - 1) if part[1] > 0 else e + timedelta(days=part[1])
             return (d, d + timedelta(days=1), "day") if s <= d < e else None
+        if part[0] == "months":  # months a to b (exclusive) of a year: 暑假 = July and August
+            return (date(s.year, part[1], 1), date(s.year, part[2], 1), "month") if grain == "year" else None
         if part[0] in ("first", "last"):  # the first / last n months or quarters of a year
             months = part[1] * (3 if part[2] == "quarter" else 1)
             if grain != "year" or not 1 <= months <= 12:

@@ -21,7 +21,7 @@ from typing import Any
 
 from .temporal_atoms import register
 
-__all__ = ["Every", "UNIT_SECONDS_ZH", "en_every", "zh_every", "zh_length_range"]
+__all__ = ["Every", "UNIT_SECONDS_ZH", "en_every", "zh_every", "zh_length_range", "zh_weekday_sets"]
 
 #: a unit's length in seconds as hermesd counts durations (a month 30 days, a quarter three of them, a year 365)
 UNIT_SECONDS_ZH = {"second": 1, "minute": 60, "hour": 3600, "day": 86400, "week": 604800, "month": 30 * 86400,
@@ -107,6 +107,50 @@ def en_every(text: str) -> list[Every]:
             continue
         unit = m["unit"] or ("week" if m["wd"] else "day")
         out.append(Every(m.start(), m.end(), n, unit))
+    return out
+
+
+# ---- sets of weekdays: 每周一三五, 每周一到周五, 工作日, 周末每天 ------------------------------------------
+_W = r"(?:周|星期|礼拜)"
+_WD = {str(k): k for k in range(1, 8)} | {"日": 7, "天": 7}
+#: 每周1,3,5 / 每周135 / 每周2和周4 / 每周6日: two or more days after one 每周 (a day said again with 周 may be 日/天; a
+#: bare digit only 1-7, and 日 after 6: 每周六日). Not before a clock or a date word: 每周23点 is every Tuesday at 3, 每周112点 Monday at 12.
+_SET = re.compile(rf"每个?{_W}(?P<first>[1-7日天])(?P<rest>(?:[,、和及与/]?(?:{_W}[1-7日天]|[1-7]|(?<=6)日))+)"
+                  r"(?![\d点时:.号])")
+#: 每周1到周5 / 每个星期1至5 / 周1到周5每天: a run of days, every week (周五到周一 runs over the weekend)
+_RUN = re.compile(rf"每个?{_W}(?P<a>[1-7日天])(?:到|至|~|-)(?:{_W})?(?P<b>[1-7日天])(?![\d点时:.号])"
+                  rf"|(?<!每)(?<!每个){_W}(?P<c>[1-7日天])(?:到|至|~|-)(?:{_W})?(?P<d>[1-7日天])每天")
+#: 工作日 (每个工作日, 每逢工作日, 工作日每天): Monday to Friday, unless counted (5个工作日, 下个工作日, 非工作日: not a set)
+#: or part of another word (工作日志 a work log, 工作日报, 工作日程)
+_WORKDAY = re.compile(r"(?:每个?|每逢|(?<![\d个几上下这本前后首末最非]))工作日(?:每天)?(?![内后前以之起志报程历记])")
+#: 周末每天 / 每个周末两天: both days of the weekend (每个周末 alone is the weekend, every week)
+_WEEKEND_DAILY = re.compile(r"(?:每个?|每逢)?周末(?:每天|两天)")
+
+
+def zh_weekday_sets(text: str) -> list[tuple[int, int, tuple[int, ...]]]:
+    """Sets of weekdays of a normalised text (每周一三五 → 每周135, 每周一到周五, 工作日, 周末每天): (start, end, ISO
+    weekdays 1-7 in order), in text order, non-overlapping. A recurrence on them comes every week on each of the
+    days (GB/T 7408 weeks; 工作日 is Monday to Friday: the official make-up working days and holidays are not
+    known here). A set that names one day twice (每周1,1) is none."""
+    if not ("每" in text or "工作日" in text):
+        return []
+    found: list[tuple[int, int, tuple[int, ...]]] = []
+    for m in _SET.finditer(text):
+        days = [_WD[m["first"]]] + [_WD[c] for c in re.findall(r"[1-7日天]", m["rest"])]
+        if len(set(days)) == len(days):
+            found.append((m.start(), m.end(), tuple(sorted(days))))
+    for m in _RUN.finditer(text):
+        a, b = _WD[m["a"] or m["c"]], _WD[m["b"] or m["d"]]
+        if a != b:
+            found.append((m.start(), m.end(), tuple(sorted(((a - 1 + k) % 7) + 1 for k in range((b - a) % 7 + 1)))))
+    for m in _WORKDAY.finditer(text):
+        found.append((m.start(), m.end(), (1, 2, 3, 4, 5)))
+    for m in _WEEKEND_DAILY.finditer(text):
+        found.append((m.start(), m.end(), (6, 7)))
+    out: list[tuple[int, int, tuple[int, ...]]] = []
+    for s, e, days in sorted(found, key=lambda x: (x[0], -x[1])):
+        if all(e <= s2 or s >= e2 for s2, e2, _ in out):
+            out.append((s, e, days))
     return out
 
 

@@ -37,11 +37,12 @@ def test_case(cls, text, ref, kind, start, end, span, point):
 
 def test_every_class_has_zh_and_en_or_says_why():
     # Chinese words with no English counterpart: 禮拜/聽日, 前N个月 of a year, 年半, 以来, lunar months, 两日, 多, 过, 刻,
-    # 当天/当月, 星期三四
+    # 当天/当月, 星期三四, 工作日 counts and 民法典's limits in days
     zh_only = {"traditional_and_cantonese", "zh_first_last_units_of_a_year", "zh_half_units_and_yilai",
                "zh_lunar_months", "zh_month_ranges_in_a_year", "zh_windows_with_nei_and_counts_of_days",
                "zh_some_more_guo_and_ke", "zh_stages_next_day_pairs_and_cv_months",
-               "zh_quarter_units_dian_duo_and_wuhou", "zh_approximate_numbers", "zh_same_day_month_and_weekday_runs"}
+               "zh_quarter_units_dian_duo_and_wuhou", "zh_approximate_numbers", "zh_same_day_month_and_weekday_runs",
+               "zh_workdays_and_limits_in_days"}
     for cls, cases in DATA["classes"].items():
         langs = {"en" if c[0].isascii() else "zh" for c in cases}
         assert "zh" in langs and ("en" in langs or cls in zh_only), cls
@@ -90,6 +91,23 @@ def test_recurrence(text, ref, n, unit, start, end, span):
     assert x.to_dict()["every"] == {"n": float(n), "unit": unit}
 
 
+@pytest.mark.parametrize("text,ref,days,start,end,span", DATA["weekday_sets"], ids=[c[0] for c in DATA["weekday_sets"]])
+def test_weekday_set(text, ref, days, start, end, span):
+    ref_s, tz = DATA["refs"][ref]
+    (x,) = parse_times(text, datetime.fromisoformat(ref_s), tz)
+    assert (x.kind, x.every, x.days) == ("recurrence", (1.0, "week"), tuple(days)), x
+    assert (_iso(x.start), _iso(x.end)) == (start, end), x
+    assert list(x.span) == (span or [0, len(text)]), x
+    assert x.to_dict()["days"] == days
+
+
+@pytest.mark.parametrize("text", ["5个工作日", "下个工作日", "非工作日", "每周6天", "每周二3点", "每周一12点",
+                                  "把工作日志发给我", "每周一次"])
+def test_counts_and_single_days_are_no_sets_of_weekdays(text):
+    ref_s, tz = DATA["refs"]["W"]
+    assert all(x.days is None for x in parse_times(text, datetime.fromisoformat(ref_s), tz))
+
+
 @pytest.mark.parametrize("text,ref,lo,hi,span", DATA["length_ranges"], ids=[c[0] for c in DATA["length_ranges"]])
 def test_range_of_lengths(text, ref, lo, hi, span):
     ref_s, tz = DATA["refs"][ref]
@@ -129,3 +147,14 @@ def test_bare_days_listed_after_a_date_are_in_its_month(text, ref, days):
 def test_a_number_before_a_chinese_magnitude_or_counter_is_no_year(text):
     ref_s, tz = DATA["refs"]["W"]
     assert all(x.grain != "year" for x in parse_times(text, datetime.fromisoformat(ref_s), tz))
+
+
+@pytest.mark.parametrize("text,start", [
+    ("一刻钟后", "2027-01-01T00:05:40-05:00"),          # over the year's end, in New York
+    ("in 15 minutes", "2027-01-01T00:05:40-05:00"),
+    ("20分钟后提醒我", "2027-01-01T00:10:40-05:00"),
+])
+def test_an_offset_from_now_keeps_the_seconds_of_now(text, start):
+    # the instant the offset names: 15 minutes after 23:50:40 is 00:05:40, not 00:05:00 (a reminder 40 s early)
+    (x,) = parse_times(text, datetime.fromisoformat("2026-12-31T23:50:40-05:00"), "America/New_York")
+    assert (x.kind, x.start.isoformat(), x.grain) == ("datetime", start, "minute"), x
