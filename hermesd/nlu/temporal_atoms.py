@@ -230,14 +230,20 @@ def _en_month_day(m):
     return out
 
 
-@_p(rf"{L}(?:the\s+)?({EN_ORD})\s+(?:of\s+)?({_MONTH_ALT}){_MONTH_DOT}(?:,?\s+(\d{{4}}))?{R}", "date")
+@_p(rf"{L}(?:the\s+)?({EN_ORD})\s+(?:of\s+)?({_MONTH_ALT}){_MONTH_DOT}"
+    rf"(?:,?\s+(\d{{4}}|'\d\d|\d\d(?=\s*(?:$|[,.;!?)]))))?{R}", "date")
 def _en_day_month(m):
+    """the 15th of February, 14th April 2015; day-month order writes a two-digit year after the month
+    ("14th April 15", "3 March '15"): the day is said, so the number is the year (00–49 → 20xx, 50–99 →
+    19xx, as :func:`_en_day_mon_year`) — only with an apostrophe or at the end of a clause, so that "the 5th
+    of May 10 am" keeps its clock."""
     d = en_ordinal(m[1])
     if d is None:
         return None
     out = {"month": _MONTHS[m[2]], "day": d}
     if m[3]:
-        out["year"] = int(m[3])
+        y = int(m[3].lstrip("'"))
+        out["year"] = y if len(m[3]) == 4 else y + (2000 if y < 50 else 1900)
     return out
 
 
@@ -475,8 +481,10 @@ _EN_DAYS = {"today": 0, "tonight": 0, "tonite": 0, "eod": 0, "tomorrow": 1, "tmr
             "day before yesterday": -2}
 
 
-@_p(rf"{L}({'|'.join(sorted(_EN_DAYS, key=len, reverse=True))})(?:'s)?{R}", "date")
+@_p(rf"{L}({'|'.join(sorted(_EN_DAYS, key=len, reverse=True))})(?:'?s)?{R}", "date")
 def _en_rel_day(m):
+    """today, tomorrow, tonight, the day after tomorrow; their possessive too, typed with or without its
+    apostrophe ("tomorrow's meeting", "todays weather", "tomorrows": a day word takes no plural)."""
     out: dict[str, Any] = {"rel_day": _EN_DAYS[m[1]]}
     if m[1] in ("tonight", "tonite"):
         out["pod"] = "night"
