@@ -41,16 +41,18 @@ match; ``Duckling/Time/Corpus.hs`` compares ``value``+``grain``, or ``from``/``t
      agreement of the point with the window's first (前) or last (后) unit counts here;
   C3 a closed range's end includes its last unit: Duckling's "9:30 - 11:00" ends at 11:01, "3-4pm"
      at 17:00 and "18th Dec for 10 days" after Dec 28; hermesd's half-open range ends where the person
-     said (11:00, 16:00, Dec 28);
+     said (11:00, 16:00, Dec 28); never for a holiday, whose days are its calendar's (a Ramadan a day shorter
+     is another month length, not a closed end);
   C4 the future occurrence: Duckling takes the next "3am" (tomorrow, asked at 04:30), the next
      元旦 / "beginning of January" (2014); hermesd keeps a yearless date in the reference year and a
      clock with am/pm on the reference day unless the utterance looks ahead (temporal.py rules);
-     agreement one day / one year (or one lunar year for a holiday) earlier counts here, unless the phrase
-     says its year;
+     agreement one day / one year (or one lunar year for a holiday) earlier counts here, and one week earlier
+     for a day (a weekday said on its own day: "tuesday", 这周一), unless the phrase says its year;
   C5 fuzzy boundaries: Duckling's morning is 04–12, evening 18–24, weekend Fri 18:00–Mon, summer
      Jun 21–Sep 24, "end of the month" the 21st on, "end of the year" Sep–Dec; hermesd has its own
      (PARTS_OF_DAY, meteorological seasons, temporal_periods.py); two intervals of the same part
-     that overlap by at least half the shorter one count here;
+     that overlap by at least half the shorter one count here, never for a holiday (Navaratri's first night,
+     which Lent 四旬节 names: a calendar's or a name's difference, not a fuzzy boundary);
   C6 "by X" is a window from now: Duckling gives "by 2:00pm" as [now, 14:00); hermesd's deadline is
      a range open at its start ending at X ("by the end of the month" stays that part of the month, due on
      its first day, as a reminder "by the end of the week" is); agreement of that end counts here;
@@ -542,7 +544,7 @@ def judge(ex: Example, xs: list[TimeExpr]) -> tuple[str, str]:
             first, last = ex.start, _add(ex.end, ex.grain, -1)
             if _trunc(s, ex.grain) in (first, last):
                 return "convention", "C2"
-        if s == ex.start and e is not None and ex.grain in GRAINS and _add(e, ex.grain) == ex.end:
+        if s == ex.start and e is not None and ex.grain in GRAINS and _add(e, ex.grain) == ex.end and not _holiday_days(ex):
             return "convention", "C3"
         if s is not None and e is not None and _earlier_occurrence(s, ex) and \
                 (e - s) == (ex.end - ex.start):
@@ -554,7 +556,7 @@ def judge(ex: Example, xs: list[TimeExpr]) -> tuple[str, str]:
         if s is not None and e is not None and ex.holiday in _HEBREW_HOLIDAYS and s == ex.start + timedelta(days=1) \
                 and abs(e - ex.end) <= timedelta(days=1):
             return "convention", "C11"
-        if s is not None and e is not None and _overlap_half(s, e, ex.start, ex.end):
+        if s is not None and e is not None and _overlap_half(s, e, ex.start, ex.end) and not _holiday_days(ex):
             return "convention", "C5"
         return "value", ""
     if ex.shape == "after":
@@ -569,13 +571,20 @@ def judge(ex: Example, xs: list[TimeExpr]) -> tuple[str, str]:
     return "value", ""
 
 
+def _holiday_days(ex: Example) -> bool:
+    """The expected interval is a holiday's own days (Ramadan, Navaratri, Lent): they come from a calendar, so a
+    difference there is a calendar's or a name's, never a C3/C5 convention (the morning of Christmas is a part
+    of a day, and is one)."""
+    return bool(ex.holiday) and ex.grain == "day"
+
+
 def _earlier_occurrence(s: datetime, ex: Example) -> bool:
     """hermesd's answer is the occurrence before Duckling's future one (C4); never where the phrase says its
     year (Eid al-Fitr 2046 a day earlier is another calendar source, not another occurrence)."""
     if ex.start is None or not (s < ex.start and ex.start > REF) or _YEAR_SAID.search(ex.phrase):
         return False
-    if s + timedelta(days=1) == ex.start or s + timedelta(weeks=1) == ex.start:
-        return True
+    if s + timedelta(days=1) == ex.start or (ex.grain == "day" and s + timedelta(weeks=1) == ex.start):
+        return True  # a week: a weekday said on its own day ("tuesday", 这周一), not another week's assignment
     try:
         if s.replace(year=s.year + 1) == ex.start:
             return True
