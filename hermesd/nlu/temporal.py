@@ -244,6 +244,19 @@ def _hyphen_joins(g: _Group, a: Atom) -> bool:
         and set(a.f) == {"year", "period"}
 
 
+_MEAL_AT = re.compile(r"\s+(?:at|around|about)\s+")
+
+
+def _meal_reads_clock(text: str, g: _Group, a: Atom) -> bool:
+    """"dinner at 7", "lunch at 1", "breakfast around 8": a bare hour said after a meal and "at" is read in the
+    meal's part of day (19:00, 13:00, 08:00) on the meal's day ("tomorrow dinner at 7"), as "in the evening at
+    eight" is; the meal and the clock stay two
+    times ("lunch at 7:30" is two, see :func:`_group`). A clock with am/pm, a part of day or on the 24-hour clock
+    keeps its own reading."""
+    return (g.f.get("pod") in MEALS and set(g.f) <= {"pod", "rel_day"} and a.cat == "clock"
+            and not any(k in a.f for k in ("ampm", "pod", "h24", "midnight")) and bool(_MEAL_AT.fullmatch(text, g.end, a.start)))
+
+
 def _group(text: str, atoms: list[Atom]) -> list[_Group]:
     groups: list[_Group] = []
     for a in atoms:
@@ -254,6 +267,8 @@ def _group(text: str, atoms: list[Atom]) -> list[_Group]:
         # said with (明天午饭后, "after lunch tomorrow", "tomorrow at lunch": that day's meal)
         meal = g is not None and (a.f.get("pod") in MEALS and g.cats != {"date"}
                                   or g.f.get("pod") in MEALS and (a.cat != "date" or meal_made_or_eaten(text[:g.start])))
+        if meal and _meal_reads_clock(text, g, a):
+            a = Atom(a.start, a.end, a.cat, {**a.f, **g.f})  # the meal's part of day, and its day if said
         sig = _DAY_THEN_PART.fullmatch(text, g.end, a.start) if g is not None and g.cats == {"date"} and a.cat in ("pod", "clock") else None
         if sig:  # "tomorrow after lunch", "Friday before 5pm", 明天吃完午饭: that day's part or hour, opened by the signal
             merged = _merge_frames(g.f, a.f)

@@ -635,8 +635,9 @@ def _en_pod(m):
     return out
 
 
-@_p(rf"{L}(noon|midnight){R}", "clock", needs=r"noon|midnight")
+@_p(rf"{L}(noon|midnight)(?:\s?-?ish)?{R}", "clock", needs=r"noon|midnight")
 def _en_noon(m):
+    """noon, midnight; "noonish", "noon-ish": about noon, the suffix part of what was said."""
     return {"hour": 12, "minute": 0, "ampm": "pm"} if m[1] == "noon" else {"hour": 0, "minute": 0, "ampm": "am", "midnight": True}
 
 
@@ -654,9 +655,11 @@ def _zh_clock(m):
     return {"hour": h, "minute": mi, "second": int(m[6]) if m[6] else None}
 
 
-@_p(r"(?<![\d:/.])(\d{1,2})[:](\d{2})(?::(\d{2}))?(?:\s*(a\.m\.|p\.m\.|a\.?\s?m|p\.?\s?m|(?<=\d)[ap]\.?)(?![a-z]))?(?![\d:])",
-    "clock", needs=r":")
+@_p(r"(?<![\d:/.])(\d{1,2})[:](\d{2})(?::(\d{2}))?(?:\s*(a\.m\.|p\.m\.|a\.?\s?m|p\.?\s?m|(?<=\d)[ap]\.?)(?![a-z]))?"
+    r"(?:\s?-?ish(?![a-z]))?(?![\d:])", "clock", needs=r":")
 def _colon_clock(m):
+    """9:30, 15:23:24, 3:30pm, 3:18a; "2:30 ish" / "7:30-ish" (about then: the suffix is part of the clock's span,
+    as "150ish" and "9ish" are)."""
     h, mi = int(m[1]), int(m[2])
     if h > 24 or mi > 59:
         return None
@@ -674,7 +677,7 @@ def _dotted_clock(m):  # 12.16 pm (British usage): a dot between hour and minute
     return {"hour": h, "minute": int(m[2]), "ampm": "am" if m[3][0] == "a" else "pm"} if h <= 12 else None
 
 
-@_p(rf"{L}(at\s+|@\s*)?({EN_NUM}|\d{{3,4}})(?:ish)?\s*(?:o'?clock\s*)?(?:in\s+the\s+)?(a\.m\.|p\.m\.|a\.?\s?m|p\.?\s?m|(?<=\d)[ap]\.?)(?![a-z])",
+@_p(rf"{L}(at\s+|@\s*)?({EN_NUM}|\d{{3,4}})(?:\s?-?ish)?\s*(?:o'?clock\s*)?(?:in\s+the\s+)?(a\.m\.|p\.m\.|a\.?\s?m|p\.?\s?m|(?<=\d)[ap]\.?)(?![a-z])",
     "clock", needs=r"[ap]\.?m|\d[ap](?![a-z])|\b[ap] m\b")
 def _en_ampm(m):
     """3pm, 3 p.m., 3 o'clock pm, 3 in the AM, 3ish pm; "at 3p" (a bare a/p after the digits only after
@@ -760,10 +763,10 @@ def _hour_before_pod(m):
     return {"hour": int(v), "minute": None} if v is not None and v == int(v) and 0 <= v <= 12 else None
 
 
-@_p(rf"{L}(?:(at|around|about|by)\s+)?(\d{{1,2}}|{EN_NUM})-?ish{R}(?!\s*(?:[ap]\.?m\b|o'?clock|in\s+the\b))", "hourish",
+@_p(rf"{L}(?:(at|around|about|by)\s+)?(\d{{1,2}}|{EN_NUM})(?:\s|-)?ish{R}(?!\s*(?:[ap]\.?m\b|o'?clock|in\s+the\b))", "hourish",
     needs=r"ish")
 def _hour_ish(m):
-    """"at 9ish", "around 9ish tomorrow", "tomorrow 9ish": about that hour; alone and without at/around it is
+    """"at 9ish", "around 9 ish tomorrow", "tomorrow 9-ish": about that hour; alone and without at/around it is
     only an hour beside a day ("she is 30ish" is an age). The hour is read as any bare hour (temporal.py)."""
     v = en_number(m[2])
     if v is None or v != int(v) or not 1 <= v <= 12:
