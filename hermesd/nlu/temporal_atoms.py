@@ -505,13 +505,16 @@ def _en_end_of_day(m):
 
 
 _EVERY_BEFORE = re.compile(r"(?<![a-z])(?:every|each|daily|weekly|weekdays)(?![a-z])")
+#: a date written after a weekday's abbreviation, day first or month first ("Sat 2nd Jan", "sun, 3 jan 2027",
+#: "Wed Jan 6"): the weekday of that date, which picks its year (temporal.py), not the verb or the star
+_WD_BEFORE_DATE = re.compile(rf"\.?,?\s+(?:\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTH_ALT})|(?:{_MONTH_ALT})\.?\s+\d{{1,2}})(?![a-z])")
 
 
 @_p(rf"{L}(?:(this|next|last|coming|past|the coming|the past|previous|on)\s+)?({_WD_ALT})(s)?{R}", "date")
 def _en_weekday(m):
     name = m[2]
-    if name in ("sun", "sat", "wed", "mar") and not m[1] and not _alone(m):
-        return None  # sun (weather), sat (verb) only with a determiner, or alone ("sat.")
+    if name in ("sun", "sat", "wed", "mar") and not m[1] and not _alone(m) and not _WD_BEFORE_DATE.match(m.string, m.end()):
+        return None  # sun (weather), sat (verb) only with a determiner, alone ("sat.") or before a date ("Sat 2nd Jan")
     mode = {"this": "upcoming", "on": "upcoming", None: "upcoming", "coming": "next", "the coming": "next",
             "next": "next", "last": "last", "past": "last", "the past": "last", "previous": "last"}[m[1]]
     out: dict[str, Any] = {"weekday": _WEEKDAYS[name], "wd_mode": mode}
