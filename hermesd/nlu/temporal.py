@@ -1176,7 +1176,16 @@ def _offset_joined(t: str, g: _Group, nxt: _Group | None, ref: datetime, tz: Zon
     return None
 
 
-_EN_ANCHOR_GAP = re.compile(r"^\s*(from|after|before)\s*(?:the\s+)?$")
+_EN_ANCHOR_GAP = re.compile(r"^\s*(from|after|before|on)\s*(?:the\s+)?$")
+#: British "Monday week", "tomorrow week", "Friday fortnight": a week (two) after the day said (Cambridge Dictionary,
+#: "week": "a week on Monday / Monday week, the Monday after next")
+_EN_DAY_WEEK = re.compile(r"\s+(week|fortnight)(?![a-z'-])")
+
+
+def _a_day_said(f: dict[str, Any]) -> bool:
+    """The frame names one day by its weekday or as today/tomorrow, nothing more (the anchor of "a week on Monday",
+    "Monday week"; "June week" or "Monday morning week" is none)."""
+    return set(f) <= {"weekday", "wd_mode", "rel_day"} and ("weekday" in f or f.get("rel_day") in (0, 1))
 _EN_DAY_ANCHOR = re.compile(r"(?<![a-z])(?:the\s+)?day\s+(after|before)\s+(?:the\s+)?$")
 _ZH_ANCHOR_AFTER = re.compile(r"的?(之前|之后|以前|以后|前|后)的?(\d+|半)(个)?(半)?(天|日|周|星期|礼拜|个月|月|年|小时|钟头|分钟)"
                               r"(?![前后内以之里])")
@@ -1195,8 +1204,10 @@ def _anchored(norm: Normalized, g: _Group, nxt: _Group | None, ref: datetime,
     s0 = e0 = None  # the expression's bounds when they are not the atoms' (the day after X, X前三天)
     if "duration" in g.f and nxt is not None and not {"duration", "now"} & nxt.cats and "offset" not in nxt.f:
         m = _EN_ANCHOR_GAP.match(t[g.end:nxt.start])
-        if m and m[1] == "from" and re.search(r"(?:^|\s)for\s+$", t[:g.start]):
+        if m and m[1] in ("from", "on") and re.search(r"(?:^|\s)for\s+$", t[:g.start]):
             m = None  # "for 10 days from Dec 18" is how long from then, not the day ten days after it
+        if m and m[1] == "on" and not (all(u in ("week", "fortnight") for _, u in g.f["duration"]) and _a_day_said(nxt.f)):
+            m = None  # British "a week on Monday", "two weeks on Friday" (= from); "an hour on Monday" is a length
         if m:
             qty, sign, anchor, used = g.f["duration"], (-1 if m[1] == "before" else 1), nxt, 2
     elif "offset" in g.f and not g.f.get("within") and nxt is not None and re.search(r"(?:before|after)$", t[g.start:g.end]) \
@@ -1205,8 +1216,11 @@ def _anchored(norm: Normalized, g: _Group, nxt: _Group | None, ref: datetime,
         qty, sign, anchor, used = g.f["offset"], g.f["direction"], nxt, 2
     elif "offset" not in g.f and "duration" not in g.f:
         m = _EN_DAY_ANCHOR.search(t, 0, g.start)
+        w = _EN_DAY_WEEK.match(t, g.end) if _a_day_said(g.f) else None
         if m and m.end() == g.start:
             qty, sign, anchor, s0 = [(1.0, "day")], (-1 if m[1] == "before" else 1), g, m.start()
+        elif w and not (nxt is not None and nxt.start < w.end()):
+            qty, sign, anchor, e0 = [(1.0, w[1])], 1, g, w.end()  # Monday week, tomorrow week, Friday fortnight
         else:
             m = _ZH_ANCHOR_AFTER.match(t, g.end)
             if m and not (nxt is not None and nxt.start < g.end):

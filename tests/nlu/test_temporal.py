@@ -245,3 +245,9 @@ NEW_YEARS_EVE_2200 = datetime(2026, 12, 31, 22, 0, tzinfo=NY)  # already 2027 in
 def test_a_bare_hour_after_a_meal_is_read_in_the_meal(text, clock, start):
     meal, x = parse_times(text, NEW_YEARS_EVE_2200, NY)
     assert meal.grain == "part_of_day" and (x.text, x.start) == (clock, start)
+
+
+@pytest.mark.parametrize("text", ["I'm away for a week on Monday", "an hour on Monday", "two days on Friday"])
+def test_a_length_on_a_day_is_a_length_and_a_day(text):
+    # "a week on Monday" alone is the Monday after next (British); after "for", or of hours or days, it is not
+    assert [x.kind for x in parse_times(text, NEW_YEARS_EVE_2200, NY)] == ["duration", "date"]
