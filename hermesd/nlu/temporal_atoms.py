@@ -476,7 +476,7 @@ def _en_decade(m):
     return {"period": "decade", "year": y if y >= 1000 else (1900 + y if y >= 20 else 2000 + y)}
 
 
-_EN_DAYS = {"today": 0, "tonight": 0, "tonite": 0, "eod": 0, "tomorrow": 1, "tmrw": 1, "tomorow": 1, "tommorow": 1, "yesterday": -1,
+_EN_DAYS = {"today": 0, "tonight": 0, "tonite": 0, "tomorrow": 1, "tmrw": 1, "tomorow": 1, "tommorow": 1, "yesterday": -1,
             "the day after tomorrow": 2, "the day before yesterday": -2, "day after tomorrow": 2,
             "day before yesterday": -2}
 
@@ -488,15 +488,17 @@ def _en_rel_day(m):
     out: dict[str, Any] = {"rel_day": _EN_DAYS[m[1]]}
     if m[1] in ("tonight", "tonite"):
         out["pod"] = "night"
-    return out  # EOD (end of day, business shorthand) is today: "by EOD" ends with it
+    return out
 
 
-@_p(rf"{L}(?<!at the )end\s+of\s+(?:the\s+)?(?:business\s+)?day{R}", "date", needs=r"end of (?:the )?(?:business )?day")
+@_p(rf"{L}(?:(?<!at the )end\s+of\s+(?:the\s+)?(?:business\s+)?day|eod|(?<!the )cob|close\s+of\s+(?:the\s+)?business"
+    rf"(?:\s+day)?){R}", "date", needs=r"end of (?:the )?(?:business )?day|eod|cob|close of")
 def _en_end_of_day(m):
-    """end of day, by the end of the day, end of business day: today, as EOD ("at the end of the day" is also
-    the idiom "when all is said and done", so it is left out). Before another day ("end of day Friday") it is
-    that day's end: the day is what is kept; after a recurrence ("every monday by the end of the day") it is
-    each occurrence's end, part of the recurrence, not today."""
+    """end of day, by the end of the day, end of business day, EOD, COB / close of business (business shorthand):
+    today ("by EOD" ends with it; "at the end of the day" is also the idiom "when all is said and done", so it is
+    left out, and "corn on the cob" is no time). Before another day ("end of day Friday", "EOD Friday", "COB
+    Monday") it is that day's end: the day is what is kept; after a recurrence ("every monday by the end of the
+    day") it is each occurrence's end, part of the recurrence, not today."""
     if re.match(rf"\s*,?\s+(?:on\s+)?(?:tomorrow|today|tonight|{_WD_ALT}|{_MONTH_ALT}|\d)(?![a-z])", m.string[m.end():]):
         return None
     if _EVERY_BEFORE.search(m.string, 0, m.start()):
