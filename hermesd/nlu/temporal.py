@@ -1331,8 +1331,11 @@ def _range(norm: Normalized, g1: _Group, g2: _Group, ref: datetime, tz: ZoneInfo
            either_order: bool = False) -> TimeExpr | None:
     """X到Y, from X to Y; ``either_order`` for "between X and Y" / X和Y之间, where the earlier one starts it."""
     f1, f2 = dict(g1.f), dict(g2.f)
-    if any(k in f for f in (f1, f2) for k in ("duration", "offset", "now")):
-        return None
+    if any(k in f for f in (f1, f2) for k in ("duration", "offset")) or "now" in f2 or (
+            "now" in f1 and (set(f1) - {"now", "future"} or "hour" not in f2 and not any(k in f2 for k in _DATE_KEYS))):
+        return None  # "from now until Friday", "between now and 5pm", 从现在到周五 start now; "now" is no range's end
+    if "now" in f1:
+        f2["future"] = True  # a range from now ends ahead of it: "from now until 9am" asked at 10:00 is tomorrow's 9:00
     # the second end borrows what it does not say from the first (下午2点到4点, 6月1日到15日)
     if "hour" in f2 and "hour" in f1:
         for k in ("ampm", "pod"):
