@@ -986,8 +986,29 @@ def _en_after_qty(m):
 
 @_p(rf"{L}(?:for\s+)?(?:the\s+)?{_EN_QTYS}{R}", "duration", needs=_EN_UNIT_NEEDS)
 def _en_duration(m):
+    if _military(m.string, m.start(), m[0]):
+        return None  # "0900 hours", "at 1930 hrs": a clock (_en_military_clock)
     q = _en_qtys(m[0])
     return {"duration": q} if q else None
+
+
+_MILITARY = re.compile(r"(?:for\s+)?(?:the\s+)?(([01]\d|2[0-3])([0-5]\d))\s*(?:hours|hrs|hr)(?![a-z])")
+_MILITARY_LEAD = re.compile(r"(?<![a-z])(?:at|by|from|until|till|before|after|since|to)\s+$")
+
+
+def _military(text: str, start: int, said: str) -> re.Match[str] | None:
+    """"0900 hours", "0630 hrs", "at 1930 hrs", "from 0800 to 1700 hours": the 24-hour clock said with hours, as the
+    military and aviation say it. A length is never written with a leading zero, so "0900 hours" is a clock; without
+    one ("1500 hours of work") only after a word that opens a time (at, by, from, until …)."""
+    m = _MILITARY.fullmatch(said)
+    if m is None or not (m[1][0] == "0" or _MILITARY_LEAD.search(text, 0, start)):
+        return None
+    return m
+
+
+@_p(r"(?<![\d.:])([01]\d|2[0-3])([0-5]\d)\s*(?:hours|hrs|hr)(?![a-z])", "clock", needs=r"\d\d\s*(?:hours|hrs|hr)")
+def _en_military_clock(m):
+    return {"hour": int(m[1]), "minute": int(m[2]), "h24": True} if _military(m.string, m.start(), m[0]) else None
 
 
 _LEAD = re.compile(r"(?:(?:at|on|for|by|the|in the|in|of|during|since|until|around|about)\s+)+")
