@@ -548,9 +548,9 @@ def _en_weekend(m):
     return {"period": "weekend", "week_shift": _EN_SHIFT.get(m[1] or "this", 1 if m[1] == "the following" else 0)}
 
 
-@_p(rf"{L}(?:the\s+)?weekend\s+after\s+next{R}", "date", needs=r"after next")
+@_p(rf"{L}(?:the\s+)?weekend\s+(after\s+next|before\s+last){R}", "date", needs=r"after next|before last")
 def _en_weekend_after_next(m):
-    return {"period": "weekend", "week_shift": 2}
+    return {"period": "weekend", "week_shift": 2 if m[1].startswith("after") else -2}
 
 
 @_p(rf"{L}last\s+night{R}", "date", needs=r"last night")
@@ -568,9 +568,10 @@ def _en_period(m):
     return {"period": unit, key: shift}
 
 
-@_p(rf"{L}the\s+week\s+after\s+next{R}", "date", needs=r"after next")
-def _en_week_after_next(m):
-    return {"period": "week", "week_shift": 2}
+@_p(rf"{L}the\s+(week|month|year|quarter)\s+(after\s+next|before\s+last){R}", "date", needs=r"after next|before last")
+def _en_period_after_next(m):
+    """the week after next, the month before last, the year before last: two periods on or back."""
+    return {"period": m[1], f"{m[1]}_shift": 2 if m[2].startswith("after") else -2}
 
 
 @_p(rf"{L}(?:the\s+)?week\s+of(?=\s)", "date", needs=r"week of")
