@@ -712,6 +712,11 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
             out.append(anchored[0])
             i += anchored[1]
             continue
+        around = _week_around(norm, g, nxt, ref, tz)
+        if around is not None:  # the weekend after Thanksgiving, the week before Christmas
+            out.append(around[0])
+            i += around[1]
+            continue
         nth = _nth_weekday_from(norm, g, nxt, ref, tz)
         if nth is not None:  # the third Tuesday after Christmas 2014, the first Sunday before Easter
             out.append(nth)
@@ -1127,6 +1132,43 @@ def _nth_weekday_from(norm: Normalized, g: _Group, nxt: _Group | None, ref: date
         day = d - timedelta(days=(d.isoweekday() - wd) % 7 or 7) - timedelta(weeks=n - 1)
     return _single(norm, _Group(lead.start(1) if lead else g.start, nxt.end,
                                 {"year": day.year, "month": day.month, "day": day.day}, {"date"}), ref, tz)
+
+
+_EN_WEEK_BEFORE_DAY = re.compile(r"(?<![a-z])(?:the\s+)?week\s+(after|before)\s+(?:the\s+)?$")
+
+
+def _week_around(norm: Normalized, g: _Group, nxt: _Group | None, ref: datetime,
+                 tz: ZoneInfo) -> tuple[TimeExpr, int] | None:
+    """"the weekend after Thanksgiving", "the weekend before Easter": the first Saturday–Sunday wholly after (the
+    last wholly before) the day said; "the week after Easter", "the week before Christmas": the Monday-start week
+    after (before) the one that holds it. (expression, groups used) or None."""
+    t = norm.text
+    if g.f == {"period": "weekend", "week_shift": 0} and nxt is not None and not re.search(
+            r"(?:this|next|last|coming|past|following)\s+$", t[:g.start]):
+        gap, day_g, start, used = _AFTER_OR_BEFORE.match(t[g.end:nxt.start]), nxt, g.start, 2
+        unit = "weekend"
+    else:
+        m = _EN_WEEK_BEFORE_DAY.search(t, 0, g.start)
+        gap, day_g, start, used, unit = (m, g, m.start() if m else 0, 1, "week")
+        if m is not None and m.end() != g.start:
+            gap = None
+    if gap is None:
+        return None
+    try:
+        kind, d, _e, _g, _s = _resolve(day_g.f, ref, tz)
+    except (_Invalid, OverflowError, ValueError):
+        return None
+    if kind != "date":
+        return None
+    if unit == "weekend":
+        sat = d + timedelta(days=(6 - d.isoweekday()) % 7 or 7) if gap[1] == "after" else \
+            d - timedelta(days=(d.isoweekday() - 7) % 7 or 7) - timedelta(days=1)
+        a, b, grain = sat, sat + timedelta(days=2), "weekend"
+    else:
+        monday = d - timedelta(days=d.isoweekday() - 1) + timedelta(weeks=1 if gap[1] == "after" else -1)
+        a, b, grain = monday, monday + timedelta(weeks=1), "week"
+    s, e = norm.span(start, day_g.end)
+    return TimeExpr("range", a, b, grain, norm.original[s:e], (s, e), point=a), used
 
 
 #: "later than X but before Y", "after X and before Y": the range between them
