@@ -51,7 +51,8 @@ match; ``Duckling/Time/Corpus.hs`` compares ``value``+``grain``, or ``from``/``t
   C5 fuzzy boundaries: Duckling's morning is 04–12, evening 18–24, weekend Fri 18:00–Mon, summer
      Jun 21–Sep 24, "end of the month" the 21st on, "end of the year" Sep–Dec; hermesd has its own
      (PARTS_OF_DAY, meteorological seasons, temporal_periods.py); two intervals of the same part
-     that overlap by at least half the shorter one count here, never for a holiday (Navaratri's first night,
+     that overlap by at least half the shorter one count here, where the phrase names such a part (not "within
+     2 weeks" or "all week"), never for a holiday (Navaratri's first night,
      which Lent 四旬节 names: a calendar's or a name's difference, not a fuzzy boundary);
   C6 "by X" is a window from now: Duckling gives "by 2:00pm" as [now, 14:00); hermesd's deadline is
      a range open at its start ending at X ("by the end of the month" stays that part of the month, due on
@@ -556,7 +557,8 @@ def judge(ex: Example, xs: list[TimeExpr]) -> tuple[str, str]:
         if s is not None and e is not None and ex.holiday in _HEBREW_HOLIDAYS and s == ex.start + timedelta(days=1) \
                 and abs(e - ex.end) <= timedelta(days=1):
             return "convention", "C11"
-        if s is not None and e is not None and _overlap_half(s, e, ex.start, ex.end) and not _holiday_days(ex):
+        if s is not None and e is not None and _overlap_half(s, e, ex.start, ex.end) and not _holiday_days(ex) \
+                and _FUZZY.search(p):
             return "convention", "C5"
         return "value", ""
     if ex.shape == "after":
@@ -569,6 +571,13 @@ def judge(ex: Example, xs: list[TimeExpr]) -> tuple[str, str]:
     if s is None and e is not None and ex.start is not None and e == _add(ex.start, ex.grain):
         return "convention", "C7"
     return "value", ""
+
+
+#: the fuzzy parts C5 is about: parts of a day, meals, the weekend, seasons, the beginning / middle / end of a
+#: period ("within 2 weeks" or "all week" names none: a difference there is no fuzzy boundary)
+_FUZZY = re.compile(r"(?i)(?<![a-z])(?:morning|afternoon|evening|night|tonight|tonite|lunch|breakfast|dinner|school|"
+                    r"week-?\s?ends?|wkend|summer|winter|spring|autumn|fall|seasons?|beginning|start|end|early|mid|late|"
+                    r"eo[dmwyq]|bo[my])(?![a-z])|[早晚夜午凌傍周週末春夏秋冬初底尾头頭旬]")
 
 
 def _holiday_days(ex: Example) -> bool:
