@@ -41,8 +41,7 @@ match; ``Duckling/Time/Corpus.hs`` compares ``value``+``grain``, or ``from``/``t
      agreement of the point with the window's first (前) or last (后) unit counts here;
   C3 a closed range's end includes its last unit: Duckling's "9:30 - 11:00" ends at 11:01, "3-4pm"
      at 17:00 and "18th Dec for 10 days" after Dec 28; hermesd's half-open range ends where the person
-     said (11:00, 16:00, Dec 28); never for a holiday, whose days are its calendar's (a Ramadan a day shorter
-     is another month length, not a closed end);
+     said (11:00, 16:00, Dec 28);
   C4 the future occurrence: Duckling takes the next "3am" (tomorrow, asked at 04:30), the next
      元旦 / "beginning of January" (2014); hermesd keeps a yearless date in the reference year and a
      clock with am/pm on the reference day unless the utterance looks ahead (temporal.py rules);
@@ -51,9 +50,7 @@ match; ``Duckling/Time/Corpus.hs`` compares ``value``+``grain``, or ``from``/``t
   C5 fuzzy boundaries: Duckling's morning is 04–12, evening 18–24, weekend Fri 18:00–Mon, summer
      Jun 21–Sep 24, "end of the month" the 21st on, "end of the year" Sep–Dec; hermesd has its own
      (PARTS_OF_DAY, meteorological seasons, temporal_periods.py); two intervals of the same part
-     that overlap by at least half the shorter one count here, where the phrase names such a part (not "within
-     2 weeks" or "all week"), never for a holiday (Navaratri's first night,
-     which Lent 四旬节 names: a calendar's or a name's difference, not a fuzzy boundary);
+     that overlap by at least half the shorter one count here;
   C6 "by X" is a window from now: Duckling gives "by 2:00pm" as [now, 14:00); hermesd's deadline is
      a range open at its start ending at X ("by the end of the month" stays that part of the month, due on
      its first day, as a reminder "by the end of the week" is); agreement of that end counts here;
@@ -73,6 +70,11 @@ match; ``Duckling/Time/Corpus.hs`` compares ``value``+``grain``, or ``from``/``t
      as hebcal.com and public calendars list it (Yom Kippur 2018-09-19, Passover March 31 – April 7 outside
      Israel; :mod:`hermesd.nlu.temporal_holidays_world`): a start one day later (and, for a festival of
      several days, an end within a day) counts here, for Duckling's Hebrew-calendar holidays only.
+
+  C5 holds only where the phrase names such a fuzzy part (a part of day, a meal, the weekend, a season, the
+  beginning / middle / end of a period: not "within 2 weeks" or "all week"); neither C3 nor C5 holds for a
+  holiday's own days (a Ramadan a day shorter, Navaratri's first night, the Lent 四旬节 names), which are a
+  calendar's or a name's difference, not a convention.
 
 A second public suite format is read too: jionlp's ``test/test_time_parser.py`` (Apache-2.0,
 https://github.com/dongrixinyu/JioNLP; saved e.g. as /work/tmp-duckling/jionlp_test_time_parser.py):
