@@ -185,9 +185,12 @@ def _year_month(m):
     return {"year": int(m[1] or m[4]), "month": int(m[2] or m[3]), "period": "month"}
 
 
-@_p(r"(?<![\d/])(1[0-2]|0?[1-9])/(3[01]|[12]\d|0?[1-9])(?![\d/])", "date", needs=r"/")
+@_p(r"(?<![\d/])(?:(1[0-2]|0?[1-9])/(3[01]|[12]\d|0?[1-9])|(?!24/7(?!\d))(1[3-9]|2\d|3[01])/(1[0-2]|0?[1-9]))(?![\d/])",
+    "date", needs=r"/")
 def _md_slash(m):
-    return {"month": int(m[1]), "day": int(m[2])}
+    """2/15, 12/25: month first (US usage), unless only the day-first reading exists (15/2, 25/4 at 4pm), as a date
+    with its year is read (31/12/2026); "24/7" is the word for all the time, no date."""
+    return {"month": int(m[1]), "day": int(m[2])} if m[1] else {"month": int(m[4]), "day": int(m[3])}
 
 
 @_p(r"(?<!\d)(\d{4})年(?:(\d{1,2})月(?!初|廿)(?:(\d{1,2})(?:[日号]|(?![\d点:分时])))?)?", "date", needs=r"年")  # 8月初十: lunar
