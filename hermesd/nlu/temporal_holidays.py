@@ -54,6 +54,11 @@ _RULES: dict[str, tuple] = {
     "mlk": ("nth", 1, 1, 3), "presidents": ("nth", 2, 1, 3), "mother": ("nth", 5, 7, 2), "memorial": ("nth", 5, 1, -1),
     "father": ("nth", 6, 7, 3), "labor_us": ("nth", 9, 1, 1), "columbus": ("nth", 10, 1, 2),
     "thanksgiving": ("nth", 11, 4, 4), "black_friday": ("after", "thanksgiving", 1),
+    # US observances: Cyber Monday the Monday after Thanksgiving, Lincoln's Birthday February 12 (a state holiday),
+    # National Grandparents Day the first Sunday after Labor Day (36 U.S.C. 125), Military Spouse Day the Friday
+    # before Mother's Day (Proclamation 5184)
+    "cyber_monday": ("after", "thanksgiving", 4), "lincoln": ("fixed", 2, 12),
+    "grandparents": ("after", "labor_us", 6), "military_spouse": ("after", "mother", -2),
     # UK bank holidays as the Banking and Financial Dealings Act 1971 (and the proclamation fixing the early May one
     # since 1978) set them: a year's proclamation may move one (2020's early May to the 8th, 2022's spring to June 2)
     "uk_early_may": ("nth", 5, 1, 1), "uk_spring_bank": ("nth", 5, 1, -1), "uk_summer_bank": ("nth", 8, 1, -1),
@@ -151,6 +156,11 @@ _EN = {"new year's day": "new_year", "new years day": "new_year", "new year's ev
        "tomb-sweeping day": "term6", "tomb sweeping day": "term6", "martin luther king day": "mlk",
        "martin luther king jr. day": "mlk", "mlk day": "mlk", "presidents' day": "presidents",
        "presidents day": "presidents", "president's day": "presidents", "washington's birthday": "presidents",
+       "president day": "presidents", "george washington day": "presidents", "washington day": "presidents",
+       "cyber monday": "cyber_monday", "lincoln's birthday": "lincoln", "lincolns' birthday": "lincoln",
+       "lincoln birthday": "lincoln", "abraham lincoln's birthday": "lincoln", "national grandparents day": "grandparents",
+       "grandparents day": "grandparents", "grandparents' day": "grandparents", "military spouse day": "military_spouse",
+       "decoration day": "memorial", "loyalty day": "may_day", "lei day": "may_day",
        "mother's day": "mother", "mothers day": "mother", "memorial day": "memorial", "father's day": "father",
        "fathers day": "father", "labor day": "labor_us", "labour day": "labor_us", "columbus day": "columbus",
        "thanksgiving day": "thanksgiving", "thanksgiving": "thanksgiving", "black friday": "black_friday",
@@ -310,7 +320,7 @@ def _zh_weather_term(m) -> dict[str, Any]:
 
 
 @register(rf"{L}(?:(next|last|this|the next|the last|the coming|coming|previous)\s+)?({_alt(_EN).replace(chr(39), chr(39) + '?')}){R}", "date",
-          needs=r"day|eve|christmas|xmas|year|halloween|bank holiday|guy fawkes|bonfire night|thanksgiving|easter|friday|festival|solstice|equinox|valentine|july|"
+          needs=r"day|eve|christmas|xmas|year|halloween|bank holiday|guy fawkes|bonfire night|birthday|cyber mon|thanksgiving|easter|friday|festival|solstice|equinox|valentine|july|"
                 r"palm|maundy|holy|covenant|mysteries|whit|white sun|trinity|orthodox|clean mon|ash mon|ash wed|lazarus|"
                 r"shrove|pancake|gras|pentecost|christi|koningsdag|boss|vegan|lent|great fast|"
                 r"(?<![a-z])(?:mon|tues?|wed|thu|thurs?|fri|sat|sun)(?![a-z])")
