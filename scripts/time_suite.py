@@ -45,8 +45,8 @@ match; ``Duckling/Time/Corpus.hs`` compares ``value``+``grain``, or ``from``/``t
   C4 the future occurrence: Duckling takes the next "3am" (tomorrow, asked at 04:30), the next
      元旦 / "beginning of January" (2014); hermesd keeps a yearless date in the reference year and a
      clock with am/pm on the reference day unless the utterance looks ahead (temporal.py rules);
-     agreement one day / one year (or one lunar year for a holiday) earlier counts here, unless the phrase
-     says its year;
+     agreement one day / one year (or one lunar year for a holiday) earlier counts here, and one week earlier
+     for a day (a weekday said on its own day: "tuesday", 这周一), unless the phrase says its year;
   C5 fuzzy boundaries: Duckling's morning is 04–12, evening 18–24, weekend Fri 18:00–Mon, summer
      Jun 21–Sep 24, "end of the month" the 21st on, "end of the year" Sep–Dec; hermesd has its own
      (PARTS_OF_DAY, meteorological seasons in English, solar-term ones in Chinese, temporal_periods.py);
@@ -71,6 +71,11 @@ match; ``Duckling/Time/Corpus.hs`` compares ``value``+``grain``, or ``from``/``t
      as hebcal.com and public calendars list it (Yom Kippur 2018-09-19, Passover March 31 – April 7 outside
      Israel; :mod:`hermesd.nlu.temporal_holidays_world`): a start one day later (and, for a festival of
      several days, an end within a day) counts here, for Duckling's Hebrew-calendar holidays only.
+
+  C5 holds only where the phrase names such a fuzzy part (a part of day, a meal, the weekend, a season, the
+  beginning / middle / end of a period: not "within 2 weeks" or "all week"); neither C3 nor C5 holds for a
+  holiday's own days (a Ramadan a day shorter, Navaratri's first night, the Lent 四旬节 names), which are a
+  calendar's or a name's difference, not a convention.
 
 A second public suite format is read too: jionlp's ``test/test_time_parser.py`` (Apache-2.0,
 https://github.com/dongrixinyu/JioNLP; saved e.g. as /work/tmp-duckling/jionlp_test_time_parser.py):
@@ -543,7 +548,7 @@ def judge(ex: Example, xs: list[TimeExpr]) -> tuple[str, str]:
             first, last = ex.start, _add(ex.end, ex.grain, -1)
             if _trunc(s, ex.grain) in (first, last):
                 return "convention", "C2"
-        if s == ex.start and e is not None and ex.grain in GRAINS and _add(e, ex.grain) == ex.end:
+        if s == ex.start and e is not None and ex.grain in GRAINS and _add(e, ex.grain) == ex.end and not _holiday_days(ex):
             return "convention", "C3"
         if s is not None and e is not None and _earlier_occurrence(s, ex) and \
                 (e - s) == (ex.end - ex.start):
@@ -555,7 +560,8 @@ def judge(ex: Example, xs: list[TimeExpr]) -> tuple[str, str]:
         if s is not None and e is not None and ex.holiday in _HEBREW_HOLIDAYS and s == ex.start + timedelta(days=1) \
                 and abs(e - ex.end) <= timedelta(days=1):
             return "convention", "C11"
-        if s is not None and e is not None and _overlap_half(s, e, ex.start, ex.end):
+        if s is not None and e is not None and _overlap_half(s, e, ex.start, ex.end) and not _holiday_days(ex) \
+                and _FUZZY.search(p):
             return "convention", "C5"
         return "value", ""
     if ex.shape == "after":
@@ -570,13 +576,27 @@ def judge(ex: Example, xs: list[TimeExpr]) -> tuple[str, str]:
     return "value", ""
 
 
+#: the fuzzy parts C5 is about: parts of a day, meals, the weekend, seasons, the beginning / middle / end of a
+#: period ("within 2 weeks" or "all week" names none: a difference there is no fuzzy boundary)
+_FUZZY = re.compile(r"(?i)(?<![a-z])(?:morning|afternoon|evening|night|tonight|tonite|lunch|breakfast|dinner|school|"
+                    r"week-?\s?ends?|wkend|summer|winter|spring|autumn|fall|seasons?|beginning|start|end|early|mid|late|"
+                    r"eo[dmwyq]|bo[my])(?![a-z])|[早晚夜午凌傍周週末春夏秋冬初底尾头頭旬]")
+
+
+def _holiday_days(ex: Example) -> bool:
+    """The expected interval is a holiday's own days (Ramadan, Navaratri, Lent): they come from a calendar, so a
+    difference there is a calendar's or a name's, never a C3/C5 convention (the morning of Christmas is a part
+    of a day, and is one)."""
+    return bool(ex.holiday) and ex.grain == "day"
+
+
 def _earlier_occurrence(s: datetime, ex: Example) -> bool:
     """hermesd's answer is the occurrence before Duckling's future one (C4); never where the phrase says its
     year (Eid al-Fitr 2046 a day earlier is another calendar source, not another occurrence)."""
     if ex.start is None or not (s < ex.start and ex.start > REF) or _YEAR_SAID.search(ex.phrase):
         return False
-    if s + timedelta(days=1) == ex.start or s + timedelta(weeks=1) == ex.start:
-        return True
+    if s + timedelta(days=1) == ex.start or (ex.grain == "day" and s + timedelta(weeks=1) == ex.start):
+        return True  # a week: a weekday said on its own day ("tuesday", 这周一), not another week's assignment
     try:
         if s.replace(year=s.year + 1) == ex.start:
             return True

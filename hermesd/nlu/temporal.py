@@ -258,6 +258,19 @@ def _hyphen_joins(g: _Group, a: Atom) -> bool:
         and set(a.f) == {"year", "period"}
 
 
+_MEAL_AT = re.compile(r"\s+(?:at|around|about)\s+")
+
+
+def _meal_reads_clock(text: str, g: _Group, a: Atom) -> bool:
+    """"dinner at 7", "lunch at 1", "breakfast around 8": a bare hour said after a meal and "at" is read in the
+    meal's part of day (19:00, 13:00, 08:00) on the meal's day ("tomorrow dinner at 7"), as "in the evening at
+    eight" is; the meal and the clock stay two
+    times ("lunch at 7:30" is two, see :func:`_group`). A clock with am/pm, a part of day or on the 24-hour clock
+    keeps its own reading."""
+    return (g.f.get("pod") in MEALS and set(g.f) <= {"pod", "rel_day"} and a.cat == "clock"
+            and not any(k in a.f for k in ("ampm", "pod", "h24", "midnight")) and bool(_MEAL_AT.fullmatch(text, g.end, a.start)))
+
+
 def _group(text: str, atoms: list[Atom]) -> list[_Group]:
     groups: list[_Group] = []
     for a in atoms:
@@ -268,6 +281,8 @@ def _group(text: str, atoms: list[Atom]) -> list[_Group]:
         # said with (明天午饭后, "after lunch tomorrow", "tomorrow at lunch": that day's meal)
         meal = g is not None and (a.f.get("pod") in MEALS and g.cats != {"date"}
                                   or g.f.get("pod") in MEALS and (a.cat != "date" or meal_made_or_eaten(text[:g.start])))
+        if meal and _meal_reads_clock(text, g, a):
+            a = Atom(a.start, a.end, a.cat, {**a.f, **g.f})  # the meal's part of day, and its day if said
         sig = _DAY_THEN_PART.fullmatch(text, g.end, a.start) if g is not None and g.cats == {"date"} and a.cat in ("pod", "clock") else None
         if sig:  # "tomorrow after lunch", "Friday before 5pm", 明天吃完午饭: that day's part or hour, opened by the signal
             merged = _merge_frames(g.f, a.f)
@@ -793,6 +808,11 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
             out.append(anchored[0])
             i += anchored[1]
             continue
+        around = _week_around(norm, g, nxt, ref, tz)
+        if around is not None:  # the weekend after Thanksgiving, the week before Christmas
+            out.append(around[0])
+            i += around[1]
+            continue
         nth = _nth_weekday_from(norm, g, nxt, ref, tz)
         if nth is not None:  # the third Tuesday after Christmas 2014, the first Sunday before Easter
             out.append(nth)
@@ -1258,6 +1278,43 @@ def _nth_weekday_from(norm: Normalized, g: _Group, nxt: _Group | None, ref: date
                                 {"year": day.year, "month": day.month, "day": day.day}, {"date"}), ref, tz)
 
 
+_EN_WEEK_BEFORE_DAY = re.compile(r"(?<![a-z])(?:the\s+)?week\s+(after|before)\s+(?:the\s+)?$")
+
+
+def _week_around(norm: Normalized, g: _Group, nxt: _Group | None, ref: datetime,
+                 tz: ZoneInfo) -> tuple[TimeExpr, int] | None:
+    """"the weekend after Thanksgiving", "the weekend before Easter": the first Saturday–Sunday wholly after (the
+    last wholly before) the day said; "the week after Easter", "the week before Christmas": the Monday-start week
+    after (before) the one that holds it. (expression, groups used) or None."""
+    t = norm.text
+    if g.f == {"period": "weekend", "week_shift": 0} and nxt is not None and not re.search(
+            r"(?:this|next|last|coming|past|following)\s+$", t[:g.start]):
+        gap, day_g, start, used = _AFTER_OR_BEFORE.match(t[g.end:nxt.start]), nxt, g.start, 2
+        unit = "weekend"
+    else:
+        m = _EN_WEEK_BEFORE_DAY.search(t, 0, g.start)
+        gap, day_g, start, used, unit = (m, g, m.start() if m else 0, 1, "week")
+        if m is not None and m.end() != g.start:
+            gap = None
+    if gap is None:
+        return None
+    try:
+        kind, d, _e, _g, _s = _resolve(day_g.f, ref, tz)
+    except (_Invalid, OverflowError, ValueError):
+        return None
+    if kind != "date":
+        return None
+    if unit == "weekend":
+        sat = d + timedelta(days=(6 - d.isoweekday()) % 7 or 7) if gap[1] == "after" else \
+            d - timedelta(days=(d.isoweekday() - 7) % 7 or 7) - timedelta(days=1)
+        a, b, grain = sat, sat + timedelta(days=2), "weekend"
+    else:
+        monday = d - timedelta(days=d.isoweekday() - 1) + timedelta(weeks=1 if gap[1] == "after" else -1)
+        a, b, grain = monday, monday + timedelta(weeks=1), "week"
+    s, e = norm.span(start, day_g.end)
+    return TimeExpr("range", a, b, grain, norm.original[s:e], (s, e), point=a), used
+
+
 #: "later than X but before Y", "after X and before Y": the range between them
 _AFTER_LEAD = re.compile(r"(?<![a-z])(?:later than|after)\s+$")
 _BUT_BEFORE = re.compile(r"^\s*,?\s*(?:but|and)\s+(?:before|earlier than|no later than)\s+$")
@@ -1305,7 +1362,16 @@ def _offset_joined(t: str, g: _Group, nxt: _Group | None, ref: datetime, tz: Zon
     return None
 
 
-_EN_ANCHOR_GAP = re.compile(r"^\s*(from|after|before)\s*(?:the\s+)?$")
+_EN_ANCHOR_GAP = re.compile(r"^\s*(from|after|before|on)\s*(?:the\s+)?$")
+#: British "Monday week", "tomorrow week", "Friday fortnight": a week (two) after the day said (Cambridge Dictionary,
+#: "week": "a week on Monday / Monday week, the Monday after next")
+_EN_DAY_WEEK = re.compile(r"\s+(week|fortnight)(?![a-z'-])")
+
+
+def _a_day_said(f: dict[str, Any]) -> bool:
+    """The frame names one day by its weekday or as today/tomorrow, nothing more (the anchor of "a week on Monday",
+    "Monday week"; "June week" or "Monday morning week" is none)."""
+    return set(f) <= {"weekday", "wd_mode", "rel_day"} and ("weekday" in f or f.get("rel_day") in (0, 1))
 _EN_DAY_ANCHOR = re.compile(r"(?<![a-z])(?:the\s+)?day\s+(after|before)\s+(?:the\s+)?$")
 _ZH_ANCHOR_AFTER = re.compile(r"的?(之前|之后|以前|以后|前|后)的?(\d+|半)(个)?(半)?(天|日|周|星期|礼拜|个月|月|年|小时|钟头|分钟)"
                               r"(?![前后内以之里])")
@@ -1324,8 +1390,10 @@ def _anchored(norm: Normalized, g: _Group, nxt: _Group | None, ref: datetime,
     s0 = e0 = None  # the expression's bounds when they are not the atoms' (the day after X, X前三天)
     if "duration" in g.f and nxt is not None and not {"duration", "now"} & nxt.cats and "offset" not in nxt.f:
         m = _EN_ANCHOR_GAP.match(t[g.end:nxt.start])
-        if m and m[1] == "from" and re.search(r"(?:^|\s)for\s+$", t[:g.start]):
+        if m and m[1] in ("from", "on") and re.search(r"(?:^|\s)for\s+$", t[:g.start]):
             m = None  # "for 10 days from Dec 18" is how long from then, not the day ten days after it
+        if m and m[1] == "on" and not (all(u in ("week", "fortnight") for _, u in g.f["duration"]) and _a_day_said(nxt.f)):
+            m = None  # British "a week on Monday", "two weeks on Friday" (= from); "an hour on Monday" is a length
         if m:
             qty, sign, anchor, used = g.f["duration"], (-1 if m[1] == "before" else 1), nxt, 2
     elif "offset" in g.f and not g.f.get("within") and nxt is not None and re.search(r"(?:before|after)$", t[g.start:g.end]) \
@@ -1334,8 +1402,11 @@ def _anchored(norm: Normalized, g: _Group, nxt: _Group | None, ref: datetime,
         qty, sign, anchor, used = g.f["offset"], g.f["direction"], nxt, 2
     elif "offset" not in g.f and "duration" not in g.f:
         m = _EN_DAY_ANCHOR.search(t, 0, g.start)
+        w = _EN_DAY_WEEK.match(t, g.end) if _a_day_said(g.f) else None
         if m and m.end() == g.start:
             qty, sign, anchor, s0 = [(1.0, "day")], (-1 if m[1] == "before" else 1), g, m.start()
+        elif w and not (nxt is not None and nxt.start < w.end()):
+            qty, sign, anchor, e0 = [(1.0, w[1])], 1, g, w.end()  # Monday week, tomorrow week, Friday fortnight
         else:
             m = _ZH_ANCHOR_AFTER.match(t, g.end)
             if m and not (nxt is not None and nxt.start < g.end):
@@ -1446,8 +1517,11 @@ def _range(norm: Normalized, g1: _Group, g2: _Group, ref: datetime, tz: ZoneInfo
            either_order: bool = False) -> TimeExpr | None:
     """X到Y, from X to Y; ``either_order`` for "between X and Y" / X和Y之间, where the earlier one starts it."""
     f1, f2 = dict(g1.f), dict(g2.f)
-    if any(k in f for f in (f1, f2) for k in ("duration", "offset", "now")):
-        return None
+    if any(k in f for f in (f1, f2) for k in ("duration", "offset")) or "now" in f2 or (
+            "now" in f1 and (set(f1) - {"now", "future"} or "hour" not in f2 and not any(k in f2 for k in _DATE_KEYS))):
+        return None  # "from now until Friday", "between now and 5pm", 从现在到周五 start now; "now" is no range's end
+    if "now" in f1:
+        f2["future"] = True  # a range from now ends ahead of it: "from now until 9am" asked at 10:00 is tomorrow's 9:00
     # the second end borrows what it does not say from the first (下午2点到4点, 6月1日到15日)
     if "hour" in f2 and "hour" in f1:
         for k in ("ampm", "pod"):

@@ -185,9 +185,12 @@ def _year_month(m):
     return {"year": int(m[1] or m[4]), "month": int(m[2] or m[3]), "period": "month"}
 
 
-@_p(r"(?<![\d/])(1[0-2]|0?[1-9])/(3[01]|[12]\d|0?[1-9])(?![\d/])", "date", needs=r"/")
+@_p(r"(?<![\d/])(?:(1[0-2]|0?[1-9])/(3[01]|[12]\d|0?[1-9])|(?!24/7(?!\d))(1[3-9]|2\d|3[01])/(1[0-2]|0?[1-9]))(?![\d/])",
+    "date", needs=r"/")
 def _md_slash(m):
-    return {"month": int(m[1]), "day": int(m[2])}
+    """2/15, 12/25: month first (US usage), unless only the day-first reading exists (15/2, 25/4 at 4pm), as a date
+    with its year is read (31/12/2026); "24/7" is the word for all the time, no date."""
+    return {"month": int(m[1]), "day": int(m[2])} if m[1] else {"month": int(m[4]), "day": int(m[3])}
 
 
 @_p(r"(?<!\d)(\d{4})年(?:(\d{1,2})月(?!初|廿)(?:(\d{1,2})(?:[日号]|(?![\d点:分时])))?)?", "date", needs=r"年")  # 8月初十: lunar
@@ -230,14 +233,20 @@ def _en_month_day(m):
     return out
 
 
-@_p(rf"{L}(?:the\s+)?({EN_ORD})\s+(?:of\s+)?({_MONTH_ALT}){_MONTH_DOT}(?:,?\s+(\d{{4}}))?{R}", "date")
+@_p(rf"{L}(?:the\s+)?({EN_ORD})\s+(?:of\s+)?({_MONTH_ALT}){_MONTH_DOT}"
+    rf"(?:,?\s+(\d{{4}}|'\d\d|\d\d(?=\s*(?:$|[,.;!?)]))))?{R}", "date")
 def _en_day_month(m):
+    """the 15th of February, 14th April 2015; day-month order writes a two-digit year after the month
+    ("14th April 15", "3 March '15"): the day is said, so the number is the year (00–49 → 20xx, 50–99 →
+    19xx, as :func:`_en_day_mon_year`) — only with an apostrophe or at the end of a clause, so that "the 5th
+    of May 10 am" keeps its clock."""
     d = en_ordinal(m[1])
     if d is None:
         return None
     out = {"month": _MONTHS[m[2]], "day": d}
     if m[3]:
-        out["year"] = int(m[3])
+        y = int(m[3].lstrip("'"))
+        out["year"] = y if len(m[3]) == 4 else y + (2000 if y < 50 else 1900)
     return out
 
 
@@ -470,25 +479,29 @@ def _en_decade(m):
     return {"period": "decade", "year": y if y >= 1000 else (1900 + y if y >= 20 else 2000 + y)}
 
 
-_EN_DAYS = {"today": 0, "tonight": 0, "tonite": 0, "eod": 0, "tomorrow": 1, "tmrw": 1, "tomorow": 1, "tommorow": 1, "yesterday": -1,
+_EN_DAYS = {"today": 0, "tonight": 0, "tonite": 0, "tomorrow": 1, "tmrw": 1, "tomorow": 1, "tommorow": 1, "yesterday": -1,
             "the day after tomorrow": 2, "the day before yesterday": -2, "day after tomorrow": 2,
             "day before yesterday": -2}
 
 
-@_p(rf"{L}({'|'.join(sorted(_EN_DAYS, key=len, reverse=True))})(?:'s)?{R}", "date")
+@_p(rf"{L}({'|'.join(sorted(_EN_DAYS, key=len, reverse=True))})(?:'?s)?{R}", "date")
 def _en_rel_day(m):
+    """today, tomorrow, tonight, the day after tomorrow; their possessive too, typed with or without its
+    apostrophe ("tomorrow's meeting", "todays weather", "tomorrows": a day word takes no plural)."""
     out: dict[str, Any] = {"rel_day": _EN_DAYS[m[1]]}
     if m[1] in ("tonight", "tonite"):
         out["pod"] = "night"
-    return out  # EOD (end of day, business shorthand) is today: "by EOD" ends with it
+    return out
 
 
-@_p(rf"{L}(?<!at the )end\s+of\s+(?:the\s+)?(?:business\s+)?day{R}", "date", needs=r"end of (?:the )?(?:business )?day")
+@_p(rf"{L}(?:(?<!at the )end\s+of\s+(?:the\s+)?(?:business\s+)?day|eod|(?<!the )cob|close\s+of\s+(?:the\s+)?business"
+    rf"(?:\s+day)?){R}", "date", needs=r"end of (?:the )?(?:business )?day|eod|cob|close of")
 def _en_end_of_day(m):
-    """end of day, by the end of the day, end of business day: today, as EOD ("at the end of the day" is also
-    the idiom "when all is said and done", so it is left out). Before another day ("end of day Friday") it is
-    that day's end: the day is what is kept; after a recurrence ("every monday by the end of the day") it is
-    each occurrence's end, part of the recurrence, not today."""
+    """end of day, by the end of the day, end of business day, EOD, COB / close of business (business shorthand):
+    today ("by EOD" ends with it; "at the end of the day" is also the idiom "when all is said and done", so it is
+    left out, and "corn on the cob" is no time). Before another day ("end of day Friday", "EOD Friday", "COB
+    Monday") it is that day's end: the day is what is kept; after a recurrence ("every monday by the end of the
+    day") it is each occurrence's end, part of the recurrence, not today."""
     if re.match(rf"\s*,?\s+(?:on\s+)?(?:tomorrow|today|tonight|{_WD_ALT}|{_MONTH_ALT}|\d)(?![a-z])", m.string[m.end():]):
         return None
     if _EVERY_BEFORE.search(m.string, 0, m.start()):
@@ -497,13 +510,16 @@ def _en_end_of_day(m):
 
 
 _EVERY_BEFORE = re.compile(r"(?<![a-z])(?:every|each|daily|weekly|weekdays)(?![a-z])")
+#: a date written after a weekday's abbreviation, day first or month first ("Sat 2nd Jan", "sun, 3 jan 2027",
+#: "Wed Jan 6"): the weekday of that date, which picks its year (temporal.py), not the verb or the star
+_WD_BEFORE_DATE = re.compile(rf"\.?,?\s+(?:\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTH_ALT})|(?:{_MONTH_ALT})\.?\s+\d{{1,2}})(?![a-z])")
 
 
 @_p(rf"{L}(?:(this|next|last|coming|past|the coming|the past|previous|on)\s+)?({_WD_ALT})(s)?{R}", "date")
 def _en_weekday(m):
     name = m[2]
-    if name in ("sun", "sat", "wed", "mar") and not m[1] and not _alone(m):
-        return None  # sun (weather), sat (verb) only with a determiner, or alone ("sat.")
+    if name in ("sun", "sat", "wed", "mar") and not m[1] and not _alone(m) and not _WD_BEFORE_DATE.match(m.string, m.end()):
+        return None  # sun (weather), sat (verb) only with a determiner, alone ("sat.") or before a date ("Sat 2nd Jan")
     mode = {"this": "upcoming", "on": "upcoming", None: "upcoming", "coming": "next", "the coming": "next",
             "next": "next", "last": "last", "past": "last", "the past": "last", "previous": "last"}[m[1]]
     out: dict[str, Any] = {"weekday": _WEEKDAYS[name], "wd_mode": mode}
@@ -535,9 +551,9 @@ def _en_weekend(m):
     return {"period": "weekend", "week_shift": _EN_SHIFT.get(m[1] or "this", 1 if m[1] == "the following" else 0)}
 
 
-@_p(rf"{L}(?:the\s+)?weekend\s+after\s+next{R}", "date", needs=r"after next")
+@_p(rf"{L}(?:the\s+)?weekend\s+(after\s+next|before\s+last){R}", "date", needs=r"after next|before last")
 def _en_weekend_after_next(m):
-    return {"period": "weekend", "week_shift": 2}
+    return {"period": "weekend", "week_shift": 2 if m[1].startswith("after") else -2}
 
 
 @_p(rf"{L}last\s+night{R}", "date", needs=r"last night")
@@ -555,9 +571,10 @@ def _en_period(m):
     return {"period": unit, key: shift}
 
 
-@_p(rf"{L}the\s+week\s+after\s+next{R}", "date", needs=r"after next")
-def _en_week_after_next(m):
-    return {"period": "week", "week_shift": 2}
+@_p(rf"{L}the\s+(week|month|year|quarter)\s+(after\s+next|before\s+last){R}", "date", needs=r"after next|before last")
+def _en_period_after_next(m):
+    """the week after next, the month before last, the year before last: two periods on or back."""
+    return {"period": m[1], f"{m[1]}_shift": 2 if m[2].startswith("after") else -2}
 
 
 @_p(rf"{L}(?:the\s+)?week\s+of(?=\s)", "date", needs=r"week of")
@@ -628,8 +645,9 @@ def _en_pod(m):
     return out
 
 
-@_p(rf"{L}(noon|midnight){R}", "clock", needs=r"noon|midnight")
+@_p(rf"{L}(noon|midnight)(?:\s?-?ish)?{R}", "clock", needs=r"noon|midnight")
 def _en_noon(m):
+    """noon, midnight; "noonish", "noon-ish": about noon, the suffix part of what was said."""
     return {"hour": 12, "minute": 0, "ampm": "pm"} if m[1] == "noon" else {"hour": 0, "minute": 0, "ampm": "am", "midnight": True}
 
 
@@ -647,9 +665,11 @@ def _zh_clock(m):
     return {"hour": h, "minute": mi, "second": int(m[6]) if m[6] else None}
 
 
-@_p(r"(?<![\d:/.])(\d{1,2})[:](\d{2})(?::(\d{2}))?(?:\s*(a\.m\.|p\.m\.|a\.?\s?m|p\.?\s?m|(?<=\d)[ap]\.?)(?![a-z]))?(?![\d:])",
-    "clock", needs=r":")
+@_p(r"(?<![\d:/.])(\d{1,2})[:](\d{2})(?::(\d{2}))?(?:\s*(a\.m\.|p\.m\.|a\.?\s?m|p\.?\s?m|(?<=\d)[ap]\.?)(?![a-z]))?"
+    r"(?:\s?-?ish(?![a-z]))?(?![\d:])", "clock", needs=r":")
 def _colon_clock(m):
+    """9:30, 15:23:24, 3:30pm, 3:18a; "2:30 ish" / "7:30-ish" (about then: the suffix is part of the clock's span,
+    as "150ish" and "9ish" are)."""
     h, mi = int(m[1]), int(m[2])
     if h > 24 or mi > 59:
         return None
@@ -667,7 +687,7 @@ def _dotted_clock(m):  # 12.16 pm (British usage): a dot between hour and minute
     return {"hour": h, "minute": int(m[2]), "ampm": "am" if m[3][0] == "a" else "pm"} if h <= 12 else None
 
 
-@_p(rf"{L}(at\s+|@\s*)?({EN_NUM}|\d{{3,4}})(?:ish)?\s*(?:o'?clock\s*)?(?:in\s+the\s+)?(a\.m\.|p\.m\.|a\.?\s?m|p\.?\s?m|(?<=\d)[ap]\.?)(?![a-z])",
+@_p(rf"{L}(at\s+|@\s*)?({EN_NUM}|\d{{3,4}})(?:\s?-?ish)?\s*(?:o'?clock\s*)?(?:in\s+the\s+)?(a\.m\.|p\.m\.|a\.?\s?m|p\.?\s?m|(?<=\d)[ap]\.?)(?![a-z])",
     "clock", needs=r"[ap]\.?m|\d[ap](?![a-z])|\b[ap] m\b")
 def _en_ampm(m):
     """3pm, 3 p.m., 3 o'clock pm, 3 in the AM, 3ish pm; "at 3p" (a bare a/p after the digits only after
@@ -753,10 +773,10 @@ def _hour_before_pod(m):
     return {"hour": int(v), "minute": None} if v is not None and v == int(v) and 0 <= v <= 12 else None
 
 
-@_p(rf"{L}(?:(at|around|about|by)\s+)?(\d{{1,2}}|{EN_NUM})-?ish{R}(?!\s*(?:[ap]\.?m\b|o'?clock|in\s+the\b))", "hourish",
+@_p(rf"{L}(?:(at|around|about|by)\s+)?(\d{{1,2}}|{EN_NUM})(?:\s|-)?ish{R}(?!\s*(?:[ap]\.?m\b|o'?clock|in\s+the\b))", "hourish",
     needs=r"ish")
 def _hour_ish(m):
-    """"at 9ish", "around 9ish tomorrow", "tomorrow 9ish": about that hour; alone and without at/around it is
+    """"at 9ish", "around 9 ish tomorrow", "tomorrow 9-ish": about that hour; alone and without at/around it is
     only an hour beside a day ("she is 30ish" is an age). The hour is read as any bare hour (temporal.py)."""
     v = en_number(m[2])
     if v is None or v != int(v) or not 1 <= v <= 12:
@@ -978,8 +998,29 @@ def _en_after_qty(m):
 
 @_p(rf"{L}(?:for\s+)?(?:the\s+)?{_EN_QTYS}{R}", "duration", needs=_EN_UNIT_NEEDS)
 def _en_duration(m):
+    if _military(m.string, m.start(), m[0]):
+        return None  # "0900 hours", "at 1930 hrs": a clock (_en_military_clock)
     q = _en_qtys(m[0])
     return {"duration": q} if q else None
+
+
+_MILITARY = re.compile(r"(?:for\s+)?(?:the\s+)?(([01]\d|2[0-3])([0-5]\d))\s*(?:hours|hrs|hr)(?![a-z])")
+_MILITARY_LEAD = re.compile(r"(?<![a-z])(?:at|by|from|until|till|before|after|since|to)\s+$")
+
+
+def _military(text: str, start: int, said: str) -> re.Match[str] | None:
+    """"0900 hours", "0630 hrs", "at 1930 hrs", "from 0800 to 1700 hours": the 24-hour clock said with hours, as the
+    military and aviation say it. A length is never written with a leading zero, so "0900 hours" is a clock; without
+    one ("1500 hours of work") only after a word that opens a time (at, by, from, until …)."""
+    m = _MILITARY.fullmatch(said)
+    if m is None or not (m[1][0] == "0" or _MILITARY_LEAD.search(text, 0, start)):
+        return None
+    return m
+
+
+@_p(r"(?<![\d.:])([01]\d|2[0-3])([0-5]\d)\s*(?:hours|hrs|hr)(?![a-z])", "clock", needs=r"\d\d\s*(?:hours|hrs|hr)")
+def _en_military_clock(m):
+    return {"hour": int(m[1]), "minute": int(m[2]), "h24": True} if _military(m.string, m.start(), m[0]) else None
 
 
 _LEAD = re.compile(r"(?:(?:at|on|for|by|the|in the|in|of|during|since|until|around|about)\s+)+")

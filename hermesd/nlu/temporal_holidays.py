@@ -6,8 +6,10 @@ a lunar date ``{"lunar": (month, day, leap)}``; a whole lunar month (农历十�
 ``{"lunar_month": (month, leap)}``. :func:`holiday_date` gives the day of a holiday
 in a Gregorian year. Rules:
 
-- fixed dates (元旦, 国庆, Christmas …) and US rules (Thanksgiving = 4th Thursday of November,
-  Memorial Day = last Monday of May, Mother's Day = 2nd Sunday of May …, per 5 U.S.C. 6103);
+- fixed dates (元旦, 国庆, Christmas, Bonfire Night …) and US rules (Thanksgiving = 4th Thursday of November,
+  Memorial Day = last Monday of May, Mother's Day = 2nd Sunday of May …, per 5 U.S.C. 6103); the UK bank
+  holidays of a Monday (early May = the first Monday of May, spring = the last of May, summer / August = the
+  last of August, per the Banking and Financial Dealings Act 1971);
 - lunar holidays (春节 = 正月初一, 元宵 = 正月十五, 端午 = 五月初五, 七夕, 中秋 = 八月十五,
   重阳 = 九月初九, 腊八, 小年 = 腊月二十三) in the lunar year numbered like the Gregorian year, and
   除夕 = the eve of that year's 春节; solar terms (清明, 冬至, 立春 …) from :mod:`.temporal_lunar`;
@@ -52,6 +54,15 @@ _RULES: dict[str, tuple] = {
     "mlk": ("nth", 1, 1, 3), "presidents": ("nth", 2, 1, 3), "mother": ("nth", 5, 7, 2), "memorial": ("nth", 5, 1, -1),
     "father": ("nth", 6, 7, 3), "labor_us": ("nth", 9, 1, 1), "columbus": ("nth", 10, 1, 2),
     "thanksgiving": ("nth", 11, 4, 4), "black_friday": ("after", "thanksgiving", 1),
+    # US observances: Cyber Monday the Monday after Thanksgiving, Lincoln's Birthday February 12 (a state holiday),
+    # National Grandparents Day the first Sunday after Labor Day (36 U.S.C. 125), Military Spouse Day the Friday
+    # before Mother's Day (Proclamation 5184)
+    "cyber_monday": ("after", "thanksgiving", 4), "lincoln": ("fixed", 2, 12),
+    "grandparents": ("after", "labor_us", 6), "military_spouse": ("after", "mother", -2),
+    # UK bank holidays as the Banking and Financial Dealings Act 1971 (and the proclamation fixing the early May one
+    # since 1978) set them: a year's proclamation may move one (2020's early May to the 8th, 2022's spring to June 2)
+    "uk_early_may": ("nth", 5, 1, 1), "uk_spring_bank": ("nth", 5, 1, -1), "uk_summer_bank": ("nth", 8, 1, -1),
+    "guy_fawkes": ("fixed", 11, 5),
     "easter": ("easter", 0), "good_friday": ("easter", -2), "easter_monday": ("easter", 1),
     # the movable feasts around Easter (days from Easter Sunday, as the Roman and Anglican calendars count them)
     "shrove_tuesday": ("easter", -47), "ash_wednesday": ("easter", -46), "palm_sunday": ("easter", -7),
@@ -131,7 +142,11 @@ _EN = {"new year's day": "new_year", "new years day": "new_year", "new year's ev
        "earth day": "earth", "may day": "may_day", "law day": "may_day", "independence day": "independence",
        "fourth of july": "independence", "the fourth of july": "independence", "halloween": "halloween",
        "veterans day": "veterans", "veterans' day": "veterans", "christmas eve": "christmas_eve",
-       "christmas day": "christmas", "christmas": "christmas", "xmas": "christmas", "boxing day": "boxing",
+       "christmas day": "christmas", "christmas": "christmas", "xmas": "christmas", "xmas eve": "christmas_eve",
+       "xmas day": "christmas", "boxing day": "boxing", "early may bank holiday": "uk_early_may",
+       "spring bank holiday": "uk_spring_bank", "summer bank holiday": "uk_summer_bank",
+       "late summer bank holiday": "uk_summer_bank", "august bank holiday": "uk_summer_bank",
+       "guy fawkes day": "guy_fawkes", "guy fawkes night": "guy_fawkes", "bonfire night": "guy_fawkes",
        "chinese new year": "spring_festival", "lunar new year": "spring_festival", "spring festival": "spring_festival",
        "chinese new year's day": "spring_festival", "chinese new years": "spring_festival",
        "chinese new years day": "spring_festival", "chinese lunar new year": "spring_festival",
@@ -141,6 +156,11 @@ _EN = {"new year's day": "new_year", "new years day": "new_year", "new year's ev
        "tomb-sweeping day": "term6", "tomb sweeping day": "term6", "martin luther king day": "mlk",
        "martin luther king jr. day": "mlk", "mlk day": "mlk", "presidents' day": "presidents",
        "presidents day": "presidents", "president's day": "presidents", "washington's birthday": "presidents",
+       "president day": "presidents", "george washington day": "presidents", "washington day": "presidents",
+       "cyber monday": "cyber_monday", "lincoln's birthday": "lincoln", "lincolns' birthday": "lincoln",
+       "lincoln birthday": "lincoln", "abraham lincoln's birthday": "lincoln", "national grandparents day": "grandparents",
+       "grandparents day": "grandparents", "grandparents' day": "grandparents", "military spouse day": "military_spouse",
+       "decoration day": "memorial", "loyalty day": "may_day", "lei day": "may_day",
        "mother's day": "mother", "mothers day": "mother", "memorial day": "memorial", "father's day": "father",
        "fathers day": "father", "labor day": "labor_us", "labour day": "labor_us", "columbus day": "columbus",
        "thanksgiving day": "thanksgiving", "thanksgiving": "thanksgiving", "black friday": "black_friday",
@@ -300,7 +320,7 @@ def _zh_weather_term(m) -> dict[str, Any]:
 
 
 @register(rf"{L}(?:(next|last|this|the next|the last|the coming|coming|previous)\s+)?({_alt(_EN).replace(chr(39), chr(39) + '?')}){R}", "date",
-          needs=r"day|eve|christmas|xmas|year|halloween|thanksgiving|easter|friday|festival|solstice|equinox|valentine|july|"
+          needs=r"day|eve|christmas|xmas|year|halloween|bank holiday|guy fawkes|bonfire night|birthday|cyber mon|thanksgiving|easter|friday|festival|solstice|equinox|valentine|july|"
                 r"palm|maundy|holy|covenant|mysteries|whit|white sun|trinity|orthodox|clean mon|ash mon|ash wed|lazarus|"
                 r"shrove|pancake|gras|pentecost|christi|koningsdag|boss|vegan|lent|great fast|"
                 r"(?<![a-z])(?:mon|tues?|wed|thu|thurs?|fri|sat|sun)(?![a-z])")

@@ -131,13 +131,15 @@ def _en_half_code(m) -> dict[str, Any]:
 
 
 @register(rf"{L}(early|late|mid|the beginning of|the start of|the end of|the middle of|beginning of|start of|end of"
-          rf"|middle of|the first half of|the second half of|first half of|second half of)"
+          rf"|middle of|the first half of|the second half of|first half of|second half of|the 1st half of|the 2nd half of"
+          rf"|1st half of|2nd half of)"
           rf"(?:[\s-]+(?:(?:the|this)\s+)?(week|month|year|quarter)(?![a-z])|(?=[\s-]))", "date",
           needs=r"early|late|mid|beginning|start|end|half")
 def _en_part(m) -> dict[str, Any]:
     w = m[1].replace("the ", "")
     part = {"early": "early", "beginning of": "early", "start of": "early", "mid": "mid", "middle of": "mid",
-            "late": "late", "end of": "late", "first half of": "h1", "second half of": "h2"}[w]
+            "late": "late", "end of": "late", "first half of": "h1", "second half of": "h2", "1st half of": "h1",
+            "2nd half of": "h2"}[w]
     out: dict[str, Any] = {"part": part} | ({"part_edge": True} if w.endswith(" of") and part != "h1" and part != "h2" else {})
     if m[2]:
         out["part_period"] = m[2]

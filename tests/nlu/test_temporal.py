@@ -225,3 +225,29 @@ def test_house_numbers_and_for_now_are_not_times():
     assert [x.text for x in parse_times("The event starts at 8 pm at 24 Willie Mays Plaza.", SUNDAY_0730, SH)] == ["8 pm"]
     assert parse_times("1919 Mount Diablo Boulevard", SUNDAY_0730, SH) == []
     assert parse_times("That's it for now.", SUNDAY_0730, SH) == []
+
+
+NY = ZoneInfo("America/New_York")
+NEW_YEARS_EVE_2200 = datetime(2026, 12, 31, 22, 0, tzinfo=NY)  # already 2027 in UTC
+
+
+@pytest.mark.parametrize("text,clock,start", [
+    # a bare hour after a meal and "at" is read in the meal's part of day, on the meal's day; the meal stays a time
+    # of its own (two expressions). Asked late on New Year's Eve: tonight's dinner is past, tomorrow's is in 2027
+    ("dinner at 7", "7", datetime(2026, 12, 31, 19, 0, tzinfo=NY)),
+    ("tomorrow dinner at 7", "7", datetime(2027, 1, 1, 19, 0, tzinfo=NY)),
+    ("lunch tomorrow at 1", "1", datetime(2027, 1, 1, 13, 0, tzinfo=NY)),
+    ("breakfast at 8", "8", datetime(2026, 12, 31, 8, 0, tzinfo=NY)),
+    # its own am/pm, or the 24-hour clock, keeps the clock's reading
+    ("dinner at 7am", "7am", datetime(2026, 12, 31, 7, 0, tzinfo=NY)),
+    ("lunch at 09:30", "09:30", datetime(2026, 12, 31, 9, 30, tzinfo=NY)),
+])
+def test_a_bare_hour_after_a_meal_is_read_in_the_meal(text, clock, start):
+    meal, x = parse_times(text, NEW_YEARS_EVE_2200, NY)
+    assert meal.grain == "part_of_day" and (x.text, x.start) == (clock, start)
+
+
+@pytest.mark.parametrize("text", ["I'm away for a week on Monday", "an hour on Monday", "two days on Friday"])
+def test_a_length_on_a_day_is_a_length_and_a_day(text):
+    # "a week on Monday" alone is the Monday after next (British); after "for", or of hours or days, it is not
+    assert [x.kind for x in parse_times(text, NEW_YEARS_EVE_2200, NY)] == ["duration", "date"]
