@@ -97,52 +97,59 @@ def _pack_problems(prog: str, exc: Any) -> int:
     return EX_CONFIG
 
 
-def _pack_vocabulary(cfg: Any) -> tuple[set[str] | None, set[str] | None, dict[str, Any] | None]:
+def _pack_vocabulary(cfg: Any) -> tuple[set[str] | None, set[str] | None, dict[str, Any] | None, list[str]]:
     """The intents and tools the daemon would check the rule packs against (as ``session`` does
     at start): intent names of ``nlu.intent_dirs`` (else the shipped packs), tool names and reply
-    templates of the tools folder. Intents are None when the packs define none (the check is then
-    skipped, as in the daemon). :raises InputInvalid: an intent pack does not load."""
+    templates of the tools folder, and every problem of the intent packs (the intents that did load
+    are still named). Intents are None when the packs define none (the check is then skipped, as in
+    the daemon)."""
     from .config import shipped_path
-    from .nlu.packs import load_packs
+    from .nlu.packs import read_packs
     from .tools.registry import Registry
     from .tools.settings import resolve_tools_dir
 
     dirs = [Path(d) for d in cfg.nlu.intent_dirs] or [shipped_path("config", "intents")]
-    intents = {spec.name for spec in load_packs(dirs).intents} or None
+    packs, problems = read_packs(dirs)
+    intents = {spec.name for spec in packs.intents} or None
     registry = Registry.load(resolve_tools_dir(cfg.tools), cfg.tools.breaker)
-    return intents, set(registry.tools), registry.reply_templates()
+    return intents, set(registry.tools), registry.reply_templates(), problems
 
 
 def _cmd_check_config(args: argparse.Namespace) -> int:
-    from .config import ConfigError, digest
+    """Every error of every file in one run, in order — the config's layers, the rule packs, the
+    intent packs — each part checked even when one before it has errors (a config in error is
+    read with its bad values at their defaults: :attr:`~hermesd.config.ConfigError.partial`)."""
+    from .config import ConfigError, digest, shipped_path
+    from .rules.loader import RulePackError, load_rules
+    from .session.settings import resolve_rules_dir
 
+    failed = False
     try:
         cfg = _load_config(Path(args.file) if args.file else None, {})
     except ConfigError as exc:
         _print_config_errors(exc)
-        return EX_CONFIG
-    from .config import shipped_path
-    from .errors import InputInvalid
-    from .rules.loader import RulePackError, load_rules
-    from .session.settings import resolve_rules_dir
-
-    def shipped_intents() -> Path:
-        return shipped_path("config", "intents")
-
-    try:
-        known_intents, known_tools, tool_replies = _pack_vocabulary(cfg)
-    except InputInvalid as exc:
-        return _pack_problems("hermesd", exc)
+        failed, cfg = True, exc.partial
+        if cfg is None:
+            return EX_CONFIG
+    known_intents, known_tools, tool_replies, intent_problems = _pack_vocabulary(cfg)
     rules_dir = resolve_rules_dir(cfg.session)
+    loaded = None
     try:
         loaded = load_rules(rules_dir, known_intents=known_intents, known_tools=known_tools,
                             tool_replies=tool_replies)
     except RulePackError as exc:
+        failed = True
         print(f"hermesd: rule packs in {rules_dir} have {len(exc.problems)} error(s):", file=sys.stderr)
         for p in exc.problems:
             print(f"  {p}", file=sys.stderr)
+    if intent_problems:
+        failed = True
+        print(f"hermesd: intent packs have {len(intent_problems)} error(s):", file=sys.stderr)
+        for p in intent_problems:
+            print(f"  {p}", file=sys.stderr)
+    if failed or loaded is None:
         return EX_CONFIG
-    dirs = [Path(d) for d in cfg.nlu.intent_dirs] or [shipped_intents()]
+    dirs = [Path(d) for d in cfg.nlu.intent_dirs] or [shipped_path("config", "intents")]
     state, artifact_path = _artifact_state(dirs, cfg.nlu.train_epochs)
     if state != "fresh":
         why = {"stale": "is stale (its sources, hermesd or nlu.train_epochs changed since it was built)",
