@@ -217,7 +217,8 @@ def main(argv: list[str] | None = None) -> None:
     run.add_argument("--socket", help="socket path (default: $RUNTIME_DIRECTORY/hermesd.sock or ./var/hermesd.sock)")
     run.add_argument("--state-dir", help="state folder (default: $STATE_DIRECTORY or ./var/state)")
     run.set_defaults(fn=_cmd_run)
-    chk = sub.add_parser("check-config", help="validate the layered config and the rule packs; exit 78 listing every error")
+    chk = sub.add_parser("check-config", help="validate the layered config, the rule packs and the intent packs; "
+                                              "exit 78 listing every error of every file")
     chk.add_argument("file", nargs="?", help="config file to check on top of the defaults")
     chk.add_argument("--print", action="store_true", help="print the effective config as YAML")
     chk.set_defaults(fn=_cmd_check_config)

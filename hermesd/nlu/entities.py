@@ -332,17 +332,20 @@ def place_candidates(norm: Normalized) -> list[tuple[int, int, dict[str, Any], i
             if found:
                 said = norm.original[slice(*norm.span(a, b))]
                 out.append((a, b, {"zone": found[0], "name": found[1], "text": said}, 0))
+    known = [(a, b) for a, b, _, _ in out]
+    unknown = []
     for m in _EN_UNKNOWN_PLACE.finditer(norm.original):
         a, b = norm.nspan(*m.span(1))
         if b > a:
             said = m.group(1).rstrip(".")
-            out.append((a, b, {"zone": None, "name": said, "text": said}, -1))
+            unknown.append((a, b, {"zone": None, "name": said, "text": said}, -1))
     m = _ZH_UNKNOWN_PLACE.match(t)
     if m and m.group(1)[0] not in _ZH_NOT_PLACE_HEAD and not _ZH_NOT_PLACE.search(m.group(1)):
         a, b = m.span(1)
         said = norm.original[slice(*norm.span(a, b))]
-        out.append((a, b, {"zone": None, "name": said, "text": said}, -1))
-    return out
+        unknown.append((a, b, {"zone": None, "name": said, "text": said}, -1))
+    # words around a known place ("告诉我北京") are no unknown place: the known one is what was said
+    return out + [u for u in unknown if all(u[1] <= a or u[0] >= b for a, b in known)]
 
 
 def _ctx(t: str, pos: int, words: Iterable[str]) -> int:
