@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import secrets
 import sys
 import time
 from datetime import datetime
@@ -97,52 +98,59 @@ def _pack_problems(prog: str, exc: Any) -> int:
     return EX_CONFIG
 
 
-def _pack_vocabulary(cfg: Any) -> tuple[set[str] | None, set[str] | None, dict[str, Any] | None]:
+def _pack_vocabulary(cfg: Any) -> tuple[set[str] | None, set[str] | None, dict[str, Any] | None, list[str]]:
     """The intents and tools the daemon would check the rule packs against (as ``session`` does
     at start): intent names of ``nlu.intent_dirs`` (else the shipped packs), tool names and reply
-    templates of the tools folder. Intents are None when the packs define none (the check is then
-    skipped, as in the daemon). :raises InputInvalid: an intent pack does not load."""
+    templates of the tools folder, and every problem of the intent packs (the intents that did load
+    are still named). Intents are None when the packs define none (the check is then skipped, as in
+    the daemon)."""
     from .config import shipped_path
-    from .nlu.packs import load_packs
+    from .nlu.packs import read_packs
     from .tools.registry import Registry
     from .tools.settings import resolve_tools_dir
 
     dirs = [Path(d) for d in cfg.nlu.intent_dirs] or [shipped_path("config", "intents")]
-    intents = {spec.name for spec in load_packs(dirs).intents} or None
+    packs, problems = read_packs(dirs)
+    intents = {spec.name for spec in packs.intents} or None
     registry = Registry.load(resolve_tools_dir(cfg.tools), cfg.tools.breaker)
-    return intents, set(registry.tools), registry.reply_templates()
+    return intents, set(registry.tools), registry.reply_templates(), problems
 
 
 def _cmd_check_config(args: argparse.Namespace) -> int:
-    from .config import ConfigError, digest
+    """Every error of every file in one run, in order — the config's layers, the rule packs, the
+    intent packs — each part checked even when one before it has errors (a config in error is
+    read with its bad values at their defaults: :attr:`~hermesd.config.ConfigError.partial`)."""
+    from .config import ConfigError, digest, shipped_path
+    from .rules.loader import RulePackError, load_rules
+    from .session.settings import resolve_rules_dir
 
+    failed = False
     try:
         cfg = _load_config(Path(args.file) if args.file else None, {})
     except ConfigError as exc:
         _print_config_errors(exc)
-        return EX_CONFIG
-    from .config import shipped_path
-    from .errors import InputInvalid
-    from .rules.loader import RulePackError, load_rules
-    from .session.settings import resolve_rules_dir
-
-    def shipped_intents() -> Path:
-        return shipped_path("config", "intents")
-
-    try:
-        known_intents, known_tools, tool_replies = _pack_vocabulary(cfg)
-    except InputInvalid as exc:
-        return _pack_problems("hermesd", exc)
+        failed, cfg = True, exc.partial
+        if cfg is None:
+            return EX_CONFIG
+    known_intents, known_tools, tool_replies, intent_problems = _pack_vocabulary(cfg)
     rules_dir = resolve_rules_dir(cfg.session)
+    loaded = None
     try:
         loaded = load_rules(rules_dir, known_intents=known_intents, known_tools=known_tools,
                             tool_replies=tool_replies)
     except RulePackError as exc:
+        failed = True
         print(f"hermesd: rule packs in {rules_dir} have {len(exc.problems)} error(s):", file=sys.stderr)
         for p in exc.problems:
             print(f"  {p}", file=sys.stderr)
+    if intent_problems:
+        failed = True
+        print(f"hermesd: intent packs have {len(intent_problems)} error(s):", file=sys.stderr)
+        for p in intent_problems:
+            print(f"  {p}", file=sys.stderr)
+    if failed or loaded is None:
         return EX_CONFIG
-    dirs = [Path(d) for d in cfg.nlu.intent_dirs] or [shipped_intents()]
+    dirs = [Path(d) for d in cfg.nlu.intent_dirs] or [shipped_path("config", "intents")]
     state, artifact_path = _artifact_state(dirs, cfg.nlu.train_epochs)
     if state != "fresh":
         why = {"stale": "is stale (its sources, hermesd or nlu.train_epochs changed since it was built)",
@@ -209,7 +217,8 @@ def main(argv: list[str] | None = None) -> None:
     run.add_argument("--socket", help="socket path (default: $RUNTIME_DIRECTORY/hermesd.sock or ./var/hermesd.sock)")
     run.add_argument("--state-dir", help="state folder (default: $STATE_DIRECTORY or ./var/state)")
     run.set_defaults(fn=_cmd_run)
-    chk = sub.add_parser("check-config", help="validate the layered config and the rule packs; exit 78 listing every error")
+    chk = sub.add_parser("check-config", help="validate the layered config, the rule packs and the intent packs; "
+                                              "exit 78 listing every error of every file")
     chk.add_argument("file", nargs="?", help="config file to check on top of the defaults")
     chk.add_argument("--print", action="store_true", help="print the effective config as YAML")
     chk.set_defaults(fn=_cmd_check_config)
@@ -425,12 +434,24 @@ def _ctl_trace(c: Any, a: argparse.Namespace) -> Any:
 
 
 def _ctl_events(c: Any, a: argparse.Namespace) -> Any:
+    """Follow events; when hermesd goes away (a restart), say so in one line, reconnect with backoff
+    (:mod:`.redial`) and subscribe again — events of the gap wait in the daemon's outbox."""
+    from .redial import GONE, gone_text
+
     kinds = [k for k in (a.kinds or "").split(",") if k]
+    locale = os.environ.get("LC_ALL") or os.environ.get("LANG") or ""
     res = c.call("events.subscribe", {"kinds": kinds})
     print(f"following {', '.join(res['subscribed'])} ({res['backlog']} waiting) — Ctrl-C to stop", file=sys.stderr)
     seen = 0
     while a.count is None or seen < a.count:
-        note = c.read_notification(timeout_s=None)
+        try:
+            note = c.read_notification(timeout_s=None)
+        except GONE:
+            print(gone_text(locale.startswith("zh")), file=sys.stderr, flush=True)
+            res = _redial_or_exit(c, a, locale.startswith("zh"), lambda: c.call("events.subscribe", {"kinds": kinds}))
+            print(f"reconnected; following {', '.join(res['subscribed'])} ({res['backlog']} waiting)",
+                  file=sys.stderr, flush=True)
+            continue
         ev = note.get("params") or {}
         if a.json:
             _print_json(ev)
@@ -438,6 +459,26 @@ def _ctl_events(c: Any, a: argparse.Namespace) -> Any:
             print(_event_row(ev), flush=True)
         seen += 1
     return None
+
+
+def _redial_or_exit(c: Any, a: argparse.Namespace, zh: bool, first: Callable[[], Any]) -> Any:
+    """Reconnect (backoff, at most ``--reconnect-s``) and make the ``first`` call; the daemon going
+    away again meanwhile is waited for again within the same budget. Exits ``EX_UNAVAILABLE`` with a
+    sentence when it does not come back."""
+    from .redial import GONE, redial
+
+    deadline = time.monotonic() + a.reconnect_s
+    while True:
+        left = deadline - time.monotonic()
+        if left > 0 and redial(c, budget_s=left):
+            try:
+                return first()
+            except GONE:
+                continue
+        print(f"hermesd 在 {a.reconnect_s:g} 秒内没有回来，已退出；请启动它（systemctl start hermesd）后再试。" if zh else
+              f"hermesd did not come back within {a.reconnect_s:g} s; giving up. Start it "
+              "(systemctl start hermesd) and run the command again.", file=sys.stderr)
+        raise SystemExit(EX_UNAVAILABLE)
 
 
 def _event_row(event: dict[str, Any]) -> str:
@@ -477,15 +518,20 @@ def _waiting(res: dict[str, Any]) -> bool:
             or any(a.get("kind") in ("ask", "offer") and a.get("outcome") == "waiting" for a in res.get("actions") or ()))
 
 
-def _turn(c: Any, session: str | None, text: str, at: str | None) -> tuple[str, dict[str, Any]]:
+def _turn(c: Any, session: str | None, text: str, at: str | None,
+          message_id: str | None = None) -> tuple[str, dict[str, Any]]:
     """One turn, in a new session when ``session`` is None. An offer of unfinished work the new
-    session makes is not shown here: the daemon says it after the turn's answer, in its language."""
+    session makes is not shown here: the daemon says it after the turn's answer, in its language.
+    ``message_id``: the same id sent again (after a reconnect) returns the stored reply, never runs
+    the turn twice."""
     text = terminal_text(text)
     if session is None:
         session = c.call("session.open", {})["session_id"]
     params: dict[str, Any] = {"session_id": session, "text": text}
     if at:
         params["reference_time"] = at
+    if message_id:
+        params["message_id"] = message_id
     return session, c.call("session.turn", params)
 
 
@@ -583,12 +629,13 @@ def _ctl_chat(c: Any, a: argparse.Namespace) -> Any:
             return None
         session = opened["session_id"]
         print(f"[session {session} — hermesctl trace {session}]", file=sys.stderr)
+    current = [session]  # the session the chat is in: a new one when the daemon came back without it
     try:
-        _chat_loop(c, a, session)
+        _chat_loop(c, a, current)
     finally:
-        if a.session is None:
+        if a.session is None or current[0] != a.session:
             try:
-                c.call("session.close", {"session_id": session})
+                c.call("session.close", {"session_id": current[0]})
             except (HermesError, OSError):
                 pass  # already ended (a handoff, expiry) or the daemon went away: nothing to close
     return None
@@ -616,9 +663,12 @@ def _read_line(tty: bool) -> str | None:
     return line
 
 
-def _chat_loop(c: Any, a: argparse.Namespace, session: str) -> None:
-    """Lines until the end of input (Ctrl-D); a blank line is skipped, never the end of the chat."""
+def _chat_loop(c: Any, a: argparse.Namespace, current: list[str]) -> None:
+    """Lines until the end of input (Ctrl-D); a blank line is skipped, never the end of the chat.
+    When hermesd goes away, it is said in one line and reconnected (:func:`_rejoin`); ``current[0]``
+    is kept the session the chat is in (a new one when the daemon came back without the old one)."""
     from .errors import HermesError
+    from .redial import GONE, gone_text
 
     reconfigure = getattr(sys.stdin, "reconfigure", None)
     if reconfigure is not None:  # a line that is not UTF-8 reaches terminal_text, not a UnicodeDecodeError
@@ -631,8 +681,16 @@ def _chat_loop(c: Any, a: argparse.Namespace, session: str) -> None:
         text = line.strip()
         if not text:
             continue
+        message_id = f"chat-{secrets.token_hex(8)}"
         try:
-            session, res = _turn(c, session, text, a.at)
+            while True:
+                try:
+                    _, res = _turn(c, current[0], text, a.at, message_id)
+                    break
+                except GONE:  # a restart: one sentence, reconnect, the same line again (same message_id)
+                    zh = any("\u4e00" <= ch <= "\u9fff" for ch in text)
+                    print(gone_text(zh), file=sys.stderr, flush=True)
+                    current[0] = _redial_or_exit(c, a, zh, lambda: _rejoin(c, current[0], zh))
         except HermesError as exc:  # a sentence, and the chat goes on (the code is for --json)
             print(_chat_error(exc, text), file=sys.stderr)
             continue
@@ -640,6 +698,23 @@ def _chat_loop(c: Any, a: argparse.Namespace, session: str) -> None:
             _print_json(res)
         else:
             _show_turn(res)
+
+
+def _rejoin(c: Any, session: str, zh: bool) -> str:
+    """After a reconnect: ``session`` when the daemon still knows it (restored from its state), else a
+    new session, each said in one line. :raises ConnectionError: the daemon went away again."""
+    from .errors import SessionExpired, SessionNotFound
+
+    try:
+        c.call("session.get", {"session_id": session})
+        print("已重新连接，接着刚才的对话。" if zh else "reconnected; the conversation goes on.", file=sys.stderr)
+        return session
+    except (SessionNotFound, SessionExpired):
+        new = c.call("session.open", {})["session_id"]
+        print(f"已重新连接，但 hermesd 不记得刚才的对话了，开始了新的对话（会话 {new}）。" if zh else
+              f"reconnected, but hermesd no longer knows that conversation; a new conversation started "
+              f"(session {new}).", file=sys.stderr)
+        return new
 
 
 def _instant_arg(value: str) -> str:
@@ -680,7 +755,15 @@ def _chat_error(exc: Any, text: str) -> str:
         return "这句话太长了，请分几句说。" if zh else "That was too long for one message; please split it up."
     if exc.code in ("SESSION_NOT_FOUND", "SESSION_EXPIRED"):
         return "这个会话已经结束了，请重新开始。" if zh else "This conversation has ended; please start a new one."
-    if exc.code in ("SESSION_BUSY", "RATE_LIMITED", "SESSION_LIMIT"):
+    if exc.code == "SESSION_LIMIT":  # why, and what to do: a session has to be answered or closed first
+        n = (exc.data or {}).get("open")
+        many = f"{n}个" if zh and n else f"{n} " if n else ("好几个" if zh else "too many ")
+        return (f"你已经开着{many}会话，每个都在等你回答或刚刚用过，所以开不了新的。请先回答或结束其中一个"
+                "（hermesctl say --session 会话号 …），或稍后再试。" if zh else
+                f"You already have {many}conversations open and none is idle (each is waiting for your answer "
+                "or was used just now), so a new one cannot start. Answer or close one of them "
+                "(hermesctl say --session ID …), or try again in a moment.")
+    if exc.code in ("SESSION_BUSY", "RATE_LIMITED"):
         return "我正忙，请稍后再说一次。" if zh else "I am busy right now; please say that again in a moment."
     return (f"没能处理这句话（{exc.message}）。" if zh else f"I could not take that ({exc.message}).")
 
@@ -736,6 +819,7 @@ def ctl_main(argv: list[str] | None = None) -> None:
     """``hermesctl [--socket P] [--json] status|ping|say|chat|sessions|tools|metrics|reload|parse|call|trace|events|test|mcp``."""
     from .client import Client, DaemonNotRunning
     from .errors import HermesError, MethodNotFound
+    from .redial import RECONNECT_BUDGET_S
 
     parser = argparse.ArgumentParser(prog="hermesctl", description="Talk to a running hermesd.")
     parser.add_argument("--socket", help="socket path (default: $HERMESD_SOCKET, /run/hermesd/hermesd.sock, ./var/hermesd.sock)")
@@ -783,6 +867,10 @@ def ctl_main(argv: list[str] | None = None) -> None:
             p.add_argument("--last", type=int, default=5, help="how many turns (default 5)")
         if name == "archive":
             p.add_argument("action", choices=["status", "sync", "verify"])
+        if name in ("events", "chat"):
+            p.add_argument("--reconnect-s", type=float, default=RECONNECT_BUDGET_S, metavar="S",
+                           help="when hermesd goes away, how long to keep reconnecting before giving up "
+                                f"(default {RECONNECT_BUDGET_S:g})")
         if name == "events":
             p.add_argument("--kinds", help="comma-separated kinds (default: all)")
             p.add_argument("--count", type=int, help="exit after this many events")

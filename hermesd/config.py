@@ -33,6 +33,7 @@ file (``nlu.intent_dirs``, ``session.rules_dir``, ``tools.tools_dir``,
 
 from __future__ import annotations
 
+import copy
 import difflib
 import functools
 import hashlib
@@ -276,10 +277,15 @@ class ConfigProblem:
 
 
 class ConfigError(ConfigInvalid):
-    """Config could not be loaded; ``problems`` lists every error found (code ``CONFIG_INVALID``)."""
+    """Config could not be loaded; ``problems`` lists every error found (code ``CONFIG_INVALID``).
 
-    def __init__(self, problems: list[ConfigProblem]) -> None:
+    ``partial`` is the config with every value in error left at its default (None when even that
+    does not validate): what ``hermesd check-config`` checks the rule and intent packs against, so
+    one run reports the errors of every file, never only the config's."""
+
+    def __init__(self, problems: list[ConfigProblem], partial: "HermesConfig | None" = None) -> None:
         self.problems = problems
+        self.partial = partial
         super().__init__("\n".join(str(p) for p in problems),
                          data={"problems": [str(p) for p in problems]})
 
@@ -521,8 +527,42 @@ def load(
         problems.extend(_problems_from(exc, sources))
     if problems:
         # in the order a person reads the files (validation finds them in the models' field order)
-        raise ConfigError(sorted(problems, key=lambda p: p.position(files)))
+        raise ConfigError(sorted(problems, key=lambda p: p.position(files)), _without_errors(merged))
     return cfg
+
+
+def _without_errors(merged: dict[str, Any], rounds: int = 5) -> HermesConfig | None:
+    """``merged`` validated with each value in error dropped (so at its default); None when a few
+    rounds of dropping do not make it valid. Never raises."""
+    data = copy.deepcopy(merged)
+    for _ in range(rounds):
+        try:
+            return HermesConfig.model_validate(data)
+        except ValidationError as exc:
+            dropped = False
+            for err in exc.errors(include_url=False):
+                loc = tuple(err["loc"])
+                # the deepest mapping key the data has (a union adds tags; a bad list item drops its list)
+                for i in range(len(loc), 0, -1):
+                    parent = _walk(data, loc[:i - 1])
+                    if isinstance(parent, dict) and loc[i - 1] in parent:
+                        del parent[loc[i - 1]]
+                        dropped = True
+                        break
+            if not dropped:
+                return None
+    return None
+
+
+def _walk(data: Any, path: tuple[Any, ...]) -> Any:
+    for seg in path:
+        if isinstance(data, dict) and seg in data:
+            data = data[seg]
+        elif isinstance(data, list) and isinstance(seg, int) and seg < len(data):
+            data = data[seg]
+        else:
+            return None
+    return data
 
 
 def digest(cfg: HermesConfig) -> str:

@@ -80,7 +80,7 @@ LAYERS: dict[str, int] = {
     # 5 — the one place that wires the shells together
     "daemon": 5,
     # 6 — programs built on the daemon or its client
-    "stories": 6, "replay": 6, "replay_crosswoz": 6, "modelcontext": 6,
+    "stories": 6, "replay": 6, "replay_crosswoz": 6, "modelcontext": 6, "redial": 6,
     "cli": 7, "__main__": 8,
 }
 

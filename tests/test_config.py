@@ -152,6 +152,52 @@ def test_check_config_names_unknown_tools_and_intents_with_did_you_mean(tmp_path
            "did you mean 'disk_usage'?" in p.stderr, p.stderr
 
 
+def test_check_config_reports_every_error_of_every_file_in_one_run(tmp_path):
+    """Fixing one error and running again never shows a new one: the config's errors, then each rule
+    pack's (a schema error in one rule does not hide an unknown intent or tool in the next rule, nor in
+    a rule of the same file after it), then the intent packs', each in file order."""
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    (rules / "a.yaml").write_text(
+        "pack: a\nrules:\n"
+        "  - rule_id: a.one\n    trigger: {intent: device.clock}\n    actions:\n      - reply: hi\n        colour: red\n"
+        "  - rule_id: a.two\n    trigger: {intent: device.clokc}\n    actions:\n      - reply: hi\n"
+        "  - rule_id: a.three\n    trigger: {intent: device.clock}\n    actions:\n      - tool: disk_usag\n",
+        encoding="utf-8")
+    (rules / "b.yaml").write_text(
+        "pack: b\nrules:\n"
+        "  - rule_id: b.one\n    priority: high\n    trigger: {intent: nope.intent}\n    actions:\n      - reply: x\n",
+        encoding="utf-8")
+    (rules / "c.yaml").write_text("pack: c\nrules: [ {rule_id: c.one\n", encoding="utf-8")
+    intents = tmp_path / "intents"
+    intents.mkdir()
+    (intents / "a.yaml").write_text(
+        "pack: t\nintents:\n  - name: x.other\n    examples: [what time is it]\n    colour: red\n"
+        "  - examples: [hello]\n", encoding="utf-8")
+    (intents / "b.yaml").write_text("pack: u\nintents:\n  - name: device.clock\n    examples: [time]\n",
+                                    encoding="utf-8")
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(f"session:\n  rules_dir: {rules}\n  listening_s: -3\n  bogus_key: 1\n"
+                   f"nlu:\n  intent_dirs: [{intents}]\n")
+    p = _hermesd("check-config", str(cfg))
+    assert p.returncode == 78, p.stderr
+    expected = [  # one run, in the order a person reads the files
+        "c.yaml:3: session.listening_s", "c.yaml:4: session.bogus_key",
+        "a.yaml:6: rules.0.actions.0.reply.colour: unknown key",
+        "a.yaml:9: rules.1.trigger.intent: unknown intent 'device.clokc'",
+        "a.yaml:15: rules.2.actions.0.tool: unknown tool 'disk_usag'",
+        "b.yaml:4: rules.0.priority",
+        "b.yaml:5: rules.0.trigger.intent: unknown intent 'nope.intent'",
+        "c.yaml:3: invalid YAML",
+        "a.yaml: intents[0]: unknown keys ['colour']", "a.yaml: intents[1]: needs a name",
+    ]
+    at = [p.stderr.find(e) for e in expected]
+    assert all(i >= 0 for i in at), ([e for e, i in zip(expected, at) if i < 0], p.stderr)
+    assert at == sorted(at), p.stderr
+    # device.clock comes from the second intent file: the first file's errors do not hide it
+    assert "unknown intent 'device.clock'" not in p.stderr
+
+
 def test_relative_paths_of_a_config_file_are_taken_from_its_folder(tmp_path, monkeypatch):
     """A pack's config names its folders beside it, whatever the working directory: every
     path-valued setting of a file (typed Path, or a str named *_dir/_file/_path) resolves against

@@ -14,6 +14,7 @@ are an ``order_id`` after 订单号 and a ``phone`` after 电话.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
@@ -22,8 +23,9 @@ from .normalize import Normalized
 from .numbers import en_number
 from .scripts import needed_scripts, scripts_of
 from .temporal import TimeExpr
+from .zones import place_names, zone_of
 
-__all__ = ["DEFAULT_ID_PATTERNS", "Entity", "EntityExtractor", "IdPattern", "SURNAMES", "TITLES"]
+__all__ = ["DEFAULT_ID_PATTERNS", "Entity", "EntityExtractor", "IdPattern", "SURNAMES", "TITLES", "place_candidates"]
 
 #: common Chinese surnames (the most frequent ~100 by the 2020 census order, 公安部户政管理研究中心).
 SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何林高罗郑梁谢宋唐许韩冯邓曹彭曾萧田董潘袁蔡蒋余于杜叶程魏"
@@ -78,7 +80,7 @@ class Entity:
     """One entity mention.
 
     :param type: ``person`` ``email`` ``phone`` ``order_id`` ``ticket_id`` ``money`` ``number``
-        ``quantity`` ``datetime`` ``recurrence`` or a gazetteer type (``doc_type``, ``service``, ``device``, …).
+        ``quantity`` ``datetime`` ``recurrence`` ``place`` or a gazetteer type (``doc_type``, ``service``, ``device``, …).
     :param value: canonical value: the directory id/name, the digits of a phone (E.164 when it
         can tell), ``{"amount", "currency"}`` for money, a number, the gazetteer's canonical term,
         or the time expression dict for ``datetime`` and ``recurrence`` (每周一, 每天早上8点: a time that
@@ -180,11 +182,14 @@ class EntityExtractor:
     :param gazetteers: entity type → {surface form → canonical term}, e.g.
         ``{"doc_type": {"报价单": "quote", "quote": "quote"}}``.
     :param id_patterns: order/ticket id patterns (default :data:`DEFAULT_ID_PATTERNS`).
+    :param places: also find ``place`` entities (:func:`place_candidates`), when an intent has a
+        slot of that type.
     """
 
     people: Mapping[str, str] = field(default_factory=dict)
     gazetteers: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     id_patterns: Sequence[IdPattern] = DEFAULT_ID_PATTERNS
+    places: bool = False
     _people_rx: re.Pattern[str] | None = field(init=False, default=None)
     _people_map: dict[str, str] = field(init=False, default_factory=dict)
     _gaz: list[tuple[str, re.Pattern[str], dict[str, str]]] = field(init=False, default_factory=list)
@@ -276,6 +281,9 @@ class EntityExtractor:
         for typ, rx, mapping in self._gaz:
             for m in rx.finditer(t):
                 cands.append(_Cand(*m.span(), typ, mapping[m.group()], 2))
+        if self.places:  # the weakest reading: any other reading of the same words wins
+            for a, b, value, rank in place_candidates(norm):
+                cands.append(_Cand(a, b, "place", value, rank))
         # overlaps are judged in the original text: one original character (¼ → 1⁄4) is one place
         chosen: list[tuple[int, int, _Cand]] = []
         for c in sorted(cands, key=lambda c: (-c.ctx, -(c.end - c.start), -c.rank, c.start)):
@@ -286,6 +294,58 @@ class EntityExtractor:
         for s, e, c in sorted(chosen, key=lambda x: x[0]):
             out.append(Entity(c.type, c.value, norm.original[s:e], (s, e)))
         return out
+
+
+#: a place in English is the object of a locative preposition ("in London", "for Tokyo") or names a
+#: zone's time ("London time"); in Chinese it is 在's object or the topic before 现在/当地/那边/时间/几点
+_EN_PLACE_BEFORE = re.compile(r"\b(?:in|at|for|of)\s+(?:the\s+)?$")
+_EN_PLACE_AFTER = re.compile(r"^\s+time\b")
+_ZH_PLACE_AFTER = re.compile(r"^(?:现在|目前|当地|那边|那里|这会儿|的时间|的时区|时间|时区|是几点|几点)")
+#: a place no table knows, said in English: capitalised words after "in" (a proper noun: "in Gotham
+#: City"); in Chinese: the topic of a time question at the start ("火星现在几点", "火星那边几点了")
+_EN_UNKNOWN_PLACE = re.compile(r"\b[Ii]n\s+((?:[A-Z][\w'’.-]*)(?:\s+(?:[A-Z][\w'’.-]*|of|de|del|la|le))*)")
+_ZH_UNKNOWN_PLACE = re.compile(r"^(?:请问)?(?:在)?([\u4e00-\u9fff]{2,6}?)(?:现在|目前|当地|那边|那里)?(?:是)?"
+                               r"(?:几点|什么时间|什么时候了|的时间)")
+#: the first character of a pronoun or a demonstrative: 我们/你们/这边 are no place
+_ZH_NOT_PLACE_HEAD = "我你您他她它咱这那哪谁"
+#: words of time and of here/there, never the name of a place
+_ZH_NOT_PLACE = re.compile(r"现在|目前|当地|那边|那里|这里|此刻|这会|今天|明天|昨天|后天|前天|今晚|早上|晚上|上午|下午|中午|大家")
+
+
+@functools.cache
+def _place_rx() -> re.Pattern[str] | None:
+    return _compile_terms(place_names())
+
+
+def place_candidates(norm: Normalized) -> list[tuple[int, int, dict[str, Any], int]]:
+    """``(start, end, value, rank)`` in ``norm.text`` of each place said where a place is expected
+    (see the patterns above): value ``{"zone": IANA id | None, "name": display name, "text": as said}``
+    (zone None: a place no table of :mod:`.zones` knows); rank 0 for a known place, -1 for an
+    unknown one, both below every other entity type."""
+    t, out = norm.text, []
+    rx = _place_rx()
+    for m in rx.finditer(t) if rx is not None else ():
+        a, b = m.span()
+        if _EN_PLACE_BEFORE.search(t[max(0, a - 12):a]) or _EN_PLACE_AFTER.match(t[b:]) or \
+                _ZH_PLACE_AFTER.match(t[b:]) or t[max(0, a - 1):a] == "在":
+            found = zone_of(m.group())
+            if found:
+                said = norm.original[slice(*norm.span(a, b))]
+                out.append((a, b, {"zone": found[0], "name": found[1], "text": said}, 0))
+    known = [(a, b) for a, b, _, _ in out]
+    unknown = []
+    for m in _EN_UNKNOWN_PLACE.finditer(norm.original):
+        a, b = norm.nspan(*m.span(1))
+        if b > a:
+            said = m.group(1).rstrip(".")
+            unknown.append((a, b, {"zone": None, "name": said, "text": said}, -1))
+    m = _ZH_UNKNOWN_PLACE.match(t)
+    if m and m.group(1)[0] not in _ZH_NOT_PLACE_HEAD and not _ZH_NOT_PLACE.search(m.group(1)):
+        a, b = m.span(1)
+        said = norm.original[slice(*norm.span(a, b))]
+        unknown.append((a, b, {"zone": None, "name": said, "text": said}, -1))
+    # words around a known place ("告诉我北京") are no unknown place: the known one is what was said
+    return out + [u for u in unknown if all(u[1] <= a or u[0] >= b for a, b in known)]
 
 
 def _ctx(t: str, pos: int, words: Iterable[str]) -> int:

@@ -24,7 +24,7 @@ import yaml
 from ..errors import InputInvalid
 from .intents import IntentSpec
 
-__all__ = ["OOS_LABEL", "Packs", "load_packs"]
+__all__ = ["OOS_LABEL", "Packs", "load_packs", "read_packs"]
 
 #: libyaml's parser when PyYAML has it (several times faster at start), the same safe constructors
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -72,6 +72,15 @@ def load_packs(dirs: Iterable[Path | str]) -> Packs:
     :raises InputInvalid: a file is not valid YAML, has unknown keys, or defines an intent twice;
         ``data.violations`` lists every problem found.
     """
+    out, problems = read_packs(dirs)
+    if problems:
+        raise InputInvalid("intent packs are invalid", data={"violations": problems})
+    return out
+
+
+def read_packs(dirs: Iterable[Path | str]) -> tuple[Packs, list[str]]:
+    """What :func:`load_packs` reads, never raising: the packs of every intent that loaded and every
+    problem found, in file order (``path: where: what`` sentences). Never raises for a bad file."""
     out = Packs()
     problems: list[str] = []
     seen: dict[str, str] = {}
@@ -81,6 +90,12 @@ def load_packs(dirs: Iterable[Path | str]) -> Packs:
                 doc = yaml.load(path.read_text(encoding="utf-8"), Loader=_YAML_LOADER) or {}
             except yaml.YAMLError as exc:
                 problems.append(f"{path}: {exc}")
+                continue
+            except (OSError, UnicodeDecodeError) as exc:
+                problems.append(f"{path}: cannot read as UTF-8 text ({exc})")
+                continue
+            if not isinstance(doc, dict):
+                problems.append(f"{path}: expected a mapping (pack, title, gazetteers, intents, out_of_scope)")
                 continue
             out.files.append(str(path))
             unknown = set(doc) - {"pack", "title", "gazetteers", "intents", "out_of_scope"}
@@ -115,6 +130,4 @@ def load_packs(dirs: Iterable[Path | str]) -> Packs:
                         pack, _lang_map(it.get("description"), "")))
                 except InputInvalid as exc:
                     problems.append(exc.message)
-    if problems:
-        raise InputInvalid("intent packs are invalid", data={"violations": problems})
-    return out
+    return out, problems

@@ -113,7 +113,7 @@ class NluEngine:
             # a fixed threshold on the top score replaces the calibrated rejection (a copy: the
             # trained model may be shared)
             self.model = self.model.replace(threshold=self.oos_threshold, reject=None)
-        self.extractor = EntityExtractor(self.people, self.gazetteers, self.id_patterns)
+        self.extractor = EntityExtractor(self.people, self.gazetteers, self.id_patterns, self._places())
         self.recognizer = IntentRecognizer(self.specs, self.model, self.margin)
 
     def with_people(self, people: Mapping[str, str]) -> "NluEngine":
@@ -124,8 +124,13 @@ class NluEngine:
         for name in self.__slots__:
             setattr(new, name, getattr(self, name))
         new.people = people
-        new.extractor = EntityExtractor(people, self.gazetteers, self.id_patterns)
+        new.extractor = EntityExtractor(people, self.gazetteers, self.id_patterns, self._places())
         return new
+
+    def _places(self) -> bool:
+        """Places are looked for only when an intent has a ``place`` slot (a pack without one, the
+        SGD pack's cities, keeps its readings)."""
+        return any(typ == "place" for s in self.specs for typ in s.slots.values())
 
 
 def _delex(norm_text: str, spans: Sequence[tuple[int, int, str]]) -> str:

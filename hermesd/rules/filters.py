@@ -19,6 +19,8 @@ time            ISO 8601 / epoch (``s``/``ms``/``us``)  09:00
 date            same                                   今天, 明天, 6月14日 / today, 14 Jun
 datetime        same                                   6月14日 09:00 / 14 Jun 09:00
 calendar_day    same                                   2026年6月14日 星期日 / Sunday 14 June 2026
+zone_time       IANA zone id                           the reference instant there: 01:15
+zone_day        IANA zone id                           its date there, as ``calendar_day`` writes it
 capitalize      text                                   its first letter in upper case (a sentence's start)
 list(FIELD)     list of strings (or records' FIELD)    A、B和C / A, B and C
 lines(T, MAX)   list of records, item template T       one line each, at most MAX lines
@@ -32,7 +34,7 @@ default(X)      missing, null or ""                    X instead
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timezone, tzinfo
 from typing import Any
 
@@ -299,6 +301,34 @@ def _calendar_day(v: Any, args: tuple[Any, ...], st: Style) -> str:
     return f"{_WEEKDAYS_EN[d.weekday()]} {d.day} {_MONTH_NAMES_EN[d.month - 1]} {d.year}"
 
 
+def _in_zone(v: Any, st: Style) -> tuple[datetime, Style] | None:
+    """The turn's reference instant in the IANA zone ``v``, and the style for that zone; None when
+    ``v`` is no zone or the turn has no reference instant."""
+    if st.now is None or not isinstance(v, str) or not v:
+        return None
+    try:
+        from zoneinfo import ZoneInfo
+
+        zone = ZoneInfo(v)
+    except (ValueError, LookupError):  # ZoneInfoNotFoundError is a KeyError
+        return None
+    return st.now.astimezone(zone), replace(st, zone=zone, now=st.now.astimezone(zone))
+
+
+def _zone_time(v: Any, args: tuple[Any, ...], st: Style) -> str:
+    """``{{entities.place.zone | zone_time}}``: the clock time now (the turn's reference instant) in
+    that zone, ``HH:MM``; ``""`` when it is no zone."""
+    found = _in_zone(v, st)
+    return f"{found[0]:%H:%M}" if found else ""
+
+
+def _zone_day(v: Any, args: tuple[Any, ...], st: Style) -> str:
+    """``{{entities.place.zone | zone_day}}``: today's date and weekday in that zone (it may be
+    tomorrow or yesterday there), as ``calendar_day`` writes them; ``""`` when it is no zone."""
+    found = _in_zone(v, st)
+    return _calendar_day(found[0], (), found[1]) if found else ""
+
+
 def _capitalize(v: Any, args: tuple[Any, ...], st: Style) -> str:
     """The text with its first letter in upper case, the rest as written ("tomorrow is …" → "Tomorrow is …")."""
     t = as_text(v)
@@ -417,6 +447,8 @@ FILTERS: dict[str, FilterSpec] = {
     "date": FilterSpec(_date, 0, 1, choices=_EPOCH),
     "datetime": FilterSpec(_datetime, 0, 1, choices=_EPOCH),
     "calendar_day": FilterSpec(_calendar_day, 0, 1, choices=_EPOCH),
+    "zone_time": FilterSpec(_zone_time),
+    "zone_day": FilterSpec(_zone_day),
     "capitalize": FilterSpec(_capitalize),
     "list": FilterSpec(_list, 0, 1),
     "lines": FilterSpec(_lines, 0, 2, template_arg=0, int_arg=1),

@@ -22,7 +22,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,7 +31,7 @@ import yaml
 
 from ..errors import ConfigInvalid
 from .engine import RuleEngine
-from .model import RulePack, ToolAction
+from .model import Rule, RulePack, ToolAction
 from .phrases import Phrase
 from ..typed import ValidationError
 
@@ -238,16 +238,19 @@ def _did_you_mean(name: str, known: Collection[str]) -> str:
     return f"; did you mean {close[0]!r}?" if close else ""
 
 
-def _tool_locs(pack: RulePack) -> Iterable[tuple[_Loc, str]]:
+_Indexed = Sequence[tuple[int, Rule]]
+
+
+def _tool_locs(rules: _Indexed, fallback: list[Any]) -> Iterable[tuple[_Loc, str]]:
     def walk(actions: list[Any], base: _Loc) -> Iterable[tuple[_Loc, str]]:
         for i, a in enumerate(actions):
             if isinstance(a, ToolAction):
                 yield (*base, i, "tool"), a.tool
                 yield from walk(a.on_failure, (*base, i, "on_failure"))
-    for r, rule in enumerate(pack.rules):
+    for r, rule in rules:
         yield from walk(rule.actions, ("rules", r, "actions"))
         yield from walk(rule.fallback, ("rules", r, "fallback"))
-    yield from walk(pack.fallback, ("fallback",))
+    yield from walk(fallback, ("fallback",))
 
 
 def _tool_actions(pack: RulePack) -> Iterable[ToolAction]:
@@ -262,11 +265,11 @@ def _tool_actions(pack: RulePack) -> Iterable[ToolAction]:
     yield from walk(pack.fallback)
 
 
-def _reply_problems(pack: RulePack, name: str, marks: _Marks,
+def _reply_problems(rules: _Indexed, name: str, marks: _Marks,
                     tool_replies: Mapping[str, Phrase | None]) -> list[Problem]:
     """``{{steps.<id>.reply}}`` read where step ``<id>``'s tool has no reply template."""
     out = []
-    for r, rule in enumerate(pack.rules):
+    for r, rule in rules:
         tools = {a.id: a.tool for a in rule.actions if isinstance(a, ToolAction) and a.id}
         for where, actions in (("actions", rule.actions), ("fallback", rule.fallback)):
             for i, a in enumerate(actions):
@@ -278,6 +281,46 @@ def _reply_problems(pack: RulePack, name: str, marks: _Marks,
                                            f"{{{{steps.{step}.reply}}}}: tool {tools[step]!r} has no reply "
                                            f"template (add reply: to its tool.yaml) (rule {rule.rule_id})"))
     return out
+
+
+def _salvage(data: Any) -> tuple[list[tuple[int, Rule]], list[Any], list[tuple[_Loc, str]], list[tuple[_Loc, str]]]:
+    """What can still be checked of a pack that did not validate, so one run reports every error of
+    the file (a schema error in one rule no longer hides an unknown intent in it or the next one):
+    the rules that validate on their own (with their index), the pack fallback when it does, and of
+    each rule that does not, the intent its trigger names and the tools its actions name, as written
+    (``(loc, name)`` pairs)."""
+    if not isinstance(data, dict):
+        return [], [], [], []
+    rules: list[tuple[int, Rule]] = []
+    intents: list[tuple[_Loc, str]] = []
+    tools: list[tuple[_Loc, str]] = []
+
+    def raw_tools(actions: Any, base: _Loc) -> None:
+        for i, a in enumerate(actions if isinstance(actions, list) else ()):
+            if isinstance(a, dict) and isinstance(a.get("tool"), str):
+                tools.append(((*base, i, "tool"), a["tool"]))
+                raw_tools(a.get("on_failure"), (*base, i, "on_failure"))
+
+    raw = data.get("rules")
+    for r, item in enumerate(raw if isinstance(raw, list) else ()):
+        try:
+            rules.append((r, Rule.model_validate(item)))
+            continue
+        except ValidationError:
+            pass  # its own errors are the pack's, reported already
+        if not isinstance(item, dict):
+            continue
+        trigger = item.get("trigger")
+        if isinstance(trigger, dict) and isinstance(trigger.get("intent"), str):
+            intents.append((("rules", r, "trigger", "intent"), trigger["intent"]))
+        raw_tools(item.get("actions"), ("rules", r, "actions"))
+        raw_tools(item.get("fallback"), ("rules", r, "fallback"))
+    try:
+        fallback = RulePack.model_validate({"pack": "x", "fallback": data.get("fallback") or []}).fallback
+    except ValidationError:
+        fallback = []
+        raw_tools(data.get("fallback"), ("fallback",))
+    return rules, fallback, intents, tools
 
 
 def load_rules(folder: Path, *, known_intents: Collection[str] | None = None,
@@ -309,16 +352,22 @@ def load_rules(folder: Path, *, known_intents: Collection[str] | None = None,
         problems.extend(errs)
         if errs and data is None:
             continue
+        pack: RulePack | None
         try:
             pack = RulePack.model_validate(data)
+            rules, fallback = list(enumerate(pack.rules)), pack.fallback
+            raw_intents: list[tuple[_Loc, str]] = []
+            raw_tools: list[tuple[_Loc, str]] = []
         except ValidationError as exc:
             problems.extend(_validation_problems(exc, name, marks, data))
-            continue
-        if pack.pack in pack_names:
-            problems.append(Problem(name, marks.line(("pack",)), "pack",
-                                    f"pack name {pack.pack!r} is also used by {pack_names[pack.pack]}"))
-        pack_names.setdefault(pack.pack, name)
-        for r, rule in enumerate(pack.rules):
+            pack = None
+            rules, fallback, raw_intents, raw_tools = _salvage(data)
+        if pack is not None:
+            if pack.pack in pack_names:
+                problems.append(Problem(name, marks.line(("pack",)), "pack",
+                                        f"pack name {pack.pack!r} is also used by {pack_names[pack.pack]}"))
+            pack_names.setdefault(pack.pack, name)
+        for r, rule in rules:
             line = marks.line(("rules", r, "rule_id"))
             if rule.rule_id in where:
                 f, ln = where[rule.rule_id]
@@ -326,22 +375,25 @@ def load_rules(folder: Path, *, known_intents: Collection[str] | None = None,
                                         f"rule_id {rule.rule_id!r} is also defined at {f}:{ln}"))
             else:
                 where[rule.rule_id] = (name, line)
-            if known_intents is not None and rule.trigger.intent not in known_intents:
-                problems.append(Problem(name, marks.line(("rules", r, "trigger", "intent")),
-                                        f"rules.{r}.trigger.intent",
-                                        f"unknown intent {rule.trigger.intent!r} (rule {rule.rule_id})"
-                                        f"{_did_you_mean(rule.trigger.intent, known_intents)}"))
+        intent_refs = [(("rules", r, "trigger", "intent"), rule.trigger.intent) for r, rule in rules] + raw_intents
+        if known_intents is not None:
+            for loc, intent in intent_refs:
+                if intent not in known_intents:
+                    problems.append(Problem(name, marks.line(loc), ".".join(map(str, loc)),
+                                            f"unknown intent {intent!r}{_rule_note(data, loc)}"
+                                            f"{_did_you_mean(intent, known_intents)}"))
         if known_tools is not None:
-            for loc, tool in _tool_locs(pack):
+            for loc, tool in [*_tool_locs(rules, fallback), *raw_tools]:
                 if tool not in known_tools:
                     problems.append(Problem(name, marks.line(loc), ".".join(map(str, loc)),
                                             f"unknown tool {tool!r}{_rule_note(data, loc)}"
                                             f"{_did_you_mean(tool, known_tools)}"))
         if tool_replies is not None:
-            problems.extend(_reply_problems(pack, name, marks, tool_replies))
-            for action in _tool_actions(pack):
-                action.bind_reply(tool_replies.get(action.tool))
-        if not errs:
+            problems.extend(_reply_problems(rules, name, marks, tool_replies))
+            if pack is not None:
+                for action in _tool_actions(pack):
+                    action.bind_reply(tool_replies.get(action.tool))
+        if pack is not None and not errs:
             packs.append((name, pack))
     if problems:
         # each check above walks the whole pack: listed as a person reads the files, file by file, top down

@@ -188,9 +188,9 @@ class Controller:
                    channel: str | None, metadata: dict[str, Any]) -> dict[str, Any]:
         """Open a session for ``caller``.
 
-        Past ``max_sessions_per_user`` the oldest *idle* session of the caller is closed to make room
-        (never one with a turn in flight, an open question or form, or one touched within
-        ``listening_s``); the check and the new session's registration happen with no ``await``
+        Past ``max_sessions_per_user`` the least recently used *idle* session of the caller is closed
+        (archived, as expiry does) to make room (never one with a turn in flight, an open question or
+        form, or one touched within ``cap_grace_s``); the check and the new session's registration happen with no ``await``
         between them, so concurrent opens cannot overshoot the cap.
 
         :raises SessionLimit: every session of the caller is in use (``data.retry_after_ms``).
@@ -248,15 +248,18 @@ class Controller:
         return s.updated_ms
 
     def _make_room(self, uid: int) -> list[Session | Parked]:
-        """Detach (synchronously) the oldest idle sessions that must go for one more. A session counts as
-        idle once untouched for ``listening_s`` (the state machine's LISTENING → IDLE); one used moments
-        ago is still its client's. :raises SessionLimit: none may go yet (``retry_after_ms`` until one may)."""
+        """Detach (synchronously) the least recently used idle sessions that must go for one more, each
+        logged as one ``session.evicted`` line. A session counts as idle once untouched for
+        ``cap_grace_s`` with nothing in flight or open (one opened moments ago is still its client's:
+        its first turn is on the way). :raises SessionLimit: none may go yet (``data``: ``reason``
+        ``in_use``, ``open``, ``limit``, ``waiting`` — how many wait for the person's answer — and
+        ``retry_after_ms`` until one may)."""
         mine = self.by_uid.get(uid, {})
         cap = self.settings.max_sessions_per_user
         excess = len(mine) + 1 - cap
         if excess <= 0:
             return []
-        now, grace = self.now_ms(), int(self.settings.listening_s * 1000)
+        now, grace = self.now_ms(), int(self.settings.cap_grace_s * 1000)
         since = sorted(((t, x.session_id, x) for x in mine.values() if (t := self._idle_since(x)) is not None),
                        key=lambda e: (e[2].state is not State.IDLE, e[0]))
         idle = [x for t, _, x in since if x.state is State.IDLE or now - t >= grace]
@@ -264,10 +267,18 @@ class Controller:
             waits = [t + grace - now for t, _, _ in since[len(idle):len(idle) + 1]]
             # a client may close one any moment: ask to retry soon, sooner when one turns idle sooner
             retry = min(max(waits[0] if waits else grace, 50), 250)
-            raise SessionLimit(f"{len(mine)} sessions are open and in use (limit {cap})",
-                               data={"retry_after_ms": int(retry), "limit": cap})
+            waiting = len(mine) - len(since)
+            raise SessionLimit(f"{len(mine)} sessions are open (the limit is {cap}) and none is idle: "
+                               f"{waiting} wait for an answer or have a turn running, "
+                               f"{len(since)} were used in the last {self.settings.cap_grace_s:g} s; "
+                               "close one or answer it",
+                               data={"reason": "in_use", "retry_after_ms": int(retry), "limit": cap,
+                                     "open": len(mine), "waiting": waiting})
         for x in idle[:excess]:
             self._detach(x)
+            log.info("session.evicted", extra={"kv": {"session": x.session_id, "uid": uid, "reason": "per_user_cap",
+                                                      "idle_ms": now - x.updated_ms, "open": len(mine) + 1,
+                                                      "limit": cap}})
         return idle[:excess]
 
     def _detach(self, s: Session | Parked) -> bool:

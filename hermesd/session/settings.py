@@ -18,7 +18,15 @@ class SessionSettings(Section):
 
     State timeouts (DESIGN.md, "Session state machine"):
 
-    :param listening_s: LISTENING with no input this long → IDLE.
+    :param listening_s: LISTENING with no input this long → IDLE: how long a session waits for the
+        person's next line (an unanswered question or unfinished form is then kept as a pending task
+        and offered later). 180 s by default, not 30: a person reads the reply, then types on a phone
+        or a device keypad at about 36 words a minute (Palin et al., "How do People Type on Mobile
+        Devices?", MobileHCI 2019, 37,000 volunteers), so a two-sentence answer after a pause to
+        think takes a minute or more, and 30 s cut people off mid-answer. Lower it for kiosks that
+        must forget a walk-away user sooner; tests set it to fractions of a second.
+    :param cap_grace_s: a session opened or used this recently is still its client's (its next
+        call is on its way): ``max_sessions_per_user`` never ends it to make room.
     :param parsing_ms: PARSING over this budget → keyword-only parse.
     :param routing_ms: ROUTING over this budget → fallback path.
     :param executing_s: a whole tool plan over this long → ERROR_HANDLING (a watchdog above
@@ -27,7 +35,9 @@ class SessionSettings(Section):
     :param handoff_after_failures: consecutive failed turns/steps that raise ``handoff``.
     :param max_retries: retries of a failed step that is safe to retry before degrading.
     :param ttl_s: a session not touched this long is closed.
-    :param max_sessions_per_user: live sessions one uid may hold (oldest closed past it).
+    :param max_sessions_per_user: live sessions one uid may hold; one more ends (archives, as expiry
+        does) the uid's least recently used idle session — nothing in flight, no open question or
+        form, untouched for ``cap_grace_s`` — and is refused (``SESSION_LIMIT``) only when none is.
     :param max_live_sessions: sessions held in memory; past it the least recently used idle ones
         are kept only as their L2 row and read back at their next call (:mod:`.parking`).
     :param rules_dir: folder of rule packs; ``None`` = ``/etc/hermesd/rules`` when it
@@ -50,7 +60,7 @@ class SessionSettings(Section):
         them (:func:`hermesd.dialogue.lexicon.load_lexicon`).
     """
 
-    listening_s: float = Field(30.0, gt=0)
+    listening_s: float = Field(180.0, gt=0)
     parsing_ms: int = Field(500, ge=1)
     routing_ms: int = Field(200, ge=1)
     executing_s: float = Field(30.0, gt=0)
@@ -59,6 +69,7 @@ class SessionSettings(Section):
     max_retries: int = Field(1, ge=0, le=10)
     ttl_s: float = Field(1800.0, gt=0)
     max_sessions_per_user: int = Field(8, ge=1, le=100_000)
+    cap_grace_s: float = Field(5.0, ge=0)
     max_live_sessions: int = Field(1000, ge=1)
     rules_dir: Path | None = None
     poll_interval_ms: int = Field(1000, ge=50, le=60_000)

@@ -35,6 +35,8 @@ CTX = {
         "order": {"s": "shipped", "d": "Delivered", "t": "in_transit", "x": "held at customs"},
         "dept": {"code": "rd", "other": "legal"},
         "opt": {"empty": "", "null": None},
+        "zone": {"london": "Europe/London", "auckland": "Pacific/Auckland", "kathmandu": "Asia/Kathmandu",
+                 "bad": "Mars/Olympus", "none": None},
     },
 }
 for _k in ("role", "slots", "entities", "memory", "session"):
@@ -82,6 +84,13 @@ for _k in ("role", "slots", "entities", "memory", "session"):
     ("{{steps.when.utc | calendar_day}}", "2026年6月14日 星期日", "Sunday 14 June 2026"),
     ("{{steps.when.bad | calendar_day}}", "soon", "soon"),
     ("{{steps.when.bad | capitalize}}", "Soon", "Soon"),
+    # the reference instant (15:30 in Shanghai, 07:30 UTC, BST in June) in another zone, its day there
+    ("{{steps.zone.london | zone_time}}", "08:30", "08:30"),
+    ("{{steps.zone.kathmandu | zone_time}}", "13:15", "13:15"),  # UTC+05:45
+    ("{{steps.zone.auckland | zone_time}} {{steps.zone.auckland | zone_day}}",
+     "19:30 2026年6月13日 星期六", "19:30 Saturday 13 June 2026"),
+    ("{{steps.zone.london | zone_day}}", "2026年6月13日 星期六", "Saturday 13 June 2026"),
+    ("[{{steps.zone.bad | zone_time}}{{steps.zone.none | zone_day}}]", "[]", "[]"),
     # lists and records
     ("{{steps.names | list}}", "张伟、李娜和王芳", "张伟, 李娜 and 王芳"),
     ("{{steps.two | list}}", "A和B", "A and B"),

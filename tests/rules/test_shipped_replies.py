@@ -220,6 +220,7 @@ def _context(lang: str) -> dict[str, Any]:
                      "task": "给王会计回电话" if zh else "call Wang back", "doc_kind": "quote",
                      "doc_aliases": ["报价单", "quote"], "scope": "all", "nth": "2",
                      "topic": "喝水" if zh else "the dentist",
+                     "place": {"zone": "Europe/London", "name": "London", "text": "伦敦" if zh else "London"},
                      "every": {"kind": "recurrence", "start": "2026-06-14T08:00:00+08:00", "end": "2026-06-14T09:00:00+08:00",
                                "grain": "hour", "every": {"n": 1.0, "unit": "day"}, "span": [0, 6],
                                "text": "每天早上8点" if zh else "every day at 8"}},  # as TimeExpr.to_dict() gives it  # as dialogue/reminders.topic_of gives it

@@ -89,7 +89,7 @@ def test_stale_version_refused():
 
 
 @pytest.mark.parametrize(("state", "target", "action", "timeout_s"), [
-    (S.LISTENING, S.IDLE, "idle", 30.0),
+    (S.LISTENING, S.IDLE, "idle", 180.0),
     (S.PARSING, S.ROUTING, "keyword_only", 0.5),
     (S.ROUTING, S.EXECUTING, "fallback", 0.2),
     (S.CONFIRMING, S.IDLE, "cancelled", 60.0),
@@ -115,13 +115,14 @@ def test_custom_timeouts():
 
 def test_timeout_after_turn_moved_on_is_refused():
     """The timer read version v; a turn moved the session; the late timeout must not fire."""
-    m = new_machine("x", 0.0, LIMITS)  # LISTENING, deadline 30
+    m = new_machine("x", 0.0, LIMITS)  # LISTENING, deadline listening_s
+    due = m.deadline
     armed = m.version
-    m = transition(m, E.TEXT, now=29.9, limits=LIMITS).machine
-    late = transition(m, E.TIMEOUT, now=30.0, limits=LIMITS, expected_version=armed)
+    m = transition(m, E.TEXT, now=due - 0.1, limits=LIMITS).machine
+    late = transition(m, E.TIMEOUT, now=due, limits=LIMITS, expected_version=armed)
     assert isinstance(late, Refusal) and "stale version" in late.reason
     # and without the version check, the PARSING deadline is not due yet either
-    assert isinstance(transition(m, E.TIMEOUT, now=30.0, limits=LIMITS), Refusal)
+    assert isinstance(transition(m, E.TIMEOUT, now=due, limits=LIMITS), Refusal)
 
 
 def run(m: Machine, *events: Event, now: float = 1.0) -> Machine:

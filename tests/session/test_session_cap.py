@@ -20,8 +20,18 @@ def _turn(c, sid, text):
     return c.call("session.turn", {"session_id": sid, "text": text, "reference_time": AT})
 
 
+def _open_when_room(c, locale: str, tries: int = 200) -> str:
+    """session.open, retried as SESSION_LIMIT's ``retry_after_ms`` says (the daemon's word, not a guess)."""
+    for _ in range(tries):
+        try:
+            return c.call("session.open", {"locale": locale})["session_id"]
+        except errors.SessionLimit as exc:
+            time.sleep(exc.data["retry_after_ms"] / 1000)
+    raise AssertionError(f"no room after {tries} tries")
+
+
 def test_the_oldest_idle_session_makes_room(start_daemon):
-    d = start_daemon({"session": {"max_sessions_per_user": 3, "listening_s": 0.5}})
+    d = start_daemon({"session": {"max_sessions_per_user": 3, "cap_grace_s": 0.5}})
     with d.client() as c:
         sids = [c.call("session.open", {"locale": "en"})["session_id"] for _ in range(3)]
         for sid in sids:
@@ -30,7 +40,7 @@ def test_the_oldest_idle_session_makes_room(start_daemon):
             c.call("session.open", {"locale": "en"})
         assert exc.value.code == "SESSION_LIMIT" and 50 <= exc.value.data["retry_after_ms"] <= 250
         new = None
-        for _ in range(40):  # each retry as the daemon says; the oldest turns idle after listening_s
+        for _ in range(40):  # each retry as the daemon says; the oldest turns idle after cap_grace_s
             time.sleep(exc.value.data["retry_after_ms"] / 1000)
             try:
                 new = c.call("session.open", {"locale": "en"})["session_id"]
@@ -45,7 +55,7 @@ def test_the_oldest_idle_session_makes_room(start_daemon):
 
 
 def test_a_session_in_use_is_never_evicted(start_daemon):
-    d = start_daemon({"session": {"max_sessions_per_user": 2, "listening_s": 0.5}})
+    d = start_daemon({"session": {"max_sessions_per_user": 2, "cap_grace_s": 0.5}})
     folder = d.state_dir / "documents"
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "报价单Q-2024-061.pdf").write_bytes(b"%PDF-1.4")
@@ -58,11 +68,59 @@ def test_a_session_in_use_is_never_evicted(start_daemon):
         assert exc.value.code == "SESSION_LIMIT" and exc.value.data["retry_after_ms"] > 0
         assert _turn(c, fresh, "你好")["state"] == "LISTENING"
         assert c.call("session.get", {"session_id": carded})["state"] == "CONFIRMING"
-        time.sleep(0.7)
-        c.call("session.open", {"locale": "zh"})  # the idle one makes room now, the card stays
+        _open_when_room(c, "zh")  # the idle one makes room once its grace is over, the card stays
         with pytest.raises(errors.SessionNotFound):
             c.call("session.get", {"session_id": fresh})
         assert c.call("session.get", {"session_id": carded})["state"] == "CONFIRMING"
+
+
+def _log_line(d, event: str, session: str, timeout_s: float = 30.0) -> str:
+    """The daemon's ``event`` log line for ``session``, waited for (never a fixed sleep)."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        for line in d.log().splitlines():
+            if f"{event} " in line and f"session={session}" in line:
+                return line
+        assert time.monotonic() < deadline, f"no {event} line for {session}:\n{d.log()[-3000:]}"
+        time.sleep(0.05)
+
+
+def test_past_the_cap_the_least_recently_used_idle_session_ends(start_daemon):
+    d = start_daemon({"session": {"cap_grace_s": 0.0}})  # the shipped cap of 8
+    with d.client() as c:
+        sids = [c.call("session.open", {"locale": "en"})["session_id"] for _ in range(8)]
+        for sid in sids:
+            _turn(c, sid, "hello")
+        _turn(c, sids[0], "thanks")  # the oldest opened is used again: sids[1] is the least recently used
+        ninth = c.call("session.open", {"locale": "en"})["session_id"]  # not refused: an idle one makes room
+        with pytest.raises(errors.SessionNotFound):
+            c.call("session.get", {"session_id": sids[1]})
+        for sid in (sids[0], *sids[2:], ninth):
+            c.call("session.get", {"session_id": sid})
+    line = _log_line(d, "session.evicted", sids[1])
+    assert "reason=per_user_cap" in line and "limit=8" in line and re.search(r"idle_ms=\d+", line), line
+    assert "per-user cap" in _log_line(d, "session.close", sids[1])  # archived as an expired one is
+
+
+def test_refused_only_when_none_is_idle_with_the_reason(start_daemon):
+    from hermesd_testing import hermesctl
+
+    d = start_daemon({"session": {"max_sessions_per_user": 2, "cap_grace_s": 0.0}})
+    with d.client() as c:
+        for _ in range(2):  # each asks when: a question open, never ended to make room
+            sid = c.call("session.open", {"locale": "zh"})["session_id"]
+            assert _turn(c, sid, "提醒我交报告")["state"] != "IDLE"
+        with pytest.raises(errors.SessionLimit) as exc:
+            c.call("session.open", {"locale": "zh"})
+    data = exc.value.data
+    assert exc.value.code == "SESSION_LIMIT" and data["reason"] == "in_use"
+    assert (data["open"], data["limit"], data["waiting"]) == (2, 2, 2)
+    assert "none is idle" in exc.value.message
+    r = hermesctl(d.socket, "say", "磁盘还剩多少")  # a person reads why and what to do, in their language
+    assert r.returncode != 0 and "你已经开着2个会话" in r.stderr and "回答或结束" in r.stderr, r.stderr
+    assert "SESSION_LIMIT" not in r.stderr and "忙" not in r.stderr
+    r = hermesctl(d.socket, "say", "how much disk space is left")
+    assert "You already have 2 conversations open" in r.stderr and "close" in r.stderr, r.stderr
 
 
 async def test_200_concurrent_clients_of_one_uid(start_daemon):

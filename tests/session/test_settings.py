@@ -13,7 +13,8 @@ from hermesd.session.settings import SessionSettings, resolve_rules_dir
 
 def test_defaults_are_the_design_figures():
     s = SessionSettings()
-    assert (s.listening_s, s.parsing_ms, s.routing_ms, s.confirming_s) == (30.0, 500, 200, 60.0)
+    assert (s.listening_s, s.parsing_ms, s.routing_ms, s.confirming_s) == (180.0, 500, 200, 60.0)
+    assert s.cap_grace_s == 5.0 and s.max_sessions_per_user == 8
     assert s.ttl_s == 1800.0 and s.handoff_after_failures == 3 and s.poll_interval_ms == 1000
     limits = Limits.from_settings(s)
     assert limits.timeouts_s[State.PARSING] == 0.5 and limits.timeouts_s[State.ROUTING] == 0.2

@@ -70,7 +70,7 @@ def test_ten_thousand_sessions_churn_matches_a_dict_model():
 
 def test_ten_thousand_idle_sessions_time_out_through_the_machine():
     """The controller's loop, without asyncio: due() ids get a versioned timeout."""
-    limits = Limits.from_settings(SessionSettings())
+    limits = Limits.from_settings(SessionSettings(listening_s=30.0))  # the times below are laid out for 30 s
     h = DeadlineHeap()
     sessions: dict[str, Machine] = {}
     for i in range(10_000):
