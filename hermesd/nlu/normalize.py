@@ -55,6 +55,9 @@ _T2S = str.maketrans(
 ) | str.maketrans(  # document kinds (簡歷, 說明書, 對賬單, 採購單; OpenCC STCharacters subset)
     "簡書賬帳採購",
     "简书账帐采购",
+) | str.maketrans(  # the world cities of hermesd.nlu.zones (倫敦, 紐約, 華盛頓) and 那邊 (OpenCC TSCharacters)
+    "亞佈倫剋囌奧廣彿檯滿烏熱甦畢盧磯穀納紐維臺蘇衚託諾輔陸頓颱鬍魯齊邊",
+    "亚布伦克苏奥广佛台满乌热苏毕卢矶谷纳纽维台苏胡托诺辅陆顿台胡鲁齐边",
 )
 
 _CN_DIGIT = {"零": 0, "〇": 0, "○": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5,

@@ -70,6 +70,9 @@ PLACES = EntityExtractor(places=True)
     ("纽约那边几点了", "纽约", "America/New_York"),
     ("大阪现在几点", "大阪", "Asia/Tokyo"),
     ("东京时间", "东京", "Asia/Tokyo"),
+    ("倫敦現在幾點", "倫敦", "Europe/London"),  # Traditional characters: read as Simplified
+    ("紐約那邊幾點了", "紐約", "America/New_York"),
+    ("華盛頓時間", "華盛頓", "America/New_York"),
     ("告诉我北京现在几点了", "北京", "Asia/Shanghai"),  # the words before it are not part of an unknown place
     # a place no table knows: said as a proper noun after "in", or the topic of a Chinese time question
     ("what time is it in Gotham City?", "Gotham City", None),
