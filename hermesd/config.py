@@ -127,7 +127,8 @@ class ServerSettings(Section):
             try:
                 return int(v.strip().removeprefix("0o"), 8)
             except ValueError:
-                return v
+                raise ValueError(f"{v.strip()!r} is not an octal file mode: each digit is 0-7, e.g. 0660 "
+                                 "(owner and group read-write)") from None
         if isinstance(v, int) and v > 0o777 and set(str(v)) <= set("01234567"):
             return int(str(v), 8)
         return v
