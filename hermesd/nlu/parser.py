@@ -8,13 +8,13 @@ utterance that is out of scope as a whole is read clause by clause
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable, Mapping, Sequence
 from zoneinfo import ZoneInfo
 
+from .. import lazyre
 from .entities import DEFAULT_ID_PATTERNS, Entity, EntityExtractor, IdPattern
 from .intents import IntentMatch, IntentModel, IntentRecognizer, IntentSpec
 from .kinds import utterance_kind
@@ -23,7 +23,7 @@ from .temporal import TimeExpr, parse_times
 
 __all__ = ["NluEngine", "ParseResult", "detect_lang", "parse"]
 
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+_CJK = lazyre.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 
 
 def detect_lang(text: str) -> str:

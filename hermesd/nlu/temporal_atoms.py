@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any, Callable
 
+from .. import lazyre
 from .numbers import EN_NUM, EN_ORD, en_number, en_ordinal
 from .scripts import SCRIPTS, First, LazyPattern, first_pairs, scripts_of
 
@@ -113,7 +114,7 @@ def register(pattern: str, cat: str, needs: str | None = None):
         rx = LazyPattern(pattern)  # read for its prefilters at the first parse, compiled when a text first needs it
         _PATTERNS.append((rx, cat, fn))
         _LAZY.append(rx)
-        _NEEDS.append(re.compile(needs) if needs else None)
+        _NEEDS.append(lazyre.compile(needs) if needs else None)
         return fn
     return deco
 
@@ -270,8 +271,8 @@ def _alone(m: re.Match[str]) -> bool:
 
 
 #: an offset of months or years after a month name: "March in a year", "May 2 years from now"
-_MONTH_OFFSET_AFTER = re.compile(rf"\s+(?:in\s+(?:a|an|\d+|{EN_NUM})\s+(?:years?|months?)|(?:a|an|\d+|{EN_NUM})\s+"
-                                 r"(?:years?|months?)\s+(?:from now|hence|ago))(?![a-z])")
+_MONTH_OFFSET_AFTER = lazyre.compile(rf"\s+(?:in\s+(?:a|an|\d+|{EN_NUM})\s+(?:years?|months?)|(?:a|an|\d+|{EN_NUM})\s+"
+                                     r"(?:years?|months?)\s+(?:from now|hence|ago))(?![a-z])")
 
 
 @_p(rf"{L}(?:(this|next|last|in|of|during|since|until|by|early|late|mid)(?:\s+|-))?({_MONTH_ALT}){_MONTH_DOT}"
@@ -496,7 +497,7 @@ def _en_end_of_day(m):
     return {"rel_day": 0}
 
 
-_EVERY_BEFORE = re.compile(r"(?<![a-z])(?:every|each|daily|weekly|weekdays)(?![a-z])")
+_EVERY_BEFORE = lazyre.compile(r"(?<![a-z])(?:every|each|daily|weekly|weekdays)(?![a-z])")
 
 
 @_p(rf"{L}(?:(this|next|last|coming|past|the coming|the past|previous|on)\s+)?({_WD_ALT})(s)?{R}", "date")
@@ -766,8 +767,8 @@ def _hour_ish(m):
 
 
 _ISH_DAYS = r"(?:tomorrow|today|tonight|(?:mon|tues|wednes|thurs|fri|satur|sun)day)"
-_ISH_DAY_AFTER = re.compile(rf"\s+(?:on\s+|this\s+|next\s+)?{_ISH_DAYS}(?![a-z])|\s+(?:this|next)\s+(?:morning|afternoon|evening|week)")
-_ISH_DAY_BEFORE = re.compile(rf"(?<![a-z]){_ISH_DAYS}\s+$")
+_ISH_DAY_AFTER = lazyre.compile(rf"\s+(?:on\s+|this\s+|next\s+)?{_ISH_DAYS}(?![a-z])|\s+(?:this|next)\s+(?:morning|afternoon|evening|week)")
+_ISH_DAY_BEFORE = lazyre.compile(rf"(?<![a-z]){_ISH_DAYS}\s+$")
 
 
 #: hour words after a part of day ("evening five"); "one" is left out: "the evening one" picks an option
@@ -974,7 +975,7 @@ def _en_duration(m):
     return {"duration": q} if q else None
 
 
-_LEAD = re.compile(r"(?:(?:at|on|for|by|the|in the|in|of|during|since|until|around|about)\s+)+")
+_LEAD = lazyre.compile(r"(?:(?:at|on|for|by|the|in the|in|of|during|since|until|around|about)\s+)+")
 #: parts of day that are meals: a time of their own, never merged with a clock time ("lunch at 7:30").
 MEALS = frozenset({"早饭", "早餐", "午饭", "午餐", "晚饭", "晚餐", "lunch", "lunchtime", "breakfast", "brunch", "dinner", "supper"})
 
