@@ -10,8 +10,7 @@ SGD pack, each measured in the same run:
   folder — what every first start did before ``hermesd build-pack`` (it trains the scorer);
 - idle RSS :data:`SETTLE_S` after READY (what starts after READY has run by then: the tool
   self-tests, the patterns compiled a few per loop turn), and ``admin.memory``'s split
-  (interpreter, libraries,
-  heap by part);
+  (interpreter, libraries, heap by part);
 - RSS after 10,000 sessions each wrote a memory (``memory.put``), shipped packs only.
 
 Every figure also with the daemon pinned to one CPU (``taskset -c 0``) when ``taskset`` exists.
