@@ -17,9 +17,10 @@ from typing import Any
 
 __all__ = ["LazyRe", "compile", "compile_pending", "pending"]
 
-#: what :class:`LazyRe` copies from the compiled pattern at its first use (then read as plain slots)
+#: what :class:`LazyRe` keeps from the compiled pattern once used (then read as plain slots)
 _COPIED = ("search", "match", "fullmatch", "finditer", "findall", "sub", "subn", "split", "scanner",
            "flags", "groups", "groupindex")
+_SLOTS = frozenset(_COPIED)
 
 #: every :class:`LazyRe` not compiled yet, in creation order (:func:`compile_pending` empties it)
 _PENDING: list["LazyRe"] = []
@@ -32,11 +33,12 @@ class LazyRe:
         from other patterns' text stay lazy).
     :param flags: ``re`` flags, as for :func:`re.compile`.
 
-    Every attribute of :class:`re.Pattern` is there: the methods and ``flags``, ``groups``,
-    ``groupindex`` are the compiled pattern's own once it is compiled (a slot read, no indirection
-    on the hot path); anything else is forwarded. :meth:`compiled` is the ``re.Pattern`` itself
-    (for an API that wants one, such as :func:`re.sub`'s first argument). Compiling twice in a race
-    is harmless (``re``'s cache gives the same pattern).
+    Every attribute of :class:`re.Pattern` is there. A method (``search``, ``sub`` …) or ``flags``,
+    ``groups``, ``groupindex`` is looked up on the compiled pattern at its first use here and kept
+    in a slot, so later uses are a slot read (only what is used is kept: a bound method is an
+    object); anything else is forwarded. :meth:`compiled` is the ``re.Pattern`` itself (for an API
+    that wants one, such as :func:`re.sub`'s first argument). Compiling twice in a race is harmless
+    (``re``'s cache gives the same pattern).
 
     :raises re.error: the pattern is invalid, at its first use (where ``re.compile`` raised at import).
     """
@@ -53,15 +55,15 @@ class LazyRe:
         """The compiled pattern (compiled now if it is not yet)."""
         rx = self._rx
         if rx is None:
-            rx = re.compile(self.pattern, self._flags)
-            for name in _COPIED:
-                setattr(self, name, getattr(rx, name))
-            self._rx = rx
+            rx = self._rx = re.compile(self.pattern, self._flags)
         return rx
 
     def __getattr__(self, name: str) -> Any:
-        # reached only for a slot not set yet (the first use) or a name that is not a slot
-        return getattr(self.compiled(), name)
+        # reached only for a slot not set yet (its first use) or a name that is not a slot
+        value = getattr(self.compiled(), name)
+        if name in _SLOTS:
+            setattr(self, name, value)
+        return value
 
     def __repr__(self) -> str:
         return f"lazyre.compile({self.pattern!r}{f', {self._flags}' if self._flags else ''})"
