@@ -39,7 +39,6 @@ import functools
 import hashlib
 import ipaddress
 import os
-import re
 import typing
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,6 +47,7 @@ from typing import Any, Literal, Mapping
 import orjson
 import yaml
 
+from . import lazyre
 from .errors import ConfigInvalid
 from .logging import redact
 from .llm.settings import LlmSettings
@@ -341,7 +341,7 @@ def _read_layer(path: Path) -> tuple[dict[str, Any], dict[tuple[str, ...], str],
 
 
 #: a setting whose name ends so names a file or folder even when typed ``str`` ("" = the default)
-_PATH_NAME = re.compile(r"(?:_dirs?|_files?|_path)$|^dictionary$")
+_PATH_NAME = lazyre.compile(r"(?:_dirs?|_files?|_path)$|^dictionary$")
 
 
 def _is_path_type(annotation: Any) -> bool:

@@ -25,40 +25,42 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from .. import lazyre
+
 __all__ = ["asks_change", "corrects_time", "names_half_day", "topic_of"]
 
 _ZH_CHANGE = r"(?:改到|改成|改在|改为|改為|挪到|推迟到|推遲到|推到|延后到|延後到|延到|提前到|调到|調到|换到|換到|换成|換成)"
 _EN_CHANGE = r"\b(?:move|change|reschedule|push|shift|switch|bump|put\s+off|postpone)\b"
-_ZH_CHANGE_RE = re.compile(r"提醒.{0,6}?" + _ZH_CHANGE + r"|" + _ZH_CHANGE + r".{0,12}?(?:的)?提醒")
-_EN_CHANGE_RE = re.compile(_EN_CHANGE + r".{0,60}?\breminders?\b.{0,60}?\b(?:to|until|till|for|back\s+to)\b"
-                           r"|" + _EN_CHANGE + r"\s+(?:it|that|this)\s+(?:to|until|till)\b", re.IGNORECASE)
+_ZH_CHANGE_RE = lazyre.compile(r"提醒.{0,6}?" + _ZH_CHANGE + r"|" + _ZH_CHANGE + r".{0,12}?(?:的)?提醒")
+_EN_CHANGE_RE = lazyre.compile(_EN_CHANGE + r".{0,60}?\breminders?\b.{0,60}?\b(?:to|until|till|for|back\s+to)\b"
+                               r"|" + _EN_CHANGE + r"\s+(?:it|that|this)\s+(?:to|until|till)\b", re.IGNORECASE)
 
 # request words around the topic (normalised, lower-case text)
-_ZH_DROP = re.compile(r"取消|撤销|撤銷|删除|刪除|删掉|刪掉|删了|刪了|去掉|关掉|關掉|关了|關了|不要了|不用了|不需要了|"
-                      r"(?:我)?(?:不用|不要|别|別|不必|不需要|无需|無需)(?:再)?|"
-                      r"(?:的)?提醒(?:我|一下)?|把|将|將|那个|那個|这个|這個|那条|那條|这条|這條|刚才|剛才|刚刚|剛剛|"
-                      r"一下|帮我|幫我|请|請|吧|了|呢|啊|的|时候|時候|所有|全部|"
-                      r"不是|而是|应该是|應該是|不对|不對|是(?=\s|$)")
-_EN_DROP = re.compile(r"\b(?:please|can\s+you|could\s+you|i\s+don'?t\s+need|i\s+no\s+longer\s+need|no\s+longer|anymore|any\s+more|"
-                      r"cancel|delete|remove|drop|clear|turn\s+off|switch\s+off|get\s+rid\s+of|forget|"
-                      r"move|change|reschedule|push|shift|switch|bump|postpone|put\s+off|"
-                      r"don'?t|do\s+not|no\s+need\s+to|remind\s+me|reminders?|my|the|that|this|those|these|it|one|"
-                      r"about|for|of|to|with|on|at|please|actually|just|now|again|instead|all|every|"
-                      r"no|not|but|make|i\s+meant?|sorry|oops|wait)\b")
-_EN_WORDS = re.compile(r"[a-z0-9][a-z0-9'-]*")
-_FILLER = re.compile(r"[\s,，。.!！?？;；:：、\"'“”‘’()（）]+")
+_ZH_DROP = lazyre.compile(r"取消|撤销|撤銷|删除|刪除|删掉|刪掉|删了|刪了|去掉|关掉|關掉|关了|關了|不要了|不用了|不需要了|"
+                          r"(?:我)?(?:不用|不要|别|別|不必|不需要|无需|無需)(?:再)?|"
+                          r"(?:的)?提醒(?:我|一下)?|把|将|將|那个|那個|这个|這個|那条|那條|这条|這條|刚才|剛才|刚刚|剛剛|"
+                          r"一下|帮我|幫我|请|請|吧|了|呢|啊|的|时候|時候|所有|全部|"
+                          r"不是|而是|应该是|應該是|不对|不對|是(?=\s|$)")
+_EN_DROP = lazyre.compile(r"\b(?:please|can\s+you|could\s+you|i\s+don'?t\s+need|i\s+no\s+longer\s+need|no\s+longer|anymore|any\s+more|"
+                          r"cancel|delete|remove|drop|clear|turn\s+off|switch\s+off|get\s+rid\s+of|forget|"
+                          r"move|change|reschedule|push|shift|switch|bump|postpone|put\s+off|"
+                          r"don'?t|do\s+not|no\s+need\s+to|remind\s+me|reminders?|my|the|that|this|those|these|it|one|"
+                          r"about|for|of|to|with|on|at|please|actually|just|now|again|instead|all|every|"
+                          r"no|not|but|make|i\s+meant?|sorry|oops|wait)\b")
+_EN_WORDS = lazyre.compile(r"[a-z0-9][a-z0-9'-]*")
+_FILLER = lazyre.compile(r"[\s,，。.!！?？;；:：、\"'“”‘’()（）]+")
 
-_CONTRAST = re.compile(r"^(?:不是|不)\s*(?P<a>.+?)\s*[，,]?\s*(?:而)?是\s*(?P<b>.+?)[\s。.!！吧啦了]*$"
-                       r"|^(?:no|not)\s*,?\s*(?:not\s+)?(?P<a2>.+?)\s*[,;]\s*(?:but\s+|it'?s\s+|make\s+it\s+)?(?P<b2>.+?)[\s.!]*$",
-                       re.IGNORECASE)
-_BARE = re.compile(r"^(?:(?:哦|噢|啊|呃|不对|不對|不|错了|錯了)[，,]?\s*)*(?:是|改成|改到|改为|改為|换成|換成|应该是|應該是)\s*(?P<b>.+?)[\s。.!！吧啦了]*$"
-                   r"|^(?:(?:no|sorry|oops|actually|wait)\s*,?\s*)*(?:make\s+it|change\s+it\s+to|i\s+meant|i\s+mean|it\s+should\s+be)\s+(?P<b2>.+?)"
-                   r"(?:\s+instead)?[\s.!]*$", re.IGNORECASE)
+_CONTRAST = lazyre.compile(r"^(?:不是|不)\s*(?P<a>.+?)\s*[，,]?\s*(?:而)?是\s*(?P<b>.+?)[\s。.!！吧啦了]*$"
+                           r"|^(?:no|not)\s*,?\s*(?:not\s+)?(?P<a2>.+?)\s*[,;]\s*(?:but\s+|it'?s\s+|make\s+it\s+)?(?P<b2>.+?)[\s.!]*$",
+                           re.IGNORECASE)
+_BARE = lazyre.compile(r"^(?:(?:哦|噢|啊|呃|不对|不對|不|错了|錯了)[，,]?\s*)*(?:是|改成|改到|改为|改為|换成|換成|应该是|應該是)\s*(?P<b>.+?)[\s。.!！吧啦了]*$"
+                       r"|^(?:(?:no|sorry|oops|actually|wait)\s*,?\s*)*(?:make\s+it|change\s+it\s+to|i\s+meant|i\s+mean|it\s+should\s+be)\s+(?P<b2>.+?)"
+                       r"(?:\s+instead)?[\s.!]*$", re.IGNORECASE)
 
 
-_HALF = re.compile(r"上午|下午|中午|晚上|早上|早晨|凌晨|傍晚|夜里|今晚|明晚|明早|午饭|晚饭|早饭|半夜|"
-                   r"\b(?:am|pm|a\.m\.|p\.m\.|morning|afternoon|evening|night|tonight|noon|midnight)\b|"
-                   r"(?<![0-9])(?:1[3-9]|2[0-4])(?:点|點|:[0-5][0-9]|时|時)|\d(?:am|pm)\b", re.IGNORECASE)
+_HALF = lazyre.compile(r"上午|下午|中午|晚上|早上|早晨|凌晨|傍晚|夜里|今晚|明晚|明早|午饭|晚饭|早饭|半夜|"
+                       r"\b(?:am|pm|a\.m\.|p\.m\.|morning|afternoon|evening|night|tonight|noon|midnight)\b|"
+                       r"(?<![0-9])(?:1[3-9]|2[0-4])(?:点|點|:[0-5][0-9]|时|時)|\d(?:am|pm)\b", re.IGNORECASE)
 
 
 def names_half_day(text: str) -> bool:

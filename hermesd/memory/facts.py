@@ -37,6 +37,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
+from .. import lazyre
+
 __all__ = ["ALL", "HISTORY", "SENT", "SEND_ACTION", "MemoryRequest", "MAX_VALUE_CHARS", "concepts", "dice", "normal_subject",
            "read_request", "second_person"]
 
@@ -51,12 +53,12 @@ HISTORY = "history:*"
 #: the action whose events are the send history (the tool ``doc.list_sent`` recalls)
 SEND_ACTION = "send_document"
 
-_ZH_REMEMBER = re.compile(r"^(?P<ask>(?:请|麻烦)?(?:帮我|给我)?)(?:记住|记一下|记下|记着|记好)(?P<done>了)?[:,，：\s]*(?P<body>.+)$")
-_EN_REMEMBER = re.compile(r"^(?:please\s+)?(?:remember|note|don't forget|do not forget)(?:\s+that)?[:,\s]+(?P<body>.+)$")
-_ZH_REL = re.compile(r"(放在|存在|藏在|停在|在|是|叫|为)")
-_EN_IS = re.compile(r"^(?:my|the|our)\s+(?P<s>.+?)\s+(?:is|are|was|=)\s+(?P<v>.+)$")
-_EN_PUT = re.compile(r"^i\s+(?:put|left|keep|parked|stored|hid)\s+(?:my\s+|the\s+)?(?P<s>.+?)\s+"
-                     r"(?P<v>(?:in|on|under|at|behind|inside|next to)\s+.+)$")
+_ZH_REMEMBER = lazyre.compile(r"^(?P<ask>(?:请|麻烦)?(?:帮我|给我)?)(?:记住|记一下|记下|记着|记好)(?P<done>了)?[:,，：\s]*(?P<body>.+)$")
+_EN_REMEMBER = lazyre.compile(r"^(?:please\s+)?(?:remember|note|don't forget|do not forget)(?:\s+that)?[:,\s]+(?P<body>.+)$")
+_ZH_REL = lazyre.compile(r"(放在|存在|藏在|停在|在|是|叫|为)")
+_EN_IS = lazyre.compile(r"^(?:my|the|our)\s+(?P<s>.+?)\s+(?:is|are|was|=)\s+(?P<v>.+)$")
+_EN_PUT = lazyre.compile(r"^i\s+(?:put|left|keep|parked|stored|hid)\s+(?:my\s+|the\s+)?(?P<s>.+?)\s+"
+                         r"(?P<v>(?:in|on|under|at|behind|inside|next to)\s+.+)$")
 #: where a thing is asked: a placing verb (停/放/存/藏/搁/丢/落) and 在哪 belong to the question, not to
 #: the subject ("我的车停在哪" asks about 车)
 _ZH_WHERE = r"(?:(?:停|放|存|藏|搁|丢|落|忘)(?:在|到)?|在)(?:哪里|哪儿|哪)(?:了|啦)?"
@@ -64,61 +66,61 @@ _ZH_WHERE = r"(?:(?:停|放|存|藏|搁|丢|落|忘)(?:在|到)?|在)(?:哪里|�
 _ZH_ASKED = (r"(?:是什么|是多少|是啥|是哪个|叫什么|是几号|是多少号|是哪天|是哪一天|是几月几号|是几月几日|是什么时候|"
              r"在什么时候|哪天|哪一天|几月几号|几月几日|几号|什么时候)")
 _ZH_RECALL = (
-    re.compile(r"^(?:你还?记得)?(?:我家?的|我们的)(?P<s>.+?)(?:(?P<at>" + _ZH_WHERE + r")|" + _ZH_ASKED[3:-1] + r")"
-               r"(?:来着)?[?？吗呢。!]*$"),
+    lazyre.compile(r"^(?:你还?记得)?(?:我家?的|我们的)(?P<s>.+?)(?:(?P<at>" + _ZH_WHERE + r")|" + _ZH_ASKED[3:-1] + r")"
+                   r"(?:来着)?[?？吗呢。!]*$"),
     # "我女儿生日几号": the owner 我 without 的, a subject of two characters or more
-    re.compile(r"^(?:你还?记得)?我(?P<s>[^\s是的在把]{2,12}?)" + _ZH_ASKED + r"(?:来着)?[?？吗呢。!]*$"),
-    re.compile(r"^(?:你还?记得)?我(?P<s>叫)什么(?:名字)?(?:来着)?[?？吗呢。!]*$"),
-    re.compile(r"^(?:我把)?(?:我的)?(?P<s>.+?)(?P<at>(?:放|停|存|藏|搁|丢|落)(?:在|到)?(?:哪里|哪儿|哪)了?)[?？吗呢。]*$"),
-    re.compile(r"^你还?记得(?:我家?的)(?P<s>.+?)吗[?？]*$"),
+    lazyre.compile(r"^(?:你还?记得)?我(?P<s>[^\s是的在把]{2,12}?)" + _ZH_ASKED + r"(?:来着)?[?？吗呢。!]*$"),
+    lazyre.compile(r"^(?:你还?记得)?我(?P<s>叫)什么(?:名字)?(?:来着)?[?？吗呢。!]*$"),
+    lazyre.compile(r"^(?:我把)?(?:我的)?(?P<s>.+?)(?P<at>(?:放|停|存|藏|搁|丢|落)(?:在|到)?(?:哪里|哪儿|哪)了?)[?？吗呢。]*$"),
+    lazyre.compile(r"^你还?记得(?:我家?的)(?P<s>.+?)吗[?？]*$"),
 )
 #: "王会计的生日是哪天": someone else's thing — an owner said by name (not 这/那/该/此: a thing of the
 #: conversation, "这家酒店的地址"); marked ``stated``: answered from a stored fact, else a pack's
-_ZH_RECALL_THEIRS = re.compile(r"^(?:你还?记得)?(?P<s>(?:(?![这那该此哪])[^\s是的，,。.?？!！:：]){1,8}的[^\s是，,。.?？]{1,10}?)"
-                               + _ZH_ASKED + r"(?:来着)?[?？吗呢。!]*$")
+_ZH_RECALL_THEIRS = lazyre.compile(r"^(?:你还?记得)?(?P<s>(?:(?![这那该此哪])[^\s是的，,。.?？!！:：]){1,8}的[^\s是，,。.?？]{1,10}?)"
+                                   + _ZH_ASKED + r"(?:来着)?[?？吗呢。!]*$")
 _EN_RECALL = (
-    re.compile(r"^(?:what(?:'s| is| was| are| were)|tell me|when(?:'s| is| was)|what day is|what date is)\s+my\s+(?P<s>.+?)\??$"),
-    re.compile(r"^where(?:'s| is| are| was| were)\s+my\s+(?P<s>.+?)\??$"),
+    lazyre.compile(r"^(?:what(?:'s| is| was| are| were)|tell me|when(?:'s| is| was)|what day is|what date is)\s+my\s+(?P<s>.+?)\??$"),
+    lazyre.compile(r"^where(?:'s| is| are| was| were)\s+my\s+(?P<s>.+?)\??$"),
     # "where did I park (it)?": parking with no object is the car's
-    re.compile(r"^where\s+(?:did|do|can|should)\s+i\s+(?P<s>park)(?:\s+it)?(?:\s+the\s+car)?\??$"),
-    re.compile(r"^where\s+(?:did|do)\s+i\s+(?:put|leave|keep|park|store|hide)\s+(?:my\s+|the\s+)?(?P<s>.+?)\??$"),
-    re.compile(r"^do\s+you\s+remember\s+(?:my|where my)\s+(?P<s>.+?)(?:\s+is)?\??$"),
+    lazyre.compile(r"^where\s+(?:did|do|can|should)\s+i\s+(?P<s>park)(?:\s+it)?(?:\s+the\s+car)?\??$"),
+    lazyre.compile(r"^where\s+(?:did|do)\s+i\s+(?:put|leave|keep|park|store|hide)\s+(?:my\s+|the\s+)?(?P<s>.+?)\??$"),
+    lazyre.compile(r"^do\s+you\s+remember\s+(?:my|where my)\s+(?P<s>.+?)(?:\s+is)?\??$"),
 )
-_ZH_FORGET = re.compile(r"^(?:请|麻烦)?(?:帮我)?(?:忘掉|忘记|忘了|删掉|删除|清除|清空|抹掉|抹去)(?:关于)?(?:我的|我家的)?(?P<s>.+?)(?:吧|的事|这件事|的记忆)?[。!！]*$")
+_ZH_FORGET = lazyre.compile(r"^(?:请|麻烦)?(?:帮我)?(?:忘掉|忘记|忘了|删掉|删除|清除|清空|抹掉|抹去)(?:关于)?(?:我的|我家的)?(?P<s>.+?)(?:吧|的事|这件事|的记忆)?[。!！]*$")
 #: "what is the gate code": no owner — marked stated, answered only from a stored fact
-_EN_RECALL_THE = re.compile(r"^(?:what(?:'s| is| was)|tell me|when(?:'s| is| was))\s+the\s+(?P<s>.+?)\??$")
+_EN_RECALL_THE = lazyre.compile(r"^(?:what(?:'s| is| was)|tell me|when(?:'s| is| was))\s+the\s+(?P<s>.+?)\??$")
 #: a statement of a fact, no memory verb: "我女儿的生日是5月3号", "我的车位号是B2-117", "王会计的生日是3月5号";
 #: or of its change — the copula replaced by a verb of change (改成 / 改为 / 换成 / 变成 / 更新为 / 现在是: "我女儿的
 #: 生日改成5月4号", "把门禁密码改成9999"): the new value, kept like a statement (the old one is replaced)
-_ZH_STATED = re.compile(r"^(?:把)?(?P<s>(?:我家的|我们的|我的|我(?=[^\s是的])|[^\s是的，,。?？把]{1,8}的)[^\s是，,。?？]{1,12}?)"
-                        r"(?:现在是|现在改成了?|已经改成了?|已经改为|改成了?|改为|改到|换成了?|变成了?|更新为|更新成|是)"
-                        r"(?P<v>[^？?]+?)[。!！]*$")
+_ZH_STATED = lazyre.compile(r"^(?:把)?(?P<s>(?:我家的|我们的|我的|我(?=[^\s是的])|[^\s是的，,。?？把]{1,8}的)[^\s是，,。?？]{1,12}?)"
+                            r"(?:现在是|现在改成了?|已经改成了?|已经改为|改成了?|改为|改到|换成了?|变成了?|更新为|更新成|是)"
+                            r"(?P<v>[^？?]+?)[。!！]*$")
 #: "my daughter's birthday is May 3", "the gate code is 4721"; a change said as one — "the gate code is
 #: now 9999", "my locker code has changed to 5512", "the gate code changed to 9999"
-_EN_STATED = re.compile(r"^(?P<s>(?:my|our|the)\s+[^,?]+?)\s+(?:is\s+now|are\s+now|has\s+changed\s+to|have\s+changed\s+to|"
-                        r"changed\s+to|is\s+changed\s+to|has\s+become|is|are|=)\s+(?P<v>[^?]+?)[.!]*$")
+_EN_STATED = lazyre.compile(r"^(?P<s>(?:my|our|the)\s+[^,?]+?)\s+(?:is\s+now|are\s+now|has\s+changed\s+to|have\s+changed\s+to|"
+                            r"changed\s+to|is\s+changed\s+to|has\s+become|is|are|=)\s+(?P<v>[^?]+?)[.!]*$")
 #: "change my locker code to 5512", "update the gate code to 9999", "set my PIN to 1234"
-_EN_CHANGE = re.compile(r"^(?:please\s+)?(?:change|update|set|switch)\s+(?P<s>(?:my|our|the)\s+[^,?]+?)\s+to\s+(?P<v>[^?]+?)[.!]*$")
+_EN_CHANGE = lazyre.compile(r"^(?:please\s+)?(?:change|update|set|switch)\s+(?P<s>(?:my|our|the)\s+[^,?]+?)\s+to\s+(?P<v>[^?]+?)[.!]*$")
 #: a subject that frames what the speaker says next ("我的意思是…", "my question is …"): a way of
 #: speaking (a discourse marker), never a fact to keep
-_FRAMING = re.compile(r"(?:意思|问题|想法|看法|建议|要求|需求|目的|意见|理解|打算|计划)$"
-                      r"|\b(?:point|question|idea|guess|concern|problem|request|issue|thinking|plan|worry|answer)$")
+_FRAMING = lazyre.compile(r"(?:意思|问题|想法|看法|建议|要求|需求|目的|意见|理解|打算|计划)$"
+                          r"|\b(?:point|question|idea|guess|concern|problem|request|issue|thinking|plan|worry|answer)$")
 #: a value that asks instead of telling (是不是, 是什么, "is what") is no statement
-_ASKS = re.compile(r"什么|多少|哪|几|谁|吗|么|不是|是否|怎么|\bwhat\b|\bwhen\b|\bwhere\b|\bwho\b|\bwhich\b|\bhow\b|\?|？")
-_EN_QUESTION_START = re.compile(r"^(?:is|are|was|were|do|does|did|can|could|will|would|should|what|when|where|who|which|how|why)\b")
-_EN_FORGET = re.compile(r"^(?:please\s+)?(?:forget|erase|delete|clear|wipe)\s+(?:about\s+)?(?:my\s+|the\s+)?(?P<s>.+?)[.!]*$")
+_ASKS = lazyre.compile(r"什么|多少|哪|几|谁|吗|么|不是|是否|怎么|\bwhat\b|\bwhen\b|\bwhere\b|\bwho\b|\bwhich\b|\bhow\b|\?|？")
+_EN_QUESTION_START = lazyre.compile(r"^(?:is|are|was|were|do|does|did|can|could|will|would|should|what|when|where|who|which|how|why)\b")
+_EN_FORGET = lazyre.compile(r"^(?:please\s+)?(?:forget|erase|delete|clear|wipe)\s+(?:about\s+)?(?:my\s+|the\s+)?(?P<s>.+?)[.!]*$")
 _ALL_WORDS = {"所有", "全部", "一切", "所有记忆", "全部记忆", "所有的记忆", "所有东西", "所有事", "所有的事", "你记得的一切",
               "everything", "all", "all memories", "all my memories", "everything you know", "everything about me"}
 _TRIM = " ,，。.!！?？:：;；"
 #: the send history named as a thing: (所有)发送/发件/发过的(文件)(记录) — a record word or 发过 is needed
-_ZH_SENT = re.compile(r"^(?:所有|全部)?的?(?:我)?(?:(?:发送|发件|发出|已发送|发过|发出去)(?:过)?的?(?:文件|文档|东西|邮件)?的?"
-                      r"(?:记录|历史|历史记录|列表)|发过的(?:文件|文档|东西|邮件)|(?:文件|文档)的?发送(?:记录|历史))$")
-_EN_SENT = re.compile(r"^(?:all\s+)?(?:(?:what|everything|(?:the\s+)?(?:documents|files|things|stuff))\s+(?:that\s+)?i(?:'ve| have)?\s+sent"
-                      r"(?:\s+out)?|(?:my\s+|the\s+)?(?:send|sent|sending)\s+(?:history|log|records?|list)"
-                      r"|(?:my\s+|the\s+)?sent\s+(?:documents|files|items))$")
-_ZH_HISTORY = re.compile(r"^(?:所有|全部)?的?(?:我的)?(?:操作记录|历史记录|使用记录|活动记录|做过的事(?:情)?(?:的记录)?|我做过的事(?:情)?)$")
-_EN_HISTORY = re.compile(r"^(?:my\s+|the\s+|all\s+(?:of\s+)?(?:my\s+)?)?(?:history|activity(?:\s+log)?|action\s+history)$"
-                         r"|^(?:what|everything)\s+i(?:'ve| have)?\s+(?:did|done)$")
+_ZH_SENT = lazyre.compile(r"^(?:所有|全部)?的?(?:我)?(?:(?:发送|发件|发出|已发送|发过|发出去)(?:过)?的?(?:文件|文档|东西|邮件)?的?"
+                          r"(?:记录|历史|历史记录|列表)|发过的(?:文件|文档|东西|邮件)|(?:文件|文档)的?发送(?:记录|历史))$")
+_EN_SENT = lazyre.compile(r"^(?:all\s+)?(?:(?:what|everything|(?:the\s+)?(?:documents|files|things|stuff))\s+(?:that\s+)?i(?:'ve| have)?\s+sent"
+                          r"(?:\s+out)?|(?:my\s+|the\s+)?(?:send|sent|sending)\s+(?:history|log|records?|list)"
+                          r"|(?:my\s+|the\s+)?sent\s+(?:documents|files|items))$")
+_ZH_HISTORY = lazyre.compile(r"^(?:所有|全部)?的?(?:我的)?(?:操作记录|历史记录|使用记录|活动记录|做过的事(?:情)?(?:的记录)?|我做过的事(?:情)?)$")
+_EN_HISTORY = lazyre.compile(r"^(?:my\s+|the\s+|all\s+(?:of\s+)?(?:my\s+)?)?(?:history|activity(?:\s+log)?|action\s+history)$"
+                             r"|^(?:what|everything)\s+i(?:'ve| have)?\s+(?:did|done)$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,11 +175,11 @@ _CONCEPTS: dict[str, tuple[str, ...]] = {
     "boss": ("老板", "领导", "boss"), "doctor": ("医生", "doctor"), "dentist": ("牙医", "dentist"),
 }
 _CONCEPT_WORDS = sorted(((w, c) for c, ws in _CONCEPTS.items() for w in ws), key=lambda x: -len(x[0]))
-_CONCEPT_RE = re.compile("|".join(rf"(?<![a-z]){re.escape(w)}(?![a-z])" if w.isascii() else re.escape(w)
+_CONCEPT_RE = lazyre.compile("|".join(rf"(?<![a-z]){re.escape(w)}(?![a-z])" if w.isascii() else re.escape(w)
                                   for w, _ in _CONCEPT_WORDS))
 _CONCEPT_OF = dict(_CONCEPT_WORDS)
 #: what may stand between the concept words of a subject: owners, 的 / 's / of, articles
-_CONCEPT_GLUE = re.compile(r"^(?:[\s的之'’]|我们|我家|我|咱们|my|our|the|a|of|s)*$")
+_CONCEPT_GLUE = lazyre.compile(r"^(?:[\s的之'’]|我们|我家|我|咱们|my|our|the|a|of|s)*$")
 
 
 def concepts(subject: str) -> frozenset[str] | None:
@@ -334,13 +336,13 @@ def dice(a: str, b: str) -> float:
 
 # -- said back: first person → second person ---------------------------------------------------
 _ZH_SWAP = {"我们": "你们", "咱们": "你们", "我": "你", "你们": "我们", "你": "我", "您": "我"}
-_ZH_PRONOUN = re.compile(r"我们|咱们|你们|(?<!自)我|你|您")
+_ZH_PRONOUN = lazyre.compile(r"我们|咱们|你们|(?<!自)我|你|您")
 _EN_SWAP = {"i": "you", "me": "you", "my": "your", "mine": "yours", "myself": "yourself", "i'm": "you're",
             "i've": "you've", "i'll": "you'll", "i'd": "you'd", "we": "you", "us": "you", "our": "your",
             "ours": "yours", "ourselves": "yourselves", "we're": "you're", "we've": "you've", "we'll": "you'll",
             "your": "my", "yours": "mine", "yourself": "myself", "you're": "I'm", "you've": "I've",
             "you'll": "I'll", "you'd": "I'd"}
-_EN_WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?")
+_EN_WORD = lazyre.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?")
 #: after a first-person subject the verb agrees with "you" ("I am" → "you are", "I was" → "you were")
 _EN_AGREE = {"am": "are", "was": "were"}
 _EN_CLAUSE_START = {"", "and", "but", "or", "so", "that", "because", "when", "if", "then"}

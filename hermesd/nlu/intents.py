@@ -57,6 +57,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import orjson
 
+from .. import lazyre
 from .features import _SUBLINEAR, raw_features, tfidf_vector, vocab_units
 from .normalize import normalize
 from .rejection import SOFTMAX_T, RejectionModel, budget_threshold, choose_threshold, regime_prior
@@ -713,8 +714,8 @@ def train_cached(examples: Sequence[tuple[str, str]], cache_dir: Path | str | No
 
 
 # ---- templates and keywords ------------------------------------------------------------------
-_SLOT = re.compile(r"\{(\w+)\}")
-_STRIP = re.compile(r"[\s,.!?;:'\"~，。！？；：、]+")
+_SLOT = lazyre.compile(r"\{(\w+)\}")
+_STRIP = lazyre.compile(r"[\s,.!?;:'\"~，。！？；：、]+")
 #: words around a template that do not change the request ("请帮我…", "could you please …", "…一下吧");
 #: matched on the stripped text, so they are stripped the same way (no spaces, no apostrophes)
 _POLITE_HEAD_WORDS = ("请", "麻烦", "麻烦你", "帮我", "帮忙", "你能", "能不能", "可以", "我要", "我想", "我需要", "也",
@@ -790,15 +791,15 @@ def _template_core(tpl: str, slots: Mapping[str, str]) -> str:
 LONG_MIN_WORDS = 10
 #: a clause shorter than this (same units) is not read on its own ("so", "嗯")
 _CLAUSE_MIN_WORDS = 1.5
-_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?|[\u3400-\u4dbf\u4e00-\u9fff]")
+_WORD = lazyre.compile(r"[a-z0-9]+(?:'[a-z]+)?|[\u3400-\u4dbf\u4e00-\u9fff]")
 #: clause boundaries: punctuation (a "." or ":" inside a number or a time is not one)
-_CLAUSE_BREAK = re.compile(r"[,;!?~]+|[.:](?!\d)")
+_CLAUSE_BREAK = lazyre.compile(r"[,;!?~]+|[.:](?!\d)")
 #: words that open a new clause; the opener stays with the clause it opens
-_CLAUSE_OPENER = re.compile(
+_CLAUSE_OPENER = lazyre.compile(
     r"(?<![a-z'])(?:but|so|whether|because|anyway|and then|then|if you could|could you|can you|would you|please)(?![a-z'])"
     r"|但是|不过|所以|然后|能不能|可不可以|麻烦你|请问|你能")
 #: a clause that only thanks or pleases ("thank you", "谢谢你啊") is not the request
-_COURTESY = re.compile("(?:" + "|".join(re.escape(_STRIP.sub("", w)) for w in (
+_COURTESY = lazyre.compile("(?:" + "|".join(re.escape(_STRIP.sub("", w)) for w in (
     "谢谢", "谢谢你", "多谢", "辛苦了", "辛苦", "麻烦了", "thanks", "thank you", "cheers", "please")) + ")+[啊呀了啦哈]*")
 #: Words that carry no request of their own — courtesy (please, 请, 麻烦, thanks, 谢谢) and
 #: hesitation (um, 呃) — removed before the scorer reads an utterance (:func:`content_of`): one
@@ -810,11 +811,11 @@ _EMPTY_EN = ("please", "pls", "plz", "kindly", "thanks", "thank you", "thank u",
 _EMPTY_ZH_HEAD = ("请问", "请你", "请", "麻烦你", "麻烦您", "麻烦", "劳驾", "呃", "额", "嗯", "唔", "那个", "这个", "就是")
 _EMPTY_ZH_TAIL = ("谢谢你", "谢谢您", "谢谢", "多谢", "谢了", "麻烦了", "辛苦了", "吧", "啊", "呀", "呢", "哦", "啦",
                   "嘛", "哈", "呗", "了")
-_EMPTY_EN_RX = re.compile(r"(?<![a-z0-9'])(?:" + "|".join(
+_EMPTY_EN_RX = lazyre.compile(r"(?<![a-z0-9'])(?:" + "|".join(
     re.escape(w).replace(r"\ ", r"\s+") for w in sorted(_EMPTY_EN, key=len, reverse=True)) + r")(?![a-z0-9'])")
-_EMPTY_ZH_HEAD_RX = re.compile(r"^(?:[\s,.!?;:~，。！？；：、]*(?:" + "|".join(
+_EMPTY_ZH_HEAD_RX = lazyre.compile(r"^(?:[\s,.!?;:~，。！？；：、]*(?:" + "|".join(
     sorted(_EMPTY_ZH_HEAD, key=len, reverse=True)) + "))+")
-_EMPTY_ZH_TAIL_RX = re.compile(r"(?:(?:" + "|".join(
+_EMPTY_ZH_TAIL_RX = lazyre.compile(r"(?:(?:" + "|".join(
     sorted(_EMPTY_ZH_TAIL, key=len, reverse=True)) + r")[\s,.!?;:~，。！？；：、]*)+$")
 
 
@@ -836,7 +837,7 @@ def content_of(text: str) -> str:
 
 
 #: a negated clause asks for nothing ("不要把这件事记成待办", "there is no need to remind me")
-_NEGATED = re.compile(
+_NEGATED = lazyre.compile(
     r"(?<![a-z'])(?:not|never|no need|no longer|don't|dont|do not|doesn't|didn't|won't|shouldn't|without)(?![a-z'])|n't(?![a-z])"
     r"|不要|不用|无需|不必|没必要|不需要|不想|先不|(?<![特区识级类性分告个])别(?![的人处])")
 

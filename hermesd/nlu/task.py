@@ -30,6 +30,7 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from .. import lazyre
 from .clock import impossible_clocks
 from .normalize import Normalized, normalize
 
@@ -65,18 +66,18 @@ _STRONG = _alt(_ZH_STRONG, _EN_STRONG)
 _WEAK = _alt(_ZH_WEAK, _EN_WEAK)
 
 # words that only join a time phrase to the sentence
-_BEFORE_TIME = re.compile(rf"(?:(?:在|于|於)\s*|{_B}(?:on|at|in|by|for|around|about|before|after|until|till|from|the)\s+)+$")
+_BEFORE_TIME = lazyre.compile(rf"(?:(?:在|于|於)\s*|{_B}(?:on|at|in|by|for|around|about|before|after|until|till|from|the)\s+)+$")
 # 前 alone ("月底前", "周五前") is "before" too, unless it starts a word of its own (前台, 前往, 前面 …)
-_AFTER_TIME = re.compile(r"\s*(?:的时候|时候|的時候|之前|以前|之后|之後|以后|以後|前(?![台面往边邊门門后後天年辈輩任进進排线線夕途景言])"
-                         r"|[后後](?![面边邊台门門来來果悔续續])|时|時|的)")
+_AFTER_TIME = lazyre.compile(r"\s*(?:的时候|时候|的時候|之前|以前|之后|之後|以后|以後|前(?![台面往边邊门門后後天年辈輩任进進排线線夕途景言])"
+                             r"|[后後](?![面边邊台门門来來果悔续續])|时|時|的)")
 
 _PUNCT = r"[\s,.;:!?~\-\"'()\[\]<>/|*]"
-_PUNCT_CH = re.compile(_PUNCT)
-_LEAD = re.compile(rf"^(?:{_PUNCT}+|(?:to|that|about|of|for|and|then|so){_E}|要(?=.)|记得|記得|一下)")
-_OPENER = re.compile(rf"^(?:{_PUNCT}+|请你?|請你?|麻烦你?|麻煩你?|帮我|幫我|能不能|可以|"
-                     rf"(?:please|pls|kindly|hey|hi|ok|okay|can\s+you|could\s+you|would\s+you|will\s+you){_E})")
-_TRAIL = re.compile(rf"(?:{_PUNCT}+|哦|喔|噢|吧|啊|呀|哈|啦|嘛|呢|哟|好吗|好嗎|好不好|可以吗|行吗|谢谢|謝謝|谢了|"
-                    rf"{_B}(?:please|pls|thanks|thank\s+you|ok|okay))$")
+_PUNCT_CH = lazyre.compile(_PUNCT)
+_LEAD = lazyre.compile(rf"^(?:{_PUNCT}+|(?:to|that|about|of|for|and|then|so){_E}|要(?=.)|记得|記得|一下)")
+_OPENER = lazyre.compile(rf"^(?:{_PUNCT}+|请你?|請你?|麻烦你?|麻煩你?|帮我|幫我|能不能|可以|"
+                         rf"(?:please|pls|kindly|hey|hi|ok|okay|can\s+you|could\s+you|would\s+you|will\s+you){_E})")
+_TRAIL = lazyre.compile(rf"(?:{_PUNCT}+|哦|喔|噢|吧|啊|呀|哈|啦|嘛|呢|哟|好吗|好嗎|好不好|可以吗|行吗|谢谢|謝謝|谢了|"
+                        rf"{_B}(?:please|pls|thanks|thank\s+you|ok|okay))$")
 
 
 def strip_request(text: str | Normalized, time_spans: Iterable[tuple[int, int]] = ()) -> str | None:

@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from .. import lazyre
 from .temporal_atoms import register
 
 __all__ = ["Every", "UNIT_SECONDS_ZH", "en_every", "zh_every", "zh_length_range", "zh_weekday_sets"]
@@ -36,8 +37,8 @@ _POD_OF = {"晚": "晚上", "夜": "晚上", "早": "早上"}
 
 # 每 + (隔) + a count (3, 半, 两) + 个 + a unit; 每周 / 每个星期 / 每月 / 每年 / 每天; a bare 分 only after a count
 # (每分钟, 每5分钟), 每周 not in 每周年 (an anniversary), 每日 not in 每日一歌 style titles is still every day
-_EVERY = re.compile(r"每(?P<gap>隔)?(?P<n>\d+(?:\.\d+)?|半|两|俩)?(?P<half>个?半)?(?P<ge>个)?"
-                    r"(?P<unit>秒钟|分钟|小时|钟头|星期|礼拜|季度|秒|(?<=\d)分|(?<=[\d半])钟|天|日|晚|夜|早|周(?!年)|月|年|季)")
+_EVERY = lazyre.compile(r"每(?P<gap>隔)?(?P<n>\d+(?:\.\d+)?|半|两|俩)?(?P<half>个?半)?(?P<ge>个)?"
+                        r"(?P<unit>秒钟|分钟|小时|钟头|星期|礼拜|季度|秒|(?<=\d)分|(?<=[\d半])钟|天|日|晚|夜|早|周(?!年)|月|年|季)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +84,7 @@ def zh_every(text: str) -> list[Every]:
 # or a part of day (every Monday, every morning: the word is the recurrence's time, its unit a week or a day);
 # daily / weekly / monthly / yearly / hourly / nightly (Merriam-Webster: "every day", "every night" …)
 _EN_WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
-_EN_EVERY = re.compile(
+_EN_EVERY = lazyre.compile(
     r"(?<![a-z])(?:every|each)\s+(?:(?P<other>other)\s+|(?P<n>\d+)\s+)?"
     r"(?:(?P<unit>second|minute|hour|day|week|month|year)s?(?![a-z])"
     rf"|(?=(?P<wd>{_EN_WEEKDAY})s?(?![a-z]))|(?=(?P<pod>morning|afternoon|evening|night)s?(?![a-z])))"
@@ -165,11 +166,11 @@ def _day_of_every_month(m: re.Match[str]) -> dict[str, Any]:
 _LEN_UNIT = r"(?P<g{i}>个)?(?P<u{i}>秒钟|分钟|小时|钟头|星期|礼拜|季度|天|日|周|月|年|秒)"
 _NUM = r"(?P<n{i}>\d+(?:\.\d+)?)(?P<w{i}>万)?(?P<h{i}>个?半)?"
 # 3~6个月, 2到3天, 13-18天, 3天--8天, 13天-8周, 100到200个小时: two counts (the first may leave its unit to the second)
-_RANGE = re.compile(rf"(?<![\d.:/年月周-]){_NUM.format(i=1)}(?:{_LEN_UNIT.format(i=1)})?\s*(?:到|至|~|--?|或)\s*"
-                    rf"{_NUM.format(i=2)}{_LEN_UNIT.format(i=2)}(?![前后内以之里后来起])")
+_RANGE = lazyre.compile(rf"(?<![\d.:/年月周-]){_NUM.format(i=1)}(?:{_LEN_UNIT.format(i=1)})?\s*(?:到|至|~|--?|或)\s*"
+                        rf"{_NUM.format(i=2)}{_LEN_UNIT.format(i=2)}(?![前后内以之里后来起])")
 # 3年以上7年以下, 15年以上,30年以下 (the law's 以上 / 以下: 刑法 第九十九条 "以上、以下、以内，包括本数"); 6个月以下
-_LEGAL = re.compile(rf"(?<![\d.])(?:{_NUM.format(i=1)}{_LEN_UNIT.format(i=1)}以上\s*,?\s*)?"
-                    rf"{_NUM.format(i=2)}{_LEN_UNIT.format(i=2)}以下")
+_LEGAL = lazyre.compile(rf"(?<![\d.])(?:{_NUM.format(i=1)}{_LEN_UNIT.format(i=1)}以上\s*,?\s*)?"
+                        rf"{_NUM.format(i=2)}{_LEN_UNIT.format(i=2)}以下")
 
 
 def _seconds(m: re.Match[str], i: int, unit: str | None = None) -> float:

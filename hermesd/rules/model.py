@@ -37,6 +37,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, ClassVar, Literal
 
+from .. import lazyre
 from .conditions import CONDITION_ROOTS, Condition, ConditionError
 from .conditions import parse as parse_condition
 from .filters import Style
@@ -104,7 +105,7 @@ def _check_condition(src: str) -> str:
 
 #: names a reply case's ``when`` may read: the rule's context and the plan's tool results.
 CASE_ROOTS: tuple[str, ...] = (*CONDITION_ROOTS, "steps")
-_CONDITION_PATH = re.compile(r"(?<![\w.'\"])((?:role|slots|entities|memory|session|steps)\b(?:\.[A-Za-z0-9_]+)*)")
+_CONDITION_PATH = lazyre.compile(r"(?<![\w.'\"])((?:role|slots|entities|memory|session|steps)\b(?:\.[A-Za-z0-9_]+)*)")
 
 
 def _check_case_condition(src: str) -> str:

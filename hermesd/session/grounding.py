@@ -15,11 +15,11 @@ anchors is that person, for the rest of the session.
 from __future__ import annotations
 
 import logging
-import re
 from datetime import datetime
 from typing import Any, Mapping
 from zoneinfo import ZoneInfo
 
+from .. import lazyre
 from ..anchors.directory import normalize_mention, unmarked
 from ..dialogue.heard import Heard
 from ..dialogue.questions import Ask, Confirm, OpenQuestion
@@ -35,9 +35,9 @@ __all__ = ["Ambiguity", "Grounding", "rest_chars"]
 
 log = logging.getLogger(__name__)
 
-_MEMORY_KEY = re.compile(r"\bmemory\.([A-Za-z0-9_]+)")
-_FILLER = re.compile(r"[\s\W_]+")
-_CJK = re.compile(r"[\u4e00-\u9fff]")
+_MEMORY_KEY = lazyre.compile(r"\bmemory\.([A-Za-z0-9_]+)")
+_FILLER = lazyre.compile(r"[\s\W_]+")
+_CJK = lazyre.compile(r"[\u4e00-\u9fff]")
 
 #: ``(mention as said, candidate dicts)`` of the first person mention that names several people
 Ambiguity = tuple[str, list[dict[str, Any]]]

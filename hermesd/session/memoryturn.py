@@ -35,6 +35,7 @@ from dataclasses import replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
+from .. import lazyre
 from ..dialogue import catalogue
 from ..dialogue.questions import Confirm
 from ..logging import redact
@@ -102,7 +103,7 @@ def erasure_list(counts: dict[str, int], scope: str, lang: str) -> str:
     return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1] if parts else ""
 
 
-_VALUE_TOKEN = re.compile(r"^[\w#@.+:/-]*\d[\w#@.+:/-]*$")
+_VALUE_TOKEN = lazyre.compile(r"^[\w#@.+:/-]*\d[\w#@.+:/-]*$")
 
 
 #: entity types whose value is a literal (never a name looked up): said as a fact's value, they are the value
@@ -161,10 +162,10 @@ def _subject_match(asked: str, stored: str) -> float:
 
 #: a state said of a thing, not a fact about it: English participles and state words ("my card is
 #: damaged", "my phone is lost", "the light is on", "my card is not working")
-_EN_STATE = re.compile(r"^(?:not\s+|no\s+longer\s+|too\s+|so\s+|very\s+|still\s+|all\s+|currently\s+|now\s+|really\s+|"
-                       r"just\s+|always\s+|getting\s+|being\s+|to\s+be\s+\w+\s+)*(?:\w+(?:ed|en|ing)|lost|on|off|down|up|"
-                       r"full|empty|slow|wrong|due|late|gone|stuck|dead|missing|broken|low|high|out|over|done|yes|no|"
-                       r"ok|okay|fine|good|bad|away|back|open|closed|busy|free|sick|ill|here|there)$")
+_EN_STATE = lazyre.compile(r"^(?:not\s+|no\s+longer\s+|too\s+|so\s+|very\s+|still\s+|all\s+|currently\s+|now\s+|really\s+|"
+                           r"just\s+|always\s+|getting\s+|being\s+|to\s+be\s+\w+\s+)*(?:\w+(?:ed|en|ing)|lost|on|off|down|up|"
+                           r"full|empty|slow|wrong|due|late|gone|stuck|dead|missing|broken|low|high|out|over|done|yes|no|"
+                           r"ok|okay|fine|good|bad|away|back|open|closed|busy|free|sick|ill|here|there)$")
 #: longest value kept from a statement that is not a value (a date, a code): a short noun phrase
 STATED_MAX_WORDS = 4
 STATED_MAX_CHARS = 10

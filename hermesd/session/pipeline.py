@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
+from .. import lazyre
 from ..dialogue import catalogue, distress, handoff, policy as dp
 from ..dialogue.heard import Heard, Reading
 from ..dialogue.howto import asks_how, request_of
@@ -49,15 +50,15 @@ __all__ = ["Part", "Pipeline"]
 
 log = logging.getLogger(__name__)
 
-_CJK = re.compile(r"[\u4e00-\u9fff]")
-_LETTER = re.compile(r"[^\W\d_]")
+_CJK = lazyre.compile(r"[\u4e00-\u9fff]")
+_LETTER = lazyre.compile(r"[^\W\d_]")
 #: "cancel + its object" is one short clause: at most this many characters (zh) or words (en)
 OBJECT_NAMED_CHARS = 14
 OBJECT_NAMED_WORDS = 7
-_CLAUSE_BREAK = re.compile(r"[,，;；。!！?？、]")
+_CLAUSE_BREAK = lazyre.compile(r"[,，;；。!！?？、]")
 #: a word that may join two people (:data:`hermesd.dialogue.split._COORD`): only then is a coordination looked for
-_MAY_COORDINATE = re.compile(r"[和跟与與及、,，&]|还有|還有|\band\b|\bplus\b", re.IGNORECASE)
-_EN_WORD = re.compile(r"[A-Za-z]{2,}")
+_MAY_COORDINATE = lazyre.compile(r"[和跟与與及、,，&]|还有|還有|\band\b|\bplus\b", re.IGNORECASE)
+_EN_WORD = lazyre.compile(r"[A-Za-z]{2,}")
 
 
 @dataclass(slots=True)

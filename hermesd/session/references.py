@@ -27,9 +27,9 @@ the person; none: the pronoun stays, and the rule asks who.
 from __future__ import annotations
 
 import logging
-import re
 from typing import TYPE_CHECKING, Any, Mapping
 
+from .. import lazyre
 from ..dialogue import catalogue
 from ..dialogue.lexicon import Lexicon
 from ..dialogue.questions import Ask, Confirm
@@ -47,7 +47,7 @@ log = logging.getLogger(__name__)
 
 _WEEK_MS = 7 * 86_400_000
 _DAY_MS = 86_400_000
-_CJK = re.compile(r"[\u3400-\u9fff]")
+_CJK = lazyre.compile(r"[\u3400-\u9fff]")
 
 
 async def resolve_references(g: "Grounding", s: Session, parsed: Any, entities: dict[str, list[Any]], *,
