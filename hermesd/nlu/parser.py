@@ -8,6 +8,7 @@ utterance that is out of scope as a whole is read clause by clause
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
 from datetime import datetime

@@ -64,7 +64,7 @@ _PART_OF_PERIOD = lazyre.compile(r"(?:the\s+)?(?:end|beginning|start|middle)\s+o
 
 
 #: a year, a quarter or a month said by its number, or a part of one (2025年, 明年6月, 10月1号, 三季度, 明年初)
-_CALENDAR_NAME = re.compile(r"[\d〇零一二三四五六七八九十]\s*(?:年|月|季度)|[初底末]$")
+_CALENDAR_NAME = lazyre.compile(r"[\d〇零一二三四五六七八九十]\s*(?:年|月|季度)|[初底末]$")
 
 
 def _calendar_deadline(x) -> bool:
