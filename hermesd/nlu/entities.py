@@ -299,18 +299,18 @@ class EntityExtractor:
 
 #: a place in English is the object of a locative preposition ("in London", "for Tokyo") or names a
 #: zone's time ("London time"); in Chinese it is 在's object or the topic before 现在/当地/那边/时间/几点
-_EN_PLACE_BEFORE = re.compile(r"\b(?:in|at|for|of)\s+(?:the\s+)?$")
-_EN_PLACE_AFTER = re.compile(r"^\s+time\b")
-_ZH_PLACE_AFTER = re.compile(r"^(?:现在|目前|当地|那边|那里|这会儿|的时间|的时区|时间|时区|是几点|几点)")
+_EN_PLACE_BEFORE = lazyre.compile(r"\b(?:in|at|for|of)\s+(?:the\s+)?$")
+_EN_PLACE_AFTER = lazyre.compile(r"^\s+time\b")
+_ZH_PLACE_AFTER = lazyre.compile(r"^(?:现在|目前|当地|那边|那里|这会儿|的时间|的时区|时间|时区|是几点|几点)")
 #: a place no table knows, said in English: capitalised words after "in" (a proper noun: "in Gotham
 #: City"); in Chinese: the topic of a time question at the start ("火星现在几点", "火星那边几点了")
-_EN_UNKNOWN_PLACE = re.compile(r"\b[Ii]n\s+((?:[A-Z][\w'’.-]*)(?:\s+(?:[A-Z][\w'’.-]*|of|de|del|la|le))*)")
-_ZH_UNKNOWN_PLACE = re.compile(r"^(?:请问)?(?:在)?([\u4e00-\u9fff]{2,6}?)(?:现在|目前|当地|那边|那里)?(?:是)?"
+_EN_UNKNOWN_PLACE = lazyre.compile(r"\b[Ii]n\s+((?:[A-Z][\w'’.-]*)(?:\s+(?:[A-Z][\w'’.-]*|of|de|del|la|le))*)")
+_ZH_UNKNOWN_PLACE = lazyre.compile(r"^(?:请问)?(?:在)?([\u4e00-\u9fff]{2,6}?)(?:现在|目前|当地|那边|那里)?(?:是)?"
                                r"(?:几点|什么时间|什么时候了|的时间)")
 #: the first character of a pronoun or a demonstrative: 我们/你们/这边 are no place
 _ZH_NOT_PLACE_HEAD = "我你您他她它咱这那哪谁"
 #: words of time and of here/there, never the name of a place
-_ZH_NOT_PLACE = re.compile(r"现在|目前|当地|那边|那里|这里|此刻|这会|今天|明天|昨天|后天|前天|今晚|早上|晚上|上午|下午|中午|大家")
+_ZH_NOT_PLACE = lazyre.compile(r"现在|目前|当地|那边|那里|这里|此刻|这会|今天|明天|昨天|后天|前天|今晚|早上|晚上|上午|下午|中午|大家")
 
 
 @functools.cache

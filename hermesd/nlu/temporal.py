@@ -259,7 +259,7 @@ def _hyphen_joins(g: _Group, a: Atom) -> bool:
         and set(a.f) == {"year", "period"}
 
 
-_MEAL_AT = re.compile(r"\s+(?:at|around|about)\s+")
+_MEAL_AT = lazyre.compile(r"\s+(?:at|around|about)\s+")
 
 
 def _meal_reads_clock(text: str, g: _Group, a: Atom) -> bool:
@@ -1279,7 +1279,7 @@ def _nth_weekday_from(norm: Normalized, g: _Group, nxt: _Group | None, ref: date
                                 {"year": day.year, "month": day.month, "day": day.day}, {"date"}), ref, tz)
 
 
-_EN_WEEK_BEFORE_DAY = re.compile(r"(?<![a-z])(?:the\s+)?week\s+(after|before)\s+(?:the\s+)?$")
+_EN_WEEK_BEFORE_DAY = lazyre.compile(r"(?<![a-z])(?:the\s+)?week\s+(after|before)\s+(?:the\s+)?$")
 
 
 def _week_around(norm: Normalized, g: _Group, nxt: _Group | None, ref: datetime,

@@ -116,16 +116,16 @@ _W = r"(?:周|星期|礼拜)"
 _WD = {str(k): k for k in range(1, 8)} | {"日": 7, "天": 7}
 #: 每周1,3,5 / 每周135 / 每周2和周4 / 每周6日: two or more days after one 每周 (a day said again with 周 may be 日/天; a
 #: bare digit only 1-7, and 日 after 6: 每周六日). Not before a clock or a date word: 每周23点 is every Tuesday at 3, 每周112点 Monday at 12.
-_SET = re.compile(rf"每个?{_W}(?P<first>[1-7日天])(?P<rest>(?:[,、和及与/]?(?:{_W}[1-7日天]|[1-7]|(?<=6)日))+)"
+_SET = lazyre.compile(rf"每个?{_W}(?P<first>[1-7日天])(?P<rest>(?:[,、和及与/]?(?:{_W}[1-7日天]|[1-7]|(?<=6)日))+)"
                   r"(?![\d点时:.号])")
 #: 每周1到周5 / 每个星期1至5 / 周1到周5每天: a run of days, every week (周五到周一 runs over the weekend)
-_RUN = re.compile(rf"每个?{_W}(?P<a>[1-7日天])(?:到|至|~|-)(?:{_W})?(?P<b>[1-7日天])(?![\d点时:.号])"
+_RUN = lazyre.compile(rf"每个?{_W}(?P<a>[1-7日天])(?:到|至|~|-)(?:{_W})?(?P<b>[1-7日天])(?![\d点时:.号])"
                   rf"|(?<!每)(?<!每个){_W}(?P<c>[1-7日天])(?:到|至|~|-)(?:{_W})?(?P<d>[1-7日天])每天")
 #: 工作日 (每个工作日, 每逢工作日, 工作日每天): Monday to Friday, unless counted (5个工作日, 下个工作日, 非工作日: not a set)
 #: or part of another word (工作日志 a work log, 工作日报, 工作日程)
-_WORKDAY = re.compile(r"(?:每个?|每逢|(?<![\d个几上下这本前后首末最非]))工作日(?:每天)?(?![内后前以之起志报程历记])")
+_WORKDAY = lazyre.compile(r"(?:每个?|每逢|(?<![\d个几上下这本前后首末最非]))工作日(?:每天)?(?![内后前以之起志报程历记])")
 #: 周末每天 / 每个周末两天: both days of the weekend (每个周末 alone is the weekend, every week)
-_WEEKEND_DAILY = re.compile(r"(?:每个?|每逢)?周末(?:每天|两天)")
+_WEEKEND_DAILY = lazyre.compile(r"(?:每个?|每逢)?周末(?:每天|两天)")
 
 
 def zh_weekday_sets(text: str) -> list[tuple[int, int, tuple[int, ...]]]:
