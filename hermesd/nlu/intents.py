@@ -68,7 +68,7 @@ __all__ = ["CURVE_CUTS", "ClauseReading", "IntentMatch", "IntentModel", "IntentR
            "LEARNERS", "LONG_MIN_WORDS", "clause_spans", "content_of", "cross_validate", "folds_of", "train", "train_cached"]
 
 #: 8: compact tables (feature list, packed arrays) instead of dicts of dicts
-#: 9: the rejection's ``foreign`` feature
+#: 9: the rejection's ``oos_lead`` feature
 MODEL_VERSION = 9
 
 
@@ -251,7 +251,7 @@ class IntentModel:
             return sc, None, None
         ci = self._cid[top]
         oi = self._cid.get(self.oos_label) if self.oos_label else None
-        tot = cov = uns = ev = fgn = 0.0
+        tot = cov = uns = ev = 0.0
         units = vocab_units(counts)
         fid, idfs, vmask = self._fid, self._idf, self._vmask
         for u in units:
@@ -267,10 +267,8 @@ class IntentModel:
                 cov += idf
                 if oi is None or not vs >> oi & 1:  # a unit everyday sentences use too is no evidence for the intent
                     ev += idf
-            elif vs is not None and oi is not None and vs >> oi & 1:  # everyday talk's, never the intent's
-                fgn += idf
-        coverage, unseen, evidence, foreign = (cov / tot, uns / tot, ev / tot, fgn / tot) if tot else (0.0, 1.0, 0.0, 0.0)
-        return sc, top, rejection_features(sc, top, self.oos_label, coverage, unseen, len(units), evidence, foreign)
+        coverage, unseen, evidence = (cov / tot, uns / tot, ev / tot) if tot else (0.0, 1.0, 0.0)
+        return sc, top, rejection_features(sc, top, self.oos_label, coverage, unseen, len(units), evidence)
 
     def confidence(self, text: str) -> tuple[dict[str, float], str | None, float | None]:
         """``(scores, top in-scope intent, P(accept))``; P is None without a rejection model."""
@@ -549,11 +547,6 @@ def _ambiguity_margin(held: Sequence[_Held], accepted: Sequence[bool]) -> float 
     return round(best, 5)
 
 
-#: the rejection cut of the ``oos_prior`` objective is the middle of the cuts within this many standard
-#: errors of the best (:func:`.rejection.choose_threshold`); the budget rule (``max_in_scope_loss``) is
-#: exact and keeps its own cut
-PLATEAU_SE = 1.0
-
 #: Fewest out-of-fold (in-scope, out-of-scope) records a rejection model is fitted on; below either,
 #: the score threshold keeps ``target_in_scope_recall`` of the in-scope records and no rejection
 #: model is fitted (a pack of a few dozen examples cannot estimate one).
@@ -647,9 +640,7 @@ def _calibrate(model: IntentModel, held: Sequence[_Held], oos_prior: float, targ
         if has_oos:
             # one cut by the global objective; where the out-of-scope class leads (mostly out of
             # scope) the cut of those scorings alone, by the same objective (regime_prior), never lower
-            # the middle of the objective's plateau (PLATEAU_SE), not its noisy exact maximum
-            plat = PLATEAU_SE if max_loss is None else 0.0
-            reject.threshold = choose_threshold(pts, oos_prior, plat)
+            reject.threshold = choose_threshold(pts, oos_prior)
             n_in, n_oos = sum(1 for o in is_oos if not o), sum(is_oos)
             sub = [p for p, h in zip(pts, held) if h.top == oos_label]
             si, so = sum(1 for p in sub if not p[1]), sum(1 for p in sub if p[1])

@@ -26,23 +26,13 @@ Features of the winning in-scope intent ``c`` of one utterance (:func:`features`
   examples of one intent, so ``coverage`` counts it as that intent's vocabulary and "我想吃火锅" looked
   like a send; the out-of-scope examples (everyday sentences) say which units are generic. Without
   an out-of-scope class it equals ``coverage``;
-- ``foreign``: the IDF-weighted share of the utterance's units that occur in out-of-scope examples
-  and in none of ``c``'s — words of everyday talk the intent never uses. A near miss says an
-  intent's verb about something else ("my phone keeps rebooting itself", "please turn off the
-  lights", "that song reminds me of summer"): the verb's character n-grams score the intent, while
-  its other content words (phone, lights, reminds) are the everyday sentences' and never the
-  intent's; ``unseen`` misses them once an out-of-scope example has used them. 0 without an
-  out-of-scope class. Measured (issue 17): on held-out near misses (tests/nlu/data/
-  nearmiss_heldout.yaml) it cut the false accepts by a third at the same cross-validated objective
-  — the single feature of those tried (the out-of-scope class's lead as a hinge, the margin over
-  it, the share of the two most informative units the intent covers, class-specificity-weighted
-  coverage, products with ``top``) that moved the held-out figures;
-- ``oos_lead``: ``max(0, oos_gap)``, the out-of-scope class's lead alone. A linear weight on
-  ``oos_gap`` is one slope for two regimes — an intent well ahead of the out-of-scope class, and
-  the class ahead of every intent — and fitted where the intents lead it came out near 0 (0.012 on
-  issue 17's pack), so a long everyday text the class led by 1.7 was accepted; the hinge lets the
-  lead count on its own;
-- ``length``: ``log(1 + units)``.
+- ``length``: ``log(1 + units)``;
+- ``oos_lead``: ``max(0, oos_gap)``, the out-of-scope class's lead alone. One linear weight on
+  ``oos_gap`` is one slope for two regimes — an intent ahead of the out-of-scope class by some
+  margin, and the class ahead of every intent — and its fit was pulled to near 0 by the first
+  (0.012 on the shipped pack before issue 17; −0.2 after its near misses), so a long everyday text
+  the class led by 1.7 (of a top score of 0.5) was accepted. The hinge lets the lead count on its
+  own: weight −0.8 on the same data, and that text is rejected.
 
 The model is :math:`P(\\text{accept}) = σ(b + Σ w_i z_i)` over standardised features
 (:math:`z = (x − μ)/σ`), fitted by Newton's method (IRLS) with a small L2 penalty; an utterance is
@@ -69,7 +59,7 @@ from typing import Mapping, Sequence
 __all__ = ["FEATURES", "RejectionModel", "SOFTMAX_T", "budget_threshold", "choose_threshold", "features", "fit", "fit_logistic",
            "regime_prior"]
 
-FEATURES = ("top", "gap", "oos_gap", "entropy", "coverage", "unseen", "evidence", "length", "foreign", "oos_lead")
+FEATURES = ("top", "gap", "oos_gap", "entropy", "coverage", "unseen", "evidence", "length", "oos_lead")
 #: softmax temperature for ``entropy``, in score units (the scorer's scores of a confident top
 #: lie around 1–3 and of the rest around 0, so 0.25 spreads the probabilities usefully)
 SOFTMAX_T = 0.25
@@ -78,7 +68,7 @@ _NEWTON_STEPS = 30
 
 
 def features(scores: Mapping[str, float], top: str, oos_label: str | None, coverage: float, unseen: float,
-             units: int, evidence: float | None = None, foreign: float = 0.0) -> list[float]:
+             units: int, evidence: float | None = None) -> list[float]:
     """The feature vector (order of :data:`FEATURES`) of the in-scope intent ``top`` of one scoring.
 
     :param scores: class → linear score (classes with no active feature absent: score 0).
@@ -86,8 +76,7 @@ def features(scores: Mapping[str, float], top: str, oos_label: str | None, cover
     :param coverage: IDF-weighted share of the utterance's units in ``top``'s training vocabulary.
     :param unseen: IDF-weighted share of units seen in no training example. :param units: unit count.
     :param evidence: IDF-weighted share of units in ``top``'s vocabulary and in no out-of-scope
-        example (None: ``coverage``). :param foreign: IDF-weighted share of units in some
-        out-of-scope example and in none of ``top``'s (0 without an out-of-scope class).
+        example (None: ``coverage``).
     """
     s1 = scores.get(top, 0.0)
     s2 = max((x for c, x in scores.items() if c != top and c != oos_label), default=0.0)
@@ -102,7 +91,7 @@ def features(scores: Mapping[str, float], top: str, oos_label: str | None, cover
     else:
         ent = 0.0
     return [s1, s1 - s2, oos - s1 if oos_label else 0.0, ent, coverage, unseen,
-            coverage if evidence is None else evidence, math.log1p(units), foreign,
+            coverage if evidence is None else evidence, math.log1p(units),
             max(0.0, oos - s1) if oos_label else 0.0]
 
 
@@ -225,19 +214,12 @@ def fit_logistic(xs: Sequence[Sequence[float]], ys: Sequence[int], sample_weight
     return mean, scale, beta[:d], beta[d]
 
 
-def choose_threshold(points: Sequence[tuple[float, bool, bool]], oos_prior: float, plateau_se: float = 0.0) -> float:
+def choose_threshold(points: Sequence[tuple[float, bool, bool]], oos_prior: float) -> float:
     """The cut that maximises ``(1 − oos_prior)·in-scope accuracy + oos_prior·OOS recall``.
 
     :param points: ``(confidence, is_out_of_scope, top_is_right)`` per held-out utterance; an
         utterance is accepted when its confidence reaches the cut. Ties in the objective keep the
         midpoint of the best run of cuts (the middle of the flat optimum moves least with new data).
-    :param plateau_se: with ``k > 0``, every cut whose objective is within ``k`` binomial standard
-        errors of the best (the objective's sampling noise at the best cut: in-scope accuracy over
-        the in-scope points, OOS recall over the out-of-scope ones) counts as best, and the cut is
-        the midpoint of the first and last of them. On a small pack the objective is flat over a
-        wide range of cuts and its exact maximum lands anywhere in it from one build to the next
-        (issue 17: 0.18 or 0.27 on the shipped pack, a third more or fewer near misses accepted);
-        the middle of the plateau does not.
     :return: the cut (``-inf``-safe: the smallest confidence when accepting everything is best).
     """
     ins = sum(1 for _, o, _ in points if not o)
@@ -259,21 +241,10 @@ def choose_threshold(points: Sequence[tuple[float, bool, bool]], oos_prior: floa
             i += 1
         cuts.append((i, val))
     best = max(v for _, v in cuts)
-    tol = 1e-12
-    if plateau_se > 0:
-        kb = next(k for k, v in cuts if v >= best - 1e-12)
-        kept_right = sum(1 for _, o, ok in pts[kb:] if not o and ok)
-        acc = kept_right / ins
-        rec = (sum(1 for _, o, _ in pts[:kb] if o) / oos) if oos else 0.0
-        se = math.sqrt((1 - oos_prior) ** 2 * acc * (1 - acc) / ins
-                       + (oos_prior ** 2 * rec * (1 - rec) / oos if oos else 0.0))
-        tol = max(tol, plateau_se * se)
-    near = [j for j, (_, v) in enumerate(cuts) if v >= best - tol]
-    j, e = near[0], near[-1]
-    if plateau_se <= 0:
-        e = j
-        while e + 1 < len(cuts) and cuts[e + 1][1] >= best - 1e-12:
-            e += 1
+    j = next(j for j, (_, v) in enumerate(cuts) if v >= best - 1e-12)
+    e = j
+    while e + 1 < len(cuts) and cuts[e + 1][1] >= best - 1e-12:
+        e += 1
     k = cuts[(j + e) // 2][0]
     if k == 0:
         return pts[0][0]

@@ -18,7 +18,8 @@ from .conftest import REF, REPO
 HELD = yaml.safe_load((REPO / "tests" / "nlu" / "data" / "nearmiss_heldout.yaml").read_text(encoding="utf-8"))
 OOS = [t for ts in HELD["out_of_scope"].values() for t in ts]
 IN_SCOPE = [tuple(x) for x in HELD["in_scope"]]
-#: measured 27 of 126 accepted (21 %) after issue 17, 48 (38 %) before; the bound leaves a rebuild room
+#: measured 29 of 126 accepted (23 %; 20 % over three training seeds) after issue 17, 48 (38 %) before;
+#: the bound leaves a rebuild's noise room (the seeds ranged 18-25 %)
 MAX_TAKEN = 0.28
 
 
@@ -67,19 +68,19 @@ def test_the_requests_the_same_words_make_still_route(nlu):
     assert len(wrong) <= len(IN_SCOPE) * 10 // 100, wrong  # measured 1 of 20
 
 
-#: reported on main with a real daemon (issue 17): each was taken as a device action
+#: reported on main with a real daemon (issue 17), with the intent each was taken as; 帮我把灯关了 was
+#: rejected there already and stays so (the English sentence beside it was not)
 REPORTED = [
     ("my phone keeps rebooting itself", "device.reboot"),
     ("please turn off the lights", "device.shutdown"),
     ("我手机老是自己重启", "device.service_restart"),
-    ("帮我把灯关了", "device.shutdown"),
+    ("帮我把灯关了", None),
 ]
 
 
-@pytest.mark.parametrize("text,was", REPORTED + [pytest.param(
-    "where's the bathroom", "order.status", marks=pytest.mark.xfail(strict=True, reason=(
-        "still taken: 'bathroom' is in no example, 'where's' and 'the' are order.status's and the "
-        "everyday sentences' alike; the out-of-scope class leads, but not by enough")))])
+# ("where's the bathroom", order.status) was reported too: rejected now, but near the cut (P(accept)
+# 0.20 against 0.22), so it is counted in the held-out rate above rather than pinned here
+@pytest.mark.parametrize("text,was", REPORTED)
 def test_reported_false_accepts_are_out_of_scope(nlu, text, was):
     r = nlu.parse(text)
     assert r.out_of_scope and r.intent is None, (was, [m.to_dict() for m in r.intents[:3]])
