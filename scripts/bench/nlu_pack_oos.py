@@ -42,7 +42,7 @@ import yaml
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from hermesd.nlu.artifact import PACK_OOS_PRIOR  # noqa: E402
+from hermesd.nlu.artifact import PACK_BAG, PACK_OOS_PRIOR  # noqa: E402
 from hermesd.nlu.intents import LEARNERS, folds_of, train  # noqa: E402
 from hermesd.nlu.packs import OOS_LABEL, Packs, load_packs  # noqa: E402
 from hermesd.nlu.parser import NluEngine, parse  # noqa: E402
@@ -54,8 +54,8 @@ PEOPLE = {"张工": "person:zhang", "李经理": "person:li", "王总": "person:
 
 
 def _engine(packs: Packs, examples: list[tuple[str, str]], oos_prior: float, learner: str | None,
-            seed: int) -> NluEngine:
-    model = train(examples, oos_label=OOS_LABEL, oos_prior=oos_prior, seed=seed,
+            seed: int, bag: int) -> NluEngine:
+    model = train(examples, oos_label=OOS_LABEL, oos_prior=oos_prior, seed=seed, bag=bag,
                   **({"learner": learner} if learner else {}))
     return NluEngine(packs.intents, model, PEOPLE, packs.gazetteers)
 
@@ -101,7 +101,7 @@ def _mean(runs: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def measure(dirs: list[Path], heldout: list[Path], k: int, oos_prior: float, learner: str | None = None,
-            seeds: list[int] | None = None) -> dict[str, Any]:
+            seeds: list[int] | None = None, bag: int = PACK_BAG) -> dict[str, Any]:
     """The cv and held-out figures of the pack in ``dirs`` (see the module docstring), each the mean
     over the training ``seeds`` (the perceptron's order: one seed's in-scope figure moves by a point
     or more with one example added). ``cv:<file>``: the cv OOS recall on one pack file's
@@ -121,20 +121,20 @@ def measure(dirs: list[Path], heldout: list[Path], k: int, oos_prior: float, lea
     for seed in seeds:
         pairs = []
         for f in range(k):
-            eng = _engine(packs, [ex for ex, g in zip(examples, fold) if g != f], oos_prior, learner, seed)
+            eng = _engine(packs, [ex for ex, g in zip(examples, fold) if g != f], oos_prior, learner, seed, bag)
             pairs += [(t, y, _reads(eng, t)) for (t, y), g in zip(examples, fold) if g == f]
         runs.setdefault("cv", []).append(_score(pairs))
         for stem in sorted({v for v in src.values()}):
             part = [p for p in pairs if p[1] == OOS_LABEL and src.get(p[0].lower()) == stem]
             if part:
                 runs.setdefault("cv:" + stem, []).append(_score(part))
-        full = _engine(packs, examples, oos_prior, learner, seed)
+        full = _engine(packs, examples, oos_prior, learner, seed, bag)
         for stem, held in helds.items():
             runs.setdefault("heldout:" + stem, []).append(_score([(t, y, _reads(full, t)) for t, y in held]))
         if not report:
             report = {k_: v for k_, v in full.model.report.items() if k_ != "curve"}  # type: ignore[union-attr]
     out: dict[str, Any] = {"n_examples": len(examples), "n_oos_examples": sum(y == OOS_LABEL for _, y in examples),
-                           "seeds": seeds}
+                           "seeds": seeds, "bag": bag}
     out.update({part: _mean(rs) for part, rs in runs.items()})
     out["train_cv_report"] = report
     return out
@@ -149,6 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--seeds", nargs="+", type=int, default=[13],
                     help="training seeds; each figure is their mean (13: the daemon's)")
+    ap.add_argument("--bag", type=int, default=PACK_BAG, help="perceptron orders per training (default: the daemon's)")
     ap.add_argument("--oos-prior", type=float, default=PACK_OOS_PRIOR,
                     help="share of out-of-scope utterances the rejection is tuned for (default: the daemon's)")
     ap.add_argument("--misses", action="store_true", help="list what each figure got wrong")
@@ -158,12 +159,12 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     held = [Path(h) for h in a.heldout]
     out: dict[str, Any] = {"pack": measure([Path(d) for d in a.dirs], held, a.folds, a.oos_prior, a.learner,
-                                           a.seeds)}
+                                           a.seeds, a.bag)}
     if a.baseline_learner and a.baseline is None:
         a.baseline = a.dirs
     if a.baseline:
         out["baseline"] = measure([Path(d) for d in a.baseline], held, a.folds, a.oos_prior,
-                                  a.baseline_learner, a.seeds)
+                                  a.baseline_learner, a.seeds, a.bag)
     parts = [p for p in out["pack"] if p == "cv" or p.startswith(("cv:", "heldout:"))]
     print(f"{'figure':48} {'pack':>8}" + (f" {'baseline':>9} {'ratio':>6}" if a.baseline else ""))
     for part in parts:
