@@ -21,6 +21,7 @@ from typing import Any, Mapping
 from zoneinfo import ZoneInfo
 
 from ..anchors.directory import normalize_mention, unmarked
+from ..dialogue.clauses import request_times
 from ..dialogue.heard import Heard
 from ..dialogue.questions import Ask, Confirm, OpenQuestion
 from ..dialogue.reminders import names_half_day, topic_of
@@ -167,9 +168,10 @@ class Grounding:
                 kinds[value] = d.get("value")
                 self._kind_words(s, d.get("value"))
             out.setdefault(e.type, []).append(value)
+        context = self._request_times(parsed, out)
         if self._wants_task(parsed, q):
             # the task of a reminder: the words without trigger and time phrase (hermesd.nlu.task)
-            task = task_text(parsed)
+            task = task_text(parsed, context)
             if task is None and isinstance(q, Ask) and q.entity == "task" and parsed.text.strip():
                 task = parsed.text.strip()  # the answer to "提醒你什么？" is the task itself
             if task:
@@ -181,6 +183,21 @@ class Grounding:
             if topic:
                 out["topic"] = [topic]
         return out, ambiguous
+
+    def _request_times(self, parsed: Any, out: dict[str, list[Any]]) -> tuple[tuple[int, int], ...]:
+        """Of several times said, the request clause's first in ``out["datetime"]`` ("昨天开会的时候老板说了，
+        明天下午三点提醒我交报告": 明天下午三点 is the reminder's; 昨天 is context,
+        :func:`~hermesd.dialogue.clauses.request_times`); returns the context clauses' spans."""
+        times = [e for e in parsed.entities if e.type == "datetime"]
+        if len(times) < 2 or not parsed.intent or len(out.get("datetime") or []) != len(times):
+            return ()
+        spec = next((x for x in self.nlu.engine.specs if x.name == parsed.intent), None)
+        got = request_times(parsed.text, [tuple(e.span) for e in times], getattr(spec, "keywords", None) or ())
+        if got.clause is None:
+            return ()
+        values = out["datetime"]
+        out["datetime"] = [values[i] for i in got.order]
+        return got.context
 
     async def disambiguate_by_memory(self, s: Session, ambiguous: Ambiguity, entities: dict[str, list[Any]]) -> bool:
         """"上周三发给张工的…": of the people a mention could be, keep the one this user dealt with in the

@@ -27,7 +27,7 @@ from ..dialogue.lastaction import asks_about_last, asks_if_done, last_done
 from ..dialogue.negated import negated_request
 from ..dialogue.questions import Ask, Candidate, Choice, Confirm, Offer, OpenQuestion, reasked
 from ..dialogue.reader import read_answer
-from ..dialogue.reminders import asks_change, corrects_time
+from ..dialogue.reminders import asks_change, time_repair
 from ..dialogue.repair import repaired
 from ..dialogue.smalltalk import capabilities, smalltalk_reply
 from ..dialogue.typos import near_name
@@ -309,7 +309,7 @@ class Pipeline:
                         p.trace["reminding"] = core
                 parsed = self._reminded(s, parsed, ref_at, p)
                 p.timings["parse"] = p.timings.get("parse", 0.0) + (time.perf_counter() - p0) * 1000
-            parsed = self._changed(s, parsed, p)  # idempotent: a choice's re-run reads it again
+            parsed = self._changed(s, parsed, p, ref_at)  # idempotent: a choice's re-run reads it again
             if parsed is not None and text and "self_repair" not in p.trace:
                 # "把报价单发给王芳，不对，是李娜": the request the speaker meant once they corrected themselves
                 fixed = repaired(text, [(e.type, e.span) for e in parsed.entities])
@@ -348,6 +348,8 @@ class Pipeline:
                             "entities": entities})
             p.trace.setdefault("reading", reading.to_trace())  # a choice's re-run keeps the answer's reading
             named = self._undo_last(s, q, parsed, self._object_named(q, parsed, decision))
+            if q is None and isinstance(named, dp.NothingOpen) and p.trace.get("change") == "repair":
+                named = dp.NewTurn()  # "no, 10 not 9" right after a reminder was set: its time, repaired
             if named is not decision:
                 decision = named
                 p.trace["decision"] = decision.name
@@ -418,11 +420,13 @@ class Pipeline:
         name = f"{intent.rsplit('.', 1)[0]}.change"
         return name if any(x.name == name for x in self.c.nlu.engine.specs) else None
 
-    def _changed(self, s: Session, parsed: Any, p: Part) -> Any:
+    def _changed(self, s: Session, parsed: Any, p: Part, ref: datetime | None = None) -> Any:
         """"把开会的提醒改到明天下午3点" / "move the meeting reminder to 4pm" (:func:`~hermesd.dialogue.reminders.asks_change`)
-        and, right after a reminder was set, a repair of only its time ("不是9点，是10点", "no, make it 10"):
+        and, right after a reminder was set, a repair of only its time ("不是9点，是10点", "不对，是十点", "no, 10
+        not 9", "make that 10", "actually 10 o'clock", :func:`~hermesd.dialogue.reminders.time_repair`):
         a request to move it — its domain's ``change`` intent (:meth:`_change_intent`) — never a second
-        one set beside it. A repair's time is its last one (the time it goes to)."""
+        one set beside it. A repair's time is the one it names (not the reparandum); a bare hour ("make that
+        10") is read as that clock hour."""
         if parsed is None or not parsed.text:
             return parsed
         t = normalize(parsed.text).text
@@ -433,7 +437,19 @@ class Pipeline:
                 return replace(parsed, intent=change)
             return parsed
         last = s.history[-1] if s.history else None
-        if last is None or last_done([last]) is None or not corrects_time(parsed.text, [x.text for x in parsed.times]):
+        rep = time_repair(parsed.text, [x.text for x in parsed.times]) \
+            if last is not None and last_done([last]) is not None else None
+        change = self._change_intent(last.get("intent")) if rep is not None and last is not None else None
+        if rep is not None and change is not None and rep.hour:
+            # "make that 10": the hour of the time just set, read as a clock time ("make that at 10")
+            spelled = self.c.nlu.parse(rep.spelled(parsed.text), ref or datetime.now(timezone.utc), s.tz, s.locale,
+                                       budget_ms=self.c.settings.parsing_ms)
+            rep = time_repair(spelled.text, [x.text for x in spelled.times])
+            parsed = spelled if rep is not None and not rep.hour else parsed
+            rep = rep if rep is not None and not rep.hour else None
+        if rep is not None and change is None:
+            return parsed
+        if rep is None:
             if parsed.intent and parsed.intent == self._change_intent(parsed.intent):
                 # a change needs a change verb (or a repair of the time just set): "把明天的提醒全部取消"
                 # is the next reading of the scorer, never a move
@@ -443,13 +459,18 @@ class Pipeline:
                     return replace(parsed, intent=rest[0])
                 return replace(parsed, intent=None, out_of_scope=True)  # next best is out of scope
             return parsed
-        change = self._change_intent(last.get("intent"))
-        if change is None:
-            return parsed
         p.trace["change"] = "repair"
-        to = parsed.times[-1]
-        ents = tuple(e for e in parsed.entities if e.type != "datetime" or tuple(e.span) == tuple(to.span))
-        return replace(parsed, intent=change, kind="command", entities=ents)  # its times still mark what is no topic
+        to = next((x for x in parsed.times if x.span[0] < rep.end and rep.start < x.span[1]), parsed.times[-1])
+        ent = next((e for e in parsed.entities if e.type == "datetime" and tuple(e.span) == tuple(to.span)), None)
+        if ent is None:
+            return parsed
+        # the request is the repair's time alone: the reparandum ("9") and the editing words ("我是说", "make
+        # that") name no reminder — the one just set is moved
+        a, b = to.span
+        value = {**ent.value, "span": [0, b - a]} if isinstance(ent.value, dict) and "span" in ent.value else ent.value
+        said = parsed.text[a:b]
+        return replace(parsed, text=said, normalized=normalize(said).text, intent=change, kind="command", clause=None,
+                       entities=(replace(ent, span=(0, b - a), value=value),), times=(replace(to, span=(0, b - a)),))
 
     def _object_named(self, q: OpenQuestion | None, parsed: Any, d: Any) -> Any:
         """"取消第二个" / "cancel all my reminders": a cancel word (or a bare position) that names what to
