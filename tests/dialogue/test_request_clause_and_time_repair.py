@@ -103,3 +103,17 @@ def test_a_bare_hour_is_spelled_as_a_clock_time(text, spelled):
     assert got is not None and got.spelled(text) == spelled
     again = time_repair(spelled, [t.text for t in parse_times(spelled, REF, ZONE)])
     assert again is not None and not again.hour  # read again, it is a time phrase
+
+
+@pytest.mark.parametrize("text, subject, value", [
+    ("my wife's name is actually anna", "wife's name", "anna"),
+    ("actually, my son's name is leo", "son's name", "leo"),
+    ("remember that my pin is actually 1234", "pin", "1234"),
+    ("well, remember the wifi password is abc", "wifi password", "abc"),
+    ("记住我的车牌号其实是京A12345", "我的车牌号", "京A12345"),
+    ("my wife's name is anna", "wife's name", "anna"),
+])
+def test_discourse_words_are_no_part_of_a_stored_value(text, subject, value):
+    from hermesd.memory.facts import read_request
+    req = read_request(text)
+    assert req is not None and req.intent == "memory.remember" and (req.subject, req.value) == (subject, value)
