@@ -33,6 +33,8 @@ any           request                                        :class:`Digress` (t
                                                              request of the plan's own intent
 any           smalltalk                                      :class:`SmallTalk` (then asked again)
 any           unrelated / anything else                      :class:`AskAgain` saying what is expected
+Ask (person)  a name nobody in the directory has ("刘洋")     :class:`NotKnown` (:func:`not_known`): said plainly,
+                                                             the closest names offered, the question dropped
 nothing       request / unrelated                            :class:`NewTurn`
 nothing       smalltalk                                      :class:`SmallTalk`
 nothing       affirm / deny / choose / hedge                 :class:`NothingOpen` (runs nothing)
@@ -51,7 +53,7 @@ from .questions import Ask, Candidate, Choice, Confirm, Offer, OpenQuestion
 
 __all__ = [
     "AskAgain", "Cancel", "Choose", "Correct", "Decision", "Digress", "DropTask", "Fill", "Help", "NewTurn",
-    "NothingOpen", "Repeat", "Replace", "Resume", "ResumeTask", "SmallTalk", "Wait", "decide",
+    "NotKnown", "NothingOpen", "Repeat", "Replace", "Resume", "ResumeTask", "SmallTalk", "Wait", "decide", "not_known",
 ]
 
 
@@ -181,8 +183,17 @@ class NothingOpen:
     name = "nothing_open"
 
 
+@dataclass(frozen=True, slots=True)
+class NotKnown:
+    """The answer to "who?" is a name nobody in the directory has (:mod:`.unknown`): say so, offer the
+    closest names, drop the question — asking "who?" again would only loop. :param who: the name as said."""
+
+    who: str
+    name = "not_known"
+
+
 Decision = Union[Resume, Fill, Correct, Choose, Cancel, Wait, ResumeTask, DropTask, Repeat, Help, AskAgain,
-                 Digress, Replace, SmallTalk, NewTurn, NothingOpen]
+                 Digress, Replace, SmallTalk, NewTurn, NothingOpen, NotKnown]
 
 #: answers that mean nothing without a question: with nothing open they run nothing
 _BARE_ACTS = frozenset({"affirm", "deny", "hedge", "choose", "cancel"})
@@ -290,3 +301,12 @@ def _moved_on(q: Offer) -> Decision:
     """Something else was said to the offer: handled first, the offer after it (once), or — said
     already — withdrawn."""
     return DropTask(route=True) if q.reasked else Digress()
+
+
+def not_known(q: OpenQuestion | None, d: Decision, said: str | None, wants_person: bool) -> Decision:
+    """:class:`NotKnown` instead of asking "who?" again: ``q`` asks for a person (``wants_person``), the
+    answer was not read (:class:`AskAgain`, or a :class:`Digress` the NLU guessed from a bare name) and it is a name (``said``, :func:`.unknown.name_said`); else ``d``."""
+    if isinstance(q, Ask) and wants_person and said and (
+            isinstance(d, AskAgain) or (isinstance(d, Digress) and not d.cancel_first)):
+        return NotKnown(said)  # a name alone is never a new request ("Liu Yang" read as a lookup)
+    return d

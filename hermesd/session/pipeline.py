@@ -31,6 +31,7 @@ from ..dialogue.reminders import asks_change, time_repair
 from ..dialogue.repair import repaired
 from ..dialogue.smalltalk import capabilities, smalltalk_reply
 from ..dialogue.typos import near_name
+from ..dialogue.unknown import closest, name_said
 from ..dialogue.split import one_each, reminding_request, split_requests
 from ..nlu.clock import BadClock, impossible_clock_text, impossible_clocks
 from ..nlu.normalize import normalize
@@ -350,6 +351,11 @@ class Pipeline:
             named = self._undo_last(s, q, parsed, self._object_named(q, parsed, decision))
             if q is None and isinstance(named, dp.NothingOpen) and p.trace.get("change") == "repair":
                 named = dp.NewTurn()  # "no, 10 not 9" right after a reminder was set: its time, repaired
+            if isinstance(q, Ask) and (isinstance(named, dp.AskAgain) or (
+                    isinstance(named, dp.Digress) and not named.cancel_first and not heard.people)):
+                # "找谁？" — "刘洋": a name nobody in the directory has; asking "who?" again would loop
+                wants = (q.entity or c.grounding.spec_slots(q.intent).get(q.slot)) == "person"
+                named = dp.not_known(q, named, name_said(spoken) if wants and spoken else None, wants)
             if named is not decision:
                 decision = named
                 p.trace["decision"] = decision.name
@@ -658,6 +664,13 @@ class Pipeline:
             said = "declined" if d.what == "confirm" else "cancelled"  # a no to a card does nothing, says so
             p.end(s, c, catalogue.say(said, lang), "cancel", f"{d.what} cancelled")
             p.intent = getattr(q, "intent", None)
+        elif isinstance(d, dp.NotKnown):
+            s.pending, s.slots = None, {}
+            p.repairs.append("not_known")
+            p.then = q.then if q is not None else ()
+            p.trace["not_known"] = d.who
+            p.end(s, c, await self._not_known(d.who, lang), "clarify", "person not known")
+            p.intent = getattr(q, "intent", None)
         elif isinstance(d, dp.AskAgain) and q is not None and c.llm_turns.takes_unreadable(s, p):
             # an answer the reader cannot take, that the pack lets the LLM executor try (llm.while_open):
             # a digression, the open question asked again after it
@@ -839,6 +852,25 @@ class Pipeline:
             return True
         self._keep_or_end(s, p, q, said, f"asked {kind}")
         return True
+
+    async def _not_known(self, who: str, lang: str) -> str:
+        """"我不认识“刘洋”…" and the closest names of the directory (:func:`~hermesd.dialogue.unknown.closest`),
+        each as a reply in ``lang`` shows a person (李娜 / Li Na (李娜))."""
+        people = getattr(self.c.nlu.engine, "people", None) or {}
+        surfaces: dict[str, str] = {}
+        for surface, anchor in people.items():
+            surfaces.setdefault(anchor, surface)
+        names: list[str] = []
+        for anchor in closest(who, people):
+            res = await self.c.memory.resolve(surfaces[anchor], type="person", fuzzy=False)
+            shown = (getattr(res, "text_en", "") or res.text) if lang != "zh" else res.text
+            if getattr(res, "status", "") == "resolved" and shown and shown not in names:
+                names.append(shown)
+        said = catalogue.say("person_not_known", lang, who=who)
+        if not names:
+            return said
+        joined = "、".join(names) if lang == "zh" else ", ".join(names)
+        return f"{said}{'' if lang == 'zh' else ' '}{catalogue.say('person_closest', lang, names=joined)}"
 
     def _again_text(self, q: OpenQuestion, d: Any, lang: str) -> str:
         prompt = q.prompt
