@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from ..dialogue import catalogue, distress, handoff, policy as dp
 from ..dialogue.heard import Heard, Reading
 from ..dialogue.howto import asks_how, request_of
-from ..dialogue.lastaction import asks_about_last, asks_if_done, last_done
+from ..dialogue.lastaction import asks_about_last, asks_if_done, last_done, offered_list
 from ..dialogue.negated import negated_request
 from ..dialogue.questions import Ask, Candidate, Choice, Confirm, Offer, OpenQuestion, reasked
 from ..dialogue.reader import read_answer
@@ -356,6 +356,15 @@ class Pipeline:
                 # "找谁？" — "刘洋": a name nobody in the directory has; asking "who?" again would loop
                 wants = (q.entity or c.grounding.spec_slots(q.intent).get(q.slot)) == "person"
                 named = dp.not_known(q, named, name_said(spoken) if wants and spoken else None, wants)
+            listed = offered_list(s.history) if q is None and isinstance(named, dp.NothingOpen) \
+                and named.act == "choose" and parsed is not None else None
+            if listed and any(e.type == t for e in parsed.entities
+                              for t in set(c.grounding.spec_slots(listed).values()) & {"ordinal"}):
+                # "第二个" / "the second one" right after a list was offered with "which one?": the answer to it
+                parsed = p.parsed = replace(parsed, intent=listed, out_of_scope=False)
+                heard = c.grounding.heard(parsed, q, entities, p.lang)
+                named = dp.NewTurn()
+                p.trace.update({"intent": listed, "listed": listed})
             if named is not decision:
                 decision = named
                 p.trace["decision"] = decision.name
