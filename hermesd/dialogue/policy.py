@@ -17,6 +17,8 @@ Ask           cancel / deny                                  :class:`Cancel`
 Choice        choose                                         :class:`Choose`
 Choice        correct (another person: "不对，是李工")            :class:`Correct` (the mention replaced, run again)
 Choice        cancel / deny                                  :class:`Cancel`
+Pick          choose (a position, a word of a line, a time)  :class:`Picked` (the plan goes on with it)
+Pick          cancel / deny                                  :class:`Cancel`
 Offer         affirm / correct                               :class:`ResumeTask` (with the corrected values)
 Offer         correct / fill said as a request of another    :class:`Digress` (a new request is never read
               intent ("把报价单发给张工" to a reminder offer)     as values for the old task), or :class:`DropTask`
@@ -49,11 +51,11 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Union
 
 from .heard import Heard, Reading
-from .questions import Ask, Candidate, Choice, Confirm, Offer, OpenQuestion
+from .questions import Ask, Candidate, Choice, Confirm, Offer, OpenQuestion, Pick
 
 __all__ = [
     "AskAgain", "Cancel", "Choose", "Correct", "Decision", "Digress", "DropTask", "Fill", "Help", "NewTurn",
-    "NotKnown", "NothingOpen", "Repeat", "Replace", "Resume", "ResumeTask", "SmallTalk", "Wait", "decide", "not_known",
+    "NotKnown", "NothingOpen", "Picked", "Repeat", "Replace", "Resume", "ResumeTask", "SmallTalk", "Wait", "decide", "not_known",
 ]
 
 
@@ -184,6 +186,14 @@ class NothingOpen:
 
 
 @dataclass(frozen=True, slots=True)
+class Picked:
+    """One of a :class:`~.questions.Pick`'s things chosen (``index``, 0-based): the plan goes on with it."""
+
+    index: int
+    name = "picked"
+
+
+@dataclass(frozen=True, slots=True)
 class NotKnown:
     """The answer to "who?" is a name nobody in the directory has (:mod:`.unknown`): say so, offer the
     closest names, drop the question — asking "who?" again would only loop. :param who: the name as said."""
@@ -193,14 +203,14 @@ class NotKnown:
 
 
 Decision = Union[Resume, Fill, Correct, Choose, Cancel, Wait, ResumeTask, DropTask, Repeat, Help, AskAgain,
-                 Digress, Replace, SmallTalk, NewTurn, NothingOpen, NotKnown]
+                 Digress, Replace, SmallTalk, NewTurn, NothingOpen, NotKnown, Picked]
 
 #: answers that mean nothing without a question: with nothing open they run nothing
 _BARE_ACTS = frozenset({"affirm", "deny", "hedge", "choose", "cancel"})
 
 
 def _expected(q: OpenQuestion) -> str:
-    if isinstance(q, Choice):
+    if isinstance(q, (Choice, Pick)):
         return "choice"
     if isinstance(q, Ask):
         return "slot"
@@ -254,6 +264,11 @@ def decide(q: OpenQuestion | None, heard: Heard, reading: Reading) -> Decision:
             return Fill(reading.values)
         if act in ("cancel", "deny"):
             return Cancel("ask")
+    elif isinstance(q, Pick):
+        if act == "choose" and reading.choice is not None and 0 <= reading.choice < len(q.items):
+            return Picked(reading.choice)
+        if act in ("cancel", "deny"):
+            return Cancel("choice")
     elif isinstance(q, Choice):
         if act == "choose" and reading.choice is not None and 0 <= reading.choice < len(q.candidates):
             return Choose(q.candidates[reading.choice])

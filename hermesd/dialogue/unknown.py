@@ -7,8 +7,8 @@ offers the closest names it knows, and drops the question (:class:`hermesd.dialo
 
 :func:`name_said` tells a name from other short answers: a Chinese name is a common surname
 (:data:`hermesd.nlu.entities.SURNAMES`, the census's most frequent) and one or two more characters; an
-English one is one to three capitalised words ("Liu Yang", "Mr. Chen"), or lower-case words that are not
-everyday words (a name typed in lower case: "liu yang"). Words that lead an answer (是, 叫, 找, it's, I
+English one is one to three capitalised words ("Liu Yang", "Mr. Chen"), or two or three lower-case words of
+pinyin syllables (a Chinese name typed in lower case: "liu yang"; not "hmm banana"). Words that lead an answer (是, 叫, 找, it's, I
 mean) are dropped first. :func:`closest` ranks the directory's names by likeness: a shared surname
 first, then the spelling ratio (``difflib``, ≥ :data:`CLOSE_RATIO`).
 """
@@ -33,6 +33,10 @@ _ZH_NAME = re.compile(rf"^(?:{'|'.join(SURNAMES2)}|[{SURNAMES}])[\u4e00-\u9fff]{
 _EN_HONORIFIC = r"(?i:mr|mrs|ms|miss|dr|prof)\.?\s+"
 _EN_NAME = re.compile(rf"^(?:{_EN_HONORIFIC})?[A-Z][a-z'-]+(?:\s+[A-Z][a-z'-]+){{0,2}}$")
 _EN_LOWER = re.compile(rf"^(?:{_EN_HONORIFIC})?[a-z][a-z'-]+(?:\s+[a-z][a-z'-]+){{0,2}}$", re.IGNORECASE)
+#: a romanised Chinese name typed in lower case ("liu yang", "zhang xiaoming"): every word is one to three
+#: pinyin syllables (initial + final, Hanyu Pinyin, GB/T 16159); "hmm banana" is not
+_PINYIN = re.compile(r"^(?:(?:zh|ch|sh|[bpmfdtnlgkhjqxrzcsyw])?(?:iang|iong|uang|ueng|ang|eng|ing|ong|ian|iao|uai|uan|"
+                     r"ai|ei|ao|ou|an|en|er|ia|ie|iu|in|ua|uo|ui|un|ue|ve|a|o|e|i|u|v)){1,3}$")
 #: everyday words that are no name, whatever their case ("Nobody", "Never mind", "someone")
 _NOT_NAMES = frozenset("""a an the i you he she it we they me him her us them my your his our their this that
 no yes ok okay sure fine nobody someone somebody anyone anybody everyone never mind cancel stop nothing what who
@@ -62,8 +66,8 @@ def name_said(text: str) -> str | None:
         words = re.sub(rf"^{_EN_HONORIFIC}", "", t, flags=re.IGNORECASE).lower().split()
         if any(w in _NOT_NAMES for w in words):
             return None
-        if _EN_NAME.match(t) or len(words) >= 2:  # one lower-case word is too often a word, not a name
-            return t
+        if _EN_NAME.match(t) or (len(words) >= 2 and all(_PINYIN.match(w) for w in words)):
+            return t  # lower case: a pinyin name only (one lower-case word is too often a word)
     return None
 
 

@@ -25,7 +25,7 @@ from ..dialogue.heard import Heard, Reading
 from ..dialogue.howto import asks_how, request_of
 from ..dialogue.lastaction import asks_about_last, asks_if_done, last_done, offered_list
 from ..dialogue.negated import negated_request
-from ..dialogue.questions import Ask, Candidate, Choice, Confirm, Offer, OpenQuestion, reasked
+from ..dialogue.questions import Ask, Candidate, Choice, Confirm, Offer, OpenQuestion, Pick, reasked
 from ..dialogue.reader import read_answer
 from ..dialogue.reminders import asks_change, time_repair
 from ..dialogue.repair import repaired
@@ -344,6 +344,10 @@ class Pipeline:
                 s.refs["chosen"] = chosen
             heard = c.grounding.heard(parsed, q, entities, p.lang)
             reading = self._read(q, heard, answer)
+            if isinstance(q, Pick) and reading.act != "choose":
+                at = self._picked_by_time(s, q, entities)  # "上周三那个", "the one from Monday"
+                if at is not None:
+                    reading = Reading("choose", choice=at, cue="choose:time")
             decision = dp.decide(q, heard, reading)
             p.trace.update({"intent": parsed.intent if parsed else None, "kind": parsed.kind if parsed else None,
                             "entities": entities})
@@ -546,7 +550,7 @@ class Pipeline:
         load = c.load.overloaded()
         if load:
             p.degrade(f"load:{load}")
-        if not isinstance(q, (Ask, Confirm, Choice)):
+        if not isinstance(q, (Ask, Confirm, Choice, Pick)):
             # a new request's references start afresh; the words of the document kinds named in this
             # session stay, as a turn's several requests are committed together (capture_turn.document_kind)
             s.refs = {"kind_words": s.refs["kind_words"]} if "kind_words" in s.refs else {}
@@ -568,6 +572,28 @@ class Pipeline:
             note_people(s, entities, keep_turn=p.together)
         p.timings["anchor"] = p.timings.get("anchor", 0.0) + (time.perf_counter() - a0) * 1000
         return entities, ambiguous
+
+    def _picked_by_time(self, s: Session, q: Pick, entities: dict[str, list[Any]]) -> int | None:
+        """The one thing of ``q`` whose time (its card's ``at``) falls in the time the answer names, or None."""
+        for t in entities.get("datetime") or []:
+            if not isinstance(t, dict):
+                continue
+            since, until = self.c.grounding.ms_range(s, t)
+            if since is None or until is None:
+                continue
+            hits = []
+            for k, cand in enumerate(q.choices):
+                try:
+                    at = datetime.fromisoformat(str(cand.attrs.get("at")))
+                except ValueError:
+                    continue
+                if at.tzinfo is None:
+                    at = at.replace(tzinfo=self.c.grounding.zone(s))
+                if since <= at.timestamp() * 1000 < until:
+                    hits.append(k)
+            if len(hits) == 1:
+                return hits[0]
+        return None
 
     def _read(self, q: OpenQuestion | None, heard: Heard, answer: dict[str, Any] | None) -> Reading:
         if answer is not None and "accept" in answer:
@@ -635,6 +661,15 @@ class Pipeline:
         if isinstance(d, dp.Resume) and isinstance(q, Confirm) and q.intent == "memory.forget":
             s.pending = None
             await c.memturns.forget_confirmed(s, p, q)
+        elif isinstance(d, dp.Picked) and isinstance(q, Pick):
+            # one of the things found: the plan goes on from the choose step with it as steps.<save>
+            s.pending = None
+            p.path = "choice"
+            p.repairs.append("choose")
+            p.then = q.then
+            p.trace["picked"] = d.index + 1
+            await c.plans.run(s, p, intent=q.intent, entities=dict(q.entities), text=text, trace_id=trace_id,
+                              resume=replace(q, steps={**q.steps, q.save: q.items[d.index]}), utterance=q.utterance)
         elif isinstance(d, dp.Resume) and isinstance(q, Confirm):
             s.pending = None
             p.path = "confirm"
@@ -887,10 +922,11 @@ class Pipeline:
             return catalogue.say("repeat", lang, q=prompt)
         if isinstance(d, dp.Wait):
             return catalogue.say("wait", lang, q=prompt)
-        expected = "choice" if isinstance(q, Choice) else "slot" if isinstance(q, Ask) else "yes_no"
+        expected = "choice" if isinstance(q, (Choice, Pick)) else "slot" if isinstance(q, Ask) else "yes_no"
         if isinstance(d, dp.Help):
-            if isinstance(q, Choice):
-                return catalogue.say("help_choice", lang, opts=_choice_line(q.candidates, lang))
+            if isinstance(q, (Choice, Pick)):
+                cands = q.candidates if isinstance(q, Choice) else q.choices
+                return catalogue.say("help_choice", lang, opts=_choice_line(cands, lang))
             return catalogue.say("help_slot" if expected == "slot" else "help_yes_no", lang, q=prompt)
         return catalogue.say({"choice": "expect_choice", "slot": "expect_slot"}.get(expected, "expect_yes_no"),
                              lang, q=prompt)
@@ -904,7 +940,7 @@ class Pipeline:
         p.texts.append(text)
         s.pending = q
         p.path = "clarify"
-        p.card = q.card if isinstance(q, (Confirm, Choice)) else None
+        p.card = q.card if isinstance(q, (Confirm, Choice, Pick)) else None
         c._move(s, Event.ROUTED, reason)
         self._reopen(s, q, reason)
 
@@ -927,7 +963,7 @@ class Pipeline:
         if not q.reasked and not isinstance(q, Offer):  # an offer is said at the turn's end (:meth:`_say_offer`)
             key = {Confirm: "confirm_again", Ask: "ask_again"}.get(type(q), "choose_again")
             p.texts.append(catalogue.say(key, p.lang, q=q.prompt))
-            if isinstance(q, (Confirm, Choice)):
+            if isinstance(q, (Confirm, Choice, Pick)):
                 p.card = q.card
             q = reasked(q)
         s.pending = q

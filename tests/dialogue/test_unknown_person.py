@@ -24,7 +24,7 @@ def test_a_name_is_told_from_other_answers(text, name):
 
 @pytest.mark.parametrize("text", [
     "不知道", "算了", "明天下午", "第二个", "never mind", "the second one", "nobody", "cancel", "nginx", "yes",
-    "my boss", "把报价单发给王芳", "send it to someone in sales", "谢谢",
+    "my boss", "把报价单发给王芳", "send it to someone in sales", "谢谢", "hmm banana", "no idea", "whatever man",
 ])
 def test_not_a_name(text):
     assert name_said(text) is None
