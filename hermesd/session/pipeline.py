@@ -348,6 +348,13 @@ class Pipeline:
                 at = self._picked_by_time(s, q, entities)  # "上周三那个", "the one from Monday"
                 if at is not None:
                     reading = Reading("choose", choice=at, cue="choose:time")
+                elif ambiguous is not None:
+                    # "发给张工的那个": of the people 张工 may be, the one a line of the card names
+                    shown = {str(x.get("display")) for x in ambiguous[1]}
+                    hits = [k for k, cand in enumerate(q.choices) if shown & {str(v) for v in cand.attrs.values()}]
+                    if len(hits) == 1:
+                        reading = Reading("choose", choice=hits[0], cue=f"choose:person:{ambiguous[0]}")
+                        ambiguous = None
             decision = dp.decide(q, heard, reading)
             p.trace.update({"intent": parsed.intent if parsed else None, "kind": parsed.kind if parsed else None,
                             "entities": entities})
