@@ -318,11 +318,16 @@ class Grounding:
         can match files or records named in any language; ``<slot>_en`` for a person slot: the name as an
         English reply shows it ("Li Na (李娜)", the directory's Latin alias beside the name; else the name);
         ``<slot>_unknown`` for a person slot the directory has no one for: the name as said, without
-        the 【】 that mark it (:mod:`hermesd.anchors.graph`), so a rule can ask instead of sending."""
+        the 【】 that mark it (:mod:`hermesd.anchors.graph`), so a rule can ask instead of sending;
+        ``<slot>_again``: the slot was not said but taken as the one last done ("再发一次": :mod:`.references`),
+        so a rule acts on that one instead of asking which."""
         out: dict[str, Any] = {}
         gazetteers = getattr(self.nlu.engine, "gazetteers", {}) or {}
         names_en = s.refs.get("names_en") or {}
+        again = s.refs.get("again") or ()
         for slot, etype in self.spec_slots(intent).items():
+            if etype in again and entities.get(slot) is not None:
+                out[f"{slot}_again"] = True  # unsaid, taken as the one last done ("再发一次", "send it again")
             if etype == "person" and isinstance(entities.get(slot), str):
                 out[f"{slot}_en"] = names_en.get(entities[slot], entities[slot])
                 unknown = unmarked(entities[slot])
