@@ -34,12 +34,12 @@ Such a question is answered from what was done, never by doing it (the session d
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from .. import lazyre
 
-__all__ = ["asks_about_last", "asks_if_done", "last_done"]
+__all__ = ["asks_about_last", "asks_if_done", "last_done", "offered_list"]
 
 _ZH_VERB = r"(?:发|發|寄|传|傳|转|轉|做|弄|搞|设|設|办|辦|填|选|選)"
 _ZH = lazyre.compile(
@@ -110,4 +110,34 @@ def last_done(history: Sequence[Mapping[str, Any]]) -> Mapping[str, Any] | None:
         if any(isinstance(a, Mapping) and a.get("kind") == "tool" and a.get("outcome") == "ok" for a in acts) \
                 and isinstance(t.get("reply"), str) and t.get("reply"):
             return t
+    return None
+
+
+#: the failure code of a step that found several where one was needed (the plan then lists them and asks which)
+SEVERAL = "AMBIGUOUS"
+
+
+def offered_list(history: Sequence[Mapping[str, Any]], position_types: Iterable[str] = ("ordinal",)) -> str | None:
+    """The intent of the last turn when it listed things and asked which one, so that a bare position now
+    ("第二个", "the second one") answers it; else None.
+
+    A turn offered a list when a step of its plan found several where one was needed (its trace's
+    ``failure.code`` is :data:`SEVERAL`: "关于“bank”的提醒有 3 个：… 要取消哪一个？"), or when it was itself
+    asked with a position and showed the list first ("取消第二个" with no list shown: "先看一下有哪些…").
+
+    :param history: the session's traces, oldest first. :param position_types: entity types of a position.
+    """
+    if not history:
+        return None
+    last = history[-1]
+    intent = last.get("intent")
+    if not isinstance(intent, str) or not intent:
+        return None
+    failure = last.get("failure") or {}
+    if isinstance(failure, Mapping) and failure.get("code") == SEVERAL:
+        return intent
+    entities = last.get("entities") or {}
+    if isinstance(entities, Mapping) and any(entities.get(t) for t in position_types) and last_done([last]) is not None \
+            and not any(isinstance(a, Mapping) and a.get("kind") == "confirm" for a in last.get("actions") or ()):
+        return intent  # asked with a position, answered with the list (nothing was changed)
     return None

@@ -89,7 +89,7 @@ from .. import lazyre
 from ..nlu.normalize import normalize
 from .heard import Heard, Reading
 from .lexicon import Lexicon, default_lexicon
-from .questions import Ask, Candidate, Choice, Confirm, Offer, OpenQuestion
+from .questions import Ask, Candidate, Choice, Confirm, Offer, OpenQuestion, Pick
 from .scan import Clause, Scan, Token, scan, units
 from .words import Words, bounded
 
@@ -137,6 +137,8 @@ def read_answer(question: OpenQuestion | None, heard: Heard, lexicon: Lexicon | 
         return Reading("smalltalk", smalltalk=talk, cue=f"smalltalk.{talk}")
     if isinstance(question, Choice):
         return _choice(question, heard, sc, lex)
+    if isinstance(question, Pick):  # which of several things: read as a choice among its card's lines
+        return _choice(Choice(mention="", candidates=question.choices, text=""), heard, sc, lex)
     if isinstance(question, Ask):
         return _ask(question, heard, sc, lex)
     return _yes_no(question, heard, sc, lex)
@@ -443,7 +445,7 @@ def _card_values(c: Candidate) -> list[tuple[str, str]]:
     """``(normalised value, attribute)`` of everything the card shows for ``c``."""
     out = [(_norm(c.display), "display")]
     for key, v in c.attrs.items():
-        if key == "previous":
+        if key in ("previous", "at"):  # a mark and a timestamp: nothing an answer says as words
             continue
         for item in (v if isinstance(v, (list, tuple)) else [v]):
             if isinstance(item, str) and _norm(item):
@@ -521,7 +523,7 @@ def _clause_choice(c: Clause, cands: tuple[Candidate, ...],
     named = _by_name(c.rest, cands)
     if named is None:
         for mention, shown in (people or {}).items():
-            hits = [i for i, cand in enumerate(cands) if cand.display == shown]
+            hits = [i for i, cand in enumerate(cands) if cand.display == shown or shown in cand.attrs.values()]
             if mention and mention in c.rest and len(hits) == 1:
                 left = sum(ch.isalnum() for ch in c.rest.replace(mention, ""))
                 return Reading("choose", choice=hits[0], cue=f"choose:person:{mention}"), left

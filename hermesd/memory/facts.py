@@ -40,7 +40,7 @@ from dataclasses import dataclass, replace
 from .. import lazyre
 
 __all__ = ["ALL", "HISTORY", "SENT", "SEND_ACTION", "MemoryRequest", "MAX_VALUE_CHARS", "concepts", "dice", "normal_subject",
-           "read_request", "second_person"]
+           "read_request", "second_person", "without_discourse"]
 
 #: longest value kept, in characters; a longer one is cut and the reply says so
 MAX_VALUE_CHARS = 200
@@ -205,8 +205,19 @@ def concepts(subject: str) -> frozenset[str] | None:
     return frozenset(found)
 
 
+#: discourse words that say how the speaker goes on, never what the value is ("my wife's name is actually Anna",
+#: "actually, my son's name is Leo", "其实我的车停在B2"): dropped before a value and at the start of a statement
+_DISCOURSE = re.compile(r"^(?:(?:actually|in fact|so|well|oh|um|uh)\b[\s,]*|其实|其實)+")
+
+
+def without_discourse(text: str) -> str:
+    """``text`` (normalised, lower case) without the discourse words that open it ("actually, my son's
+    name is leo" → "my son's name is leo", "其实我…" → "我…")."""
+    return _DISCOURSE.sub("", text).strip()
+
+
 def _cut(value: str) -> tuple[str, bool]:
-    value = value.strip(_TRIM)
+    value = _DISCOURSE.sub("", value.strip(_TRIM)).strip(_TRIM)
     if len(value) > MAX_VALUE_CHARS:
         return value[:MAX_VALUE_CHARS], True
     return value, False
@@ -224,6 +235,7 @@ def _remember_zh(body: str) -> MemoryRequest:
     subject = body[:m.start()]
     relation = "is" if m.group(1) in ("是", "叫", "为") else "at"
     value, cut = _cut(body[m.start():] if relation == "at" else body[m.end():])
+    subject = re.sub(r"(?:其实|其實)$", "", subject.strip(_TRIM))  # 我的车牌号其实是…: 其实 says how, not what
     return MemoryRequest("memory.remember", subject.strip(_TRIM), value, relation, "zh", cut)
 
 
@@ -263,6 +275,7 @@ def read_request(text: str) -> MemoryRequest | None:
 
 
 def _read(t: str) -> MemoryRequest | None:
+    t = without_discourse(t)
     if not t:
         return None
     zh = re.search(r"[\u4e00-\u9fff]", t) is not None

@@ -40,7 +40,7 @@ from ..dialogue import catalogue
 from ..dialogue.questions import Confirm
 from ..logging import redact
 from ..memory.facts import (ALL, HISTORY, MAX_VALUE_CHARS, SEND_ACTION, SENT, MemoryRequest, concepts, dice, normal_subject,
-                           read_request, second_person)
+                           read_request, second_person, without_discourse)
 from ..memory.hiding import hide
 from ..nlu.normalize import normalize
 from .machine import Event
@@ -268,7 +268,7 @@ class MemoryTurns:
             spec = next((x for x in self.c.nlu.engine.specs if x.name == parsed.intent), None)
             words = [k for k in (spec.keywords if spec is not None else ()) if k]
             return req if words and not self._pack_claims(parsed.intent, text) else None
-        own = text.startswith(("我", "my ", "our "))
+        own = without_discourse(text).startswith(("我", "my ", "our "))
         if parsed is not None and not parsed.out_of_scope and parsed.intent is not None \
                 and self._pack_claims(parsed.intent, req.subject):
             # "my phone number is 138…": the speaker's own thing, with a value the pack's request has no

@@ -129,6 +129,7 @@ async def _again(g: "Grounding", s: Session, intent: str | None, entities: dict[
             continue
         shown = await _shown(g, s, found[0], found[1], lang)
         entities.setdefault(etype, []).insert(0, shown)
+        s.refs.setdefault("again", []).append(etype)  # the slot is "it", the one just done (``<slot>_again``)
         note = next((x for x in notes if x.get("type") == etype and x.get("source") == "none"), None)
         if note is not None:
             if id(note) in nothing:

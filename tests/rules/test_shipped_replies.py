@@ -305,11 +305,14 @@ async def _run(plan: Plan, lang: str, variant: int, outputs: dict[str, list[dict
     for _ in range(len(plan.actions)):
         if not isinstance(result, Suspend):
             break
-        assert result.kind == "confirm", f"{plan.rule_id}: asked for {result.slot} though every entity is given"
+        assert result.kind in ("confirm", "choose"), f"{plan.rule_id}: asked for {result.slot} though every entity is given"
         texts.append(result.prompt)
         texts.append(result.card["question"])
-        result = await ex.run(plan.actions, ctx, start=result.index, confirmed=result.index,
-                              steps=dict(ctx.get("steps") or {}))
+        steps = dict(ctx.get("steps") or {})
+        if result.kind == "choose":  # which of several: every line is read, the first (newest) is taken
+            texts += [c["display"] for c in result.card["choices"]]
+            steps[result.slot] = result.items[0]
+        result = await ex.run(plan.actions, ctx, start=result.index, confirmed=result.index, steps=steps)
     texts += result.texts
     if isinstance(result, Failure):
         assert result.code != "INPUT_INVALID", f"{plan.rule_id}: {result.message}"  # a template read a missing value
