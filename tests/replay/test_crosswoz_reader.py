@@ -113,6 +113,12 @@ def test_a_value_said_of_the_chosen_place_starts_no_query() -> None:
     assert changed == []
     s2, changed = cw_track.step(s, acts, "再帮我找个经济型的酒店")
     assert changed == ["酒店"] and s2["cons"]["酒店"] == {"酒店类型": "经济型"}
+    # 再 that closes or defers (到时再联系, 再说) looks for nothing: a question about the chosen hotel
+    wifi = {"inform": {"酒店": {"酒店设施": "公共区域提供wifi"}}, "names": [], "target": "酒店"}
+    _, changed = cw_track.step(s, wifi, "也对，到时再联系。那酒店的公共区域提供wifi吗？")
+    assert changed == []
+    _, changed = cw_track.step(s, wifi, "那再找一个公共区域提供wifi的吧")
+    assert changed == ["酒店"]
 
 
 @pytest.mark.parametrize("slot, said, want", [

@@ -33,10 +33,11 @@ _REFINE = re.compile(THESE.pattern + r"|其中|里面|当中|之中|哪个|哪�
 #: words that narrow to the places just offered (这些, 哪家, 他们 …): after a search that found
 #: nothing, those are the closest places named in its reply (``state["failed"]``, :mod:`cw_answer`)
 _AMONG = re.compile(_REFINE.pattern + r"|(?:他|她|它)们")
-#: words that look for a place (a search or a narrowing of one); a value said about the place
+#: words that look for a place (a search or a narrowing of one; 再联系/再说/再见/再问 close or
+#: defer, as in the reader's _LOOKS_ELSEWHERE); a value said about the place
 #: already chosen without any of them checks or praises that place ("评分是4.5分以上吗？",
 #: "真是一个经济实惠的酒店") and starts no query
-_SEARCH = re.compile(r"找|推荐|有没有|有什么|有哪些|哪个|哪家|哪些|哪一|哪里|再|换|另|还想|还要|想去|想吃|想住|"
+_SEARCH = re.compile(r"找|推荐|有没有|有什么|有哪些|哪个|哪家|哪些|哪一|哪里|再(?!联系|说|见|问)|换|另|还想|还要|想去|想吃|想住|"
                      r"附近|周边|帮|查|安排|订|选|介绍|要求|希望|最好|想要|需要|来一|要一|"
                      r"其中|里面|当中|之中|" + THESE.pattern)
 #: the places offered are turned down ("你说的这些不太想去"): what follows is a search of its own
