@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Mapping
 
 from ..errors import RETRYABLE_FAULTS, HermesError
-from ..logging import redact
+from ..logging import redact, redact_json
 from ..rules.model import (
     AskAction, ChooseAction, ConfirmAction, HandoffAction, RecallAction, RememberAction, ReplyAction, SetStateAction, ToolAction,
 )
@@ -60,7 +60,7 @@ class StepLog:
             out["tool"] = self.tool
             out["duration_ms"] = round(self.duration_ms, 3)
         if self.params is not None:
-            out["params"] = redact(self.params)
+            out["params"] = redact_json(self.params)  # one orjson round trip when nothing is secret
         if self.error:
             out["error"] = self.error
         return out
