@@ -27,7 +27,6 @@ from cw_read import NEAR_SLOT, PLACE_DOMAINS, THESE
 
 NEAR_SLOTS = set(NEAR_SLOT.values())
 
-_AGAIN = re.compile(r"再|另外|另一|换|还想|还要|其他|别的|重新|不要|不想")
 #: words that narrow the search already made (among these, which of them …) instead of starting one
 _REFINE = re.compile(THESE.pattern + r"|其中|里面|当中|之中|哪个|哪家|哪一")
 #: words that narrow to the places just offered (这些, 哪家, 他们 …): after a search that found
@@ -65,7 +64,6 @@ def step(state: dict, acts: dict, text: str) -> tuple[dict, list[str]]:
     new = _copy(state)
     cons, chosen = new["cons"], new["chosen"]
     before = {d: dict(c) for d, c in cons.items()}
-    again = bool(_AGAIN.search(text))
     target = acts.get("target")
     for dom, said in acts["inform"].items():
         # said of the chosen place: a check or a comment, not a new search — when no word looks
