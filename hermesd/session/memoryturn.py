@@ -38,8 +38,9 @@ from typing import TYPE_CHECKING, Any
 from ..dialogue import catalogue
 from ..dialogue.questions import Confirm
 from ..logging import redact
-from ..memory.facts import (ALL, HISTORY, MAX_VALUE_CHARS, SEND_ACTION, SENT, MemoryRequest, concepts, dice, normal_subject,
-                           read_request, second_person)
+from ..memory.concepts import answers, is_being, render
+from ..memory.facts import (ABOUT, ALL, HISTORY, MAX_VALUE_CHARS, SEND_ACTION, SENT, MemoryRequest, concepts, dice,
+                           normal_subject, read_request, second_person, with_name)
 from ..memory.hiding import hide
 from ..nlu.normalize import normalize
 from .machine import Event
@@ -54,6 +55,8 @@ __all__ = ["MemoryTurns", "erasure_list", "fact_anchor", "said_back", "where_cla
 #: a stored subject must overlap the asked one at least this much (bigram Dice) to answer with it
 MIN_MATCH = 0.5
 FACT_PREFIX = "fact:"
+#: most facts said in one list ("what do you remember about me"); the rest are counted
+LIST_MAX = 5
 
 
 def fact_anchor(subject: str) -> str:
@@ -195,8 +198,8 @@ def _owner(subject: str, lang: str) -> str:
     if lang == "zh":
         if s.startswith("我"):
             return "你" + s[1:]
-        if "的" in s[1:]:  # someone else's (王会计的生日): said as it was
-            return s
+        if "的" in s[1:]:  # someone else's (王会计的生日): said as it was; one of the user's (女儿的名字): 你女儿的名字
+            return "你" + s if is_being(s.partition("的")[0]) else s
         return s if s.startswith("你") else "你的" + s
     for mine in ("my ", "the ", "our "):
         if s.lower().startswith(mine):
@@ -236,7 +239,9 @@ class MemoryTurns:
         n = normalize(text)
         req = read_request(n.text)
         if req is not None and req.value:
-            req = replace(req, value=_as_written(n, req.value))
+            req = with_name(replace(req, value=_as_written(n, req.value)))
+        if req is not None and req.relation == ABOUT:
+            return req  # "what do you remember about me": only memory knows
         if req is not None and req.stated:
             return await self._stated(s, req, n.text, parsed)
         if req is None or req.intent != "memory.recall" or parsed is None:
@@ -320,6 +325,8 @@ class MemoryTurns:
     async def _remember(self, s: Session, req: MemoryRequest, lang: str) -> str:
         anchor = fact_anchor(req.subject) if req.relation != "note" else "note:" + normal_subject(req.value)[:40]
         old = await self.c.memory.get(s.uid, _user_key(s.uid), anchor)
+        if old is None and req.relation != "note" and (same := await self._same_fact(s, req.subject)) is not None:
+            anchor, old = same["anchor"], same  # said before in other words or the other language: the one fact
         old_data = old["data"] if old is not None else None
         secret = req.relation == "is" and redact(f"{req.subject}: {req.value}") != f"{req.subject}: {req.value}"
         value = "***" if secret else redact(req.value)
@@ -351,6 +358,15 @@ class MemoryTurns:
         """A fact's value is a field the session's role may not see (``memory.hidden_fields``)."""
         return "data.value" in self.c.memory.settings.hidden_fields.get(s.role, [])
 
+    async def _same_fact(self, s: Session, subject: str) -> dict[str, Any] | None:
+        """The stored fact this subject names in other words or the other language (我老婆的名字 = "wife's
+        name" = 我爱人的名字): the same concepts; None when the subject holds a word the lexicon lacks."""
+        want = concepts(subject)
+        if want is None:
+            return None
+        return next((r for r in await self.facts(s.uid) if r["anchor"].startswith(FACT_PREFIX)
+                     and concepts(str(r["data"].get("subject", ""))) == want), None)
+
     async def facts(self, uid: int) -> list[dict[str, Any]]:
         """The caller's facts and notes (L2 rows merged with newer L1 copies)."""
         return [r for r in await self.c.memory.user_memories(uid, _user_key(uid))
@@ -372,10 +388,10 @@ class MemoryTurns:
                 else (1.0 if want and want in normal_subject(d.get("value", "")) else 0.0)
             told = concepts(str(d.get("subject", ""))) if r["anchor"].startswith(FACT_PREFIX) else None
             if asked is not None and told is not None:
-                # both made of known words: the same words are the same fact in either language (生日 /
-                # birthday), other words another fact, however alike they are spelt (son's name is not
-                # wife's name, my name is not my wife's)
-                overlap = 1.0 if asked == told else 0.0
+                # both made of known words: the same concepts are the same fact in either language (生日 /
+                # birthday, 老婆 / wife), other concepts another fact, however alike they are spelt (son's
+                # name is not wife's name, my name is not my wife's); "who is my wife" asks her name
+                overlap = answers(asked, told)
             score = overlap * math.exp(-lam * max(0.0, (now - int(d.get("said_ms", now))) / 3.6e6))
             if overlap >= MIN_MATCH and score > best_score:
                 best, best_score = r, score
@@ -390,6 +406,8 @@ class MemoryTurns:
         return f"on {dt.day} {dt:%b} at {dt:%H:%M}"
 
     async def _recall(self, s: Session, req: MemoryRequest, lang: str) -> str:
+        if req.relation == ABOUT:
+            return await self._list(s, req.subject, lang)
         who = _owner(req.subject, lang)
         best = await self._best(s, req.subject)
         if best is None:
@@ -409,8 +427,51 @@ class MemoryTurns:
             return catalogue.say("mem_recall_secret", lang, when=when, s=who)
         if d.get("relation") == "note":
             return catalogue.say("mem_recall", lang, when=when, s="", rel="", v=said_back(d["value"]))
-        return catalogue.say("mem_recall", lang, when=when, s=who, rel=_rel(d.get("relation", "is"), lang),
-                             v=said_back(d["value"]))
+        # a value that replaced another says when it was changed (the old one is not said again)
+        key = "mem_recall_changed" if int(d.get("revision", 1) or 1) > 1 else "mem_recall"
+        return catalogue.say(key, lang, when=when, s=who, rel=_rel(d.get("relation", "is"), lang), v=said_back(d["value"]))
+
+    def _said_subject(self, subject: str, lang: str) -> str:
+        """A stored subject said back in the reply's language: as told when it was told in that language,
+        else its concepts in that language (老婆的名字 → "your spouse's name"), else as told."""
+        other = bool(re.search(r"[\u4e00-\u9fff]", subject)) != (lang == "zh")
+        c = concepts(subject) if other else None
+        return render(c, lang) if c else _owner(subject, lang)
+
+    async def _list(self, s: Session, about: str, lang: str) -> str:
+        """What the caller told about themselves ("" — "what do you remember about me") or about one of
+        theirs ("wife": the facts whose subject holds that concept, or, for a word the lexicon lacks, its
+        text), newest first, at most :data:`LIST_MAX` said, the rest counted."""
+        want, key = (concepts(about), normal_subject(about)) if about else (None, "")
+        hidden = self.c.memory.settings.hidden_fields.get(s.role, [])
+        items: list[tuple[int, str]] = []
+        for r in await self.facts(s.uid):
+            d = hide({"data": dict(r["data"])}, hidden)["data"]
+            fact = r["anchor"].startswith(FACT_PREFIX)
+            subject = str(d.get("subject", ""))
+            told = concepts(subject) if fact else None
+            if about and not (want <= told if want is not None and told is not None
+                              else bool(key) and (key in normal_subject(subject) or key in normal_subject(str(d.get("value", ""))))):
+                continue
+            who = self._said_subject(subject, lang) if fact else ""
+            if "value" not in d:
+                said = who
+            elif d.get("secret"):
+                said = catalogue.say("mem_list_secret", lang, s=who)
+            elif not fact:
+                said = said_back(str(d["value"]))
+            else:
+                said = f"{who}{_rel(d.get('relation', 'is'), lang)}{said_back(str(d['value']))}"
+            items.append((int(d.get("said_ms", 0) or 0), said))
+        whose = (render(want, lang) if want is not None and bool(re.search(r"[\u4e00-\u9fff]", about)) != (lang == "zh")
+                 else _owner(about, lang)) if about else ""
+        if not items:
+            return catalogue.say("mem_list_none_about", lang, s=whose) if about else catalogue.say("mem_nothing", lang)
+        items.sort(key=lambda x: -x[0])
+        said = ("；" if lang == "zh" else "; ").join(x[1] for x in items[:LIST_MAX])
+        if len(items) > LIST_MAX:
+            said += catalogue.say("mem_list_more", lang, n=len(items) - LIST_MAX)
+        return catalogue.say("mem_list_about", lang, s=whose, items=said) if about else catalogue.say("mem_list", lang, items=said)
 
     async def _forget_ask(self, s: Session, p: "Part", req: MemoryRequest, text: str) -> None:
         lang, c = p.lang, self.c
