@@ -43,6 +43,7 @@ _BEING_WORDS: dict[str, tuple[str, ...]] = {
     "grandfather": ("爷爷", "祖父", "外公", "姥爷", "grandfather", "grandpa"),
     "grandmother": ("奶奶", "祖母", "外婆", "姥姥", "grandmother", "grandma"),
     "grandson": ("孙子", "外孙", "grandson"), "granddaughter": ("孙女", "外孙女", "granddaughter"),
+    "nephew": ("侄子", "外甥", "nephew"), "niece": ("侄女", "外甥女", "niece"),
     "uncle": ("叔叔", "伯伯", "舅舅", "uncle"), "aunt": ("阿姨", "姑姑", "姨妈", "舅妈", "婶婶", "aunt", "auntie"),
     "boyfriend": ("男朋友", "男友", "boyfriend"), "girlfriend": ("女朋友", "女友", "girlfriend"),
     "friend": ("朋友", "friend"), "neighbour": ("邻居", "neighbour", "neighbor"),

@@ -198,6 +198,8 @@ def _owner(subject: str, lang: str) -> str:
     if lang == "zh":
         if s.startswith("我"):
             return "你" + s[1:]
+        if is_being(s):  # kin take the pronoun without 的 (你姐姐, 你老婆)
+            return "你" + s
         if "的" in s[1:]:  # someone else's (王会计的生日): said as it was; one of the user's (女儿的名字): 你女儿的名字
             return "你" + s if is_being(s.partition("的")[0]) else s
         return s if s.startswith("你") else "你的" + s
@@ -205,6 +207,18 @@ def _owner(subject: str, lang: str) -> str:
         if s.lower().startswith(mine):
             s = s[len(mine):]
     return "your " + s
+
+
+def _said(lang: str, *subjects: str) -> str:
+    """A subject said back in the reply's language: the first of ``subjects`` said in that language (the
+    one asked, the one told before), else the first's concepts in that language (老婆的名字 → "your
+    spouse's name"), else the first as it was said (a word the lexicon lacks is not translated)."""
+    subjects = tuple(x for x in subjects if x) or ("",)
+    for x in subjects:
+        if bool(re.search(r"[\u4e00-\u9fff]", x)) == (lang == "zh"):
+            return _owner(x, lang)
+    c = concepts(subjects[0])
+    return render(c, lang) if c else _owner(subjects[0], lang)
 
 
 def where_clause(who: str) -> str:
@@ -334,7 +348,7 @@ class MemoryTurns:
         revision = int((old_data or {}).get("revision", 0)) + 1
         data = {"subject": req.subject, "value": value, "relation": req.relation, "secret": secret,
                 "said_ms": said_ms, "revision": revision, "lang": req.lang, "session": s.session_id}
-        who, rel = _owner(req.subject, lang), _rel(req.relation, lang)
+        who, rel = _said(lang, req.subject, str((old_data or {}).get("subject", ""))), _rel(req.relation, lang)
         if old_data and old_data.get("value") == value and not secret and not self._value_hidden(s):
             return catalogue.say("mem_same", lang, s=who, rel=rel, v=said_back(value))
         detail = f"remember revision={revision}" + (f" replaced={redact(old_data.get('value'))!s}" if old_data else "")
@@ -408,7 +422,7 @@ class MemoryTurns:
     async def _recall(self, s: Session, req: MemoryRequest, lang: str) -> str:
         if req.relation == ABOUT:
             return await self._list(s, req.subject, lang)
-        who = _owner(req.subject, lang)
+        who = _said(lang, req.subject)
         best = await self._best(s, req.subject)
         if best is None:
             if req.relation == "at":  # "where is my car?" → "you have not told me where your car is"
@@ -419,7 +433,7 @@ class MemoryTurns:
         told = str(d.get("subject") or req.subject)
         # told in the other language (生日 asked as "birthday"): the subject as asked, in the reply's language
         other = bool(re.search(r"[\u4e00-\u9fff]", told)) != (lang == "zh")
-        who = _owner(req.subject if other else told, lang)
+        who = _said(lang, req.subject) if other else _owner(told, lang)
         when = self._when(s, int(d.get("said_ms", 0)), lang)
         if "value" not in d:
             return catalogue.say("mem_restricted", lang, s=who)
@@ -430,13 +444,6 @@ class MemoryTurns:
         # a value that replaced another says when it was changed (the old one is not said again)
         key = "mem_recall_changed" if int(d.get("revision", 1) or 1) > 1 else "mem_recall"
         return catalogue.say(key, lang, when=when, s=who, rel=_rel(d.get("relation", "is"), lang), v=said_back(d["value"]))
-
-    def _said_subject(self, subject: str, lang: str) -> str:
-        """A stored subject said back in the reply's language: as told when it was told in that language,
-        else its concepts in that language (老婆的名字 → "your spouse's name"), else as told."""
-        other = bool(re.search(r"[\u4e00-\u9fff]", subject)) != (lang == "zh")
-        c = concepts(subject) if other else None
-        return render(c, lang) if c else _owner(subject, lang)
 
     async def _list(self, s: Session, about: str, lang: str) -> str:
         """What the caller told about themselves ("" — "what do you remember about me") or about one of
@@ -453,7 +460,7 @@ class MemoryTurns:
             if about and not (want <= told if want is not None and told is not None
                               else bool(key) and (key in normal_subject(subject) or key in normal_subject(str(d.get("value", ""))))):
                 continue
-            who = self._said_subject(subject, lang) if fact else ""
+            who = _said(lang, subject) if fact else ""
             if "value" not in d:
                 said = who
             elif d.get("secret"):
@@ -463,8 +470,7 @@ class MemoryTurns:
             else:
                 said = f"{who}{_rel(d.get('relation', 'is'), lang)}{said_back(str(d['value']))}"
             items.append((int(d.get("said_ms", 0) or 0), said))
-        whose = (render(want, lang) if want is not None and bool(re.search(r"[\u4e00-\u9fff]", about)) != (lang == "zh")
-                 else _owner(about, lang)) if about else ""
+        whose = _said(lang, about) if about else ""
         if not items:
             return catalogue.say("mem_list_none_about", lang, s=whose) if about else catalogue.say("mem_nothing", lang)
         items.sort(key=lambda x: -x[0])
@@ -494,12 +500,12 @@ class MemoryTurns:
         else:
             best = await self._best(s, req.subject)
             if best is None:
-                p.texts.append(catalogue.say("mem_forget_none", lang, s=_owner(req.subject, lang)))
+                p.texts.append(catalogue.say("mem_forget_none", lang, s=_said(lang, req.subject)))
                 c._move(s, Event.DONE, "nothing to forget")
                 return
             d = best["data"]
             shown = "***" if d.get("secret") else said_back(d.get("value", ""))
-            who = _owner(d.get("subject", req.subject), lang) if d.get("relation") != "note" else ""
+            who = _said(lang, str(d.get("subject", "")), req.subject) if d.get("relation") != "note" else ""
             prompt = catalogue.say("mem_forget_q", lang, s=who, rel=_rel(d.get("relation", "is"), lang) if who else "",
                                    v=shown)
             entities = {"anchor": best["anchor"], "what": f"{who}{_rel(d.get('relation', 'is'), lang) if who else ''}{shown}"}
