@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["BEINGS", "NAME", "answers", "concepts", "is_being", "named", "render"]
+__all__ = ["BEINGS", "KIN", "NAME", "answers", "concepts", "is_being", "named", "of_kin", "render"]
 
 #: the name concept: what 叫 / "called" / "named" give a being
 NAME = "name"
@@ -67,6 +67,10 @@ _OTHER_WORDS: dict[str, tuple[str, ...]] = {
 }
 #: the concepts that are beings: they have a name, and are asked about with 谁 / "who"
 BEINGS = frozenset(_BEING_WORDS)
+#: the beings of a working life, whom a directory may know; every other being is the speaker's own
+#: (family, friends, pets), known only from what the speaker told
+_ROLES = frozenset({"boss", "colleague", "doctor", "dentist", "teacher"})
+KIN = BEINGS - _ROLES
 
 _WORDS = sorted(((w, c) for table in (_BEING_WORDS, _OTHER_WORDS) for c, ws in table.items() for w in ws),
                 key=lambda x: -len(x[0]))
@@ -107,6 +111,13 @@ def is_being(subject: str) -> bool:
     """The subject names only a being (我老婆, "my son", 狗狗): it has a name, and 谁 / "who" asks about it."""
     c = concepts(subject)
     return c is not None and c <= BEINGS
+
+
+def of_kin(subject: str) -> bool:
+    """The subject is all known words and names one of the speaker's own (我妈的电话, "my father's phone
+    number", 我老婆): no directory or tool knows it — only what the speaker told."""
+    c = concepts(subject)
+    return c is not None and bool(c & KIN)
 
 
 def named(subject: str, lang: str) -> str:

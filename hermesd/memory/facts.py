@@ -65,14 +65,16 @@ _EN_PUT = re.compile(r"^i\s+(?:put|left|keep|parked|stored|hid)\s+(?:my\s+|the\s
 #: where a thing is asked: a placing verb (停/放/存/藏/搁/丢/落) and 在哪 belong to the question, not to
 #: the subject ("我的车停在哪" asks about 车)
 _ZH_WHERE = r"(?:(?:停|放|存|藏|搁|丢|落|忘)(?:在|到)?|在)(?:哪里|哪儿|哪)(?:了|啦)?"
-#: what a question asks for at its end: a thing (是什么 …) or a day (是哪天, 几号, 什么时候 — a birthday)
+#: what a question asks for at its end: a thing (是什么 …), a name (叫什么, 是谁) or a day (是哪天, 几号, 什么时候 —
+#: a birthday); 是 may be left out before 多少 (我妈电话多少)
 _ZH_ASKED = (r"(?:是什么|是多少|是啥|是哪个|是谁|叫什么名字|叫啥名字|叫什么|叫啥|是几号|是多少号|是哪天|是哪一天|是几月几号|是几月几日|是什么时候|"
-             r"在什么时候|哪天|哪一天|几月几号|几月几日|几号|什么时候)")
+             r"在什么时候|哪天|哪一天|几月几号|几月几日|几号|什么时候|多少)")
 _ZH_RECALL = (
     re.compile(r"^(?:你还?记得)?(?:我家?的|我们的)(?P<s>.+?)(?:(?P<at>" + _ZH_WHERE + r")|" + _ZH_ASKED[3:-1] + r")"
                r"(?:来着)?[?？吗呢。!]*$"),
-    # "我女儿生日几号": the owner 我 without 的, a subject of two characters or more
-    re.compile(r"^(?:你还?记得)?我(?P<s>[^\s是的在把]{2,12}?)" + _ZH_ASKED + r"(?:来着)?[?？吗呢。!]*$"),
+    # "我女儿生日几号": the owner 我 without 的, a subject of two characters or more, or a kin term of one
+    # (我爸叫什么, 我妈电话多少)
+    re.compile(r"^(?:你还?记得)?我(?P<s>[^\s是的在把]{1,12}?)" + _ZH_ASKED + r"(?:来着)?[?？吗呢。!]*$"),
     re.compile(r"^(?:你还?记得)?我(?P<s>叫)什么(?:名字)?(?:来着)?[?？吗呢。!]*$"),
     re.compile(r"^(?:我把)?(?:我的)?(?P<s>.+?)(?P<at>(?:放|停|存|藏|搁|丢|落)(?:在|到)?(?:哪里|哪儿|哪)了?)[?？吗呢。]*$"),
     re.compile(r"^你还?记得(?:我家?的)(?P<s>.+?)吗[?？]*$"),
@@ -102,10 +104,10 @@ _EN_ABOUT = (
 )
 _ZH_ABOUT_END = r"(?:的)?(?:什么|哪些|些什么|啥)(?:事|事情|东西)?(?:吗|呢|啊)?[?？。]*$"
 _ZH_ABOUT = (
-    re.compile(r"^你(?:还|都)?(?:记得|知道|记着)(?:关于)?我(?:的)?(?P<s>[^\s什么哪些啥]{0,8}?)" + _ZH_ABOUT_END),
+    re.compile(r"^你(?:还|都)?(?:记得|知道|记着)(?:关于)?我(?:的)?(?P<s>[^\s什么哪些啥叫是在]{0,8}?)" + _ZH_ABOUT_END),
     re.compile(r"^关于我(?:的)?(?P<s>[^\s你]{0,8}?)(?:的事|的事情)?[,，]?你(?:都|还)?(?:记得|知道|记着)(?:些)?"
                r"(?:什么|哪些|啥)(?:事|事情)?(?:吗|呢|啊)?[?？。]*$"),
-    re.compile(r"^我(?:都)?(?:跟|和|对|给)你(?:说|讲)过(?:关于)?我(?:的)?(?P<s>[^\s什么哪些啥]{0,8}?)" + _ZH_ABOUT_END),
+    re.compile(r"^我(?:都)?(?:跟|和|对|给)你(?:说|讲)过(?:关于)?我(?:的)?(?P<s>[^\s什么哪些啥叫是在]{0,8}?)" + _ZH_ABOUT_END),
 )
 _ZH_FORGET = re.compile(r"^(?:请|麻烦)?(?:帮我)?(?:忘掉|忘记|忘了|删掉|删除|清除|清空|抹掉|抹去)(?:关于)?(?:我的|我家的)?(?P<s>.+?)(?:吧|的事|这件事|的记忆)?[。!！]*$")
 #: "what is the gate code": no owner — marked stated, answered only from a stored fact
@@ -264,7 +266,7 @@ def _read(t: str) -> MemoryRequest | None:
         if m := _ZH_FORGET.match(t):
             return _forget(m.group("s"), "zh")
         for pat in _ZH_RECALL:
-            if m := pat.match(t):
+            if (m := pat.match(t)) and (pat is not _ZH_RECALL[1] or len(m.group("s")) > 1 or is_being(m.group("s"))):
                 subject = "名字" if m.group("s") == "叫" else m.group("s").strip(_TRIM)
                 if t[m.end("s"):].startswith("叫"):  # 我老婆叫什么: asks her name
                     subject = named(subject, "zh")

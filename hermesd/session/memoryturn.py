@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 from ..dialogue import catalogue
 from ..dialogue.questions import Confirm
 from ..logging import redact
-from ..memory.concepts import answers, is_being, render
+from ..memory.concepts import answers, is_being, of_kin, render
 from ..memory.facts import (ABOUT, ALL, HISTORY, MAX_VALUE_CHARS, SEND_ACTION, SENT, MemoryRequest, concepts, dice,
                            normal_subject, read_request, second_person, with_name)
 from ..memory.hiding import hide
@@ -260,7 +260,8 @@ class MemoryTurns:
             return await self._stated(s, req, n.text, parsed)
         if req is None or req.intent != "memory.recall" or parsed is None:
             return req
-        if parsed.out_of_scope or parsed.intent is None or not self._pack_claims(parsed.intent, req.subject):
+        if parsed.out_of_scope or parsed.intent is None or not self._pack_claims(parsed.intent, req.subject) \
+                or of_kin(req.subject):  # "my father's phone number": no directory knows the speaker's family
             return req
         return req if await self._best(s, req.subject) is not None else None
 

@@ -17,7 +17,9 @@ as its own uid, so cases never see each other's facts. Kinds of case:
 
 Phrasings are split in two halves by their place in each list (even = build, odd = held out); the
 held-out half was not looked at while the grammar and the lexicon were written (only its totals are
-printed unless ``--show-held-out``).
+printed unless ``--show-held-out``). Its failures were looked at once, and two rules followed from them
+(是 left out before 多少; a kin's thing is memory's, never a directory's); the ``fresh`` split was written
+after that, with other beings and attributes, and was run without being looked at.
 
     .venv/bin/python scripts/bench/memory_recall.py [--show-held-out] [--show-build]
 """
@@ -102,6 +104,41 @@ LIST_WIFE_EN = ["what did I tell you about my wife", "what do you remember about
 LIST_WIFE_ZH = ["我跟你说过我老婆什么", "关于我老婆你记得什么", "你记得我老婆什么", "关于我老婆你知道什么"]
 
 
+#: written after the fixes for the two halves above, and run once, unseen: other beings and attributes,
+#: other phrasings (the "fresh" split; same shape as FACTS, every phrasing held out)
+FRESH: dict[str, tuple[str, str, list[str], list[str], list[str], list[str]]] = {
+    "father": ("Robert", "老张",
+               ["remember my dad's name is {v}", "remember that my father is called {v}"],
+               ["记住我爸叫{v}", "记住我父亲的名字是{v}"],
+               ["what's my dad's name?", "who is my father", "what is my father called", "do you remember my dad's name"],
+               ["我爸叫什么", "我父亲叫什么名字", "我爸爸是谁", "你还记得我爸叫啥吗"]),
+    "grandma_bday": ("October 9", "10月9号",
+                     ["remember my grandma's birthday is {v}", "remember that my grandmother's birthday is {v}"],
+                     ["记住我奶奶的生日是{v}", "帮我记住我外婆的生日是{v}"],
+                     ["when is my grandma's birthday?", "what day is my grandmother's birthday", "when's my grandma's birthday"],
+                     ["我奶奶的生日是哪天", "我外婆生日是几号", "我奶奶生日什么时候"]),
+    "cat": ("Luna", "咪咪",
+            ["remember my cat is called {v}", "remember my cat's name is {v}"],
+            ["记住我的猫叫{v}", "记住我家猫咪叫{v}"],
+            ["what's my cat's name", "what is my cat called?", "my cat's name?"],
+            ["我的猫叫什么", "我家猫咪叫什么名字", "我的猫叫啥"]),
+    "son_email": ("tom@example.com", "tom@example.com",
+                  ["remember my son's email is {v}", "remember that my son's email address is {v}"],
+                  ["记住我儿子的邮箱是{v}", "记住我儿子的电子邮箱是{v}"],
+                  ["what's my son's email", "what is my son's email address?", "tell me my son's email"],
+                  ["我儿子的邮箱是什么", "我儿子的邮箱是多少", "我儿子邮箱是啥"]),
+    "brother_phone": ("13911112222", "13911112222",
+                      ["remember my older brother's phone number is {v}", "remember my big brother's number is {v}"],
+                      ["记住我哥的电话是{v}", "记住我哥哥的手机号码是{v}"],
+                      ["what's my older brother's phone number", "what is my big brother's number?"],
+                      ["我哥的电话是多少", "我哥哥的手机号是多少", "我哥电话多少"]),
+}
+FRESH_UNKNOWN = [("remember my dad's name is Robert", "what's my mom's name"),
+                 ("记住我爸叫老张", "我妈叫什么"),
+                 ("记住我哥的电话是13911112222", "what's my younger brother's phone number"),
+                 ("remember my cat is called Luna", "我的狗叫什么")]
+
+
 def _half(i: int) -> str:
     return "build" if i % 2 == 0 else "held-out"
 
@@ -141,6 +178,21 @@ def cases() -> list[dict[str, Any]]:
         out.append({"kind": "list", "fact": "wife", "mix": "", "split": _half(i % 4),
                     "says": [(t, TOLD) for t in told] + [(q, ASKED)],
                     "check": [(3, ["Anna"], ["小明", "4412"])]})
+    for fact, (v_en, v_zh, st_en, st_zh, rc_en, rc_zh) in FRESH.items():
+        for (sts, v) in ((st_en, v_en), (st_zh, v_zh)):
+            for st in sts:
+                for rc in rc_en + rc_zh:
+                    out.append({"kind": "recall", "fact": fact, "mix": "", "split": "fresh",
+                                "says": [(st.format(v=v), TOLD), (rc, ASKED)], "check": [(1, [v], list(NOT_TOLD))]})
+        if v_en != v_zh:
+            for rc in rc_en[:1] + rc_zh[:1]:
+                out.append({"kind": "update", "fact": fact, "mix": "", "split": "fresh",
+                            "says": [(st_en[0].format(v=v_en), TOLD), (st_zh[0].format(v=v_zh), TOLD + timedelta(hours=1)),
+                                     (rc, ASKED)],
+                            "check": [(1, [v_en, v_zh], []), (2, [v_zh], [v_en])]})
+    for told, asked in FRESH_UNKNOWN:
+        out.append({"kind": "unknown", "fact": "-", "mix": "", "split": "fresh", "says": [(told, TOLD), (asked, ASKED)],
+                    "check": [(1, [], ["Robert", "老张", "13911112222", "Luna"]), (1, ["|".join(NOT_TOLD)], [])]})
     return out
 
 
@@ -191,12 +243,15 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--show-build", action="store_true", help="print the build half's failures")
     ap.add_argument("--show-held-out", action="store_true", help="print the held-out half's failures")
+    ap.add_argument("--show-fresh", action="store_true", help="print the fresh split's failures")
     a = ap.parse_args()
     show = {"build"} if a.show_build else set()
     if a.show_held_out:
         show.add("held-out")
+    if a.show_fresh:
+        show.add("fresh")
     tally = asyncio.run(run(show))
-    for split in ("build", "held-out"):
+    for split in ("build", "held-out", "fresh"):
         rows = tally.get(split, {})
         p, t = sum(r[0] for r in rows.values()), sum(r[1] for r in rows.values())
         kinds = "  ".join(f"{k} {r[0]}/{r[1]}" for k, r in sorted(rows.items()))

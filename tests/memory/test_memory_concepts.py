@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from hermesd.memory.concepts import BEINGS, NAME, answers, concepts, is_being, named, render
+from hermesd.memory.concepts import BEINGS, NAME, answers, concepts, is_being, named, of_kin, render
 from hermesd.memory.facts import ABOUT, read_request
 from hermesd.session.memoryturn import _owner, _said
 
@@ -40,6 +40,20 @@ def test_a_word_the_lexicon_lacks_leaves_the_subject_to_its_own_words(subject: s
 ])
 def test_a_being(subject: str, being: bool) -> None:
     assert is_being(subject) is being
+
+
+@pytest.mark.parametrize("subject, kin", [
+    ("我妈的电话", True), ("father's phone number", True), ("我老婆", True), ("dog's name", True),
+    ("boss's phone", False), ("我的电话", False), ("张伟的电话", False), ("wife's order", False),
+])
+def test_a_thing_of_the_speakers_own_people(subject: str, kin: bool) -> None:
+    assert of_kin(subject) is kin
+
+
+@pytest.mark.parametrize("text", ["我车几号", "我是谁", "我的车在哪里"])
+def test_one_character_is_a_subject_only_when_it_is_kin(text: str) -> None:
+    req = read_request(text)
+    assert req is None or req.subject == "车" and text == "我的车在哪里"
 
 
 @pytest.mark.parametrize("subject, lang, name", [
@@ -106,6 +120,8 @@ def test_a_name_told(text: str, subject: str, value: str) -> None:
     ("who is my wife", "wife"), ("who's my dentist?", "dentist"), ("my wife's name?", "wife's name"),
     ("what's my son called", "son's name"), ("what is the name of my wife", "wife's name"),
     ("what was my wife's name again?", "wife's name"),
+    ("我爸叫什么", "爸的名字"), ("你还记得我爸叫啥吗", "爸的名字"),        # a kin term of one character
+    ("我妈电话多少", "妈电话"), ("我哥的电话多少", "我哥的电话"),           # 是 left out before 多少
 ])
 def test_a_name_asked(text: str, subject: str) -> None:
     req = read_request(text)
