@@ -20,6 +20,10 @@ pack templates. The text is read after :func:`hermesd.nlu.normalize.normalize`
   <someone>的X是什么 (王会计的生日是哪天) and "what is the X" (no owner) are marked ``stated`` too — a
   question any pack may own ("这家酒店的地址是什么", "what is the address"), memory's when a fact
   about it is stored or no word of the pack's intent is in it.
+  叫什么 / "what's my X called" / "the name of my X" ask X's name (:func:`~.concepts.named`), as 叫 /
+  "is called" / a proper name ("my wife is Anna") tell it; 是谁 / "who is my X" ask who X is.
+- a list (relation :data:`ABOUT`): 你记得我什么, 关于我老婆你记得什么, "what do you remember about
+  me", "what did I tell you about my wife" — what the caller told, all or about one of theirs.
 - ``memory.forget``: 忘掉/忘记/删掉/清空 X, "forget (about) X"; 所有/全部/一切 and
   "everything"/"all" mean every memory of the caller (:data:`ALL`: facts, notes, other slots and
   the history); the send history alone — 发送记录, 发过的文件, "what I sent", "send history" — is

@@ -21,10 +21,16 @@ question, with its audit row in the same transaction:
 - everything ("忘掉所有", "forget everything"): facts and notes, the other slots kept from their
   conversations, and the whole history.
 
-Recall ranks the caller's facts by ``dice(subject, asked) · e^(−λ·hours)``
-(the Memory Control Protocol's time decay) and answers with the best one, or
-says plainly that nothing was said. Fields in ``memory.hidden_fields[role]``
-(``data.value``) are never said to that role.
+One fact has one subject whatever the words and the language it was said in: a subject made of
+known words is a set of concepts (:mod:`hermesd.memory.concepts`: 我老婆的名字 = "wife's name"), and a
+statement with the concepts of a stored fact updates that fact (its old value said in the reply).
+
+Recall ranks the caller's facts by ``match(subject, asked) · e^(−λ·hours)`` (the Memory Control
+Protocol's time decay) — the match is :func:`~hermesd.memory.concepts.answers` when both are made of
+known words, bigram Dice else — and answers with the best one, saying when it was changed if it was,
+or says plainly that nothing was said. "What do you remember about me" / "what did I tell you about my
+wife" lists the facts, newest first. Fields in ``memory.hidden_fields[role]`` (``data.value``) are
+never said to that role.
 """
 
 from __future__ import annotations
