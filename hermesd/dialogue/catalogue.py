@@ -99,6 +99,13 @@ TEXTS: dict[str, dict[str, str]] = {
                    "en": "OK, I noted {s}, but for safety {s} itself is not kept in the clear."},
     "mem_truncated": {"zh": "内容太长，我只记下了前{n}个字。", "en": "That was long, so I kept only the first {n} characters."},
     "mem_recall": {"zh": "你{when}说过：{s}{rel}{v}。", "en": "You told me {when}: {s}{rel}{v}."},
+    "mem_recall_changed": {"zh": "你{when}改过：{s}{rel}{v}。", "en": "You changed it {when}: {s}{rel}{v}."},
+    # a list of what was told ("你记得我什么"): {items} the facts, newest first; {s} whose ("你老婆")
+    "mem_list": {"zh": "你告诉过我：{items}。", "en": "You have told me: {items}."},
+    "mem_list_about": {"zh": "关于{s}，你告诉过我：{items}。", "en": "About {s}, you have told me: {items}."},
+    "mem_list_none_about": {"zh": "你没有告诉过我关于{s}的事。", "en": "You have not told me anything about {s}."},
+    "mem_list_more": {"zh": "；还有{n}件", "en": "; and {n} more"},
+    "mem_list_secret": {"zh": "{s}（没有明文保存）", "en": "{s} (not kept in the clear)"},
     "mem_recall_secret": {"zh": "你{when}告诉过我{s}，但它没有明文保存，我说不出来。",
                           "en": "You told me {when} about {s}, but it was not kept in the clear, so I cannot say it."},
     "mem_stored_hidden": {"zh": "好的，记住了{s}。它的内容你的角色不能查看，所以我不复述。",

@@ -18,11 +18,12 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from .. import lazyre
 from ..nlu.normalize import Normalized, normalize
 
 __all__ = ["RequestTimes", "clause_spans", "request_times"]
 
-_BREAK = re.compile(r"[,，;；。!！?？…]+|\s+(?:so|but|because|then|and\s+then)\s+", re.IGNORECASE)
+_BREAK = lazyre.compile(r"[,，;；。!！?？…]+|\s+(?:so|but|because|then|and\s+then)\s+", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,9 +16,10 @@ it survives a restart in the session's L2 row (``kind`` names the class).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Mapping, Union
+
+from .. import lazyre
 
 __all__ = ["Ask", "Candidate", "Choice", "Confirm", "Offer", "OpenQuestion", "Pick", "choices_of", "from_dict", "reasked", "to_dict"]
 
@@ -140,7 +141,7 @@ class Offer:
     then: tuple[str, ...] = ()
 
 
-_STAMP = re.compile(r"^\d{4}-\d\d-\d\d|^\d+$")
+_STAMP = lazyre.compile(r"^\d{4}-\d\d-\d\d|^\d+$")
 
 
 def choices_of(items: Any, labels: list[str]) -> tuple[Candidate, ...]:

@@ -19,6 +19,7 @@ import difflib
 import re
 from collections.abc import Mapping
 
+from .. import lazyre
 from ..nlu.entities import SURNAMES, SURNAMES2
 
 __all__ = ["CLOSE_RATIO", "closest", "name_said"]
@@ -26,16 +27,16 @@ __all__ = ["CLOSE_RATIO", "closest", "name_said"]
 #: the spelling ratio (difflib) from which a directory name counts as close to the one said
 CLOSE_RATIO = 0.6
 
-_LEAD = re.compile(r"^(?:就是|是|叫|找|查|查一下|(?:it'?s|it\s+is|i\s+mean|i\s+said|i\s+meant|that'?s|the\s+person\s+is|"
+_LEAD = lazyre.compile(r"^(?:就是|是|叫|找|查|查一下|(?:it'?s|it\s+is|i\s+mean|i\s+said|i\s+meant|that'?s|the\s+person\s+is|"
                    r"his\s+name\s+is|her\s+name\s+is|name'?s)\b)\s*", re.IGNORECASE)
-_TAIL = re.compile(r"[\s。.!！?？,，吧啊呀呢]+$")
-_ZH_NAME = re.compile(rf"^(?:{'|'.join(SURNAMES2)}|[{SURNAMES}])[\u4e00-\u9fff]{{1,2}}$")
+_TAIL = lazyre.compile(r"[\s。.!！?？,，吧啊呀呢]+$")
+_ZH_NAME = lazyre.compile(rf"^(?:{'|'.join(SURNAMES2)}|[{SURNAMES}])[\u4e00-\u9fff]{{1,2}}$")
 _EN_HONORIFIC = r"(?i:mr|mrs|ms|miss|dr|prof)\.?\s+"
-_EN_NAME = re.compile(rf"^(?:{_EN_HONORIFIC})?[A-Z][a-z'-]+(?:\s+[A-Z][a-z'-]+){{0,2}}$")
-_EN_LOWER = re.compile(rf"^(?:{_EN_HONORIFIC})?[a-z][a-z'-]+(?:\s+[a-z][a-z'-]+){{0,2}}$", re.IGNORECASE)
+_EN_NAME = lazyre.compile(rf"^(?:{_EN_HONORIFIC})?[A-Z][a-z'-]+(?:\s+[A-Z][a-z'-]+){{0,2}}$")
+_EN_LOWER = lazyre.compile(rf"^(?:{_EN_HONORIFIC})?[a-z][a-z'-]+(?:\s+[a-z][a-z'-]+){{0,2}}$", re.IGNORECASE)
 #: a romanised Chinese name typed in lower case ("liu yang", "zhang xiaoming"): every word is one to three
 #: pinyin syllables (initial + final, Hanyu Pinyin, GB/T 16159); "hmm banana" is not
-_PINYIN = re.compile(r"^(?:(?:zh|ch|sh|[bpmfdtnlgkhjqxrzcsyw])?(?:iang|iong|uang|ueng|ang|eng|ing|ong|ian|iao|uai|uan|"
+_PINYIN = lazyre.compile(r"^(?:(?:zh|ch|sh|[bpmfdtnlgkhjqxrzcsyw])?(?:iang|iong|uang|ueng|ang|eng|ing|ong|ian|iao|uai|uan|"
                      r"ai|ei|ao|ou|an|en|er|ia|ie|iu|in|ua|uo|ui|un|ue|ve|a|o|e|i|u|v)){1,3}$")
 #: everyday words that are no name, whatever their case ("Nobody", "Never mind", "someone")
 _NOT_NAMES = frozenset("""a an the i you he she it we they me him her us them my your his our their this that
