@@ -84,6 +84,65 @@ async def test_list_and_cancel_by_range(pack_service):
     assert r["error"]["code"] == "NOT_FOUND"
 
 
+async def _series(svc, due, every, unit, tz="Asia/Shanghai", **more):
+    r = await _call(svc, {"action": "create", "text": more.pop("text", "开会"), "due": due, "tz": tz,
+                          "recurrence": {"every": {"n": every, "unit": unit}, **more}})
+    assert r["ok"], r
+    return r["output"]["reminders"][0]
+
+
+async def _pending(svc, rid, now):
+    r = await _call(svc, {"action": "list", "id": rid, "now": now, "expect": "one"})
+    return r["output"]["reminders"][0] if r["ok"] else r["error"]["code"]
+
+
+async def test_a_weekday_set_goes_on_to_its_next_day_and_a_long_outage_rings_once(pack_service):
+    """Every Monday, Wednesday and Friday at 15:00 from Monday 2 November (all before the real clock)."""
+    item = await _series(pack_service, "2026-11-02T15:00:00+08:00", 1, "week", days=[1, 3, 5])
+    assert (item["every_zh"], item["every_en"]) == ("每周一、三、五 15:00", "every Monday, Wednesday and Friday at 15:00")
+    assert item["repeat"]["days"] == [1, 3, 5] and item["due"] == "2026-11-02T15:00:00+08:00"
+    nxt = await _pending(pack_service, item["id"], "2026-11-04T16:00:00+08:00")  # Wednesday's has rung
+    assert nxt["due"] == "2026-11-06T15:00:00+08:00" and nxt["status"] == "pending"
+    assert nxt["repeats_zh"] == "（每周一、三、五 15:00）"
+    # two weeks without a call: the series goes on from the next to come, not from each one missed
+    nxt = await _pending(pack_service, item["id"], "2026-11-20T12:00:00+08:00")
+    assert nxt["due"] == "2026-11-20T15:00:00+08:00"
+
+
+async def test_a_series_ends_after_its_count_or_its_last_day(pack_service):
+    twice = await _series(pack_service, "2026-11-10T08:00:00+08:00", 1, "day", count=2)
+    assert (await _pending(pack_service, twice["id"], "2026-11-10T09:00:00+08:00"))["due"] == "2026-11-11T08:00:00+08:00"
+    assert await _pending(pack_service, twice["id"], "2026-11-11T09:00:00+08:00") == "NOT_FOUND"
+    # until a day: that day's occurrence is the last one
+    weekly = await _series(pack_service, "2026-11-02T09:00:00+08:00", 1, "week", until="2026-11-16")
+    assert (await _pending(pack_service, weekly["id"], "2026-11-10T09:00:00+08:00"))["due"] == "2026-11-16T09:00:00+08:00"
+    assert await _pending(pack_service, weekly["id"], "2026-11-16T10:00:00+08:00") == "NOT_FOUND"
+
+
+async def test_the_31st_of_every_month_is_the_last_day_of_a_short_one_on_the_wall_clock(pack_service):
+    item = await _series(pack_service, "2026-01-31T09:00:00-05:00", 1, "month", tz="America/New_York")
+    assert item["every_en"] == "every month on the 31st at 09:00"
+    assert (await _pending(pack_service, item["id"], "2026-02-01T00:00:00-05:00"))["due"] == "2026-02-28T09:00:00-05:00"
+    # across the spring change: still 09:00 in New York
+    assert (await _pending(pack_service, item["id"], "2026-03-01T00:00:00-05:00"))["due"] == "2026-03-31T09:00:00-04:00"
+    assert (await _pending(pack_service, item["id"], "2026-04-01T00:00:00-04:00"))["due"] == "2026-04-30T09:00:00-04:00"
+
+
+async def test_a_series_whose_first_time_has_gone_starts_at_the_next_and_cancel_ends_it(pack_service):
+    item = await _series(pack_service, "2026-11-02T08:00:00+08:00", 1, "day", text="吃药")
+    r = await _call(pack_service, {"action": "create", "text": "吃药", "due": "2026-11-02T08:00:00+08:00",
+                                   "tz": "Asia/Shanghai", "now": "2026-11-03T09:00:00+08:00",
+                                   "recurrence": {"every": {"n": 1, "unit": "day"}}})
+    assert r["output"]["reminders"][0]["due"] == "2026-11-04T08:00:00+08:00"
+    r = await _call(pack_service, {"action": "cancel", "id": item["id"]})
+    assert r["ok"] and r["output"]["reminders"][0]["status"] == "cancelled"
+    assert await _pending(pack_service, item["id"], "2026-11-30T09:00:00+08:00") == "NOT_FOUND"
+    # a fraction of a minute names no schedule it can keep
+    r = await _call(pack_service, {"action": "create", "text": "x", "due": "2026-11-02T08:00:00+08:00",
+                                   "tz": "Asia/Shanghai", "recurrence": {"every": {"n": 0.5, "unit": "minute"}}})
+    assert r["error"]["code"] == "MISSING_FIELD"
+
+
 # ---- the rules -----------------------------------------------------------------------------------
 def _ctx(text: str, ref: datetime, memory: dict | None = None) -> dict:
     """The turn context the session builds for a reminder utterance."""
