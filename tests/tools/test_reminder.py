@@ -148,8 +148,8 @@ def _ctx(text: str, ref: datetime, memory: dict | None = None) -> dict:
     """The turn context the session builds for a reminder utterance."""
     times = parse_times(text, ref, SH)
     entities = {}
-    if times:
-        entities["when"] = times[0].to_dict()
+    if times:  # a recurrence is the entity "every" (config/intents/office.yaml reminder.set slots)
+        entities["every" if times[0].kind == "recurrence" else "when"] = times[0].to_dict()
     task = strip_request(text, [x.span for x in times])
     if task is not None:
         entities["task"] = task
@@ -199,6 +199,61 @@ async def test_set_stores_the_task_at_the_right_time(engine, pack_service, text,
     assert ("默认" in reply or "default" in reply) == (rule != "reminder.set")
     assert text not in reply  # the task, not the whole utterance
     assert result.remembered[0][0] == "last_reminder" and result.remembered[0][1]["text"] == item["text"]
+
+
+# a recurrence (asked on Wednesday 25 November at 10:00): the series is set, and the reply says its schedule as
+# the tool reads it, the first day, and (without a clock time) that the default time was used
+@pytest.mark.parametrize("text,rule,due,says", [
+    ("每周一三五下午3点提醒我开会", "reminder.set.recurring", "2026-11-25T15:00:00+08:00", ["每周一、三、五 15:00", "开会", "从今天开始"]),
+    ("remind me every Monday at 9am to send the report", "reminder.set.recurring", "2026-11-30T09:00:00+08:00",
+     ["every Monday at 09:00", "starting 30 Nov", "send the report"]),
+    ("工作日早上7点提醒我起床", "reminder.set.recurring", "2026-11-26T07:00:00+08:00", ["每个工作日 07:00", "起床", "从明天开始"]),
+    ("每天早上8点提醒我吃药", "reminder.set.recurring", "2026-11-26T08:00:00+08:00", ["每天 08:00", "吃药"]),
+    ("remind me every day at 8am to take my pills", "reminder.set.recurring", "2026-11-26T08:00:00+08:00",
+     ["every day at 08:00", "starting tomorrow", "take my pills"]),
+    ("每周一提醒我交报告", "reminder.set.recurring.day", "2026-11-30T09:00:00+08:00", ["每周一 09:00", "交报告", "没说几点"]),
+    ("remind me every monday to water the plants", "reminder.set.recurring.day", "2026-11-30T09:00:00+08:00",
+     ["every Monday at 09:00", "water the plants", "used the default"]),
+    ("每天早上提醒我吃药", "reminder.set.recurring.part_of_day", "2026-11-26T09:00:00+08:00", ["每天 09:00", "吃药", "没说几点"]),
+    ("每天提醒我喝水", "reminder.set.recurring.now", "2026-11-26T09:00:00+08:00", ["每天 09:00", "喝水", "没说几点"]),
+    ("remind me daily to drink water", "reminder.set.recurring.now", "2026-11-26T09:00:00+08:00",
+     ["every day at 09:00", "drink water", "used the default"]),
+])
+async def test_a_recurrence_sets_a_series_and_says_its_schedule(engine, pack_service, text, rule, due, says):
+    plan, _, _, result = await _run(engine, pack_service, "reminder.set", text, WED)
+    assert plan.rule_id == rule and isinstance(result, Finished), result
+    (tool, params, out), = result.tool_results
+    item = out["reminders"][0]
+    assert item["due"] == due and item["repeat"]["start"] == due, item
+    (reply,) = result.texts
+    assert all(w in reply for w in says), reply
+    assert ("默认" in reply or "default" in reply or "picked" in reply) == (rule != "reminder.set.recurring")
+    assert "不能" not in reply and "can't" not in reply
+
+
+async def test_the_31st_of_every_month_is_set_when_placed_and_never_moved_to_another_day(engine, pack_service):
+    plan, _, _, result = await _run(engine, pack_service, "reminder.set", "每个月31号提醒我交房租",
+                                    datetime(2026, 12, 1, 10, 0, tzinfo=SH))
+    assert plan.rule_id == "reminder.set.recurring.day", plan.rule_id
+    assert result.tool_results[0][2]["reminders"][0]["due"] == "2026-12-31T09:00:00+08:00"
+    assert "每月31日 09:00" in result.texts[0]
+    # asked in November (no 31st), the NLU gives no first day: nothing is set on the 25th instead
+    plan, _, _, result = await _run(engine, pack_service, "reminder.set", "每个月31号提醒我交房租", WED)
+    assert plan.rule_id in ("reminder.set.recurring.day", "reminder.set.recurring.unplaced"), plan.rule_id
+    if plan.rule_id == "reminder.set.recurring.unplaced":
+        assert result.tool_results == [] and "没有设置" in result.texts[0]
+
+
+async def test_listing_shows_the_schedule_and_cancelling_ends_the_series(engine, pack_service):
+    await _run(engine, pack_service, "reminder.set", "每周一三五下午3点提醒我开会", WED)
+    await _run(engine, pack_service, "reminder.set", "明天下午三点提醒我交报告", WED)
+    _, _, _, listed = await _run(engine, pack_service, "reminder.list", "我有哪些提醒", WED)
+    items = listed.tool_results[0][2]["reminders"]  # the tool's reply lines: '{due | datetime} {text}{repeats_zh}'
+    assert [(i["text"], i["repeats_zh"]) for i in items] == [("开会", "（每周一、三、五 15:00）"), ("交报告", "")]
+    r = await pack_service.call("reminder", {"action": "cancel", "about": "开会"}, role="user")
+    assert r["ok"] and r["output"]["reminders"][0]["status"] == "cancelled"
+    listed = (await pack_service.call("reminder", {"action": "list", "about": "开会"}, role="user"))["output"]
+    assert listed["count"] == 0
 
 
 async def test_set_without_a_task_asks_for_it(engine, pack_service):

@@ -41,7 +41,8 @@ Times:
   of a unit is said in the smaller one (every 1.5 hours: every 90 minutes). Cancelling one cancels the
   series. Each item says its repetition in both languages: ``every_en``/``every_zh`` ("every Monday at
   09:00" / "每周一 09:00"; empty for a one-off) and ``repeats_en``/``repeats_zh`` (the same in brackets,
-  to follow a list line).
+  to follow a list line). A repeating ``create`` without ``due`` (每天提醒我喝水: no day, no time) starts on
+  the local day of ``now``, at ``default_time`` (the next occurrence when that has gone).
 """
 
 import json
@@ -313,6 +314,9 @@ def _handle(input: dict) -> dict:
     now = _instant(input["now"], tz, "now") if input.get("now") else None
     changed = _fire_due(data, now)
     if action == "create":
+        if not input.get("due") and input.get("recurrence") and now is not None:
+            # a recurrence that names no day or time (每天提醒我喝水): from today, at default_time
+            input = dict(input, due=now.astimezone(tz or now.tzinfo).date().isoformat())
         for field in ("text", "due"):
             if not input.get(field):
                 raise Failure("MISSING_FIELD", f"create needs {field}")
@@ -334,6 +338,8 @@ def _handle(input: dict) -> dict:
                 if upcoming is None:
                     raise Failure("IN_THE_PAST", f"every occurrence of {rule.to_json()} is before {now.isoformat()}")
                 due = upcoming[1]
+                if rule.unit not in ("month", "year"):  # a month's start keeps its day (the 31st), else it is
+                    rule = Rule(rule.every, rule.unit, due, rule.tz, rule.days, rule.until, rule.count)  # the first
         if now is not None and due <= now:  # "提醒我昨天开会": a reminder for a time already gone
             raise Failure("IN_THE_PAST", f"{due.isoformat()} is not after {now.isoformat()}")
         item = {"id": f"r{data['next']}", "text": input["text"], "due": due.isoformat(timespec="seconds"),
