@@ -218,6 +218,9 @@ async def test_set_stores_the_task_at_the_right_time(engine, pack_service, text,
     ("每天提醒我喝水", "reminder.set.recurring.now", "2026-11-26T09:00:00+08:00", ["每天 09:00", "喝水", "没说几点"]),
     ("remind me daily to drink water", "reminder.set.recurring.now", "2026-11-26T09:00:00+08:00",
      ["every day at 09:00", "drink water", "used the default"]),
+    ("每隔5分钟提醒我喝水", "reminder.set.recurring.interval", "2026-11-25T10:05:00+08:00", ["每5分钟", "喝水", "10:05"]),
+    ("remind me every hour to stretch", "reminder.set.recurring.interval", "2026-11-25T11:00:00+08:00",
+     ["every hour", "stretch", "11:00"]),
 ])
 async def test_a_recurrence_sets_a_series_and_says_its_schedule(engine, pack_service, text, rule, due, says):
     plan, _, _, result = await _run(engine, pack_service, "reminder.set", text, WED)
@@ -227,7 +230,8 @@ async def test_a_recurrence_sets_a_series_and_says_its_schedule(engine, pack_ser
     assert item["due"] == due and item["repeat"]["start"] == due, item
     (reply,) = result.texts
     assert all(w in reply for w in says), reply
-    assert ("默认" in reply or "default" in reply or "picked" in reply) == (rule != "reminder.set.recurring")
+    assert ("默认" in reply or "default" in reply or "picked" in reply) == (
+        rule not in ("reminder.set.recurring", "reminder.set.recurring.interval"))
     assert "不能" not in reply and "can't" not in reply
 
 

@@ -42,7 +42,8 @@ Times:
   series. Each item says its repetition in both languages: ``every_en``/``every_zh`` ("every Monday at
   09:00" / "每周一 09:00"; empty for a one-off) and ``repeats_en``/``repeats_zh`` (the same in brackets,
   to follow a list line). A repeating ``create`` without ``due`` (每天提醒我喝水: no day, no time) starts on
-  the local day of ``now``, at ``default_time`` (the next occurrence when that has gone).
+  the local day of ``now``, at ``default_time`` (the next occurrence when that has gone); one every n
+  minutes or hours (每隔5分钟) one interval after ``now``, on the next whole minute.
 """
 
 import json
@@ -315,8 +316,14 @@ def _handle(input: dict) -> dict:
     changed = _fire_due(data, now)
     if action == "create":
         if not input.get("due") and input.get("recurrence") and now is not None:
-            # a recurrence that names no day or time (每天提醒我喝水): from today, at default_time
-            input = dict(input, due=now.astimezone(tz or now.tzinfo).date().isoformat())
+            every = input["recurrence"].get("every") or {}
+            step_s = {"minute": 60, "hour": 3600}.get(every.get("unit"), 0) * float(every.get("n") or 0)
+            if step_s:  # 每隔5分钟提醒我喝水: the first one interval from now, on the minute
+                first = now + timedelta(seconds=step_s)
+                first = first.replace(second=0, microsecond=0) + timedelta(minutes=1 if first.second or first.microsecond else 0)
+                input = dict(input, due=first.isoformat())
+            else:  # a recurrence that names no day or time (每天提醒我喝水): from today, at default_time
+                input = dict(input, due=now.astimezone(tz or now.tzinfo).date().isoformat())
         for field in ("text", "due"):
             if not input.get(field):
                 raise Failure("MISSING_FIELD", f"create needs {field}")
