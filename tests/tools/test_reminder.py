@@ -305,3 +305,12 @@ async def test_cancel_with_a_time_takes_the_one_due_then_or_asks_which(engine, p
     undo = await ex.compensate(plan.compensation(result.index), ctx)
     (said,) = undo.texts
     assert said.startswith("明天有 2") and "开会" in said and "吃药" in said and "要取消哪一个" in said
+
+
+async def test_a_time_named_for_a_repeating_one_says_one_time_cannot_be_skipped(engine, pack_service):
+    """"取消今天的提醒" on a series due today: skipping one occurrence is not supported, and the question says
+    so before the whole series is cancelled (never a series cancelled as if it were one time)."""
+    await _run(engine, pack_service, "reminder.set", "每周一三五下午3点提醒我开会", WED)
+    plan, _, _, result = await _run(engine, pack_service, "reminder.cancel", "取消今天的提醒", WED)
+    assert plan.rule_id == "reminder.cancel.when" and isinstance(result, Suspend), result
+    assert "不能只跳过其中一次" in result.prompt and "每周一、三、五 15:00" in result.prompt, result.prompt
