@@ -182,7 +182,6 @@ def next_after(rule: Rule, after: datetime) -> tuple[int, datetime] | None:
 
 _EN_DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 _ZH_DAYS = "一二三四五六日"
-_EN_UNITS = {"minute": "minute", "hour": "hour", "day": "day", "week": "week", "month": "month", "year": "year"}
 _ZH_UNITS = {"minute": "分钟", "hour": "小时", "day": "天", "week": "周", "month": "个月", "year": "年"}
 
 
@@ -196,7 +195,7 @@ def _en_list(words: list[str]) -> str:
 
 def describe(rule: Rule, lang: str) -> str:
     """How a person says the rule's repetition, without its clock time: "every Monday", "every weekday",
-    "every 2 weeks on Monday and Thursday", "every month on the 31st"; 每周一, 每个工作日, 每2周的周一、周四,
+    "every other week on Monday and Thursday", "every 3 months on the 31st"; 每周一, 每个工作日, 每2周的周一、周四,
     每月31日. ``lang`` is ``zh`` or ``en`` (anything else reads as ``en``)."""
     local = rule.start.astimezone(rule.zone)
     n, unit = rule.every, rule.unit
@@ -216,7 +215,7 @@ def describe(rule: Rule, lang: str) -> str:
         return f"{every}年{local.month}月{local.day}日"
     every = "every" if n == 1 else ("every other" if n == 2 else f"every {n}")
     if unit in ("minute", "hour", "day"):
-        return f"{every} {_EN_UNITS[unit]}" if n <= 2 else f"{every} {_EN_UNITS[unit]}s"
+        return f"{every} {unit}" if n <= 2 else f"{every} {unit}s"
     if unit == "week":
         days = rule.days or (local.isoweekday(),)
         if days == (1, 2, 3, 4, 5) and n == 1:

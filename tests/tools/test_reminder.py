@@ -158,8 +158,11 @@ def _ctx(text: str, ref: datetime, memory: dict | None = None) -> dict:
                         "now": ref.isoformat(), "reminders": {"default_time": "09:00"}}}
 
 
-async def _run(engine, svc, intent: str, text: str, ref: datetime, memory: dict | None = None):
+async def _run(engine, svc, intent: str, text: str, ref: datetime, memory: dict | None = None,
+               when_flags: dict | None = None):
     ctx = _ctx(text, ref, memory)
+    if when_flags:  # as session/grounding.py adds them (day_named, half_named)
+        ctx["entities"]["when"].update(when_flags)
     plan = engine.match(intent, ctx)
 
     async def call(name, params):
@@ -314,3 +317,20 @@ async def test_a_time_named_for_a_repeating_one_says_one_time_cannot_be_skipped(
     plan, _, _, result = await _run(engine, pack_service, "reminder.cancel", "取消今天的提醒", WED)
     assert plan.rule_id == "reminder.cancel.when" and isinstance(result, Suspend), result
     assert "不能只跳过其中一次" in result.prompt and "每周一、三、五 15:00" in result.prompt, result.prompt
+
+
+async def test_moving_a_repeating_one_changes_nothing_and_says_so(engine, pack_service):
+    """"提醒改到9点" right after a series was set: a one-off in its place would silently end the series."""
+    _, _, _, made = await _run(engine, pack_service, "reminder.set", "每天早上8点提醒我吃药", WED)
+    series = made.tool_results[0][2]["reminders"][0]
+    flags = {"day_named": False, "half_named": False}
+    plan, _, _, result = await _run(engine, pack_service, "reminder.change", "提醒改到9点", WED,
+                                    memory={"last_reminder": series}, when_flags=flags)
+    assert plan.rule_id == "reminder.change.last" and isinstance(result, Failure) and result.code == "REPEATING", result
+    left = (await pack_service.call("reminder", {"action": "list"}, role="user"))["output"]["reminders"]
+    assert [(i["id"], i["due"]) for i in left] == [(series["id"], "2026-11-26T08:00:00+08:00")]
+    # a one-off still moves
+    _, _, _, once = await _run(engine, pack_service, "reminder.set", "明天下午三点提醒我开会", WED)
+    plan, _, _, result = await _run(engine, pack_service, "reminder.change", "提醒改到4点", WED,
+                                    memory={"last_reminder": once.tool_results[0][2]["reminders"][0]}, when_flags=flags)
+    assert isinstance(result, Finished) and "16:00" in result.texts[0], result

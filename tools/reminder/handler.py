@@ -43,7 +43,9 @@ Times:
   09:00" / "每周一 09:00"; empty for a one-off) and ``repeats_en``/``repeats_zh`` (the same in brackets,
   to follow a list line). A repeating ``create`` without ``due`` (每天提醒我喝水: no day, no time) starts on
   the local day of ``now``, at ``default_time`` (the next occurrence when that has gone); one every n
-  minutes or hours (每隔5分钟) one interval after ``now``, on the next whole minute.
+  minutes or hours (每隔5分钟) one interval after ``now``, on the next whole minute. A ``create`` that
+  ``replaces`` a repeating reminder (a move: "不是8点，是9点") fails ``REPEATING``: moving a series is not
+  supported, and a one-off in its place would silently end it.
 """
 
 import json
@@ -327,6 +329,9 @@ def _handle(input: dict) -> dict:
         for field in ("text", "due"):
             if not input.get(field):
                 raise Failure("MISSING_FIELD", f"create needs {field}")
+        moved = next((i for i in data["items"] if i["id"] == input.get("replaces")), None)
+        if moved is not None and _rule(moved) is not None:  # a move would turn the series into one time
+            raise Failure("REPEATING", f"{moved['id']} repeats ({_every(_rule(moved), 'en')}): moving a series is not supported")
         due, given = _due(input, tz)
         if input.get("same_day_as") and not input.get("day_named"):
             # a move to a clock time alone ("不是9点，是10点"): that time on the reminder's own day
