@@ -206,6 +206,9 @@ class Schedules(_Model):
     unschedules the key of each listed item that has the field values of ``cancelled``, and the key
     filled from the call's own input when the input gives every field the key names (cancel by id).
     ``kind`` is the event kind published (one of the kinds ``events.subscribe`` knows).
+    ``repeat`` names the item field holding a repeating item's rule (:meth:`hermesd.recurrence.Rule.to_json`;
+    absent or null for a one-off): each time its event fires the daemon arms the next occurrence under
+    the same key, the ``data`` fields filled from ``due`` rewritten to it.
     """
 
     kind: str = Field(pattern=r"^[a-z][a-z0-9_.]{0,63}$")
@@ -217,6 +220,7 @@ class Schedules(_Model):
     due: str = Field(pattern=_FIELD.pattern)
     data: dict[str, str] = {}
     cancelled: dict[str, Any] = {}
+    repeat: str | None = Field(None, pattern=_FIELD.pattern)
 
     @field_validator("key")
     @classmethod
@@ -237,6 +241,8 @@ class Schedules(_Model):
             raise ValueError(f"data maps an event field to an item field (names): {bad}")
         if "session_id" in v:
             raise ValueError("data: session_id is added by the daemon")
+        if "_repeat" in v:
+            raise ValueError("data: _repeat is the daemon's (how a repeating event is armed again)")
         return v
 
     @property
