@@ -225,7 +225,8 @@ _STATE_NOUN = lazyre.compile(rf"\s*(?:{STATE_NOUNS_ZH})")
 _CATS_MERGEABLE = {"date", "pod", "clock", "hourish", "now"}
 _RECURRING = lazyre.compile(r"(?:每[天日周月年晚早]?|每个|每隔|every|each|daily|weekly|nightly)\s*$")
 # a recurrence anywhere in the utterance ("每五分钟响一次", "daily at 7 am", "every minute for 20 minutes")
-_RECURRENCE = lazyre.compile(r"每|(?<![a-z])(?:every|each|daily|weekly|nightly|monthly|hourly|recurring|weekdays|weekends)(?![a-z])")
+# (daily, weekly … count when en_every reads them as how often, not as an adjective: "the weekly report at 9")
+_RECURRENCE = lazyre.compile(r"每|(?<![a-z])(?:every|each|recurring|weekdays|weekends)(?![a-z])")
 # a future-oriented utterance: a request to be reminded, woken, booked, or a plan ("春节提醒我", "remind me on
 # Christmas", "圣诞节打算去哪", "how many days until Easter"); an explicit past word keeps the reference year
 _FUTURE = lazyre.compile(r"提醒|闹钟|叫醒|叫我|记得|别忘|安排|预订|预定|预约|打算|准备|计划|将要|即将|还有(?:几|多少|多久)|倒计时|到时候|"
@@ -794,7 +795,7 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
     anchor_of: dict[int, Every] = {}  # a group's start → the 每-phrase it is the time of (每周一, 每天早上8点)
     if every:
         groups, anchor_of = _every_anchors(t, groups, every)
-    recurring = bool(_RECURRENCE.search(t))
+    recurring = bool(every) or bool(_RECURRENCE.search(t))
     if _FUTURE.search(t) and not _PAST.search(t):
         for g in groups:
             g.f["future"] = True

@@ -91,6 +91,21 @@ _EN_EVERY = lazyre.compile(
     r"|(?<![a-z])(?P<adv>hourly|daily|nightly|weekly|monthly|yearly|annually)(?![a-z])")
 _EN_ADV = {"hourly": "hour", "daily": "day", "nightly": "day", "weekly": "week", "monthly": "month", "yearly": "year",
            "annually": "year"}
+# daily / weekly … as an adjective names a thing, not a time ("send the weekly report", "my daily meds", "daily
+# standup at 9"): after a determiner, or before a noun (a word an adverb of frequency is not followed by) - but
+# "a daily reminder" / "a weekly alarm" still asks for one that repeats
+_EN_DETERMINER_BEFORE = lazyre.compile(r"(?<![a-z])(?:the|a|an|my|our|your|his|her|their|its|this|that|these|those)\s+$")
+_EN_ADVERB_FOLLOWS = lazyre.compile(r"\s*(?:$|[,.;:!?)]|\d|(?:to|at|on|in|from|until|till|starting|beginning|for|and|or|"
+                                    r"by|before|after|around|about|between|please|except|if|when|with|except|"
+                                    r"am|pm)(?![a-z]))")
+_EN_REMINDER_AFTER = lazyre.compile(r"\s+(?:reminders?|alarms?|notifications?|nudges?|wake-?up calls?)(?![a-z])")
+
+
+def _adjective(text: str, start: int, end: int) -> bool:
+    """daily / weekly … at ``text[start:end]`` modifies a noun ("the weekly report") rather than saying how often."""
+    if _EN_REMINDER_AFTER.match(text, end):
+        return False
+    return bool(_EN_DETERMINER_BEFORE.search(text, 0, start)) or not _EN_ADVERB_FOLLOWS.match(text, end)
 
 
 def en_every(text: str) -> list[Every]:
@@ -101,6 +116,8 @@ def en_every(text: str) -> list[Every]:
     for m in _EN_EVERY.finditer(text):
         if m["adv"]:
             a = m["adv"]
+            if _adjective(text, m.start(), m.end()):
+                continue
             out.append(Every(m.start(), m.end(), 1.0, _EN_ADV[a], "night" if a == "nightly" else None))
             continue
         n = 2.0 if m["other"] else float(m["n"] or 1)
