@@ -125,7 +125,7 @@ def test_answers_without_text_keep_the_conversations_language(office):
 def test_send_it_again_resends_this_conversations_send_not_a_newer_one_from_another(office):
     """Two conversations of one user (two app windows): "send it again" in the first resends what the
     first sent, though the second sent a quote to someone else since; a new conversation, which sent
-    nothing, takes the newest in the user's memory."""
+    nothing, is asked which of the user's two sends of a quote (newest first), and resends the one chosen."""
     d = office()
     with d.client() as c:
         first, second = (c.call("session.open", {"locale": "en"})["session_id"] for _ in range(2))
@@ -137,7 +137,10 @@ def test_send_it_again_resends_this_conversations_send_not_a_newer_one_from_anot
         assert again["state"] == "CONFIRMING", again["reply"]
         assert again["reply"]["card"]["fields"]["recipient"] == "王芳", again["reply"]
         third = c.call("session.open", {"locale": "en"})["session_id"]
-        newest = _turn(c, third, "send the quote again")
+        which = _turn(c, third, "send the quote again")
+        labels = [x["display"] for x in which["reply"]["card"]["choices"]]
+        assert len(labels) == 2 and "李娜" in labels[0] and "王芳" in labels[1], which["reply"]
+        newest = _turn(c, third, "the first one")
         assert newest["reply"]["card"]["fields"]["recipient"] == "李娜", newest["reply"]
 
 
