@@ -227,6 +227,19 @@ class Directory:
         code = self._dept_words.get(normalize_mention(word))
         return self.departments.get(code) if code else None
 
+    def english_names(self) -> dict[str, str]:
+        """name as written → its English form, for the people whose name is not Latin (张伟 → Zhang Wei):
+        the ``| person`` filter's table (hermesd.rules.filters.Style); a name two people share with
+        different English forms is left out (which one it is cannot be told from the name)."""
+        out: dict[str, str] = {}
+        clash: set[str] = set()
+        for p in self.people.values():
+            en = p.display_en
+            if en and en != p.name:
+                if out.setdefault(p.name, en) != en:
+                    clash.add(p.name)
+        return {k: v for k, v in out.items() if k not in clash}
+
     def department_names(self) -> dict[str, dict[str, str]]:
         """code → ``{"zh": 销售部, "en": Sales}``: the ``| dept`` filter's table (hermesd.rules.filters.Style)."""
         return {c: {"zh": d.zh, "en": d.en} for c, d in self.departments.items()}

@@ -26,6 +26,7 @@ list(FIELD)     list of strings (or records' FIELD)    A、B和C / A, B and C
 lines(T, MAX)   list of records, item template T       one line each, at most MAX lines
 count(W, WS)    list (its length) or number            3 条 / 3 reminders
 dept            department code                        销售部 / Sales (people directory)
+person          a person's name                        李娜 / Li Na (李娜) (people directory)
 unit_state      systemd ActiveState                    运行中 / running, 出错 / failed
 default(X)      missing, null or ""                    X instead
 ==============  =====================================  ======================================
@@ -79,12 +80,14 @@ class Style:
     :param now: the reference instant (aware), for 今天/明天 and whether to show the year; None
         writes dates in full (without a year).
     :param departments: department code → ``{"zh": 销售部, "en": Sales}`` for ``| dept``.
+    :param people: a person's name as written → its English form (``{"李娜": "Li Na"}``) for ``| person``.
     """
 
     lang: str = "en"
     zone: tzinfo | None = None
     now: datetime | None = None
     departments: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    people: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def zh(self) -> bool:
@@ -92,7 +95,8 @@ class Style:
 
     @classmethod
     def of(cls, lang: str, session: Mapping[str, Any] | None = None,
-           departments: Mapping[str, Mapping[str, str]] | None = None) -> Style:
+           departments: Mapping[str, Mapping[str, str]] | None = None,
+           people: Mapping[str, str] | None = None) -> Style:
         """The style of a turn: ``session.tz`` (IANA name) and ``session.now`` (ISO 8601 or an
         aware datetime) from the turn context when present; an unknown zone is ignored."""
         zone: tzinfo | None = None
@@ -120,7 +124,7 @@ class Style:
             now = now.replace(tzinfo=zone or timezone.utc)
         if now is not None and zone is not None:
             now = now.astimezone(zone)
-        return cls("zh" if lang == "zh" else "en", zone, now, departments or {})
+        return cls("zh" if lang == "zh" else "en", zone, now, departments or {}, people or {})
 
 
 def as_text(v: Any) -> str:
@@ -390,6 +394,14 @@ def _count(v: Any, args: tuple[Any, ...], st: Style) -> str:
     return f"{n} {word}"
 
 
+def _person(v: Any, args: tuple[Any, ...], st: Style) -> str:
+    """A person's name for the reply: as written in Chinese; in English, "Li Na (李娜)" when the directory
+    gives an English form (as the grounding step writes a chosen person's name, ``<slot>_en``)."""
+    name = as_text(v)
+    en = st.people.get(name) if not st.zh else None
+    return f"{en} ({name})" if en else name
+
+
 def _dept(v: Any, args: tuple[Any, ...], st: Style) -> str:
     if v in (None, ""):
         return ""
@@ -454,6 +466,7 @@ FILTERS: dict[str, FilterSpec] = {
     "lines": FilterSpec(_lines, 0, 2, template_arg=0, int_arg=1),
     "count": FilterSpec(_count, 0, 2),
     "dept": FilterSpec(_dept),
+    "person": FilterSpec(_person),
     "unit_state": FilterSpec(_unit_state),
     "order_state": FilterSpec(_order_state),
     "default": FilterSpec(_default, 1, 1),

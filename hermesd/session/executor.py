@@ -131,6 +131,7 @@ class Executor:
     :param before_tool: ``await before_tool(name, index, idempotent)`` just before a tool runs
         (the controller makes EXECUTING durable there, so a crash never re-runs the tool).
     :param recall: ``await recall(filters) -> {"items", "count"}``: the memory search behind ``recall`` steps.
+    :param people: a person's name → its English form (the people directory), for ``| person``.
     :param departments: department code → ``{"zh": 销售部, "en": Sales}`` (the people directory),
         for the ``| dept`` filter.
 
@@ -144,17 +145,19 @@ class Executor:
     def __init__(self, call_tool: ToolCaller, tool_info: ToolInfo, lang: str,
                  before_tool: Callable[[str, int, bool], Awaitable[None]] | None = None,
                  recall: Callable[[dict[str, Any]], Awaitable[dict[str, Any]]] | None = None, *,
-                 departments: Mapping[str, Mapping[str, str]] | None = None) -> None:
+                 departments: Mapping[str, Mapping[str, str]] | None = None,
+                 people: Mapping[str, str] | None = None) -> None:
         self.call_tool = call_tool
         self.tool_info = tool_info
         self.lang = lang
         self.before_tool = before_tool
         self.recall = recall
         self.departments = departments or {}
+        self.people = people or {}
 
     def style(self, ctx: Mapping[str, Any]) -> Style:
-        """The turn's reply style (language, zone, reference instant, department names)."""
-        return Style.of(self.lang, ctx.get("session"), self.departments)
+        """The turn's reply style (language, zone, reference instant, department and people's names)."""
+        return Style.of(self.lang, ctx.get("session"), self.departments, self.people)
 
     async def run(self, actions: tuple[Any, ...], ctx: dict[str, Any], *, start: int = 0,
                   confirmed: int | None = None, steps: dict[str, Any] | None = None) -> Finished | Suspend | Handoff | Failure:

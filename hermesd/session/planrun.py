@@ -143,7 +143,8 @@ class PlanRunner:
 
         directory = getattr(getattr(c.memory, "graph", None), "directory", None)
         departments = directory.department_names() if directory is not None else None
-        return Executor(call, c.tool_info, p.lang, before_tool, recall, departments=departments)
+        people = directory.english_names() if directory is not None else None
+        return Executor(call, c.tool_info, p.lang, before_tool, recall, departments=departments, people=people)
 
     async def _settle(self, s: Session, p: "Part", plan: Plan, executor: Executor, ctx: dict[str, Any],
                       result: Any, entities: dict[str, Any], utterance: str, trace_id: str) -> None:

@@ -182,3 +182,13 @@ def test_filter_errors_at_parse_time(src, fragment):
     with pytest.raises(TemplateSyntaxError) as info:
         Template.parse(src)
     assert fragment in info.value.message, info.value.message
+
+
+@pytest.mark.parametrize(("style", "name", "shown"), [
+    (Style("en", people={"李娜": "Li Na"}), "李娜", "Li Na (李娜)"),  # the directory's English form, the name beside it
+    (Style("zh", people={"李娜": "Li Na"}), "李娜", "李娜"),
+    (Style("en", people={"李娜": "Li Na"}), "John Smith", "John Smith"),  # not in the table: as written
+    (Style("en"), "王芳", "王芳"),
+])
+def test_person_filter(style, name, shown):
+    assert Template.parse("{{slots.x | person}}").render({"slots": {"x": name}}, style) == shown
