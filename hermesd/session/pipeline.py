@@ -30,8 +30,9 @@ from ..dialogue.reader import read_answer
 from ..dialogue.reminders import asks_change, corrects_time
 from ..dialogue.repair import repaired
 from ..dialogue.smalltalk import capabilities, smalltalk_reply
+from ..dialogue.statement import statement
 from ..dialogue.typos import near_name
-from ..dialogue.split import one_each, reminding_request, split_requests
+from ..dialogue.split import capped, one_each, reminding_request, split_requests
 from ..nlu.clock import BadClock, impossible_clock_text, impossible_clocks
 from ..nlu.normalize import normalize
 from ..nlu.parser import detect_lang
@@ -144,7 +145,7 @@ class Pipeline:
             return "en" if _LETTER.search(text) else (last or "zh")
         return last or "zh"
 
-    def split(self, s: Session, text: str, ref: datetime) -> tuple[list[tuple[str, Any]], list[str], str | None]:
+    def split(self, s: Session, text: str, ref: datetime) -> tuple[list[tuple[str, Any]], list[str], str | None, list[str]]:
         """``text``'s requests with their parses, when the first part and maybe others are requests on
         their own (a later part that is none has ``False`` for its parse: the turn says it was not
         done, never drops it silently); else ``[(text, None)]``;
@@ -153,21 +154,35 @@ class Pipeline:
         Several people joined in the one place of a request that takes one ("把报价单发给王芳和李娜",
         "send the quote to Wang Fang and Li Na") are that request once for each, in the order said
         (:meth:`_one_each`) — never the first alone with the others silently dropped; so are several
-        documents ("把报价单和合同发给王芳": the quote, then the contract) and services ("重启nginx和mysql")."""
+        documents ("把报价单和合同发给王芳": the quote, then the contract) and services ("重启nginx和mysql").
+
+        The last item is what to say of the parts that do not run (:func:`~hermesd.dialogue.split.capped`):
+        a request said again runs once; past ``max_requests`` distinct ones the rest is not done."""
         parts = split_requests(text, self.c.lexicon) if self.c.settings.split_requests else [text]
+        notes: list[str] = []
+        if len(parts) > 1:
+            cap = capped(parts, self.c.settings.max_requests)
+            lang = self.language(s, text)
+            if cap.over:
+                notes.append(catalogue.say("requests_over", lang, n=len(cap.parts), rest=len(cap.over)))
+            if cap.repeated:
+                notes.append(catalogue.say("requests_repeated", lang))
+            parts = cap.parts
+            if len(parts) == 1:
+                text = parts[0]  # the one request said over and over: that request, once
         if len(parts) < 2:
             each, etype, parsed = self._one_each(s, text, ref)
             if each:
-                return [(t, None) for t, _ in each], [n for _, n in each], etype
+                return [(t, None) for t, _ in each], [n for _, n in each], etype, notes
             # the parse made to look for people stands for the request's own (one parse per utterance),
             # unless the request is a reminder's core that :meth:`one` parses on its own ("别忘了提醒我…")
-            return [(text, parsed if reminding_request(text, self.c.lexicon) is None else None)], [], None
+            return [(text, parsed if reminding_request(text, self.c.lexicon) is None else None)], [], None, notes
         out: list[tuple[str, Any]] = []
         oos_label = getattr(self.c.nlu.engine.model, "oos_label", None)
         for part in parts:
             parsed = self.c.nlu.parse(part, ref, s.tz, s.locale, budget_ms=self.c.settings.parsing_ms)
             if parsed.kind in ("affirm", "deny", "cancel"):
-                return [(text, None)], [], None
+                return [(text, None)], [], None, []
             # a split is a guess: a part is a request of its own only when the scorer's best class is
             # an intent, not the out-of-scope class a request in everyday words may still beat
             if parsed.intent is None or parsed.out_of_scope or (
@@ -179,8 +194,8 @@ class Pipeline:
         if not any(x is not False for _, x in out) or (out and out[0][1] is False):
             # no part, or not the first, is a request: the utterance is read whole (a first part that is
             # no request of its own is often what the rest is about: "关于报价单，发给王芳")
-            return [(text, None)], [], None
-        return out, [], None
+            return [(text, None)], [], None, []
+        return out, [], None, notes
 
     #: the entity types a request is said once for each of, when several are joined in its one slot
     ONE_EACH_TYPES = ("person", "doc_type", "service")
@@ -221,10 +236,11 @@ class Pipeline:
         queue: list[tuple[str, Any]] = [(text, None)]
         each: list[str] = []
         etype: str | None = None
+        notes: list[str] = []
         if text and answer is None and (s.pending is None or isinstance(s.pending, Offer)):
             # an offer is a soft question: several requests said instead of an answer still run
             ref = ref or datetime.now(timezone.utc)  # the parts of one utterance share its moment
-            queue, each, etype = self.split(s, text, ref)
+            queue, each, etype, notes = self.split(s, text, ref)
         parts: list[Part] = []
         # one request for several people (or documents): when the first asks something, said plainly that
         # the others come after it
@@ -255,6 +271,9 @@ class Pipeline:
         if unread and parts:
             parts[-1].texts.extend(catalogue.say("part_not_done", lang, part=t) for t in unread)
             parts[-1].repairs.append("part_not_done")
+        if notes and parts:  # requests past the cap, or said again: said plainly, never dropped silently
+            parts[-1].texts.extend(notes)
+            parts[-1].repairs.append("requests_capped")
         q = s.pending
         if isinstance(q, Offer) and not q.reasked and parts and s.state is State.LISTENING \
                 and not any(x.trace.get("decision") == "distress" for x in parts):  # a caring sentence stands alone
@@ -295,6 +314,16 @@ class Pipeline:
             spoken = text  # the language is the person's words, not the name put in for a pronoun
             if text and "pronoun" not in p.trace:  # 他 / her: read as the person's name (once per request)
                 named, note, p.pronoun_ask = resolve_pronouns(c.grounding, s, text, q, lexicon=c.lexicon, lang=p.lang)
+                if note is not None and note.get("source") not in ("none", None):
+                    # a person named outright beside the pronoun wins over its antecedent ("send it to him
+                    # too: Zhang Qiang"): the names the utterance itself says, from its own parse
+                    own = parsed or c.nlu.parse(text, ref_at, s.tz, s.locale, budget_ms=c.settings.parsing_ms)
+                    people = [tuple(e.span) for e in own.entities if e.type == "person"]
+                    if people:
+                        named, note, p.pronoun_ask = resolve_pronouns(c.grounding, s, text, q, lexicon=c.lexicon,
+                                                                      lang=p.lang, named=people)
+                        if note is not None and note.get("source") == "named":
+                            parsed = own
                 if note is not None:
                     p.trace["pronoun"] = note
                     if named != text:
@@ -354,7 +383,7 @@ class Pipeline:
                 p.trace["decision"] = decision.name
                 p.trace["reading"] = {**p.trace["reading"], "cue": "object_named"}
             p.trace.setdefault("decision", decision.name)
-            if isinstance(q, Confirm) and isinstance(decision, (dp.Cancel, dp.AskAgain, dp.Correct, dp.Digress)):
+            if isinstance(q, Confirm) and isinstance(decision, (dp.Cancel, dp.AskAgain, dp.Correct, dp.Digress, dp.Wait)):
                 again = self._rechoose(s, q, heard, decision)
                 if again is not decision:
                     decision = again
@@ -567,6 +596,8 @@ class Pipeline:
             return
         if self._negated(s, p, q, d, heard, text):
             return
+        if self._stated(s, p, q, d, heard, text):
+            return
         if await self._asked(s, p, q, d, heard, entities, text, trace_id):
             return
         if self._mistyped(s, p, q, d, heard, entities, text):
@@ -590,7 +621,8 @@ class Pipeline:
             p.repairs.append("impossible_time")
             said = impossible_clock_text(bad, lang)
             if not routes or heard.intent is None or "datetime" not in c.grounding.spec_slots(heard.intent).values():
-                self._keep_or_end(s, p, q, said if not isinstance(q, Ask) else f"{said}{q.prompt}", "impossible time")
+                self._keep_or_end(s, p, q, said if not isinstance(q, Ask) else f"{said}{self._prompt(q, lang)}",
+                                  "impossible time")
                 return
             p.texts.append(said)
             entities = {k: v for k, v in entities.items() if k != "datetime"}
@@ -635,7 +667,8 @@ class Pipeline:
             s.pending, s.slots = None, {}
             p.repairs.append("cancel")
             p.then = q.then if q is not None else ()
-            said = "declined" if d.what == "confirm" else "cancelled"  # a no to a card does nothing, says so
+            # a no to a card does nothing, says so; a form not understood twice is dropped, said so
+            said = {"confirm": "declined", "unread": "ask_dropped"}.get(d.what, "cancelled")
             p.end(s, c, catalogue.say(said, lang), "cancel", f"{d.what} cancelled")
             p.intent = getattr(q, "intent", None)
         elif isinstance(d, dp.AskAgain) and q is not None and c.llm_turns.takes_unreadable(s, p):
@@ -648,6 +681,8 @@ class Pipeline:
                 self._reask(s, p, q)
         elif isinstance(d, (dp.Repeat, dp.Help, dp.AskAgain, dp.Wait)) and q is not None:
             p.repairs.append(d.name)
+            if isinstance(d, dp.AskAgain) and isinstance(q, Ask):
+                q = replace(q, missed=q.missed + 1)  # the next answer not understood drops the form
             if isinstance(q, Offer):  # "what?" to an offer: said again, in this turn's language
                 q = await self._said(p, q)
             self._keep_or_end(s, p, q, self._again_text(q, d, lang), d.name)
@@ -655,7 +690,7 @@ class Pipeline:
             p.repairs.append("smalltalk")
             p.path = "smalltalk"
             text_ = smalltalk_reply(d.kind, lang, capabilities(
-                c.nlu.engine.specs, getattr(c.nlu, "pack_titles", {}) or {}, lang))
+                c.nlu.engine.specs, getattr(c.nlu, "pack_titles", {}) or {}, lang, does=self._does, memory=True))
             if q is None:
                 p.end(s, c, text_, "smalltalk", d.kind)
             else:
@@ -738,6 +773,22 @@ class Pipeline:
         self._keep_or_end(s, p, q, catalogue.say("not_doing", p.lang), "negated request")
         return True
 
+    def _stated(self, s: Session, p: Part, q: OpenQuestion | None, d: Any, heard: Heard, text: str) -> bool:
+        """"我昨天已经把报价单发给李娜了" / "I sent the quote to Li Na yesterday" / "this printer is dead again":
+        a statement (:func:`~hermesd.dialogue.statement.statement`) heard as a request that acts (a card,
+        a hand-off) is answered as a statement — noted, nothing runs, no card; an open question stays open."""
+        if not isinstance(d, (dp.NewTurn, dp.Digress, dp.Replace)) or heard.intent is None or not text \
+                or not self._acts(heard.intent):
+            return False
+        kind = statement(normalize(text).text)
+        if kind is None:
+            return False
+        p.repairs.append("statement")
+        p.intent = heard.intent
+        p.trace["statement"] = kind
+        self._keep_or_end(s, p, q, catalogue.say(f"statement_{kind}", p.lang), "statement")
+        return True
+
     #: the entity types whose names a typo is looked for in (a gazetteer each): a document kind
     TYPO_TYPES = ("doc_type",)
 
@@ -777,6 +828,13 @@ class Pipeline:
             self._says_no_cache[key] = any(normalize(k).text.startswith(w) for k in (getattr(spec, "keywords", None) or ())
                                            for w in cancel)
         return self._says_no_cache[key]
+
+    def _does(self, intent: str) -> bool:
+        """``intent`` is something the packs do, for "what can you do": one of its rules calls a tool, asks,
+        confirms, remembers, hands off or says something filled in — not only a fixed sentence (device.shutdown
+        says there is no shutdown here). An intent no rule routes is listed (the LLM executor may take it)."""
+        rules = self.c.rules().rules_for(intent)
+        return not rules or any(a.kind != "reply" or a.paths for r in rules for a in r.actions)
 
     def _acts(self, intent: str) -> bool:
         """``intent`` changes something: one of its rules puts a card first or hands off to a person."""
@@ -820,8 +878,24 @@ class Pipeline:
         self._keep_or_end(s, p, q, said, f"asked {kind}")
         return True
 
+    def _prompt(self, q: OpenQuestion, lang: str) -> str:
+        """``q`` worded in ``lang``: a re-ask is said whole in the turn's language, never a prefix in one
+        language before a question in another (a choice is worded anew; a plan's question as its rule
+        rendered it in each language; else as first said)."""
+        if isinstance(q, Choice):
+            return catalogue.say("choose", lang, m=q.mention, opts=_choice_line(q.candidates, lang))
+        if isinstance(q, (Ask, Confirm)):
+            return q.prompts.get(lang) or q.prompt
+        return q.prompt
+
+    def _card(self, q: OpenQuestion, lang: str) -> Any:
+        """The card of ``q`` (a confirmation or a choice) with its question in ``lang``; None for others."""
+        if not isinstance(q, (Confirm, Choice)):
+            return None
+        return {**q.card, "question": self._prompt(q, lang)} if q.card else q.card
+
     def _again_text(self, q: OpenQuestion, d: Any, lang: str) -> str:
-        prompt = q.prompt
+        prompt = self._prompt(q, lang)
         if isinstance(d, dp.Repeat):
             return catalogue.say("repeat", lang, q=prompt)
         if isinstance(d, dp.Wait):
@@ -843,7 +917,7 @@ class Pipeline:
         p.texts.append(text)
         s.pending = q
         p.path = "clarify"
-        p.card = q.card if isinstance(q, (Confirm, Choice)) else None
+        p.card = self._card(q, p.lang)
         c._move(s, Event.ROUTED, reason)
         self._reopen(s, q, reason)
 
@@ -865,9 +939,9 @@ class Pipeline:
         c._move(s, Event.ROUTED, "digression done")
         if not q.reasked and not isinstance(q, Offer):  # an offer is said at the turn's end (:meth:`_say_offer`)
             key = {Confirm: "confirm_again", Ask: "ask_again"}.get(type(q), "choose_again")
-            p.texts.append(catalogue.say(key, p.lang, q=q.prompt))
+            p.texts.append(catalogue.say(key, p.lang, q=self._prompt(q, p.lang)))
             if isinstance(q, (Confirm, Choice)):
-                p.card = q.card
+                p.card = self._card(q, p.lang)
             q = reasked(q)
         s.pending = q
         self._reopen(s, q, "asked again")

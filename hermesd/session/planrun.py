@@ -160,7 +160,7 @@ class PlanRunner:
             ref = datetime.fromtimestamp(s.ref_ms / 1000, timezone.utc).isoformat()
             common = {"intent": plan.intent or p.intent, "rule_id": plan.rule_id, "index": result.index,
                       "entities": entities, "steps": dict(ctx.get("steps") or {}), "prompt": result.prompt,
-                      "utterance": utterance, "ref": ref}
+                      "utterance": utterance, "ref": ref, "prompts": dict(result.prompts)}
             s.pending = (Confirm(card=result.card or {}, **common) if result.kind == "confirm"
                          else Ask(slot=result.slot or "", entity=result.entity, **common))
             s.slots = {k: v for k, v in entities.items() if v is not None}
