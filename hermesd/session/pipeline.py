@@ -522,6 +522,10 @@ class Pipeline:
         cands = tuple(Candidate.from_dict({**x, "previous": x["anchor_id"] == chosen["anchor_id"]})
                       for x in chosen["candidates"])
         reading = read_answer(Choice(mention=chosen["mention"], candidates=cands, text=""), heard, self.c.lexicon)
+        if reading.act != "choose" and len(cands) == 2 and _names_other(heard.text, self.c.lexicon):
+            # "等等，发给另一个张工" / "wait, send it to the other one": "the other" anywhere in the answer,
+            # not only as the whole of a clause, is the candidate not chosen before
+            reading = Reading("choose", choice=next(i for i, x in enumerate(cands) if not x.attrs["previous"]))
         if reading.act != "choose" or reading.choice is None or not 0 <= reading.choice < len(cands):
             return d
         new = cands[reading.choice]
@@ -531,6 +535,9 @@ class Pipeline:
             return d
         self.c.grounding.remember_anchor(s, chosen["mention"], new.anchor_id)
         s.refs.setdefault("anchors", {})[new.display] = new.anchor_id
+        latin = new.attrs.get("display_en")
+        if latin and latin != new.display:  # an English card names the new person as it named the first
+            s.refs.setdefault("names_en", {})[new.display] = f"{latin} ({new.display})"
         s.refs["chosen"] = {**chosen, "anchor_id": new.anchor_id}
         return dp.Correct({slot: new.display})
 
@@ -982,6 +989,16 @@ def _said(parsed: Any, mention: str) -> str:
         if e.type == "person" and normalize(e.text).text.strip() == mention:
             return e.text
     return mention
+
+
+def _names_other(text: str, lexicon: Any) -> bool:
+    """``text`` (normalised) says "the other one" (the lexicon's ``ordinals.other``) outside a negation
+    ("不是另一个" keeps the card's person)."""
+    for word in lexicon.lists.get("ordinals.other", ()):
+        i = text.find(word)
+        if i >= 0 and not re.search(r"(?:不是|不要|别|not|n't)\s*$", text[max(0, i - 6):i]):
+            return True
+    return False
 
 
 def _renamed(text: str, old: str, new: str) -> str:
