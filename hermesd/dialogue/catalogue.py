@@ -34,6 +34,8 @@ TEXTS: dict[str, dict[str, str]] = {
                         "en": "I see. I have not done anything; tell me if you want me to do something."},
     "ask_dropped": {"zh": "我还是没听懂，这件事先放下了，什么都没有做。需要的话请换个说法再说一遍。",
                     "en": "I still did not understand, so I have set that aside; nothing was done. Say it again in other words if you still need it."},
+    "not_a_document": {"zh": "我只能发送文件；“{what}”不是文件，什么都没有发。",
+                       "en": "I can only send documents; \"{what}\" is not one, so nothing was sent."},
     "requests_over": {"zh": "这条消息里的请求太多：我只做了前{n}个，其余{rest}个没有做。需要的话请分开再说。",
                       "en": "That message held too many requests: I did the first {n}; the other {rest} were not done. Send them separately if you need them."},
     "requests_repeated": {"zh": "重复的请求只做了一次。", "en": "A request said more than once was done once."},

@@ -30,6 +30,8 @@ __all__ = ["statement"]
 
 _QUESTION = re.compile(r"[?？]|(?:吗|嗎|么|麼|没有|沒有|没|沒|呢)\s*[。.!！]?\s*$")
 _ZH_SUBJECT = re.compile(r"^(?:我|我们|我們|咱们|咱們)(?!要|想|得|需要|能|可以|打算|准备|準備|希望|让你|讓你|请|請)")
+#: question words: 我上周发了哪些文件 / 我的订单到哪了 ask, whatever their 了
+_ZH_ASKS = re.compile(r"哪|什么|什麼|谁|誰|几|幾|多少|怎么|怎麼|为什么|為什麼|是否|有没有|有沒有")
 _ZH_MODAL = re.compile(r"要|想|需要|能不能|可以|打算|准备|準備|希望|帮我|幫我|给我|給我|请你|請你|麻烦|麻煩|让你|讓你|得把")
 _ZH_PAST = re.compile(r"已经|已經|已|刚刚|剛剛|刚才|剛才|早就|昨天|前天|上周|上週|上个月|上個月|之前|(?:了|过|過)\s*[。.!！~]*\s*$")
 _EN_EXCEPT = (r"wanted|needed|meant|hoped|wondered|intended|planned|tried|asked|decided|preferred|liked|loved|"
@@ -59,8 +61,8 @@ def statement(text: str) -> str | None:
     if not t or _QUESTION.search(t):
         return None
     if _ZH_SUBJECT.match(t):
-        if "说" in t or "說" in t:
-            return None  # 我刚才说的是李娜: about what was said — a correction, not a report
+        if "说" in t or "說" in t or _ZH_ASKS.search(t):
+            return None  # 我刚才说的是李娜 corrects; 我上周发了哪些文件 asks
         head = t[:max(1, len(t) // 2)]
         if not _ZH_MODAL.search(head) and _ZH_PAST.search(t):
             return "done"

@@ -30,6 +30,7 @@ from ..dialogue.reader import read_answer
 from ..dialogue.reminders import asks_change, corrects_time
 from ..dialogue.repair import repaired
 from ..dialogue.smalltalk import capabilities, smalltalk_reply
+from ..dialogue.sendobject import not_a_document
 from ..dialogue.statement import statement
 from ..dialogue.typos import near_name
 from ..dialogue.split import capped, one_each, reminding_request, split_requests
@@ -609,6 +610,8 @@ class Pipeline:
             return
         if self._mistyped(s, p, q, d, heard, entities, text):
             return
+        if self._not_a_document(s, p, q, d, heard, entities, text):
+            return
         if p.ref_missing:  # said first; the request goes on without the slot (its rule asks for it)
             p.texts.extend(p.ref_missing)
             p.repairs.append("reference_missing")
@@ -822,6 +825,27 @@ class Pipeline:
             self._keep_or_end(s, p, q, catalogue.say("did_you_mean", p.lang, said=said, name=name, fixed=fixed), "typo")
             return True
         return False
+
+    def _not_a_document(self, s: Session, p: Part, q: OpenQuestion | None, d: Any, heard: Heard,
+                        entities: dict[str, list[Any]], text: str) -> bool:
+        """"send my regards to Li Na": a request whose intent takes a document kind, naming none, whose object
+        is no document (:func:`~hermesd.dialogue.sendobject.not_a_document`: no kind name of the gazetteer, no
+        document noun) is told that only documents are sent — never asked "Which document?"; nothing runs."""
+        if not isinstance(d, (dp.NewTurn, dp.Digress, dp.Replace)) or heard.intent is None or not text:
+            return False
+        if "doc_type" not in self.c.grounding.spec_slots(heard.intent).values() \
+                or entities.get("doc_type") or entities.get("doc_id"):
+            return False
+        gazetteers = getattr(self.c.nlu.engine, "gazetteers", {}) or {}
+        words = [*(gazetteers.get("doc_type") or {}), *self.c.lexicon.lists.get("references.types.doc_type", ())]
+        obj = not_a_document(normalize(text).text, words)
+        if obj is None:
+            return False
+        p.repairs.append("not_a_document")
+        p.intent = heard.intent
+        p.trace["not_a_document"] = obj
+        self._keep_or_end(s, p, q, catalogue.say("not_a_document", p.lang, what=obj), "not a document")
+        return True
 
     def _says_no(self, intent: str) -> bool:
         """``intent`` is itself a taking back: one of its keywords opens with a cancel word of the lexicon

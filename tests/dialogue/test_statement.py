@@ -39,6 +39,9 @@ CASES = [
     ("我发给李娜了吗", None),
     ("我把报价单发给李娜了没有", None),
     ("I sent it to Li Na?", None),
+    ("我上周发了哪些文件", None),
+    ("我的订单到哪了", None),
+    ("我昨天发给谁了", None),
     # corrections
     ("I meant Li Na", None),
     ("我刚才说的是李娜", None),
