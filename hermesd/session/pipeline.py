@@ -1018,11 +1018,11 @@ def _said(parsed: Any, mention: str) -> str:
 def _names_other(text: str, lexicon: Any) -> bool:
     """``text`` (normalised) says "the other one" (the lexicon's ``ordinals.other``) outside a negation
     ("不是另一个" keeps the card's person)."""
-    for word in lexicon.lists.get("ordinals.other", ()):
-        i = text.find(word)
-        if i >= 0 and not re.search(r"(?:不是|不要|别|not|n't)\s*$", text[max(0, i - 6):i]):
-            return True
-    return False
+    found = [i for i in (text.find(w) for w in lexicon.lists.get("ordinals.other", ()) if w) if i >= 0]
+    if not found:
+        return False
+    i = min(found)  # where "the other" begins, so "not the other one" is read as one phrase
+    return not re.search(r"(?:不是|不要|别|not|n't)\s*$", text[max(0, i - 6):i])
 
 
 def _renamed(text: str, old: str, new: str) -> str:
