@@ -39,7 +39,6 @@ import functools
 import hashlib
 import ipaddress
 import os
-import re
 import typing
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,6 +47,7 @@ from typing import Any, Literal, Mapping
 import orjson
 import yaml
 
+from . import lazyre
 from .errors import ConfigInvalid
 from .logging import redact
 from .llm.settings import LlmSettings
@@ -127,7 +127,8 @@ class ServerSettings(Section):
             try:
                 return int(v.strip().removeprefix("0o"), 8)
             except ValueError:
-                return v
+                raise ValueError(f"{v.strip()!r} is not an octal file mode: each digit is 0-7, e.g. 0660 "
+                                 "(owner and group read-write)") from None
         if isinstance(v, int) and v > 0o777 and set(str(v)) <= set("01234567"):
             return int(str(v), 8)
         return v
@@ -340,7 +341,7 @@ def _read_layer(path: Path) -> tuple[dict[str, Any], dict[tuple[str, ...], str],
 
 
 #: a setting whose name ends so names a file or folder even when typed ``str`` ("" = the default)
-_PATH_NAME = re.compile(r"(?:_dirs?|_files?|_path)$|^dictionary$")
+_PATH_NAME = lazyre.compile(r"(?:_dirs?|_files?|_path)$|^dictionary$")
 
 
 def _is_path_type(annotation: Any) -> bool:

@@ -23,12 +23,13 @@ import contextvars
 import functools
 import logging
 import os
-import re
 import sys
 import time
 from typing import Any, TextIO
 
 import orjson
+
+from . import lazyre
 
 __all__ = ["REDACTED", "KVFormatter", "clean_json", "component_of", "is_secret_key", "redact", "redact_json", "secret_values", "session_id_var", "setup", "trace_id_var"]
 
@@ -36,31 +37,31 @@ REDACTED = "***"
 trace_id_var: contextvars.ContextVar[str | None] = contextvars.ContextVar("hermesd_trace_id", default=None)
 session_id_var: contextvars.ContextVar[str | None] = contextvars.ContextVar("hermesd_session_id", default=None)
 
-_SECRET_KEY = re.compile(r"(?i)(token|passw|secret|api[_-]?key|authori[sz]ation|cookie|credential|private[_-]?key)|^pin$")
-_SECRET_TEXT = re.compile(
+_SECRET_KEY = lazyre.compile(r"(?i)(token|passw|secret|api[_-]?key|authori[sz]ation|cookie|credential|private[_-]?key)|^pin$")
+_SECRET_TEXT = lazyre.compile(
     r"(?i)\b((?:[\w-]*(?:token|password|passwd|passcode|secret|api[_-]?key|authorization)|pin)\s*[=:]\s*)(\"[^\"]*\"|'[^']*'|[^\s,;&]+)"
 )
-_BEARER = re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{4,}")
+_BEARER = lazyre.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{4,}")
 #: "my password is hunter2", "the wifi passcode was sunflower99", "bank PIN is 4821": the English
 #: words for a secret, then is/was and the value (the zh twin is _SECRET_TEXT_ZH)
-_SECRET_TEXT_EN = re.compile(
+_SECRET_TEXT_EN = lazyre.compile(
     r"(?i)\b((?:password|passwd|passcode|passphrase|pin(?:\s+code)?|secret|token|api\s+key)\s+(?:is|was|are)\s+)"
     r"(\"[^\"]*\"|'[^']*'|[^\s,;.!?]+)")
 #: cheap pre-filter: free text is only scanned for secrets when one of these appears
 #: "密码是 hunter2", "口令：1234": the Chinese words for a secret, then 是/为/:/= and the value
-_SECRET_TEXT_ZH = re.compile(r"((?:密码|口令|令牌|密钥|验证码|pin码|PIN码)\s*(?:是|为|[:：=])\s*)([^\s，。,;；、]+)")
+_SECRET_TEXT_ZH = lazyre.compile(r"((?:密码|口令|令牌|密钥|验证码|pin码|PIN码)\s*(?:是|为|[:：=])\s*)([^\s，。,;；、]+)")
 #: key = value, then 密码是 …, then "password is …": group 1 the lead-in kept, group 2 the value masked
 _SECRET_PATTERNS = (_SECRET_TEXT, _SECRET_TEXT_ZH, _SECRET_TEXT_EN)
-_SECRET_HINT = re.compile(r"(?i)token|passw|passc|passp|secret|api[_-]?key|api key|authori|bearer|basic|\bpin\b|密码|口令|令牌|密钥|验证码|pin码")
+_SECRET_HINT = lazyre.compile(r"(?i)token|passw|passc|passp|secret|api[_-]?key|api key|authori|bearer|basic|\bpin\b|密码|口令|令牌|密钥|验证码|pin码")
 #: a literal every _SECRET_HINT match contains (case-folded): the hint is looked for only in a text
 #: that has one; the regex alone costs µs per string, and every string of a stored trace is checked
 _HINT_WORDS = ("token", "passw", "passc", "passp", "secret", "api", "authori", "bearer", "basic", "pin",
                "密码", "口令", "令牌", "密钥", "验证码")
 #: the non-ASCII characters that (?i) matches with an ASCII letter (İ ı ſ K): a text with one goes
 #: straight to the regex
-_FOLDS_TO_ASCII = re.compile("[\u0130\u0131\u017f\u212a]")
+_FOLDS_TO_ASCII = lazyre.compile("[\u0130\u0131\u017f\u212a]")
 _PRIORITY = {logging.DEBUG: 7, logging.INFO: 6, logging.WARNING: 4, logging.ERROR: 3, logging.CRITICAL: 2}
-_NEEDS_QUOTES = re.compile(r'[\s="\\]')
+_NEEDS_QUOTES = lazyre.compile(r'[\s="\\]')
 
 
 @functools.lru_cache(maxsize=4096)
@@ -148,7 +149,7 @@ def secret_values(text: str) -> list[str]:
 
 
 #: a URL's user information (RFC 3986 §3.2.1: ``scheme://user:password@host``), masked whole
-_URL_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/\s@]+@")
+_URL_USERINFO = lazyre.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/\s@]+@")
 
 
 def _redact_text(text: str) -> str:

@@ -28,8 +28,9 @@ from __future__ import annotations
 import bisect
 import logging
 import math
-import re
 from typing import Callable, Iterable, Mapping, Union
+
+from . import lazyre
 
 __all__ = ["Counter", "Gauge", "Histogram", "Registry", "LATENCY_BUCKETS_S", "CONTENT_TYPE", "percentile"]
 
@@ -45,11 +46,11 @@ LATENCY_BUCKETS_S = (0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.0
 #: what a ``collect`` callback returns: one number (a family without labels), or label values → number.
 Collected = Union[float, int, Mapping[tuple[str, ...], float]]
 
-_NAME = re.compile(r"^[a-zA-Z_:][a-zA-Z0-9_:]*$")
-_LABEL = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_]*$")
+_NAME = lazyre.compile(r"^[a-zA-Z_:][a-zA-Z0-9_:]*$")
+_LABEL = lazyre.compile(r"^[a-zA-Z_][a-zA-Z0-9_]*$")
 #: unit spellings that are not base units (naming guide: "use base units")
-_NON_BASE_UNITS = re.compile(r"_(ms|milliseconds|us|microseconds|ns|minutes|hours|days|kb|kib|mb|mib|gb|gib|"
-                             r"kilobytes|megabytes|percent)(_|$)")
+_NON_BASE_UNITS = lazyre.compile(r"_(ms|milliseconds|us|microseconds|ns|minutes|hours|days|kb|kib|mb|mib|gb|gib|"
+                                 r"kilobytes|megabytes|percent)(_|$)")
 #: suffixes a parser reads as part of another family's series
 _RESERVED_SUFFIXES = ("_bucket", "_count", "_sum", "_created")
 

@@ -28,6 +28,8 @@ import typing
 from pathlib import Path
 from typing import Annotated, Any, Callable, ClassVar, Literal, Union
 
+from . import lazyre
+
 __all__ = [
     "AfterValidator",
     "BaseModel",
@@ -96,11 +98,11 @@ class ValidationError(ValueError):
 
 #: the noun pydantic's messages open with ("Input should be …", "String should have …"): the field's name
 #: takes its place
-_SUBJECT = re.compile(r"^(?:Input|String|List|Tuple|Set|Dictionary|Value|Data)(?= (?:should|is) )")
+_SUBJECT = lazyre.compile(r"^(?:Input|String|List|Tuple|Set|Dictionary|Value|Data)(?= (?:should|is) )")
 #: a message's trailing detail after a comma ("…, invalid character", "…, got a number with a fractional part")
-_DETAIL = re.compile(r", ([^,']+)$")
+_DETAIL = lazyre.compile(r", ([^,']+)$")
 #: our own validators' messages that are a predicate (the field's name is their subject)
-_PREDICATE = re.compile(r"^(?:must|should|may|needs?|is|are|has|have|cannot|can't)\b")
+_PREDICATE = lazyre.compile(r"^(?:must|should|may|needs?|is|are|has|have|cannot|can't)\b")
 
 
 def field_name(loc: tuple[Any, ...] | list[Any]) -> str:

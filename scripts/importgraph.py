@@ -64,11 +64,13 @@ SESSION_LAYER = ("session", "subsystems/session.py")
 #: Layer of each part, bottom first. An import must point to a strictly lower layer, except
 #: between engines (layer 1), where :data:`ENGINE_EDGES` decides.
 LAYERS: dict[str, int] = {
+    # -2 — regexes compiled at their first use (:mod:`hermesd.lazyre`), which even the validator uses
+    "lazyre": -2,
     # -1 — the model validator (:mod:`hermesd.typed`) that section and every settings module build on
     "typed": -1,
     # 0 — leaves every layer may use
     "hermesd": 0, "errors": 0, "caller": 0, "clock": 0, "section": 0, "tasks": 0, "logging": 0,
-    "metrics": 0, "sdnotify": 0,
+    "metrics": 0, "sdnotify": 0, "recurrence": 0,
     # 1 — engines
     **{name: 1 for name in ENGINES},
     # 2 — configuration (collects the engines' settings) and the wire format

@@ -78,6 +78,12 @@ def test_socket_mode_accepts_octal_spellings():
                     etc=None).server.socket_mode == 0o660
 
 
+def test_socket_mode_with_a_digit_that_is_not_octal_says_so():
+    with pytest.raises(ConfigError) as ei:
+        load(env={"HERMESD_SERVER__SOCKET_MODE": "0999"}, etc=None)
+    assert "not an octal file mode" in str(ei.value) and "511" not in str(ei.value)
+
+
 def test_auto_paths_follow_systemd_then_cwd():
     c = load(env={}, etc=None)
     assert cfgmod.resolve_socket_path(c, {"RUNTIME_DIRECTORY": "/run/hermesd"}) == Path("/run/hermesd/hermesd.sock")

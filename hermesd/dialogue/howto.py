@@ -20,12 +20,14 @@ from __future__ import annotations
 
 import re
 
+from .. import lazyre
+
 __all__ = ["asks_how", "request_of"]
 
-_ZH = re.compile(r"(?:该|應該|应该|要)?(?:怎么样才能|怎樣才能|怎样才能|怎么才能|怎么|怎麼|怎样|怎樣|如何)"
-                 r"(?!了|回事|样|樣|搞的|还|還|又|没|沒|不|会|會|办|辦|说|說)(?=[\u4e00-\u9fffA-Za-z])")
-_EN = re.compile(r"^(?:so\s+|and\s+|but\s+)?how\s+(?:do|does|can|could|should|would|to|might)\s+"
-                 r"(?:(?:i|you|we|one|someone|people)\s+)?(?:go\s+about\s+)?(?=[a-z])")
+_ZH = lazyre.compile(r"(?:该|應該|应该|要)?(?:怎么样才能|怎樣才能|怎样才能|怎么才能|怎么|怎麼|怎样|怎樣|如何)"
+                     r"(?!了|回事|样|樣|搞的|还|還|又|没|沒|不|会|會|办|辦|说|說)(?=[\u4e00-\u9fffA-Za-z])")
+_EN = lazyre.compile(r"^(?:so\s+|and\s+|but\s+)?how\s+(?:do|does|can|could|should|would|to|might)\s+"
+                     r"(?:(?:i|you|we|one|someone|people)\s+)?(?:go\s+about\s+)?(?=[a-z])")
 
 
 def asks_how(text: str) -> bool:

@@ -34,14 +34,15 @@ Such a question is answered from what was done, never by doing it (the session d
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-__all__ = ["asks_about_last", "asks_if_done", "last_done"]
+from .. import lazyre
+
+__all__ = ["asks_about_last", "asks_if_done", "last_done", "offered_list"]
 
 _ZH_VERB = r"(?:发|發|寄|传|傳|转|轉|做|弄|搞|设|設|办|辦|填|选|選)"
-_ZH = re.compile(
+_ZH = lazyre.compile(
     r"^(?:刚才|刚刚|剛才|剛剛|你)?(?:"
     r"(?:是不是|是否|有没有|有沒有|会不会|會不會)?(?:你)?" + _ZH_VERB + r"错(?:了)?(?:人|对象|文件)?(?:了)?(?:吧|吗|嗎|么|麼|没有|沒有|呢)?"
     r"|(?:是)?(?:发|發|寄|传|傳|转|轉)(?:给|給)(?:了)?(?:谁|誰)(?:了|的)?(?:呢|啊)?"
@@ -49,7 +50,7 @@ _ZH = re.compile(
     r"|(?:你)?(?:做|干|幹|发|發)了(?:什么|什麼|啥)(?:事)?"
     r"|(?:发|發|寄|传|傳)(?:出去|成功|到)了(?:吗|嗎|么|没有|沒有)"
     r")[?？!！。.]*$")
-_EN = re.compile(
+_EN = lazyre.compile(
     r"^(?:did|was|has|have)\s+(?:that|it|this|you|the\s+\w+)\s+(?:just\s+)?(?:go|gone|get|got|been|being)?\s*(?:sent\s+)?"
     r"(?:send\s+(?:it|that)\s+)?(?:to|go\s+to)\s+the\s+(?:wrong|right|correct)\s+(?:person|people|one|address|recipient)\??$"
     r"|^did\s+(?:you|i)\s+send\s+(?:it|that|this|the\s+\w+)\s+to\s+the\s+(?:wrong|right|correct)\s+(?:person|one|recipient)\??$"
@@ -60,16 +61,16 @@ _EN = re.compile(
     r"|^(?:is|was)\s+(?:that|it)\s+(?:a\s+)?(?:mistake|wrong)\??$")
 
 
-_ZH_DONE = re.compile(
+_ZH_DONE = lazyre.compile(
     r"(?:了|过|過)(?:吗|嗎|么|麼|嘛|没有|沒有|没|沒|未)[?？。!！\s]*$"
     r"|(?:发|發|寄|传|傳|转|轉|交)(?:给|給)(?:了(?:谁|誰)|(?:谁|誰)(?:了|的))(?:呢|啊|呀)?[?？。!！\s]*$"
     r"|(?<![要该該])(?:是|都)(?:发|發|寄|传|傳|转|轉|交)(?:给|給)(?:谁|誰)(?:的)"
     r"|^(?:你)?(?:有没有|有沒有|是否|是不是)(?:已经|已經)?.{1,20}?(?:了|过|過)")
-_EN_DONE = re.compile(r"^(?:did|didn'?t|has|hasn'?t|have|haven'?t|was|wasn'?t|were|weren'?t)\s+"
-                      r"(?:you|it|that|this|they|he|she|we|i|the\s+\w+|my\s+\w+|\w+)\b"
-                      r"|^(?:who|whom)\s+(?:did|have|has|had)\s+(?:i|you|we|they)\s+(?:just\s+)?(?:send|sent|give|given|forward|forwarded|mail|mailed|email|emailed)\b.*\bto\s*\??$"
-                      r"|^(?:to\s+whom|who)\s+(?:was|were|has|have|did)\s+.+?\b(?:sent|go|gone|given|forwarded|mailed|emailed)\b(?:\s+to)?\s*\??$"
-                      r"|^who\s+(?:got|received|has\s+got|has\s+received)\s+(?:the|my|that|our)\s+\w+")
+_EN_DONE = lazyre.compile(r"^(?:did|didn'?t|has|hasn'?t|have|haven'?t|was|wasn'?t|were|weren'?t)\s+"
+                          r"(?:you|it|that|this|they|he|she|we|i|the\s+\w+|my\s+\w+|\w+)\b"
+                          r"|^(?:who|whom)\s+(?:did|have|has|had)\s+(?:i|you|we|they)\s+(?:just\s+)?(?:send|sent|give|given|forward|forwarded|mail|mailed|email|emailed)\b.*\bto\s*\??$"
+                          r"|^(?:to\s+whom|who)\s+(?:was|were|has|have|did)\s+.+?\b(?:sent|go|gone|given|forwarded|mailed|emailed)\b(?:\s+to)?\s*\??$"
+                          r"|^who\s+(?:got|received|has\s+got|has\s+received)\s+(?:the|my|that|our)\s+\w+")
 
 
 def asks_if_done(text: str) -> bool:
@@ -109,4 +110,34 @@ def last_done(history: Sequence[Mapping[str, Any]]) -> Mapping[str, Any] | None:
         if any(isinstance(a, Mapping) and a.get("kind") == "tool" and a.get("outcome") == "ok" for a in acts) \
                 and isinstance(t.get("reply"), str) and t.get("reply"):
             return t
+    return None
+
+
+#: the failure code of a step that found several where one was needed (the plan then lists them and asks which)
+SEVERAL = "AMBIGUOUS"
+
+
+def offered_list(history: Sequence[Mapping[str, Any]], position_types: Iterable[str] = ("ordinal",)) -> str | None:
+    """The intent of the last turn when it listed things and asked which one, so that a bare position now
+    ("第二个", "the second one") answers it; else None.
+
+    A turn offered a list when a step of its plan found several where one was needed (its trace's
+    ``failure.code`` is :data:`SEVERAL`: "关于“bank”的提醒有 3 个：… 要取消哪一个？"), or when it was itself
+    asked with a position and showed the list first ("取消第二个" with no list shown: "先看一下有哪些…").
+
+    :param history: the session's traces, oldest first. :param position_types: entity types of a position.
+    """
+    if not history:
+        return None
+    last = history[-1]
+    intent = last.get("intent")
+    if not isinstance(intent, str) or not intent:
+        return None
+    failure = last.get("failure") or {}
+    if isinstance(failure, Mapping) and failure.get("code") == SEVERAL:
+        return intent
+    entities = last.get("entities") or {}
+    if isinstance(entities, Mapping) and any(entities.get(t) for t in position_types) and last_done([last]) is not None \
+            and not any(isinstance(a, Mapping) and a.get("kind") == "confirm" for a in last.get("actions") or ()):
+        return intent  # asked with a position, answered with the list (nothing was changed)
     return None

@@ -44,6 +44,7 @@ from typing import Any, Iterable, Iterator, Mapping
 
 import yaml
 
+from .. import lazyre
 from ..errors import InputInvalid
 from ..nlu.normalize import normalize
 from ..section import shipped_path
@@ -71,7 +72,7 @@ _GROUPS: dict[str, tuple[str, ...]] = {
     "answers": ANSWER_ACTS, "smalltalk": SMALLTALK, "conjunctions": ("then", "and"),
     "refusal": ("negations", "adverbs", "actions", "reported"), "references": ("markers", "articles", "same", "again", "also", "pronouns", "possessives", "not_nouns", "plural", "types")}
 _KEYS = (*_FLAT, *_GROUPS, "ordinals", "numerals")
-_ETYPE = re.compile(r"[a-z][a-z0-9_]*")
+_ETYPE = lazyre.compile(r"[a-z][a-z0-9_]*")
 _MEASURES = "个位项条号种名個項條號"
 
 
@@ -169,7 +170,7 @@ class Lexicon:
 
 #: softening words a refusal may carry between its negation and its verb (不用再急着发).
 MAX_ADVERBS = 3
-_CLAUSE_START = re.compile(r"[,.!?;:~]")
+_CLAUSE_START = lazyre.compile(r"[,.!?;:~]")
 
 
 def _skip_spaces(text: str, pos: int) -> int:
@@ -183,7 +184,7 @@ def _a_not_a(text: str, pos: int, neg: str) -> bool:
     return neg.startswith("不") and 0 < pos and pos + 1 < len(text) and text[pos - 1] == text[pos + 1]
 
 
-_OPTIONAL = re.compile(r"\[([^\[\]()]*)\]|\(([^\[\]()]*)\)")
+_OPTIONAL = lazyre.compile(r"\[([^\[\]()]*)\]|\(([^\[\]()]*)\)")
 
 
 def expand(entry: str) -> list[str]:

@@ -21,27 +21,28 @@ card's correction is read by :mod:`.reader`).
 
 from __future__ import annotations
 
-import re
+
+from .. import lazyre
 
 __all__ = ["negated_request"]
 
-_ZH = re.compile(r"^(?:请|請)?(?:你)?(?:可)?(?:千万|千萬)?(?:不要|别|別|不用|甭|无需|無需|不必|不需要|勿)(?:再|给我|幫我|帮我)?"
-                 r"(?!忘|让我忘|讓我忘|让我错过|担心|擔心|客气|客氣|着急|著急|急|紧|緊|怕|介意|管我|理我|谢|謝|(?:了|啦|吧|呀|啊)*[\s。.!！]*$)"
-                 r"(?=[\u4e00-\u9fffA-Za-z])")
-_EN = re.compile(r"^(?:please\s+)?(?:don'?t|do\s+not|never|no\s+need\s+to)\s+"
-                 r"(?!forget|worry|hesitate|mind|bother\s+me|be\s+|let\s+(?:me|us)\s+(?:forget|miss))(?=[a-z])")
+_ZH = lazyre.compile(r"^(?:请|請)?(?:你)?(?:可)?(?:千万|千萬)?(?:不要|别|別|不用|甭|无需|無需|不必|不需要|勿)(?:再|给我|幫我|帮我)?"
+                     r"(?!忘|让我忘|讓我忘|让我错过|担心|擔心|客气|客氣|着急|著急|急|紧|緊|怕|介意|管我|理我|谢|謝|(?:了|啦|吧|呀|啊)*[\s。.!！]*$)"
+                     r"(?=[\u4e00-\u9fffA-Za-z])")
+_EN = lazyre.compile(r"^(?:please\s+)?(?:don'?t|do\s+not|never|no\s+need\s+to)\s+"
+                     r"(?!forget|worry|hesitate|mind|bother\s+me|be\s+|let\s+(?:me|us)\s+(?:forget|miss))(?=[a-z])")
 # the same negators inside the clause, after a subject, an adverb or a topic: "我不想重启nginx", "没必要重启nginx吧",
 # "报价单先别发给王芳", "王芳说不用发报价单了" (要不要 is a question; 别人/别的 are "other", so 别 counts only
 # where it starts the predicate: after a pronoun or an adverb of the imperative)
-_ZH_INNER = re.compile(r"(?:不想(?!要)|不愿意?|不打算|不需要|没必要|沒必要|不必|不用|无需|無需|(?<![要需])不要"
-                       r"|(?:(?<=[我你您咱们們先就可千万萬也])|(?<=还是|還是|最好|暂时|暫時))(?:别|別))"
-                       r"(?:再|给我|幫我|帮我)?"
-                       r"(?!忘|让我忘|讓我忘|让我错过|担心|擔心|客气|客氣|着急|著急|急|紧|緊|怕|介意|管我|理我|谢|謝|的"
-                       r"|(?:了|啦|吧|呀|啊)*[\s。.!！]*$)(?=[\u4e00-\u9fffA-Za-z])")
-_EN_INNER = re.compile(r"\b(?:i|we)\s+(?:really\s+|just\s+)?(?:don'?t|do\s+not|didn'?t)\s+(?:want|need|mean)\s+(?:you\s+)?to\s+"
-                       r"(?!forget|worry|miss)(?=[a-z])|\b(?:there'?s|there\s+is)\s+no\s+need\s+to\s+(?=[a-z])")
-_QUESTION = re.compile(r"(?:吗|嗎|么|麼|呢)?\s*[?？]\s*$|(?:吗|嗎)\s*[。.!！]?\s*$")
-_BREAK = re.compile(r"[,，;；。!！]\s*\S")
+_ZH_INNER = lazyre.compile(r"(?:不想(?!要)|不愿意?|不打算|不需要|没必要|沒必要|不必|不用|无需|無需|(?<![要需])不要"
+                           r"|(?:(?<=[我你您咱们們先就可千万萬也])|(?<=还是|還是|最好|暂时|暫時))(?:别|別))"
+                           r"(?:再|给我|幫我|帮我)?"
+                           r"(?!忘|让我忘|讓我忘|让我错过|担心|擔心|客气|客氣|着急|著急|急|紧|緊|怕|介意|管我|理我|谢|謝|的"
+                           r"|(?:了|啦|吧|呀|啊)*[\s。.!！]*$)(?=[\u4e00-\u9fffA-Za-z])")
+_EN_INNER = lazyre.compile(r"\b(?:i|we)\s+(?:really\s+|just\s+)?(?:don'?t|do\s+not|didn'?t)\s+(?:want|need|mean)\s+(?:you\s+)?to\s+"
+                           r"(?!forget|worry|miss)(?=[a-z])|\b(?:there'?s|there\s+is)\s+no\s+need\s+to\s+(?=[a-z])")
+_QUESTION = lazyre.compile(r"(?:吗|嗎|么|麼|呢)?\s*[?？]\s*$|(?:吗|嗎)\s*[。.!！]?\s*$")
+_BREAK = lazyre.compile(r"[,，;；。!！]\s*\S")
 
 
 def negated_request(text: str) -> bool:

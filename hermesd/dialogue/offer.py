@@ -13,19 +13,20 @@ from __future__ import annotations
 import re
 from typing import Any, Mapping
 
+from .. import lazyre
 from .catalogue import say
 
 __all__ = ["MAX_QUOTE_UNITS", "offer_language", "offer_text", "task_words"]
 
 #: an utterance longer than this (units: a CJK character or a Latin word) is described, not quoted
 MAX_QUOTE_UNITS = 24
-_CJK = re.compile(r"[\u3400-\u9fff]")
-_UNIT = re.compile(r"[A-Za-z0-9]+|[\u3400-\u9fff]")
+_CJK = lazyre.compile(r"[\u3400-\u9fff]")
+_UNIT = lazyre.compile(r"[A-Za-z0-9]+|[\u3400-\u9fff]")
 _TRIM = " \t\r\n,，。.;；!！?？、:：~-\"'“”‘’「」"
 _MAX_VALUES = 3
 #: a trailing note of a description ("restart a service (admin)", "重启服务（管理员）"): who may ask, for
 #: the list of what hermesd can do; not a word of the task's name
-_NOTE = re.compile(r"\s*[（(][^（）()]*[）)]\s*$")
+_NOTE = lazyre.compile(r"\s*[（(][^（）()]*[）)]\s*$")
 
 
 def offer_language(locale: str | None, slots: Mapping[str, Any]) -> str:

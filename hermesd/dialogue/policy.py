@@ -19,6 +19,8 @@ Ask           unrelated, once asked again already (``missed``)   :class:`Cancel`
 Choice        choose                                         :class:`Choose`
 Choice        correct (another person: "不对，是李工")            :class:`Correct` (the mention replaced, run again)
 Choice        cancel / deny                                  :class:`Cancel`
+Pick          choose (a position, a word of a line, a time)  :class:`Picked` (the plan goes on with it)
+Pick          cancel / deny                                  :class:`Cancel`
 Offer         affirm / correct                               :class:`ResumeTask` (with the corrected values)
 Offer         correct / fill said as a request of another    :class:`Digress` (a new request is never read
               intent ("把报价单发给张工" to a reminder offer)     as values for the old task), or :class:`DropTask`
@@ -35,6 +37,8 @@ any           request                                        :class:`Digress` (t
                                                              request of the plan's own intent
 any           smalltalk                                      :class:`SmallTalk` (then asked again)
 any           unrelated / anything else                      :class:`AskAgain` saying what is expected
+Ask (person)  a name nobody in the directory has ("刘洋")     :class:`NotKnown` (:func:`not_known`): said plainly,
+                                                             the closest names offered, the question dropped
 nothing       request / unrelated                            :class:`NewTurn`
 nothing       smalltalk                                      :class:`SmallTalk`
 nothing       affirm / deny / choose / hedge                 :class:`NothingOpen` (runs nothing)
@@ -49,11 +53,11 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Union
 
 from .heard import Heard, Reading
-from .questions import Ask, Candidate, Choice, Confirm, Offer, OpenQuestion
+from .questions import Ask, Candidate, Choice, Confirm, Offer, OpenQuestion, Pick
 
 __all__ = [
     "AskAgain", "Cancel", "Choose", "Correct", "Decision", "Digress", "DropTask", "Fill", "Help", "NewTurn",
-    "NothingOpen", "Repeat", "Replace", "Resume", "ResumeTask", "SmallTalk", "Wait", "decide",
+    "NotKnown", "NothingOpen", "Picked", "Repeat", "Replace", "Resume", "ResumeTask", "SmallTalk", "Wait", "decide", "not_known",
 ]
 
 
@@ -184,15 +188,32 @@ class NothingOpen:
     name = "nothing_open"
 
 
+@dataclass(frozen=True, slots=True)
+class Picked:
+    """One of a :class:`~.questions.Pick`'s things chosen (``index``, 0-based): the plan goes on with it."""
+
+    index: int
+    name = "picked"
+
+
+@dataclass(frozen=True, slots=True)
+class NotKnown:
+    """The answer to "who?" is a name nobody in the directory has (:mod:`.unknown`): say so, offer the
+    closest names, drop the question — asking "who?" again would only loop. :param who: the name as said."""
+
+    who: str
+    name = "not_known"
+
+
 Decision = Union[Resume, Fill, Correct, Choose, Cancel, Wait, ResumeTask, DropTask, Repeat, Help, AskAgain,
-                 Digress, Replace, SmallTalk, NewTurn, NothingOpen]
+                 Digress, Replace, SmallTalk, NewTurn, NothingOpen, NotKnown, Picked]
 
 #: answers that mean nothing without a question: with nothing open they run nothing
 _BARE_ACTS = frozenset({"affirm", "deny", "hedge", "choose", "cancel"})
 
 
 def _expected(q: OpenQuestion) -> str:
-    if isinstance(q, Choice):
+    if isinstance(q, (Choice, Pick)):
         return "choice"
     if isinstance(q, Ask):
         return "slot"
@@ -248,6 +269,11 @@ def decide(q: OpenQuestion | None, heard: Heard, reading: Reading) -> Decision:
             return Cancel("ask")
         if act not in ("hedge", "repeat", "help") and q.missed >= 1:
             return Cancel("unread")  # not understood twice: the form is dropped, said so, never a loop
+    elif isinstance(q, Pick):
+        if act == "choose" and reading.choice is not None and 0 <= reading.choice < len(q.items):
+            return Picked(reading.choice)
+        if act in ("cancel", "deny"):
+            return Cancel("choice")
     elif isinstance(q, Choice):
         if act == "choose" and reading.choice is not None and 0 <= reading.choice < len(q.candidates):
             return Choose(q.candidates[reading.choice])
@@ -295,3 +321,12 @@ def _moved_on(q: Offer) -> Decision:
     """Something else was said to the offer: handled first, the offer after it (once), or — said
     already — withdrawn."""
     return DropTask(route=True) if q.reasked else Digress()
+
+
+def not_known(q: OpenQuestion | None, d: Decision, said: str | None, wants_person: bool) -> Decision:
+    """:class:`NotKnown` instead of asking "who?" again: ``q`` asks for a person (``wants_person``), the
+    answer was not read (:class:`AskAgain`, or a :class:`Digress` the NLU guessed from a bare name) and it is a name (``said``, :func:`.unknown.name_said`); else ``d``."""
+    if isinstance(q, Ask) and wants_person and said and (
+            isinstance(d, AskAgain) or (isinstance(d, Digress) and not d.cancel_first)):
+        return NotKnown(said)  # a name alone is never a new request ("Liu Yang" read as a lookup)
+    return d

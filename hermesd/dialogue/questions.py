@@ -11,6 +11,7 @@ it survives a restart in the session's L2 row (``kind`` names the class).
 - :class:`Choice`: a mention ("张工") that names several people; the answer picks
   one of ``candidates`` and the original utterance ``text`` runs again.
 - :class:`Offer`: unfinished work from an earlier session (a pending task).
+- :class:`Pick`: which of several things a rule's ``choose`` step found; the plan resumes with it.
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Mapping, Union
 
-__all__ = ["Ask", "Candidate", "Choice", "Confirm", "Offer", "OpenQuestion", "from_dict", "reasked", "to_dict"]
+from .. import lazyre
+
+__all__ = ["Ask", "Candidate", "Choice", "Confirm", "Offer", "OpenQuestion", "Pick", "choices_of", "from_dict", "reasked", "to_dict"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +93,21 @@ class Confirm(_Plan):
 
 
 @dataclass(frozen=True, slots=True)
+class Pick(_Plan):
+    """Which of several things a rule's ``choose`` step found (two quotes sent to different people):
+    ``items`` are the things, ``choices`` how the card shows each (1-based), ``save`` the step id the chosen
+    item becomes (``steps.<save>``); the plan resumes after the step once one is picked."""
+
+    items: tuple[Any, ...] = ()
+    choices: tuple[Candidate, ...] = ()
+    save: str = ""
+
+    @property
+    def card(self) -> dict[str, Any]:
+        return {"question": self.prompt, "choices": [c.to_dict() for c in self.choices]}
+
+
+@dataclass(frozen=True, slots=True)
 class Choice:
     """Which of several people a mention means.
 
@@ -128,14 +146,36 @@ class Offer:
     then: tuple[str, ...] = ()
 
 
-OpenQuestion = Union[Ask, Confirm, Choice, Offer]
+_STAMP = lazyre.compile(r"^\d{4}-\d\d-\d\d|^\d+$")
 
-_KINDS: dict[str, type] = {"ask": Ask, "confirm": Confirm, "choice": Choice, "offer": Offer}
+
+def choices_of(items: Any, labels: list[str]) -> tuple[Candidate, ...]:
+    """The card of a :class:`Pick`: one :class:`Candidate` per item, shown as its label, with the item's
+    words an answer may name as attributes (its top-level and ``params`` strings: the document, the
+    recipient …; timestamps and ids are no words). ``at`` stays for a time said ("上周三那个")."""
+    out = []
+    for k, item in enumerate(items or ()):
+        attrs: dict[str, Any] = {}
+        if isinstance(item, Mapping):
+            leaves = {**{f"params.{a}": b for a, b in (item.get("params") or {}).items()
+                         if isinstance(item.get("params"), Mapping)}, **item}
+            for key, v in leaves.items():
+                if isinstance(v, str) and v.strip() and not _STAMP.match(v.strip()) and key != "at":
+                    attrs[key] = v
+            if isinstance(item.get("at"), str):
+                attrs["at"] = item["at"]
+        out.append(Candidate(str(k + 1), labels[k] if k < len(labels) else str(k + 1), attrs))
+    return tuple(out)
+
+
+OpenQuestion = Union[Ask, Confirm, Choice, Offer, Pick]
+
+_KINDS: dict[str, type] = {"ask": Ask, "confirm": Confirm, "choice": Choice, "offer": Offer, "pick": Pick}
 _NAMES = {cls: name for name, cls in _KINDS.items()}
 
 
 def kind_of(q: OpenQuestion) -> str:
-    """``ask`` | ``confirm`` | ``choice`` | ``offer``."""
+    """``ask`` | ``confirm`` | ``choice`` | ``offer`` | ``pick``."""
     return _NAMES[type(q)]
 
 
@@ -151,7 +191,7 @@ def to_dict(q: OpenQuestion | None) -> dict[str, Any] | None:
     out: dict[str, Any] = {"kind": kind_of(q)}
     for f in fields(q):
         v = getattr(q, f.name)
-        if f.name == "candidates":
+        if f.name in ("candidates", "choices"):
             v = [c.to_dict() for c in v]
         elif f.name == "outer":
             v = to_dict(v)
@@ -160,7 +200,7 @@ def to_dict(q: OpenQuestion | None) -> dict[str, Any] | None:
         elif isinstance(v, tuple):
             v = list(v)
         out[f.name] = v
-    if isinstance(q, Choice):
+    if isinstance(q, (Choice, Pick)):
         out["card"] = q.card
     return out
 
@@ -182,4 +222,7 @@ def from_dict(d: Mapping[str, Any] | None) -> OpenQuestion | None:
     if cls is Choice:
         kw["candidates"] = tuple(Candidate.from_dict(c) for c in d.get("candidates") or ())
         kw["outer"] = from_dict(d.get("outer"))
+    if cls is Pick:
+        kw["items"] = tuple(kw.get("items") or ())
+        kw["choices"] = tuple(Candidate.from_dict(c) for c in d.get("choices") or ())
     return cls(**kw)

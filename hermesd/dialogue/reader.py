@@ -83,14 +83,14 @@ talk and holding no request is that small talk; else unrelated.
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 from typing import Any, Mapping
 
+from .. import lazyre
 from ..nlu.normalize import normalize
 from .heard import Heard, Reading
 from .lexicon import Lexicon, default_lexicon
-from .questions import Ask, Candidate, Choice, Confirm, Offer, OpenQuestion
+from .questions import Ask, Candidate, Choice, Confirm, Offer, OpenQuestion, Pick
 from .scan import Clause, Scan, Token, scan, units
 from .words import Words, bounded
 
@@ -108,16 +108,16 @@ VALUE_FRAME_UNITS = 1
 #: first no decides (a later "好吧" or "right" in the explanation does not turn it into a yes).
 LONG_ANSWER_UNITS = 8
 
-_NOT_X_BUT_Y = re.compile(r"不是.{1,12}?(?:是|而是)|not .{1,30}? but ")
+_NOT_X_BUT_Y = lazyre.compile(r"不是.{1,12}?(?:是|而是)|not .{1,30}? but ")
 #: a negation inside a clause: the value in it is refused, not asked for ("no, not on friday")
 #: after a no, words by which a clause asks for its value instead of explaining ("no, I'd like it on
 #: the 13th", "no, make it 2 people", "no, for 3 people", "不对，我要明天"; "no, she is away this week"
 #: explains). English and Chinese, from how a want is said, not from any one dialogue.
-_WANTS = re.compile(r"\b(?:'?d like|would like|want|wanna|need (?:it|them|the|a|an)|'?d prefer|prefer|'?d rather|let'?s|"
-                    r"can you|could you|make|change|move|switch|book|reserve|set|schedule|it'?s|it is|it will be|"
-                    r"it'?ll be|it should be|we are|we'?re|we will be|we'?ll be|there will be|there'?ll be)\b|"
-                    r"^(?:on|at|for|to|from|in|just|only)\b|我要|我想|改|换|換|定在|订在|約在|约在")
-_NEGATED = re.compile(r"\b(?:not|no|never|don'?t|doesn'?t|isn'?t|won'?t|can'?t|shouldn'?t)\b|n't\b|[不别没別沒]")
+_WANTS = lazyre.compile(r"\b(?:'?d like|would like|want|wanna|need (?:it|them|the|a|an)|'?d prefer|prefer|'?d rather|let'?s|"
+                        r"can you|could you|make|change|move|switch|book|reserve|set|schedule|it'?s|it is|it will be|"
+                        r"it'?ll be|it should be|we are|we'?re|we will be|we'?ll be|there will be|there'?ll be)\b|"
+                        r"^(?:on|at|for|to|from|in|just|only)\b|我要|我想|改|换|換|定在|订在|約在|约在")
+_NEGATED = lazyre.compile(r"\b(?:not|no|never|don'?t|doesn'?t|isn'?t|won'?t|can'?t|shouldn'?t)\b|n't\b|[不别没別沒]")
 _NEGATIVE = ("cancel", "deny", "hedge")
 
 
@@ -138,6 +138,8 @@ def read_answer(question: OpenQuestion | None, heard: Heard, lexicon: Lexicon | 
         return Reading("smalltalk", smalltalk=talk, cue=f"smalltalk.{talk}")
     if isinstance(question, Choice):
         return _choice(question, heard, sc, lex)
+    if isinstance(question, Pick):  # which of several things: read as a choice among its card's lines
+        return _choice(Choice(mention="", candidates=question.choices, text=""), heard, sc, lex)
     if isinstance(question, Ask):
         return _ask(question, heard, sc, lex)
     return _yes_no(question, heard, sc, lex)
@@ -390,7 +392,7 @@ def _yes_no(q: Confirm | Offer, heard: Heard, sc: Scan, lex: Lexicon) -> Reading
 #: right after a yes, words that say how, from where or to whom the action runs ("send it from my
 #: savings account", "do it via my card", "go ahead using the other account"): the answer changes
 #: the action, so it is no yes to the card as shown (English; a card must never run with old values)
-_CHANGED_HOW = re.compile(r"^[\s,]*(?:from|via|using|through|instead|to(?!\s+(?:that|this|it|all|everything|me|us|you|them)\b))\b")
+_CHANGED_HOW = lazyre.compile(r"^[\s,]*(?:from|via|using|through|instead|to(?!\s+(?:that|this|it|all|everything|me|us|you|them)\b))\b")
 
 
 def _changes_how(sc: Scan, word: str) -> bool:
@@ -454,7 +456,7 @@ def _card_values(c: Candidate) -> list[tuple[str, str]]:
     """``(normalised value, attribute)`` of everything the card shows for ``c``."""
     out = [(_norm(c.display), "display")]
     for key, v in c.attrs.items():
-        if key == "previous":
+        if key in ("previous", "at"):  # a mark and a timestamp: nothing an answer says as words
             continue
         for item in (v if isinstance(v, (list, tuple)) else [v]):
             if isinstance(item, str) and _norm(item):
@@ -532,7 +534,7 @@ def _clause_choice(c: Clause, cands: tuple[Candidate, ...],
     named = _by_name(c.rest, cands)
     if named is None:
         for mention, shown in (people or {}).items():
-            hits = [i for i, cand in enumerate(cands) if cand.display == shown]
+            hits = [i for i, cand in enumerate(cands) if cand.display == shown or shown in cand.attrs.values()]
             if mention and mention in c.rest and len(hits) == 1:
                 left = sum(ch.isalnum() for ch in c.rest.replace(mention, ""))
                 return Reading("choose", choice=hits[0], cue=f"choose:person:{mention}"), left

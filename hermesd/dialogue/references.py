@@ -20,9 +20,9 @@ memory's in the named time) is the session's business (:mod:`hermesd.session.ref
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
+from .. import lazyre
 from .lexicon import Lexicon
 
 __all__ = ["MAX_GAP_CHARS", "MAX_GAP_WORDS", "Pronoun", "Reference", "find_pronouns", "find_references", "with_name"]
@@ -32,9 +32,9 @@ MAX_GAP_CHARS = 4
 #: most English words between a marker and its noun (that [last] order, the [support] ticket)
 MAX_GAP_WORDS = 2
 
-_STOP = re.compile(r"[,.!?;:，。！？；：、\n]")
-_CJK = re.compile(r"[\u3400-\u9fff]")
-_WORD = re.compile(r"[a-z0-9']+")
+_STOP = lazyre.compile(r"[,.!?;:，。！？；：、\n]")
+_CJK = lazyre.compile(r"[\u3400-\u9fff]")
+_WORD = lazyre.compile(r"[a-z0-9']+")
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,41 +24,78 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 
-__all__ = ["asks_change", "corrects_time", "names_half_day", "topic_of"]
+from .. import lazyre
+from ..nlu.normalize import normalize
+
+__all__ = ["TimeRepair", "asks_change", "corrects_time", "names_half_day", "time_repair", "topic_of"]
 
 _ZH_CHANGE = r"(?:改到|改成|改在|改为|改為|挪到|推迟到|推遲到|推到|延后到|延後到|延到|提前到|调到|調到|换到|換到|换成|換成)"
 _EN_CHANGE = r"\b(?:move|change|reschedule|push|shift|switch|bump|put\s+off|postpone)\b"
-_ZH_CHANGE_RE = re.compile(r"提醒.{0,6}?" + _ZH_CHANGE + r"|" + _ZH_CHANGE + r".{0,12}?(?:的)?提醒")
-_EN_CHANGE_RE = re.compile(_EN_CHANGE + r".{0,60}?\breminders?\b.{0,60}?\b(?:to|until|till|for|back\s+to)\b"
-                           r"|" + _EN_CHANGE + r"\s+(?:it|that|this)\s+(?:to|until|till)\b", re.IGNORECASE)
+_ZH_CHANGE_RE = lazyre.compile(r"提醒.{0,6}?" + _ZH_CHANGE + r"|" + _ZH_CHANGE + r".{0,12}?(?:的)?提醒")
+_EN_CHANGE_RE = lazyre.compile(_EN_CHANGE + r".{0,60}?\breminders?\b.{0,60}?\b(?:to|until|till|for|back\s+to)\b"
+                               r"|" + _EN_CHANGE + r"\s+(?:it|that|this)\s+(?:to|until|till)\b", re.IGNORECASE)
 
 # request words around the topic (normalised, lower-case text)
-_ZH_DROP = re.compile(r"取消|撤销|撤銷|删除|刪除|删掉|刪掉|删了|刪了|去掉|关掉|關掉|关了|關了|不要了|不用了|不需要了|"
-                      r"(?:我)?(?:不用|不要|别|別|不必|不需要|无需|無需)(?:再)?|"
-                      r"(?:的)?提醒(?:我|一下)?|把|将|將|那个|那個|这个|這個|那条|那條|这条|這條|刚才|剛才|刚刚|剛剛|"
-                      r"一下|帮我|幫我|请|請|吧|了|呢|啊|的|时候|時候|所有|全部|"
-                      r"不是|而是|应该是|應該是|不对|不對|是(?=\s|$)")
-_EN_DROP = re.compile(r"\b(?:please|can\s+you|could\s+you|i\s+don'?t\s+need|i\s+no\s+longer\s+need|no\s+longer|anymore|any\s+more|"
-                      r"cancel|delete|remove|drop|clear|turn\s+off|switch\s+off|get\s+rid\s+of|forget|"
-                      r"move|change|reschedule|push|shift|switch|bump|postpone|put\s+off|"
-                      r"don'?t|do\s+not|no\s+need\s+to|remind\s+me|reminders?|my|the|that|this|those|these|it|one|"
-                      r"about|for|of|to|with|on|at|please|actually|just|now|again|instead|all|every|"
-                      r"no|not|but|make|i\s+meant?|sorry|oops|wait)\b")
-_EN_WORDS = re.compile(r"[a-z0-9][a-z0-9'-]*")
-_FILLER = re.compile(r"[\s,，。.!！?？;；:：、\"'“”‘’()（）]+")
+_ZH_DROP = lazyre.compile(r"取消|撤销|撤銷|删除|刪除|删掉|刪掉|删了|刪了|去掉|关掉|關掉|关了|關了|不要了|不用了|不需要了|"
+                          r"(?:我)?(?:不用|不要|别|別|不必|不需要|无需|無需)(?:再)?|"
+                          r"(?:的)?提醒(?:我|一下)?|把|将|將|那个|那個|这个|這個|那条|那條|这条|這條|刚才|剛才|刚刚|剛剛|"
+                          r"一下|帮我|幫我|请|請|吧|了|呢|啊|的|时候|時候|所有|全部|"
+                          r"不是|而是|应该是|應該是|不对|不對|是(?=\s|$)")
+_EN_DROP = lazyre.compile(r"\b(?:please|can\s+you|could\s+you|i\s+don'?t\s+need|i\s+no\s+longer\s+need|no\s+longer|anymore|any\s+more|"
+                          r"cancel|delete|remove|drop|clear|turn\s+off|switch\s+off|get\s+rid\s+of|forget|"
+                          r"move|change|reschedule|push|shift|switch|bump|postpone|put\s+off|"
+                          r"don'?t|do\s+not|no\s+need\s+to|remind\s+me|reminders?|my|the|that|this|those|these|it|one|"
+                          r"about|for|of|to|with|on|at|please|actually|just|now|again|instead|all|every|"
+                          r"no|not|but|make|i\s+meant?|sorry|oops|wait)\b")
+_EN_WORDS = lazyre.compile(r"[a-z0-9][a-z0-9'-]*")
+_FILLER = lazyre.compile(r"[\s,，。.!！?？;；:：、\"'“”‘’()（）]+")
 
-_CONTRAST = re.compile(r"^(?:不是|不)\s*(?P<a>.+?)\s*[，,]?\s*(?:而)?是\s*(?P<b>.+?)[\s。.!！吧啦了]*$"
-                       r"|^(?:no|not)\s*,?\s*(?:not\s+)?(?P<a2>.+?)\s*[,;]\s*(?:but\s+|it'?s\s+|make\s+it\s+)?(?P<b2>.+?)[\s.!]*$",
+# a time repair said right after a time was set (Levelt 1983: editing term — repair): the editing terms and
+# the words that lead the repair, zh and en; the reparandum and the repair must both be time phrases (or
+# a bare hour, "make that 10": the hour of the time just set)
+_EDIT = (r"(?:(?:哦|噢|啊|呃|不对|不對|错了|錯了|说错了|說錯了|搞错了|搞錯了|其实|其實|"
+         r"no\s+wait|wait\s*,?\s*no|no|nope|sorry|oops|actually|wait|hmm|um|uh|er|oh|well)\s*[，,]?\s*)")
+_LEAD = (r"(?:是|改成|改到|改为|改為|换成|換成|应该是|應該是|我是说|我是說|我的意思是|我说的是|我說的是|"
+         r"make\s+it|make\s+that|change\s+it\s+to|change\s+that\s+to|i\s+meant|i\s+mean|it\s+should\s+be|should\s+be|"
+         r"it'?s|it\s+is|let'?s\s+say|let'?s\s+do|how\s+about|rather)")
+_END = r"(?:\s+instead)?[\s。.!！吧啦了]*$"
+#: "不是9点，是10点", "not 9, 10", "no, not 9 but 10": the reparandum first
+_A_THEN_B = lazyre.compile(rf"^{_EDIT}*(?:不是|不|not)\s*(?P<a>.+?)\s*(?:[，,;；]|\s+but\b)\s*(?:而)?(?:{_LEAD}\s*)?(?P<b>.+?){_END}",
                        re.IGNORECASE)
-_BARE = re.compile(r"^(?:(?:哦|噢|啊|呃|不对|不對|不|错了|錯了)[，,]?\s*)*(?:是|改成|改到|改为|改為|换成|換成|应该是|應該是)\s*(?P<b>.+?)[\s。.!！吧啦了]*$"
-                   r"|^(?:(?:no|sorry|oops|actually|wait)\s*,?\s*)*(?:make\s+it|change\s+it\s+to|i\s+meant|i\s+mean|it\s+should\s+be)\s+(?P<b2>.+?)"
-                   r"(?:\s+instead)?[\s.!]*$", re.IGNORECASE)
+#: "no, 10 not 9", "10, not 9", "十点，不是九点": the repair first
+_B_NOT_A = lazyre.compile(rf"^{_EDIT}*(?:{_LEAD}\s*)?(?P<b>.+?)\s*[，,]?\s*(?:而不是|不是|\bnot\b|\brather\s+than\b|\binstead\s+of\b)\s*(?P<a>.+?){_END}",
+                      re.IGNORECASE)
+#: "不对，是十点", "我是说十点", "I meant 10am", "make that 10", "actually 10 o'clock": the repair alone, after
+#: an editing term or a lead (a time said alone is no repair)
+_LED = lazyre.compile(rf"^{_EDIT}*{_LEAD}\s*(?P<b>.+?){_END}", re.IGNORECASE)
+_EDITED = lazyre.compile(rf"^{_EDIT}+(?P<b>.+?){_END}", re.IGNORECASE)
+_HOUR = lazyre.compile(r"^(?:at\s*|在\s*)?(?P<h>[01]?\d|2[0-4])$", re.IGNORECASE)
 
 
-_HALF = re.compile(r"上午|下午|中午|晚上|早上|早晨|凌晨|傍晚|夜里|今晚|明晚|明早|午饭|晚饭|早饭|半夜|"
-                   r"\b(?:am|pm|a\.m\.|p\.m\.|morning|afternoon|evening|night|tonight|noon|midnight)\b|"
-                   r"(?<![0-9])(?:1[3-9]|2[0-4])(?:点|點|:[0-5][0-9]|时|時)|\d(?:am|pm)\b", re.IGNORECASE)
+@dataclass(frozen=True, slots=True)
+class TimeRepair:
+    """A repair of only the time just set. :param start: :param end: the repair's span in the text.
+    :param hour: the repair is a bare hour ("make that 10", "是10"): no time phrase was read from it; its
+    hour is the clock hour (``at 10`` / ``10点`` reads it)."""
+
+    start: int
+    end: int
+    hour: bool = False
+
+    def spelled(self, text: str) -> str:
+        """``text`` with a bare hour said as a clock time: "make that at 10", "不对，是10点"."""
+        if not self.hour:
+            return text
+        h = text[self.start:self.end]
+        said = f"{h}点" if re.search(r"[\u4e00-\u9fff]", text) else f"at {h}"
+        return text[:self.start] + said + text[self.end:]
+
+
+_HALF = lazyre.compile(r"上午|下午|中午|晚上|早上|早晨|凌晨|傍晚|夜里|今晚|明晚|明早|午饭|晚饭|早饭|半夜|"
+                       r"\b(?:am|pm|a\.m\.|p\.m\.|morning|afternoon|evening|night|tonight|noon|midnight)\b|"
+                       r"(?<![0-9])(?:1[3-9]|2[0-4])(?:点|點|:[0-5][0-9]|时|時)|\d(?:am|pm)\b", re.IGNORECASE)
 
 
 def names_half_day(text: str) -> bool:
@@ -91,27 +128,52 @@ def _covered(part: str, times: Iterable[str]) -> bool:
     return bool(p) and any(p == _FILLER.sub("", t).lower() for t in times)
 
 
+def _hour(part: str) -> bool:
+    """``part`` is a bare hour ("10", "at 10", "十"), 0–24."""
+    return _HOUR.match(normalize(part.strip()).text.strip()) is not None
+
+
+def time_repair(text: str, times: Iterable[str]) -> TimeRepair | None:
+    """``text`` repairs only the time of what was just asked — its contrast ("不是9点，是10点", "no, 10 not 9")
+    or its bare repair ("不对，是十点", "我是说十点", "I meant 10am", "make that 10", "actually 10 o'clock") names
+    only times: the time phrases of the utterance (``times``: their text as the parse found them) or a bare
+    hour; else None.
+
+    >>> time_repair("no, 10 not 9", []), time_repair("我是说10点", ["10点"])
+    (TimeRepair(start=4, end=6, hour=True), TimeRepair(start=3, end=6, hour=False))
+    >>> time_repair("不是王芳，是李娜", []), time_repair("是10点的会", ["10点"]), time_repair("10", [])
+    (None, None, None)
+    """
+    t = text.rstrip()
+    times = [x for x in times if x and x.strip()]
+
+    def side(part: str) -> str | None:
+        return "time" if _covered(part, times) else "hour" if _hour(part) else None
+
+    for pattern, both in ((_A_THEN_B, True), (_B_NOT_A, True), (_LED, False), (_EDITED, False)):
+        m = pattern.match(t)
+        if m is None:
+            continue
+        b = side(m.group("b"))
+        if b is None or (both and side(m.group("a")) is None):
+            continue
+        start, end = m.span("b")
+        if b == "hour":
+            lead = re.match(r"(?i)(?:at\s*|在\s*)", t[start:end])
+            start += lead.end() if lead else 0
+        return TimeRepair(start, end, b == "hour")
+    return None
+
+
 def corrects_time(text: str, times: Iterable[str]) -> bool:
-    """``text`` repairs only the time of what was just asked: both sides of its contrast (or its bare
-    repair) are time phrases of the utterance (``times``: their text as the parse found them).
+    """``text`` repairs only the time of what was just asked (:func:`time_repair`).
 
     >>> corrects_time("不是9点，是10点", ["9点", "10点"]), corrects_time("no, make it 10am", ["10am"])
     (True, True)
     >>> corrects_time("不是王芳，是李娜", []), corrects_time("是10点的会", ["10点"])
     (False, False)
     """
-    t = text.strip()
-    times = [x for x in times if x and x.strip()]
-    if not times:
-        return False
-    m = _CONTRAST.match(t)
-    if m:
-        a, b = (m.group("a"), m.group("b")) if m.group("a") is not None else (m.group("a2"), m.group("b2"))
-        return _covered(a, times) and _covered(b, times)
-    m = _BARE.match(t)
-    if m:
-        return _covered(m.group("b") if m.group("b") is not None else m.group("b2"), times)
-    return False
+    return time_repair(text, times) is not None
 
 
 def topic_of(text: str, time_spans: Iterable[tuple[int, int]] = ()) -> str | None:

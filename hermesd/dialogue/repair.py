@@ -16,17 +16,18 @@ Editing terms: zh 不对 / 哦不 / 噢不 / 错了 / 说错了 / 搞错了 / �
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
+
+from .. import lazyre
 
 __all__ = ["repaired"]
 
-_TERM = re.compile(
+_TERM = lazyre.compile(
     r"[，,、;；]\s*(?:哦|噢|喔|啊|呃)?\s*(?:不对|不對|错了|錯了|说错了|說錯了|搞错了|搞錯了|我是说|我是說|应该是|應該是|(?:不是|不)(?=\s*[，,]))"
     r"(?:[，,]?\s*(?:我是说|我是說|应该是|應該是))?\s*[，,]?\s*"
     r"|(?i:[,;]\s*(?:no\s*,?\s*wait|wait\s*,?\s*no|sorry|i\s+mean|no|actually)\s*[,]?\s*)")
-_LEAD = re.compile(r"(?i)^(?:是|发给|發給|给|給|改成|改到|换成|換成|to|on|at|for|make\s+it|it'?s|it\s+is|the)\s*")
-_TAIL = re.compile(r"[\s。.!！吧啦了]*$")
+_LEAD = lazyre.compile(r"(?i)^(?:是|发给|發給|给|給|改成|改到|换成|換成|to|on|at|for|make\s+it|it'?s|it\s+is|the)\s*")
+_TAIL = lazyre.compile(r"[\s。.!！吧啦了]*$")
 
 
 def repaired(text: str, mentions: Sequence[tuple[str, tuple[int, int]]]) -> str | None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .. import lazyre
 from .lexicon import ANSWER_ACTS, Lexicon
 
 __all__ = ["MAX_SCAN_CHARS", "Clause", "Scan", "Token", "scan", "units"]
@@ -23,11 +24,11 @@ MAX_SCAN_CHARS = 200
 
 #: where a clause ends: , ! ; : ~ and a full stop, never inside a number (9:30, 1,000, 2.5), an
 #: e-mail address, or after a title ("Mr. Smith", "Dr. Wang" are one name).
-_CLAUSE = re.compile(r"[!;~]+|(?<!\d)[,:]+|[,:]+(?!\d)|(?<![a-z0-9])\.+"
-                     r"|(?<!\bmr)(?<!\bms)(?<!\bmrs)(?<!\bdr)(?<!\bprof)(?<!\bst)(?<!\bjr)(?<!\bsr)\.+(?![a-z0-9])"
-                     r"|\s-+\s|(?<=\?)(?=.)")
+_CLAUSE = lazyre.compile(r"[!;~]+|(?<!\d)[,:]+|[,:]+(?!\d)|(?<![a-z0-9])\.+"
+                         r"|(?<!\bmr)(?<!\bms)(?<!\bmrs)(?<!\bdr)(?<!\bprof)(?<!\bst)(?<!\bjr)(?<!\bsr)\.+(?![a-z0-9])"
+                         r"|\s-+\s|(?<=\?)(?=.)")
 _SMALLTALK_ORDER = ("capabilities", "identity", "goodbye", "greeting", "thanks", "reassurance")
-_UNIT = re.compile(r"[a-z0-9]+|[^\x00-\x7f]", re.IGNORECASE)
+_UNIT = lazyre.compile(r"[a-z0-9]+|[^\x00-\x7f]", re.IGNORECASE)
 
 
 def units(text: str) -> int:

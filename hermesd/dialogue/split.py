@@ -38,6 +38,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .. import lazyre
 from ..nlu.normalize import Normalized, normalize
 from .lexicon import Lexicon, default_lexicon
 
@@ -45,8 +46,8 @@ __all__ = ["MAX_REQUESTS", "Capped", "capped", "names_day", "one_each", "remindi
 
 #: what joins two people (or things) said together: 和 / 跟 / 与 / 及 / 以及 / 还有 / 、 / a comma, "and" / "&" /
 #: "plus" — in English with the second one's determiner ("the quote and the contract")
-_COORD = re.compile(r"^\s*(?:和|跟|与|與|及|以及|还有|還有|、|,|，|(?:and|&|plus|,\s*and)(?:\s+(?:the|a|an|my|our))?)\s*$",
-                    re.IGNORECASE)
+_COORD = lazyre.compile(r"^\s*(?:和|跟|与|與|及|以及|还有|還有|、|,|，|(?:and|&|plus|,\s*and)(?:\s+(?:the|a|an|my|our))?)\s*$",
+                        re.IGNORECASE)
 
 
 def one_each(text: str, people: list[tuple[int, int]]) -> list[tuple[str, str]] | None:
@@ -73,20 +74,20 @@ def one_each(text: str, people: list[tuple[int, int]]) -> list[tuple[str, str]] 
     return [(f"{text[:a]}{text[x:y]}{text[b:]}", text[x:y]) for x, y in run]
 
 _TIME_WORDS = r"上午|下午|晚上|早上|中午|凌晨|今天|明天|后天|昨天|今晚|明晚|周[1-7日天]|星期[1-7日天]"
-_TIME_END = re.compile(rf"(?:\d|点钟?|半|号|日|分|am|pm|{_TIME_WORDS}|today|tomorrow|morning|afternoon|evening|noon)\s*$")
-_TIME_START = re.compile(rf"^\s*(?:at |on |by |在|到)?\s*(?:\d|{_TIME_WORDS}|today|tomorrow|tonight|noon|morning|"
-                         r"afternoon|evening)")
+_TIME_END = lazyre.compile(rf"(?:\d|点钟?|半|号|日|分|am|pm|{_TIME_WORDS}|today|tomorrow|morning|afternoon|evening|noon)\s*$")
+_TIME_START = lazyre.compile(rf"^\s*(?:at |on |by |在|到)?\s*(?:\d|{_TIME_WORDS}|today|tomorrow|tonight|noon|morning|"
+                             r"afternoon|evening)")
 _BOUNDARY = ",;.!?"
-_COMMA = re.compile(r"\s*[,;]\s*")
+_COMMA = lazyre.compile(r"\s*[,;]\s*")
 _TRIM = " \t,，。.;；!！、:：~-"
 
 
 _ZH_NUM = "0-9一二三四五六七八九十两零〇"
 #: a day named (today, tomorrow, a weekday, a date): what a later clock-only part inherits
-_DAY = re.compile(rf"(?:大后天|后天|明天|今天|今晚|明晚|明早|後天|(?:下|这|這|本|上)?(?:个|個)?(?:周|星期|礼拜|禮拜)[1-7一二三四五六日天]|"
-                  rf"[{_ZH_NUM}]{{1,2}}月[{_ZH_NUM}]{{1,3}}[日号號]|[{_ZH_NUM}]{{1,3}}[号號]|"
-                  r"\b(?:the day after tomorrow|tomorrow|today|tonight|(?:on |next |this )?(?:monday|tuesday|wednesday|"
-                  r"thursday|friday|saturday|sunday)|on (?:the )?\d{1,2}(?:st|nd|rd|th)?)\b)", re.IGNORECASE)
+_DAY = lazyre.compile(rf"(?:大后天|后天|明天|今天|今晚|明晚|明早|後天|(?:下|这|這|本|上)?(?:个|個)?(?:周|星期|礼拜|禮拜)[1-7一二三四五六日天]|"
+                      rf"[{_ZH_NUM}]{{1,2}}月[{_ZH_NUM}]{{1,3}}[日号號]|[{_ZH_NUM}]{{1,3}}[号號]|"
+                      r"\b(?:the day after tomorrow|tomorrow|today|tonight|(?:on |next |this )?(?:monday|tuesday|wednesday|"
+                      r"thursday|friday|saturday|sunday)|on (?:the )?\d{1,2}(?:st|nd|rd|th)?)\b)", re.IGNORECASE)
 
 
 def names_day(text: str) -> bool:
@@ -96,16 +97,16 @@ def names_day(text: str) -> bool:
 
 
 #: a clock time or a part of the day (what can stand for "when" in a clause without a day)
-_CLOCK = re.compile(rf"(?:上午|下午|晚上|早上|中午|凌晨|傍晚|[{_ZH_NUM}]{{1,3}}(?:点|點|:[0-5]\d)|"
-                    r"\b(?:at|by)\s+\d{1,2}(?::[0-5]\d)?(?:\s*(?:am|pm|a\.m\.|p\.m\.|o'clock))?(?![\w:])|"
-                    r"\b\d{1,2}:[0-5]\d(?![\w:])|\b\d{1,2}\s*(?:am|pm|a\.m\.|p\.m\.|o'clock)(?!\w)|"
-                    r"\b(?:in the )?(?:morning|afternoon|evening|noon)\b)", re.IGNORECASE)
+_CLOCK = lazyre.compile(rf"(?:上午|下午|晚上|早上|中午|凌晨|傍晚|[{_ZH_NUM}]{{1,3}}(?:点|點|:[0-5]\d)|"
+                        r"\b(?:at|by)\s+\d{1,2}(?::[0-5]\d)?(?:\s*(?:am|pm|a\.m\.|p\.m\.|o'clock))?(?![\w:])|"
+                        r"\b\d{1,2}:[0-5]\d(?![\w:])|\b\d{1,2}\s*(?:am|pm|a\.m\.|p\.m\.|o'clock)(?!\w)|"
+                        r"\b(?:in the )?(?:morning|afternoon|evening|noon)\b)", re.IGNORECASE)
 #: a part of the day said in Chinese (an English clock carries its own am / pm)
-_PART_OF_DAY = re.compile(r"上午|下午|晚上|早上|中午|凌晨|傍晚")
+_PART_OF_DAY = lazyre.compile(r"上午|下午|晚上|早上|中午|凌晨|傍晚")
 #: a run of time words at the start of a part (zh, or en with its preposition)
-_TIME_LEAD = re.compile(rf"(?:\s*(?:\d{{1,2}}(?::[0-5]\d)?\s*(?:am|pm|o'clock)\b|{_TIME_WORDS}|"
-                        rf"[0-9]{{1,4}}(?:点钟?|点半|点|:[0-5][0-9]|号|日|月|分|半)?|"
-                        r"(?:at|on|by|in the)\s+|(?:today|tomorrow|tonight|noon|morning|afternoon|evening)\b)\s*)+")
+_TIME_LEAD = lazyre.compile(rf"(?:\s*(?:\d{{1,2}}(?::[0-5]\d)?\s*(?:am|pm|o'clock)\b|{_TIME_WORDS}|"
+                            rf"[0-9]{{1,4}}(?:点钟?|点半|点|:[0-5][0-9]|号|日|月|分|半)?|"
+                            r"(?:at|on|by|in the)\s+|(?:today|tomorrow|tonight|noon|morning|afternoon|evening)\b)\s*)+")
 
 
 def _after_time(text: str, pos: int) -> int:
@@ -318,9 +319,9 @@ def _with_day(part: str, day: str) -> str:
 
 
 #: reminding imperatives: a double negative ("don't forget to X" = "do X"), never a no (en, zh, zh-Hant)
-_REMINDING = re.compile(r"^\s*(?:please\s+|请)?(?:(?:don'?t|do not|never) forget(?: to)?|remember to|be sure to|make sure to|"
-                        r"千万别忘了|可别忘了|别忘了|别忘记|别忘|不要忘了|不要忘记|不要忘|記得要|记得要|记得|記得|別忘了|別忘記|"
-                        r"不要忘記)[\s,，:：]*", re.IGNORECASE)
+_REMINDING = lazyre.compile(r"^\s*(?:please\s+|请)?(?:(?:don'?t|do not|never) forget(?: to)?|remember to|be sure to|make sure to|"
+                            r"千万别忘了|可别忘了|别忘了|别忘记|别忘|不要忘了|不要忘记|不要忘|記得要|记得要|记得|記得|別忘了|別忘記|"
+                            r"不要忘記)[\s,，:：]*", re.IGNORECASE)
 
 
 def reminding_request(text: str, lexicon: Lexicon | None = None) -> str | None:

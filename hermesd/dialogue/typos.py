@@ -10,14 +10,15 @@ character away from ordinary words to guess at; two kinds equally near are no gu
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
+
+from .. import lazyre
 
 __all__ = ["near_name", "osa_distance"]
 
 MIN_CHARS = 3
-_CJK = re.compile(r"[\u4e00-\u9fff]")
-_WORD = re.compile(r"[a-z]+")
+_CJK = lazyre.compile(r"[\u4e00-\u9fff]")
+_WORD = lazyre.compile(r"[a-z]+")
 
 
 def osa_distance(a: str, b: str, limit: int = 2) -> int:

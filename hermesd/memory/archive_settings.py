@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import os
-import re
 import socket
 import stat
 from datetime import date
 from pathlib import Path
 from typing import Literal
 
+from .. import lazyre
 from ..section import Section
 from ..typed import Field, field_validator, model_validator
 
@@ -46,8 +46,8 @@ def check_secret_file(path: str) -> None:
                          f"it holds a secret key: chmod 600 {path}")
 
 
-_BUCKET = re.compile(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")  # S3 bucket naming rules (general purpose buckets)
-_PREFIX = re.compile(r"^(?:[A-Za-z0-9._-]+/)*[A-Za-z0-9._-]*$")
+_BUCKET = lazyre.compile(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")  # S3 bucket naming rules (general purpose buckets)
+_PREFIX = lazyre.compile(r"^(?:[A-Za-z0-9._-]+/)*[A-Za-z0-9._-]*$")
 
 
 class ArchiveSettings(Section):

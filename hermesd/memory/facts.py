@@ -20,6 +20,10 @@ pack templates. The text is read after :func:`hermesd.nlu.normalize.normalize`
   <someone>的X是什么 (王会计的生日是哪天) and "what is the X" (no owner) are marked ``stated`` too — a
   question any pack may own ("这家酒店的地址是什么", "what is the address"), memory's when a fact
   about it is stored or no word of the pack's intent is in it.
+  叫什么 / "what's my X called" / "the name of my X" ask X's name (:func:`~.concepts.named`), as 叫 /
+  "is called" / a proper name ("my wife is Anna") tell it; 是谁 / "who is my X" ask who X is.
+- a list (relation :data:`ABOUT`): 你记得我什么, 关于我老婆你记得什么, "what do you remember about
+  me", "what did I tell you about my wife" — what the caller told, all or about one of theirs.
 - ``memory.forget``: 忘掉/忘记/删掉/清空 X, "forget (about) X"; 所有/全部/一切 and
   "everything"/"all" mean every memory of the caller (:data:`ALL`: facts, notes, other slots and
   the history); the send history alone — 发送记录, 发过的文件, "what I sent", "send history" — is
@@ -37,13 +41,19 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-__all__ = ["ALL", "HISTORY", "SENT", "SEND_ACTION", "MemoryRequest", "MAX_VALUE_CHARS", "concepts", "dice", "normal_subject",
-           "read_request", "second_person"]
+from .. import lazyre
+from .concepts import concepts, is_being, named
+
+__all__ = ["ABOUT", "ALL", "HISTORY", "SENT", "SEND_ACTION", "MemoryRequest", "MAX_VALUE_CHARS", "concepts", "dice", "normal_subject",
+           "read_request", "second_person", "with_name", "without_discourse"]
 
 #: longest value kept, in characters; a longer one is cut and the reply says so
 MAX_VALUE_CHARS = 200
 #: the subject of "forget everything"
 ALL = "*"
+#: the relation of a recall that lists what was told ("what do you remember about me"): its subject is
+#: "" (everything about the caller) or one of theirs ("wife")
+ABOUT = "about"
 #: the subject of "forget what I sent" (the send history: events of :data:`SEND_ACTION`)
 SENT = "history:send"
 #: the subject of "forget my history" (every event of the caller: what was done)
@@ -51,74 +61,94 @@ HISTORY = "history:*"
 #: the action whose events are the send history (the tool ``doc.list_sent`` recalls)
 SEND_ACTION = "send_document"
 
-_ZH_REMEMBER = re.compile(r"^(?P<ask>(?:请|麻烦)?(?:帮我|给我)?)(?:记住|记一下|记下|记着|记好)(?P<done>了)?[:,，：\s]*(?P<body>.+)$")
-_EN_REMEMBER = re.compile(r"^(?:please\s+)?(?:remember|note|don't forget|do not forget)(?:\s+that)?[:,\s]+(?P<body>.+)$")
-_ZH_REL = re.compile(r"(放在|存在|藏在|停在|在|是|叫|为)")
-_EN_IS = re.compile(r"^(?:my|the|our)\s+(?P<s>.+?)\s+(?:is|are|was|=)\s+(?P<v>.+)$")
-_EN_PUT = re.compile(r"^i\s+(?:put|left|keep|parked|stored|hid)\s+(?:my\s+|the\s+)?(?P<s>.+?)\s+"
-                     r"(?P<v>(?:in|on|under|at|behind|inside|next to)\s+.+)$")
+_ZH_REMEMBER = lazyre.compile(r"^(?P<ask>(?:请|麻烦)?(?:帮我|给我)?)(?:记住|记一下|记下|记着|记好)(?P<done>了)?[:,，：\s]*(?P<body>.+)$")
+_EN_REMEMBER = lazyre.compile(r"^(?:please\s+)?(?:remember|note|don't forget|do not forget)(?:\s+that)?[:,\s]+(?P<body>.+)$")
+_ZH_REL = lazyre.compile(r"(放在|存在|藏在|停在|在|是|叫|为)")
+_EN_IS = lazyre.compile(r"^(?:my|the|our)\s+(?P<s>.+?)\s+(?:is|are|was|=)\s+(?P<v>.+)$")
+_EN_PUT = lazyre.compile(r"^i\s+(?:put|left|keep|parked|stored|hid)\s+(?:my\s+|the\s+)?(?P<s>.+?)\s+"
+                         r"(?P<v>(?:in|on|under|at|behind|inside|next to)\s+.+)$")
 #: where a thing is asked: a placing verb (停/放/存/藏/搁/丢/落) and 在哪 belong to the question, not to
 #: the subject ("我的车停在哪" asks about 车)
 _ZH_WHERE = r"(?:(?:停|放|存|藏|搁|丢|落|忘)(?:在|到)?|在)(?:哪里|哪儿|哪)(?:了|啦)?"
-#: what a question asks for at its end: a thing (是什么 …) or a day (是哪天, 几号, 什么时候 — a birthday)
-_ZH_ASKED = (r"(?:是什么|是多少|是啥|是哪个|叫什么|是几号|是多少号|是哪天|是哪一天|是几月几号|是几月几日|是什么时候|"
-             r"在什么时候|哪天|哪一天|几月几号|几月几日|几号|什么时候)")
+#: what a question asks for at its end: a thing (是什么 …), a name (叫什么, 是谁) or a day (是哪天, 几号, 什么时候 —
+#: a birthday); 是 may be left out before 多少 (我妈电话多少)
+_ZH_ASKED = (r"(?:是什么|是多少|是啥|是哪个|是谁|叫什么名字|叫啥名字|叫什么|叫啥|是几号|是多少号|是哪天|是哪一天|是几月几号|是几月几日|是什么时候|"
+             r"在什么时候|哪天|哪一天|几月几号|几月几日|几号|什么时候|多少)")
 _ZH_RECALL = (
-    re.compile(r"^(?:你还?记得)?(?:我家?的|我们的)(?P<s>.+?)(?:(?P<at>" + _ZH_WHERE + r")|" + _ZH_ASKED[3:-1] + r")"
+    lazyre.compile(r"^(?:你还?记得)?(?:我家?的|我们的)(?P<s>.+?)(?:(?P<at>" + _ZH_WHERE + r")|" + _ZH_ASKED[3:-1] + r")"
                r"(?:来着)?[?？吗呢。!]*$"),
-    # "我女儿生日几号": the owner 我 without 的, a subject of two characters or more
-    re.compile(r"^(?:你还?记得)?我(?P<s>[^\s是的在把]{2,12}?)" + _ZH_ASKED + r"(?:来着)?[?？吗呢。!]*$"),
-    re.compile(r"^(?:你还?记得)?我(?P<s>叫)什么(?:名字)?(?:来着)?[?？吗呢。!]*$"),
-    re.compile(r"^(?:我把)?(?:我的)?(?P<s>.+?)(?P<at>(?:放|停|存|藏|搁|丢|落)(?:在|到)?(?:哪里|哪儿|哪)了?)[?？吗呢。]*$"),
-    re.compile(r"^你还?记得(?:我家?的)(?P<s>.+?)吗[?？]*$"),
+    # "我女儿生日几号": the owner 我 without 的, a subject of two characters or more, or a kin term of one
+    # (我爸叫什么, 我妈电话多少)
+    lazyre.compile(r"^(?:你还?记得)?我(?P<s>[^\s是的在把]{1,12}?)" + _ZH_ASKED + r"(?:来着)?[?？吗呢。!]*$"),
+    lazyre.compile(r"^(?:你还?记得)?我(?P<s>叫)什么(?:名字)?(?:来着)?[?？吗呢。!]*$"),
+    lazyre.compile(r"^(?:我把)?(?:我的)?(?P<s>.+?)(?P<at>(?:放|停|存|藏|搁|丢|落)(?:在|到)?(?:哪里|哪儿|哪)了?)[?？吗呢。]*$"),
+    lazyre.compile(r"^你还?记得(?:我家?的)(?P<s>.+?)吗[?？]*$"),
 )
 #: "王会计的生日是哪天": someone else's thing — an owner said by name (not 这/那/该/此: a thing of the
 #: conversation, "这家酒店的地址"); marked ``stated``: answered from a stored fact, else a pack's
-_ZH_RECALL_THEIRS = re.compile(r"^(?:你还?记得)?(?P<s>(?:(?![这那该此哪])[^\s是的，,。.?？!！:：]){1,8}的[^\s是，,。.?？]{1,10}?)"
-                               + _ZH_ASKED + r"(?:来着)?[?？吗呢。!]*$")
+_ZH_RECALL_THEIRS = lazyre.compile(r"^(?:你还?记得)?(?P<s>(?:(?![这那该此哪])[^\s是的，,。.?？!！:：]){1,8}的[^\s是，,。.?？]{1,10}?)"
+                                   + _ZH_ASKED + r"(?:来着)?[?？吗呢。!]*$")
 _EN_RECALL = (
-    re.compile(r"^(?:what(?:'s| is| was| are| were)|tell me|when(?:'s| is| was)|what day is|what date is)\s+my\s+(?P<s>.+?)\??$"),
-    re.compile(r"^where(?:'s| is| are| was| were)\s+my\s+(?P<s>.+?)\??$"),
+    lazyre.compile(r"^(?:what(?:'s| is| was| are| were)|tell me|when(?:'s| is| was)|what day is|what date is)\s+my\s+(?P<s>.+?)\??$"),
+    lazyre.compile(r"^where(?:'s| is| are| was| were)\s+my\s+(?P<s>.+?)\??$"),
     # "where did I park (it)?": parking with no object is the car's
-    re.compile(r"^where\s+(?:did|do|can|should)\s+i\s+(?P<s>park)(?:\s+it)?(?:\s+the\s+car)?\??$"),
-    re.compile(r"^where\s+(?:did|do)\s+i\s+(?:put|leave|keep|park|store|hide)\s+(?:my\s+|the\s+)?(?P<s>.+?)\??$"),
-    re.compile(r"^do\s+you\s+remember\s+(?:my|where my)\s+(?P<s>.+?)(?:\s+is)?\??$"),
+    lazyre.compile(r"^where\s+(?:did|do|can|should)\s+i\s+(?P<s>park)(?:\s+it)?(?:\s+the\s+car)?\??$"),
+    lazyre.compile(r"^where\s+(?:did|do)\s+i\s+(?:put|leave|keep|park|store|hide)\s+(?:my\s+|the\s+)?(?P<s>.+?)\??$"),
+    lazyre.compile(r"^do\s+you\s+remember\s+(?:my|where my)\s+(?P<s>.+?)(?:\s+is)?\??$"),
+    # "who is my wife": a being asked after is its name, or what it was told to be
+    lazyre.compile(r"^(?:who(?:'s| is| was| are| were)|do\s+you\s+know\s+who)\s+my\s+(?P<s>.+?)(?:\s+is)?\??$"),
+    # "my wife's name?": the thing alone, asked (the question mark is what makes it a question)
+    lazyre.compile(r"^(?:and\s+)?my\s+(?P<s>[^?]+?)\s*\?+$"),
 )
-_ZH_FORGET = re.compile(r"^(?:请|麻烦)?(?:帮我)?(?:忘掉|忘记|忘了|删掉|删除|清除|清空|抹掉|抹去)(?:关于)?(?:我的|我家的)?(?P<s>.+?)(?:吧|的事|这件事|的记忆)?[。!！]*$")
+#: what the caller told about themselves, or about one of theirs: "what do you remember about me",
+#: "what did I tell you about my wife", "你记得我什么", "关于我老婆你记得什么" — a list (:data:`ABOUT`)
+_EN_ABOUT = (
+    lazyre.compile(r"^what\s+(?:else\s+)?(?:do|did|can)\s+you\s+(?:remember|recall)(?:\s+about\s+(?:me|myself|my\s+(?P<s>[^?]+?)))?\s*\??$"),
+    lazyre.compile(r"^what\s+(?:do|did)\s+you\s+know\s+about\s+(?:me|myself|my\s+(?P<s>[^?]+?))\s*\??$"),
+    lazyre.compile(r"^what\s+(?:did|have)\s+i\s+(?:tell|told)\s+you(?:\s+about\s+(?:me|myself|my\s+(?P<s>[^?]+?)))?\s*\??$"),
+)
+_ZH_ABOUT_END = r"(?:的)?(?:什么|哪些|些什么|啥)(?:事|事情|东西)?(?:吗|呢|啊)?[?？。]*$"
+_ZH_ABOUT = (
+    lazyre.compile(r"^你(?:还|都)?(?:记得|知道|记着)(?:关于)?我(?:的)?(?P<s>[^\s什么哪些啥叫是在]{0,8}?)" + _ZH_ABOUT_END),
+    lazyre.compile(r"^关于我(?:的)?(?P<s>[^\s你]{0,8}?)(?:的事|的事情)?[,，]?你(?:都|还)?(?:记得|知道|记着)(?:些)?"
+               r"(?:什么|哪些|啥)(?:事|事情)?(?:吗|呢|啊)?[?？。]*$"),
+    lazyre.compile(r"^我(?:都)?(?:跟|和|对|给)你(?:说|讲)过(?:关于)?我(?:的)?(?P<s>[^\s什么哪些啥叫是在]{0,8}?)" + _ZH_ABOUT_END),
+)
+_ZH_FORGET = lazyre.compile(r"^(?:请|麻烦)?(?:帮我)?(?:忘掉|忘记|忘了|删掉|删除|清除|清空|抹掉|抹去)(?:关于)?(?:我的|我家的)?(?P<s>.+?)(?:吧|的事|这件事|的记忆)?[。!！]*$")
 #: "what is the gate code": no owner — marked stated, answered only from a stored fact
-_EN_RECALL_THE = re.compile(r"^(?:what(?:'s| is| was)|tell me|when(?:'s| is| was))\s+the\s+(?P<s>.+?)\??$")
+_EN_RECALL_THE = lazyre.compile(r"^(?:what(?:'s| is| was)|tell me|when(?:'s| is| was))\s+the\s+(?P<s>.+?)\??$")
 #: a statement of a fact, no memory verb: "我女儿的生日是5月3号", "我的车位号是B2-117", "王会计的生日是3月5号";
 #: or of its change — the copula replaced by a verb of change (改成 / 改为 / 换成 / 变成 / 更新为 / 现在是: "我女儿的
 #: 生日改成5月4号", "把门禁密码改成9999"): the new value, kept like a statement (the old one is replaced)
-_ZH_STATED = re.compile(r"^(?:把)?(?P<s>(?:我家的|我们的|我的|我(?=[^\s是的])|[^\s是的，,。?？把]{1,8}的)[^\s是，,。?？]{1,12}?)"
-                        r"(?:现在是|现在改成了?|已经改成了?|已经改为|改成了?|改为|改到|换成了?|变成了?|更新为|更新成|是)"
-                        r"(?P<v>[^？?]+?)[。!！]*$")
+_ZH_STATED = lazyre.compile(r"^(?:把)?(?P<s>(?:我家的|我们的|我的|我(?=[^\s是的])|[^\s是的，,。?？把]{1,8}的)[^\s是，,。?？]{1,12}?)"
+                            r"(?:现在是|现在改成了?|已经改成了?|已经改为|改成了?|改为|改到|换成了?|变成了?|更新为|更新成|是)"
+                            r"(?P<v>[^？?]+?)[。!！]*$")
 #: "my daughter's birthday is May 3", "the gate code is 4721"; a change said as one — "the gate code is
 #: now 9999", "my locker code has changed to 5512", "the gate code changed to 9999"
-_EN_STATED = re.compile(r"^(?P<s>(?:my|our|the)\s+[^,?]+?)\s+(?:is\s+now|are\s+now|has\s+changed\s+to|have\s+changed\s+to|"
-                        r"changed\s+to|is\s+changed\s+to|has\s+become|is|are|=)\s+(?P<v>[^?]+?)[.!]*$")
+_EN_STATED = lazyre.compile(r"^(?P<s>(?:my|our|the)\s+[^,?]+?)\s+(?:is\s+now|are\s+now|has\s+changed\s+to|have\s+changed\s+to|"
+                            r"changed\s+to|is\s+changed\s+to|has\s+become|is|are|=)\s+(?P<v>[^?]+?)[.!]*$")
 #: "change my locker code to 5512", "update the gate code to 9999", "set my PIN to 1234"
-_EN_CHANGE = re.compile(r"^(?:please\s+)?(?:change|update|set|switch)\s+(?P<s>(?:my|our|the)\s+[^,?]+?)\s+to\s+(?P<v>[^?]+?)[.!]*$")
+_EN_CHANGE = lazyre.compile(r"^(?:please\s+)?(?:change|update|set|switch)\s+(?P<s>(?:my|our|the)\s+[^,?]+?)\s+to\s+(?P<v>[^?]+?)[.!]*$")
 #: a subject that frames what the speaker says next ("我的意思是…", "my question is …"): a way of
 #: speaking (a discourse marker), never a fact to keep
-_FRAMING = re.compile(r"(?:意思|问题|想法|看法|建议|要求|需求|目的|意见|理解|打算|计划)$"
-                      r"|\b(?:point|question|idea|guess|concern|problem|request|issue|thinking|plan|worry|answer)$")
+_FRAMING = lazyre.compile(r"(?:意思|问题|想法|看法|建议|要求|需求|目的|意见|理解|打算|计划)$"
+                          r"|\b(?:point|question|idea|guess|concern|problem|request|issue|thinking|plan|worry|answer)$")
 #: a value that asks instead of telling (是不是, 是什么, "is what") is no statement
-_ASKS = re.compile(r"什么|多少|哪|几|谁|吗|么|不是|是否|怎么|\bwhat\b|\bwhen\b|\bwhere\b|\bwho\b|\bwhich\b|\bhow\b|\?|？")
-_EN_QUESTION_START = re.compile(r"^(?:is|are|was|were|do|does|did|can|could|will|would|should|what|when|where|who|which|how|why)\b")
-_EN_FORGET = re.compile(r"^(?:please\s+)?(?:forget|erase|delete|clear|wipe)\s+(?:about\s+)?(?:my\s+|the\s+)?(?P<s>.+?)[.!]*$")
+_ASKS = lazyre.compile(r"什么|多少|哪|几|谁|吗|么|不是|是否|怎么|\bwhat\b|\bwhen\b|\bwhere\b|\bwho\b|\bwhich\b|\bhow\b|\?|？")
+_EN_QUESTION_START = lazyre.compile(r"^(?:is|are|was|were|do|does|did|can|could|will|would|should|what|when|where|who|which|how|why)\b")
+_EN_FORGET = lazyre.compile(r"^(?:please\s+)?(?:forget|erase|delete|clear|wipe)\s+(?:about\s+)?(?:my\s+|the\s+)?(?P<s>.+?)[.!]*$")
 _ALL_WORDS = {"所有", "全部", "一切", "所有记忆", "全部记忆", "所有的记忆", "所有东西", "所有事", "所有的事", "你记得的一切",
               "everything", "all", "all memories", "all my memories", "everything you know", "everything about me"}
 _TRIM = " ,，。.!！?？:：;；"
 #: the send history named as a thing: (所有)发送/发件/发过的(文件)(记录) — a record word or 发过 is needed
-_ZH_SENT = re.compile(r"^(?:所有|全部)?的?(?:我)?(?:(?:发送|发件|发出|已发送|发过|发出去)(?:过)?的?(?:文件|文档|东西|邮件)?的?"
-                      r"(?:记录|历史|历史记录|列表)|发过的(?:文件|文档|东西|邮件)|(?:文件|文档)的?发送(?:记录|历史))$")
-_EN_SENT = re.compile(r"^(?:all\s+)?(?:(?:what|everything|(?:the\s+)?(?:documents|files|things|stuff))\s+(?:that\s+)?i(?:'ve| have)?\s+sent"
-                      r"(?:\s+out)?|(?:my\s+|the\s+)?(?:send|sent|sending)\s+(?:history|log|records?|list)"
-                      r"|(?:my\s+|the\s+)?sent\s+(?:documents|files|items))$")
-_ZH_HISTORY = re.compile(r"^(?:所有|全部)?的?(?:我的)?(?:操作记录|历史记录|使用记录|活动记录|做过的事(?:情)?(?:的记录)?|我做过的事(?:情)?)$")
-_EN_HISTORY = re.compile(r"^(?:my\s+|the\s+|all\s+(?:of\s+)?(?:my\s+)?)?(?:history|activity(?:\s+log)?|action\s+history)$"
-                         r"|^(?:what|everything)\s+i(?:'ve| have)?\s+(?:did|done)$")
+_ZH_SENT = lazyre.compile(r"^(?:所有|全部)?的?(?:我)?(?:(?:发送|发件|发出|已发送|发过|发出去)(?:过)?的?(?:文件|文档|东西|邮件)?的?"
+                          r"(?:记录|历史|历史记录|列表)|发过的(?:文件|文档|东西|邮件)|(?:文件|文档)的?发送(?:记录|历史))$")
+_EN_SENT = lazyre.compile(r"^(?:all\s+)?(?:(?:what|everything|(?:the\s+)?(?:documents|files|things|stuff))\s+(?:that\s+)?i(?:'ve| have)?\s+sent"
+                          r"(?:\s+out)?|(?:my\s+|the\s+)?(?:send|sent|sending)\s+(?:history|log|records?|list)"
+                          r"|(?:my\s+|the\s+)?sent\s+(?:documents|files|items))$")
+_ZH_HISTORY = lazyre.compile(r"^(?:所有|全部)?的?(?:我的)?(?:操作记录|历史记录|使用记录|活动记录|做过的事(?:情)?(?:的记录)?|我做过的事(?:情)?)$")
+_EN_HISTORY = lazyre.compile(r"^(?:my\s+|the\s+|all\s+(?:of\s+)?(?:my\s+)?)?(?:history|activity(?:\s+log)?|action\s+history)$"
+                             r"|^(?:what|everything)\s+i(?:'ve| have)?\s+(?:did|done)$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,58 +183,19 @@ def normal_subject(subject: str) -> str:
     return re.sub(r"[\s\W_]+", "", s)
 
 
-#: the common words of a fact's subject in zh and en, each to one concept: a fact told in one language is
-#: recalled in the other ("我女儿的生日是5月3号" → "when is my daughter's birthday"); the kin and the
-#: everyday attributes people keep (a small bilingual lexicon, not a translator)
-_CONCEPTS: dict[str, tuple[str, ...]] = {
-    "birthday": ("生日", "birthday", "bday", "date of birth", "birth date"),
-    "phone": ("电话号码", "手机号码", "电话", "手机号", "手机", "号码", "phone number", "phone", "mobile number", "mobile",
-              "cell number", "cell", "number"),
-    "address": ("住址", "地址", "address", "home address"),
-    "email": ("电子邮箱", "邮箱", "邮件地址", "email address", "e-mail", "email"),
-    "password": ("密码", "口令", "password", "passcode", "pin"),
-    "plate": ("车牌号", "车牌", "licence plate", "license plate", "plate number", "plate"),
-    "anniversary": ("结婚纪念日", "纪念日", "wedding anniversary", "anniversary"),
-    "name": ("名字", "姓名", "name"),
-    "daughter": ("女儿", "闺女", "daughter"), "son": ("儿子", "son"),
-    "wife": ("妻子", "老婆", "太太", "wife"), "husband": ("丈夫", "老公", "先生", "husband"),
-    "mother": ("妈妈", "母亲", "妈", "mother", "mom", "mum"), "father": ("爸爸", "父亲", "爸", "father", "dad"),
-    "car": ("车子", "汽车", "车", "car"), "wifi": ("无线网", "wifi", "wi-fi"), "office": ("办公室", "office"),
-    "boss": ("老板", "领导", "boss"), "doctor": ("医生", "doctor"), "dentist": ("牙医", "dentist"),
-}
-_CONCEPT_WORDS = sorted(((w, c) for c, ws in _CONCEPTS.items() for w in ws), key=lambda x: -len(x[0]))
-_CONCEPT_RE = re.compile("|".join(rf"(?<![a-z]){re.escape(w)}(?![a-z])" if w.isascii() else re.escape(w)
-                                  for w, _ in _CONCEPT_WORDS))
-_CONCEPT_OF = dict(_CONCEPT_WORDS)
-#: what may stand between the concept words of a subject: owners, 的 / 's / of, articles
-_CONCEPT_GLUE = re.compile(r"^(?:[\s的之'’]|我们|我家|我|咱们|my|our|the|a|of|s)*$")
+#: discourse words that say how the speaker goes on, never what the value is ("my wife's name is actually Anna",
+#: "actually, my son's name is Leo", "其实我的车停在B2"): dropped before a value and at the start of a statement
+_DISCOURSE = lazyre.compile(r"^(?:(?:actually|in fact|so|well|oh|um|uh)\b[\s,]*|其实|其實)+")
 
 
-def concepts(subject: str) -> frozenset[str] | None:
-    """The subject as language-free concepts when it is made only of known words and glue: "我女儿的生日"
-    and "my daughter's birthday" → ``{"daughter", "birthday"}``; None when any other word is in it
-    ("我家的门禁密码" holds 门禁: only its own words find it).
-
-    >>> concepts("我女儿的生日") == concepts("my daughter's birthday") == frozenset({"daughter", "birthday"})
-    True
-    >>> concepts("张伟的电话") is None
-    True
-    """
-    t = subject.strip().lower().strip(_TRIM)
-    found: list[str] = []
-    pos = 0
-    for m in _CONCEPT_RE.finditer(t):
-        if not _CONCEPT_GLUE.match(t[pos:m.start()]):
-            return None
-        found.append(_CONCEPT_OF[m.group()])
-        pos = m.end()
-    if not found or not _CONCEPT_GLUE.match(t[pos:]):
-        return None
-    return frozenset(found)
+def without_discourse(text: str) -> str:
+    """``text`` (normalised, lower case) without the discourse words that open it ("actually, my son's
+    name is leo" → "my son's name is leo", "其实我…" → "我…")."""
+    return _DISCOURSE.sub("", text).strip()
 
 
 def _cut(value: str) -> tuple[str, bool]:
-    value = value.strip(_TRIM)
+    value = _DISCOURSE.sub("", value.strip(_TRIM)).strip(_TRIM)
     if len(value) > MAX_VALUE_CHARS:
         return value[:MAX_VALUE_CHARS], True
     return value, False
@@ -220,8 +211,11 @@ def _remember_zh(body: str) -> MemoryRequest:
         value, cut = _cut(body)
         return MemoryRequest("memory.remember", value[:40], value, "note", "zh", cut)
     subject = body[:m.start()]
+    if m.group(1) == "叫":  # 我老婆叫小芳: what a being or a thing is called is its name (我老婆的名字是小芳)
+        subject = named(subject.strip(_TRIM), "zh")
     relation = "is" if m.group(1) in ("是", "叫", "为") else "at"
     value, cut = _cut(body[m.start():] if relation == "at" else body[m.end():])
+    subject = re.sub(r"(?:其实|其實)$", "", subject.strip(_TRIM))  # 我的车牌号其实是…: 其实 says how, not what
     return MemoryRequest("memory.remember", subject.strip(_TRIM), value, relation, "zh", cut)
 
 
@@ -239,7 +233,10 @@ def _remember_en(body: str) -> MemoryRequest:
             value, cut = _cut(m.group("v"))
             if relation == "is" and re.match(r"^(?:in|on|under|at|behind|inside)\s", value):
                 relation = "at"
-            return MemoryRequest("memory.remember", m.group("s").strip(_TRIM), value, relation, "en", cut)
+            subject = m.group("s").strip(_TRIM)
+            if relation == "is" and (c := re.match(r"^(?:called|named)\s+(?P<v>.+)$", value)):
+                subject, value = named(subject, "en"), c.group("v")  # "my son is called Tom": his name
+            return MemoryRequest("memory.remember", subject, value, relation, "en", cut)
     value, cut = _cut(body)
     return MemoryRequest("memory.remember", value[:40], value, "note", "en", cut)
 
@@ -256,11 +253,26 @@ def read_request(text: str) -> MemoryRequest | None:
         orig = text.strip()
         i = orig.lower().find(req.value)
         if i >= 0 and len(orig.lower()) == len(orig):
-            req = replace(req, value=orig[i:i + len(req.value)])
+            req = with_name(replace(req, value=orig[i:i + len(req.value)]))
+    return req
+
+
+#: an English proper name as written: capitalised words, an optional title ("Anna", "Dr Lin", "Mary Ann")
+_PROPER_NAME = lazyre.compile(r"^(?:(?:Dr|Mr|Mrs|Ms|Miss|Prof)\.?\s+)?[A-Z][a-z'’-]+(?:\s+[A-Z][a-z'’-]+){0,2}$")
+
+
+def with_name(req: MemoryRequest) -> MemoryRequest:
+    """A being said to *be* a proper name is that name ("my wife is Anna" → wife's name is Anna; "my
+    dentist is Dr Lin"): English capitalises proper nouns, so the value as written tells a name from a
+    description ("my wife is a teacher" stays what she is). ``req.value`` must be as written."""
+    if req.intent == "memory.remember" and req.relation == "is" and req.lang == "en" and is_being(req.subject) \
+            and _PROPER_NAME.match(req.value.strip(_TRIM)):
+        return replace(req, subject=named(req.subject, "en"))
     return req
 
 
 def _read(t: str) -> MemoryRequest | None:
+    t = without_discourse(t)
     if not t:
         return None
     zh = re.search(r"[\u4e00-\u9fff]", t) is not None
@@ -272,13 +284,20 @@ def _read(t: str) -> MemoryRequest | None:
         if m := _ZH_FORGET.match(t):
             return _forget(m.group("s"), "zh")
         for pat in _ZH_RECALL:
-            if m := pat.match(t):
+            if (m := pat.match(t)) and (pat is not _ZH_RECALL[1] or len(m.group("s")) > 1 or is_being(m.group("s"))):
                 subject = "名字" if m.group("s") == "叫" else m.group("s").strip(_TRIM)
+                if t[m.end("s"):].startswith("叫"):  # 我老婆叫什么: asks her name
+                    subject = named(subject, "zh")
                 at = "at" in pat.groupindex and m.group("at") is not None
                 return MemoryRequest("memory.recall", subject, relation="at" if at else "is", lang="zh")
         if m := _ZH_RECALL_THEIRS.match(t):  # 我女儿的生日 is the speaker's own: a recall like 我的X
             subject = m.group("s").strip(_TRIM)
+            if t[m.end("s"):].startswith("叫"):
+                subject = named(subject, "zh")
             return MemoryRequest("memory.recall", subject, lang="zh", stated=not subject.startswith("我"))
+        for pat in _ZH_ABOUT:
+            if m := pat.match(t):
+                return MemoryRequest("memory.recall", (m.group("s") or "").strip(_TRIM), relation=ABOUT, lang="zh")
         if (m := _ZH_STATED.match(t)) and not _ASKS.search(m.group("v")) and not _FRAMING.search(m.group("s")):
             value, cut = _cut(m.group("v"))
             if value:
@@ -288,13 +307,21 @@ def _read(t: str) -> MemoryRequest | None:
         return _remember_en(m.group("body"))
     if m := _EN_FORGET.match(t):
         return _forget(m.group("s"), "en")
+    for pat in _EN_ABOUT:
+        if m := pat.match(t):
+            return MemoryRequest("memory.recall", (m.group("s") or "").strip(_TRIM), relation=ABOUT, lang="en")
     for pat in _EN_RECALL:
         if m := pat.match(t):
-            subject = "car" if m.group("s") == "park" else m.group("s").strip(_TRIM)
+            subject = "car" if m.group("s") == "park" else re.sub(r"\s+again$", "", m.group("s").strip(_TRIM))
+            if c := re.match(r"^(?P<s>.+?)\s+(?:called|named)$", subject):  # "what's my son called": his name
+                subject = named(c.group("s"), "en")
             at = t.startswith("where") or " where " in t
             return MemoryRequest("memory.recall", subject, relation="at" if at else "is", lang="en")
     if m := _EN_RECALL_THE.match(t):
-        return MemoryRequest("memory.recall", m.group("s").strip(_TRIM), lang="en", stated=True)
+        subject = re.sub(r"\s+again$", "", m.group("s").strip(_TRIM))
+        if c := re.match(r"^name\s+of\s+(?:my\s+)?(?P<s>.+)$", subject):  # "the name of my wife": her name
+            return MemoryRequest("memory.recall", named(c.group("s"), "en"), lang="en")
+        return MemoryRequest("memory.recall", subject, lang="en", stated=True)
     if not _EN_QUESTION_START.match(t) and (m := _EN_STATED.match(t) or _EN_CHANGE.match(t)) and not _ASKS.search(m.group("v")) \
             and not _FRAMING.search(m.group("s")):
         value, cut = _cut(m.group("v"))
@@ -334,13 +361,13 @@ def dice(a: str, b: str) -> float:
 
 # -- said back: first person → second person ---------------------------------------------------
 _ZH_SWAP = {"我们": "你们", "咱们": "你们", "我": "你", "你们": "我们", "你": "我", "您": "我"}
-_ZH_PRONOUN = re.compile(r"我们|咱们|你们|(?<!自)我|你|您")
+_ZH_PRONOUN = lazyre.compile(r"我们|咱们|你们|(?<!自)我|你|您")
 _EN_SWAP = {"i": "you", "me": "you", "my": "your", "mine": "yours", "myself": "yourself", "i'm": "you're",
             "i've": "you've", "i'll": "you'll", "i'd": "you'd", "we": "you", "us": "you", "our": "your",
             "ours": "yours", "ourselves": "yourselves", "we're": "you're", "we've": "you've", "we'll": "you'll",
             "your": "my", "yours": "mine", "yourself": "myself", "you're": "I'm", "you've": "I've",
             "you'll": "I'll", "you'd": "I'd"}
-_EN_WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?")
+_EN_WORD = lazyre.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?")
 #: after a first-person subject the verb agrees with "you" ("I am" → "you are", "I was" → "you were")
 _EN_AGREE = {"am": "are", "was": "were"}
 _EN_CLAUSE_START = {"", "and", "but", "or", "so", "that", "because", "when", "if", "then"}

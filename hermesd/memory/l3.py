@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
@@ -33,6 +32,7 @@ from typing import Any
 
 import orjson
 
+from .. import lazyre
 from ..errors import ArchiveCorrupt
 
 __all__ = [
@@ -63,7 +63,7 @@ FORMAT = "hermesd-l3"
 UNSYNCED = "unsynced"
 #: folder holding files that failed verification (kept for a human, never uploaded).
 QUARANTINE = "quarantine"
-_SESSION_ID = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
+_SESSION_ID = lazyre.compile(r"^[A-Za-z0-9._-]{1,128}$")
 
 
 class VolumeCorrupt(ArchiveCorrupt):

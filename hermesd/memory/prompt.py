@@ -20,15 +20,16 @@ last profile field). Token counts are estimates (:func:`estimate_tokens`), no to
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 import orjson
 
+from .. import lazyre
+
 __all__ = ["Prompt", "PromptInputs", "build_prompt", "estimate_tokens"]
 
-_CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]")
+_CJK = lazyre.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]")
 #: per-message framing tokens (role and separators), as OpenAI's cookbook counts for chat formats
 MESSAGE_OVERHEAD_TOKENS = 4
 #: a tool result or memory line longer than this (characters) is cut: context, not a document

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from urllib.parse import urlsplit
 
+from .. import lazyre
 from .archive_settings import UpstreamSettings, check_secret_file
 from .sigv4 import EMPTY_SHA256, Credentials, sign, uri_encode
 from .upstream import Client, Reply, Target, TransportError, UploadResult, classify, retry_after
@@ -46,7 +47,7 @@ from .upstream import Client, Reply, Target, TransportError, UploadResult, class
 __all__ = ["CredentialsError", "Store", "load_credentials", "object_key"]
 
 _USER_AGENT = "hermesd-upstream/1 (s3)"
-_CODE = re.compile(rb"<Code>([A-Za-z0-9.]{1,64})</Code>")
+_CODE = lazyre.compile(rb"<Code>([A-Za-z0-9.]{1,64})</Code>")
 #: error codes that mean the store does not accept who we say we are (S3 API Reference, "Error responses")
 _AUTH_CODES = frozenset({"AccessDenied", "InvalidAccessKeyId", "SignatureDoesNotMatch", "ExpiredToken",
                          "InvalidToken", "TokenRefreshRequired", "InvalidSecurity", "AuthorizationHeaderMalformed",

@@ -19,17 +19,18 @@ of an index: "涨了25点") is not a clock: the amount words before it are the l
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
+
+from .. import lazyre
 
 __all__ = ["BadClock", "impossible_clocks", "impossible_clock_text"]
 
-_ZH = re.compile(r"(?<![\d.])(?P<h>\d{1,3})\s*(?:点|點|时|時)(?:\s*(?P<m>\d{1,3})\s*分)?")
-_EN_OCLOCK = re.compile(r"(?<![\d.:])\b(?P<h>\d{1,3})\s*o['’]?\s*clock\b")
-_EN_AMPM = re.compile(r"(?<![\d.:])\b(?P<h>\d{1,3})(?::(?P<m>\d{2}))?\s*(?P<ap>am|pm|a\.m\.|p\.m\.)(?![a-z])")
-_EN_COLON = re.compile(r"(?<![\d.:])\b(?P<h>\d{1,3}):(?P<m>\d{2})\b(?!\s*(?:am|pm|a\.m\.|p\.m\.))(?![:\d])")
+_ZH = lazyre.compile(r"(?<![\d.])(?P<h>\d{1,3})\s*(?:点|點|时|時)(?:\s*(?P<m>\d{1,3})\s*分)?")
+_EN_OCLOCK = lazyre.compile(r"(?<![\d.:])\b(?P<h>\d{1,3})\s*o['’]?\s*clock\b")
+_EN_AMPM = lazyre.compile(r"(?<![\d.:])\b(?P<h>\d{1,3})(?::(?P<m>\d{2}))?\s*(?P<ap>am|pm|a\.m\.|p\.m\.)(?![a-z])")
+_EN_COLON = lazyre.compile(r"(?<![\d.:])\b(?P<h>\d{1,3}):(?P<m>\d{2})\b(?!\s*(?:am|pm|a\.m\.|p\.m\.))(?![:\d])")
 #: words before a number that make "N点" an amount (index points, percentage points), not a clock
-_ZH_AMOUNT_BEFORE = re.compile(r"(?:涨|跌|升|降|高|低|多|少|差|加|减|扣|得|拿|打|赢|输|了|个)\s*$")
+_ZH_AMOUNT_BEFORE = lazyre.compile(r"(?:涨|跌|升|降|高|低|多|少|差|加|减|扣|得|拿|打|赢|输|了|个)\s*$")
 
 
 @dataclass(frozen=True, slots=True)

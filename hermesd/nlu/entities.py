@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
+from .. import lazyre
 from .normalize import Normalized
 from .numbers import en_number
 from .scripts import needed_scripts, scripts_of
@@ -108,28 +109,28 @@ class _Cand:
     ctx: int = 0
 
 
-_EMAIL = re.compile(r"(?<![a-z0-9_.+-])[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}(?![a-z0-9_])")
-_MOBILE = re.compile(r"(?<![\d+])(?:(?:\+|00)?86[\s-]?)?1[3-9]\d[\s-]?\d{4}[\s-]?\d{4}(?!\d)")
-_LANDLINE = re.compile(r"(?<![\d+])(?:\(0\d{2,3}\)|0\d{2,3})[\s-]?\d{7,8}(?:-\d{1,5})?(?!\d)")
-_E164 = re.compile(r"(?<![a-z0-9_])\+[1-9]\d{0,2}[\s-]?(?:\d[\s-]?){6,13}\d(?!\d)")
+_EMAIL = lazyre.compile(r"(?<![a-z0-9_.+-])[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}(?![a-z0-9_])")
+_MOBILE = lazyre.compile(r"(?<![\d+])(?:(?:\+|00)?86[\s-]?)?1[3-9]\d[\s-]?\d{4}[\s-]?\d{4}(?!\d)")
+_LANDLINE = lazyre.compile(r"(?<![\d+])(?:\(0\d{2,3}\)|0\d{2,3})[\s-]?\d{7,8}(?:-\d{1,5})?(?!\d)")
+_E164 = lazyre.compile(r"(?<![a-z0-9_])\+[1-9]\d{0,2}[\s-]?(?:\d[\s-]?){6,13}\d(?!\d)")
 _PHONE_CTX = ("电话号码", "电话", "手机号", "手机", "号码", "联系方式", "tel", "phone", "call", "mobile", "cell", "致电", "打给")
 _EN_UNITS = ("zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
              "sixteen|seventeen|eighteen|nineteen")
 _EN_WORD_NUM = (rf"(?:twenty|thirty|forty|fourty|fifty|sixty|seventy|eighty|ninety)(?:[\s-]+(?:{_EN_UNITS}))?"
                 rf"|(?:{_EN_UNITS})")
-_MONEY_PRE = re.compile(r"(?<![a-z0-9_])(¥|\$|rmb|cny|usd|us\$|€|eur)\s?(\d+(?:,\d{3})*(?:\.\d+)?)(\s?[万千kK])?")
-_MONEY_POST = re.compile(r"(?<![\d.])(\d+(?:,\d{3})*(?:\.\d+)?)\s?(万元|万块|千元|元钱|元|块钱|块|rmb|cny|美元|欧元|dollars?|bucks|usd|euros?)(?![a-z])")
+_MONEY_PRE = lazyre.compile(r"(?<![a-z0-9_])(¥|\$|rmb|cny|usd|us\$|€|eur)\s?(\d+(?:,\d{3})*(?:\.\d+)?)(\s?[万千kK])?")
+_MONEY_POST = lazyre.compile(r"(?<![\d.])(\d+(?:,\d{3})*(?:\.\d+)?)\s?(万元|万块|千元|元钱|元|块钱|块|rmb|cny|美元|欧元|dollars?|bucks|usd|euros?)(?![a-z])")
 _CURRENCY = {"¥": "CNY", "rmb": "CNY", "cny": "CNY", "元": "CNY", "元钱": "CNY", "块": "CNY", "块钱": "CNY",
              "万元": "CNY", "万块": "CNY", "千元": "CNY", "$": "USD", "us$": "USD", "usd": "USD", "美元": "USD",
              "dollar": "USD", "dollars": "USD", "bucks": "USD", "€": "EUR", "eur": "EUR", "欧元": "EUR",
              "euro": "EUR", "euros": "EUR"}
 #: an amount in English words before its currency ("one hundred and sixteen bucks", "thirty five
 #: dollars"); read by :func:`hermesd.nlu.numbers.en_number` ("a few dollars" names no amount)
-_MONEY_WORDS = re.compile(rf"(?<![a-z0-9])((?:{_EN_UNITS}|a)\s+hundred(?:(?:\s+and)?\s+(?:{_EN_WORD_NUM}))?"
-                          rf"|{_EN_WORD_NUM})\s+(dollars?|bucks|euros?)(?![a-z])")
-_NUMBER = re.compile(r"(?<![a-z0-9_.])(\d+(?:,\d{3})*(?:\.\d+)?)\s?(%|个|台|份|张|次|条|件|本|位|人|gb|mb|kb|tb|g|m|ms|s|秒|分钟|小时|天|倍|度)?(?![a-z0-9_.])"
-                     r"|(?<![a-z0-9_.])(\d+(?:\.\d+)?)(%|个|台|份|张|次|条|件|本|位|人)")
-_TITLE_EN = re.compile(r"(?<![a-z])(mr|mrs|ms|miss|dr|prof)\.?\s+([a-z][a-z'-]+)")
+_MONEY_WORDS = lazyre.compile(rf"(?<![a-z0-9])((?:{_EN_UNITS}|a)\s+hundred(?:(?:\s+and)?\s+(?:{_EN_WORD_NUM}))?"
+                              rf"|{_EN_WORD_NUM})\s+(dollars?|bucks|euros?)(?![a-z])")
+_NUMBER = lazyre.compile(r"(?<![a-z0-9_.])(\d+(?:,\d{3})*(?:\.\d+)?)\s?(%|个|台|份|张|次|条|件|本|位|人|gb|mb|kb|tb|g|m|ms|s|秒|分钟|小时|天|倍|度)?(?![a-z0-9_.])"
+                         r"|(?<![a-z0-9_.])(\d+(?:\.\d+)?)(%|个|台|份|张|次|条|件|本|位|人)")
+_TITLE_EN = lazyre.compile(r"(?<![a-z])(mr|mrs|ms|miss|dr|prof)\.?\s+([a-z][a-z'-]+)")
 
 
 def _digits(s: str) -> str:
@@ -298,18 +299,18 @@ class EntityExtractor:
 
 #: a place in English is the object of a locative preposition ("in London", "for Tokyo") or names a
 #: zone's time ("London time"); in Chinese it is 在's object or the topic before 现在/当地/那边/时间/几点
-_EN_PLACE_BEFORE = re.compile(r"\b(?:in|at|for|of)\s+(?:the\s+)?$")
-_EN_PLACE_AFTER = re.compile(r"^\s+time\b")
-_ZH_PLACE_AFTER = re.compile(r"^(?:现在|目前|当地|那边|那里|这会儿|的时间|的时区|时间|时区|是几点|几点)")
+_EN_PLACE_BEFORE = lazyre.compile(r"\b(?:in|at|for|of)\s+(?:the\s+)?$")
+_EN_PLACE_AFTER = lazyre.compile(r"^\s+time\b")
+_ZH_PLACE_AFTER = lazyre.compile(r"^(?:现在|目前|当地|那边|那里|这会儿|的时间|的时区|时间|时区|是几点|几点)")
 #: a place no table knows, said in English: capitalised words after "in" (a proper noun: "in Gotham
 #: City"); in Chinese: the topic of a time question at the start ("火星现在几点", "火星那边几点了")
-_EN_UNKNOWN_PLACE = re.compile(r"\b[Ii]n\s+((?:[A-Z][\w'’.-]*)(?:\s+(?:[A-Z][\w'’.-]*|of|de|del|la|le))*)")
-_ZH_UNKNOWN_PLACE = re.compile(r"^(?:请问)?(?:在)?([\u4e00-\u9fff]{2,6}?)(?:现在|目前|当地|那边|那里)?(?:是)?"
+_EN_UNKNOWN_PLACE = lazyre.compile(r"\b[Ii]n\s+((?:[A-Z][\w'’.-]*)(?:\s+(?:[A-Z][\w'’.-]*|of|de|del|la|le))*)")
+_ZH_UNKNOWN_PLACE = lazyre.compile(r"^(?:请问)?(?:在)?([\u4e00-\u9fff]{2,6}?)(?:现在|目前|当地|那边|那里)?(?:是)?"
                                r"(?:几点|什么时间|什么时候了|的时间)")
 #: the first character of a pronoun or a demonstrative: 我们/你们/这边 are no place
 _ZH_NOT_PLACE_HEAD = "我你您他她它咱这那哪谁"
 #: words of time and of here/there, never the name of a place
-_ZH_NOT_PLACE = re.compile(r"现在|目前|当地|那边|那里|这里|此刻|这会|今天|明天|昨天|后天|前天|今晚|早上|晚上|上午|下午|中午|大家")
+_ZH_NOT_PLACE = lazyre.compile(r"现在|目前|当地|那边|那里|这里|此刻|这会|今天|明天|昨天|后天|前天|今晚|早上|晚上|上午|下午|中午|大家")
 
 
 @functools.cache

@@ -12,13 +12,14 @@ L2-normalised (Salton & Buckley 1988).
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from typing import Mapping
 
+from .. import lazyre
+
 __all__ = ["raw_features", "tfidf_vector", "vocab_units"]
 
-_TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?|[\u3400-\u4dbf\u4e00-\u9fff]+")
+_TOKEN = lazyre.compile(r"[a-z0-9]+(?:'[a-z]+)?|[\u3400-\u4dbf\u4e00-\u9fff]+")
 
 
 def raw_features(text: str) -> Counter[str]:

@@ -57,6 +57,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import orjson
 
+from .. import lazyre
 from .features import _SUBLINEAR, raw_features, tfidf_vector, vocab_units
 from .normalize import normalize
 from .rejection import SOFTMAX_T, RejectionModel, budget_threshold, choose_threshold, regime_prior
@@ -68,7 +69,8 @@ __all__ = ["CURVE_CUTS", "ClauseReading", "IntentMatch", "IntentModel", "IntentR
            "LEARNERS", "LONG_MIN_WORDS", "clause_spans", "content_of", "cross_validate", "folds_of", "train", "train_cached"]
 
 #: 8: compact tables (feature list, packed arrays) instead of dicts of dicts
-MODEL_VERSION = 8
+#: 9: the rejection's ``oos_lead`` feature
+MODEL_VERSION = 9
 
 
 @dataclass(frozen=True, slots=True)
@@ -435,17 +437,49 @@ def _vocab(texts: Sequence[str], labels: Sequence[str], classes: Sequence[str]) 
 LEARNERS = ("perceptron", "softmax")
 
 
+def _bagged_fit(vecs: list[dict[str, float]], labels: list[str], classes: list[str], epochs: int, margin: float,
+                seed: int, bag: int) -> dict[str, dict[str, float]]:
+    """The mean of ``bag`` averaged perceptrons (:func:`_fit`) trained in ``bag`` example orders.
+
+    One perceptron's weights depend on the order it met the examples in: on a pack of ~20 examples
+    an intent, adding out-of-scope examples that share none of a request's words (issue 17's near
+    misses) turned 查一下系统状态 from device.system_status (0.86 against 0.34) into device.reboot
+    (0.58 against 0.55), and a training seed moved the cross-validated in-scope accuracy by ±1.5
+    points. The mean over orders keeps what they agree on (one linear model: scoring costs the same).
+    ``bag=1`` is :func:`_fit` itself, weight for weight.
+    """
+    if bag <= 1:
+        return _fit(vecs, labels, classes, epochs, margin, seed)
+    acc: dict[str, dict[str, float]] = {}
+    for j in range(bag):
+        for f, row in _fit(vecs, labels, classes, epochs, margin, seed + _BAG_SEED_STEP * j).items():
+            r = acc.setdefault(f, {})
+            for c, x in row.items():
+                r[c] = r.get(c, 0.0) + x
+    out: dict[str, dict[str, float]] = {}
+    for f, r in acc.items():
+        avg = {c: round(x / bag, 5) for c, x in r.items()}
+        avg = {c: x for c, x in avg.items() if abs(x) >= 1e-4}
+        if avg:
+            out[f] = avg
+    return out
+
+
+#: seeds of the orders of :func:`_bagged_fit` (a prime step: the orders of seed s and s + 1 differ)
+_BAG_SEED_STEP = 7919
+
+
 def _build(examples: Sequence[tuple[str, str]], classes: list[str], oos_label: str | None, epochs: int,
-           margin: float, seed: int, learner: str = "perceptron", l2: float = 1e-5) -> IntentModel:
+           margin: float, seed: int, learner: str = "perceptron", l2: float = 1e-5, bag: int = 1) -> IntentModel:
     """The scorer (weights, idf, vocabulary) trained on ``examples``, with no rejection yet.
 
-    :param learner: ``perceptron`` (:func:`_fit`, ``margin``) or ``softmax``
+    :param learner: ``perceptron`` (:func:`_bagged_fit` of ``bag`` orders, ``margin``) or ``softmax``
         (:func:`.softmax.fit_softmax`, ``l2``). :raises ValueError: another learner.
     """
     texts, labels = [t for t, _ in examples], [y for _, y in examples]
     vecs, idf = _vectorise(texts)
     if learner == "perceptron":
-        weights = _fit(vecs, labels, classes, epochs, margin, seed)
+        weights = _bagged_fit(vecs, labels, classes, epochs, margin, seed, bag)
     elif learner == "softmax":
         # scores in units of SOFTMAX_T logits: the rejection's entropy is then the model's own softmax
         weights = fit_softmax(vecs, labels, classes, epochs, l2, seed, scale=SOFTMAX_T)
@@ -488,7 +522,7 @@ class _Held:
 
 def cross_validate(examples: Sequence[tuple[str, str]], *, oos_label: str | None = None, epochs: int = 10,
                    margin: float = 1.0, seed: int = 13, folds: int = 5, learner: str = "perceptron",
-                   l2: float = 1e-5) -> list[_Held]:
+                   l2: float = 1e-5, bag: int = 1) -> list[_Held]:
     """Out-of-fold scorings of every training example: k-fold by record, stratified by intent
     (out-of-scope examples included, so the folds see out of scope), each fold scored by a model
     trained on the other folds. Costs ``folds`` trainings on (k−1)/k of the data."""
@@ -499,7 +533,7 @@ def cross_validate(examples: Sequence[tuple[str, str]], *, oos_label: str | None
         part = [ex for ex, g in zip(examples, fold) if g != f]
         if not part:
             continue
-        m = _build(part, classes, oos_label, epochs, margin, seed, learner, l2)
+        m = _build(part, classes, oos_label, epochs, margin, seed, learner, l2, bag)
         for i, (t, y) in enumerate(examples):
             if fold[i] != f:
                 continue
@@ -555,7 +589,8 @@ MIN_CALIBRATION = (50, 10)
 def train(examples: Sequence[tuple[str, str]], *, oos_label: str | None = None, epochs: int = 10,
           margin: float = 1.0, seed: int = 13, folds: int = 5, oos_prior: float = 0.05,
           target_in_scope_recall: float = 0.98, min_calibration: tuple[int, int] = MIN_CALIBRATION,
-          max_in_scope_loss: float | None = None, learner: str = "perceptron", l2: float = 1e-5) -> IntentModel:
+          max_in_scope_loss: float | None = None, learner: str = "perceptron", l2: float = 1e-5,
+          bag: int = 1) -> IntentModel:
     """Train a scorer on ``(text, intent)`` pairs and its out-of-scope rejection by cross-validation.
 
     :param examples: training pairs; texts are normalised here.
@@ -582,6 +617,8 @@ def train(examples: Sequence[tuple[str, str]], *, oos_label: str | None = None, 
         margin perceptron (:func:`_fit`, ``margin``); ``softmax``, multinomial logistic regression
         with an L2 penalty ``l2`` per example (:func:`.softmax.fit_softmax`). Either gives sparse
         weights feature → ``{class: weight}``, scored by the same dot product.
+    :param bag: the perceptron's weights are the mean of this many trained in different example
+        orders (:func:`_bagged_fit`; costs ``bag`` times the training). 1: one order, as before.
     :raises ValueError: fewer than two classes, ``folds`` is 1 or negative, or an unknown learner.
     """
     classes = sorted({y for _, y in examples})
@@ -590,12 +627,12 @@ def train(examples: Sequence[tuple[str, str]], *, oos_label: str | None = None, 
     if learner not in LEARNERS:
         raise ValueError(f"unknown learner {learner!r} (one of {', '.join(LEARNERS)})")
     if folds == 0:
-        return _build(examples, classes, oos_label, epochs, margin, seed, learner, l2)
+        return _build(examples, classes, oos_label, epochs, margin, seed, learner, l2, bag)
     if folds < 2:
         raise ValueError("folds must be 0 (no calibration) or at least 2")
     held = cross_validate(examples, oos_label=oos_label, epochs=epochs, margin=margin, seed=seed, folds=folds,
-                          learner=learner, l2=l2)
-    model = _build(examples, classes, oos_label, epochs, margin, seed, learner, l2)
+                          learner=learner, l2=l2, bag=bag)
+    model = _build(examples, classes, oos_label, epochs, margin, seed, learner, l2, bag)
     _calibrate(model, held, oos_prior, target_in_scope_recall, folds, min_calibration, max_in_scope_loss)
     model.report["learner"] = learner
     return model
@@ -713,8 +750,8 @@ def train_cached(examples: Sequence[tuple[str, str]], cache_dir: Path | str | No
 
 
 # ---- templates and keywords ------------------------------------------------------------------
-_SLOT = re.compile(r"\{(\w+)\}")
-_STRIP = re.compile(r"[\s,.!?;:'\"~，。！？；：、]+")
+_SLOT = lazyre.compile(r"\{(\w+)\}")
+_STRIP = lazyre.compile(r"[\s,.!?;:'\"~，。！？；：、]+")
 #: words around a template that do not change the request ("请帮我…", "could you please …", "…一下吧");
 #: matched on the stripped text, so they are stripped the same way (no spaces, no apostrophes)
 _POLITE_HEAD_WORDS = ("请", "麻烦", "麻烦你", "帮我", "帮忙", "你能", "能不能", "可以", "我要", "我想", "我需要", "也",
@@ -790,15 +827,15 @@ def _template_core(tpl: str, slots: Mapping[str, str]) -> str:
 LONG_MIN_WORDS = 10
 #: a clause shorter than this (same units) is not read on its own ("so", "嗯")
 _CLAUSE_MIN_WORDS = 1.5
-_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?|[\u3400-\u4dbf\u4e00-\u9fff]")
+_WORD = lazyre.compile(r"[a-z0-9]+(?:'[a-z]+)?|[\u3400-\u4dbf\u4e00-\u9fff]")
 #: clause boundaries: punctuation (a "." or ":" inside a number or a time is not one)
-_CLAUSE_BREAK = re.compile(r"[,;!?~]+|[.:](?!\d)")
+_CLAUSE_BREAK = lazyre.compile(r"[,;!?~]+|[.:](?!\d)")
 #: words that open a new clause; the opener stays with the clause it opens
-_CLAUSE_OPENER = re.compile(
+_CLAUSE_OPENER = lazyre.compile(
     r"(?<![a-z'])(?:but|so|whether|because|anyway|and then|then|if you could|could you|can you|would you|please)(?![a-z'])"
     r"|但是|不过|所以|然后|能不能|可不可以|麻烦你|请问|你能")
 #: a clause that only thanks or pleases ("thank you", "谢谢你啊") is not the request
-_COURTESY = re.compile("(?:" + "|".join(re.escape(_STRIP.sub("", w)) for w in (
+_COURTESY = lazyre.compile("(?:" + "|".join(re.escape(_STRIP.sub("", w)) for w in (
     "谢谢", "谢谢你", "多谢", "辛苦了", "辛苦", "麻烦了", "thanks", "thank you", "cheers", "please")) + ")+[啊呀了啦哈]*")
 #: Words that carry no request of their own — courtesy (please, 请, 麻烦, thanks, 谢谢) and
 #: hesitation (um, 呃) — removed before the scorer reads an utterance (:func:`content_of`): one
@@ -810,11 +847,11 @@ _EMPTY_EN = ("please", "pls", "plz", "kindly", "thanks", "thank you", "thank u",
 _EMPTY_ZH_HEAD = ("请问", "请你", "请", "麻烦你", "麻烦您", "麻烦", "劳驾", "呃", "额", "嗯", "唔", "那个", "这个", "就是")
 _EMPTY_ZH_TAIL = ("谢谢你", "谢谢您", "谢谢", "多谢", "谢了", "麻烦了", "辛苦了", "吧", "啊", "呀", "呢", "哦", "啦",
                   "嘛", "哈", "呗", "了")
-_EMPTY_EN_RX = re.compile(r"(?<![a-z0-9'])(?:" + "|".join(
+_EMPTY_EN_RX = lazyre.compile(r"(?<![a-z0-9'])(?:" + "|".join(
     re.escape(w).replace(r"\ ", r"\s+") for w in sorted(_EMPTY_EN, key=len, reverse=True)) + r")(?![a-z0-9'])")
-_EMPTY_ZH_HEAD_RX = re.compile(r"^(?:[\s,.!?;:~，。！？；：、]*(?:" + "|".join(
+_EMPTY_ZH_HEAD_RX = lazyre.compile(r"^(?:[\s,.!?;:~，。！？；：、]*(?:" + "|".join(
     sorted(_EMPTY_ZH_HEAD, key=len, reverse=True)) + "))+")
-_EMPTY_ZH_TAIL_RX = re.compile(r"(?:(?:" + "|".join(
+_EMPTY_ZH_TAIL_RX = lazyre.compile(r"(?:(?:" + "|".join(
     sorted(_EMPTY_ZH_TAIL, key=len, reverse=True)) + r")[\s,.!?;:~，。！？；：、]*)+$")
 
 
@@ -836,7 +873,7 @@ def content_of(text: str) -> str:
 
 
 #: a negated clause asks for nothing ("不要把这件事记成待办", "there is no need to remind me")
-_NEGATED = re.compile(
+_NEGATED = lazyre.compile(
     r"(?<![a-z'])(?:not|never|no need|no longer|don't|dont|do not|doesn't|didn't|won't|shouldn't|without)(?![a-z'])|n't(?![a-z])"
     r"|不要|不用|无需|不必|没必要|不需要|不想|先不|(?<![特区识级类性分告个])别(?![的人处])")
 

@@ -28,6 +28,8 @@ import unicodedata
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
+from .. import lazyre
+
 __all__ = ["Normalized", "cn_to_int", "normalize"]
 
 _PUNCT = str.maketrans({
@@ -64,7 +66,7 @@ _CN_DIGIT = {"零": 0, "〇": 0, "○": 0, "一": 1, "二": 2, "两": 2, "三": 
              "六": 6, "七": 7, "八": 8, "九": 9}
 _CN_UNIT = {"十": 10, "百": 100, "千": 1000}
 _CN_BIG = {"万": 10_000, "亿": 100_000_000}
-_CN_NUM_RE = re.compile("[零〇○一二两三四五六七八九十百千万亿]+")
+_CN_NUM_RE = lazyre.compile("[零〇○一二两三四五六七八九十百千万亿]+")
 # A lone 一 is a number only next to one of these (unit after, or 星期/周/第 before).
 _YI_UNITS = set("月日号点个天周年岁份元块张台分秒刻小半位条件本")
 _YI_BEFORE = ("星期", "礼拜", "周", "第")
@@ -203,10 +205,10 @@ def _approximate(run: str, after: str, after_weekday: bool) -> bool:
 #: bounded so an adversary's text cannot grow it without limit
 _CHAR_FORM: dict[str, str] = {}
 _CHAR_FORM_MAX = 8192  # the common hanzi (~3,500) and Latin fit; at most ~1 MB
-_SPACE_RUN = re.compile(r"\s+")  # \s on str patterns is exactly str.isspace (Py_UNICODE_ISSPACE)
+_SPACE_RUN = lazyre.compile(r"\s+")  # \s on str patterns is exactly str.isspace (Py_UNICODE_ISSPACE)
 #: whitespace that step 5 would change: at an end, a run, not a plain space, or next to CJK (_is_cjk)
 _CJK_CLASS = "\u3400-\u4dbf\u4e00-\u9fff\u3000-\u303f\uff00-\uffef"
-_SPACE_CHANGES = re.compile(rf"\A\s|\s\Z|\s\s|[^\S ]|[{_CJK_CLASS}] | [{_CJK_CLASS}]")
+_SPACE_CHANGES = lazyre.compile(rf"\A\s|\s\Z|\s\s|[^\S ]|[{_CJK_CLASS}] | [{_CJK_CLASS}]")
 
 
 def _char_form(ch: str) -> str:

@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import Any, Callable, Mapping, Sequence
 from zoneinfo import ZoneInfo
 
+from .. import lazyre
 from .entities import DEFAULT_ID_PATTERNS, Entity, EntityExtractor, IdPattern
 from .intents import IntentMatch, IntentModel, IntentRecognizer, IntentSpec
 from .kinds import utterance_kind
@@ -23,11 +24,11 @@ from .temporal import TimeExpr, parse_times
 
 __all__ = ["NluEngine", "ParseResult", "detect_lang", "parse"]
 
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_CJK = lazyre.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 # a Latin token that is an address, an id or a code says nothing of the language it sits in:
 # e-mail addresses, URLs, paths, tokens with a digit or an underscore (SO20240615, nginx_1, 5G)
-_NOT_WORDS = re.compile(r"[\w.+-]*@[\w.-]+|https?://\S+|[/~][\w./-]*|[A-Za-z_]*[\d_][A-Za-z0-9_]*", re.ASCII)
-_EN_WORD = re.compile(r"[A-Za-z]{2,}")
+_NOT_WORDS = lazyre.compile(r"[\w.+-]*@[\w.-]+|https?://\S+|[/~][\w./-]*|[A-Za-z_]*[\d_][A-Za-z0-9_]*", re.ASCII)
+_EN_WORD = lazyre.compile(r"[A-Za-z]{2,}")
 #: Chinese ideographs per English word at which a mixed sentence is read as Chinese: a written
 #: Chinese word averages one and a half to two characters, so 1.2 leans Chinese only when the
 #: Chinese part carries the frame

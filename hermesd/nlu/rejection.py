@@ -26,7 +26,13 @@ Features of the winning in-scope intent ``c`` of one utterance (:func:`features`
   examples of one intent, so ``coverage`` counts it as that intent's vocabulary and "我想吃火锅" looked
   like a send; the out-of-scope examples (everyday sentences) say which units are generic. Without
   an out-of-scope class it equals ``coverage``;
-- ``length``: ``log(1 + units)``.
+- ``length``: ``log(1 + units)``;
+- ``oos_lead``: ``max(0, oos_gap)``, the out-of-scope class's lead alone. One linear weight on
+  ``oos_gap`` is one slope for two regimes — an intent ahead of the out-of-scope class by some
+  margin, and the class ahead of every intent — and its fit was pulled to near 0 by the first
+  (0.012 on the shipped pack before issue 17; −0.2 after its near misses), so a long everyday text
+  the class led by 1.7 (of a top score of 0.5) was accepted. The hinge lets the lead count on its
+  own: weight −0.8 on the same data, and that text is rejected.
 
 The model is :math:`P(\\text{accept}) = σ(b + Σ w_i z_i)` over standardised features
 (:math:`z = (x − μ)/σ`), fitted by Newton's method (IRLS) with a small L2 penalty; an utterance is
@@ -53,7 +59,7 @@ from typing import Mapping, Sequence
 __all__ = ["FEATURES", "RejectionModel", "SOFTMAX_T", "budget_threshold", "choose_threshold", "features", "fit", "fit_logistic",
            "regime_prior"]
 
-FEATURES = ("top", "gap", "oos_gap", "entropy", "coverage", "unseen", "evidence", "length")
+FEATURES = ("top", "gap", "oos_gap", "entropy", "coverage", "unseen", "evidence", "length", "oos_lead")
 #: softmax temperature for ``entropy``, in score units (the scorer's scores of a confident top
 #: lie around 1–3 and of the rest around 0, so 0.25 spreads the probabilities usefully)
 SOFTMAX_T = 0.25
@@ -85,7 +91,8 @@ def features(scores: Mapping[str, float], top: str, oos_label: str | None, cover
     else:
         ent = 0.0
     return [s1, s1 - s2, oos - s1 if oos_label else 0.0, ent, coverage, unseen,
-            coverage if evidence is None else evidence, math.log1p(units)]
+            coverage if evidence is None else evidence, math.log1p(units),
+            max(0.0, oos - s1) if oos_label else 0.0]
 
 
 @dataclass(slots=True)

@@ -33,16 +33,18 @@ from typing import Any, Iterable, Iterator
 from re import _constants as C  # noqa: PLC2701 - the opcodes of re's own parser (CPython ≥ 3.11)
 from re import _parser as P  # noqa: PLC2701
 
+from .. import lazyre
+
 __all__ = ["SCRIPTS", "First", "LazyPattern", "analysis_key", "export", "first_chars", "first_pairs",
            "needed_scripts", "prefilters", "required_strings", "scripts_of", "seed"]
 
 #: script → the pattern that finds one of its characters in a text
 _CJK_RANGES = ((0x3400, 0x4DBF), (0x4E00, 0x9FFF))
-_DIGIT = re.compile(r"\d")
+_DIGIT = lazyre.compile(r"\d")
 SCRIPTS: dict[str, re.Pattern[str]] = {
-    "cjk": re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]"),
+    "cjk": lazyre.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]"),
     "digit": _DIGIT,
-    "latin": re.compile(r"[A-Za-z]"),
+    "latin": lazyre.compile(r"[A-Za-z]"),
 }
 
 

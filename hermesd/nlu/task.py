@@ -30,6 +30,7 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from .. import lazyre
 from .clock import impossible_clocks
 from .normalize import Normalized, normalize
 
@@ -65,17 +66,20 @@ _STRONG = _alt(_ZH_STRONG, _EN_STRONG)
 _WEAK = _alt(_ZH_WEAK, _EN_WEAK)
 
 # words that only join a time phrase to the sentence
-_BEFORE_TIME = re.compile(rf"(?:(?:在|于|於)\s*|{_B}(?:on|at|in|by|for|around|about|before|after|until|till|from|the)\s+)+$")
+_BEFORE_TIME = lazyre.compile(rf"(?:(?:在|于|於)\s*|{_B}(?:on|at|in|by|for|around|about|before|after|until|till|from|the)\s+)+$")
 # 前 alone ("月底前", "周五前") is "before" too, unless it starts a word of its own (前台, 前往, 前面 …)
-_AFTER_TIME = re.compile(r"\s*(?:的时候|时候|的時候|之前|以前|之后|之後|以后|以後|前(?![台面往边邊门門后後天年辈輩任进進排线線夕途景言])"
-                         r"|[后後](?![面边邊台门門来來果悔续續])|时|時|的)")
+_AFTER_TIME = lazyre.compile(r"\s*(?:的时候|时候|的時候|之前|以前|之后|之後|以后|以後|前(?![台面往边邊门門后後天年辈輩任进進排线線夕途景言])"
+                             r"|[后後](?![面边邊台门門来來果悔续續])|时|時|的)")
 
 _PUNCT = r"[\s,.;:!?~\-\"'()\[\]<>/|*]"
-_PUNCT_CH = re.compile(_PUNCT)
-_LEAD = re.compile(rf"^(?:{_PUNCT}+|(?:to|that|about|of|for|and|then|so){_E}|要(?=.)|记得|記得|一下)")
-_OPENER = re.compile(rf"^(?:{_PUNCT}+|请你?|請你?|麻烦你?|麻煩你?|帮我|幫我|能不能|可以|"
-                     rf"(?:please|pls|kindly|hey|hi|ok|okay|can\s+you|could\s+you|would\s+you|will\s+you){_E})")
-_TRAIL = re.compile(rf"(?:{_PUNCT}+|哦|喔|噢|吧|啊|呀|哈|啦|嘛|呢|哟|好吗|好嗎|好不好|可以吗|行吗|谢谢|謝謝|谢了|"
+_PUNCT_CH = lazyre.compile(_PUNCT)
+# discourse words that say how the speaker goes on, never what is to be done ("actually remind me …",
+# "remind me to actually call mom", "其实提醒我…"): an opener, or dangling at the task's start
+_DISCOURSE = r"actually|so|well|oh|oops|sorry|um|uh|er|hmm|anyway|also"
+_LEAD = lazyre.compile(rf"^(?:{_PUNCT}+|(?:to|that|about|of|for|and|then|{_DISCOURSE}){_E}|要(?=.)|记得|記得|一下|其实|其實)")
+_OPENER = lazyre.compile(rf"^(?:{_PUNCT}+|请你?|請你?|麻烦你?|麻煩你?|帮我|幫我|能不能|可以|其实|其實|嗯|呃|"
+                     rf"(?:please|pls|kindly|hey|hi|ok|okay|can\s+you|could\s+you|would\s+you|will\s+you|{_DISCOURSE}){_E})")
+_TRAIL = lazyre.compile(rf"(?:{_PUNCT}+|哦|喔|噢|吧|啊|呀|哈|啦|嘛|呢|哟|好吗|好嗎|好不好|可以吗|行吗|谢谢|謝謝|谢了|"
                     rf"{_B}(?:please|pls|thanks|thank\s+you|ok|okay))$")
 
 
@@ -200,10 +204,13 @@ def leading_trigger(text: str | Normalized, time_spans: Iterable[tuple[int, int]
     return m.group() if not rest.strip(" ,，:：在于") else None
 
 
-def task_text(parsed: ParseResult) -> str | None:
+def task_text(parsed: ParseResult, context: Iterable[tuple[int, int]] = ()) -> str | None:
     """The task of a parsed request (a reminder's text): :func:`strip_request` over its own times.
 
     :param parsed: the utterance's :class:`~hermesd.nlu.parser.ParseResult`.
+    :param context: spans (original text) of clauses that only tell what happened ("昨天开会的时候老板说了，
+        …", :func:`hermesd.dialogue.clauses.request_times`): left out of the task, unless nothing is left
+        without them ("我昨天忘了交报告，明天提醒我": the task is said in the context).
     :return: the task in the user's words, or None when the utterance names no task.
 
     A clock time that does not exist ("25点", :func:`~hermesd.nlu.clock.impossible_clocks`) is a time
@@ -212,4 +219,10 @@ def task_text(parsed: ParseResult) -> str | None:
     """
     norm = normalize(parsed.text)
     bad = [norm.span(*c.span) for c in impossible_clocks(norm.text)]
-    return strip_request(norm, [*(x.span for x in parsed.times), *bad])
+    spans = [*(x.span for x in parsed.times), *bad]
+    context = list(context)
+    if context:
+        task = strip_request(norm, [*spans, *context])
+        if task:
+            return task
+    return strip_request(norm, spans)

@@ -66,6 +66,7 @@ from datetime import date, datetime, time, timedelta, timezone
 from typing import Any, Mapping
 from zoneinfo import ZoneInfo
 
+from .. import lazyre
 from .normalize import Normalized, normalize
 from .numbers import EN_NUM, en_number
 from .temporal_atoms import MEALS, PARTS_OF_DAY, UNIT_SECONDS, Atom, find_atoms
@@ -78,19 +79,19 @@ from .temporal_recurrence import Every, en_every, zh_every, zh_length_range, zh_
 
 __all__ = ["TimeExpr", "impossible_date_text", "parse_times"]
 
-_GAP = re.compile(r"^(?:\s|,|的|at|on|in the|in|of|around|about|by|this|the|from|t)*$")  # t: ISO 8601 2025-03-03T10:00
-_DAY_RANGE_END = re.compile(r"\s*(-|~|to|through|thru|until|till|and|到|至)\s*(\d{1,2})(?:st|nd|rd|th|号|日)?(?![\d:])"
-                            r"(?!\s*(?:[ap]\.?m\b|o'?clock|点|时|个|人|位|岁|天|周|月|年|分|秒|小时|hours?|days?|weeks?|"
-                            r"months?|years?|minutes?|people|persons?))"
-                            r"(?:,?\s+((?:19|20)\d\d)(?!\d))?")
+_GAP = lazyre.compile(r"^(?:\s|,|的|at|on|in the|in|of|around|about|by|this|the|from|t)*$")  # t: ISO 8601 2025-03-03T10:00
+_DAY_RANGE_END = lazyre.compile(r"\s*(-|~|to|through|thru|until|till|and|到|至)\s*(\d{1,2})(?:st|nd|rd|th|号|日)?(?![\d:])"
+                                r"(?!\s*(?:[ap]\.?m\b|o'?clock|点|时|个|人|位|岁|天|周|月|年|分|秒|小时|hours?|days?|weeks?|"
+                                r"months?|years?|minutes?|people|persons?))"
+                                r"(?:,?\s+((?:19|20)\d\d)(?!\d))?")
 # a day, then the word that opens the part of day said after it: "tomorrow after lunch", "Friday before
 # dinner", 明天吃完午饭, 周五吃过晚饭 (吃完/吃过/吃好 X = after X)
-_DAY_THEN_PART = re.compile(r"\s*(?:(after|before)\s+(?:the\s+)?|吃完|吃过|吃好)\s*")
-_DATE_THEN_RANGE = re.compile(r"^(?:\s|,|on|at|from|in|between)*$")
-_DAY_RANGE_START = re.compile(r"(?<![\d:./-])(\d{1,2})(?:st|nd|rd|th)?\s*(?:-|~|to|through|thru|until|till)\s*(?:the\s+)?$")
-_WEEKDAY_RANGE_END = re.compile(r"\s*(?:到|至|~|-)\s*([1-7日天])(?![\d号日点时月年个天周:])")
+_DAY_THEN_PART = lazyre.compile(r"\s*(?:(after|before)\s+(?:the\s+)?|吃完|吃过|吃好)\s*")
+_DATE_THEN_RANGE = lazyre.compile(r"^(?:\s|,|on|at|from|in|between)*$")
+_DAY_RANGE_START = lazyre.compile(r"(?<![\d:./-])(\d{1,2})(?:st|nd|rd|th)?\s*(?:-|~|to|through|thru|until|till)\s*(?:the\s+)?$")
+_WEEKDAY_RANGE_END = lazyre.compile(r"\s*(?:到|至|~|-)\s*([1-7日天])(?![\d号日点时月年个天周:])")
 _ZH_WD_NUM = {"1": 1, "2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7, "日": 7, "天": 7}
-_RANGE_CONN = re.compile(r"^\s*(到|至|~|--?|to|until|untill|till|through|thru|and|和|与|跟)\s*(?:the\s+)?$")  # —— is --
+_RANGE_CONN = lazyre.compile(r"^\s*(到|至|~|--?|to|until|untill|till|through|thru|and|和|与|跟)\s*(?:the\s+)?$")  # —— is --
 _GRAIN_ORDER = ["second", "minute", "hour", "part_of_day", "day", "week", "weekend", "month", "season", "quarter",
                 "year", "decade", "century"]
 _FINER = {"century": -1, "decade": 0, "year": 1, "season": 2, "quarter": 3, "month": 4, "week": 5, "weekend": 6}
@@ -220,17 +221,18 @@ def _merge_frames(f1: dict[str, Any], f2: dict[str, Any]) -> dict[str, Any] | No
 
 # quantities that change with time: 现在的气温 / "the current temperature" asks for their value now, so the
 # 现在/current there is a time (as xSID annotates it), while 现在的位置 / 现在的我 is an attribute
-_STATE_NOUN = re.compile(rf"\s*(?:{STATE_NOUNS_ZH})")
+_STATE_NOUN = lazyre.compile(rf"\s*(?:{STATE_NOUNS_ZH})")
 _CATS_MERGEABLE = {"date", "pod", "clock", "hourish", "now"}
-_RECURRING = re.compile(r"(?:每[天日周月年晚早]?|每个|每隔|every|each|daily|weekly|nightly)\s*$")
+_RECURRING = lazyre.compile(r"(?:每[天日周月年晚早]?|每个|每隔|every|each|daily|weekly|nightly)\s*$")
 # a recurrence anywhere in the utterance ("每五分钟响一次", "daily at 7 am", "every minute for 20 minutes")
-_RECURRENCE = re.compile(r"每|(?<![a-z])(?:every|each|daily|weekly|nightly|monthly|hourly|recurring|weekdays|weekends)(?![a-z])")
+# (daily, weekly … count when en_every reads them as how often, not as an adjective: "the weekly report at 9")
+_RECURRENCE = lazyre.compile(r"每|(?<![a-z])(?:every|each|recurring|weekdays|weekends)(?![a-z])")
 # a future-oriented utterance: a request to be reminded, woken, booked, or a plan ("春节提醒我", "remind me on
 # Christmas", "圣诞节打算去哪", "how many days until Easter"); an explicit past word keeps the reference year
-_FUTURE = re.compile(r"提醒|闹钟|叫醒|叫我|记得|别忘|安排|预订|预定|预约|打算|准备|计划|将要|即将|还有(?:几|多少|多久)|倒计时|到时候|"
-                     r"(?<![a-z])(?:remind|reminder|alarm|wake me|schedule|book|reserve|will|going to|gonna|plan|"
-                     r"planning|until|till|countdown|upcoming|how long)(?![a-z])|'ll(?![a-z])")
-_PAST = re.compile(r"上次|曾经|已经|去过|过了|我记得|(?<![a-z])(?:was|were|did|had|ago|used to)(?![a-z])")
+_FUTURE = lazyre.compile(r"提醒|闹钟|叫醒|叫我|记得|别忘|安排|预订|预定|预约|打算|准备|计划|将要|即将|还有(?:几|多少|多久)|倒计时|到时候|"
+                         r"(?<![a-z])(?:remind|reminder|alarm|wake me|schedule|book|reserve|will|going to|gonna|plan|"
+                         r"planning|until|till|countdown|upcoming|how long)(?![a-z])|'ll(?![a-z])")
+_PAST = lazyre.compile(r"上次|曾经|已经|去过|过了|我记得|(?<![a-z])(?:was|were|did|had|ago|used to)(?![a-z])")
 _DATE_KEYS = ("rel_day", "weekday", "day", "month", "period", "year", "holiday", "lunar", "lunar_month", "part", "pair")
 _CLOCK_KEYS = frozenset({"hour", "minute", "second", "ampm", "pod", "h24", "midnight", "future"})
 
@@ -258,7 +260,7 @@ def _hyphen_joins(g: _Group, a: Atom) -> bool:
         and set(a.f) == {"year", "period"}
 
 
-_MEAL_AT = re.compile(r"\s+(?:at|around|about)\s+")
+_MEAL_AT = lazyre.compile(r"\s+(?:at|around|about)\s+")
 
 
 def _meal_reads_clock(text: str, g: _Group, a: Atom) -> bool:
@@ -793,7 +795,7 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
     anchor_of: dict[int, Every] = {}  # a group's start → the 每-phrase it is the time of (每周一, 每天早上8点)
     if every:
         groups, anchor_of = _every_anchors(t, groups, every)
-    recurring = bool(_RECURRENCE.search(t))
+    recurring = bool(every) or bool(_RECURRENCE.search(t))
     if _FUTURE.search(t) and not _PAST.search(t):
         for g in groups:
             g.f["future"] = True
@@ -977,7 +979,7 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
 
 # 6·30, 5·12, 9·11: a month and a day joined by a middle dot name a day (the Chinese way of naming a date and
 # what happened on it: 5·12汶川地震, 6·18); a middle dot between other numbers is none
-_MIDDLE_DOT_DATE = re.compile(r"(?<![\d.\u00b7])(1[0-2]|0?[1-9])\u00b7(3[01]|[12]\d|0?[1-9])(?![\d.\u00b7%])")
+_MIDDLE_DOT_DATE = lazyre.compile(r"(?<![\d.\u00b7])(1[0-2]|0?[1-9])\u00b7(3[01]|[12]\d|0?[1-9])(?![\d.\u00b7%])")
 
 
 def _middle_dot_dates(norm: Normalized, groups: list[_Group]) -> list[_Group]:
@@ -990,7 +992,7 @@ def _middle_dot_dates(norm: Normalized, groups: list[_Group]) -> list[_Group]:
     return sorted(out, key=lambda g: g.start)
 
 
-_LIST_GAP = re.compile(r"^\s*(?:,|和|及|与|或|以及)\s*$")
+_LIST_GAP = lazyre.compile(r"^\s*(?:,|和|及|与|或|以及)\s*$")
 
 
 def _listed_days(norm: Normalized, groups: list[_Group]) -> list[_Group]:
@@ -1007,8 +1009,8 @@ def _listed_days(norm: Normalized, groups: list[_Group]) -> list[_Group]:
 
 
 # ---- Chinese recurrences and ranges of lengths (temporal_recurrence.py reads them) ---------------------------
-_ANCHOR_GAP = re.compile(r"^(?:的|在)?$|^\s+(?:at|on|around|from)?\s*$")  # 每天早上8点; every day at 8am
-_EN_EVERY_CUE = re.compile(r"every|each|hourly|daily|nightly|weekly|monthly|yearly|annually")
+_ANCHOR_GAP = lazyre.compile(r"^(?:的|在)?$|^\s+(?:at|on|around|from)?\s*$")  # 每天早上8点; every day at 8am
+_EN_EVERY_CUE = lazyre.compile(r"every|each|hourly|daily|nightly|weekly|monthly|yearly|annually")
 
 
 def _every_anchors(t: str, groups: list[_Group], every: list[Every]) -> tuple[list[_Group], dict[int, Every]]:
@@ -1134,8 +1136,8 @@ def _next_occurrence(x: TimeExpr, ref: datetime, tz: ZoneInfo) -> TimeExpr:
     return replace(x, start=move(x.start, k), end=move(x.end, k), point=move(x.point, k)) if k else x
 
 
-_LENGTH_UNIT = re.compile(r"[秒钟时头天日周期拜度月年]")
-_LENGTH_JOIN = re.compile(r"(?:到|至|~|-|或)\s*\d|以下")
+_LENGTH_UNIT = lazyre.compile(r"[秒钟时头天日周期拜度月年]")
+_LENGTH_JOIN = lazyre.compile(r"(?:到|至|~|-|或)\s*\d|以下")
 
 
 def _length_ranges(norm: Normalized, out: list[TimeExpr]) -> list[TimeExpr]:
@@ -1156,10 +1158,10 @@ def _length_ranges(norm: Normalized, out: list[TimeExpr]) -> list[TimeExpr]:
 
 
 # ---- a time and how long from it: "18th Dec for 10 days", "4pm for 30 mins", "for 10 days from 18th Dec" --------
-_FOR_AFTER = re.compile(r"^\s*,?\s*for\s*$", re.I)
-_FOR_BEFORE = re.compile(r"^\s*(?:(?:starting|beginning)\s+(?:at\s+|on\s+)?)?(?:from\s*)?$", re.I)
-_FOR_LEAD = re.compile(r"(?:^|\s)(for|from)\s+$|(从|自)\s*$", re.I)
-_ZH_FROM_FOR = re.compile(r"^\s*(?:起|开始|起的)\s*,?\s*$")
+_FOR_AFTER = lazyre.compile(r"^\s*,?\s*for\s*$", re.I)
+_FOR_BEFORE = lazyre.compile(r"^\s*(?:(?:starting|beginning)\s+(?:at\s+|on\s+)?)?(?:from\s*)?$", re.I)
+_FOR_LEAD = lazyre.compile(r"(?:^|\s)(for|from)\s+$|(从|自)\s*$", re.I)
+_ZH_FROM_FOR = lazyre.compile(r"^\s*(?:起|开始|起的)\s*,?\s*$")
 
 
 def _for_a_while(original: str, out: list[TimeExpr]) -> list[TimeExpr]:
@@ -1213,8 +1215,8 @@ _ZONES = {"utc": 0, "gmt": 0, "z": 0, "wet": 0, "bst": 60, "cet": 60, "cest": 12
           "msk": 180, "ist": 330, "sgt": 480, "hkt": 480, "awst": 480, "jst": 540, "kst": 540, "aest": 600,
           "aedt": 660, "nzst": 720, "nzdt": 780, "hst": -600, "akst": -540, "akdt": -480, "pst": -480, "pdt": -420,
           "mst": -420, "mdt": -360, "cst": -360, "cdt": -300, "est": -300, "edt": -240, "ast": -240, "adt": -180}
-_ZONE_AFTER = re.compile(r"\s*(\()?(" + "|".join(sorted((k for k in _ZONES if len(k) > 1), key=len, reverse=True))
-                         + r")(?(1)\)|)(?![A-Za-z])", re.I)
+_ZONE_AFTER = lazyre.compile(r"\s*(\()?(" + "|".join(sorted((k for k in _ZONES if len(k) > 1), key=len, reverse=True))
+                             + r")(?(1)\)|)(?![A-Za-z])", re.I)
 
 
 def _zone_both_ends(t: str, g: "_Group", nxt: "_Group") -> re.Match[str] | None:
@@ -1246,12 +1248,12 @@ def _in_named_zone(original: str, x: TimeExpr, tz: ZoneInfo) -> TimeExpr:
                    text=original[span[0]:span[1]], grain=grain)
 
 
-_BARE_HOUR_END = re.compile(r"\s*(?:-|to|until|untill|till)\s*(\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|"
-                            r"eleven|twelve)(?![\d:.]|[a-z])(?!\s*(?:[ap]\.?m\b|o'?clock|people|persons?|guests?|of\b|"
-                            r"hours?|days?|minutes?|weeks?|months?|years?|times?|%))")
-_NTH_BEFORE = re.compile(r"(?<![a-z])(?:the\s+)?(first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th)\s+$")
+_BARE_HOUR_END = lazyre.compile(r"\s*(?:-|to|until|untill|till)\s*(\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|"
+                                r"eleven|twelve)(?![\d:.]|[a-z])(?!\s*(?:[ap]\.?m\b|o'?clock|people|persons?|guests?|of\b|"
+                                r"hours?|days?|minutes?|weeks?|months?|years?|times?|%))")
+_NTH_BEFORE = lazyre.compile(r"(?<![a-z])(?:the\s+)?(first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th)\s+$")
 _NTH = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4, "5th": 5}
-_AFTER_OR_BEFORE = re.compile(r"^\s*(after|before)\s+(?:the\s+)?$")
+_AFTER_OR_BEFORE = lazyre.compile(r"^\s*(after|before)\s+(?:the\s+)?$")
 
 
 def _nth_weekday_from(norm: Normalized, g: _Group, nxt: _Group | None, ref: datetime, tz: ZoneInfo) -> TimeExpr | None:
@@ -1278,7 +1280,7 @@ def _nth_weekday_from(norm: Normalized, g: _Group, nxt: _Group | None, ref: date
                                 {"year": day.year, "month": day.month, "day": day.day}, {"date"}), ref, tz)
 
 
-_EN_WEEK_BEFORE_DAY = re.compile(r"(?<![a-z])(?:the\s+)?week\s+(after|before)\s+(?:the\s+)?$")
+_EN_WEEK_BEFORE_DAY = lazyre.compile(r"(?<![a-z])(?:the\s+)?week\s+(after|before)\s+(?:the\s+)?$")
 
 
 def _week_around(norm: Normalized, g: _Group, nxt: _Group | None, ref: datetime,
@@ -1316,9 +1318,9 @@ def _week_around(norm: Normalized, g: _Group, nxt: _Group | None, ref: datetime,
 
 
 #: "later than X but before Y", "after X and before Y": the range between them
-_AFTER_LEAD = re.compile(r"(?<![a-z])(?:later than|after)\s+$")
-_BUT_BEFORE = re.compile(r"^\s*,?\s*(?:but|and)\s+(?:before|earlier than|no later than)\s+$")
-_CLOCK_AFTER_OFFSET = re.compile(r"^\s*,?\s*(?:at\s+|@\s*)?$")
+_AFTER_LEAD = lazyre.compile(r"(?<![a-z])(?:later than|after)\s+$")
+_BUT_BEFORE = lazyre.compile(r"^\s*,?\s*(?:but|and)\s+(?:before|earlier than|no later than)\s+$")
+_CLOCK_AFTER_OFFSET = lazyre.compile(r"^\s*,?\s*(?:at\s+|@\s*)?$")
 _WHOLE_UNITS = frozenset({"day", "week", "fortnight", "month", "year"})
 
 
@@ -1362,18 +1364,18 @@ def _offset_joined(t: str, g: _Group, nxt: _Group | None, ref: datetime, tz: Zon
     return None
 
 
-_EN_ANCHOR_GAP = re.compile(r"^\s*(from|after|before|on)\s*(?:the\s+)?$")
+_EN_ANCHOR_GAP = lazyre.compile(r"^\s*(from|after|before|on)\s*(?:the\s+)?$")
 #: British "Monday week", "tomorrow week", "Friday fortnight": a week (two) after the day said (Cambridge Dictionary,
 #: "week": "a week on Monday / Monday week, the Monday after next")
-_EN_DAY_WEEK = re.compile(r"\s+(week|fortnight)(?![a-z'-])")
+_EN_DAY_WEEK = lazyre.compile(r"\s+(week|fortnight)(?![a-z'-])")
 
 
 def _a_day_said(f: dict[str, Any]) -> bool:
     """The frame names one day by its weekday or as today/tomorrow, nothing more (the anchor of "a week on Monday",
     "Monday week"; "June week" or "Monday morning week" is none)."""
     return set(f) <= {"weekday", "wd_mode", "rel_day"} and ("weekday" in f or f.get("rel_day") in (0, 1))
-_EN_DAY_ANCHOR = re.compile(r"(?<![a-z])(?:the\s+)?day\s+(after|before)\s+(?:the\s+)?$")
-_ZH_ANCHOR_AFTER = re.compile(r"的?(之前|之后|以前|以后|前|后)的?(\d+|半)(个)?(半)?(天|日|周|星期|礼拜|个月|月|年|小时|钟头|分钟)"
+_EN_DAY_ANCHOR = lazyre.compile(r"(?<![a-z])(?:the\s+)?day\s+(after|before)\s+(?:the\s+)?$")
+_ZH_ANCHOR_AFTER = lazyre.compile(r"的?(之前|之后|以前|以后|前|后)的?(\d+|半)(个)?(半)?(天|日|周|星期|礼拜|个月|月|年|小时|钟头|分钟)"
                               r"(?![前后内以之里])")
 _ZH_ANCHOR_UNIT = {"天": "day", "日": "day", "周": "week", "星期": "week", "礼拜": "week", "个月": "month", "月": "month",
                    "年": "year", "小时": "hour", "钟头": "hour", "分钟": "minute"}
@@ -1483,7 +1485,7 @@ def _count_of_days(norm: Normalized, g: _Group) -> _Group:
     return _Group(g.start, g.end, {"duration": [(float(g.f["day"]), "day")]}, {"duration"})
 
 
-_WINDOW_BEFORE = re.compile(r"(过去|最近|近|前|上|后|未来|今后)的?$")
+_WINDOW_BEFORE = lazyre.compile(r"(过去|最近|近|前|上|后|未来|今后)的?$")
 
 
 def _count_of_months(norm: Normalized, g: _Group) -> _Group:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any, Callable
 
+from .. import lazyre
 from .numbers import EN_NUM, EN_ORD, en_number, en_ordinal
 from .scripts import SCRIPTS, First, LazyPattern, first_pairs, scripts_of
 
@@ -113,7 +114,7 @@ def register(pattern: str, cat: str, needs: str | None = None):
         rx = LazyPattern(pattern)  # read for its prefilters at the first parse, compiled when a text first needs it
         _PATTERNS.append((rx, cat, fn))
         _LAZY.append(rx)
-        _NEEDS.append(re.compile(needs) if needs else None)
+        _NEEDS.append(lazyre.compile(needs) if needs else None)
         return fn
     return deco
 
@@ -279,8 +280,8 @@ def _alone(m: re.Match[str]) -> bool:
 
 
 #: an offset of months or years after a month name: "March in a year", "May 2 years from now"
-_MONTH_OFFSET_AFTER = re.compile(rf"\s+(?:in\s+(?:a|an|\d+|{EN_NUM})\s+(?:years?|months?)|(?:a|an|\d+|{EN_NUM})\s+"
-                                 r"(?:years?|months?)\s+(?:from now|hence|ago))(?![a-z])")
+_MONTH_OFFSET_AFTER = lazyre.compile(rf"\s+(?:in\s+(?:a|an|\d+|{EN_NUM})\s+(?:years?|months?)|(?:a|an|\d+|{EN_NUM})\s+"
+                                     r"(?:years?|months?)\s+(?:from now|hence|ago))(?![a-z])")
 
 
 @_p(rf"{L}(?:(this|next|last|in|of|during|since|until|by|early|late|mid)(?:\s+|-))?({_MONTH_ALT}){_MONTH_DOT}"
@@ -509,10 +510,10 @@ def _en_end_of_day(m):
     return {"rel_day": 0}
 
 
-_EVERY_BEFORE = re.compile(r"(?<![a-z])(?:every|each|daily|weekly|weekdays)(?![a-z])")
+_EVERY_BEFORE = lazyre.compile(r"(?<![a-z])(?:every|each|daily|weekly|weekdays)(?![a-z])")
 #: a date written after a weekday's abbreviation, day first or month first ("Sat 2nd Jan", "sun, 3 jan 2027",
 #: "Wed Jan 6"): the weekday of that date, which picks its year (temporal.py), not the verb or the star
-_WD_BEFORE_DATE = re.compile(rf"\.?,?\s+(?:\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTH_ALT})|(?:{_MONTH_ALT})\.?\s+\d{{1,2}})(?![a-z])")
+_WD_BEFORE_DATE = lazyre.compile(rf"\.?,?\s+(?:\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTH_ALT})|(?:{_MONTH_ALT})\.?\s+\d{{1,2}})(?![a-z])")
 
 
 @_p(rf"{L}(?:(this|next|last|coming|past|the coming|the past|previous|on)\s+)?({_WD_ALT})(s)?{R}", "date")
@@ -787,8 +788,8 @@ def _hour_ish(m):
 
 
 _ISH_DAYS = r"(?:tomorrow|today|tonight|(?:mon|tues|wednes|thurs|fri|satur|sun)day)"
-_ISH_DAY_AFTER = re.compile(rf"\s+(?:on\s+|this\s+|next\s+)?{_ISH_DAYS}(?![a-z])|\s+(?:this|next)\s+(?:morning|afternoon|evening|week)")
-_ISH_DAY_BEFORE = re.compile(rf"(?<![a-z]){_ISH_DAYS}\s+$")
+_ISH_DAY_AFTER = lazyre.compile(rf"\s+(?:on\s+|this\s+|next\s+)?{_ISH_DAYS}(?![a-z])|\s+(?:this|next)\s+(?:morning|afternoon|evening|week)")
+_ISH_DAY_BEFORE = lazyre.compile(rf"(?<![a-z]){_ISH_DAYS}\s+$")
 
 
 #: hour words after a part of day ("evening five"); "one" is left out: "the evening one" picks an option
@@ -1004,8 +1005,8 @@ def _en_duration(m):
     return {"duration": q} if q else None
 
 
-_MILITARY = re.compile(r"(?:for\s+)?(?:the\s+)?(([01]\d|2[0-3])([0-5]\d))\s*(?:hours|hrs|hr)(?![a-z])")
-_MILITARY_LEAD = re.compile(r"(?<![a-z])(?:at|by|from|until|till|before|after|since|to)\s+$")
+_MILITARY = lazyre.compile(r"(?:for\s+)?(?:the\s+)?(([01]\d|2[0-3])([0-5]\d))\s*(?:hours|hrs|hr)(?![a-z])")
+_MILITARY_LEAD = lazyre.compile(r"(?<![a-z])(?:at|by|from|until|till|before|after|since|to)\s+$")
 
 
 def _military(text: str, start: int, said: str) -> re.Match[str] | None:
@@ -1023,7 +1024,7 @@ def _en_military_clock(m):
     return {"hour": int(m[1]), "minute": int(m[2]), "h24": True} if _military(m.string, m.start(), m[0]) else None
 
 
-_LEAD = re.compile(r"(?:(?:at|on|for|by|the|in the|in|of|during|since|until|around|about)\s+)+")
+_LEAD = lazyre.compile(r"(?:(?:at|on|for|by|the|in the|in|of|during|since|until|around|about)\s+)+")
 #: parts of day that are meals: a time of their own, never merged with a clock time ("lunch at 7:30").
 MEALS = frozenset({"早饭", "早餐", "午饭", "午餐", "晚饭", "晚餐", "lunch", "lunchtime", "breakfast", "brunch", "dinner", "supper"})
 

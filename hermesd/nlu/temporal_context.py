@@ -10,13 +10,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from .. import lazyre
 from .normalize import Normalized
 from .temporal_atoms import MEALS
 
 __all__ = ["inside_name", "looks_like_address", "looks_like_title", "meal_as_object"]
 
 
-_COMMON_WORDS = re.compile(r"[A-Z][a-z]+")
+_COMMON_WORDS = lazyre.compile(r"[A-Z][a-z]+")
 
 
 def looks_like_title(norm: Normalized, g: Any) -> bool:
@@ -33,16 +34,16 @@ def looks_like_title(norm: Normalized, g: Any) -> bool:
     return bool(before) and before[-1] not in ".!?。！？"
 
 
-_CJK = re.compile(r"[\u4e00-\u9fff]")
-_LATIN_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’&.-]*")
+_CJK = lazyre.compile(r"[\u4e00-\u9fff]")
+_LATIN_WORD = lazyre.compile(r"[A-Za-z0-9][A-Za-z0-9'’&.-]*")
 _EN_FUNCTION = frozenset("a an the at on in by of for to from this next last and or every each my".split())
 # head nouns of names (a playlist, an album, a show): the words before them in the same noun phrase name it
-_NAME_HEAD = re.compile(r"^[A-Za-z0-9'’&., -]{0,40}?(?<![A-Za-z])(?:playlist|play list|mix|mixtape)(?![A-Za-z])|"
-                        r"^[^，。！？,.!?;]{0,24}?(?:播放\s*列表|播放\s*清单|歌单)", re.I)
-_NAME_OWNER = re.compile(r"(?:(?<![A-Za-z])(?:my|our|your)|(?:我|我们|你)\s*的)[^，。！？,.!?;]{0,40}$", re.I)
-_NAME_NOUN_BEFORE = re.compile(r"(?<![A-Za-z])(?:track|song|tune|album|saga|film|movie|show|series|playlist|episode|"
-                               r"called|named|titled)\s+(?:[\"'“]\s*)?$|"
-                               r"(?:歌曲|曲目|专辑|传奇|电影|节目)\s*$", re.I)
+_NAME_HEAD = lazyre.compile(r"^[A-Za-z0-9'’&., -]{0,40}?(?<![A-Za-z])(?:playlist|play list|mix|mixtape)(?![A-Za-z])|"
+                            r"^[^，。！？,.!?;]{0,24}?(?:播放\s*列表|播放\s*清单|歌单)", re.I)
+_NAME_OWNER = lazyre.compile(r"(?:(?<![A-Za-z])(?:my|our|your)|(?:我|我们|你)\s*的)[^，。！？,.!?;]{0,40}$", re.I)
+_NAME_NOUN_BEFORE = lazyre.compile(r"(?<![A-Za-z])(?:track|song|tune|album|saga|film|movie|show|series|playlist|episode|"
+                                   r"called|named|titled)\s+(?:[\"'“]\s*)?$|"
+                                   r"(?:歌曲|曲目|专辑|传奇|电影|节目)\s*$", re.I)
 
 
 def inside_name(norm: Normalized, g: Any) -> bool:
@@ -113,14 +114,14 @@ def _caps_run(words: list[str]) -> int:
     return n
 
 
-_MEAL_OBJECT_BEFORE = re.compile(
+_MEAL_OBJECT_BEFORE = lazyre.compile(
     r"(?:(?<![a-z])(?:make|makes|making|made|cook|cooks|cooking|cooked|prepare|prepares|preparing|fix|pack|packing|buy|"
     r"order|ordering|have|eat|eats|eating|grab|get)\s+(?:(?:a|an|the|my|his|her|our|their|some|[a-z]+'s)\s+)?|"
     r"(?:做|煮|烧|准备|弄|带|买|点|吃|去吃|请|約|约)(?:个|份|一份|一顿|顿)?\s*)$", re.I)
 #: an eating verb after a time word is the time ("after I have lunch", "when we eat dinner")
-_MEAL_EATEN_WHEN = re.compile(r"(?<![a-z])(?:after|before|when|until|till|while|once)\s+(?:[a-z]+\s+)?(?:have|eat|get|grab)\s+"
-                              r"(?:(?:a|an|the|my|our|some)\s+)?$", re.I)
-_MEAL_AS_TIME_AFTER = re.compile(r"^\s*(?:的?时候|时|前|后|之前|之后|以前|以后|时间|(?<![a-z])time(?![a-z]))", re.I)
+_MEAL_EATEN_WHEN = lazyre.compile(r"(?<![a-z])(?:after|before|when|until|till|while|once)\s+(?:[a-z]+\s+)?(?:have|eat|get|grab)\s+"
+                                  r"(?:(?:a|an|the|my|our|some)\s+)?$", re.I)
+_MEAL_AS_TIME_AFTER = lazyre.compile(r"^\s*(?:的?时候|时|前|后|之前|之后|以前|以后|时间|(?<![a-z])time(?![a-z]))", re.I)
 
 
 def meal_made_or_eaten(before: str) -> bool:

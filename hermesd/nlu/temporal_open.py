@@ -20,21 +20,22 @@ or length after it ("free from 2 pm", "from 9am tomorrow").
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 from datetime import date, datetime, timedelta
 from typing import Any
 
+from .. import lazyre
+
 __all__ = ["open_markers", "open_range"]
 
-_PRE = re.compile(r"(?:(自从|从|自)|(截至|截止到|截止|直到|一直到|到)|(?<![a-z])(since|from|starting from|starting|beginning|"
-                  r"until|till|til|up to|through|before|after|prior to|no later than|no earlier than|by)\s*(?:the\s+)?)$")
-_POST = re.compile(r"(?:(以后|之后|以来|起|开始|往后|以前|之前|为止|至今|前|后)|\s+(on|onwards|onward|and later|or later|"
-                   r"and after|or earlier|and before)(?=\s*(?:$|[,.;!?])))")
+_PRE = lazyre.compile(r"(?:(自从|从|自)|(截至|截止到|截止|直到|一直到|到)|(?<![a-z])(since|from|starting from|starting|beginning|"
+                      r"until|till|til|up to|through|before|after|prior to|no later than|no earlier than|by)\s*(?:the\s+)?)$")
+_POST = lazyre.compile(r"(?:(以后|之后|以来|起|开始|往后|以前|之前|为止|至今|前|后)|\s+(on|onwards|onward|and later|or later|"
+                       r"and after|or earlier|and before)(?=\s*(?:$|[,.;!?])))")
 
 
 #: what may follow "from <clock>" to close it: a length or an end ("from 4pm for 30 minutes", "from 2 to 4")
-_GOES_ON = re.compile(r"\s*,?\s*(?:(?:for|to|until|untill|till|through|thru)(?![a-z])|-|~)")
+_GOES_ON = lazyre.compile(r"\s*,?\s*(?:(?:for|to|until|untill|till|through|thru)(?![a-z])|-|~)")
 
 
 def open_markers(t: str, start: int, end: int, clock: bool = False) -> tuple[str, str, int, int] | None:
@@ -56,14 +57,14 @@ def open_markers(t: str, start: int, end: int, clock: bool = False) -> tuple[str
 
 
 #: the end of a period (年底, 月末, 季度末, the end of the month): "before" it means "by the time it is over"
-_PERIOD_END = re.compile(r"(?:年|月|季|季度)(?:底|末)$|^end of\s")
+_PERIOD_END = lazyre.compile(r"(?:年|月|季|季度)(?:底|末)$|^end of\s")
 
 
-_PART_OF_PERIOD = re.compile(r"(?:the\s+)?(?:end|beginning|start|middle)\s+of\b|eo[mywq]\b|bom\b")
+_PART_OF_PERIOD = lazyre.compile(r"(?:the\s+)?(?:end|beginning|start|middle)\s+of\b|eo[mywq]\b|bom\b")
 
 
 #: a year, a quarter or a month said by its number, or a part of one (2025年, 明年6月, 10月1号, 三季度, 明年初)
-_CALENDAR_NAME = re.compile(r"[\d〇零一二三四五六七八九十]\s*(?:年|月|季度)|[初底末]$")
+_CALENDAR_NAME = lazyre.compile(r"[\d〇零一二三四五六七八九十]\s*(?:年|月|季度)|[初底末]$")
 
 
 def _calendar_deadline(x) -> bool:

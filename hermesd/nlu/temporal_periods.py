@@ -43,6 +43,7 @@ import re
 from datetime import date, timedelta
 from typing import Any
 
+from .. import lazyre
 from .numbers import EN_NUM, EN_ORD, en_ordinal
 from .temporal_atoms import register
 
@@ -397,7 +398,7 @@ _CHAIN_UNIT = {"年": "year", "个月": "month", "个星期": "week", "个礼拜
                "礼拜": "week", "天": "day", "个小时": "hour", "小时": "hour", "个钟头": "hour", "钟头": "hour",
                "分钟": "minute", "分": "minute", "秒钟": "second", "秒": "second"}
 _CHAIN_U = "|".join(sorted(_CHAIN_UNIT, key=len, reverse=True))
-_CHAIN_PART = re.compile(rf"(\d+|俩|仨)({_CHAIN_U})(半)?")
+_CHAIN_PART = lazyre.compile(rf"(\d+|俩|仨)({_CHAIN_U})(半)?")
 _UNIT_RANK = ("year", "month", "week", "day", "hour", "minute", "second")
 
 

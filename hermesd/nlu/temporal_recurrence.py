@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from .. import lazyre
 from .temporal_atoms import register
 
 __all__ = ["Every", "UNIT_SECONDS_ZH", "en_every", "zh_every", "zh_length_range", "zh_weekday_sets"]
@@ -36,8 +37,8 @@ _POD_OF = {"晚": "晚上", "夜": "晚上", "早": "早上"}
 
 # 每 + (隔) + a count (3, 半, 两) + 个 + a unit; 每周 / 每个星期 / 每月 / 每年 / 每天; a bare 分 only after a count
 # (每分钟, 每5分钟), 每周 not in 每周年 (an anniversary), 每日 not in 每日一歌 style titles is still every day
-_EVERY = re.compile(r"每(?P<gap>隔)?(?P<n>\d+(?:\.\d+)?|半|两|俩)?(?P<half>个?半)?(?P<ge>个)?"
-                    r"(?P<unit>秒钟|分钟|小时|钟头|星期|礼拜|季度|秒|(?<=\d)分|(?<=[\d半])钟|天|日|晚|夜|早|周(?!年)|月|年|季)")
+_EVERY = lazyre.compile(r"每(?P<gap>隔)?(?P<n>\d+(?:\.\d+)?|半|两|俩)?(?P<half>个?半)?(?P<ge>个)?"
+                        r"(?P<unit>秒钟|分钟|小时|钟头|星期|礼拜|季度|秒|(?<=\d)分|(?<=[\d半])钟|天|日|晚|夜|早|周(?!年)|月|年|季)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,13 +84,28 @@ def zh_every(text: str) -> list[Every]:
 # or a part of day (every Monday, every morning: the word is the recurrence's time, its unit a week or a day);
 # daily / weekly / monthly / yearly / hourly / nightly (Merriam-Webster: "every day", "every night" …)
 _EN_WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
-_EN_EVERY = re.compile(
+_EN_EVERY = lazyre.compile(
     r"(?<![a-z])(?:every|each)\s+(?:(?P<other>other)\s+|(?P<n>\d+)\s+)?"
     r"(?:(?P<unit>second|minute|hour|day|week|month|year)s?(?![a-z])"
     rf"|(?=(?P<wd>{_EN_WEEKDAY})s?(?![a-z]))|(?=(?P<pod>morning|afternoon|evening|night)s?(?![a-z])))"
     r"|(?<![a-z])(?P<adv>hourly|daily|nightly|weekly|monthly|yearly|annually)(?![a-z])")
 _EN_ADV = {"hourly": "hour", "daily": "day", "nightly": "day", "weekly": "week", "monthly": "month", "yearly": "year",
            "annually": "year"}
+# daily / weekly … as an adjective names a thing, not a time ("send the weekly report", "my daily meds", "daily
+# standup at 9"): after a determiner, or before a noun (a word an adverb of frequency is not followed by) - but
+# "a daily reminder" / "a weekly alarm" still asks for one that repeats
+_EN_DETERMINER_BEFORE = lazyre.compile(r"(?<![a-z])(?:the|a|an|my|our|your|his|her|their|its|this|that|these|those)\s+$")
+_EN_ADVERB_FOLLOWS = lazyre.compile(r"\s*(?:$|[,.;:!?)]|\d|(?:to|at|on|in|from|until|till|starting|beginning|for|and|or|"
+                                    r"by|before|after|around|about|between|please|except|if|when|with|except|"
+                                    r"am|pm)(?![a-z]))")
+_EN_REMINDER_AFTER = lazyre.compile(r"\s+(?:reminders?|alarms?|notifications?|nudges?|wake-?up calls?)(?![a-z])")
+
+
+def _adjective(text: str, start: int, end: int) -> bool:
+    """daily / weekly … at ``text[start:end]`` modifies a noun ("the weekly report") rather than saying how often."""
+    if _EN_REMINDER_AFTER.match(text, end):
+        return False
+    return bool(_EN_DETERMINER_BEFORE.search(text, 0, start)) or not _EN_ADVERB_FOLLOWS.match(text, end)
 
 
 def en_every(text: str) -> list[Every]:
@@ -100,6 +116,8 @@ def en_every(text: str) -> list[Every]:
     for m in _EN_EVERY.finditer(text):
         if m["adv"]:
             a = m["adv"]
+            if _adjective(text, m.start(), m.end()):
+                continue
             out.append(Every(m.start(), m.end(), 1.0, _EN_ADV[a], "night" if a == "nightly" else None))
             continue
         n = 2.0 if m["other"] else float(m["n"] or 1)
@@ -115,16 +133,16 @@ _W = r"(?:周|星期|礼拜)"
 _WD = {str(k): k for k in range(1, 8)} | {"日": 7, "天": 7}
 #: 每周1,3,5 / 每周135 / 每周2和周4 / 每周6日: two or more days after one 每周 (a day said again with 周 may be 日/天; a
 #: bare digit only 1-7, and 日 after 6: 每周六日). Not before a clock or a date word: 每周23点 is every Tuesday at 3, 每周112点 Monday at 12.
-_SET = re.compile(rf"每个?{_W}(?P<first>[1-7日天])(?P<rest>(?:[,、和及与/]?(?:{_W}[1-7日天]|[1-7]|(?<=6)日))+)"
+_SET = lazyre.compile(rf"每个?{_W}(?P<first>[1-7日天])(?P<rest>(?:[,、和及与/]?(?:{_W}[1-7日天]|[1-7]|(?<=6)日))+)"
                   r"(?![\d点时:.号])")
 #: 每周1到周5 / 每个星期1至5 / 周1到周5每天: a run of days, every week (周五到周一 runs over the weekend)
-_RUN = re.compile(rf"每个?{_W}(?P<a>[1-7日天])(?:到|至|~|-)(?:{_W})?(?P<b>[1-7日天])(?![\d点时:.号])"
+_RUN = lazyre.compile(rf"每个?{_W}(?P<a>[1-7日天])(?:到|至|~|-)(?:{_W})?(?P<b>[1-7日天])(?![\d点时:.号])"
                   rf"|(?<!每)(?<!每个){_W}(?P<c>[1-7日天])(?:到|至|~|-)(?:{_W})?(?P<d>[1-7日天])每天")
 #: 工作日 (每个工作日, 每逢工作日, 工作日每天): Monday to Friday, unless counted (5个工作日, 下个工作日, 非工作日: not a set)
 #: or part of another word (工作日志 a work log, 工作日报, 工作日程)
-_WORKDAY = re.compile(r"(?:每个?|每逢|(?<![\d个几上下这本前后首末最非]))工作日(?:每天)?(?![内后前以之起志报程历记])")
+_WORKDAY = lazyre.compile(r"(?:每个?|每逢|(?<![\d个几上下这本前后首末最非]))工作日(?:每天)?(?![内后前以之起志报程历记])")
 #: 周末每天 / 每个周末两天: both days of the weekend (每个周末 alone is the weekend, every week)
-_WEEKEND_DAILY = re.compile(r"(?:每个?|每逢)?周末(?:每天|两天)")
+_WEEKEND_DAILY = lazyre.compile(r"(?:每个?|每逢)?周末(?:每天|两天)")
 
 
 def zh_weekday_sets(text: str) -> list[tuple[int, int, tuple[int, ...]]]:
@@ -165,11 +183,11 @@ def _day_of_every_month(m: re.Match[str]) -> dict[str, Any]:
 _LEN_UNIT = r"(?P<g{i}>个)?(?P<u{i}>秒钟|分钟|小时|钟头|星期|礼拜|季度|天|日|周|月|年|秒)"
 _NUM = r"(?P<n{i}>\d+(?:\.\d+)?)(?P<w{i}>万)?(?P<h{i}>个?半)?"
 # 3~6个月, 2到3天, 13-18天, 3天--8天, 13天-8周, 100到200个小时: two counts (the first may leave its unit to the second)
-_RANGE = re.compile(rf"(?<![\d.:/年月周-]){_NUM.format(i=1)}(?:{_LEN_UNIT.format(i=1)})?\s*(?:到|至|~|--?|或)\s*"
-                    rf"{_NUM.format(i=2)}{_LEN_UNIT.format(i=2)}(?![前后内以之里后来起])")
+_RANGE = lazyre.compile(rf"(?<![\d.:/年月周-]){_NUM.format(i=1)}(?:{_LEN_UNIT.format(i=1)})?\s*(?:到|至|~|--?|或)\s*"
+                        rf"{_NUM.format(i=2)}{_LEN_UNIT.format(i=2)}(?![前后内以之里后来起])")
 # 3年以上7年以下, 15年以上,30年以下 (the law's 以上 / 以下: 刑法 第九十九条 "以上、以下、以内，包括本数"); 6个月以下
-_LEGAL = re.compile(rf"(?<![\d.])(?:{_NUM.format(i=1)}{_LEN_UNIT.format(i=1)}以上\s*,?\s*)?"
-                    rf"{_NUM.format(i=2)}{_LEN_UNIT.format(i=2)}以下")
+_LEGAL = lazyre.compile(rf"(?<![\d.])(?:{_NUM.format(i=1)}{_LEN_UNIT.format(i=1)}以上\s*,?\s*)?"
+                        rf"{_NUM.format(i=2)}{_LEN_UNIT.format(i=2)}以下")
 
 
 def _seconds(m: re.Match[str], i: int, unit: str | None = None) -> float:

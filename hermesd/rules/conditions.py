@@ -35,6 +35,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from .. import lazyre
+
 __all__ = [
     "CONDITION_ROOTS",
     "MAX_DEPTH",
@@ -90,7 +92,7 @@ class _Tok:
     value: Any = None
 
 
-_TOKEN = re.compile(r"""
+_TOKEN = lazyre.compile(r"""
     (?P<ws>\s+)
   | (?P<name>[A-Za-z_][A-Za-z0-9_]*)
   | (?P<num>[0-9]+(?:\.[0-9]+)?)
@@ -98,7 +100,7 @@ _TOKEN = re.compile(r"""
   | (?P<op>==|!=|<=|>=|<|>)
   | (?P<punct>[()\[\],.\-])
 """, re.VERBOSE | re.DOTALL)
-_ESCAPE = re.compile(r"\\(.)", re.DOTALL)
+_ESCAPE = lazyre.compile(r"\\(.)", re.DOTALL)
 
 
 def _unescape(body: str, col: int, src: str) -> str:

@@ -58,7 +58,8 @@ class Plan:
         """What to run after ``actions[failed_index]`` failed (and retries were given up).
 
         The ``on_failure`` undo steps of the tool steps that completed before it, newest
-        step first (saga order, Garcia-Molina & Salem 1987), then :attr:`on_error`.
+        step first (saga order, Garcia-Molina & Salem 1987), then :attr:`on_error` — without its replies
+        when an undo step replies (that reply says what happened).
         :raises IndexError: ``failed_index`` is not an index of :attr:`actions`.
         """
         if not 0 <= failed_index < len(self.actions):
@@ -67,6 +68,10 @@ class Plan:
         for a in reversed(self.actions[:failed_index]):
             if isinstance(a, ToolAction):
                 undo.extend(a.on_failure)
+        if any(isinstance(a, ReplyAction) for a in undo):
+            # an undo step that says what happened ("关于“bank”的提醒有 3 个：…要取消哪一个？") is the answer:
+            # the fallback's own sentence ("没有关于“bank”的提醒") would contradict it in the same reply
+            return (*undo, *(a for a in self.on_error if not isinstance(a, ReplyAction)))
         return (*undo, *self.on_error)
 
     def to_trace(self) -> dict[str, Any]:

@@ -26,7 +26,7 @@ A pack file::
         fallback:                   # a step failed: these run after the compensations
           - reply: {zh: 发送失败, en: Sending failed.}
 
-Action kinds (exactly one kind key per action): ``tool``, ``ask``, ``confirm``, ``reply``,
+Action kinds (exactly one kind key per action): ``tool``, ``recall``, ``ask``, ``confirm``, ``choose``, ``reply``,
 ``remember``, ``set_state``, ``handoff``. Strings may hold ``{{path}}`` templates
 (:mod:`.templating`); conditions are :mod:`.conditions` expressions. Both are parsed when
 the pack is validated, so a pack that loads cannot fail to parse at run time.
@@ -37,11 +37,12 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, ClassVar, Literal
 
+from .. import lazyre
 from .conditions import CONDITION_ROOTS, Condition, ConditionError
 from .conditions import parse as parse_condition
 from .filters import Style
 from .phrases import Phrase
-from .templating import TemplateSyntaxError, compile_value, paths_in, render
+from .templating import Template, TemplateSyntaxError, compile_value, paths_in, render
 from ..typed import (
     AfterValidator,
     BaseModel,
@@ -60,6 +61,7 @@ __all__ = [
     "ACTION_KINDS",
     "Action",
     "AskAction",
+    "ChooseAction",
     "ConfirmAction",
     "HandoffAction",
     "RememberAction",
@@ -73,7 +75,7 @@ __all__ = [
     "Trigger",
 ]
 
-ACTION_KINDS = ("tool", "recall", "ask", "confirm", "reply", "remember", "set_state", "handoff")
+ACTION_KINDS = ("tool", "recall", "ask", "confirm", "choose", "reply", "remember", "set_state", "handoff")
 _NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"
 _DOTTED = r"^[A-Za-z0-9_][A-Za-z0-9_.:-]*$"
 
@@ -104,7 +106,7 @@ def _check_condition(src: str) -> str:
 
 #: names a reply case's ``when`` may read: the rule's context and the plan's tool results.
 CASE_ROOTS: tuple[str, ...] = (*CONDITION_ROOTS, "steps")
-_CONDITION_PATH = re.compile(r"(?<![\w.'\"])((?:role|slots|entities|memory|session|steps)\b(?:\.[A-Za-z0-9_]+)*)")
+_CONDITION_PATH = lazyre.compile(r"(?<![\w.'\"])((?:role|slots|entities|memory|session|steps)\b(?:\.[A-Za-z0-9_]+)*)")
 
 
 def _check_case_condition(src: str) -> str:
@@ -298,6 +300,58 @@ class ConfirmAction(_Templated):
         return self.fields
 
 
+def _dig(item: Any, path: list[str]) -> Any:
+    for k in path:
+        item = item.get(k) if isinstance(item, dict) else None
+    return item
+
+
+def _check_item_template(src: str) -> str:
+    try:
+        Template.parse(src, None, item=True)
+    except TemplateSyntaxError as exc:
+        raise ValueError(f"item template {exc.source!r}: {exc}") from None
+    return src
+
+
+class ChooseAction(_Templated):
+    """Which one? When ``among`` (a template naming a list, e.g. ``"{{steps.sent.items}}"``) holds several
+    items, stop and ask ``choose``, each item said as ``label`` (an item template per language, fields in single braces as in the
+    ``lines`` filter: ``{zh: "{object}（发给{params.recipient}，{at | datetime}）", en: …}``), numbered; the answer (a position, a word of a label, a time) picks one
+    and the plan goes on with it as ``steps.<id>``. One item is taken without asking; none fails the step
+    as a recall finding nothing does (the rule's fallback says so).
+    """
+
+    choose: Text
+    among: Templated
+    label: dict[Literal["zh", "en"], Annotated[str, AfterValidator(_check_item_template)]] = Field(min_length=1)
+    id: str = Field(pattern=_NAME)
+    #: item fields (dotted) by which two items are one: the first (the newest of a recall) is kept
+    distinct: list[Annotated[str, Field(pattern=_DOTTED)]] = Field(default_factory=list)
+
+    kind: ClassVar[str] = "choose"
+
+    def distinct_items(self, items: list[Any]) -> list[Any]:
+        """``items`` without the later ones equal to an earlier one on :attr:`distinct` (all kept when empty)."""
+        if not self.distinct:
+            return list(items)
+        seen, out = set(), []
+        for item in items:
+            key = tuple(repr(_dig(item, f.split("."))) for f in self.distinct)
+            if key not in seen:
+                seen.add(key)
+                out.append(item)
+        return out
+
+    def _template_source(self) -> Any:
+        return self.among
+
+    def render_label(self, item: Any, lang: str, style: Style | None = None) -> str:
+        """``item`` said as its ``label`` in ``lang`` (else the other language). :raises MissingValue:"""
+        src = self.label.get("zh" if lang == "zh" else "en") or next(iter(self.label.values()))
+        return str(Template.parse(src, None, item=True).render(item if isinstance(item, dict) else {}, style))
+
+
 class ReplyAction(_Templated):
     """Say something (zh/en templates, or a list of cases: see :class:`Text`).
 
@@ -385,7 +439,7 @@ def _one_kind(v: Any) -> Any:
 
 Action = Annotated[
     Annotated[
-        Annotated[ToolAction, Tag("tool")] | Annotated[RecallAction, Tag("recall")] | Annotated[AskAction, Tag("ask")] | Annotated[ConfirmAction, Tag("confirm")] | Annotated[ReplyAction, Tag("reply")] | Annotated[RememberAction, Tag("remember")] | Annotated[SetStateAction, Tag("set_state")] | Annotated[HandoffAction, Tag("handoff")],
+        Annotated[ToolAction, Tag("tool")] | Annotated[RecallAction, Tag("recall")] | Annotated[AskAction, Tag("ask")] | Annotated[ConfirmAction, Tag("confirm")] | Annotated[ChooseAction, Tag("choose")] | Annotated[ReplyAction, Tag("reply")] | Annotated[RememberAction, Tag("remember")] | Annotated[SetStateAction, Tag("set_state")] | Annotated[HandoffAction, Tag("handoff")],
         Discriminator(_kind_of),
     ],
     BeforeValidator(_one_kind),
@@ -416,7 +470,7 @@ def _step_refs(actions: list[Any]) -> list[tuple[int, bool, str, tuple[str, ...]
 def _step_ids(actions: list[Any]) -> dict[str, int]:
     ids: dict[str, int] = {}
     for i, a in enumerate(actions):
-        if isinstance(a, (ToolAction, RecallAction)) and a.id is not None:
+        if isinstance(a, (ToolAction, RecallAction, ChooseAction)) and a.id is not None:
             if a.id in ids:
                 raise ValueError(f"step id {a.id!r} used twice (actions {ids[a.id]} and {i})")
             ids[a.id] = i

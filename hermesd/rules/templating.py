@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from .. import lazyre
 from ..errors import InputInvalid
 from .conditions import MISSING, resolve_path
 from .filters import FILTERS, FilterSpec, Style, as_text
@@ -54,8 +55,8 @@ __all__ = [
 
 #: names a template path may start with.
 TEMPLATE_ROOTS: tuple[str, ...] = ("role", "slots", "entities", "memory", "session", "hidden", "steps")
-_PATH = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]+))*$")
-_FILTER = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\s*(?:\((.*)\))?$", re.DOTALL)
+_PATH = lazyre.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]+))*$")
+_FILTER = lazyre.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\s*(?:\((.*)\))?$", re.DOTALL)
 _ESCAPES = {"n": "\n", "t": "\t", "\\": "\\", "'": "'", '"': '"'}
 _DEFAULT_STYLE = Style()
 

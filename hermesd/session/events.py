@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Awaitable, Callable
 
 from .ports import MemoryPort
+from .schedules import REPEAT, next_occurrence
 
 __all__ = ["EVENT_KINDS", "EventBus"]
 
@@ -119,15 +120,20 @@ class EventBus:
         return self.timeline[0][0] if self.timeline else None
 
     async def fire_due(self) -> int:
-        """Publish every scheduled event that is due now; returns how many."""
+        """Publish every scheduled event that is due now; returns how many. An event of a repeating
+        series (:data:`.schedules.REPEAT` in its data) is armed again for the first occurrence after now,
+        under the same key: one missed many times while the daemon was down fires once."""
         now, n = self.now_ms(), 0
         while self.timeline and self.timeline[0][0] <= now:
             _, sid = heapq.heappop(self.timeline)
             row = await self.store.take_scheduled(sid)
             if row is not None:  # not cancelled meanwhile
                 uid, kind, data = row
-                await self.publish(uid, kind, data)
+                await self.publish(uid, kind, {k: v for k, v in data.items() if k != REPEAT})
                 n += 1
+                upcoming = next_occurrence(data, now)
+                if upcoming is not None:
+                    await self.schedule(uid, kind, upcoming.key, upcoming.data, upcoming.due_ms)
         return n
 
     def unsubscribe(self, connection_id: int) -> None:

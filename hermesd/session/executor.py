@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Mapping
 
 from ..errors import RETRYABLE_FAULTS, HermesError
-from ..logging import redact
+from ..logging import redact, redact_json
 from ..rules.model import (
-    AskAction, ConfirmAction, HandoffAction, RecallAction, RememberAction, ReplyAction, SetStateAction, ToolAction,
+    AskAction, ChooseAction, ConfirmAction, HandoffAction, RecallAction, RememberAction, ReplyAction, SetStateAction, ToolAction,
 )
 from ..rules.filters import Style
 from ..rules.templating import MissingValue
@@ -60,7 +60,7 @@ class StepLog:
             out["tool"] = self.tool
             out["duration_ms"] = round(self.duration_ms, 3)
         if self.params is not None:
-            out["params"] = redact(self.params)
+            out["params"] = redact_json(self.params)  # one orjson round trip when nothing is secret
         if self.error:
             out["error"] = self.error
         return out
@@ -88,7 +88,7 @@ LANGS = ("zh", "en")
 class Suspend(_Outcome):
     """The plan waits for the user at action ``index``.
 
-    :param kind: ``ask`` (a slot) or ``confirm`` (yes/no with a card).
+    :param kind: ``ask`` (a slot), ``confirm`` (yes/no with a card) or ``choose`` (which of ``items``).
     :param slot: for ``ask``: the slot name; :param entity: the entity type that fills it.
     :param prompt: the question already rendered. :param card: for ``confirm``.
     """
@@ -101,6 +101,8 @@ class Suspend(_Outcome):
     card: dict[str, Any] | None = None
     #: the question in each language (``zh``, ``en``): a re-ask in another turn's language says it in that one
     prompts: dict[str, str] = field(default_factory=dict)
+    #: for ``choose``: the items to choose from (``slot`` is the step id the chosen one is saved as)
+    items: list[Any] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -230,6 +232,26 @@ class Executor:
                     card = {"question": a.confirm.render(ctx, self.lang, style), "fields": a.render_payload(ctx, style)}
                     return self._suspend(out, "confirm", i, prompt=card["question"], card=card,
                                          prompts=self._in_each(a.confirm, ctx))
+                elif isinstance(a, ChooseAction):
+                    if confirmed == i and a.id in steps:  # the answer picked it (steps.<id> is the item)
+                        out.log.append(StepLog("choose", i, outcome="chosen"))
+                        continue
+                    among = a.render_payload(ctx, style)
+                    items = a.distinct_items(list(among) if isinstance(among, (list, tuple)) else [])
+                    if not items:
+                        out.log.append(StepLog("choose", i, outcome="not_found"))
+                        failure = self._fail(out, i, "NOT_FOUND", "nothing to choose from", retryable=False)
+                        failure.counts = False
+                        return failure
+                    if len(items) == 1:
+                        steps[a.id] = items[0]
+                        out.log.append(StepLog("choose", i, outcome="only_one"))
+                        continue
+                    labels = [a.render_label(x, self.lang, style) for x in items]
+                    question = a.choose.render(ctx, self.lang, style)
+                    prompt = "\n".join([question, *(f"{k + 1}) {t}" for k, t in enumerate(labels))])
+                    card = {"question": question, "choices": [{"index": k + 1, "display": t} for k, t in enumerate(labels)]}
+                    return self._suspend(out, "choose", i, slot=a.id, prompt=prompt, card=card, items=items)
                 elif isinstance(a, ReplyAction):
                     out.texts.append(a.reply.render(ctx, self.lang, style))
                     out.log.append(StepLog("reply", i))

@@ -15,12 +15,13 @@ anchors is that person, for the rest of the session.
 from __future__ import annotations
 
 import logging
-import re
 from datetime import datetime
 from typing import Any, Mapping
 from zoneinfo import ZoneInfo
 
+from .. import lazyre
 from ..anchors.directory import normalize_mention, unmarked
+from ..dialogue.clauses import request_times
 from ..dialogue.heard import Heard
 from ..dialogue.questions import Ask, Confirm, OpenQuestion
 from ..dialogue.reminders import names_half_day, topic_of
@@ -37,9 +38,9 @@ log = logging.getLogger(__name__)
 #: an English possessive closing a time phrase ("tomorrow's", "Monday's"): not part of the time said alone
 _POSSESSIVE = re.compile(r"(?<=[A-Za-z])['’]s$")
 
-_MEMORY_KEY = re.compile(r"\bmemory\.([A-Za-z0-9_]+)")
-_FILLER = re.compile(r"[\s\W_]+")
-_CJK = re.compile(r"[\u4e00-\u9fff]")
+_MEMORY_KEY = lazyre.compile(r"\bmemory\.([A-Za-z0-9_]+)")
+_FILLER = lazyre.compile(r"[\s\W_]+")
+_CJK = lazyre.compile(r"[\u4e00-\u9fff]")
 
 #: ``(mention as said, candidate dicts)`` of the first person mention that names several people
 Ambiguity = tuple[str, list[dict[str, Any]]]
@@ -171,9 +172,10 @@ class Grounding:
                 kinds[value] = d.get("value")
                 self._kind_words(s, d.get("value"))
             out.setdefault(e.type, []).append(value)
+        context = self._request_times(parsed, out)
         if self._wants_task(parsed, q):
             # the task of a reminder: the words without trigger and time phrase (hermesd.nlu.task)
-            task = task_text(parsed)
+            task = task_text(parsed, context)
             if task is None and isinstance(q, Ask) and q.entity == "task" and parsed.text.strip():
                 task = parsed.text.strip()  # the answer to "提醒你什么？" is the task itself
             if task:
@@ -185,6 +187,21 @@ class Grounding:
             if topic:
                 out["topic"] = [topic]
         return out, ambiguous
+
+    def _request_times(self, parsed: Any, out: dict[str, list[Any]]) -> tuple[tuple[int, int], ...]:
+        """Of several times said, the request clause's first in ``out["datetime"]`` ("昨天开会的时候老板说了，
+        明天下午三点提醒我交报告": 明天下午三点 is the reminder's; 昨天 is context,
+        :func:`~hermesd.dialogue.clauses.request_times`); returns the context clauses' spans."""
+        times = [e for e in parsed.entities if e.type == "datetime"]
+        if len(times) < 2 or not parsed.intent or len(out.get("datetime") or []) != len(times):
+            return ()
+        spec = next((x for x in self.nlu.engine.specs if x.name == parsed.intent), None)
+        got = request_times(parsed.text, [tuple(e.span) for e in times], getattr(spec, "keywords", None) or ())
+        if got.clause is None:
+            return ()
+        values = out["datetime"]
+        out["datetime"] = [values[i] for i in got.order]
+        return got.context
 
     async def disambiguate_by_memory(self, s: Session, ambiguous: Ambiguity, entities: dict[str, list[Any]]) -> bool:
         """"上周三发给张工的…": of the people a mention could be, keep the one this user dealt with in the
@@ -305,11 +322,16 @@ class Grounding:
         can match files or records named in any language; ``<slot>_en`` for a person slot: the name as an
         English reply shows it ("Li Na (李娜)", the directory's Latin alias beside the name; else the name);
         ``<slot>_unknown`` for a person slot the directory has no one for: the name as said, without
-        the 【】 that mark it (:mod:`hermesd.anchors.graph`), so a rule can ask instead of sending."""
+        the 【】 that mark it (:mod:`hermesd.anchors.graph`), so a rule can ask instead of sending;
+        ``<slot>_again``: the slot was not said but taken as the one last done ("再发一次": :mod:`.references`),
+        so a rule acts on that one instead of asking which."""
         out: dict[str, Any] = {}
         gazetteers = getattr(self.nlu.engine, "gazetteers", {}) or {}
         names_en = s.refs.get("names_en") or {}
+        again = s.refs.get("again") or ()
         for slot, etype in self.spec_slots(intent).items():
+            if etype in again and entities.get(slot) is not None:
+                out[f"{slot}_again"] = True  # unsaid, taken as the one last done ("再发一次", "send it again")
             if etype == "person" and isinstance(entities.get(slot), str):
                 out[f"{slot}_en"] = names_en.get(entities[slot], entities[slot])
                 unknown = unmarked(entities[slot])

@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import re
 
+from .. import lazyre
+
 __all__ = ["UnknownLocale", "session_language"]
 
 # RFC 5646 §2.1 langtag (the grandfathered irregular tags are not languages hermesd speaks)
-_LANGTAG = re.compile(
+_LANGTAG = lazyre.compile(
     r"""^(?P<language>[a-z]{2,3}(?:-[a-z]{3}){0,3}|[a-z]{4}|[a-z]{5,8})
         (?:-(?P<script>[a-z]{4}))?
         (?:-(?P<region>[a-z]{2}|[0-9]{3}))?

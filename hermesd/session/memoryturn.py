@@ -21,10 +21,16 @@ question, with its audit row in the same transaction:
 - everything ("忘掉所有", "forget everything"): facts and notes, the other slots kept from their
   conversations, and the whole history.
 
-Recall ranks the caller's facts by ``dice(subject, asked) · e^(−λ·hours)``
-(the Memory Control Protocol's time decay) and answers with the best one, or
-says plainly that nothing was said. Fields in ``memory.hidden_fields[role]``
-(``data.value``) are never said to that role.
+One fact has one subject whatever the words and the language it was said in: a subject made of
+known words is a set of concepts (:mod:`hermesd.memory.concepts`: 我老婆的名字 = "wife's name"), and a
+statement with the concepts of a stored fact updates that fact (its old value said in the reply).
+
+Recall ranks the caller's facts by ``match(subject, asked) · e^(−λ·hours)`` (the Memory Control
+Protocol's time decay) — the match is :func:`~hermesd.memory.concepts.answers` when both are made of
+known words, bigram Dice else — and answers with the best one, saying when it was changed if it was,
+or says plainly that nothing was said. "What do you remember about me" / "what did I tell you about my
+wife" lists the facts, newest first. Fields in ``memory.hidden_fields[role]`` (``data.value``) are
+never said to that role.
 """
 
 from __future__ import annotations
@@ -35,11 +41,13 @@ from dataclasses import replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
+from .. import lazyre
 from ..dialogue import catalogue
 from ..dialogue.questions import Confirm
 from ..logging import redact
-from ..memory.facts import (ALL, HISTORY, MAX_VALUE_CHARS, SEND_ACTION, SENT, MemoryRequest, concepts, dice, normal_subject,
-                           read_request, second_person)
+from ..memory.concepts import answers, is_being, of_kin, render
+from ..memory.facts import (ABOUT, ALL, HISTORY, MAX_VALUE_CHARS, SEND_ACTION, SENT, MemoryRequest, concepts, dice,
+                           normal_subject, read_request, second_person, with_name, without_discourse)
 from ..memory.hiding import hide
 from ..nlu.normalize import normalize
 from .machine import Event
@@ -54,6 +62,8 @@ __all__ = ["MemoryTurns", "erasure_list", "fact_anchor", "said_back", "where_cla
 #: a stored subject must overlap the asked one at least this much (bigram Dice) to answer with it
 MIN_MATCH = 0.5
 FACT_PREFIX = "fact:"
+#: most facts said in one list ("what do you remember about me"); the rest are counted
+LIST_MAX = 5
 
 
 def fact_anchor(subject: str) -> str:
@@ -102,7 +112,7 @@ def erasure_list(counts: dict[str, int], scope: str, lang: str) -> str:
     return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1] if parts else ""
 
 
-_VALUE_TOKEN = re.compile(r"^[\w#@.+:/-]*\d[\w#@.+:/-]*$")
+_VALUE_TOKEN = lazyre.compile(r"^[\w#@.+:/-]*\d[\w#@.+:/-]*$")
 
 
 #: entity types whose value is a literal (never a name looked up): said as a fact's value, they are the value
@@ -161,10 +171,10 @@ def _subject_match(asked: str, stored: str) -> float:
 
 #: a state said of a thing, not a fact about it: English participles and state words ("my card is
 #: damaged", "my phone is lost", "the light is on", "my card is not working")
-_EN_STATE = re.compile(r"^(?:not\s+|no\s+longer\s+|too\s+|so\s+|very\s+|still\s+|all\s+|currently\s+|now\s+|really\s+|"
-                       r"just\s+|always\s+|getting\s+|being\s+|to\s+be\s+\w+\s+)*(?:\w+(?:ed|en|ing)|lost|on|off|down|up|"
-                       r"full|empty|slow|wrong|due|late|gone|stuck|dead|missing|broken|low|high|out|over|done|yes|no|"
-                       r"ok|okay|fine|good|bad|away|back|open|closed|busy|free|sick|ill|here|there)$")
+_EN_STATE = lazyre.compile(r"^(?:not\s+|no\s+longer\s+|too\s+|so\s+|very\s+|still\s+|all\s+|currently\s+|now\s+|really\s+|"
+                           r"just\s+|always\s+|getting\s+|being\s+|to\s+be\s+\w+\s+)*(?:\w+(?:ed|en|ing)|lost|on|off|down|up|"
+                           r"full|empty|slow|wrong|due|late|gone|stuck|dead|missing|broken|low|high|out|over|done|yes|no|"
+                           r"ok|okay|fine|good|bad|away|back|open|closed|busy|free|sick|ill|here|there)$")
 #: longest value kept from a statement that is not a value (a date, a code): a short noun phrase
 STATED_MAX_WORDS = 4
 STATED_MAX_CHARS = 10
@@ -195,13 +205,27 @@ def _owner(subject: str, lang: str) -> str:
     if lang == "zh":
         if s.startswith("我"):
             return "你" + s[1:]
-        if "的" in s[1:]:  # someone else's (王会计的生日): said as it was
-            return s
+        if is_being(s):  # kin take the pronoun without 的 (你姐姐, 你老婆)
+            return "你" + s
+        if "的" in s[1:]:  # someone else's (王会计的生日): said as it was; one of the user's (女儿的名字): 你女儿的名字
+            return "你" + s if is_being(s.partition("的")[0]) else s
         return s if s.startswith("你") else "你的" + s
     for mine in ("my ", "the ", "our "):
         if s.lower().startswith(mine):
             s = s[len(mine):]
     return "your " + s
+
+
+def _said(lang: str, *subjects: str) -> str:
+    """A subject said back in the reply's language: the first of ``subjects`` said in that language (the
+    one asked, the one told before), else the first's concepts in that language (老婆的名字 → "your
+    spouse's name"), else the first as it was said (a word the lexicon lacks is not translated)."""
+    subjects = tuple(x for x in subjects if x) or ("",)
+    for x in subjects:
+        if bool(re.search(r"[\u4e00-\u9fff]", x)) == (lang == "zh"):
+            return _owner(x, lang)
+    c = concepts(subjects[0])
+    return render(c, lang) if c else _owner(subjects[0], lang)
 
 
 def where_clause(who: str) -> str:
@@ -236,12 +260,15 @@ class MemoryTurns:
         n = normalize(text)
         req = read_request(n.text)
         if req is not None and req.value:
-            req = replace(req, value=_as_written(n, req.value))
+            req = with_name(replace(req, value=_as_written(n, req.value)))
+        if req is not None and req.relation == ABOUT:
+            return req  # "what do you remember about me": only memory knows
         if req is not None and req.stated:
             return await self._stated(s, req, n.text, parsed)
         if req is None or req.intent != "memory.recall" or parsed is None:
             return req
-        if parsed.out_of_scope or parsed.intent is None or not self._pack_claims(parsed.intent, req.subject):
+        if parsed.out_of_scope or parsed.intent is None or not self._pack_claims(parsed.intent, req.subject) \
+                or of_kin(req.subject):  # "my father's phone number": no directory knows the speaker's family
             return req
         return req if await self._best(s, req.subject) is not None else None
 
@@ -267,7 +294,7 @@ class MemoryTurns:
             spec = next((x for x in self.c.nlu.engine.specs if x.name == parsed.intent), None)
             words = [k for k in (spec.keywords if spec is not None else ()) if k]
             return req if words and not self._pack_claims(parsed.intent, text) else None
-        own = text.startswith(("我", "my ", "our "))
+        own = without_discourse(text).startswith(("我", "my ", "our "))
         if parsed is not None and not parsed.out_of_scope and parsed.intent is not None \
                 and self._pack_claims(parsed.intent, req.subject):
             # "my phone number is 138…": the speaker's own thing, with a value the pack's request has no
@@ -320,6 +347,8 @@ class MemoryTurns:
     async def _remember(self, s: Session, req: MemoryRequest, lang: str) -> str:
         anchor = fact_anchor(req.subject) if req.relation != "note" else "note:" + normal_subject(req.value)[:40]
         old = await self.c.memory.get(s.uid, _user_key(s.uid), anchor)
+        if old is None and req.relation != "note" and (same := await self._same_fact(s, req.subject)) is not None:
+            anchor, old = same["anchor"], same  # said before in other words or the other language: the one fact
         old_data = old["data"] if old is not None else None
         secret = req.relation == "is" and redact(f"{req.subject}: {req.value}") != f"{req.subject}: {req.value}"
         value = "***" if secret else redact(req.value)
@@ -327,7 +356,7 @@ class MemoryTurns:
         revision = int((old_data or {}).get("revision", 0)) + 1
         data = {"subject": req.subject, "value": value, "relation": req.relation, "secret": secret,
                 "said_ms": said_ms, "revision": revision, "lang": req.lang, "session": s.session_id}
-        who, rel = _owner(req.subject, lang), _rel(req.relation, lang)
+        who, rel = _said(lang, req.subject, str((old_data or {}).get("subject", ""))), _rel(req.relation, lang)
         if old_data and old_data.get("value") == value and not secret and not self._value_hidden(s):
             return catalogue.say("mem_same", lang, s=who, rel=rel, v=said_back(value))
         detail = f"remember revision={revision}" + (f" replaced={redact(old_data.get('value'))!s}" if old_data else "")
@@ -351,6 +380,15 @@ class MemoryTurns:
         """A fact's value is a field the session's role may not see (``memory.hidden_fields``)."""
         return "data.value" in self.c.memory.settings.hidden_fields.get(s.role, [])
 
+    async def _same_fact(self, s: Session, subject: str) -> dict[str, Any] | None:
+        """The stored fact this subject names in other words or the other language (我老婆的名字 = "wife's
+        name" = 我爱人的名字): the same concepts; None when the subject holds a word the lexicon lacks."""
+        want = concepts(subject)
+        if want is None:
+            return None
+        return next((r for r in await self.facts(s.uid) if r["anchor"].startswith(FACT_PREFIX)
+                     and concepts(str(r["data"].get("subject", ""))) == want), None)
+
     async def facts(self, uid: int) -> list[dict[str, Any]]:
         """The caller's facts and notes (L2 rows merged with newer L1 copies)."""
         return [r for r in await self.c.memory.user_memories(uid, _user_key(uid))
@@ -372,10 +410,10 @@ class MemoryTurns:
                 else (1.0 if want and want in normal_subject(d.get("value", "")) else 0.0)
             told = concepts(str(d.get("subject", ""))) if r["anchor"].startswith(FACT_PREFIX) else None
             if asked is not None and told is not None:
-                # both made of known words: the same words are the same fact in either language (生日 /
-                # birthday), other words another fact, however alike they are spelt (son's name is not
-                # wife's name, my name is not my wife's)
-                overlap = 1.0 if asked == told else 0.0
+                # both made of known words: the same concepts are the same fact in either language (生日 /
+                # birthday, 老婆 / wife), other concepts another fact, however alike they are spelt (son's
+                # name is not wife's name, my name is not my wife's); "who is my wife" asks her name
+                overlap = answers(asked, told)
             score = overlap * math.exp(-lam * max(0.0, (now - int(d.get("said_ms", now))) / 3.6e6))
             if overlap >= MIN_MATCH and score > best_score:
                 best, best_score = r, score
@@ -390,7 +428,9 @@ class MemoryTurns:
         return f"on {dt.day} {dt:%b} at {dt:%H:%M}"
 
     async def _recall(self, s: Session, req: MemoryRequest, lang: str) -> str:
-        who = _owner(req.subject, lang)
+        if req.relation == ABOUT:
+            return await self._list(s, req.subject, lang)
+        who = _said(lang, req.subject)
         best = await self._best(s, req.subject)
         if best is None:
             if req.relation == "at":  # "where is my car?" → "you have not told me where your car is"
@@ -401,7 +441,7 @@ class MemoryTurns:
         told = str(d.get("subject") or req.subject)
         # told in the other language (生日 asked as "birthday"): the subject as asked, in the reply's language
         other = bool(re.search(r"[\u4e00-\u9fff]", told)) != (lang == "zh")
-        who = _owner(req.subject if other else told, lang)
+        who = _said(lang, req.subject) if other else _owner(told, lang)
         when = self._when(s, int(d.get("said_ms", 0)), lang)
         if "value" not in d:
             return catalogue.say("mem_restricted", lang, s=who)
@@ -409,8 +449,43 @@ class MemoryTurns:
             return catalogue.say("mem_recall_secret", lang, when=when, s=who)
         if d.get("relation") == "note":
             return catalogue.say("mem_recall", lang, when=when, s="", rel="", v=said_back(d["value"]))
-        return catalogue.say("mem_recall", lang, when=when, s=who, rel=_rel(d.get("relation", "is"), lang),
-                             v=said_back(d["value"]))
+        # a value that replaced another says when it was changed (the old one is not said again)
+        key = "mem_recall_changed" if int(d.get("revision", 1) or 1) > 1 else "mem_recall"
+        return catalogue.say(key, lang, when=when, s=who, rel=_rel(d.get("relation", "is"), lang), v=said_back(d["value"]))
+
+    async def _list(self, s: Session, about: str, lang: str) -> str:
+        """What the caller told about themselves ("" — "what do you remember about me") or about one of
+        theirs ("wife": the facts whose subject holds that concept, or, for a word the lexicon lacks, its
+        text), newest first, at most :data:`LIST_MAX` said, the rest counted."""
+        want, key = (concepts(about), normal_subject(about)) if about else (None, "")
+        hidden = self.c.memory.settings.hidden_fields.get(s.role, [])
+        items: list[tuple[int, str]] = []
+        for r in await self.facts(s.uid):
+            d = hide({"data": dict(r["data"])}, hidden)["data"]
+            fact = r["anchor"].startswith(FACT_PREFIX)
+            subject = str(d.get("subject", ""))
+            told = concepts(subject) if fact else None
+            if about and not (want <= told if want is not None and told is not None
+                              else bool(key) and (key in normal_subject(subject) or key in normal_subject(str(d.get("value", ""))))):
+                continue
+            who = _said(lang, subject) if fact else ""
+            if "value" not in d:
+                said = who
+            elif d.get("secret"):
+                said = catalogue.say("mem_list_secret", lang, s=who)
+            elif not fact:
+                said = said_back(str(d["value"]))
+            else:
+                said = f"{who}{_rel(d.get('relation', 'is'), lang)}{said_back(str(d['value']))}"
+            items.append((int(d.get("said_ms", 0) or 0), said))
+        whose = _said(lang, about) if about else ""
+        if not items:
+            return catalogue.say("mem_list_none_about", lang, s=whose) if about else catalogue.say("mem_nothing", lang)
+        items.sort(key=lambda x: -x[0])
+        said = ("；" if lang == "zh" else "; ").join(x[1] for x in items[:LIST_MAX])
+        if len(items) > LIST_MAX:
+            said += catalogue.say("mem_list_more", lang, n=len(items) - LIST_MAX)
+        return catalogue.say("mem_list_about", lang, s=whose, items=said) if about else catalogue.say("mem_list", lang, items=said)
 
     async def _forget_ask(self, s: Session, p: "Part", req: MemoryRequest, text: str) -> None:
         lang, c = p.lang, self.c
@@ -433,12 +508,12 @@ class MemoryTurns:
         else:
             best = await self._best(s, req.subject)
             if best is None:
-                p.texts.append(catalogue.say("mem_forget_none", lang, s=_owner(req.subject, lang)))
+                p.texts.append(catalogue.say("mem_forget_none", lang, s=_said(lang, req.subject)))
                 c._move(s, Event.DONE, "nothing to forget")
                 return
             d = best["data"]
             shown = "***" if d.get("secret") else said_back(d.get("value", ""))
-            who = _owner(d.get("subject", req.subject), lang) if d.get("relation") != "note" else ""
+            who = _said(lang, str(d.get("subject", "")), req.subject) if d.get("relation") != "note" else ""
             prompt = catalogue.say("mem_forget_q", lang, s=who, rel=_rel(d.get("relation", "is"), lang) if who else "",
                                    v=shown)
             entities = {"anchor": best["anchor"], "what": f"{who}{_rel(d.get('relation', 'is'), lang) if who else ''}{shown}"}

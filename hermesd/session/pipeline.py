@@ -20,19 +20,21 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
+from .. import lazyre
 from ..dialogue import catalogue, distress, handoff, policy as dp
 from ..dialogue.heard import Heard, Reading
 from ..dialogue.howto import asks_how, request_of
-from ..dialogue.lastaction import asks_about_last, asks_if_done, last_done
+from ..dialogue.lastaction import asks_about_last, asks_if_done, last_done, offered_list
 from ..dialogue.negated import negated_request
-from ..dialogue.questions import Ask, Candidate, Choice, Confirm, Offer, OpenQuestion, reasked
+from ..dialogue.questions import Ask, Candidate, Choice, Confirm, Offer, OpenQuestion, Pick, reasked
 from ..dialogue.reader import read_answer
-from ..dialogue.reminders import asks_change, corrects_time
+from ..dialogue.reminders import asks_change, time_repair
 from ..dialogue.repair import repaired
 from ..dialogue.smalltalk import capabilities, smalltalk_reply
 from ..dialogue.sendobject import not_a_document
 from ..dialogue.statement import statement
 from ..dialogue.typos import near_name
+from ..dialogue.unknown import closest, name_said
 from ..dialogue.split import capped, one_each, reminding_request, split_requests
 from ..nlu.clock import BadClock, impossible_clock_text, impossible_clocks
 from ..nlu.normalize import normalize
@@ -51,15 +53,15 @@ __all__ = ["Part", "Pipeline"]
 
 log = logging.getLogger(__name__)
 
-_CJK = re.compile(r"[\u4e00-\u9fff]")
-_LETTER = re.compile(r"[^\W\d_]")
+_CJK = lazyre.compile(r"[\u4e00-\u9fff]")
+_LETTER = lazyre.compile(r"[^\W\d_]")
 #: "cancel + its object" is one short clause: at most this many characters (zh) or words (en)
 OBJECT_NAMED_CHARS = 14
 OBJECT_NAMED_WORDS = 7
-_CLAUSE_BREAK = re.compile(r"[,，;；。!！?？、]")
+_CLAUSE_BREAK = lazyre.compile(r"[,，;；。!！?？、]")
 #: a word that may join two people (:data:`hermesd.dialogue.split._COORD`): only then is a coordination looked for
-_MAY_COORDINATE = re.compile(r"[和跟与與及、,，&]|还有|還有|\band\b|\bplus\b", re.IGNORECASE)
-_EN_WORD = re.compile(r"[A-Za-z]{2,}")
+_MAY_COORDINATE = lazyre.compile(r"[和跟与與及、,，&]|还有|還有|\band\b|\bplus\b", re.IGNORECASE)
+_EN_WORD = lazyre.compile(r"[A-Za-z]{2,}")
 
 
 @dataclass(slots=True)
@@ -340,7 +342,7 @@ class Pipeline:
                         p.trace["reminding"] = core
                 parsed = self._reminded(s, parsed, ref_at, p)
                 p.timings["parse"] = p.timings.get("parse", 0.0) + (time.perf_counter() - p0) * 1000
-            parsed = self._changed(s, parsed, p)  # idempotent: a choice's re-run reads it again
+            parsed = self._changed(s, parsed, p, ref_at)  # idempotent: a choice's re-run reads it again
             if parsed is not None and text and "self_repair" not in p.trace:
                 # "把报价单发给王芳，不对，是李娜": the request the speaker meant once they corrected themselves
                 fixed = repaired(text, [(e.type, e.span) for e in parsed.entities])
@@ -374,11 +376,38 @@ class Pipeline:
                 s.refs["chosen"] = chosen
             heard = c.grounding.heard(parsed, q, entities, p.lang)
             reading = self._read(q, heard, answer)
+            if isinstance(q, Pick) and reading.act != "choose":
+                at = self._picked_by_time(s, q, entities)  # "上周三那个", "the one from Monday"
+                if at is not None:
+                    reading = Reading("choose", choice=at, cue="choose:time")
+                elif ambiguous is not None:
+                    # "发给张工的那个": of the people 张工 may be, the one a line of the card names
+                    shown = {str(x.get("display")) for x in ambiguous[1]}
+                    hits = [k for k, cand in enumerate(q.choices) if shown & {str(v) for v in cand.attrs.values()}]
+                    if len(hits) == 1:
+                        reading = Reading("choose", choice=hits[0], cue=f"choose:person:{ambiguous[0]}")
+                        ambiguous = None
             decision = dp.decide(q, heard, reading)
             p.trace.update({"intent": parsed.intent if parsed else None, "kind": parsed.kind if parsed else None,
                             "entities": entities})
             p.trace.setdefault("reading", reading.to_trace())  # a choice's re-run keeps the answer's reading
             named = self._undo_last(s, q, parsed, self._object_named(q, parsed, decision))
+            if q is None and isinstance(named, dp.NothingOpen) and p.trace.get("change") == "repair":
+                named = dp.NewTurn()  # "no, 10 not 9" right after a reminder was set: its time, repaired
+            if isinstance(q, Ask) and (isinstance(named, dp.AskAgain) or (
+                    isinstance(named, dp.Digress) and not named.cancel_first and not heard.people)):
+                # "找谁？" — "刘洋": a name nobody in the directory has; asking "who?" again would loop
+                wants = (q.entity or c.grounding.spec_slots(q.intent).get(q.slot)) == "person"
+                named = dp.not_known(q, named, name_said(spoken) if wants and spoken else None, wants)
+            listed = offered_list(s.history) if q is None and isinstance(named, dp.NothingOpen) \
+                and named.act == "choose" and parsed is not None else None
+            if listed and any(e.type == t for e in parsed.entities
+                              for t in set(c.grounding.spec_slots(listed).values()) & {"ordinal"}):
+                # "第二个" / "the second one" right after a list was offered with "which one?": the answer to it
+                parsed = p.parsed = replace(parsed, intent=listed, out_of_scope=False)
+                heard = c.grounding.heard(parsed, q, entities, p.lang)
+                named = dp.NewTurn()
+                p.trace.update({"intent": listed, "listed": listed})
             if named is not decision:
                 decision = named
                 p.trace["decision"] = decision.name
@@ -449,11 +478,13 @@ class Pipeline:
         name = f"{intent.rsplit('.', 1)[0]}.change"
         return name if any(x.name == name for x in self.c.nlu.engine.specs) else None
 
-    def _changed(self, s: Session, parsed: Any, p: Part) -> Any:
+    def _changed(self, s: Session, parsed: Any, p: Part, ref: datetime | None = None) -> Any:
         """"把开会的提醒改到明天下午3点" / "move the meeting reminder to 4pm" (:func:`~hermesd.dialogue.reminders.asks_change`)
-        and, right after a reminder was set, a repair of only its time ("不是9点，是10点", "no, make it 10"):
+        and, right after a reminder was set, a repair of only its time ("不是9点，是10点", "不对，是十点", "no, 10
+        not 9", "make that 10", "actually 10 o'clock", :func:`~hermesd.dialogue.reminders.time_repair`):
         a request to move it — its domain's ``change`` intent (:meth:`_change_intent`) — never a second
-        one set beside it. A repair's time is its last one (the time it goes to)."""
+        one set beside it. A repair's time is the one it names (not the reparandum); a bare hour ("make that
+        10") is read as that clock hour."""
         if parsed is None or not parsed.text:
             return parsed
         t = normalize(parsed.text).text
@@ -464,7 +495,19 @@ class Pipeline:
                 return replace(parsed, intent=change)
             return parsed
         last = s.history[-1] if s.history else None
-        if last is None or last_done([last]) is None or not corrects_time(parsed.text, [x.text for x in parsed.times]):
+        rep = time_repair(parsed.text, [x.text for x in parsed.times]) \
+            if last is not None and last_done([last]) is not None else None
+        change = self._change_intent(last.get("intent")) if rep is not None and last is not None else None
+        if rep is not None and change is not None and rep.hour:
+            # "make that 10": the hour of the time just set, read as a clock time ("make that at 10")
+            spelled = self.c.nlu.parse(rep.spelled(parsed.text), ref or datetime.now(timezone.utc), s.tz, s.locale,
+                                       budget_ms=self.c.settings.parsing_ms)
+            rep = time_repair(spelled.text, [x.text for x in spelled.times])
+            parsed = spelled if rep is not None and not rep.hour else parsed
+            rep = rep if rep is not None and not rep.hour else None
+        if rep is not None and change is None:
+            return parsed
+        if rep is None:
             if parsed.intent and parsed.intent == self._change_intent(parsed.intent):
                 # a change needs a change verb (or a repair of the time just set): "把明天的提醒全部取消"
                 # is the next reading of the scorer, never a move
@@ -474,13 +517,18 @@ class Pipeline:
                     return replace(parsed, intent=rest[0])
                 return replace(parsed, intent=None, out_of_scope=True)  # next best is out of scope
             return parsed
-        change = self._change_intent(last.get("intent"))
-        if change is None:
-            return parsed
         p.trace["change"] = "repair"
-        to = parsed.times[-1]
-        ents = tuple(e for e in parsed.entities if e.type != "datetime" or tuple(e.span) == tuple(to.span))
-        return replace(parsed, intent=change, kind="command", entities=ents)  # its times still mark what is no topic
+        to = next((x for x in parsed.times if x.span[0] < rep.end and rep.start < x.span[1]), parsed.times[-1])
+        ent = next((e for e in parsed.entities if e.type == "datetime" and tuple(e.span) == tuple(to.span)), None)
+        if ent is None:
+            return parsed
+        # the request is the repair's time alone: the reparandum ("9") and the editing words ("我是说", "make
+        # that") name no reminder — the one just set is moved
+        a, b = to.span
+        value = {**ent.value, "span": [0, b - a]} if isinstance(ent.value, dict) and "span" in ent.value else ent.value
+        said = parsed.text[a:b]
+        return replace(parsed, text=said, normalized=normalize(said).text, intent=change, kind="command", clause=None,
+                       entities=(replace(ent, span=(0, b - a), value=value),), times=(replace(to, span=(0, b - a)),))
 
     def _object_named(self, q: OpenQuestion | None, parsed: Any, d: Any) -> Any:
         """"取消第二个" / "cancel all my reminders": a cancel word (or a bare position) that names what to
@@ -548,7 +596,7 @@ class Pipeline:
         load = c.load.overloaded()
         if load:
             p.degrade(f"load:{load}")
-        if not isinstance(q, (Ask, Confirm, Choice)):
+        if not isinstance(q, (Ask, Confirm, Choice, Pick)):
             # a new request's references start afresh; the words of the document kinds named in this
             # session stay, as a turn's several requests are committed together (capture_turn.document_kind)
             s.refs = {"kind_words": s.refs["kind_words"]} if "kind_words" in s.refs else {}
@@ -570,6 +618,28 @@ class Pipeline:
             note_people(s, entities, keep_turn=p.together)
         p.timings["anchor"] = p.timings.get("anchor", 0.0) + (time.perf_counter() - a0) * 1000
         return entities, ambiguous
+
+    def _picked_by_time(self, s: Session, q: Pick, entities: dict[str, list[Any]]) -> int | None:
+        """The one thing of ``q`` whose time (its card's ``at``) falls in the time the answer names, or None."""
+        for t in entities.get("datetime") or []:
+            if not isinstance(t, dict):
+                continue
+            since, until = self.c.grounding.ms_range(s, t)
+            if since is None or until is None:
+                continue
+            hits = []
+            for k, cand in enumerate(q.choices):
+                try:
+                    at = datetime.fromisoformat(str(cand.attrs.get("at")))
+                except ValueError:
+                    continue
+                if at.tzinfo is None:
+                    at = at.replace(tzinfo=self.c.grounding.zone(s))
+                if since <= at.timestamp() * 1000 < until:
+                    hits.append(k)
+            if len(hits) == 1:
+                return hits[0]
+        return None
 
     def _read(self, q: OpenQuestion | None, heard: Heard, answer: dict[str, Any] | None) -> Reading:
         if answer is not None and "accept" in answer:
@@ -642,6 +712,15 @@ class Pipeline:
         if isinstance(d, dp.Resume) and isinstance(q, Confirm) and q.intent == "memory.forget":
             s.pending = None
             await c.memturns.forget_confirmed(s, p, q)
+        elif isinstance(d, dp.Picked) and isinstance(q, Pick):
+            # one of the things found: the plan goes on from the choose step with it as steps.<save>
+            s.pending = None
+            p.path = "choice"
+            p.repairs.append("choose")
+            p.then = q.then
+            p.trace["picked"] = d.index + 1
+            await c.plans.run(s, p, intent=q.intent, entities=dict(q.entities), text=text, trace_id=trace_id,
+                              resume=replace(q, steps={**q.steps, q.save: q.items[d.index]}), utterance=q.utterance)
         elif isinstance(d, dp.Resume) and isinstance(q, Confirm):
             s.pending = None
             p.path = "confirm"
@@ -680,6 +759,13 @@ class Pipeline:
             # a no to a card does nothing, says so; a form not understood twice is dropped, said so
             said = {"confirm": "declined", "unread": "ask_dropped"}.get(d.what, "cancelled")
             p.end(s, c, catalogue.say(said, lang), "cancel", f"{d.what} cancelled")
+            p.intent = getattr(q, "intent", None)
+        elif isinstance(d, dp.NotKnown):
+            s.pending, s.slots = None, {}
+            p.repairs.append("not_known")
+            p.then = q.then if q is not None else ()
+            p.trace["not_known"] = d.who
+            p.end(s, c, await self._not_known(d.who, lang), "clarify", "person not known")
             p.intent = getattr(q, "intent", None)
         elif isinstance(d, dp.AskAgain) and q is not None and c.llm_turns.takes_unreadable(s, p):
             # an answer the reader cannot take, that the pack lets the LLM executor try (llm.while_open):
@@ -921,9 +1007,28 @@ class Pipeline:
 
     def _card(self, q: OpenQuestion, lang: str) -> Any:
         """The card of ``q`` (a confirmation or a choice) with its question in ``lang``; None for others."""
-        if not isinstance(q, (Confirm, Choice)):
+        if not isinstance(q, (Confirm, Choice, Pick)):
             return None
         return {**q.card, "question": self._prompt(q, lang)} if q.card else q.card
+
+    async def _not_known(self, who: str, lang: str) -> str:
+        """"我不认识“刘洋”…" and the closest names of the directory (:func:`~hermesd.dialogue.unknown.closest`),
+        each as a reply in ``lang`` shows a person (李娜 / Li Na (李娜))."""
+        people = getattr(self.c.nlu.engine, "people", None) or {}
+        surfaces: dict[str, str] = {}
+        for surface, anchor in people.items():
+            surfaces.setdefault(anchor, surface)
+        names: list[str] = []
+        for anchor in closest(who, people):
+            res = await self.c.memory.resolve(surfaces[anchor], type="person", fuzzy=False)
+            shown = (getattr(res, "text_en", "") or res.text) if lang != "zh" else res.text
+            if getattr(res, "status", "") == "resolved" and shown and shown not in names:
+                names.append(shown)
+        said = catalogue.say("person_not_known", lang, who=who)
+        if not names:
+            return said
+        joined = "、".join(names) if lang == "zh" else ", ".join(names)
+        return f"{said}{'' if lang == 'zh' else ' '}{catalogue.say('person_closest', lang, names=joined)}"
 
     def _again_text(self, q: OpenQuestion, d: Any, lang: str) -> str:
         prompt = self._prompt(q, lang)
@@ -931,10 +1036,11 @@ class Pipeline:
             return catalogue.say("repeat", lang, q=prompt)
         if isinstance(d, dp.Wait):
             return catalogue.say("wait", lang, q=prompt)
-        expected = "choice" if isinstance(q, Choice) else "slot" if isinstance(q, Ask) else "yes_no"
+        expected = "choice" if isinstance(q, (Choice, Pick)) else "slot" if isinstance(q, Ask) else "yes_no"
         if isinstance(d, dp.Help):
-            if isinstance(q, Choice):
-                return catalogue.say("help_choice", lang, opts=_choice_line(q.candidates, lang))
+            if isinstance(q, (Choice, Pick)):
+                cands = q.candidates if isinstance(q, Choice) else q.choices
+                return catalogue.say("help_choice", lang, opts=_choice_line(cands, lang))
             return catalogue.say("help_slot" if expected == "slot" else "help_yes_no", lang, q=prompt)
         return catalogue.say({"choice": "expect_choice", "slot": "expect_slot"}.get(expected, "expect_yes_no"),
                              lang, q=prompt)
@@ -971,7 +1077,7 @@ class Pipeline:
         if not q.reasked and not isinstance(q, Offer):  # an offer is said at the turn's end (:meth:`_say_offer`)
             key = {Confirm: "confirm_again", Ask: "ask_again"}.get(type(q), "choose_again")
             p.texts.append(catalogue.say(key, p.lang, q=self._prompt(q, p.lang)))
-            if isinstance(q, (Confirm, Choice)):
+            if isinstance(q, (Confirm, Choice, Pick)):
                 p.card = self._card(q, p.lang)
             q = reasked(q)
         s.pending = q

@@ -17,7 +17,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Mapping
 
 from ..dialogue import catalogue
-from ..dialogue.questions import Ask, Confirm
+from ..dialogue.questions import Ask, Confirm, Pick, choices_of
 from ..rules.engine import DEFAULT_FALLBACK, Plan
 from ..rules.model import ReplyAction, Text
 from .executor import Executor, Failure, Finished, Handoff, Suspend
@@ -161,12 +161,17 @@ class PlanRunner:
             common = {"intent": plan.intent or p.intent, "rule_id": plan.rule_id, "index": result.index,
                       "entities": entities, "steps": dict(ctx.get("steps") or {}), "prompt": result.prompt,
                       "utterance": utterance, "ref": ref, "prompts": dict(result.prompts)}
-            s.pending = (Confirm(card=result.card or {}, **common) if result.kind == "confirm"
-                         else Ask(slot=result.slot or "", entity=result.entity, **common))
+            if result.kind == "choose":
+                labels = [str(x.get("display", "")) for x in (result.card or {}).get("choices", [])]
+                s.pending = Pick(items=tuple(result.items), choices=choices_of(result.items, labels),
+                                 save=result.slot or "", **common)
+            else:
+                s.pending = (Confirm(card=result.card or {}, **common) if result.kind == "confirm"
+                             else Ask(slot=result.slot or "", entity=result.entity, **common))
             s.slots = {k: v for k, v in entities.items() if v is not None}
             p.texts.append(result.prompt)
             p.card = result.card
-            c._move(s, Event.CONFIRM if result.kind == "confirm" else Event.ASK, result.kind)
+            c._move(s, Event.ASK if result.kind == "ask" else Event.CONFIRM, result.kind)
         elif isinstance(result, Handoff) and c.llm_turns.takes_handoff(s, p, result):  # `handoff: llm`
             await c.llm_turns.run(s, p, c.rules().fallback(plan.intent), ctx, entities, utterance, trace_id)
         elif isinstance(result, Handoff):

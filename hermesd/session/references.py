@@ -30,9 +30,9 @@ A possessive ("her number") still stands for its antecedent beside a name.
 from __future__ import annotations
 
 import logging
-import re
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
+from .. import lazyre
 from ..dialogue import catalogue
 from ..dialogue.lexicon import Lexicon
 from ..dialogue.questions import Ask, Confirm
@@ -50,7 +50,7 @@ log = logging.getLogger(__name__)
 
 _WEEK_MS = 7 * 86_400_000
 _DAY_MS = 86_400_000
-_CJK = re.compile(r"[\u3400-\u9fff]")
+_CJK = lazyre.compile(r"[\u3400-\u9fff]")
 
 
 async def resolve_references(g: "Grounding", s: Session, parsed: Any, entities: dict[str, list[Any]], *,
@@ -132,6 +132,7 @@ async def _again(g: "Grounding", s: Session, intent: str | None, entities: dict[
             continue
         shown = await _shown(g, s, found[0], found[1], lang)
         entities.setdefault(etype, []).insert(0, shown)
+        s.refs.setdefault("again", []).append(etype)  # the slot is "it", the one just done (``<slot>_again``)
         note = next((x for x in notes if x.get("type") == etype and x.get("source") == "none"), None)
         if note is not None:
             if id(note) in nothing:

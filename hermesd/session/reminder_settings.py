@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import re
 
+from .. import lazyre
 from ..section import Section
 from ..typed import Field, field_validator
 
 __all__ = ["RemindersSettings"]
 
-_HH_MM = re.compile(r"^([01][0-9]|2[0-3]):([0-5][0-9])$")
+_HH_MM = lazyre.compile(r"^([01][0-9]|2[0-3]):([0-5][0-9])$")
 
 
 class RemindersSettings(Section):

@@ -9,11 +9,17 @@ the result through the event bus.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any, Mapping
 from zoneinfo import ZoneInfo
 
-__all__ = ["ScheduleChanges", "ToSchedule", "schedule_changes"]
+from ..recurrence import BadRule, Rule, next_after
+
+__all__ = ["REPEAT", "ScheduleChanges", "ToSchedule", "next_occurrence", "schedule_changes"]
+
+#: the member of a scheduled event's stored data that re-arms it: ``{key, rule, due}`` (``due``: the event
+#: fields that hold the occurrence's time); taken off before the event is published
+REPEAT = "_repeat"
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +74,15 @@ def schedule_changes(spec: Any, params: Mapping[str, Any], output: Mapping[str, 
             if due.tzinfo is None:
                 due = due.replace(tzinfo=ZoneInfo(zone))
             data = {name: r.get(field) for name, field in spec.data.items()} | {"session_id": session_id}
+            rule = r.get(spec.repeat) if spec.repeat else None
+            if isinstance(rule, Mapping):
+                try:
+                    Rule.from_json(rule)
+                except BadRule:
+                    rule = None  # an unreadable rule: the item fires once, as a one-off
+            if isinstance(rule, Mapping):
+                data[REPEAT] = {"key": key, "rule": dict(rule),
+                                "due": sorted(name for name, field in spec.data.items() if field == spec.due)}
             out.append(ToSchedule(key, data, int(due.timestamp() * 1000)))
         return ScheduleChanges(spec.kind, schedule=tuple(out), created=True)
     if action == spec.cancel:
@@ -75,3 +90,26 @@ def schedule_changes(spec: Any, params: Mapping[str, Any], output: Mapping[str, 
         keys.add(_key(spec, params))
         return ScheduleChanges(spec.kind, unschedule=tuple(sorted(k for k in keys if k)))
     return None
+
+
+def next_occurrence(data: Mapping[str, Any], now_ms: int) -> ToSchedule | None:
+    """The next event of a repeating series whose event (stored ``data``, with :data:`REPEAT`) fired.
+
+    :param now_ms: when it fired (epoch ms): the next occurrence is the first strictly after it, so a
+        series missed over several periods (the daemon was down) fires once, then goes on.
+    :return: the event to schedule under the same key, its time fields rewritten (the zone's wall clock,
+        RFC 3339 with offset); None for a one-off, an unreadable rule, or a series that has ended.
+    """
+    repeat = data.get(REPEAT)
+    if not isinstance(repeat, Mapping) or not repeat.get("key"):
+        return None
+    try:
+        rule = Rule.from_json(repeat.get("rule") or {})
+    except BadRule:
+        return None
+    upcoming = next_after(rule, datetime.fromtimestamp(now_ms / 1000, timezone.utc))
+    if upcoming is None:
+        return None
+    at = upcoming[1].astimezone(rule.zone)
+    fields = {name: at.isoformat(timespec="seconds") for name in repeat.get("due") or ()}
+    return ToSchedule(str(repeat["key"]), dict(data) | fields, int(at.timestamp() * 1000))

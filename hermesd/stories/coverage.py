@@ -43,7 +43,8 @@ _REPAIR_ALIASES = {
 _ACTS = ("affirm", "deny", "hedge", "choose", "fill", "correct", "cancel", "repeat", "help", "request",
          "smalltalk", "unrelated")
 _DECISIONS = ("resume", "fill", "correct", "choose", "cancel", "wait", "resume_task", "drop_task", "repeat",
-              "help", "ask_again", "digress", "replace", "smalltalk", "new_turn", "nothing_open", "expired", "split")
+              "help", "ask_again", "digress", "replace", "smalltalk", "new_turn", "nothing_open", "not_known", "picked",
+              "expired", "split")
 
 
 @dataclass(frozen=True, slots=True)

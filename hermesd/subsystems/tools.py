@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 from ..errors import (BREAKER_FAULTS, HermesError, ToolFault, InputInvalid, OutputInvalid, PermissionDenied, ToolCrashed, ToolNotFound,
                       ToolUnavailable, ToolUnhealthy)
-from ..logging import REDACTED, redact
+from ..logging import REDACTED, clean_json, redact
 from ..metrics import Histogram
 from ..metrics import Registry as MetricsRegistry
 from ..protocol import Method
@@ -555,7 +555,11 @@ class ToolsService(Subsystem):
     def _loggable(tool: Tool | None, arguments: Any) -> str:
         if isinstance(arguments, dict) and tool is not None and tool.descriptor.secrets:
             arguments = {k: (REDACTED if k in tool.descriptor.secrets else v) for k, v in arguments.items()}
-        text = json.dumps(redact(arguments), ensure_ascii=False, default=str)
+        # a tool's arguments (a pack's tracked state is hundreds of values) are walked for secrets
+        # only when one could be there (clean_json: one orjson pass), as the turn log's are
+        text = clean_json(arguments)
+        if text is None:
+            text = json.dumps(redact(arguments), ensure_ascii=False, separators=(",", ":"), default=str)
         return text if len(text) <= _LOG_ARGS_CHARS else text[:_LOG_ARGS_CHARS] + "…"
 
     def _caller_dir(self, tool: Tool, uid: int | None) -> str | None:

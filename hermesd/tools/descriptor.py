@@ -14,13 +14,13 @@ descriptor's ``errors`` (and ``retryable = True`` when the breaker should count 
 from __future__ import annotations
 
 import json
-import re
 import string
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
 
+from .. import lazyre
 from ..rules.phrases import LANGS, Phrase, PhraseError
 from .schema import SchemaError, Validator, expand
 from ..typed import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
@@ -28,8 +28,8 @@ from ..typed import BaseModel, ConfigDict, Field, ValidationError, ValidationInf
 __all__ = ["BreakerSpec", "Descriptor", "DescriptorError", "FsGrants", "Grants", "NetGrants", "PLACEHOLDERS",
            "Sandbox", "Schedules", "TestCase", "load_descriptor"]
 
-_NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
-_CODE = re.compile(r"^[A-Z][A-Z0-9_]{1,63}$")
+_NAME = lazyre.compile(r"^[a-z][a-z0-9_]{0,63}$")
+_CODE = lazyre.compile(r"^[A-Z][A-Z0-9_]{1,63}$")
 #: consecutive infrastructure failures that open a breaker, by the kind of thing the tool talks to
 FAILURE_THRESHOLD_BY_KIND = {"local": 5, "database": 3, "network": 2}
 
@@ -84,8 +84,8 @@ _NEVER_READ = ("/", "/etc", "/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc
 #: never writable (the system a worker reads must stay as it is)
 _NEVER_WRITE = ("/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/boot", "/proc", "/sys",
                 "/dev", "/var/lib/hermesd")
-_GROUP = re.compile(r"^[a-z_][a-z0-9_-]{0,31}$")
-_CONNECT = re.compile(r"^(?P<host>\*|\[[0-9a-fA-F:.]+\]|[A-Za-z0-9_.-]+):(?P<port>\*|[0-9]{1,5})$")
+_GROUP = lazyre.compile(r"^[a-z_][a-z0-9_-]{0,31}$")
+_CONNECT = lazyre.compile(r"^(?P<host>\*|\[[0-9a-fA-F:.]+\]|[A-Za-z0-9_.-]+):(?P<port>\*|[0-9]{1,5})$")
 
 
 def _grant_path(path: str, write: bool) -> str:
@@ -190,7 +190,7 @@ class BreakerSpec(_Model):
     cooldown_max_ms: int | None = Field(None, ge=10, le=86_400_000)
 
 
-_FIELD = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
+_FIELD = lazyre.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 
 
 class Schedules(_Model):
@@ -206,6 +206,9 @@ class Schedules(_Model):
     unschedules the key of each listed item that has the field values of ``cancelled``, and the key
     filled from the call's own input when the input gives every field the key names (cancel by id).
     ``kind`` is the event kind published (one of the kinds ``events.subscribe`` knows).
+    ``repeat`` names the item field holding a repeating item's rule (:meth:`hermesd.recurrence.Rule.to_json`;
+    absent or null for a one-off): each time its event fires the daemon arms the next occurrence under
+    the same key, the ``data`` fields filled from ``due`` rewritten to it.
     """
 
     kind: str = Field(pattern=r"^[a-z][a-z0-9_.]{0,63}$")
@@ -217,6 +220,7 @@ class Schedules(_Model):
     due: str = Field(pattern=_FIELD.pattern)
     data: dict[str, str] = {}
     cancelled: dict[str, Any] = {}
+    repeat: str | None = Field(None, pattern=_FIELD.pattern)
 
     @field_validator("key")
     @classmethod
@@ -237,6 +241,8 @@ class Schedules(_Model):
             raise ValueError(f"data maps an event field to an item field (names): {bad}")
         if "session_id" in v:
             raise ValueError("data: session_id is added by the daemon")
+        if "_repeat" in v:
+            raise ValueError("data: _repeat is the daemon's (how a repeating event is armed again)")
         return v
 
     @property

@@ -4,7 +4,9 @@ Started by the daemon as its own process, ``python -I -m hermesd.tools.forkserve
 (via :mod:`subprocess` with ``close_fds``), so workers inherit neither the
 daemon's threads nor its ~170 MB of mapped libraries: a worker's memory limit
 then means memory. It imports only the standard library,
-:mod:`hermesd.tools.worker` and :mod:`hermesd.tools.sandbox`; it never imports a
+:mod:`hermesd.tools.worker`, :mod:`hermesd.tools.sandbox` and :mod:`hermesd.recurrence` (a pure,
+standard-library-only engine a handler may import: the reminder tool computes the same repeating
+schedules as the daemon's event bus, and the sandbox reads no package file later); it never imports a
 tool's handler (a worker does, inside its sandbox), it only compiles it to report
 syntax errors at start.
 
@@ -73,6 +75,7 @@ import socket
 import sys
 import tempfile
 
+from .. import recurrence  # noqa: F401  (preloaded for handlers; see the module docstring)
 from . import frames, sandbox, worker
 
 PR_SET_PDEATHSIG = 1

@@ -26,14 +26,15 @@ from __future__ import annotations
 
 import functools
 import json
-import re
 from typing import Any, Callable
 
 import fastjsonschema
 
+from .. import lazyre
+
 __all__ = ["SchemaError", "Validator", "expand", "is_shorthand"]
 
-_SNAKE = re.compile(r"_([a-z])")
+_SNAKE = lazyre.compile(r"_([a-z])")
 # keywords whose value is a mapping in a real schema; a shorthand cannot use them as field names
 _SCHEMA_ONLY = {"properties", "patternProperties", "$schema", "$ref", "$defs", "definitions", "allOf", "anyOf",
                 "oneOf", "not", "if", "then", "else"}

@@ -1,7 +1,8 @@
 """Out of scope on an intent pack (default: the shipped ``config/intents``), measured as a user meets it.
 
     .venv/bin/python scripts/bench/nlu_pack_oos.py [--dirs config/intents] [--baseline DIR]
-        [--heldout tests/nlu/data/everyday_heldout.yaml] [--folds 5]
+        [--heldout tests/nlu/data/everyday_heldout.yaml tests/nlu/data/nearmiss_heldout.yaml] [--folds 5]
+        [--seeds 13 1 2]
 
 Every figure goes through :func:`hermesd.nlu.parser.parse` — templates, then the scorer and its
 rejection — as the daemon decides, never the scorer alone:
@@ -11,8 +12,13 @@ rejection — as the daemon decides, never the scorer alone:
   own inner cross-validation, as :func:`~hermesd.nlu.intents.train` does) on the other folds.
   ``in_scope_accuracy``: a held-out in-scope example parsed to its intent (rejected = wrong);
   ``oos_recall``: a held-out out-of-scope example rejected.
-- **heldout**: the engine trained on the whole pack, on everyday utterances written for the held-out
-  file before any tuning (out-of-scope by category, and everyday-register in-scope phrasings).
+  ``cv:<file>``: the OOS recall on one pack file's out-of-scope examples (two packs compare on the
+  files they share).
+- **heldout:<file>**: the engine trained on the whole pack, on each held-out file, written before any
+  tuning: everyday utterances (out-of-scope by category, and everyday-register in-scope phrasings) and
+  near misses (everyday sentences that use an intent's words about something else, issue 17).
+- ``--seeds``: each figure is the mean over these training seeds, with its range (one seed's figure
+  moves by a point or more when one example is added: the perceptron's order changes).
 - ``--baseline DIR``: the same figures for another pack folder (e.g. the previous release's
   ``config/intents``), side by side in the same run; ``--learner`` / ``--baseline-learner``: the
   learner of each (``--baseline-learner`` alone compares two learners on the same pack).
@@ -36,7 +42,7 @@ import yaml
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from hermesd.nlu.artifact import PACK_OOS_PRIOR  # noqa: E402
+from hermesd.nlu.artifact import PACK_BAG, PACK_OOS_PRIOR  # noqa: E402
 from hermesd.nlu.intents import LEARNERS, folds_of, train  # noqa: E402
 from hermesd.nlu.packs import OOS_LABEL, Packs, load_packs  # noqa: E402
 from hermesd.nlu.parser import NluEngine, parse  # noqa: E402
@@ -47,8 +53,10 @@ PEOPLE = {"张工": "person:zhang", "李经理": "person:li", "王总": "person:
           "陈医生": "person:chen", "mr. smith": "person:smith", "ms. lee": "person:lee", "dr. chen": "person:chen"}
 
 
-def _engine(packs: Packs, examples: list[tuple[str, str]], oos_prior: float, learner: str | None) -> NluEngine:
-    model = train(examples, oos_label=OOS_LABEL, oos_prior=oos_prior, **({"learner": learner} if learner else {}))
+def _engine(packs: Packs, examples: list[tuple[str, str]], oos_prior: float, learner: str | None,
+            seed: int, bag: int) -> NluEngine:
+    model = train(examples, oos_label=OOS_LABEL, oos_prior=oos_prior, seed=seed, bag=bag,
+                  **({"learner": learner} if learner else {}))
     return NluEngine(packs.intents, model, PEOPLE, packs.gazetteers)
 
 
@@ -68,30 +76,80 @@ def _score(pairs: list[tuple[str, str, str]]) -> dict[str, Any]:
             "missed_in_scope": [(t, g, p) for t, g, p in ins if g != p]}
 
 
-def measure(dirs: list[Path], heldout: Path, k: int, oos_prior: float, learner: str | None = None) -> dict[str, Any]:
-    """The cv and heldout figures of the pack in ``dirs`` (see the module docstring)."""
+def _oos_sources(dirs: list[Path]) -> dict[str, str]:
+    """Out-of-scope example (lower case) → the stem of the pack file that says it."""
+    out: dict[str, str] = {}
+    for d in dirs:
+        for f in sorted(Path(d).glob("*.yaml")):
+            for t in (yaml.safe_load(f.read_text(encoding="utf-8")) or {}).get("out_of_scope") or []:
+                out.setdefault(str(t).lower(), f.stem)
+    return out
+
+
+def _mean(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """One seed's figures as they are; several seeds' as the mean, with ``<figure>_range`` [min, max]
+    and the misses of the first seed."""
+    if len(runs) == 1:
+        return runs[0]
+    out = dict(runs[0])
+    for k in ("in_scope_accuracy", "oos_recall"):
+        xs = [r[k] for r in runs if r[k] is not None]
+        if xs:
+            out[k] = round(sum(xs) / len(xs), 4)
+            out[k + "_range"] = [min(xs), max(xs)]
+    return out
+
+
+def measure(dirs: list[Path], heldout: list[Path], k: int, oos_prior: float, learner: str | None = None,
+            seeds: list[int] | None = None, bag: int = PACK_BAG) -> dict[str, Any]:
+    """The cv and held-out figures of the pack in ``dirs`` (see the module docstring), each the mean
+    over the training ``seeds`` (the perceptron's order: one seed's in-scope figure moves by a point
+    or more with one example added). ``cv:<file>``: the cv OOS recall on one pack file's
+    out-of-scope examples, so two packs compare on the examples they share."""
+    seeds = seeds or [13]
     packs = load_packs(dirs)
     examples = packs.examples()
     fold = folds_of([y for _, y in examples], k, 7)
-    pairs = []
-    for f in range(k):
-        eng = _engine(packs, [ex for ex, g in zip(examples, fold) if g != f], oos_prior, learner)
-        pairs += [(t, y, _reads(eng, t)) for (t, y), g in zip(examples, fold) if g == f]
-    full = _engine(packs, examples, oos_prior, learner)
-    doc = yaml.safe_load(heldout.read_text(encoding="utf-8"))
-    held = [(t, OOS_LABEL) for ts in doc["out_of_scope"].values() for t in ts] + [tuple(x) for x in doc["in_scope"]]
-    cv, ho = _score(pairs), _score([(t, y, _reads(full, t)) for t, y in held])
-    return {"n_examples": len(examples), "n_oos_examples": sum(y == OOS_LABEL for _, y in examples),
-            "cv": cv, "heldout": ho,
-            "train_cv_report": {k_: v for k_, v in full.model.report.items() if k_ != "curve"}}  # type: ignore[union-attr]
+    src = _oos_sources(dirs)
+    helds = {}
+    for h in heldout:
+        doc = yaml.safe_load(h.read_text(encoding="utf-8"))
+        helds[h.stem] = ([(t, OOS_LABEL) for ts in doc["out_of_scope"].values() for t in ts]
+                         + [tuple(x) for x in doc.get("in_scope") or []])
+    runs: dict[str, list[dict[str, Any]]] = {}
+    report = {}
+    for seed in seeds:
+        pairs = []
+        for f in range(k):
+            eng = _engine(packs, [ex for ex, g in zip(examples, fold) if g != f], oos_prior, learner, seed, bag)
+            pairs += [(t, y, _reads(eng, t)) for (t, y), g in zip(examples, fold) if g == f]
+        runs.setdefault("cv", []).append(_score(pairs))
+        for stem in sorted({v for v in src.values()}):
+            part = [p for p in pairs if p[1] == OOS_LABEL and src.get(p[0].lower()) == stem]
+            if part:
+                runs.setdefault("cv:" + stem, []).append(_score(part))
+        full = _engine(packs, examples, oos_prior, learner, seed, bag)
+        for stem, held in helds.items():
+            runs.setdefault("heldout:" + stem, []).append(_score([(t, y, _reads(full, t)) for t, y in held]))
+        if not report:
+            report = {k_: v for k_, v in full.model.report.items() if k_ != "curve"}  # type: ignore[union-attr]
+    out: dict[str, Any] = {"n_examples": len(examples), "n_oos_examples": sum(y == OOS_LABEL for _, y in examples),
+                           "seeds": seeds, "bag": bag}
+    out.update({part: _mean(rs) for part, rs in runs.items()})
+    out["train_cv_report"] = report
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--dirs", nargs="+", default=[str(REPO / "config" / "intents")])
     ap.add_argument("--baseline", nargs="*", default=None, help="another pack folder, measured in the same run")
-    ap.add_argument("--heldout", default=str(REPO / "tests" / "nlu" / "data" / "everyday_heldout.yaml"))
+    ap.add_argument("--heldout", nargs="+", default=[str(REPO / "tests" / "nlu" / "data" / f) for f in
+                                                      ("everyday_heldout.yaml", "nearmiss_heldout.yaml")])
     ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument("--seeds", nargs="+", type=int, default=[13],
+                    help="training seeds; each figure is their mean (13: the daemon's)")
+    ap.add_argument("--bag", type=int, default=PACK_BAG, help="perceptron orders per training (default: the daemon's)")
     ap.add_argument("--oos-prior", type=float, default=PACK_OOS_PRIOR,
                     help="share of out-of-scope utterances the rejection is tuned for (default: the daemon's)")
     ap.add_argument("--misses", action="store_true", help="list what each figure got wrong")
@@ -99,27 +157,31 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--baseline-learner", choices=LEARNERS,
                     help="the baseline's learner (default: train()'s); without --baseline, the pack again")
     a = ap.parse_args(argv)
-    out: dict[str, Any] = {"pack": measure([Path(d) for d in a.dirs], Path(a.heldout), a.folds, a.oos_prior,
-                                           a.learner)}
+    held = [Path(h) for h in a.heldout]
+    out: dict[str, Any] = {"pack": measure([Path(d) for d in a.dirs], held, a.folds, a.oos_prior, a.learner,
+                                           a.seeds, a.bag)}
     if a.baseline_learner and a.baseline is None:
         a.baseline = a.dirs
     if a.baseline:
-        out["baseline"] = measure([Path(d) for d in a.baseline], Path(a.heldout), a.folds, a.oos_prior,
-                                  a.baseline_learner)
-    rows = [("cv", "in_scope_accuracy"), ("cv", "oos_recall"), ("heldout", "in_scope_accuracy"),
-            ("heldout", "oos_recall")]
-    print(f"{'figure':34} {'pack':>8}" + (f" {'baseline':>9} {'ratio':>6}" if a.baseline else ""))
-    for part, key in rows:
-        mine = out["pack"][part][key]
-        line = f"{part + ' ' + key:34} {mine:8.4f}"
-        if a.baseline:
-            base = out["baseline"][part][key]
-            line += f" {base:9.4f} {mine / base if base else float('nan'):6.3f}"
-        print(line)
+        out["baseline"] = measure([Path(d) for d in a.baseline], held, a.folds, a.oos_prior,
+                                  a.baseline_learner, a.seeds, a.bag)
+    parts = [p for p in out["pack"] if p == "cv" or p.startswith(("cv:", "heldout:"))]
+    print(f"{'figure':48} {'pack':>8}" + (f" {'baseline':>9} {'ratio':>6}" if a.baseline else ""))
+    for part in parts:
+        for key in ("in_scope_accuracy", "oos_recall"):
+            mine = out["pack"][part][key]
+            if mine is None:
+                continue
+            line = f"{part + ' ' + key:48} {mine:8.4f}"
+            if a.baseline:
+                base = out["baseline"].get(part, {}).get(key)
+                line += (f" {base:9.4f} {mine / base if base else float('nan'):6.3f}" if base is not None
+                         else f" {'-':>9}")
+            print(line)
     for v in out.values():
-        for part in ("cv", "heldout"):
+        for part in [p for p in v if p == "cv" or p.startswith(("cv:", "heldout:"))]:
             if not a.misses:
-                v[part] = {k: (len(x) if isinstance(x, list) else x) for k, x in v[part].items()}
+                v[part] = {k: (len(x) if k in ("taken_oos", "missed_in_scope") else x) for k, x in v[part].items()}
     print(json.dumps(out, ensure_ascii=False, indent=1))
     return 0
 

@@ -16,10 +16,12 @@ import pytest
 from hermesd.anchors.directory import Directory
 from hermesd.nlu.intents import IntentModel, IntentRecognizer, IntentSpec, _compile_template, clause_spans
 from hermesd.nlu.normalize import normalize
+from hermesd.nlu.parser import parse
 from hermesd.subsystems.nlu import NluSubsystem
 from hermesd.nlu.settings import NluSettings
 
 from .conftest import REF, REPO
+from .test_nearmiss_oos import accepting
 
 SEND, LISTED = "doc.send", "doc.list_sent"
 
@@ -106,15 +108,38 @@ def test_what_was_sent_stays_a_listing(shipped, text):
     assert r.intent == LISTED, [m.to_dict() for m in r.intents[:3]]
 
 
-#: sends and messages no shipped tool makes: near misses of doc.send
+#: sends and messages no shipped tool makes: near misses of doc.send (messages, posts, parcels,
+#: greetings to family and friends), zh and en; none is in a pack
 NOT_DOCUMENTS = ["发个朋友圈", "帮我发个红包", "发条微信给我妈", "给女朋友发个表情", "给我讲个故事",
                  "send a text message to my wife", "send flowers to my mom", "text my sister happy birthday",
-                 "post a photo on instagram", "send a postcard to grandpa"]
+                 "post a photo on instagram", "send a postcard to grandpa",
+                 "给我妈寄个快递", "帮我发条短信给老婆", "在群里发个通知", "给他发个定位", "发个抖音视频", "把照片发到家庭群里",
+                 "给同学发个生日祝福", "帮我给奶奶寄点特产", "发个微博说我到了", "给我老公发个语音",
+                 "send a birthday card to my aunt", "send my location to my husband", "post this on facebook",
+                 "send a voice note to my brother", "mail a gift to my nephew", "send a tweet about the game",
+                 "share this video with my friends on whatsapp", "send a thank you note to the neighbours"]
+#: at most this share taken: measured 6 of 28 (issue 17); with 10 sentences and a bound of 2 one
+#: rebuild's noise flipped the test, so the list is longer and the bound a rate with room
+NOT_DOCUMENTS_MAX = 1 / 3
+
+
+def _taken_sends(engine) -> list[tuple[str, str | None]]:
+    out = []
+    for t in NOT_DOCUMENTS:
+        r = parse(t, ref=REF, tz=REF.tzinfo, engine=engine)
+        if not r.out_of_scope:
+            out.append((t, r.intent))
+    return out
 
 
 def test_sends_no_tool_makes_are_mostly_out_of_scope(shipped):
-    taken = [(t, shipped.parse(t).intent) for t in NOT_DOCUMENTS if not shipped.parse(t).out_of_scope]
-    assert len(taken) <= len(NOT_DOCUMENTS) // 5, taken
+    taken = _taken_sends(shipped.engine)
+    assert len(taken) <= len(NOT_DOCUMENTS) * NOT_DOCUMENTS_MAX, taken
+
+
+def test_the_sends_bound_is_one_a_scorer_without_rejection_breaks(shipped):
+    # the same scorer taking its top in-scope intent (rejection cut 0): the bound measures the rejection
+    assert len(_taken_sends(accepting(shipped.engine))) > len(NOT_DOCUMENTS) * NOT_DOCUMENTS_MAX
 
 
 # ---- polite words around a template ---------------------------------------------------------

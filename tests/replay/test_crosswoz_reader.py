@@ -113,6 +113,12 @@ def test_a_value_said_of_the_chosen_place_starts_no_query() -> None:
     assert changed == []
     s2, changed = cw_track.step(s, acts, "再帮我找个经济型的酒店")
     assert changed == ["酒店"] and s2["cons"]["酒店"] == {"酒店类型": "经济型"}
+    # 再 that closes or defers (到时再联系, 再说) looks for nothing: a question about the chosen hotel
+    wifi = {"inform": {"酒店": {"酒店设施": "公共区域提供wifi"}}, "names": [], "target": "酒店"}
+    _, changed = cw_track.step(s, wifi, "也对，到时再联系。那酒店的公共区域提供wifi吗？")
+    assert changed == []
+    _, changed = cw_track.step(s, wifi, "那再找一个公共区域提供wifi的吧")
+    assert changed == ["酒店"]
 
 
 @pytest.mark.parametrize("slot, said, want", [
@@ -445,3 +451,47 @@ def test_a_bare_check_asks_about_the_place_the_dialogue_has(lex, text: str, stat
     assert acts["inform"] == inform
     if asked:
         assert asked in acts["request"]
+
+
+def test_a_narrowing_right_after_a_failed_search_is_among_the_places_offered(lex) -> None:
+    """No economy hotel lies beside 故宫: the reply offers the closest ones, which lie elsewhere
+    (they miss 周边景点). "那他们哪家评分是4.5分以上的？" next narrows among *those*: the near slot
+    they miss is let go, what they meet is kept and the new value added. A narrowing after a
+    search that found something keeps every constraint, and the offer stands one turn only."""
+    import cw_answer
+
+    db = cw_db.load(str(DB))
+    tried = {"酒店类型": "经济型", "周边景点": "故宫"}
+    assert cw_db.query("酒店", tried, db) == []
+    state = {"focus": "酒店", "cons": {"酒店": dict(tried)}, "chosen": {"景点": "故宫"}}
+    out = cw_answer.answer(state, [{"domain": "酒店", "constraints": tried}], [], db)
+    assert out["say"].startswith("没有找到") and "最接近的有" in out["say"]
+    assert out["state"]["failed"] == {"酒店": ["周边景点"]}
+    offered = [n for n in (r["名称"] for r in db["酒店"]) if n in out["say"]]
+    assert offered and all("故宫" not in (cw_db.record("酒店", n, db).get("周边景点") or []) for n in offered)
+    text = "那他们哪家评分是4.5分以上的？"
+    acts = cw_read.read(text, out["state"], lex)
+    assert acts["inform"] == {"酒店": {"评分": "4.5分以上"}}
+    new, changed = cw_track.step(out["state"], acts, text)
+    assert changed == ["酒店"] and new["cons"]["酒店"] == {"酒店类型": "经济型", "评分": "4.5分以上"}
+    assert "failed" not in new  # the offer was the last reply's: it does not carry on
+    # the same words after a search that found places: a narrowing among them, nothing let go
+    found = {"酒店类型": "高档型"}
+    out = cw_answer.answer({"focus": "酒店", "cons": {"酒店": dict(found)}}, [{"domain": "酒店", "constraints": found}],
+                           [], db)
+    assert "failed" not in out["state"]
+    new, _ = cw_track.step(out["state"], cw_read.read(text, out["state"], lex), text)
+    assert new["cons"]["酒店"] == {"酒店类型": "高档型", "评分": "4.5分以上"}
+
+
+def test_the_name_index_and_the_pools_are_the_records_own() -> None:
+    """:func:`cw_db.record` is the first record of that name (what a scan finds); the pools that
+    "最接近的有…" draws from are the names in database order and each dish once, sorted."""
+    db = cw_db.load(str(DB))
+    for dom in ("景点", "餐馆", "酒店"):
+        for rec in db[dom][::97]:
+            assert cw_db.record(dom, rec["名称"], db) is next(r for r in db[dom] if r["名称"] == rec["名称"])
+    assert cw_db.record("酒店", "天安门大饭店", db) is None
+    assert cw_db.pool("景点", "名称", db) == [r["名称"] for r in db["景点"]]
+    dishes = cw_db.pool("餐馆", "推荐菜", db)
+    assert dishes == sorted(set(dishes)) and set(dishes) == {d for r in db["餐馆"] for d in r["推荐菜"] or []}

@@ -183,8 +183,35 @@ def test_a_search_with_no_constraint_proposes_a_record_and_alternatives(pack_dae
         reply, _ = _talk(c, sid, "它的电话是多少？")
         assert attractions[first]["电话"] in reply
         # "周边有什么景点" asks for the list beside it; it is no search of every attraction
-        before = len(_talk(c, sid, "周边有什么景点？")[1])
-        assert len(_talk(c, sid, "好的")[1]) == before
+        before = _talk(c, sid, "周边有什么景点？")[1][-1]["seq"]
+        assert _talk(c, sid, "好的")[1][-1]["seq"] == before
+
+
+def test_the_built_pack_starts_from_its_compiled_intents(pack_daemon, crosswoz_pack) -> None:
+    """The builder compiles the intents (``hermesd build-pack``): the daemon loads the act scorer
+    from the artifact instead of training it at start (READY in well under a second once built)."""
+    assert (crosswoz_pack / "intents" / "pack.compiled").is_file()
+    with Client(pack_daemon.socket) as c:
+        nlu = c.call("admin.status")["subsystems"]["nlu"]
+    assert nlu["compiled"] == "artifact" and nlu["scorer"] is True
+
+
+def test_these_after_a_failed_nearby_search_are_the_places_offered(pack_daemon) -> None:
+    """No economy hotel is listed beside 故宫, so the closest ones offered lie elsewhere; "他们"
+    next are those: the search is made without the place (its near slot), the rest kept."""
+    hotels = _db("hotel_db.json")
+    with Client(pack_daemon.socket) as c:
+        sid = c.call("session.open", {"locale": "zh"})["session_id"]
+        _talk(c, sid, "我想去故宫玩")
+        text, log = _talk(c, sid, "故宫附近有经济型的酒店吗？")
+        assert log[-1]["constraints"] == {"酒店类型": "经济型", "周边景点": "故宫"}
+        assert text.startswith("没有找到") and "最接近的有" in text
+        offered = [n for n in hotels if n in text]
+        assert offered and all("故宫" not in hotels[n]["周边景点"] for n in offered)
+        text, log = _talk(c, sid, "那他们哪家评分是4.5分以上的？")
+        assert log[-1]["domain"] == "酒店" and log[-1]["constraints"] == {"酒店类型": "经济型", "评分": "4.5分以上"}
+        picked = next(n for n in hotels if text.startswith(f"为您推荐酒店：{n}"))
+        assert hotels[picked]["酒店类型"] == "经济型" and hotels[picked]["评分"] >= 4.5
 
 
 def test_a_taxi_is_offered_then_booked_only_after_its_card_is_confirmed(pack_daemon) -> None:

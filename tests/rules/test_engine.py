@@ -98,13 +98,28 @@ def test_compensation_runs_undo_of_completed_steps_newest_first_then_fallback():
     plan = RuleEngine([p]).match("chain", ctx())
     texts = lambda acts: [a.reply.en for a in acts]
     assert texts(plan.compensation(0)) == ["sorry"]
-    assert texts(plan.compensation(2)) == ["undo a", "sorry"]
-    assert texts(plan.compensation(3)) == ["undo b1", "undo b2", "undo a", "sorry"]
-    assert texts(plan.compensation(4)) == ["undo b1", "undo b2", "undo a", "sorry"]  # c has no undo
+    # an undo step that replies says what happened: the fallback's reply would contradict it in the same
+    # reply ("3 reminders about the bank: … which one?" then "no reminder about the bank")
+    assert texts(plan.compensation(2)) == ["undo a"]
+    assert texts(plan.compensation(3)) == ["undo b1", "undo b2", "undo a"]
+    assert texts(plan.compensation(4)) == ["undo b1", "undo b2", "undo a"]  # c has no undo
     with pytest.raises(IndexError):
         plan.compensation(5)
     assert isinstance(plan.actions[2], ToolAction)
     assert plan.actions[2].render_params({"steps": {"a": {"v": [1, 2]}}}) == {"x": [1, 2]}
+
+
+def test_a_fallback_is_said_when_no_undo_step_replies_and_its_other_actions_always_run():
+    p = pack("p", [{
+        "rule_id": "chain", "trigger": {"intent": "chain"},
+        "actions": [{"tool": "a", "on_failure": [{"tool": "undo_a"}]}, {"tool": "b", "on_failure": [reply("undo b")]},
+                    {"tool": "c"}],
+        "fallback": [{"tool": "note"}, reply("sorry")],
+    }])
+    plan = RuleEngine([p]).match("chain", ctx())
+    kinds = lambda acts: [a.tool if isinstance(a, ToolAction) else a.reply.en for a in acts]
+    assert kinds(plan.compensation(1)) == ["undo_a", "note", "sorry"]  # the undo said nothing: the fallback does
+    assert kinds(plan.compensation(2)) == ["undo b", "undo_a", "note"]
 
 
 def test_conditions_see_every_root():

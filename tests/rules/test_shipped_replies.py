@@ -52,10 +52,18 @@ DESCRIPTORS: dict[str, Descriptor] = {d.name: load_descriptor(d)[0] for d in sor
 DEPARTMENTS = Directory.load(DIRECTORY).department_names()
 
 # --- realistic outputs a test machine may not give ------------------------------------------------
+_ONCE = {"every_en": "", "every_zh": "", "repeats_en": "", "repeats_zh": ""}
 _ITEM = {"id": "r1", "text": "给王会计回电话", "due": "2026-06-14T09:00:00+08:00", "status": "pending",
-         "time_given": True, "local": "2026-06-14 09:00", "time": "09:00"}
+         "time_given": True, "local": "2026-06-14 09:00", "time": "09:00", **_ONCE}
 _ITEM2 = {"id": "r2", "text": "book the meeting room", "due": "2026-06-19T14:30:00+08:00", "status": "pending",
-          "time_given": False, "local": "2026-06-19 14:30", "time": "14:30"}
+          "time_given": False, "local": "2026-06-19 14:30", "time": "14:30", **_ONCE}
+# a repeating reminder, as the tool lists it (tools/reminder/handler.py _item_view)
+_ITEM3 = {"id": "r3", "text": "吃药", "due": "2026-06-15T08:00:00+08:00", "status": "pending", "time_given": True,
+          "local": "2026-06-15 08:00", "time": "08:00",
+          "repeat": {"every": 1, "unit": "week", "start": "2026-06-15T08:00:00+08:00", "tz": "Asia/Shanghai",
+                     "days": [1, 3, 5], "until": None, "count": None},
+          "every_en": "every Monday, Wednesday and Friday at 08:00", "every_zh": "每周一、三、五 08:00",
+          "repeats_en": " (every Monday, Wednesday and Friday at 08:00)", "repeats_zh": "（每周一、三、五 08:00）"}
 _ENTRY = {"time_us": 1_781_311_512_000_000, "unit": "nginx.service", "priority": 3,
           "message": "upstream timed out while reading response header"}
 SAMPLES: dict[str, list[dict[str, Any]]] = {
@@ -123,6 +131,9 @@ SAMPLES: dict[str, list[dict[str, Any]]] = {
         {"reminders": [_ITEM, _ITEM2], "count": 2},
         {"reminders": [], "count": 0},
         {"reminders": [{**_ITEM, "status": "cancelled"}], "count": 1},
+        {"reminders": [_ITEM3], "count": 1},
+        {"reminders": [_ITEM, _ITEM3], "count": 2},
+        {"reminders": [{**_ITEM3, "status": "cancelled"}], "count": 1},
     ],
     "send_document": [{"message_id": "m-20260613-7f3a", "document": "报价单Q-2024-061.pdf", "recipient": "张伟",
                        "bytes": 48213, "sha256": "ab" * 32}],
@@ -305,11 +316,14 @@ async def _run(plan: Plan, lang: str, variant: int, outputs: dict[str, list[dict
     for _ in range(len(plan.actions)):
         if not isinstance(result, Suspend):
             break
-        assert result.kind == "confirm", f"{plan.rule_id}: asked for {result.slot} though every entity is given"
+        assert result.kind in ("confirm", "choose"), f"{plan.rule_id}: asked for {result.slot} though every entity is given"
         texts.append(result.prompt)
         texts.append(result.card["question"])
-        result = await ex.run(plan.actions, ctx, start=result.index, confirmed=result.index,
-                              steps=dict(ctx.get("steps") or {}))
+        steps = dict(ctx.get("steps") or {})
+        if result.kind == "choose":  # which of several: every line is read, the first (newest) is taken
+            texts += [c["display"] for c in result.card["choices"]]
+            steps[result.slot] = result.items[0]
+        result = await ex.run(plan.actions, ctx, start=result.index, confirmed=result.index, steps=steps)
     texts += result.texts
     if isinstance(result, Failure):
         assert result.code != "INPUT_INVALID", f"{plan.rule_id}: {result.message}"  # a template read a missing value

@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from hermesd.session.schedules import ToSchedule, schedule_changes
+from hermesd.session.schedules import REPEAT, ToSchedule, next_occurrence, schedule_changes
 from hermesd.tools.descriptor import DescriptorError, load_descriptor
 
 PACK = Path(__file__).parents[2] / "tools"
@@ -84,8 +84,8 @@ def test_a_side_that_does_not_fit_the_tool_is_refused(tmp_path, change, fragment
 
 
 def test_an_unknown_key_in_schedules_is_refused(tmp_path):
-    with pytest.raises(DescriptorError, match="schedules.repeat"):
-        load_descriptor(folder(tmp_path, BASE + SCHEDULES + "  repeat: daily\n"))
+    with pytest.raises(DescriptorError, match="schedules.rrule"):
+        load_descriptor(folder(tmp_path, BASE + SCHEDULES + "  rrule: daily\n"))
 
 
 SPEC = load_descriptor(PACK / "reminder")[0].schedules
@@ -123,3 +123,27 @@ def test_a_cancel_unschedules_the_cancelled_items_and_the_id_it_named():
 def test_a_call_that_neither_creates_nor_cancels_changes_nothing():
     out = {"reminders": [{"id": "r1", "due": "2026-03-02T15:00:00+08:00"}]}
     assert schedule_changes(SPEC, {"action": "list"}, out, session_id="S1", zone="UTC") is None
+
+
+NY_RULE = {"every": 1, "unit": "day", "start": "2026-03-07T08:00:00-05:00", "tz": "America/New_York", "days": [],
+           "until": None, "count": 3}
+
+
+def test_a_repeating_item_is_scheduled_with_what_arms_its_next_occurrence():
+    out = {"reminders": [{"id": "r1", "text": "pills", "due": "2026-03-07T08:00:00-05:00", "repeat": NY_RULE},
+                         {"id": "r2", "text": "once", "due": "2026-03-07T08:00:00-05:00", "repeat": None},
+                         {"id": "r3", "text": "bad rule", "due": "2026-03-07T08:00:00-05:00", "repeat": {"every": 0}}]}
+    ch = schedule_changes(SPEC, {"action": "create"}, out, session_id="S1", zone="UTC")
+    first, once, bad = ch.schedule
+    assert first.data[REPEAT] == {"key": "reminder:r1", "rule": NY_RULE, "due": ["due"]}
+    assert REPEAT not in once.data and REPEAT not in bad.data  # a one-off, and a rule that names no schedule
+    # fired at 08:00:02 EST: the next is 8 March 08:00 EDT (the wall clock across the change), same key
+    nxt = next_occurrence(first.data, _ms("2026-03-07T08:00:02-05:00"))
+    assert (nxt.key, nxt.data["due"], nxt.due_ms) == ("reminder:r1", "2026-03-08T08:00:00-04:00",
+                                                       _ms("2026-03-08T08:00:00-04:00"))
+    assert nxt.data[REPEAT] == first.data[REPEAT] and nxt.data["text"] == "pills"
+    # the daemon was down from the 7th to the 8th at noon: the 9th comes next, the 8th is not replayed
+    assert next_occurrence(first.data, _ms("2026-03-08T12:00:00-04:00")).data["due"] == "2026-03-09T08:00:00-04:00"
+    # count 3: nothing after the third
+    assert next_occurrence(first.data, _ms("2026-03-09T08:00:00-04:00")) is None
+    assert next_occurrence(once.data, _ms("2026-03-07T08:00:02-05:00")) is None

@@ -84,13 +84,72 @@ async def test_list_and_cancel_by_range(pack_service):
     assert r["error"]["code"] == "NOT_FOUND"
 
 
+async def _series(svc, due, every, unit, tz="Asia/Shanghai", **more):
+    r = await _call(svc, {"action": "create", "text": more.pop("text", "开会"), "due": due, "tz": tz,
+                          "recurrence": {"every": {"n": every, "unit": unit}, **more}})
+    assert r["ok"], r
+    return r["output"]["reminders"][0]
+
+
+async def _pending(svc, rid, now):
+    r = await _call(svc, {"action": "list", "id": rid, "now": now, "expect": "one"})
+    return r["output"]["reminders"][0] if r["ok"] else r["error"]["code"]
+
+
+async def test_a_weekday_set_goes_on_to_its_next_day_and_a_long_outage_rings_once(pack_service):
+    """Every Monday, Wednesday and Friday at 15:00 from Monday 2 November (all before the real clock)."""
+    item = await _series(pack_service, "2026-11-02T15:00:00+08:00", 1, "week", days=[1, 3, 5])
+    assert (item["every_zh"], item["every_en"]) == ("每周一、三、五 15:00", "every Monday, Wednesday and Friday at 15:00")
+    assert item["repeat"]["days"] == [1, 3, 5] and item["due"] == "2026-11-02T15:00:00+08:00"
+    nxt = await _pending(pack_service, item["id"], "2026-11-04T16:00:00+08:00")  # Wednesday's has rung
+    assert nxt["due"] == "2026-11-06T15:00:00+08:00" and nxt["status"] == "pending"
+    assert nxt["repeats_zh"] == "（每周一、三、五 15:00）"
+    # two weeks without a call: the series goes on from the next to come, not from each one missed
+    nxt = await _pending(pack_service, item["id"], "2026-11-20T12:00:00+08:00")
+    assert nxt["due"] == "2026-11-20T15:00:00+08:00"
+
+
+async def test_a_series_ends_after_its_count_or_its_last_day(pack_service):
+    twice = await _series(pack_service, "2026-11-10T08:00:00+08:00", 1, "day", count=2)
+    assert (await _pending(pack_service, twice["id"], "2026-11-10T09:00:00+08:00"))["due"] == "2026-11-11T08:00:00+08:00"
+    assert await _pending(pack_service, twice["id"], "2026-11-11T09:00:00+08:00") == "NOT_FOUND"
+    # until a day: that day's occurrence is the last one
+    weekly = await _series(pack_service, "2026-11-02T09:00:00+08:00", 1, "week", until="2026-11-16")
+    assert (await _pending(pack_service, weekly["id"], "2026-11-10T09:00:00+08:00"))["due"] == "2026-11-16T09:00:00+08:00"
+    assert await _pending(pack_service, weekly["id"], "2026-11-16T10:00:00+08:00") == "NOT_FOUND"
+
+
+async def test_the_31st_of_every_month_is_the_last_day_of_a_short_one_on_the_wall_clock(pack_service):
+    item = await _series(pack_service, "2026-01-31T09:00:00-05:00", 1, "month", tz="America/New_York")
+    assert item["every_en"] == "every month on the 31st at 09:00"
+    assert (await _pending(pack_service, item["id"], "2026-02-01T00:00:00-05:00"))["due"] == "2026-02-28T09:00:00-05:00"
+    # across the spring change: still 09:00 in New York
+    assert (await _pending(pack_service, item["id"], "2026-03-01T00:00:00-05:00"))["due"] == "2026-03-31T09:00:00-04:00"
+    assert (await _pending(pack_service, item["id"], "2026-04-01T00:00:00-04:00"))["due"] == "2026-04-30T09:00:00-04:00"
+
+
+async def test_a_series_whose_first_time_has_gone_starts_at_the_next_and_cancel_ends_it(pack_service):
+    item = await _series(pack_service, "2026-11-02T08:00:00+08:00", 1, "day", text="吃药")
+    r = await _call(pack_service, {"action": "create", "text": "吃药", "due": "2026-11-02T08:00:00+08:00",
+                                   "tz": "Asia/Shanghai", "now": "2026-11-03T09:00:00+08:00",
+                                   "recurrence": {"every": {"n": 1, "unit": "day"}}})
+    assert r["output"]["reminders"][0]["due"] == "2026-11-04T08:00:00+08:00"
+    r = await _call(pack_service, {"action": "cancel", "id": item["id"]})
+    assert r["ok"] and r["output"]["reminders"][0]["status"] == "cancelled"
+    assert await _pending(pack_service, item["id"], "2026-11-30T09:00:00+08:00") == "NOT_FOUND"
+    # a fraction of a minute names no schedule it can keep
+    r = await _call(pack_service, {"action": "create", "text": "x", "due": "2026-11-02T08:00:00+08:00",
+                                   "tz": "Asia/Shanghai", "recurrence": {"every": {"n": 0.5, "unit": "minute"}}})
+    assert r["error"]["code"] == "MISSING_FIELD"
+
+
 # ---- the rules -----------------------------------------------------------------------------------
 def _ctx(text: str, ref: datetime, memory: dict | None = None) -> dict:
     """The turn context the session builds for a reminder utterance."""
     times = parse_times(text, ref, SH)
     entities = {}
-    if times:
-        entities["when"] = times[0].to_dict()
+    if times:  # a recurrence is the entity "every" (config/intents/office.yaml reminder.set slots)
+        entities["every" if times[0].kind == "recurrence" else "when"] = times[0].to_dict()
     task = strip_request(text, [x.span for x in times])
     if task is not None:
         entities["task"] = task
@@ -99,8 +158,11 @@ def _ctx(text: str, ref: datetime, memory: dict | None = None) -> dict:
                         "now": ref.isoformat(), "reminders": {"default_time": "09:00"}}}
 
 
-async def _run(engine, svc, intent: str, text: str, ref: datetime, memory: dict | None = None):
+async def _run(engine, svc, intent: str, text: str, ref: datetime, memory: dict | None = None,
+               when_flags: dict | None = None):
     ctx = _ctx(text, ref, memory)
+    if when_flags:  # as session/grounding.py adds them (day_named, half_named)
+        ctx["entities"]["when"].update(when_flags)
     plan = engine.match(intent, ctx)
 
     async def call(name, params):
@@ -140,6 +202,65 @@ async def test_set_stores_the_task_at_the_right_time(engine, pack_service, text,
     assert ("默认" in reply or "default" in reply) == (rule != "reminder.set")
     assert text not in reply  # the task, not the whole utterance
     assert result.remembered[0][0] == "last_reminder" and result.remembered[0][1]["text"] == item["text"]
+
+
+# a recurrence (asked on Wednesday 25 November at 10:00): the series is set, and the reply says its schedule as
+# the tool reads it, the first day, and (without a clock time) that the default time was used
+@pytest.mark.parametrize("text,rule,due,says", [
+    ("每周一三五下午3点提醒我开会", "reminder.set.recurring", "2026-11-25T15:00:00+08:00", ["每周一、三、五 15:00", "开会", "从今天开始"]),
+    ("remind me every Monday at 9am to send the report", "reminder.set.recurring", "2026-11-30T09:00:00+08:00",
+     ["every Monday at 09:00", "starting 30 Nov", "send the report"]),
+    ("工作日早上7点提醒我起床", "reminder.set.recurring", "2026-11-26T07:00:00+08:00", ["每个工作日 07:00", "起床", "从明天开始"]),
+    ("每天早上8点提醒我吃药", "reminder.set.recurring", "2026-11-26T08:00:00+08:00", ["每天 08:00", "吃药"]),
+    ("remind me every day at 8am to take my pills", "reminder.set.recurring", "2026-11-26T08:00:00+08:00",
+     ["every day at 08:00", "starting tomorrow", "take my pills"]),
+    ("每周一提醒我交报告", "reminder.set.recurring.day", "2026-11-30T09:00:00+08:00", ["每周一 09:00", "交报告", "没说几点"]),
+    ("remind me every monday to water the plants", "reminder.set.recurring.day", "2026-11-30T09:00:00+08:00",
+     ["every Monday at 09:00", "water the plants", "used the default"]),
+    ("每天早上提醒我吃药", "reminder.set.recurring.part_of_day", "2026-11-26T09:00:00+08:00", ["每天 09:00", "吃药", "没说几点"]),
+    ("每天提醒我喝水", "reminder.set.recurring.now", "2026-11-26T09:00:00+08:00", ["每天 09:00", "喝水", "没说几点"]),
+    ("remind me daily to drink water", "reminder.set.recurring.now", "2026-11-26T09:00:00+08:00",
+     ["every day at 09:00", "drink water", "used the default"]),
+    ("每隔5分钟提醒我喝水", "reminder.set.recurring.interval", "2026-11-25T10:05:00+08:00", ["每5分钟", "喝水", "10:05"]),
+    ("remind me every hour to stretch", "reminder.set.recurring.interval", "2026-11-25T11:00:00+08:00",
+     ["every hour", "stretch", "11:00"]),
+])
+async def test_a_recurrence_sets_a_series_and_says_its_schedule(engine, pack_service, text, rule, due, says):
+    plan, _, _, result = await _run(engine, pack_service, "reminder.set", text, WED)
+    assert plan.rule_id == rule and isinstance(result, Finished), result
+    (tool, params, out), = result.tool_results
+    item = out["reminders"][0]
+    assert item["due"] == due and item["repeat"]["start"] == due, item
+    (reply,) = result.texts
+    assert all(w in reply for w in says), reply
+    assert ("默认" in reply or "default" in reply or "picked" in reply) == (
+        rule not in ("reminder.set.recurring", "reminder.set.recurring.interval"))
+    assert "不能" not in reply and "can't" not in reply
+
+
+async def test_the_31st_of_every_month_is_set_when_placed_and_never_moved_to_another_day(engine, pack_service):
+    plan, _, _, result = await _run(engine, pack_service, "reminder.set", "每个月31号提醒我交房租",
+                                    datetime(2026, 12, 1, 10, 0, tzinfo=SH))
+    assert plan.rule_id == "reminder.set.recurring.day", plan.rule_id
+    assert result.tool_results[0][2]["reminders"][0]["due"] == "2026-12-31T09:00:00+08:00"
+    assert "每月31日 09:00" in result.texts[0]
+    # asked in November (no 31st), the NLU gives no first day: nothing is set on the 25th instead
+    plan, _, _, result = await _run(engine, pack_service, "reminder.set", "每个月31号提醒我交房租", WED)
+    assert plan.rule_id in ("reminder.set.recurring.day", "reminder.set.recurring.unplaced"), plan.rule_id
+    if plan.rule_id == "reminder.set.recurring.unplaced":
+        assert result.tool_results == [] and "没有设置" in result.texts[0]
+
+
+async def test_listing_shows_the_schedule_and_cancelling_ends_the_series(engine, pack_service):
+    await _run(engine, pack_service, "reminder.set", "每周一三五下午3点提醒我开会", WED)
+    await _run(engine, pack_service, "reminder.set", "明天下午三点提醒我交报告", WED)
+    _, _, _, listed = await _run(engine, pack_service, "reminder.list", "我有哪些提醒", WED)
+    items = listed.tool_results[0][2]["reminders"]  # the tool's reply lines: '{due | datetime} {text}{repeats_zh}'
+    assert [(i["text"], i["repeats_zh"]) for i in items] == [("开会", "（每周一、三、五 15:00）"), ("交报告", "")]
+    r = await pack_service.call("reminder", {"action": "cancel", "about": "开会"}, role="user")
+    assert r["ok"] and r["output"]["reminders"][0]["status"] == "cancelled"
+    listed = (await pack_service.call("reminder", {"action": "list", "about": "开会"}, role="user"))["output"]
+    assert listed["count"] == 0
 
 
 async def test_set_without_a_task_asks_for_it(engine, pack_service):
@@ -187,3 +308,29 @@ async def test_cancel_with_a_time_takes_the_one_due_then_or_asks_which(engine, p
     undo = await ex.compensate(plan.compensation(result.index), ctx)
     (said,) = undo.texts
     assert said.startswith("明天有 2") and "开会" in said and "吃药" in said and "要取消哪一个" in said
+
+
+async def test_a_time_named_for_a_repeating_one_says_one_time_cannot_be_skipped(engine, pack_service):
+    """"取消今天的提醒" on a series due today: skipping one occurrence is not supported, and the question says
+    so before the whole series is cancelled (never a series cancelled as if it were one time)."""
+    await _run(engine, pack_service, "reminder.set", "每周一三五下午3点提醒我开会", WED)
+    plan, _, _, result = await _run(engine, pack_service, "reminder.cancel", "取消今天的提醒", WED)
+    assert plan.rule_id == "reminder.cancel.when" and isinstance(result, Suspend), result
+    assert "不能只跳过其中一次" in result.prompt and "每周一、三、五 15:00" in result.prompt, result.prompt
+
+
+async def test_moving_a_repeating_one_changes_nothing_and_says_so(engine, pack_service):
+    """"提醒改到9点" right after a series was set: a one-off in its place would silently end the series."""
+    _, _, _, made = await _run(engine, pack_service, "reminder.set", "每天早上8点提醒我吃药", WED)
+    series = made.tool_results[0][2]["reminders"][0]
+    flags = {"day_named": False, "half_named": False}
+    plan, _, _, result = await _run(engine, pack_service, "reminder.change", "提醒改到9点", WED,
+                                    memory={"last_reminder": series}, when_flags=flags)
+    assert plan.rule_id == "reminder.change.last" and isinstance(result, Failure) and result.code == "REPEATING", result
+    left = (await pack_service.call("reminder", {"action": "list"}, role="user"))["output"]["reminders"]
+    assert [(i["id"], i["due"]) for i in left] == [(series["id"], "2026-11-26T08:00:00+08:00")]
+    # a one-off still moves
+    _, _, _, once = await _run(engine, pack_service, "reminder.set", "明天下午三点提醒我开会", WED)
+    plan, _, _, result = await _run(engine, pack_service, "reminder.change", "提醒改到4点", WED,
+                                    memory={"last_reminder": once.tool_results[0][2]["reminders"][0]}, when_flags=flags)
+    assert isinstance(result, Finished) and "16:00" in result.texts[0], result

@@ -52,3 +52,23 @@ async def test_metrics_export_breaker_and_outcomes(fixture_service):
     assert 'hermes_tool_invocations_total{tool="echo",outcome="ok"} 1' in text
     assert 'hermes_tool_breaker_state{tool="flaky"} 0' in text
     assert 'hermes_tool_workers{class="isolated"} 2' in text
+
+
+def test_logged_and_recorded_arguments_are_redacted_on_both_paths():
+    """A tool's arguments in its log line and in the turn's actions: when nothing in them can be a
+    secret (one orjson pass finds none of the words) they are the same values, as JSON; when a
+    string holds a secret fragment or a key looks secret, the walk redacts it as before."""
+    import json
+
+    from hermesd.session.executor import StepLog
+    from hermesd.subsystems.tools import ToolsService
+
+    clean = {"utterance": "帮我找一家评分4.5分以上的酒店", "state": {"cons": {"酒店": {"评分": "4.5分以上"}},
+                                                               "query_log": [{"seq": 1, "turn": 0}]}, "turn": 3}
+    assert json.loads(ToolsService._loggable(None, clean)) == clean
+    assert StepLog(kind="tool", index=0, tool="t", params=clean).to_dict()["params"] == clean
+    dirty = {"utterance": "use token=abc123secret please", "state": {"api_key": "k-999", "n": [1, "password: hunter2"]}}
+    for text in (ToolsService._loggable(None, dirty),
+                 json.dumps(StepLog(kind="tool", index=0, tool="t", params=dirty).to_dict()["params"])):
+        assert "abc123secret" not in text and "k-999" not in text and "hunter2" not in text
+        assert "use token=" in text

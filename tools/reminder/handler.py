@@ -30,13 +30,34 @@ Times:
   listed them), and ``NOT_FOUND`` when none is. ``list`` with ``among`` and ``nth`` (1-based, or
   ``last``) is the reminder at that place in the list the person was shown ("取消第二个"), counting
   those of it still pending (one cancelled since is no longer in the list as the person sees it).
+- ``recurrence`` (``{every: {n, unit}, days?, until?, count?}``, the NLU's recurrence entity; ``days``: ISO
+  weekdays of a weekly set, 每周一三五, "every weekday") makes ``create`` a repeating reminder: ``due`` is
+  its first occurrence (moved on to the first of ``days`` at the same clock time when it is not one of them), the clock time recurs on the wall clock of ``tz`` (08:00
+  stays 08:00 across DST), a month day the month lacks is the month's last day (the 31st is 30 April and
+  28 February), and it ends before ``until`` (a day: after that day) or after ``count``
+  occurrences, else never (:mod:`hermesd.recurrence`). The item keeps the rule as ``repeat``; ``now`` moves
+  a repeating reminder whose occurrence has rung on to its next one after ``now`` — one occurrence missed
+  or many, the series goes on from the next to come — and marks it ``fired`` once it has ended. A fraction
+  of a unit is said in the smaller one (every 1.5 hours: every 90 minutes). Cancelling one cancels the
+  series. Each item says its repetition in both languages: ``every_en``/``every_zh`` ("every Monday at
+  09:00" / "每周一 09:00"; empty for a one-off) and ``repeats_en``/``repeats_zh`` (the same in brackets,
+  to follow a list line). A repeating ``create`` without ``due`` (每天提醒我喝水: no day, no time) starts on
+  the local day of ``now``, at ``default_time`` (the next occurrence when that has gone); one every n
+  minutes or hours (每隔5分钟) one interval after ``now``, on the next whole minute. A ``create`` that
+  ``replaces`` a repeating reminder (a move: "不是8点，是9点") fails ``REPEATING``: moving a series is not
+  supported, and a one-off in its place would silently end it.
 """
 
 import json
 import os
 from datetime import date, datetime, time, timedelta, timezone
 
+# imported by the fork server before any worker is forked (the sandbox reads no package files later)
+from hermesd.recurrence import BadRule, Rule, describe, next_after
+
 DEFAULT_TIME = "09:00"
+#: a fraction of a unit said in the next smaller one: 1.5 hours -> 90 minutes, half a day -> 12 hours
+_SMALLER = {"hour": ("minute", 60), "day": ("hour", 24), "week": ("day", 7)}
 
 
 class Failure(Exception):
@@ -140,12 +161,34 @@ def _due(input: dict, tz) -> tuple[datetime, bool]:
     return due, False
 
 
+def _rule(item: dict):
+    """The repeating reminder's rule, or None for a one-off (or an unreadable rule: it then fires once)."""
+    try:
+        return Rule.from_json(item["repeat"]) if isinstance(item.get("repeat"), dict) else None
+    except BadRule:
+        return None
+
+
+def _every(rule, lang: str) -> str:
+    """ "every Monday at 09:00" / "每周一 09:00"; the clock time only for a unit of a day or longer."""
+    words = describe(rule, lang)
+    if rule.unit in ("minute", "hour"):
+        return words
+    clock = rule.start.astimezone(rule.zone).strftime("%H:%M")
+    return f"{words} {clock}" if lang == "zh" else f"{words} at {clock}"
+
+
 def _item_view(item: dict) -> dict:
     dt = _stored(item)
     out = dict(item)
     if dt is not None:
         out["local"] = dt.strftime("%Y-%m-%d %H:%M")
         out["time"] = dt.strftime("%H:%M")
+    rule = _rule(item)
+    out["every_en"] = _every(rule, "en") if rule else ""
+    out["every_zh"] = _every(rule, "zh") if rule else ""
+    out["repeats_en"] = f" ({out['every_en']})" if rule else ""
+    out["repeats_zh"] = f"（{out['every_zh']}）" if rule else ""
     return out
 
 
@@ -156,9 +199,46 @@ def _fire_due(data: dict, now) -> bool:
     for item in data["items"]:
         dt = _stored(item)
         if item["status"] == "pending" and dt is not None and now is not None and dt <= now:
-            item["status"] = "fired"
+            rule = _rule(item)
+            upcoming = next_after(rule, now) if rule is not None else None
+            if upcoming is None:
+                item["status"] = "fired"
+            else:  # the daemon has armed the same occurrence (hermesd.session.events re-arms a series)
+                item["due"] = upcoming[1].isoformat(timespec="seconds")
             changed = True
     return changed
+
+
+def _repeat(input: dict, due: datetime, tz):
+    """The rule of a repeating ``create`` (None without ``recurrence``), first occurrence at or after ``due``."""
+    spec = input.get("recurrence")
+    if spec is None:
+        return None
+    every = spec.get("every") or {}
+    if every.get("n") is None or not every.get("unit"):
+        raise Failure("MISSING_FIELD", "recurrence needs every.n and every.unit")
+    if tz is None:
+        raise Failure("MISSING_FIELD", "a repeating reminder needs tz (its clock time is a wall-clock time)")
+    n, unit = float(every["n"]), every["unit"]
+    while n != int(n) and unit in _SMALLER:
+        unit, factor = _SMALLER[unit]
+        n *= factor
+    if n != int(n) or n < 1:
+        raise Failure("MISSING_FIELD", f"every {every['n']} {every['unit']} is not a whole number of units")
+    days = tuple(sorted(set(int(d) for d in spec.get("days") or ()))) if unit == "week" else ()
+    start = due.astimezone(tz)
+    while days and start.isoweekday() not in days:  # the first day of the set at the same clock time
+        nxt = start.date() + timedelta(days=1)
+        start = datetime.combine(nxt, start.timetz().replace(tzinfo=None), tz)
+    until = None
+    if spec.get("until"):
+        raw = spec["until"]
+        until = (datetime.combine(date.fromisoformat(raw) + timedelta(days=1), time(0, 0), tz) if _is_day(raw)
+                 else _instant(raw, tz, "recurrence.until"))
+    try:
+        return Rule(int(n), unit, start, input["tz"], days, until, spec.get("count"))
+    except BadRule as exc:
+        raise Failure("MISSING_FIELD", f"not a repeating schedule: {exc}") from None
 
 
 _STOP = {"the", "a", "an", "my", "to", "of", "for", "about", "and", "with", "at", "on", "in"}
@@ -237,9 +317,21 @@ def _handle(input: dict) -> dict:
     now = _instant(input["now"], tz, "now") if input.get("now") else None
     changed = _fire_due(data, now)
     if action == "create":
+        if not input.get("due") and input.get("recurrence") and now is not None:
+            every = input["recurrence"].get("every") or {}
+            step_s = {"minute": 60, "hour": 3600}.get(every.get("unit"), 0) * float(every.get("n") or 0)
+            if step_s:  # 每隔5分钟提醒我喝水: the first one interval from now, on the minute
+                first = now + timedelta(seconds=step_s)
+                first = first.replace(second=0, microsecond=0) + timedelta(minutes=1 if first.second or first.microsecond else 0)
+                input = dict(input, due=first.isoformat())
+            else:  # a recurrence that names no day or time (每天提醒我喝水): from today, at default_time
+                input = dict(input, due=now.astimezone(tz or now.tzinfo).date().isoformat())
         for field in ("text", "due"):
             if not input.get(field):
                 raise Failure("MISSING_FIELD", f"create needs {field}")
+        moved = next((i for i in data["items"] if i["id"] == input.get("replaces")), None)
+        if moved is not None and _rule(moved) is not None:  # a move would turn the series into one time
+            raise Failure("REPEATING", f"{moved['id']} repeats ({_every(_rule(moved), 'en')}): moving a series is not supported")
         due, given = _due(input, tz)
         if input.get("same_day_as") and not input.get("day_named"):
             # a move to a clock time alone ("不是9点，是10点"): that time on the reminder's own day
@@ -250,10 +342,22 @@ def _handle(input: dict) -> dict:
                 other = due + timedelta(hours=12 if due.hour < 12 else -12)
                 if abs((other - day).total_seconds()) < abs((due - day).total_seconds()):
                     due = other
+        rule = _repeat(input, due, tz)
+        if rule is not None:
+            due = rule.start
+            if now is not None and due <= now:  # the first occurrence has gone: the series starts at the next
+                upcoming = next_after(rule, now)
+                if upcoming is None:
+                    raise Failure("IN_THE_PAST", f"every occurrence of {rule.to_json()} is before {now.isoformat()}")
+                due = upcoming[1]
+                if rule.unit not in ("month", "year"):  # a month's start keeps its day (the 31st), else it is
+                    rule = Rule(rule.every, rule.unit, due, rule.tz, rule.days, rule.until, rule.count)  # the first
         if now is not None and due <= now:  # "提醒我昨天开会": a reminder for a time already gone
             raise Failure("IN_THE_PAST", f"{due.isoformat()} is not after {now.isoformat()}")
         item = {"id": f"r{data['next']}", "text": input["text"], "due": due.isoformat(timespec="seconds"),
                 "status": "pending", "time_given": given}
+        if rule is not None:
+            item["repeat"] = rule.to_json()
         data["next"] += 1
         data["items"].append(item)
         _save(data)

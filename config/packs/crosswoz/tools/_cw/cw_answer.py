@@ -43,13 +43,8 @@ def unknown_values(unknown: list, db: dict) -> list[str]:
     names it has (difflib ratio, the standard library's SequenceMatcher)."""
     out = []
     for dom, slot, value in unknown:
-        if slot == "名称":
-            pool = [r["名称"] for r in db.get(dom, [])]
-            what = f"叫{value}的{dom}"
-        else:
-            pool = sorted({d for r in db.get(dom, []) for d in r.get(slot) or []})
-            what = f"有{value}的{dom}"
-        close = difflib.get_close_matches(value, pool, n=3, cutoff=0.4)
+        what = f"叫{value}的{dom}" if slot == "名称" else f"有{value}的{dom}"
+        close = difflib.get_close_matches(value, cw_db.pool(dom, slot, db), n=3, cutoff=0.4)
         out.append(f"没有找到{what}" + (f"；最接近的有{'、'.join(close)}" if close else "") + "。")
     return out
 
@@ -62,6 +57,7 @@ def answer(state: dict, queries: list[dict], requests: list, db: dict, intent: s
     state = {**state, "chosen": dict(state.get("chosen") or {}), "offered": dict(state.get("offered") or {}),
              "listed": dict(state.get("listed") or {})}
     state.pop("taxi_offer", None)  # an offer stands for the turn right after it only
+    state.pop("failed", None)  # so do the closest places offered after a search that found nothing
     chosen = state["chosen"]
     results: dict[str, list[str]] = {}
     parts: list[str] = []
@@ -95,6 +91,9 @@ def answer(state: dict, queries: list[dict], requests: list, db: dict, intent: s
             parts.append(text + "。")
             # "这家的电话" next refers to the closest record offered; nothing is offered as a match
             state["offered"][dom] = alts[0]["名称"] if alts else None
+            if alts:  # "那他们哪家…" next narrows among them: the slots they miss (cw_track)
+                state.setdefault("failed", {})[dom] = sorted(
+                    {next((s for s in cons if m == s or (m.startswith(s) and s in cw_db.MULTI)), m) for m in missed})
             if alts and chosen.get(dom) not in [r["名称"] for r in alts]:
                 chosen[dom] = alts[0]["名称"]
             continue
@@ -123,7 +122,7 @@ def answer(state: dict, queries: list[dict], requests: list, db: dict, intent: s
         if not name:
             parts.append(f"请先告诉我是哪家{dom}。")
             continue
-        rec = next((r for r in db.get(dom, []) if r["名称"] == name), None)
+        rec = cw_db.record(dom, name, db)
         if rec is None:
             continue
         if slot.startswith("酒店设施-"):

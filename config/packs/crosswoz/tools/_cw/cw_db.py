@@ -215,6 +215,39 @@ def metro_station(name: str, db: dict | None = None) -> str | None:
     return _STATIONS[id(db)].get(fold(name or ""))
 
 
+_BY_NAME: dict = {}
+
+
+def record(domain: str, name: str, db: dict | None = None) -> dict | None:
+    """The first record of ``domain`` named exactly ``name`` (None when there is none): a name
+    index built once per domain, so answering a request about the chosen place reads one entry
+    instead of scanning the domain's records (up to 1,133) on every turn."""
+    db = db or load()
+    key = (id(db), domain)
+    table = _BY_NAME.get(key)
+    if table is None:
+        table = {}
+        for r in db.get(domain, []):
+            table.setdefault(r.get("名称"), r)
+        _BY_NAME[key] = table
+    return table.get(name)
+
+
+_POOLS: dict = {}
+
+
+def pool(domain: str, slot: str, db: dict | None = None) -> list[str]:
+    """What ``slot`` holds in ``domain``'s records, for "最接近的有…": every 名称 in database order,
+    or every part of a list slot (推荐菜, 酒店设施) once, sorted; built once per (domain, slot)."""
+    db = db or load()
+    key = (id(db), domain, slot)
+    if key not in _POOLS:
+        recs = db.get(domain, [])
+        _POOLS[key] = [r["名称"] for r in recs] if slot == "名称" else \
+            sorted({d for r in recs for d in r.get(slot) or []})
+    return _POOLS[key]
+
+
 #: slots whose values are the database's own words (the parts of the MULTI ones each)
 CATEGORICAL = {"酒店类型", "酒店设施", "推荐菜"}
 _VOCAB: dict = {}

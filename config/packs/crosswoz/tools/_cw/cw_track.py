@@ -12,6 +12,9 @@ Rules (CrossWOZ's wizard keeps one cumulative query per domain, Zhu et al., TACL
 - a place named as the goal (no constraints yet for its domain, or said with 叫/名叫) becomes
   the ``名称`` constraint; any place named becomes the chosen one of its domain;
 - a nearby constraint (…附近的酒店) names the chosen place of the other domain;
+- a narrowing (这些, 哪家, 他们 …) said right after a search of that domain found nothing is
+  among the closest places its reply offered: the constraints those places miss are dropped
+  (the last turn's ``failed``: {domain: [slots]}; a near slot among them when they lie elsewhere);
 - a value said of a domain whose place is chosen, with no word that looks for a place
   (找, 推荐, 有没有, 哪家, 再, 附近 …), checks or praises that place: the constraints stay.
 """
@@ -24,13 +27,16 @@ from cw_read import NEAR_SLOT, PLACE_DOMAINS, THESE
 
 NEAR_SLOTS = set(NEAR_SLOT.values())
 
-_AGAIN = re.compile(r"再|另外|另一|换|还想|还要|其他|别的|重新|不要|不想")
 #: words that narrow the search already made (among these, which of them …) instead of starting one
 _REFINE = re.compile(THESE.pattern + r"|其中|里面|当中|之中|哪个|哪家|哪一")
-#: words that look for a place (a search or a narrowing of one); a value said about the place
+#: words that narrow to the places just offered (这些, 哪家, 他们 …): after a search that found
+#: nothing, those are the closest places named in its reply (``state["failed"]``, :mod:`cw_answer`)
+_AMONG = re.compile(_REFINE.pattern + r"|(?:他|她|它)们")
+#: words that look for a place (a search or a narrowing of one; 再联系/再说/再见/再问 close or
+#: defer, as in the reader's _LOOKS_ELSEWHERE); a value said about the place
 #: already chosen without any of them checks or praises that place ("评分是4.5分以上吗？",
 #: "真是一个经济实惠的酒店") and starts no query
-_SEARCH = re.compile(r"找|推荐|有没有|有什么|有哪些|哪个|哪家|哪些|哪一|哪里|再|换|另|还想|还要|想去|想吃|想住|"
+_SEARCH = re.compile(r"找|推荐|有没有|有什么|有哪些|哪个|哪家|哪些|哪一|哪里|再(?!联系|说|见|问)|换|另|还想|还要|想去|想吃|想住|"
                      r"附近|周边|帮|查|安排|订|选|介绍|要求|希望|最好|想要|需要|来一|要一|"
                      r"其中|里面|当中|之中|" + THESE.pattern)
 #: the places offered are turned down ("你说的这些不太想去"): what follows is a search of its own
@@ -58,7 +64,6 @@ def step(state: dict, acts: dict, text: str) -> tuple[dict, list[str]]:
     new = _copy(state)
     cons, chosen = new["cons"], new["chosen"]
     before = {d: dict(c) for d, c in cons.items()}
-    again = bool(_AGAIN.search(text))
     target = acts.get("target")
     for dom, said in acts["inform"].items():
         # said of the chosen place: a check or a comment, not a new search — when no word looks
@@ -76,7 +81,10 @@ def step(state: dict, acts: dict, text: str) -> tuple[dict, list[str]]:
             # beside a place ("这些附近的酒店里有高档型的吗": near that place, not among the last results)
             cons[dom] = dict(said)  # a new search states its constraints afresh
         else:
-            merged = dict(old)
+            # a narrowing right after a search that found nothing ("那他们哪家是经济型的？") is among
+            # the closest places offered instead: the constraints they did not meet are let go
+            missed = set((state.get("failed") or {}).get(dom) or ()) if _AMONG.search(text) else set()
+            merged = {k: v for k, v in old.items() if k not in missed or k in said}
             merged.update(said)
             cons[dom] = merged
     for dom, name in acts["names"]:

@@ -36,7 +36,10 @@ import cw_read  # noqa: E402
 import cw_track  # noqa: E402
 
 DataMissing = cw_db.DataMissing
-LOG_KEEP = 20
+#: queries kept in ``query_log``: one turn queries each of the five domains at most once, and the
+#: replay reads the log after every turn that queried, so five suffice; every entry more is carried
+#: in and out of the tool, stored and redacted on every turn (20 made the state ~3x larger)
+LOG_KEEP = 5
 _LEX: list = []
 
 

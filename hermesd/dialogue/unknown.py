@@ -1,0 +1,105 @@
+"""A name said in answer to "who?" that nobody in the directory has (pure).
+
+"找谁？" — "刘洋"; "Who would you like to look up?" — "Liu Yang": the answer is a name, not a miss of
+the reader, and asking "who?" again would loop — the user can only say the same name again. After that one
+failed clarification the session says plainly that it does not know the person (in the user's language),
+offers the closest names it knows, and drops the question (:class:`hermesd.dialogue.policy.NotKnown`).
+
+:func:`name_said` tells a name from other short answers: a Chinese name is a common surname
+(:data:`hermesd.nlu.entities.SURNAMES`, the census's most frequent) and one or two more characters; an
+English one is one to three capitalised words ("Liu Yang", "Mr. Chen"), or two or three lower-case words of
+pinyin syllables (a Chinese name typed in lower case: "liu yang"; not "hmm banana"). Words that lead an answer (是, 叫, 找, it's, I
+mean) are dropped first. :func:`closest` ranks the directory's names by likeness: a shared surname
+first, then the spelling ratio (``difflib``, ≥ :data:`CLOSE_RATIO`).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Mapping
+
+from .. import lazyre
+from ..nlu.entities import SURNAMES, SURNAMES2
+
+__all__ = ["CLOSE_RATIO", "closest", "name_said"]
+
+#: the spelling ratio (difflib) from which a directory name counts as close to the one said
+CLOSE_RATIO = 0.6
+
+_LEAD = lazyre.compile(r"^(?:就是|是|叫|找|查|查一下|(?:it'?s|it\s+is|i\s+mean|i\s+said|i\s+meant|that'?s|the\s+person\s+is|"
+                   r"his\s+name\s+is|her\s+name\s+is|name'?s)\b)\s*", re.IGNORECASE)
+_TAIL = lazyre.compile(r"[\s。.!！?？,，吧啊呀呢]+$")
+_ZH_NAME = lazyre.compile(rf"^(?:{'|'.join(SURNAMES2)}|[{SURNAMES}])[\u4e00-\u9fff]{{1,2}}$")
+_EN_HONORIFIC = r"(?i:mr|mrs|ms|miss|dr|prof)\.?\s+"
+_EN_NAME = lazyre.compile(rf"^(?:{_EN_HONORIFIC})?[A-Z][a-z'-]+(?:\s+[A-Z][a-z'-]+){{0,2}}$")
+_EN_LOWER = lazyre.compile(rf"^(?:{_EN_HONORIFIC})?[a-z][a-z'-]+(?:\s+[a-z][a-z'-]+){{0,2}}$", re.IGNORECASE)
+#: a romanised Chinese name typed in lower case ("liu yang", "zhang xiaoming"): every word is one to three
+#: pinyin syllables (initial + final, Hanyu Pinyin, GB/T 16159); "hmm banana" is not
+_PINYIN = lazyre.compile(r"^(?:(?:zh|ch|sh|[bpmfdtnlgkhjqxrzcsyw])?(?:iang|iong|uang|ueng|ang|eng|ing|ong|ian|iao|uai|uan|"
+                     r"ai|ei|ao|ou|an|en|er|ia|ie|iu|in|ua|uo|ui|un|ue|ve|a|o|e|i|u|v)){1,3}$")
+#: everyday words that are no name, whatever their case ("Nobody", "Never mind", "someone")
+_NOT_NAMES = frozenset("""a an the i you he she it we they me him her us them my your his our their this that
+no yes ok okay sure fine nobody someone somebody anyone anybody everyone never mind cancel stop nothing what who
+why how when where which later please thanks thank sorry help repeat again wait hold on not now forget it skip
+nope yeah yep hi hello bye boss mom mum dad wife husband friend team manager colleague""".split())
+_NOT_ZH = frozenset({"不知道", "算了", "不用", "没有", "随便", "再说", "等等", "取消", "你好", "谢谢"})
+
+
+def name_said(text: str) -> str | None:
+    """The name ``text`` (the utterance as typed) is, or None when it is anything else.
+
+    >>> name_said("刘洋"), name_said("是刘洋吧"), name_said("Liu Yang"), name_said("it's Mr. Chen")
+    ('刘洋', '刘洋', 'Liu Yang', 'Mr. Chen')
+    >>> name_said("不知道"), name_said("never mind"), name_said("明天下午"), name_said("the second one")
+    (None, None, None, None)
+    """
+    t = " ".join(text.split())
+    t = _TAIL.sub("", t)
+    while (m := _LEAD.match(t)) and m.end():
+        t = t[m.end():]
+    t = _TAIL.sub("", t)
+    if not t or t in _NOT_ZH:
+        return None
+    if _ZH_NAME.match(t):
+        return t
+    if _EN_NAME.match(t) or _EN_LOWER.match(t):
+        words = re.sub(rf"^{_EN_HONORIFIC}", "", t, flags=re.IGNORECASE).lower().split()
+        if any(w in _NOT_NAMES for w in words):
+            return None
+        if _EN_NAME.match(t) or (len(words) >= 2 and all(_PINYIN.match(w) for w in words)):
+            return t  # lower case: a pinyin name only (one lower-case word is too often a word)
+    return None
+
+
+def _surname(name: str) -> str:
+    n = re.sub(rf"^{_EN_HONORIFIC}", "", name.strip(), flags=re.IGNORECASE)
+    if n and "\u4e00" <= n[0] <= "\u9fff":
+        return next((s for s in SURNAMES2 if n.startswith(s)), n[0])
+    return n.split()[0].lower() if n.split() else ""
+
+
+def closest(name: str, people: Mapping[str, str], n: int = 3) -> list[str]:
+    """The anchor ids of the directory names most like ``name``, best first, at most ``n``.
+
+    :param name: the name said (:func:`name_said`). :param people: surface → anchor id (the NLU's
+        directory words: names, Latin aliases, address forms).
+    :return: the ids of the people whose name shares the surname, then of those spelled alike
+        (ratio ≥ :data:`CLOSE_RATIO`); empty when none is close.
+
+    >>> closest("Liu Yang", {"li na": "person:li", "wang fang": "person:wang"})
+    ['person:li']
+    """
+    said, sur = name.strip().lower(), _surname(name)
+    scored: dict[str, float] = {}
+    for surface, anchor in people.items():
+        s = surface.strip().lower()
+        if not s:
+            continue
+        same = _surname(s) == sur and (len(sur) > 1 or "\u4e00" <= sur[:1] <= "\u9fff")
+        ratio = difflib.SequenceMatcher(None, said, s).ratio()
+        score = 1.0 + ratio if same else ratio if ratio >= CLOSE_RATIO else 0.0
+        if score > scored.get(anchor, 0.0):
+            scored[anchor] = score
+    ranked = sorted((a for a, v in scored.items() if v > 0), key=lambda a: (-scored[a], a))
+    return ranked[:n]
