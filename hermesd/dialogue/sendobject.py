@@ -16,9 +16,11 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
+from .. import lazyre
+
 __all__ = ["not_a_document"]
 
-_EN = re.compile(r"^(?:please\s+)?(?:(?:can|could|would)\s+you\s+)?(?:please\s+)?"
+_EN = lazyre.compile(r"^(?:please\s+)?(?:(?:can|could|would)\s+you\s+)?(?:please\s+)?"
                  r"(?:send|forward|email|mail|pass\s+on|pass|give|convey)\s+"
                  r"(?P<obj>(?:my|our|his|her|their|your)\s+(?:(?:very\s+)?(?:best|warm|warmest|kind|kindest|sincere|"
                  r"sincerest|heartfelt|deepest|love\s+and)\s+)*(?:regards|love|wishes|thanks|greetings|"

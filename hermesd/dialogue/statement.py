@@ -24,26 +24,26 @@ acts (a card or a hand-off): "my phone number is …" is kept by memory, "my ord
 
 from __future__ import annotations
 
-import re
+from .. import lazyre
 
 __all__ = ["statement"]
 
-_QUESTION = re.compile(r"[?？]|(?:吗|嗎|么|麼|没有|沒有|没|沒|呢)\s*[。.!！]?\s*$")
-_ZH_SUBJECT = re.compile(r"^(?:我|我们|我們|咱们|咱們)(?!要|想|得|需要|能|可以|打算|准备|準備|希望|让你|讓你|请|請)")
+_QUESTION = lazyre.compile(r"[?？]|(?:吗|嗎|么|麼|没有|沒有|没|沒|呢)\s*[。.!！]?\s*$")
+_ZH_SUBJECT = lazyre.compile(r"^(?:我|我们|我們|咱们|咱們)(?!要|想|得|需要|能|可以|打算|准备|準備|希望|让你|讓你|请|請)")
 #: question words: 我上周发了哪些文件 / 我的订单到哪了 ask, whatever their 了
-_ZH_ASKS = re.compile(r"哪|什么|什麼|谁|誰|几|幾|多少|怎么|怎麼|为什么|為什麼|是否|有没有|有沒有")
-_ZH_MODAL = re.compile(r"要|想|需要|能不能|可以|打算|准备|準備|希望|帮我|幫我|给我|給我|请你|請你|麻烦|麻煩|让你|讓你|得把")
-_ZH_PAST = re.compile(r"已经|已經|已|刚刚|剛剛|刚才|剛才|早就|昨天|前天|上周|上週|上个月|上個月|之前|(?:了|过|過)\s*[。.!！~]*\s*$")
+_ZH_ASKS = lazyre.compile(r"哪|什么|什麼|谁|誰|几|幾|多少|怎么|怎麼|为什么|為什麼|是否|有没有|有沒有")
+_ZH_MODAL = lazyre.compile(r"要|想|需要|能不能|可以|打算|准备|準備|希望|帮我|幫我|给我|給我|请你|請你|麻烦|麻煩|让你|讓你|得把")
+_ZH_PAST = lazyre.compile(r"已经|已經|已|刚刚|剛剛|刚才|剛才|早就|昨天|前天|上周|上週|上个月|上個月|之前|(?:了|过|過)\s*[。.!！~]*\s*$")
 _EN_EXCEPT = (r"wanted|needed|meant|hoped|wondered|intended|planned|tried|asked|decided|preferred|liked|loved|"
               r"forgot|would|could|should|might|need|want|wanna|'d|had better")
-_EN_DONE = re.compile(r"^(?:so\s+|well\s+|btw\s+|fyi\s+)?(?:i|we)\s+(?:(?:already|just|have|'ve|had|'d|also|actually)\s+)*"
+_EN_DONE = lazyre.compile(r"^(?:so\s+|well\s+|btw\s+|fyi\s+)?(?:i|we)\s+(?:(?:already|just|have|'ve|had|'d|also|actually)\s+)*"
                       rf"(?!(?:{_EN_EXCEPT})\b)"
                       r"(?:[a-z]+ed|sent|did|made|gave|told|put|set|got|took|wrote|brought|paid|rang|ran|left|sold|"
                       r"shut|sent off|read)\b")
-_EN_STATE = re.compile(r"^(?:this|that|these|those|the|my|our|his|her|their|its|it|it's|it’s)\b(?:\s+[a-z0-9'-]+){0,3}?"
+_EN_STATE = lazyre.compile(r"^(?:this|that|these|those|the|my|our|his|her|their|its|it|it's|it’s)\b(?:\s+[a-z0-9'-]+){0,3}?"
                        r"(?:'s|\s+(?:is|are|was|were|has|have|had|keeps|kept|seems|looks|went|got|broke|died|stopped|won't|doesn't|isn't))\b")
 #: a request verb after the remark makes it a request ("the disk is full, check it")
-_EN_ASKS = re.compile(r"[,;]\s*(?:please\s+|can you\s+|could you\s+)?[a-z]+\s+(?:it|them|the|my|this|that)\b|\b(?:please|can you|could you)\b")
+_EN_ASKS = lazyre.compile(r"[,;]\s*(?:please\s+|can you\s+|could you\s+)?[a-z]+\s+(?:it|them|the|my|this|that)\b|\b(?:please|can you|could you)\b")
 
 
 def statement(text: str) -> str | None:

@@ -36,7 +36,7 @@ __all__ = ["Ambiguity", "Grounding", "rest_chars"]
 
 log = logging.getLogger(__name__)
 #: an English possessive closing a time phrase ("tomorrow's", "Monday's"): not part of the time said alone
-_POSSESSIVE = re.compile(r"(?<=[A-Za-z])['’]s$")
+_POSSESSIVE = lazyre.compile(r"(?<=[A-Za-z])['’]s$")
 
 _MEMORY_KEY = lazyre.compile(r"\bmemory\.([A-Za-z0-9_]+)")
 _FILLER = lazyre.compile(r"[\s\W_]+")
