@@ -14,6 +14,8 @@ Confirm       correct                                        :class:`Correct` (p
 Ask           fill                                           :class:`Fill`
 Ask           correct                                        :class:`Fill` (the corrected values)
 Ask           cancel / deny                                  :class:`Cancel`
+Ask           unrelated, once asked again already (``missed``)   :class:`Cancel` (``unread``): the form is
+                                                             dropped with a sentence, never a third ask
 Choice        choose                                         :class:`Choose`
 Choice        correct (another person: "不对，是李工")            :class:`Correct` (the mention replaced, run again)
 Choice        cancel / deny                                  :class:`Cancel`
@@ -93,7 +95,8 @@ class Choose:
 
 @dataclass(frozen=True, slots=True)
 class Cancel:
-    """Drop the open question (and its plan). :param what: ``confirm`` / ``ask`` / ``choice``."""
+    """Drop the open question (and its plan). :param what: ``confirm`` / ``ask`` / ``choice``, or
+    ``unread`` (a slot question whose answer was not understood after it was asked again)."""
 
     what: str
     name = "cancel"
@@ -264,6 +267,8 @@ def decide(q: OpenQuestion | None, heard: Heard, reading: Reading) -> Decision:
             return Fill(reading.values)
         if act in ("cancel", "deny"):
             return Cancel("ask")
+        if act not in ("hedge", "repeat", "help") and q.missed >= 1:
+            return Cancel("unread")  # not understood twice: the form is dropped, said so, never a loop
     elif isinstance(q, Pick):
         if act == "choose" and reading.choice is not None and 0 <= reading.choice < len(q.items):
             return Picked(reading.choice)

@@ -58,6 +58,7 @@ class _Plan:
     :param ref: the plan's reference instant, ISO 8601 (an answer continues it).
     :param reasked: asked again once already after a digression (never a second time).
     :param then: requests said after this one in the same utterance, held until it is answered.
+    :param prompts: ``prompt`` in each language it could be rendered in (language → text).
     """
 
     intent: str | None
@@ -70,6 +71,8 @@ class _Plan:
     ref: str | None = None
     reasked: bool = False
     then: tuple[str, ...] = ()
+    #: the question in each language (``zh``, ``en``), for a re-ask in a later turn's language
+    prompts: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +81,8 @@ class Ask(_Plan):
 
     slot: str = ""
     entity: str | None = None
+    #: answers already not understood (asked again saying what is expected); one more drops the form
+    missed: int = 0
 
 
 @dataclass(frozen=True, slots=True)

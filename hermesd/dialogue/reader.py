@@ -68,7 +68,8 @@ asked for ("把合同也发给张伟吧") is a ``request``; a description is not
 
 Ask: ``fill`` with ``{slot: heard.asked_value}`` when the value is there and the utterance is
 mostly that value (``heard.rest_chars`` ≤ :data:`ANSWER_REST_CHARS`), or its intent is the
-question's own or none; ``correct`` for a correction with a value; cancel (a bare deny or a
+question's own or none — but a question of another intent that holds a value ("今天星期几" to "since
+when?") is a ``request``, never the value; ``correct`` for a correction with a value; cancel (a bare deny or a
 refusal declines to answer: "不用提醒了"), hedge, repeat, help; a bare number without the asked
 value is ``unrelated``; a request for another intent; else unrelated.
 
@@ -227,6 +228,12 @@ def _has_verb(text: str, heard: Heard, lex: Lexicon) -> bool:
     return "?" in text or lex.verbs.search(text) is not None or lex.questions.search(text) is not None
 
 
+def _asks_question(text: str, heard: Heard, lex: Lexicon) -> bool:
+    """A question is asked: a question word outside the values said, or a question mark."""
+    text = _without_values(text, heard)
+    return "?" in text or "？" in text or lex.questions.search(text) is not None
+
+
 # -- yes / no --------------------------------------------------------------------------------------
 
 def _final_act(sc: Scan, lex: Lexicon, said: "_Said | None" = None) -> tuple[str, str] | None:
@@ -357,8 +364,9 @@ def _yes_no(q: Confirm | Offer, heard: Heard, sc: Scan, lex: Lexicon) -> Reading
     if act is None and _bare_pick(sc) is not None:  # "1234", "第二个": a number is no yes, no no, no request
         return Reading("unrelated", cue="number:expects-yes-no")
     if _is_request(heard, q.intent, sc, act, lex):
-        # "别发了，帮我查一下磁盘": a no to the card, then a request of its own
-        neg = act is not None and act[0] in _NEGATIVE
+        # "别发了，帮我查一下磁盘": a no to the card, then a request of its own; "等一下，她邮箱是多少": a
+        # hedge holds the card — the question is a digression, the card asked again after it
+        neg = act is not None and act[0] in ("cancel", "deny")
         return Reading("request", cue=f"{'deny+' if neg else ''}request:{heard.intent}")
     if act is None:
         if heard.intent and not heard.out_of_scope and heard.rest_chars > ANSWER_REST_CHARS:
@@ -422,6 +430,9 @@ def _ask(q: Ask, heard: Heard, sc: Scan, lex: Lexicon) -> Reading:
             return Reading("cancel", cue=f"cancel:{act[1]}") if alone else Reading("unrelated", cue="deny+value")
         return Reading(act[0], cue=act[1])
     if value is not None:
+        if _other_intent(heard, q.intent) and _asks_question(heard.text, heard, lex):
+            # "今天星期几" to "since when?": a question of its own (another intent), not the value it holds
+            return Reading("request", cue=f"request:question:{heard.intent}")
         if heard.rest_chars <= ANSWER_REST_CHARS:
             return Reading("fill", values={q.slot: value}, cue="fill:value")
         if heard.intent is None or heard.out_of_scope or heard.intent == q.intent:

@@ -27,17 +27,22 @@ through :meth:`hermesd.nlu.normalize.Normalized.span`), separators trimmed.
 :func:`one_each` is the other way one utterance holds several requests: people coordinated
 (A和B, A、B和C, "A and B", "A, B and C") in the one place of a request that takes one person
 ("把报价单发给王芳和李娜") — the request is made once for each, in the order said.
+
+:func:`capped` bounds what one message carries out: the same request said again runs once, and
+past :data:`MAX_REQUESTS` distinct requests the rest is not done (and said so) — a pasted list or a
+runaway client never runs a tool hundreds of times for one message.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from .. import lazyre
 from ..nlu.normalize import Normalized, normalize
 from .lexicon import Lexicon, default_lexicon
 
-__all__ = ["names_day", "one_each", "reminding_request", "split_requests"]
+__all__ = ["MAX_REQUESTS", "Capped", "capped", "names_day", "one_each", "reminding_request", "split_requests"]
 
 #: what joins two people (or things) said together: 和 / 跟 / 与 / 及 / 以及 / 还有 / 、 / a comma, "and" / "&" /
 #: "plus" — in English with the second one's determiner ("the quote and the contract")
@@ -256,6 +261,53 @@ def split_requests(text: str, lexicon: Lexicon | None = None) -> list[str]:
             part = f"{verb}{' ' if verb[-1].isascii() else ''}{part}"
         parts.append(part)
     return parts if all(parts) else [text]
+
+
+#: the distinct requests one message may carry out; the ones after are said not done
+MAX_REQUESTS = 5
+
+
+@dataclass(frozen=True, slots=True)
+class Capped:
+    """The parts of one message that run (:func:`capped`).
+
+    :param parts: the distinct requests to run, in the order said (at most the limit).
+    :param repeated: how many parts were the same request said again (each runs once).
+    :param over: the distinct requests past the limit, in order: not done.
+    """
+
+    parts: list[str]
+    repeated: int
+    over: list[str]
+
+
+def _same(part: str) -> str:
+    """What tells two parts apart: the normalised words, separators and spaces dropped."""
+    return "".join(ch for ch in normalize(part).text if ch not in _TRIM and not ch.isspace())
+
+
+def capped(parts: list[str], limit: int = MAX_REQUESTS) -> Capped:
+    """``parts`` (of :func:`split_requests`) with repeats dropped and at most ``limit`` distinct ones kept.
+
+    :param parts: the candidate requests, in order. :param limit: distinct requests kept (>= 1).
+    :raises ValueError: ``limit`` < 1.
+
+    >>> capped(["查一下磁盘", "查一下磁盘。", "看看网络"], 5)
+    Capped(parts=['查一下磁盘', '看看网络'], repeated=1, over=[])
+    """
+    if limit < 1:
+        raise ValueError(f"limit must be at least 1, got {limit}")
+    seen: set[str] = set()
+    distinct: list[str] = []
+    repeated = 0
+    for part in parts:
+        key = _same(part)
+        if key in seen:
+            repeated += 1
+            continue
+        seen.add(key)
+        distinct.append(part)
+    return Capped(distinct[:limit], repeated, distinct[limit:])
 
 
 def _with_day(part: str, day: str) -> str:

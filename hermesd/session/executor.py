@@ -80,6 +80,10 @@ class Finished(_Outcome):
     """Every action ran."""
 
 
+#: the languages a question is kept in, for a re-ask in the language of a later turn
+LANGS = ("zh", "en")
+
+
 @dataclass(slots=True)
 class Suspend(_Outcome):
     """The plan waits for the user at action ``index``.
@@ -95,6 +99,8 @@ class Suspend(_Outcome):
     entity: str | None = None
     prompt: str = ""
     card: dict[str, Any] | None = None
+    #: the question in each language (``zh``, ``en``): a re-ask in another turn's language says it in that one
+    prompts: dict[str, str] = field(default_factory=dict)
     #: for ``choose``: the items to choose from (``slot`` is the step id the chosen one is saved as)
     items: list[Any] = field(default_factory=list)
 
@@ -185,7 +191,8 @@ class Executor:
                     if info[0] and not just_confirmed:
                         card = {"question": self._tool_question(a.tool, params), "tool": a.tool,
                                 "fields": redact(params)}
-                        return self._suspend(out, "confirm", i, prompt=card["question"], card=card)
+                        prompts = {lang: self._tool_question(a.tool, params, lang) for lang in LANGS}
+                        return self._suspend(out, "confirm", i, prompt=card["question"], card=card, prompts=prompts)
                     if self.before_tool is not None:
                         await self.before_tool(a.tool, i, info[1])
                     t0 = time.perf_counter()
@@ -219,13 +226,15 @@ class Executor:
                         out.log.append(StepLog("ask", i, outcome="filled"))
                         continue
                     return self._suspend(out, "ask", i, slot=a.ask, entity=a.entity or a.ask,
-                                         prompt=a.prompt.render(ctx, self.lang, style))
+                                         prompt=a.prompt.render(ctx, self.lang, style),
+                                         prompts=self._in_each(a.prompt, ctx))
                 elif isinstance(a, ConfirmAction):
                     if confirmed == i:
                         out.log.append(StepLog("confirm", i, outcome="accepted"))
                         continue
                     card = {"question": a.confirm.render(ctx, self.lang, style), "fields": a.render_payload(ctx, style)}
-                    return self._suspend(out, "confirm", i, prompt=card["question"], card=card)
+                    return self._suspend(out, "confirm", i, prompt=card["question"], card=card,
+                                         prompts=self._in_each(a.confirm, ctx))
                 elif isinstance(a, ChooseAction):
                     if confirmed == i and a.id in steps:  # the answer picked it (steps.<id> is the item)
                         out.log.append(StepLog("choose", i, outcome="chosen"))
@@ -324,9 +333,20 @@ class Executor:
             log.warning("tool reply template failed", extra={"kv": {"tool": a.tool, "path": exc.path}})
             return result
 
-    def _tool_question(self, tool: str, params: Mapping[str, Any]) -> str:
+    def _in_each(self, text: Any, ctx: Mapping[str, Any]) -> dict[str, str]:
+        """``text`` (a rule's :class:`~hermesd.rules.model.Text`) rendered in each language (``LANGS``); a
+        language whose template cannot be filled from ``ctx`` is left out (the turn's own is always there)."""
+        out: dict[str, str] = {}
+        for lang in LANGS:
+            try:
+                out[lang] = text.render(ctx, lang, Style.of(lang, ctx.get("session"), self.departments))
+            except Exception:  # noqa: BLE001 - another language's template may read what this turn lacks
+                continue
+        return out
+
+    def _tool_question(self, tool: str, params: Mapping[str, Any], lang: str | None = None) -> str:
         shown = ", ".join(f"{k}={v}" for k, v in redact(dict(params)).items())
-        if self.lang == "zh":
+        if (lang or self.lang) == "zh":
             return f"确认执行 {tool}（{shown}）吗？"
         return f"Run {tool} ({shown})?"
 

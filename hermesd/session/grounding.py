@@ -35,6 +35,8 @@ from .record import Session
 __all__ = ["Ambiguity", "Grounding", "rest_chars"]
 
 log = logging.getLogger(__name__)
+#: an English possessive closing a time phrase ("tomorrow's", "Monday's"): not part of the time said alone
+_POSSESSIVE = lazyre.compile(r"(?<=[A-Za-z])['’]s$")
 
 _MEMORY_KEY = lazyre.compile(r"\bmemory\.([A-Za-z0-9_]+)")
 _FILLER = lazyre.compile(r"[\s\W_]+")
@@ -163,6 +165,8 @@ class Grounding:
                 # reminder keeps its day, reminder.change.*), and the half of the day ("10点" does not)
                 said = str(value.get("text") or d.get("text") or "")
                 value = {**value, "day_named": names_day(said), "half_named": names_half_day(said)}
+                if value.get("text"):  # "tomorrow's reminders": the time as said alone is "tomorrow"
+                    value["text"] = _POSSESSIVE.sub("", str(value["text"]))
             elif e.type == "doc_type":
                 value = d["text"]
                 kinds[value] = d.get("value")

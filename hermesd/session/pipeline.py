@@ -31,9 +31,11 @@ from ..dialogue.reader import read_answer
 from ..dialogue.reminders import asks_change, time_repair
 from ..dialogue.repair import repaired
 from ..dialogue.smalltalk import capabilities, smalltalk_reply
+from ..dialogue.sendobject import not_a_document
+from ..dialogue.statement import statement
 from ..dialogue.typos import near_name
 from ..dialogue.unknown import closest, name_said
-from ..dialogue.split import one_each, reminding_request, split_requests
+from ..dialogue.split import capped, one_each, reminding_request, split_requests
 from ..nlu.clock import BadClock, impossible_clock_text, impossible_clocks
 from ..nlu.normalize import normalize
 from ..nlu.parser import detect_lang
@@ -146,7 +148,7 @@ class Pipeline:
             return "en" if _LETTER.search(text) else (last or "zh")
         return last or "zh"
 
-    def split(self, s: Session, text: str, ref: datetime) -> tuple[list[tuple[str, Any]], list[str], str | None]:
+    def split(self, s: Session, text: str, ref: datetime) -> tuple[list[tuple[str, Any]], list[str], str | None, list[str]]:
         """``text``'s requests with their parses, when the first part and maybe others are requests on
         their own (a later part that is none has ``False`` for its parse: the turn says it was not
         done, never drops it silently); else ``[(text, None)]``;
@@ -155,21 +157,35 @@ class Pipeline:
         Several people joined in the one place of a request that takes one ("把报价单发给王芳和李娜",
         "send the quote to Wang Fang and Li Na") are that request once for each, in the order said
         (:meth:`_one_each`) — never the first alone with the others silently dropped; so are several
-        documents ("把报价单和合同发给王芳": the quote, then the contract) and services ("重启nginx和mysql")."""
+        documents ("把报价单和合同发给王芳": the quote, then the contract) and services ("重启nginx和mysql").
+
+        The last item is what to say of the parts that do not run (:func:`~hermesd.dialogue.split.capped`):
+        a request said again runs once; past ``max_requests`` distinct ones the rest is not done."""
         parts = split_requests(text, self.c.lexicon) if self.c.settings.split_requests else [text]
+        notes: list[str] = []
+        if len(parts) > 1:
+            cap = capped(parts, self.c.settings.max_requests)
+            lang = self.language(s, text)
+            if cap.over:
+                notes.append(catalogue.say("requests_over", lang, n=len(cap.parts), rest=len(cap.over)))
+            if cap.repeated:
+                notes.append(catalogue.say("requests_repeated", lang))
+            parts = cap.parts
+            if len(parts) == 1:
+                text = parts[0]  # the one request said over and over: that request, once
         if len(parts) < 2:
             each, etype, parsed = self._one_each(s, text, ref)
             if each:
-                return [(t, None) for t, _ in each], [n for _, n in each], etype
+                return [(t, None) for t, _ in each], [n for _, n in each], etype, notes
             # the parse made to look for people stands for the request's own (one parse per utterance),
             # unless the request is a reminder's core that :meth:`one` parses on its own ("别忘了提醒我…")
-            return [(text, parsed if reminding_request(text, self.c.lexicon) is None else None)], [], None
+            return [(text, parsed if reminding_request(text, self.c.lexicon) is None else None)], [], None, notes
         out: list[tuple[str, Any]] = []
         oos_label = getattr(self.c.nlu.engine.model, "oos_label", None)
         for part in parts:
             parsed = self.c.nlu.parse(part, ref, s.tz, s.locale, budget_ms=self.c.settings.parsing_ms)
             if parsed.kind in ("affirm", "deny", "cancel"):
-                return [(text, None)], [], None
+                return [(text, None)], [], None, []
             # a split is a guess: a part is a request of its own only when the scorer's best class is
             # an intent, not the out-of-scope class a request in everyday words may still beat
             if parsed.intent is None or parsed.out_of_scope or (
@@ -181,8 +197,8 @@ class Pipeline:
         if not any(x is not False for _, x in out) or (out and out[0][1] is False):
             # no part, or not the first, is a request: the utterance is read whole (a first part that is
             # no request of its own is often what the rest is about: "关于报价单，发给王芳")
-            return [(text, None)], [], None
-        return out, [], None
+            return [(text, None)], [], None, []
+        return out, [], None, notes
 
     #: the entity types a request is said once for each of, when several are joined in its one slot
     ONE_EACH_TYPES = ("person", "doc_type", "service")
@@ -223,10 +239,11 @@ class Pipeline:
         queue: list[tuple[str, Any]] = [(text, None)]
         each: list[str] = []
         etype: str | None = None
+        notes: list[str] = []
         if text and answer is None and (s.pending is None or isinstance(s.pending, Offer)):
             # an offer is a soft question: several requests said instead of an answer still run
             ref = ref or datetime.now(timezone.utc)  # the parts of one utterance share its moment
-            queue, each, etype = self.split(s, text, ref)
+            queue, each, etype, notes = self.split(s, text, ref)
         parts: list[Part] = []
         # one request for several people (or documents): when the first asks something, said plainly that
         # the others come after it
@@ -257,6 +274,9 @@ class Pipeline:
         if unread and parts:
             parts[-1].texts.extend(catalogue.say("part_not_done", lang, part=t) for t in unread)
             parts[-1].repairs.append("part_not_done")
+        if notes and parts:  # requests past the cap, or said again: said plainly, never dropped silently
+            parts[-1].texts.extend(notes)
+            parts[-1].repairs.append("requests_capped")
         q = s.pending
         if isinstance(q, Offer) and not q.reasked and parts and s.state is State.LISTENING \
                 and not any(x.trace.get("decision") == "distress" for x in parts):  # a caring sentence stands alone
@@ -297,6 +317,16 @@ class Pipeline:
             spoken = text  # the language is the person's words, not the name put in for a pronoun
             if text and "pronoun" not in p.trace:  # 他 / her: read as the person's name (once per request)
                 named, note, p.pronoun_ask = resolve_pronouns(c.grounding, s, text, q, lexicon=c.lexicon, lang=p.lang)
+                if note is not None and note.get("source") not in ("none", None):
+                    # a person named outright beside the pronoun wins over its antecedent ("send it to him
+                    # too: Zhang Qiang"): the names the utterance itself says, from its own parse
+                    own = parsed or c.nlu.parse(text, ref_at, s.tz, s.locale, budget_ms=c.settings.parsing_ms)
+                    people = [tuple(e.span) for e in own.entities if e.type == "person"]
+                    if people:
+                        named, note, p.pronoun_ask = resolve_pronouns(c.grounding, s, text, q, lexicon=c.lexicon,
+                                                                      lang=p.lang, named=people)
+                        if note is not None and note.get("source") == "named":
+                            parsed = own
                 if note is not None:
                     p.trace["pronoun"] = note
                     if named != text:
@@ -383,7 +413,7 @@ class Pipeline:
                 p.trace["decision"] = decision.name
                 p.trace["reading"] = {**p.trace["reading"], "cue": "object_named"}
             p.trace.setdefault("decision", decision.name)
-            if isinstance(q, Confirm) and isinstance(decision, (dp.Cancel, dp.AskAgain, dp.Correct, dp.Digress)):
+            if isinstance(q, Confirm) and isinstance(decision, (dp.Cancel, dp.AskAgain, dp.Correct, dp.Digress, dp.Wait)):
                 again = self._rechoose(s, q, heard, decision)
                 if again is not decision:
                     decision = again
@@ -541,6 +571,10 @@ class Pipeline:
         cands = tuple(Candidate.from_dict({**x, "previous": x["anchor_id"] == chosen["anchor_id"]})
                       for x in chosen["candidates"])
         reading = read_answer(Choice(mention=chosen["mention"], candidates=cands, text=""), heard, self.c.lexicon)
+        if reading.act != "choose" and len(cands) == 2 and _names_other(heard.text, self.c.lexicon):
+            # "等等，发给另一个张工" / "wait, send it to the other one": "the other" anywhere in the answer,
+            # not only as the whole of a clause, is the candidate not chosen before
+            reading = Reading("choose", choice=next(i for i, x in enumerate(cands) if not x.attrs["previous"]))
         if reading.act != "choose" or reading.choice is None or not 0 <= reading.choice < len(cands):
             return d
         new = cands[reading.choice]
@@ -550,6 +584,9 @@ class Pipeline:
             return d
         self.c.grounding.remember_anchor(s, chosen["mention"], new.anchor_id)
         s.refs.setdefault("anchors", {})[new.display] = new.anchor_id
+        latin = new.attrs.get("display_en")
+        if latin and latin != new.display:  # an English card names the new person as it named the first
+            s.refs.setdefault("names_en", {})[new.display] = f"{latin} ({new.display})"
         s.refs["chosen"] = {**chosen, "anchor_id": new.anchor_id}
         return dp.Correct({slot: new.display})
 
@@ -637,9 +674,13 @@ class Pipeline:
             return
         if self._negated(s, p, q, d, heard, text):
             return
+        if self._stated(s, p, q, d, heard, text):
+            return
         if await self._asked(s, p, q, d, heard, entities, text, trace_id):
             return
         if self._mistyped(s, p, q, d, heard, entities, text):
+            return
+        if self._not_a_document(s, p, q, d, heard, entities, text):
             return
         if p.ref_missing:  # said first; the request goes on without the slot (its rule asks for it)
             p.texts.extend(p.ref_missing)
@@ -660,7 +701,8 @@ class Pipeline:
             p.repairs.append("impossible_time")
             said = impossible_clock_text(bad, lang)
             if not routes or heard.intent is None or "datetime" not in c.grounding.spec_slots(heard.intent).values():
-                self._keep_or_end(s, p, q, said if not isinstance(q, Ask) else f"{said}{q.prompt}", "impossible time")
+                self._keep_or_end(s, p, q, said if not isinstance(q, Ask) else f"{said}{self._prompt(q, lang)}",
+                                  "impossible time")
                 return
             p.texts.append(said)
             entities = {k: v for k, v in entities.items() if k != "datetime"}
@@ -714,7 +756,8 @@ class Pipeline:
             s.pending, s.slots = None, {}
             p.repairs.append("cancel")
             p.then = q.then if q is not None else ()
-            said = "declined" if d.what == "confirm" else "cancelled"  # a no to a card does nothing, says so
+            # a no to a card does nothing, says so; a form not understood twice is dropped, said so
+            said = {"confirm": "declined", "unread": "ask_dropped"}.get(d.what, "cancelled")
             p.end(s, c, catalogue.say(said, lang), "cancel", f"{d.what} cancelled")
             p.intent = getattr(q, "intent", None)
         elif isinstance(d, dp.NotKnown):
@@ -734,6 +777,8 @@ class Pipeline:
                 self._reask(s, p, q)
         elif isinstance(d, (dp.Repeat, dp.Help, dp.AskAgain, dp.Wait)) and q is not None:
             p.repairs.append(d.name)
+            if isinstance(d, dp.AskAgain) and isinstance(q, Ask):
+                q = replace(q, missed=q.missed + 1)  # the next answer not understood drops the form
             if isinstance(q, Offer):  # "what?" to an offer: said again, in this turn's language
                 q = await self._said(p, q)
             self._keep_or_end(s, p, q, self._again_text(q, d, lang), d.name)
@@ -741,7 +786,7 @@ class Pipeline:
             p.repairs.append("smalltalk")
             p.path = "smalltalk"
             text_ = smalltalk_reply(d.kind, lang, capabilities(
-                c.nlu.engine.specs, getattr(c.nlu, "pack_titles", {}) or {}, lang))
+                c.nlu.engine.specs, getattr(c.nlu, "pack_titles", {}) or {}, lang, does=self._does, memory=True))
             if q is None:
                 p.end(s, c, text_, "smalltalk", d.kind)
             else:
@@ -824,6 +869,22 @@ class Pipeline:
         self._keep_or_end(s, p, q, catalogue.say("not_doing", p.lang), "negated request")
         return True
 
+    def _stated(self, s: Session, p: Part, q: OpenQuestion | None, d: Any, heard: Heard, text: str) -> bool:
+        """"我昨天已经把报价单发给李娜了" / "I sent the quote to Li Na yesterday" / "this printer is dead again":
+        a statement (:func:`~hermesd.dialogue.statement.statement`) heard as a request that acts (a card,
+        a hand-off) is answered as a statement — noted, nothing runs, no card; an open question stays open."""
+        if not isinstance(d, (dp.NewTurn, dp.Digress, dp.Replace)) or heard.intent is None or not text \
+                or not self._acts(heard.intent):
+            return False
+        kind = statement(normalize(text).text)
+        if kind is None:
+            return False
+        p.repairs.append("statement")
+        p.intent = heard.intent
+        p.trace["statement"] = kind
+        self._keep_or_end(s, p, q, catalogue.say(f"statement_{kind}", p.lang), "statement")
+        return True
+
     #: the entity types whose names a typo is looked for in (a gazetteer each): a document kind
     TYPO_TYPES = ("doc_type",)
 
@@ -851,6 +912,27 @@ class Pipeline:
             return True
         return False
 
+    def _not_a_document(self, s: Session, p: Part, q: OpenQuestion | None, d: Any, heard: Heard,
+                        entities: dict[str, list[Any]], text: str) -> bool:
+        """"send my regards to Li Na": a request whose intent takes a document kind, naming none, whose object
+        is no document (:func:`~hermesd.dialogue.sendobject.not_a_document`: no kind name of the gazetteer, no
+        document noun) is told that only documents are sent — never asked "Which document?"; nothing runs."""
+        if not isinstance(d, (dp.NewTurn, dp.Digress, dp.Replace)) or heard.intent is None or not text:
+            return False
+        if "doc_type" not in self.c.grounding.spec_slots(heard.intent).values() \
+                or entities.get("doc_type") or entities.get("doc_id"):
+            return False
+        gazetteers = getattr(self.c.nlu.engine, "gazetteers", {}) or {}
+        words = [*(gazetteers.get("doc_type") or {}), *self.c.lexicon.lists.get("references.types.doc_type", ())]
+        obj = not_a_document(normalize(text).text, words)
+        if obj is None:
+            return False
+        p.repairs.append("not_a_document")
+        p.intent = heard.intent
+        p.trace["not_a_document"] = obj
+        self._keep_or_end(s, p, q, catalogue.say("not_a_document", p.lang, what=obj), "not a document")
+        return True
+
     def _says_no(self, intent: str) -> bool:
         """``intent`` is itself a taking back: one of its keywords opens with a cancel word of the lexicon
         (``answers.cancel``: 取消提醒, "cancel reminder") — then a negative said for it ("不用提醒我开会了",
@@ -863,6 +945,13 @@ class Pipeline:
             self._says_no_cache[key] = any(normalize(k).text.startswith(w) for k in (getattr(spec, "keywords", None) or ())
                                            for w in cancel)
         return self._says_no_cache[key]
+
+    def _does(self, intent: str) -> bool:
+        """``intent`` is something the packs do, for "what can you do": one of its rules calls a tool, asks,
+        confirms, remembers, hands off or says something filled in — not only a fixed sentence (device.shutdown
+        says there is no shutdown here). An intent no rule routes is listed (the LLM executor may take it)."""
+        rules = self.c.rules().rules_for(intent)
+        return not rules or any(a.kind != "reply" or a.paths for r in rules for a in r.actions)
 
     def _acts(self, intent: str) -> bool:
         """``intent`` changes something: one of its rules puts a card first or hands off to a person."""
@@ -906,6 +995,22 @@ class Pipeline:
         self._keep_or_end(s, p, q, said, f"asked {kind}")
         return True
 
+    def _prompt(self, q: OpenQuestion, lang: str) -> str:
+        """``q`` worded in ``lang``: a re-ask is said whole in the turn's language, never a prefix in one
+        language before a question in another (a choice is worded anew; a plan's question as its rule
+        rendered it in each language; else as first said)."""
+        if isinstance(q, Choice):
+            return catalogue.say("choose", lang, m=q.mention, opts=_choice_line(q.candidates, lang))
+        if isinstance(q, (Ask, Confirm)):
+            return q.prompts.get(lang) or q.prompt
+        return q.prompt
+
+    def _card(self, q: OpenQuestion, lang: str) -> Any:
+        """The card of ``q`` (a confirmation or a choice) with its question in ``lang``; None for others."""
+        if not isinstance(q, (Confirm, Choice, Pick)):
+            return None
+        return {**q.card, "question": self._prompt(q, lang)} if q.card else q.card
+
     async def _not_known(self, who: str, lang: str) -> str:
         """"我不认识“刘洋”…" and the closest names of the directory (:func:`~hermesd.dialogue.unknown.closest`),
         each as a reply in ``lang`` shows a person (李娜 / Li Na (李娜))."""
@@ -926,7 +1031,7 @@ class Pipeline:
         return f"{said}{'' if lang == 'zh' else ' '}{catalogue.say('person_closest', lang, names=joined)}"
 
     def _again_text(self, q: OpenQuestion, d: Any, lang: str) -> str:
-        prompt = q.prompt
+        prompt = self._prompt(q, lang)
         if isinstance(d, dp.Repeat):
             return catalogue.say("repeat", lang, q=prompt)
         if isinstance(d, dp.Wait):
@@ -949,7 +1054,7 @@ class Pipeline:
         p.texts.append(text)
         s.pending = q
         p.path = "clarify"
-        p.card = q.card if isinstance(q, (Confirm, Choice, Pick)) else None
+        p.card = self._card(q, p.lang)
         c._move(s, Event.ROUTED, reason)
         self._reopen(s, q, reason)
 
@@ -971,9 +1076,9 @@ class Pipeline:
         c._move(s, Event.ROUTED, "digression done")
         if not q.reasked and not isinstance(q, Offer):  # an offer is said at the turn's end (:meth:`_say_offer`)
             key = {Confirm: "confirm_again", Ask: "ask_again"}.get(type(q), "choose_again")
-            p.texts.append(catalogue.say(key, p.lang, q=q.prompt))
+            p.texts.append(catalogue.say(key, p.lang, q=self._prompt(q, p.lang)))
             if isinstance(q, (Confirm, Choice, Pick)):
-                p.card = q.card
+                p.card = self._card(q, p.lang)
             q = reasked(q)
         s.pending = q
         self._reopen(s, q, "asked again")
@@ -1014,6 +1119,16 @@ def _said(parsed: Any, mention: str) -> str:
         if e.type == "person" and normalize(e.text).text.strip() == mention:
             return e.text
     return mention
+
+
+def _names_other(text: str, lexicon: Any) -> bool:
+    """``text`` (normalised) says "the other one" (the lexicon's ``ordinals.other``) outside a negation
+    ("不是另一个" keeps the card's person)."""
+    found = [i for i in (text.find(w) for w in lexicon.lists.get("ordinals.other", ()) if w) if i >= 0]
+    if not found:
+        return False
+    i = min(found)  # where "the other" begins, so "not the other one" is read as one phrase
+    return not re.search(r"(?:不是|不要|别|not|n't)\s*$", text[max(0, i - 6):i])
 
 
 def _renamed(text: str, old: str, new: str) -> str:

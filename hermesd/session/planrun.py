@@ -161,7 +161,7 @@ class PlanRunner:
             ref = datetime.fromtimestamp(s.ref_ms / 1000, timezone.utc).isoformat()
             common = {"intent": plan.intent or p.intent, "rule_id": plan.rule_id, "index": result.index,
                       "entities": entities, "steps": dict(ctx.get("steps") or {}), "prompt": result.prompt,
-                      "utterance": utterance, "ref": ref}
+                      "utterance": utterance, "ref": ref, "prompts": dict(result.prompts)}
             if result.kind == "choose":
                 labels = [str(x.get("display", "")) for x in (result.card or {}).get("choices", [])]
                 s.pending = Pick(items=tuple(result.items), choices=choices_of(result.items, labels),

@@ -21,13 +21,16 @@ being answered, else the people the session's last turn with people anchored (:f
 One person: the utterance is read with the name in the pronoun's place ("再给他发一份合同" →
 "再给张伟发一份合同"), so intent and slots come out as if the name had been said. Two or more: the
 pronoun stays, a sentence asks which of them (``ref_which_person``) and the request's rule asks for
-the person; none: the pronoun stays, and the rule asks who.
+the person; none: the pronoun stays, and the rule asks who. A person named outright in the same
+utterance wins over the antecedent of a pronoun in a person's place ("now send it to him too: Zhang
+Qiang" is for 张强, not the person of the last turn): the pronoun stays and the name fills the slot.
+A possessive ("her number") still stands for its antecedent beside a name.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from .. import lazyre
 from ..dialogue import catalogue
@@ -260,10 +263,12 @@ def people_in_play(g: "Grounding", s: Session, q: Any) -> list[str]:
 
 
 def resolve_pronouns(g: "Grounding", s: Session, text: str, q: Any, *, lexicon: Lexicon,
-                     lang: str) -> tuple[str, dict[str, Any] | None, str | None]:
+                     lang: str, named: Sequence[tuple[int, int]] = ()) -> tuple[str, dict[str, Any] | None, str | None]:
     """``text`` read with the person a pronoun stands for (see the module docstring).
 
-    :return: (the text to understand, a trace note ``{said, source: session|question|ambiguous|none,
+    :param named: spans (in ``text``) of the people the utterance names outright; when one lies outside
+        every pronoun and no pronoun is a possessive, the name wins: ``text`` is kept (source ``named``).
+    :return: (the text to understand, a trace note ``{said, source: session|question|ambiguous|none|named,
         value?, candidates?}`` or None when no pronoun was said, a sentence asking which person or None).
     """
     n = normalize(text)
@@ -271,6 +276,10 @@ def resolve_pronouns(g: "Grounding", s: Session, text: str, q: Any, *, lexicon: 
     if not found:
         return text, None, None
     said = found[0].word
+    if named and not any(p.possessive for p in found):
+        spans = [n.span(p.start, p.end) for p in found]
+        if any(all(b <= a0 or a >= b0 for a0, b0 in spans) for a, b in named):
+            return text, {"said": said, "source": "named"}, None
     people = people_in_play(g, s, q)
     source = "question" if people and isinstance(q, (Ask, Confirm)) else "session"
     if not people:

@@ -55,6 +55,8 @@ class SessionSettings(Section):
         as a request of its own (:mod:`hermesd.dialogue.split`). A task pack whose every utterance
         serves the one task being talked about (the SGD pack: "I'd like to eat somewhere moderate,
         can you find me some options?" is one request) turns it off and keeps utterances whole.
+    :param max_requests: the distinct requests one message carries out; the same request said again
+        runs once, and those past this many are said not done (:func:`hermesd.dialogue.split.capped`).
     :param lexicon_files: answer-word files of the packs (the format of the shipped
         ``config/dialogue/lexicon.yaml``), read after it in order; they add words, never remove
         them (:func:`hermesd.dialogue.lexicon.load_lexicon`).
@@ -77,6 +79,7 @@ class SessionSettings(Section):
     load_memory_percent: float = Field(90.0, gt=0, le=100)
     load_sample_interval_ms: int = Field(2000, ge=100)
     split_requests: bool = True
+    max_requests: int = Field(5, ge=1, le=50)
     require_auth: bool = False
     pre_auth_intents: list[str] = Field(default_factory=list)
     lexicon_files: list[Path] = Field(default_factory=list)

@@ -51,3 +51,14 @@ def test_capabilities_are_generated_from_the_intents_grouped_by_pack():
     assert capabilities(specs, titles, "en") == ["Device: disk space, the network", "Office: send files"]
     assert capabilities(specs, titles, "zh") == ["设备：查磁盘、the network", "办公：发文件"]
     assert smalltalk_reply("capabilities", "en", []) == say("capabilities_none", "en")
+
+
+def test_capabilities_list_only_what_the_rules_do_and_memory():
+    specs = [IntentSpec("device.disk", pack="device", description={"zh": "查磁盘", "en": "disk space"}),
+             IntentSpec("device.shutdown", pack="device", description={"zh": "关机", "en": "shut the device down"})]
+    titles = {"device": {"zh": "设备", "en": "Device"}}
+    does = {"device.disk": True, "device.shutdown": False}.__getitem__
+    assert capabilities(specs, titles, "en", does=does) == ["Device: disk space"]
+    zh = capabilities(specs, titles, "zh", does=does, memory=True)
+    assert zh == ["设备：查磁盘", f"{say('capabilities_memory_title', 'zh')}：{say('capabilities_memory', 'zh')}"]
+    assert all("关机" not in line for line in zh)

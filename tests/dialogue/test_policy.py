@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from hermesd.dialogue import policy as dp
@@ -58,6 +60,16 @@ CASES = [
     (ASK, EN, Reading("fill", values={}), dp.AskAgain, {"expected": "slot"}),
     (ASK, ZH, Reading("cancel"), dp.Cancel, {"what": "ask"}),
     (ASK, EN, Reading("deny"), dp.Cancel, {"what": "ask"}),
+    # not understood once: asked again saying what is expected; not understood again: dropped, said so
+    (ASK, ZH, Reading("unrelated"), dp.AskAgain, {"expected": "slot"}),
+    (replace(ASK, missed=1), ZH, Reading("unrelated"), dp.Cancel, {"what": "unread"}),
+    (replace(ASK, missed=1), EN, Reading("affirm"), dp.Cancel, {"what": "unread"}),
+    (replace(ASK, missed=1), EN, Reading("fill", values={"person": "Li Na"}), dp.Fill, {"values": {"person": "Li Na"}}),
+    (replace(ASK, missed=1), ZH, Reading("hedge"), dp.Wait, {}),
+    (replace(ASK, missed=1), ZH, Reading("repeat"), dp.Repeat, {}),
+    (replace(ASK, missed=1), EN, Reading("help"), dp.Help, {}),
+    (replace(ASK, missed=1), _other("zh"), Reading("request"), dp.Digress, {}),
+    (replace(ASK, missed=1), ZH, Reading("cancel"), dp.Cancel, {"what": "ask"}),
     (ASK, ZH, Reading("affirm"), dp.AskAgain, {"expected": "slot"}),
     (ASK, EN, Reading("hedge"), dp.Wait, {}),
     (CHOICE, ZH, Reading("hedge"), dp.Wait, {}),
@@ -137,7 +149,7 @@ def test_every_decision_has_a_distinct_name():
     assert len(set(names)) == len(names)
 
 
-@pytest.mark.parametrize("q", [CONFIRM, ASK, CHOICE, OFFER,
+@pytest.mark.parametrize("q", [CONFIRM, ASK, CHOICE, OFFER, replace(ASK, missed=1, prompts={"zh": "要发给谁？", "en": "Who to?"}),
                                Choice(mention="Zhang", candidates=CHOICE.candidates, text="send it to Zhang",
                                       outer=ASK, then=("check the disk",))])
 def test_questions_round_trip(q):

@@ -281,6 +281,17 @@ ASKED = [
     ("等一下", {}, "hedge", {}), ("let me think", {}, "hedge", {}),
     ("好的", {}, "unrelated", {}), ("yes", {}, "unrelated", {}), ("天气真好", {"rest_chars": 4}, "unrelated", {}),
     ("谢谢", {}, "smalltalk", {}),
+    # a question of its own that holds a value is a new request, not the value ("since when?" → "今天星期几")
+    ("今天星期几", {"asked_value": "t1", "rest_chars": 3, "mentions": ("今天",), "intent": "device.clock",
+                "out_of_scope": False}, "request", {}),
+    ("明天几号", {"asked_value": "t1", "rest_chars": 2, "mentions": ("明天",), "intent": "device.clock",
+              "out_of_scope": False}, "request", {}),
+    ("what day is it tomorrow", {"asked_value": "t1", "rest_chars": 4, "mentions": ("tomorrow",),
+                                 "intent": "device.clock", "out_of_scope": False}, "request", {}),
+    # a question with the question's own intent, or none, still answers it
+    ("明天几点？", {"asked_value": "t1", "rest_chars": 2, "mentions": ("明天",)}, "fill", {"when": "t1"}),
+    ("今天星期几开始的", {"asked_value": "t1", "rest_chars": 5, "mentions": ("今天",), "intent": "reminder.create",
+                   "out_of_scope": False}, "fill", {"when": "t1"}),
 ]
 
 
@@ -726,3 +737,19 @@ def test_a_no_then_what_is_wanted_is_never_a_yes(raw: str) -> None:
 def test_a_no_then_a_named_person_corrects_the_card() -> None:
     r = read_answer(CONFIRM, heard("不是他，是李娜", slot_values={"person": "李娜"}))
     assert r.act == "correct" and r.values == {"person": "李娜"}
+
+
+LOOKUP = {"intent": "people.lookup", "out_of_scope": False, "rest_chars": 6}
+
+
+@pytest.mark.parametrize("raw,kw,cue", [
+    # a hedge holds the card: the question after it is a digression (the card asked again), never a no
+    ("等一下，她邮箱是多少", LOOKUP, "request:people.lookup"),
+    ("hold on, what is her email", {**LOOKUP, "rest_chars": 14}, "request:people.lookup"),
+    # a no, then a request: the card is dropped first
+    ("不用了，她邮箱是多少", LOOKUP, "deny+request:people.lookup"),
+    ("别发了，帮我查一下磁盘", {**DISK, "rest_chars": 7}, "deny+request:device.disk"),
+])
+def test_a_hedge_then_a_question_keeps_the_card(raw: str, kw: dict, cue: str) -> None:
+    r = read_answer(CONFIRM, heard(raw, **kw))
+    assert (r.act, r.cue) == ("request", cue), r

@@ -146,3 +146,38 @@ REMINDING = [
 @pytest.mark.parametrize("text,core", REMINDING, ids=[r[0][:30] for r in REMINDING])
 def test_a_reminding_imperative_is_its_request(text: str, core: str | None) -> None:
     assert reminding_request(text) == core
+
+
+CAPPED = [
+    # (parts, limit, kept, repeated, over)
+    (["查一下磁盘", "查一下磁盘", "查一下磁盘"], 5, ["查一下磁盘"], 2, []),
+    (["查一下磁盘", "查一下磁盘。", " 查一下磁盘 "], 5, ["查一下磁盘"], 2, []),
+    (["check the disk", "Check the disk", "check the network"], 5, ["check the disk", "check the network"], 1, []),
+    (["a1", "b2", "c3", "d4", "e5", "f6", "g7"], 5, ["a1", "b2", "c3", "d4", "e5"], 0, ["f6", "g7"]),
+    (["a1", "a1", "b2", "c3"], 2, ["a1", "b2"], 1, ["c3"]),
+    (["查一下磁盘"], 5, ["查一下磁盘"], 0, []),
+]
+
+
+@pytest.mark.parametrize("parts,limit,kept,repeated,over", CAPPED)
+def test_capped_runs_a_repeated_request_once_and_bounds_the_rest(parts, limit, kept, repeated, over):
+    from hermesd.dialogue.split import capped
+
+    c = capped(parts, limit)
+    assert (c.parts, c.repeated, c.over) == (kept, repeated, over)
+
+
+def test_capped_400_times_the_same_request_is_one():
+    from hermesd.dialogue.split import capped
+
+    parts = split_requests("请帮我看一下磁盘，" * 400)
+    assert len(parts) == 400
+    c = capped(parts)
+    assert c.parts == ["请帮我看一下磁盘"] and c.repeated == 399 and c.over == []
+
+
+def test_capped_limit_must_be_positive():
+    from hermesd.dialogue.split import capped
+
+    with pytest.raises(ValueError):
+        capped(["a"], 0)

@@ -287,3 +287,24 @@ def test_chat_and_say_show_the_offer_after_the_answer(docs):
     assert out.stdout.index("I can help with") < out.stdout.index("Also, last time"), out.stdout
     assert "上次" not in out.stdout + out.stderr, (out.stdout, out.stderr)
     assert "answer with: hermesctl say --session" in out.stderr, out.stderr
+
+
+def test_a_question_asked_again_is_said_whole_in_the_language_of_the_turn(docs):
+    """A card or a choice asked again after an answer in the other language is worded in that language,
+    prefix and question alike — never "请回答“是”或“不是”：Send …" or "回到刚才的问题：Which Zhang …"."""
+    d = docs()
+    with d.client() as c:
+        sid = c.call("session.open", {})["session_id"]  # no locale: each turn's words say its language
+        r = _turn(c, sid, "send the invoice to Wang Fang")
+        assert r["state"] == "CONFIRMING" and r["reply"]["text"].startswith("Send "), r["reply"]
+        r = _turn(c, sid, "好不好啊")
+        text = r["reply"]["text"]
+        assert r["state"] == "CONFIRMING" and text.startswith("请回答") and "发给王芳吗" in text, text
+        assert "Send" not in text and r["reply"]["card"]["question"] in text, r["reply"]
+        sid = c.call("session.open", {})["session_id"]
+        r = _turn(c, sid, "把报价单发给张工")
+        assert "哪一位" in r["reply"]["text"], r["reply"]
+        r = _turn(c, sid, "what's the weather like")
+        text = r["reply"]["text"]
+        assert text.startswith("Please say a number or a name: Which 张工 do you mean?"), text
+        assert not _CJK_RE.search(text.replace("张工", "").replace("张强", "").replace("张伟", "")), text
