@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from .. import lazyre
+from ..nlu.spelling import osa_distance
 
 __all__ = ["near_name", "osa_distance"]
 
@@ -20,22 +21,6 @@ MIN_CHARS = 3
 _CJK = lazyre.compile(r"[\u4e00-\u9fff]")
 _WORD = lazyre.compile(r"[a-z]+")
 
-
-def osa_distance(a: str, b: str, limit: int = 2) -> int:
-    """Optimal string alignment distance of ``a`` and ``b`` (substitution, insertion, deletion,
-    adjacent transposition), capped at ``limit``."""
-    if abs(len(a) - len(b)) >= limit:
-        return limit
-    prev2: list[int] = []
-    prev = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        cur = [i] + [0] * len(b)
-        for j, cb in enumerate(b, 1):
-            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb))
-            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
-                cur[j] = min(cur[j], prev2[j - 2] + 1)
-        prev2, prev = prev, cur
-    return min(prev[-1], limit)
 
 
 def near_name(text: str, names: Mapping[str, str]) -> tuple[str, str] | None:

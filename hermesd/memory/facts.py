@@ -120,8 +120,13 @@ _EN_RECALL_THE = lazyre.compile(r"^(?:what(?:'s| is| was)|tell me|when(?:'s| is|
 #: a statement of a fact, no memory verb: "我女儿的生日是5月3号", "我的车位号是B2-117", "王会计的生日是3月5号";
 #: or of its change — the copula replaced by a verb of change (改成 / 改为 / 换成 / 变成 / 更新为 / 现在是: "我女儿的
 #: 生日改成5月4号", "把门禁密码改成9999"): the new value, kept like a statement (the old one is replaced)
+#: 是 bound into an adverb or a conjunction — 老是/总是 (always: a complaint, "我手机老是自己重启"),
+#: 还是/或是 (or), 可是/但是/只是/而是 (but), 于是 (so), 要是/若是 (if), 不是, 像是, 硬是, 倒是, 凡是 —
+#: is no copula: the sentence states no fact of the form 我的X是Y
+_BOUND_SHI = r"(?<![老总还或可但只而于要若不像硬倒凡])"
 _ZH_STATED = lazyre.compile(r"^(?:把)?(?P<s>(?:我家的|我们的|我的|我(?=[^\s是的])|[^\s是的，,。?？把]{1,8}的)[^\s是，,。?？]{1,12}?)"
-                            r"(?:现在是|现在改成了?|已经改成了?|已经改为|改成了?|改为|改到|换成了?|变成了?|更新为|更新成|是)"
+                            r"(?:现在是|现在改成了?|已经改成了?|已经改为|改成了?|改为|改到|换成了?|变成了?|更新为|更新成|"
+                            + _BOUND_SHI + r"是)"
                             r"(?P<v>[^？?]+?)[。!！]*$")
 #: "my daughter's birthday is May 3", "the gate code is 4721"; a change said as one — "the gate code is
 #: now 9999", "my locker code has changed to 5512", "the gate code changed to 9999"

@@ -166,6 +166,10 @@ def _read_intent(rec: IntentRecognizer, text: str, clauses: bool) -> tuple[list[
     norm = normalize(text).text
     ranked = rec.score(norm, top_k=5)
     top, oos, _ = rec.decide(ranked)
+    if oos and (spelled := rec.spelled(norm)) != norm:  # typos read as the pack's words, as parse() does
+        again = rec.score(spelled, top_k=5)
+        if not (decided := rec.decide(again))[1]:
+            ranked, (top, oos, _) = again, decided
     if oos and clauses:  # a long utterance out of scope as a whole: its last clause, as parse() reads it
         reading = rec.rank_clauses(norm, (), ranked)
         if reading is not None:

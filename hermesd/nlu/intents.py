@@ -59,6 +59,7 @@ import orjson
 
 from .. import lazyre
 from .features import _SUBLINEAR, raw_features, tfidf_vector, vocab_units
+from .spelling import Speller
 from .normalize import normalize
 from .rejection import SOFTMAX_T, RejectionModel, budget_threshold, choose_threshold, regime_prior
 from .rejection import features as rejection_features
@@ -938,6 +939,8 @@ class IntentRecognizer:
     #: ``(intent, pattern, slot names, core literal)`` per template (:func:`_template_core`)
     _templates: list[tuple[str, _LazyPattern, list[str], str]] = field(init=False, default_factory=list)
     _keywords: list[tuple[str, list[str]]] = field(init=False, default_factory=list)
+    #: the scorer's English words, for :meth:`spelled` (built at the first call)
+    _speller: Speller | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
         for s in self.specs:
@@ -969,6 +972,20 @@ class IntentRecognizer:
                 if all(o.intent != name for o in out):
                     out.append(IntentMatch(name, 1.0, "template", slots))
         return out
+
+    def spelled(self, text: str) -> str:
+        """A normalised text with its out-of-vocabulary English words mistyped by one letter read as
+        words of the in-scope intents' examples (:class:`.spelling.Speller`; the out-of-scope class's
+        words are no target: a correction to one routes nowhere); the text itself without a model."""
+        model = self.model
+        if model is None:
+            return text
+        if self._speller is None:
+            oos = model.classes.index(model.oos_label) if model.oos_label in model.classes else -1
+            words = [u[1:] for u, ix in model.vocab.items() if u[:1] == "w" and any(i != oos for i in ix)]
+            # the vocabulary's other words are still words: never corrected, whatever their class
+            self._speller = Speller(words, known=(u[1:] for u in model.vocab if u[:1] == "w"))
+        return self._speller.correct(text)
 
     def score(self, text: str, top_k: int = 5) -> list[IntentMatch]:
         """Scorer ranking for a normalised text, best first (may include the OOS label)."""

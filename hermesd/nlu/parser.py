@@ -1,7 +1,8 @@
 """The NLU entry point: :func:`parse` (pure; the clock and the timer are passed in).
 
 normalise → time expressions → entities → utterance kind → intents (templates,
-then the scorer; over ``budget_ms`` the keyword path, marked ``degraded``). A long
+then the scorer; an utterance out of scope as typed is scored again with its English words
+mistyped by one letter read as the pack's own, :meth:`~.intents.IntentRecognizer.spelled`; over ``budget_ms`` the keyword path, marked ``degraded``). A long
 utterance that is out of scope as a whole is read clause by clause
 (:meth:`~.intents.IntentRecognizer.rank_clauses`): the clause that decided is ``clause``.
 """
@@ -179,6 +180,13 @@ def parse(text: str, *, ref: datetime, tz: ZoneInfo | str, engine: NluEngine, bu
         top, oos, amb = ranked[0].intent, False, len(ranked) > 1 and ranked[1].score == ranked[0].score
     else:
         top, oos, amb = rec.decide(ranked)
+    if oos and not degraded and timer() <= deadline and (spelled := rec.spelled(norm.text)) != norm.text:
+        # out of scope as typed: the same words with the typos read as the pack's words ("remnd me
+        # tomorow"), kept only when that reading is in scope
+        again = [m for m in ranked if m.source == "template"]
+        again += [m for m in rec.score(spelled) if m.intent not in {a.intent for a in again}]
+        if not (decided := rec.decide(again))[1]:
+            ranked, (top, oos, amb) = again, decided
     clause = None
     if oos and not degraded and timer() <= deadline:
         reading = rec.rank_clauses(norm.text, nspans, ranked)

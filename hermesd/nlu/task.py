@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 from .. import lazyre
 from .clock import impossible_clocks
 from .normalize import Normalized, normalize
+from .spelling import Speller
 
 if TYPE_CHECKING:
     from .parser import ParseResult
@@ -64,6 +65,32 @@ def _alt(zh: list[str], en: list[str]) -> re.Pattern[str]:
 
 _STRONG = _alt(_ZH_STRONG, _EN_STRONG)
 _WEAK = _alt(_ZH_WEAK, _EN_WEAK)
+
+#: the English words the triggers are made of: one typed a letter off ("remnd me", "set a remider") is
+#: still the trigger (:class:`.spelling.Speller` over these words alone, so no other word is touched)
+_TRIGGER_WORDS = Speller(["remind", "reminder", "reminders", "remember", "forget", "create", "schedule",
+                          "notify", "alert", "nudge", "ping", "tell"])
+_EN_WORD = lazyre.compile(r"(?<![a-z0-9'])[a-z]+(?![a-z0-9'])")
+
+
+def _spelled(t: str) -> tuple[str, list[int]]:
+    """``t`` with its trigger words typed a letter off spelled right, and for each index of the result
+    the index of ``t`` it stands for (a replaced word's letters all stand inside the word typed)."""
+    out: list[str] = []
+    back: list[int] = []
+    pos = 0
+    for m in _EN_WORD.finditer(t):
+        w = _TRIGGER_WORDS.word(m.group())
+        if w is None:
+            continue
+        out.append(t[pos:m.start()])
+        back += range(pos, m.start())
+        out.append(w)
+        back += [min(m.start() + k, m.end() - 1) for k in range(len(w))]
+        pos = m.end()
+    out.append(t[pos:])
+    back += range(pos, len(t))
+    return "".join(out), back
 
 # words that only join a time phrase to the sentence
 _BEFORE_TIME = lazyre.compile(rf"(?:(?:在|于|於)\s*|{_B}(?:on|at|in|by|for|around|about|before|after|until|till|from|the)\s+)+$")
@@ -115,14 +142,19 @@ def strip_request(text: str | Normalized, time_spans: Iterable[tuple[int, int]] 
     while (m := _OPENER.match(t, pos)) and m.end() > pos:
         drop(pos, m.end())
         pos = m.end()
-    strong = list(_STRONG.finditer(t))
-    for m in strong or list(_WEAK.finditer(t))[:1]:
-        drop(*m.span())
+    s, back = _spelled(t)  # the triggers are found with their words spelled right ("remnd me")
+
+    def spans(rx: re.Pattern[str]) -> list[tuple[int, int]]:
+        return [(back[m.start()], back[m.end() - 1] + 1) for m in rx.finditer(s) if m.end() > m.start()]
+
+    strong = spans(_STRONG)
+    for a, b in strong or spans(_WEAK)[:1]:
+        drop(a, b)
     if strong:  # a weak trigger that leads the request belongs to it ("别忘了{time}提醒我…")
-        for m in _WEAK.finditer(t):
-            if m.start() >= strong[0].start() or not all(not keep[i] or _PUNCT_CH.match(t[i]) for i in range(m.start())):
+        for a, b in spans(_WEAK):
+            if a >= strong[0][0] or not all(not keep[i] or _PUNCT_CH.match(t[i]) for i in range(a)):
                 break
-            drop(*m.span())
+            drop(a, b)
     kept = [i for i in range(len(t)) if keep[i]]
     kept = _trim(t, kept)
     if not kept:

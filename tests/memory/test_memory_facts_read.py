@@ -57,6 +57,16 @@ def test_a_question_is_no_statement(text: str) -> None:
     assert req is None or req.intent != "memory.remember"
 
 
+@pytest.mark.parametrize("text", [
+    "我手机老是自己重启", "我电脑总是自动关机", "我的打印机还是卡纸", "我女儿可是很聪明", "我的车要是坏了怎么办",
+    "我的网络不是很稳定",
+])
+def test_an_adverb_with_shi_is_no_copula(text: str) -> None:
+    # 老是/总是/还是/可是/要是/不是: 是 bound into an adverb or a conjunction says how or whether, no fact
+    req = read_request(text)
+    assert req is None or req.intent != "memory.remember"
+
+
 @pytest.mark.parametrize("text, subject", [
     ("我女儿的生日是哪天", "我女儿的生日"),
     ("我女儿的生日是多少", "我女儿的生日"),

@@ -19,7 +19,9 @@ HELD = yaml.safe_load((REPO / "tests" / "nlu" / "data" / "nearmiss_heldout.yaml"
 OOS = [t for ts in HELD["out_of_scope"].values() for t in ts]
 IN_SCOPE = [tuple(x) for x in HELD["in_scope"]]
 #: measured 13 of 126 accepted (10 %) after issue 17, 48 (38 %) before; without the perceptron's bag
-#: of orders (PACK_BAG = 1) 22 (17 %; three seeds ranged 14-21 %): the bound leaves a rebuild room
+#: of orders (PACK_BAG = 1) 22 (17 %; three seeds ranged 14-21 %); with PACK_OOS_PRIOR 0.3 and the
+#: near misses of full / arithmetic / serving people 15 (12 %; seeds 13 1 2 ranged 7-13 %, mean 11 %,
+#: against 10-17 %, mean 14 % before): the bound leaves a rebuild room
 MAX_TAKEN = 0.2
 
 
@@ -97,3 +99,15 @@ REQUESTS = [
 @pytest.mark.parametrize("text,want", REQUESTS)
 def test_the_requests_beside_them_route(nlu, text, want):
     assert nlu.parse(text).intent == want
+
+
+@pytest.mark.parametrize("text, intent", [
+    # a fresh user's review of the shipped pack: none of these sentences is in a pack
+    ("null", None), ("I'm full", None), ("the bus was full", None), ("what's 2+2", None),
+    ("服务员态度太差了", None),
+    ("工作日早上7点叫我起床", "reminder.set"),       # 叫我 + a time is a reminder
+    ("remnd me tomorow at 4pm to cal the bank", "reminder.set"),
+])
+def test_the_review_cases_read_as_a_user_means(nlu_engine, text, intent):
+    r = parse(text, ref=REF, tz=REF.tzinfo, engine=nlu_engine)
+    assert r.intent == intent, [(m.intent, round(m.score, 2)) for m in r.intents[:3]]

@@ -82,6 +82,10 @@ CASES = [
     ("add a reminder for 5 pm", None),
     ("ping me in 30 minutes", None),
     ("remind me tomorrow", None),
+    # a trigger word typed a letter off is still the trigger; the task's own words are kept as typed
+    ("remnd me at 5pm to cal the bank", "cal the bank"),
+    ("set a remider for friday to pay the rent", "pay the rent"),
+    ("remind me to pack the remnants", "pack the remnants"),
 ]
 
 
