@@ -395,6 +395,36 @@ def _ctl_parse(c: Any, a: argparse.Namespace) -> Any:
     return res
 
 
+def trace_lines(t: dict[str, Any]) -> list[str]:
+    """The lines ``hermesctl trace`` prints for one turn's trace (a ``session.trace`` item): said,
+    intent, rule, each step (a plan's step by its index; a turn's own action, such as an offer of an
+    unfinished task, has none), failure, reply and timings. Pure; a missing field reads as ``?``."""
+    out: list[str] = []
+    plan = t.get("plan") or {}
+    out.append(f"— trace {t.get('trace_id')}  path={t.get('path')}  {t.get('state_before')} → {t.get('state_after')}"
+               f"  v{t.get('version')}")
+    out.append(f"  said     {t.get('text')!r}")
+    out.append(f"  intent   {t.get('intent')}  kind={t.get('kind')}"
+               + (f"  degraded={t['degraded']}" if t.get("degraded") else ""))
+    if t.get("entities"):
+        out.append(f"  entities {t['entities']}")
+    if plan:
+        out.append(f"  rule     {plan.get('rule_id') or '(fallback)'}  pack={plan.get('pack')}"
+                   f"  actions={','.join(plan.get('actions') or [])}")
+        for skip in plan.get("skipped") or []:
+            out.append(f"    skipped {skip['rule_id']}: {skip['reason']}")
+    for act in t.get("actions") or []:  # a step of the plan, or a turn's own action (an offer) without an index
+        extra = f" {act['tool']} {act.get('duration_ms', 0):.1f} ms" if act.get("tool") else ""
+        step = f"step {act['index']}" if "index" in act else "turn"
+        out.append(f"  {step}   {act.get('kind', '?')}{extra} → {act.get('outcome', '?')}"
+                   + (f" ({act['error']})" if act.get("error") else ""))
+    if t.get("failure"):
+        out.append(f"  failure  {t['failure']['code']}: {t['failure']['message']}")
+    out.append(f"  reply    {t.get('reply')!r}")
+    out.append("  timings  " + " ".join(f"{k}={v:.2f}ms" for k, v in (t.get("timings_ms") or {}).items()))
+    return out
+
+
 def _ctl_trace(c: Any, a: argparse.Namespace) -> Any:
     res = c.call("session.trace", {"session_id": a.session_id})
     if a.json:
@@ -409,27 +439,7 @@ def _ctl_trace(c: Any, a: argparse.Namespace) -> Any:
             f"archived ({ended.get('state')}); its volume is no longer on this device"
         print(f"session {a.session_id} ended at {at}{why}; {where}")
     for t in res.get("traces", [])[-a.last:]:
-        plan = t.get("plan") or {}
-        print(f"— trace {t.get('trace_id')}  path={t.get('path')}  {t.get('state_before')} → {t.get('state_after')}"
-              f"  v{t.get('version')}")
-        print(f"  said     {t.get('text')!r}")
-        print(f"  intent   {t.get('intent')}  kind={t.get('kind')}"
-              + (f"  degraded={t['degraded']}" if t.get("degraded") else ""))
-        if t.get("entities"):
-            print(f"  entities {t['entities']}")
-        if plan:
-            print(f"  rule     {plan.get('rule_id') or '(fallback)'}  pack={plan.get('pack')}"
-                  f"  actions={','.join(plan.get('actions') or [])}")
-            for skip in plan.get("skipped") or []:
-                print(f"    skipped {skip['rule_id']}: {skip['reason']}")
-        for act in t.get("actions") or []:
-            extra = f" {act['tool']} {act.get('duration_ms', 0):.1f} ms" if act.get("tool") else ""
-            print(f"  step {act['index']}   {act['kind']}{extra} → {act['outcome']}"
-                  + (f" ({act['error']})" if act.get("error") else ""))
-        if t.get("failure"):
-            print(f"  failure  {t['failure']['code']}: {t['failure']['message']}")
-        print(f"  reply    {t.get('reply')!r}")
-        print("  timings  " + " ".join(f"{k}={v:.2f}ms" for k, v in (t.get("timings_ms") or {}).items()))
+        print("\n".join(trace_lines(t)))
     return None
 
 

@@ -80,3 +80,17 @@ def test_a_remembered_fact_shows_no_internal_event_name(start_daemon):
     r = hermesctl(d.socket, "chat", input="记住我的工号是A1024\n磁盘还剩多少\n我的工号是多少\n")
     assert r.returncode == 0, r.stderr
     assert "A1024" in r.stdout and "memory.updated" not in r.stdout, r.stdout
+
+
+def test_trace_lines_read_a_turns_own_action_without_a_step_index():
+    """An offer of an unfinished task is an action of the turn, not a step of a plan: it has no index
+    (``hermesctl trace`` died with KeyError: 'index' on such a session)."""
+    from hermesd.cli import trace_lines
+
+    t = {"trace_id": "t1", "path": "rule", "text": "remind me at 9", "intent": "reminder.set",
+         "actions": [{"index": 0, "kind": "tool", "tool": "reminder", "duration_ms": 3.2, "outcome": "ok"},
+                     {"kind": "offer", "task_id": "k1", "intent": "doc.send", "outcome": "waiting"}],
+         "reply": "OK", "timings_ms": {"total": 4.0}}
+    lines = trace_lines(t)
+    assert "  step 0   tool reminder 3.2 ms → ok" in lines
+    assert "  turn   offer → waiting" in lines
