@@ -326,7 +326,13 @@ async def test_moving_a_repeating_one_changes_nothing_and_says_so(engine, pack_s
     flags = {"day_named": False, "half_named": False}
     plan, _, _, result = await _run(engine, pack_service, "reminder.change", "提醒改到9点", WED,
                                     memory={"last_reminder": series}, when_flags=flags)
-    assert plan.rule_id == "reminder.change.last" and isinstance(result, Failure) and result.code == "REPEATING", result
+    # said before any tool runs (reminder.change.last.repeating); the tool itself refuses such a move with REPEATING
+    assert plan.rule_id == "reminder.change.last.repeating" and isinstance(result, Finished), result
+    assert "重复提醒" in result.texts[0] and "没有改动任何提醒" in result.texts[0] and not result.tool_results, result
+    moved = await pack_service.call("reminder", {"action": "create", "text": "吃药", "due": "2026-11-26T09:00:00+08:00",
+                                                 "replaces": series["id"], "tz": "Asia/Shanghai",
+                                                 "now": WED.isoformat()}, role="user")
+    assert not moved["ok"] and moved["error"]["code"] == "REPEATING", moved  # the tool refuses it on its own too
     left = (await pack_service.call("reminder", {"action": "list"}, role="user"))["output"]["reminders"]
     assert [(i["id"], i["due"]) for i in left] == [(series["id"], "2026-11-26T08:00:00+08:00")]
     # a one-off still moves
