@@ -308,17 +308,9 @@ def main(argv: list[str] | None = None) -> int:
     # compile the intents ahead of time (hermesd build-pack), as the SGD builder does: the daemon
     # then loads the act scorer in ~20 ms instead of training it at every start (READY 0.4 s, was
     # 2.4-4.5 s in the cross-validation, where each fold's pack is started once)
-    import sys
+    from _compile_intents import compile_intents  # a sibling of this script (run as a script only)
 
-    sys.path.insert(0, str(REPO))
-    try:
-        from hermesd.nlu import artifact
-    except ImportError as exc:
-        print(f"intents not compiled ({exc}): run hermesd build-pack {out / 'intents'}")
-        return 0
-    path, compiled = artifact.build([out / "intents"])
-    print(f"compiled {path} ({len(compiled.packs.intents)} intents, {compiled.examples} examples)")
-    return 0
+    return compile_intents(out / "intents")
 
 
 if __name__ == "__main__":

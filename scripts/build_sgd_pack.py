@@ -720,17 +720,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"built {out} from {len(build)} dialogues")
     # compile the intents ahead of time (hermesd build-pack): the daemon then loads the scorer in
     # milliseconds instead of training it on the SGD examples at every first start
-    import sys
+    from _compile_intents import compile_intents  # a sibling of this script (run as a script only)
 
-    sys.path.insert(0, str(REPO))
-    try:
-        from hermesd.nlu import artifact
-    except ImportError as exc:
-        print(f"intents not compiled ({exc}): run hermesd build-pack {out / 'intents'}")
-        return 0
-    path, compiled = artifact.build([out / "intents"])
-    print(f"compiled {path} ({len(compiled.packs.intents)} intents, {compiled.examples} examples)")
-    return 0
+    return compile_intents(out / "intents")
 
 
 if __name__ == "__main__":
