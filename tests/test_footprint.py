@@ -71,6 +71,20 @@ def test_the_daemon_with_shipped_defaults_never_imports_pydantic(daemon) -> None
     assert "orjson" in line and "pydantic" not in line
 
 
+def test_the_daemon_as_the_unit_runs_it_without_docstrings_and_asserts(start_daemon) -> None:
+    """The unit sets PYTHONOPTIMIZE=2 (~1.7 MB less RSS, issue 15): with docstrings and asserts out
+    of the bytecode, every tool still passes its self-test in its forked worker, and a tool turn,
+    a memory write and a rule-routed turn still answer."""
+    d = start_daemon(env={"PYTHONOPTIMIZE": "2"})
+    tools = d.call("admin.status")["subsystems"]["tools"]
+    unhealthy = {name: t for name, t in tools["tools"].items() if t["health"] != "healthy"}
+    assert not tools["starting"] and tools["tools"] and not unhealthy, unhealthy
+    answers = [hermesctl(d.socket, "say", text) for text in ("提醒我明天早上八点开会", "记住我喜欢喝茶", "what time is it")]
+    assert all(a.returncode == 0 for a in answers), [a.stderr for a in answers]
+    assert "08:00" in answers[0].stdout and "喜欢喝茶" in answers[1].stdout and "It is" in answers[2].stdout
+    assert "PYTHONOPTIMIZE=2" in (Path(__file__).parents[1] / "systemd" / "hermesd.service").read_text()
+
+
 _ARENAS = textwrap.dedent("""
     import ctypes, os, sys, tempfile, threading
     from hermesd.subsystems.footprint import one_malloc_arena

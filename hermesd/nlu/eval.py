@@ -278,7 +278,7 @@ def cmd_temporal(a: argparse.Namespace) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m hermesd.nlu.eval", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(prog="python -m hermesd.nlu.eval", description=(__doc__ or "").split("\n")[0])
     sub = p.add_subparsers(dest="cmd", required=True)
     pi = sub.add_parser("intents")
     pi.add_argument("--train", required=True)
