@@ -149,6 +149,17 @@ def name_placed(text: str) -> tuple[str, int, int] | None:
         if w is None:
             continue
         words = w.group().split()
+        if words[-1][:1].isupper() or any(x[:1].isupper() for x in words[1:]):
+            # a name written with capitals is its capitalised words ("Li Na too": Li Na); lower case is
+            # a pinyin name only when every word is lower case ("liu yang")
+            caps = [x for x in words]
+            for k, x in enumerate(words):
+                if not x[:1].isupper():
+                    caps = words[:k]
+                    break
+            words = caps
+            if not words:
+                continue
         if m is None and not text[w.end():w.end() + 2] in ("'s", "’s"):
             continue  # "Liu Yang's email": a name opening the request is a person's before 's
         for k in range(len(words), 0, -1):  # "Bob tomorrow": the longest run that is a name

@@ -217,7 +217,8 @@ _ZH_STATE_WORDS = (r"(?:坏|断|卡|慢|累|困|饿|渴|冷|热|烦|忙|闷|晕|
 _ZH_TRANSIENT = lazyre.compile(_ZH_NOW + r"|(?:了|啦|着呢)[。!！~～]*$"
                                r"|(?:好|很|太|真|有点|有些|特别|非常|超|挺|好像)" + _ZH_STATE_WORDS
                                + r"|(?:^|[我他她它网机车是])(?:又|还)?" + _ZH_STATE_WORDS + r"(?:的|掉)?[。!！]*$")
-_EN_NOW = r"(?:today|tonight|this\s+(?:morning|afternoon|evening|week)|right\s+now|now|at\s+the\s+moment|currently|again|still|yet|anymore)"
+#: (not "now" alone: "the gate code is now 9999" states the fact's new value)
+_EN_NOW = r"(?:today|tonight|this\s+(?:morning|afternoon|evening|week)|right\s+now|at\s+the\s+moment|again|anymore)"
 _EN_STATE_WORD = (r"(?:down|broken|dead|off|out|slow|stuck|busy|tired|sleepy|sick|ill|hungry|thirsty|bored|angry|upset|"
                   r"sad|happy|late|cold|hot|full|empty|lost|missing|gone|crashed|frozen|offline|not\s+working|"
                   r"acting\s+up|playing\s+up|on\s+the\s+blink|damaged|disconnected|jammed|blocked|flooded|locked\s+out|"

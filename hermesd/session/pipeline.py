@@ -1014,7 +1014,7 @@ class Pipeline:
         language before a question in another (a choice is worded anew; a plan's question as its rule
         rendered it in each language; else as first said)."""
         if isinstance(q, Choice):
-            return catalogue.say("choose", lang, m=q.mention, opts=_choice_line(q.candidates, lang))
+            return catalogue.say(q.asks, lang, m=q.mention, opts=_choice_line(q.candidates, lang))
         if isinstance(q, (Ask, Confirm)):
             return q.prompts.get(lang) or q.prompt
         return q.prompt
@@ -1108,11 +1108,18 @@ class Pipeline:
         if placed is None:
             return parsed
         name, a, b = placed
+        directory = getattr(getattr(self.c.memory, "graph", None), "directory", None)
+        if directory is not None and directory.department(name) is not None:
+            return parsed  # "send it to Finance": a department, no person's name
         inside = [e for e in parsed.entities if a <= e.span[0] and e.span[1] <= b]
         if any(e.type == "person" and tuple(e.span) == (a, b) for e in inside) \
                 or any(e.span[0] < b and a < e.span[1] for e in parsed.entities if e not in inside) \
-                or any(e.type not in ("person", "number") for e in inside):
-            return parsed  # the NLU knows the name, or its words are something else (a document kind)
+                or any(e.type not in ("person", "number") for e in inside) \
+                or any(e.type == "person" and (not name.isascii() or " " in e.text.strip()) for e in inside):
+            # the NLU knows the name, or its words are something else (a document kind); a Chinese name it
+            # found inside is the name (发给张伟经理: 张伟, not 张伟经) — only a Latin surname alone is part of
+            # a longer name said ("Li" of "Li Nan")
+            return parsed
         kept = [e for e in parsed.entities if e not in inside]
         mention = _person_entity(name, a, b)
         return replace(parsed, entities=tuple(sorted([*kept, mention], key=lambda e: e.span[0])))
@@ -1164,7 +1171,7 @@ class Pipeline:
         cands_t = tuple(Candidate.from_dict(x) for x in cands)
         prompt = catalogue.say(key, p.lang, m=mention, opts=_choice_line(cands_t, p.lang))
         ref = datetime.fromtimestamp(s.ref_ms / 1000, timezone.utc).isoformat()
-        s.pending = Choice(mention=mention, candidates=cands_t, text=text, ref=ref, prompt=prompt, outer=q)
+        s.pending = Choice(mention=mention, candidates=cands_t, text=text, ref=ref, prompt=prompt, outer=q, asks=key)
         c._move(s, Event.ROUTED, "ambiguous mention")
         c._move(s, Event.CONFIRM, "choice")
         p.texts.append(prompt)
