@@ -11,6 +11,12 @@ English one is one to three capitalised words ("Liu Yang", "Mr. Chen"), or two o
 pinyin syllables (a Chinese name typed in lower case: "liu yang"; not "hmm banana"). Words that lead an answer (是, 叫, 找, it's, I
 mean) are dropped first. :func:`closest` ranks the directory's names by likeness: a shared surname
 first, then the spelling ratio (``difflib``, ≥ :data:`CLOSE_RATIO`).
+
+The same holds on a name's first mention: :func:`name_placed` finds the name said in a person's place of
+a request ("把报告发给赵六", "send the report to Bob"), which the NLU knows no one by, so the session says
+plainly that nobody has it (:meth:`hermesd.session.pipeline.Pipeline._person_unknown`) — never "who should
+get it?" after the name was said; :func:`spelled_like` finds the known names one edit from it (a typo:
+张维 for 张伟, "Li Nan" for "Li Na"), offered as a choice ("did you mean 张伟?").
 """
 
 from __future__ import annotations

@@ -211,7 +211,8 @@ _NOT_OLD = lazyre.compile(r"(?:\s*[,，;；]\s*|\s+)(?:and\s+)?(?:not|rather\s+t
 #: preferences, relations, dates): a time of now (今天, 刚才, today, right now), a change of state (the
 #: perfective 了: 网断了, 坏了 — Li & Thompson 1981 §6), a degree word before a feeling (好累, 太忙), a state
 #: word of a thing or a body (坏, 断, 卡, 累, 困; down, broken, tired, sick)
-_ZH_NOW = r"(?:今天|今晚|今早|今儿|现在|刚才|刚刚|这会儿|此刻|眼下|最近|这两天|这几天|一早)"
+#: (not 现在 before a copula or a verb of change: "门禁密码现在是9999" states the fact's new value)
+_ZH_NOW = r"(?:今天|今晚|今早|今儿|现在(?!是|改|换|变|为|已经改)|刚才|刚刚|这会儿|此刻|眼下|最近|这两天|这几天|一早)"
 _ZH_STATE_WORDS = (r"(?:坏|断|卡|慢|累|困|饿|渴|冷|热|烦|忙|闷|晕|病|疼|痛|难受|不舒服|不行|不好使|不能用|用不了|连不上|上不了|"
                    r"没电|没网|没信号|掉线|死机|停电|停水|堵车|迟到|生气|开心|高兴|无聊|郁闷|紧张|着急)")
 _ZH_TRANSIENT = lazyre.compile(_ZH_NOW + r"|(?:了|啦|着呢)[。!！~～]*$"

@@ -11,7 +11,7 @@ from hermesd.memory.facts import read_request, transient
 
 
 @pytest.mark.parametrize("text", [
-    "我家网断了", "今天好累", "电脑又卡了", "我累了", "我今天有点不舒服", "我的网络是坏的", "现在好忙", "手机没电了",
+    "我家网断了", "今天好累", "我现在好困", "电脑又卡了", "我累了", "我今天有点不舒服", "我的网络是坏的", "现在好忙", "手机没电了",
     "my wifi is down at home", "I'm tired", "I am so tired today", "the printer is broken today",
     "my phone is not working", "my laptop keeps crashing", "the tv is acting up", "I'm exhausted",
     "my internet is down again", "I feel sick",
@@ -34,6 +34,7 @@ def test_a_passing_state_is_not_kept(text):
     ("my birthday is May 3", "birthday", "May 3", "is"),
     ("my car is parked in B2", "car", "parked in B2", "is"),
     ("the front gate number is now 9999", "front gate number", "9999", "is"),
+    ("我家的门禁密码现在是9999", "我家的门禁密码", "9999", "is"),
 ])
 def test_a_durable_fact_is_kept(text, subject, value, relation):
     assert not transient(text)
