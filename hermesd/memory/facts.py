@@ -232,8 +232,8 @@ _EN_TRANSIENT = lazyre.compile(r"\b" + _EN_NOW + r"\b"
                                + _EN_STATE_WORD + r"(?:\s+(?:at|in|on|since|for|from|all|again|today|now)\b.*)?[.!]*$")
 #: what a person says they like or not: a durable preference ("我喜欢喝茶", "I like green tea", "I don't eat
 #: pork"), kept as a note in their words; a feeling of the moment (今天好累) is not one (:func:`transient`)
-_ZH_LIKES = lazyre.compile(r"^我(?:最|很|特别|比较|非常|挺|一直|从来)?(?:不|不太|从不)?(?:喜欢|爱|讨厌|偏爱|习惯|吃素|过敏|怕|爱吃|爱喝|爱看|爱听)"
-                           r"[^？?吗呢]{0,20}$|^我对[^？?]{1,10}过敏[。!！]*$|^我(?:不吃|不喝|吃素|不能吃|不能喝)[^？?吗呢]{0,12}$")
+_ZH_LIKES = lazyre.compile(r"^我(?:最|很|特别|比较|非常|挺|一直|从来)?(?:不|不太|从不)?(?:喜欢|爱|讨厌|偏爱|习惯|吃素|过敏|爱吃|爱喝|爱看|爱听)"
+                           r"(?![你您他她它这那])[^？?吗呢]{0,20}$|^我对[^？?]{1,10}过敏[。!！]*$|^我(?:不吃|不喝|吃素|不能吃|不能喝)[^？?吗呢]{0,12}$")
 _EN_LIKES = lazyre.compile(r"^i\s+(?:really\s+|do\s+not\s+|don'?t\s+|never\s+|always\s+|usually\s+)?"
                            r"(?:like|love|prefer|hate|dislike|enjoy|eat|drink)\s+(?!you\b|it\b|that\b|this\b|to\s+(?:know|ask|go))[^?]{1,60}$"
                            r"|^i'?m\s+(?:a\s+)?(?:vegetarian|vegan|allergic\s+to\s+[^?]+|lactose\s+intolerant)[.!]*$")

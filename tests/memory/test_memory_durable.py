@@ -56,6 +56,12 @@ def test_a_correction_names_the_new_value(text, subject, value):
     assert req is not None and (req.intent, req.subject, req.value) == ("memory.remember", subject, value)
 
 
+@pytest.mark.parametrize("text", ["我爱你", "我喜欢你", "I love you", "I like that", "我喜欢这个"])
+def test_a_feeling_for_the_listener_or_a_thing_here_is_no_preference(text):
+    req = read_request(text)
+    assert req is None or req.relation != "note"
+
+
 def test_a_passing_remark_with_a_day_is_not_captured_a_request_is():
     assert capture_reason({"text": "今天好累", "intent": None, "entities": [{"type": "datetime", "value": "今天"}]}) is None
     assert capture_reason({"text": "I'm so tired today", "entities": [{"type": "datetime", "value": "today"}]}) is None
