@@ -56,6 +56,8 @@ TEXTS: dict[str, dict[str, str]] = {
     "expect_slot": {"zh": "没听清。{q}", "en": "Sorry, I did not catch that. {q}"},
     "person_not_known": {"zh": "我不认识“{who}”，通讯录里没有这个人，所以什么都没做。",
                          "en": "I don't know anyone called \"{who}\": they are not in the directory, so nothing was done."},
+    "person_did_you_mean": {"zh": "我不认识“{m}”，通讯录里没有这个人。你是说：{opts}？",
+                            "en": "I don't know anyone called \"{m}\". Did you mean: {opts}?"},
     "person_closest": {"zh": "我认识的人里最接近的是{names}。如果说的是其中一位，请用这个名字再说一次。",
                        "en": "The closest names I know are {names}. If you meant one of them, say it again with that name."},
     "wait": {"zh": "好的，不着急。想好了告诉我：{q}", "en": "Sure, take your time. Tell me when you are ready: {q}"},

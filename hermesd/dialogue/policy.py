@@ -16,7 +16,7 @@ Ask           correct                                        :class:`Fill` (the 
 Ask           cancel / deny                                  :class:`Cancel`
 Ask           unrelated, once asked again already (``missed``)   :class:`Cancel` (``unread``): the form is
                                                              dropped with a sentence, never a third ask
-Choice        choose                                         :class:`Choose`
+Choice        choose; yes to the one name offered            :class:`Choose`
 Choice        correct (another person: "不对，是李工")            :class:`Correct` (the mention replaced, run again)
 Choice        cancel / deny                                  :class:`Cancel`
 Pick          choose (a position, a word of a line, a time)  :class:`Picked` (the plan goes on with it)
@@ -277,6 +277,8 @@ def decide(q: OpenQuestion | None, heard: Heard, reading: Reading) -> Decision:
     elif isinstance(q, Choice):
         if act == "choose" and reading.choice is not None and 0 <= reading.choice < len(q.candidates):
             return Choose(q.candidates[reading.choice])
+        if act == "affirm" and len(q.candidates) == 1:
+            return Choose(q.candidates[0])  # "did you mean 李娜?" — "yes": the one offered
         if act == "correct" and reading.values:
             return Correct(reading.values)  # "不对，是李工": the person is named anew, not chosen
         if act in ("cancel", "deny"):

@@ -115,6 +115,9 @@ class Choice:
     :param text: the utterance to run again once chosen. :param ref: its reference instant (ISO 8601).
     :param prompt: the question as asked. :param outer: the question the ambiguous utterance answered
         (it comes back once the choice is made), or None.
+    :param asks: the catalogue key of the question, to word it again in either language: ``choose``
+        (which of several a mention means) or ``person_did_you_mean`` (a name nobody has, typed like
+        these: a yes takes the one offered).
     """
 
     mention: str
@@ -125,6 +128,7 @@ class Choice:
     outer: "OpenQuestion | None" = None
     reasked: bool = False
     then: tuple[str, ...] = ()
+    asks: str = "choose"
 
     @property
     def card(self) -> dict[str, Any]:

@@ -11,6 +11,12 @@ English one is one to three capitalised words ("Liu Yang", "Mr. Chen"), or two o
 pinyin syllables (a Chinese name typed in lower case: "liu yang"; not "hmm banana"). Words that lead an answer (是, 叫, 找, it's, I
 mean) are dropped first. :func:`closest` ranks the directory's names by likeness: a shared surname
 first, then the spelling ratio (``difflib``, ≥ :data:`CLOSE_RATIO`).
+
+The same holds on a name's first mention: :func:`name_placed` finds the name said in a person's place of
+a request ("把报告发给赵六", "send the report to Bob"), which the NLU knows no one by, so the session says
+plainly that nobody has it (:meth:`hermesd.session.pipeline.Pipeline._person_unknown`) — never "who should
+get it?" after the name was said; :func:`spelled_like` finds the known names one edit from it (a typo:
+张维 for 张伟, "Li Nan" for "Li Na"), offered as a choice ("did you mean 张伟?").
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ from collections.abc import Mapping
 from .. import lazyre
 from ..nlu.entities import SURNAMES, SURNAMES2
 
-__all__ = ["CLOSE_RATIO", "closest", "name_said"]
+__all__ = ["CLOSE_RATIO", "closest", "name_placed", "name_said", "spelled_like"]
 
 #: the spelling ratio (difflib) from which a directory name counts as close to the one said
 CLOSE_RATIO = 0.6
@@ -103,3 +109,98 @@ def closest(name: str, people: Mapping[str, str], n: int = 3) -> list[str]:
             scored[anchor] = score
     ranked = sorted((a for a, v in scored.items() if v > 0), key=lambda a: (-scored[a], a))
     return ranked[:n]
+
+
+#: the words before a person's place in a request: 发给/转给/交给 …, 给 (把X发给Y, 给Y发), 告诉/通知/联系/找/查;
+#: "to" / "for" / "tell" / "email" / "call" / "message" / "cc", "who is", "look up"
+_ZH_BEFORE = lazyre.compile(r"(?:发送给|发给|转发给|转给|交给|寄给|传给|递给|抄送给|抄送|告诉|通知|联系|找一下|找|查一下|查|问一下|问|给)")
+_EN_BEFORE = lazyre.compile(r"\b(?:to|for|tell|email|e-mail|mail|message|text|call|ping|cc|who\s+is|who's|look\s+up|find)\s+",
+                            re.IGNORECASE)
+_ZH_GIVEN = lazyre.compile(r"[\u4e00-\u9fff]{1,2}")
+#: characters that end a name in a request (a particle, a measure word, a verb after it): 给赵六发一下, 发给刘洋吧
+_ZH_STOP = frozenset("的了吧吗呢啊呀一份个这那和跟与及发看说把再也都就")
+_EN_WORDS = lazyre.compile(r"(?:(?i:mr|mrs|ms|miss|dr|prof)\.?\s+)?[A-Za-z][A-Za-z-]*(?:\s+[A-Za-z][A-Za-z-]*){0,2}")
+
+
+def name_placed(text: str) -> tuple[str, int, int] | None:
+    """The name said in a person's place of a request, as written, with its span in ``text``, or None.
+
+    A request names its person after a word that places one (把报告发给赵六, 给刘洋发一下, 王方的电话 —
+    a name opening the request before 的; "send the report to Bob", "who is Liu Yang", "Liu Yang's email");
+    what stands there is a name when :func:`name_said` takes it (a common surname and one or two more
+    characters; capitalised words or pinyin syllables).
+
+    >>> name_placed("把报告发给赵六"), name_placed("send the report to Bob tomorrow")
+    (('赵六', 5, 7), ('Bob', 19, 22))
+    >>> name_placed("把报告发给我"), name_placed("send it to the team")
+    (None, None)
+    """
+    starts = [m.end() for m in _ZH_BEFORE.finditer(text)] + [0]
+    for i in starts:
+        piece = text[i:i + 4]
+        cut = len(piece)
+        for k, ch in enumerate(piece):
+            if k >= 2 and ch in _ZH_STOP or not ("\u4e00" <= ch <= "\u9fff"):
+                cut = k
+                break
+        for size in range(min(cut, 4), 1, -1):  # the longest name first (欧阳娜娜, 刘洋)
+            cand = piece[:size]
+            if i == 0 and not text[size:].startswith("的"):
+                continue  # a name opening the request is a person's only before 的 (王方的电话)
+            if name_said(cand) == cand and (size < 3 or cand[-1] not in _ZH_STOP):
+                return cand, i, i + size
+    for m in list(_EN_BEFORE.finditer(text)) + [None]:
+        at = m.end() if m is not None else 0
+        w = _EN_WORDS.match(text, at)
+        if w is None:
+            continue
+        words = w.group().split()
+        if words[-1][:1].isupper() or any(x[:1].isupper() for x in words[1:]):
+            # a name written with capitals is its capitalised words ("Li Na too": Li Na); lower case is
+            # a pinyin name only when every word is lower case ("liu yang")
+            caps = [x for x in words]
+            for k, x in enumerate(words):
+                if not x[:1].isupper():
+                    caps = words[:k]
+                    break
+            words = caps
+            if not words:
+                continue
+        if m is None and not text[w.end():w.end() + 2] in ("'s", "’s"):
+            continue  # "Liu Yang's email": a name opening the request is a person's before 's
+        for k in range(len(words), 0, -1):  # "Bob tomorrow": the longest run that is a name
+            cand = " ".join(words[:k])
+            if name_said(cand) == cand and not (k == 1 and cand[:1].islower()):
+                return cand, at, at + len(cand)
+    return None
+
+
+def spelled_like(name: str, people: Mapping[str, str]) -> list[str]:
+    """The anchor ids of the directory names one edit from ``name`` (a typo: 张维 for 张伟, "Li Nan" for
+    "Li Na"), best first (fewest edits, then the id); empty when none is.
+
+    The project has no pinyin table, so likeness is the spelling: the optimal-string-alignment distance
+    (:func:`hermesd.nlu.spelling.osa_distance`: one character substituted, inserted, deleted, or two
+    adjacent ones swapped) over the characters of a Chinese name, or the letters of a Latin one
+    (case-folded), against every name and English alias of the directory of the same script; a surname
+    alone ("Li") or a name of one character is no name to be one edit from.
+
+    >>> spelled_like("张维", {"张伟": "person:zw", "王芳": "person:wf"}), spelled_like("Li Nan", {"li na": "person:ln"})
+    (['person:zw'], ['person:ln'])
+    """
+    from ..nlu.spelling import osa_distance
+
+    said = " ".join(name.lower().split())
+    zh = "\u4e00" <= said[:1] <= "\u9fff"
+    if len(said) < (2 if zh else 4):
+        return []
+    best: dict[str, int] = {}
+    for surface, anchor in people.items():
+        s = " ".join(surface.lower().split())
+        if not s or s == said or ("\u4e00" <= s[:1] <= "\u9fff") != zh or len(s) < (2 if zh else 4) \
+                or (not zh and " " not in s and " " in said):
+            continue
+        d = osa_distance(said, s)
+        if d <= 1:
+            best[anchor] = min(d, best.get(anchor, d))
+    return sorted(best, key=lambda a: (best[a], a))

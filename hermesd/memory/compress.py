@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone, tzinfo
 from typing import Any
 
+from .facts import transient
+
 __all__ = ["MEMORY_VERBS", "Compressed", "capture_reason", "compress"]
 
 #: explicit memory verbs (zh + en); matched case-insensitively as substrings.
@@ -32,7 +34,8 @@ class Compressed:
     :param actions: actions performed (``send``, ``remember``, an intent name …).
     :param keywords: space-separated search keywords.
     :param anchor: the key the memory is filed under (first anchored entity,
-        the tool result's target, or ``note:<hash>``).
+        the tool result's target, or ``turn:<hash>``: a captured turn about nobody — never ``note:``,
+        the key of a note the person asked to keep, which a list of what they told says back).
     :param summary_en: the template's English twin ("user X did Z at Y, result: W").
     """
 
@@ -61,6 +64,9 @@ def memory_verb(text: str, verbs: tuple[str, ...] = MEMORY_VERBS) -> str | None:
 def capture_reason(turn: dict[str, Any], verbs: tuple[str, ...] = MEMORY_VERBS) -> str | None:
     """Why ``turn`` is worth remembering: ``tool_result``, ``memory_verb``, ``entity``, or None.
 
+    A turn that carries only entities, asked nothing (no intent) and tells a passing state
+    (:func:`~.facts.transient`: 今天好累, "I'm so tired today") is not kept.
+
     :param turn: ``{text?, entities?: [{type, value, anchor?}], intent?, tool_result?: {...}}``.
     :param verbs: the explicit memory verbs (the capture rules').
     """
@@ -68,7 +74,8 @@ def capture_reason(turn: dict[str, Any], verbs: tuple[str, ...] = MEMORY_VERBS) 
         return "tool_result"
     if memory_verb(turn.get("text") or "", verbs):
         return "memory_verb"
-    if turn.get("entities"):
+    if turn.get("entities") and not (turn.get("intent") is None and transient(turn.get("text") or "")):
+        # "今天好累" names a day, but asks nothing and tells a passing state: not worth remembering
         return "entity"
     return None
 
@@ -113,7 +120,9 @@ def compress(turn: dict[str, Any], *, uid: int, at_ms: int, tz: tzinfo = timezon
     summary = f"用户{uid}在{when}执行{action}操作，结果为{result}"
     summary_en = f"user {uid} did {action} at {when}, result: {result}"
     keywords = " ".join(dict.fromkeys(w for w in words if w))
-    anchor = anchors[0] if anchors else "note:" + _stable_hash(summary)
+    # a turn about nobody is filed as a turn: "note:" is the person's own notes (memory.remember), whose
+    # value a list says back — a captured turn has none, and was listed as an empty item
+    anchor = anchors[0] if anchors else "turn:" + _stable_hash(summary)
     return Compressed(summary, ents, [action], keywords, anchor, summary_en)
 
 

@@ -45,7 +45,7 @@ from .. import lazyre
 from .concepts import concepts, is_being, named
 
 __all__ = ["ABOUT", "ALL", "HISTORY", "SENT", "SEND_ACTION", "MemoryRequest", "MAX_VALUE_CHARS", "concepts", "dice", "normal_subject",
-           "read_request", "second_person", "with_name", "without_discourse"]
+           "read_request", "second_person", "transient", "with_name", "without_discourse"]
 
 #: longest value kept, in characters; a longer one is cut and the reply says so
 MAX_VALUE_CHARS = 200
@@ -64,6 +64,9 @@ SEND_ACTION = "send_document"
 _ZH_REMEMBER = lazyre.compile(r"^(?P<ask>(?:请|麻烦)?(?:帮我|给我)?)(?:记住|记一下|记下|记着|记好)(?P<done>了)?[:,，：\s]*(?P<body>.+)$")
 _EN_REMEMBER = lazyre.compile(r"^(?:please\s+)?(?:remember|note|don't forget|do not forget)(?:\s+that)?[:,\s]+(?P<body>.+)$")
 _ZH_REL = lazyre.compile(r"(放在|存在|藏在|停在|在|是|叫|为)")
+#: "我老婆叫王芳", "我儿子叫小明": a being of the speaker's and the name it is called (the subject must be a being,
+#: :func:`~.concepts.is_being`: 我叫什么 asks, 我们叫车 is no name)
+_ZH_CALLED = lazyre.compile(r"^(?P<s>(?:我家的|我的|我家|我)[^\s是的叫，,。?？]{1,6}?)叫(?P<v>[^？?]+?)[。!！]*$")
 _EN_IS = lazyre.compile(r"^(?:my|the|our)\s+(?P<s>.+?)\s+(?:is|are|was|=)\s+(?P<v>.+)$")
 _EN_PUT = lazyre.compile(r"^i\s+(?:put|left|keep|parked|stored|hid)\s+(?:my\s+|the\s+)?(?P<s>.+?)\s+"
                          r"(?P<v>(?:in|on|under|at|behind|inside|next to)\s+.+)$")
@@ -199,8 +202,63 @@ def without_discourse(text: str) -> str:
     return _DISCOURSE.sub("", text).strip()
 
 
+#: the old value a correction names after the new one: "Anne, not Anna", "安娜，不是安妮", "安娜而不是安妮" —
+#: the value is what comes before it (the stored one it replaces is the fact's, not the sentence's)
+_NOT_OLD = lazyre.compile(r"(?:\s*[,，;；]\s*|\s+)(?:and\s+)?(?:not|rather\s+than|instead\s+of)\s+[^,，]+$"
+                          r"|\s*[,，;；]?\s*(?:而|并)?(?:不是|不叫)[^,，。]+$")
+
+#: a passing state, not a fact about the person (DESIGN.md, MCP: what is kept is durable — names,
+#: preferences, relations, dates): a time of now (今天, 刚才, today, right now), a change of state (the
+#: perfective 了: 网断了, 坏了 — Li & Thompson 1981 §6), a degree word before a feeling (好累, 太忙), a state
+#: word of a thing or a body (坏, 断, 卡, 累, 困; down, broken, tired, sick)
+#: (not 现在 before a copula or a verb of change: "门禁密码现在是9999" states the fact's new value)
+_ZH_NOW = r"(?:今天|今晚|今早|今儿|现在(?!是|改|换|变|为|已经改)|刚才|刚刚|这会儿|此刻|眼下|最近|这两天|这几天|一早)"
+_ZH_STATE_WORDS = (r"(?:坏|断|卡|慢|累|困|饿|渴|冷|热|烦|忙|闷|晕|病|疼|痛|难受|不舒服|不行|不好使|不能用|用不了|连不上|上不了|"
+                   r"没电|没网|没信号|掉线|死机|停电|停水|堵车|迟到|生气|开心|高兴|无聊|郁闷|紧张|着急)")
+_ZH_TRANSIENT = lazyre.compile(_ZH_NOW + r"|(?:了|啦|着呢)[。!！~～]*$"
+                               r"|(?:好|很|太|真|有点|有些|特别|非常|超|挺|好像)" + _ZH_STATE_WORDS
+                               + r"|(?:^|[我他她它网机车是])(?:又|还)?" + _ZH_STATE_WORDS + r"(?:的|掉)?[。!！]*$")
+#: (not "now" alone: "the gate code is now 9999" states the fact's new value)
+_EN_NOW = r"(?:today|tonight|this\s+(?:morning|afternoon|evening|week)|right\s+now|at\s+the\s+moment|again|anymore)"
+_EN_STATE_WORD = (r"(?:down|broken|dead|off|out|slow|stuck|busy|tired|sleepy|sick|ill|hungry|thirsty|bored|angry|upset|"
+                  r"sad|happy|late|cold|hot|full|empty|lost|missing|gone|crashed|frozen|offline|not\s+working|"
+                  r"acting\s+up|playing\s+up|on\s+the\s+blink|damaged|disconnected|jammed|blocked|flooded|locked\s+out|"
+                  r"exhausted|stressed|worried|annoyed|running\s+late|freezing|dying|failing|leaking|overheating|"
+                  r"crashing|freezing|rebooting|restarting|beeping)")
+_EN_TRANSIENT = lazyre.compile(r"\b" + _EN_NOW + r"\b"
+                               r"|^(?:i'?m|i\s+am|i\s+feel|i'?m\s+feeling|i\s+was|i\s+got|feeling)\s+(?:so\s+|very\s+|really\s+|a\s+bit\s+|kind\s+of\s+|too\s+)*"
+                               + _EN_STATE_WORD + r"\b"
+                               r"|\b(?:is|are|was|were|'s|keeps?|went|has\s+gone|have\s+gone)\s+(?:not\s+|so\s+|very\s+|really\s+|all\s+|completely\s+)*"
+                               + _EN_STATE_WORD + r"(?:\s+(?:at|in|on|since|for|from|all|again|today|now)\b.*)?[.!]*$")
+#: what a person says they like or not: a durable preference ("我喜欢喝茶", "I like green tea", "I don't eat
+#: pork"), kept as a note in their words; a feeling of the moment (今天好累) is not one (:func:`transient`)
+_ZH_LIKES = lazyre.compile(r"^我(?:最|很|特别|比较|非常|挺|一直|从来)?(?:不|不太|从不)?(?:喜欢|爱|讨厌|偏爱|习惯|吃素|过敏|爱吃|爱喝|爱看|爱听)"
+                           r"(?![你您他她它这那])[^？?吗呢]{0,20}$|^我对[^？?]{1,10}过敏[。!！]*$|^我(?:不吃|不喝|吃素|不能吃|不能喝)[^？?吗呢]{0,12}$")
+_EN_LIKES = lazyre.compile(r"^i\s+(?:really\s+|do\s+not\s+|don'?t\s+|never\s+|always\s+|usually\s+)?"
+                           r"(?:like|love|prefer|hate|dislike|enjoy|eat|drink)\s+(?!you\b|it\b|that\b|this\b|to\s+(?:know|ask|go))[^?]{1,60}$"
+                           r"|^i'?m\s+(?:a\s+)?(?:vegetarian|vegan|allergic\s+to\s+[^?]+|lactose\s+intolerant)[.!]*$")
+
+
+def transient(text: str) -> bool:
+    """``text`` (normalised or as typed) tells a passing state — of the moment, of a thing now broken, of
+    a feeling — not a durable fact about the person: 我家网断了, 今天好累, 电脑又卡了, "my wifi is down at home",
+    "I'm tired", "the printer is broken today" are not kept; 我老婆叫王芳, 我喜欢喝茶, "my wife's name is
+    Anna", "my birthday is May 3" are.
+
+    >>> transient("今天好累"), transient("my wifi is down at home"), transient("我喜欢喝茶")
+    (True, True, False)
+    """
+    t = without_discourse(" ".join(text.strip().lower().split()))
+    if not t:
+        return False
+    if re.search(r"[\u4e00-\u9fff]", t):
+        return bool(_ZH_TRANSIENT.search(t.rstrip("。.!！~～")))
+    return bool(_EN_TRANSIENT.search(t.rstrip(".!")))
+
+
 def _cut(value: str) -> tuple[str, bool]:
     value = _DISCOURSE.sub("", value.strip(_TRIM)).strip(_TRIM)
+    value = _NOT_OLD.sub("", value).strip(_TRIM) or value  # "Anne, not Anna": the new value
     if len(value) > MAX_VALUE_CHARS:
         return value[:MAX_VALUE_CHARS], True
     return value, False
@@ -303,7 +361,16 @@ def _read(t: str) -> MemoryRequest | None:
         for pat in _ZH_ABOUT:
             if m := pat.match(t):
                 return MemoryRequest("memory.recall", (m.group("s") or "").strip(_TRIM), relation=ABOUT, lang="zh")
-        if (m := _ZH_STATED.match(t)) and not _ASKS.search(m.group("v")) and not _FRAMING.search(m.group("s")):
+        if _ZH_LIKES.match(t) and not transient(t):  # 我喜欢喝茶: a preference, kept in the speaker's words
+            value, cut = _cut(t)
+            return MemoryRequest("memory.remember", value[:40], value, "note", "zh", cut, stated=True)
+        if (m := _ZH_CALLED.match(t)) and is_being(m.group("s")) and not _ASKS.search(_cut(m.group("v"))[0]):
+            # 我老婆叫王芳 / 其实我老婆叫安娜，不是安妮: a being is called its name (a correction names the old one after)
+            value, cut = _cut(m.group("v"))
+            return MemoryRequest("memory.remember", named(m.group("s").strip(_TRIM), "zh"), value, "is", "zh", cut,
+                                 stated=True)
+        if (m := _ZH_STATED.match(t)) and not _ASKS.search(_cut(m.group("v"))[0]) and not _FRAMING.search(m.group("s")) \
+                and not transient(t):  # 我的网是坏的: a state of the moment, no fact
             value, cut = _cut(m.group("v"))
             if value:
                 return MemoryRequest("memory.remember", m.group("s").strip(_TRIM), value, "is", "zh", cut, stated=True)
@@ -327,10 +394,15 @@ def _read(t: str) -> MemoryRequest | None:
         if c := re.match(r"^name\s+of\s+(?:my\s+)?(?P<s>.+)$", subject):  # "the name of my wife": her name
             return MemoryRequest("memory.recall", named(c.group("s"), "en"), lang="en")
         return MemoryRequest("memory.recall", subject, lang="en", stated=True)
-    if not _EN_QUESTION_START.match(t) and (m := _EN_STATED.match(t) or _EN_CHANGE.match(t)) and not _ASKS.search(m.group("v")) \
-            and not _FRAMING.search(m.group("s")):
+    if _EN_LIKES.match(t) and not transient(t):  # "I like green tea": a preference, kept in the speaker's words
+        value, cut = _cut(t)
+        return MemoryRequest("memory.remember", value[:40], value, "note", "en", cut, stated=True)
+    if not _EN_QUESTION_START.match(t) and (m := _EN_STATED.match(t) or _EN_CHANGE.match(t)) \
+            and not _ASKS.search(_cut(m.group("v"))[0]) and not _FRAMING.search(m.group("s")) and not transient(t):
         value, cut = _cut(m.group("v"))
         subject = re.sub(r"^(?:my|our|the)\s+", "", m.group("s")).strip(_TRIM)
+        if (c := re.match(r"^(?:called|named)\s+(?P<v>.+)$", value)) and is_being(subject):
+            subject, value = named(subject, "en"), c.group("v")  # "my son is called Leo": his name
         relation = "at" if re.match(r"^(?:in|on|under|at|behind|inside)\s", value) else "is"
         if value and subject:
             return MemoryRequest("memory.remember", subject, value, relation, "en", cut, stated=True)

@@ -394,12 +394,24 @@ def _count(v: Any, args: tuple[Any, ...], st: Style) -> str:
     return f"{n} {word}"
 
 
+def english_name(name: str, latin: str | None) -> str:
+    """A person's name as an English reply shows it: "Li Na (李娜)" — the Latin form, the name as written
+    after it — when ``latin`` is one and differs from ``name``; else ``name`` ("John Smith").
+
+    The one place the form is written: the ``| person`` filter and the session's grounding
+    (``<slot>_en``, :mod:`hermesd.session.grounding`) both call it.
+
+    >>> english_name("李娜", "Li Na"), english_name("John Smith", "John Smith"), english_name("赵六", None)
+    ('Li Na (李娜)', 'John Smith', '赵六')
+    """
+    return f"{latin} ({name})" if latin and latin != name else name
+
+
 def _person(v: Any, args: tuple[Any, ...], st: Style) -> str:
     """A person's name for the reply: as written in Chinese; in English, "Li Na (李娜)" when the directory
-    gives an English form (as the grounding step writes a chosen person's name, ``<slot>_en``)."""
+    gives an English form (:func:`english_name`, as the grounding step writes a chosen person's name, ``<slot>_en``)."""
     name = as_text(v)
-    en = st.people.get(name) if not st.zh else None
-    return f"{en} ({name})" if en else name
+    return english_name(name, st.people.get(name) if not st.zh else None)
 
 
 def _dept(v: Any, args: tuple[Any, ...], st: Style) -> str:

@@ -29,6 +29,7 @@ from ..dialogue.split import names_day
 from ..memory.hiding import hide
 from ..nlu.normalize import normalize
 from ..nlu.task import task_text
+from ..rules.filters import english_name
 from .ports import MemoryPort, NluPort, RuleEnginePort
 from .record import Session
 
@@ -120,7 +121,7 @@ class Grounding:
                 s.refs.setdefault("anchors", {})[chosen[0]["display"]] = chosen[0]["anchor_id"]
                 latin = chosen[0].get("display_en") or chosen[0]["display"]
                 if latin != chosen[0]["display"]:
-                    s.refs.setdefault("names_en", {})[chosen[0]["display"]] = f"{latin} ({chosen[0]['display']})"
+                    s.refs.setdefault("names_en", {})[chosen[0]["display"]] = english_name(chosen[0]["display"], latin)
                 log.info("anchor.session", extra={"kv": {"mention": mention, "anchor": chosen[0]["anchor_id"]}})
                 return chosen[0]["display"], None
             return res.text, (mention, res.candidates)

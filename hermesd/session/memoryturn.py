@@ -47,7 +47,7 @@ from ..dialogue.questions import Confirm
 from ..logging import redact
 from ..memory.concepts import answers, is_being, of_kin, render
 from ..memory.facts import (ABOUT, ALL, HISTORY, MAX_VALUE_CHARS, SEND_ACTION, SENT, MemoryRequest, concepts, dice,
-                           normal_subject, read_request, second_person, with_name, without_discourse)
+                           normal_subject, read_request, second_person, transient, with_name, without_discourse)
 from ..memory.hiding import hide
 from ..nlu.normalize import normalize
 from .machine import Event
@@ -294,7 +294,12 @@ class MemoryTurns:
             spec = next((x for x in self.c.nlu.engine.specs if x.name == parsed.intent), None)
             words = [k for k in (spec.keywords if spec is not None else ()) if k]
             return req if words and not self._pack_claims(parsed.intent, text) else None
+        if transient(text):
+            return None  # "my wifi is down at home", 我的网是坏的: a passing state, not a fact to keep
         own = without_discourse(text).startswith(("我", "my ", "our "))
+        if req.relation == "note":  # a preference ("我喜欢喝茶", "I like green tea"): the speaker's own, kept
+            return req if parsed is None or parsed.out_of_scope or parsed.intent is None \
+                or not self._pack_claims(parsed.intent, req.value) else None
         if parsed is not None and not parsed.out_of_scope and parsed.intent is not None \
                 and self._pack_claims(parsed.intent, req.subject):
             # "my phone number is 138…": the speaker's own thing, with a value the pack's request has no
@@ -392,7 +397,8 @@ class MemoryTurns:
     async def facts(self, uid: int) -> list[dict[str, Any]]:
         """The caller's facts and notes (L2 rows merged with newer L1 copies)."""
         return [r for r in await self.c.memory.user_memories(uid, _user_key(uid))
-                if r["anchor"].startswith(FACT_PREFIX) or r["anchor"].startswith("note:")]
+                if (r["anchor"].startswith(FACT_PREFIX) or r["anchor"].startswith("note:"))
+                and str((r.get("data") or {}).get("value", "")).strip()]  # a row with no text is nothing told
 
     async def _best(self, s: Session, subject: str) -> dict[str, Any] | None:
         memory = self.c.memory
@@ -477,7 +483,8 @@ class MemoryTurns:
                 said = said_back(str(d["value"]))
             else:
                 said = f"{who}{_rel(d.get('relation', 'is'), lang)}{said_back(str(d['value']))}"
-            items.append((int(d.get("said_ms", 0) or 0), said))
+            if said.strip():  # never an empty item (a row with no text, a subject said as nothing)
+                items.append((int(d.get("said_ms", 0) or 0), said))
         whose = _said(lang, about) if about else ""
         if not items:
             return catalogue.say("mem_list_none_about", lang, s=whose) if about else catalogue.say("mem_nothing", lang)

@@ -34,12 +34,15 @@ from ..dialogue.smalltalk import capabilities, smalltalk_reply
 from ..dialogue.sendobject import not_a_document
 from ..dialogue.statement import statement
 from ..dialogue.typos import near_name
-from ..dialogue.unknown import closest, name_said
+from ..dialogue.unknown import closest, name_placed, name_said, spelled_like
 from ..dialogue.split import capped, one_each, reminding_request, split_requests
+from ..anchors.directory import unmarked
+from ..nlu.entities import Entity
 from ..nlu.clock import BadClock, impossible_clock_text, impossible_clocks
 from ..nlu.normalize import normalize
 from ..nlu.parser import detect_lang
 from ..nlu.task import leading_trigger
+from ..rules.filters import english_name
 from ..nlu.temporal import impossible_date_text
 from .machine import Event, State
 from .planrun import answers_asked
@@ -124,6 +127,14 @@ def _choice_line(cands: tuple[Candidate, ...], lang: str) -> str:
         extra = [x for x in (a.get("display_en"), dept) if x and x != c.display]
         return f"{c.display} ({', '.join(extra)})" if extra else c.display
     return " ".join(f"{i + 1}) {label(c)}" for i, c in enumerate(cands))
+
+
+#: most names offered when a name said is one edit from several known ones
+MAX_TYPO_CANDIDATES = 3
+
+
+def _person_entity(name: str, a: int, b: int) -> Any:
+    return Entity("person", name, name, (a, b))
 
 
 class Pipeline:
@@ -356,6 +367,7 @@ class Pipeline:
             if s.state is State.PARSING:
                 p.routing_t0 = time.perf_counter()  # the ROUTING budget runs from the PARSED event on
                 c._move(s, Event.PARSED, "parsed")
+            parsed = self._name_placed(parsed)
             p.parsed = parsed
             if text and distress.said(text):  # no action, nothing parked: one caring sentence
                 p.trace.update({"intent": None, "decision": "distress"})
@@ -586,7 +598,7 @@ class Pipeline:
         s.refs.setdefault("anchors", {})[new.display] = new.anchor_id
         latin = new.attrs.get("display_en")
         if latin and latin != new.display:  # an English card names the new person as it named the first
-            s.refs.setdefault("names_en", {})[new.display] = f"{latin} ({new.display})"
+            s.refs.setdefault("names_en", {})[new.display] = english_name(new.display, latin)
         s.refs["chosen"] = {**chosen, "anchor_id": new.anchor_id}
         return dp.Correct({slot: new.display})
 
@@ -706,6 +718,8 @@ class Pipeline:
                 return
             p.texts.append(said)
             entities = {k: v for k, v in entities.items() if k != "datetime"}
+        if routes and ambiguous is None and await self._person_unknown(s, p, q, heard, entities, text):
+            return
         if ambiguous is not None and routes:
             self._ask_choice(s, p, q, ambiguous, text)
             return
@@ -1000,7 +1014,7 @@ class Pipeline:
         language before a question in another (a choice is worded anew; a plan's question as its rule
         rendered it in each language; else as first said)."""
         if isinstance(q, Choice):
-            return catalogue.say("choose", lang, m=q.mention, opts=_choice_line(q.candidates, lang))
+            return catalogue.say(q.asks, lang, m=q.mention, opts=_choice_line(q.candidates, lang))
         if isinstance(q, (Ask, Confirm)):
             return q.prompts.get(lang) or q.prompt
         return q.prompt
@@ -1083,14 +1097,81 @@ class Pipeline:
         s.pending = q
         self._reopen(s, q, "asked again")
 
-    def _ask_choice(self, s: Session, p: Part, q: OpenQuestion | None, ambiguous: Any, text: str) -> None:
-        """Ask which person a mention means before anything runs; the answer resumes the turn."""
+    def _name_placed(self, parsed: Any) -> Any:
+        """``parsed`` with the name said in a person's place as a person mention, when the intent takes a
+        person and the NLU found none there: "把报告发给赵六", "send the report to Bob", "send it to Li Nan" (the
+        NLU read only the surname "Li") — so the name is grounded like any mention: marked unknown, or
+        asked about (:meth:`_person_unknown`). Entities inside the name (六 read as a number) are dropped."""
+        if parsed is None or not parsed.intent or "person" not in self.c.grounding.spec_slots(parsed.intent).values():
+            return parsed
+        placed = name_placed(parsed.text)
+        if placed is None:
+            return parsed
+        name, a, b = placed
+        directory = getattr(getattr(self.c.memory, "graph", None), "directory", None)
+        if directory is not None and directory.department(name) is not None:
+            return parsed  # "send it to Finance": a department, no person's name
+        inside = [e for e in parsed.entities if a <= e.span[0] and e.span[1] <= b]
+        if any(e.type == "person" and tuple(e.span) == (a, b) for e in inside) \
+                or any(e.span[0] < b and a < e.span[1] for e in parsed.entities if e not in inside) \
+                or any(e.type not in ("person", "number") for e in inside) \
+                or any(e.type == "person" and (not name.isascii() or " " in e.text.strip()) for e in inside):
+            # the NLU knows the name, or its words are something else (a document kind); a Chinese name it
+            # found inside is the name (发给张伟经理: 张伟, not 张伟经) — only a Latin surname alone is part of
+            # a longer name said ("Li" of "Li Nan")
+            return parsed
+        kept = [e for e in parsed.entities if e not in inside]
+        mention = _person_entity(name, a, b)
+        return replace(parsed, entities=tuple(sorted([*kept, mention], key=lambda e: e.span[0])))
+
+    async def _person_unknown(self, s: Session, p: Part, q: OpenQuestion | None, heard: Heard,
+                              entities: dict[str, list[Any]], text: str) -> bool:
+        """A request whose person nobody in the directory is (【赵六】): on its first mention, a name one edit
+        from a known one (张维 for 张伟, "Li Nan" for "Li Na": :func:`~hermesd.dialogue.unknown.spelled_like`)
+        is asked about as a choice ("did you mean 张伟?"); any other is said plainly, with the closest names
+        known (:meth:`_not_known`), and nothing runs — never "who should get it?" after the name was said."""
+        intent = heard.intent
+        if intent is None or "person" not in self.c.grounding.spec_slots(intent).values():
+            return False
+        said = [e for e in getattr(p.parsed, "entities", ()) if e.type == "person"]
+        # the name as written (赵六, not the 赵6 the normaliser reads), of the first mention nobody is
+        who = next((e.text if len(said) == len(entities.get("person") or []) else w
+                    for e, v in zip(said or [None] * len(entities.get("person") or []), entities.get("person") or [])
+                    if isinstance(v, str) and (w := unmarked(v))), None)
+        if who is None:
+            return False
+        people = getattr(self.c.nlu.engine, "people", None) or {}
+        cands: list[dict[str, Any]] = []
+        surfaces: dict[str, str] = {}
+        for surface, anchor in people.items():
+            surfaces.setdefault(anchor, surface)
+        for anchor in spelled_like(who, people)[:MAX_TYPO_CANDIDATES]:
+            res = await self.c.memory.resolve(surfaces[anchor], type="person", fuzzy=False)
+            if getattr(res, "status", "") == "resolved":
+                latin = str(getattr(res, "text_en", "") or res.text).split(" (")[0]
+                cands.append({"anchor_id": res.anchor_id, "display": res.text, "display_en": latin})
+        p.trace["not_known"] = who
+        if cands:
+            p.repairs.append("person_typo")
+            self._ask_choice(s, p, q, (who, cands), text, key="person_did_you_mean")
+            return True
+        s.pending, s.slots = None, {}
+        p.repairs.append("not_known")
+        p.intent = intent
+        p.end(s, self.c, await self._not_known(who, p.lang), "clarify", "person not known")
+        return True
+
+    def _ask_choice(self, s: Session, p: Part, q: OpenQuestion | None, ambiguous: Any, text: str,
+                    key: str = "choose") -> None:
+        """Ask which person a mention means before anything runs; the answer resumes the turn. ``key``: the
+        catalogue's question (``choose``: which of several; ``person_did_you_mean``: a name not known, typed
+        like these)."""
         c = self.c
         mention, cands = ambiguous
         cands_t = tuple(Candidate.from_dict(x) for x in cands)
-        prompt = catalogue.say("choose", p.lang, m=mention, opts=_choice_line(cands_t, p.lang))
+        prompt = catalogue.say(key, p.lang, m=mention, opts=_choice_line(cands_t, p.lang))
         ref = datetime.fromtimestamp(s.ref_ms / 1000, timezone.utc).isoformat()
-        s.pending = Choice(mention=mention, candidates=cands_t, text=text, ref=ref, prompt=prompt, outer=q)
+        s.pending = Choice(mention=mention, candidates=cands_t, text=text, ref=ref, prompt=prompt, outer=q, asks=key)
         c._move(s, Event.ROUTED, "ambiguous mention")
         c._move(s, Event.CONFIRM, "choice")
         p.texts.append(prompt)

@@ -1,0 +1,58 @@
+"""A name in a person's place of a request (:func:`hermesd.dialogue.unknown.name_placed`) and the known
+names one edit from it (:func:`hermesd.dialogue.unknown.spelled_like`: a typo, "did you mean 张伟?")."""
+
+from __future__ import annotations
+
+import pytest
+
+from hermesd.dialogue.unknown import name_placed, spelled_like
+
+PEOPLE = {"张伟": "person:sales/zhang", "zhang wei": "person:sales/zhang", "zhang": "person:sales/zhang",
+          "张强": "person:rd/zhang", "zhang qiang": "person:rd/zhang", "李娜": "person:sales/li",
+          "li na": "person:sales/li", "li": "person:sales/li", "王芳": "person:finance/wang",
+          "wang fang": "person:finance/wang", "john smith": "person:ops/smith", "smith": "person:ops/smith"}
+
+
+@pytest.mark.parametrize("text, name", [
+    ("把报告发给赵六", "赵六"), ("给刘洋发一下报告", "刘洋"), ("把报价单发给张维吧", "张维"), ("王方的电话是多少", "王方"),
+    ("把合同转给欧阳娜娜", "欧阳娜娜"), ("send the report to Bob", "Bob"), ("send the report to Bob tomorrow", "Bob"),
+    ("send the contract to Li Nan", "Li Nan"), ("who is Liu Yang", "Liu Yang"), ("send it to Mr. Chen", "Mr. Chen"),
+    ("forward the invoice to liu yang", "liu yang"), ("Liu Yang's email", "Liu Yang"),
+    ("send it to Li Na too", "Li Na"), ("now send the invoice to Mr. Zhang too", "Mr. Zhang"),
+])
+def test_the_name_in_a_persons_place(text, name):
+    got = name_placed(text)
+    assert got is not None and got[0] == name and text[got[1]:got[2]] == name
+
+
+@pytest.mark.parametrize("text", [
+    "把报告发给我", "send it to the team", "send the report to my boss", "发给他", "send it to her", "把报告发一下",
+    "send the quote", "今天好累",
+])
+def test_no_name_there(text):
+    assert name_placed(text) is None
+
+
+@pytest.mark.parametrize("name, ids", [
+    ("张维", ["person:rd/zhang", "person:sales/zhang"]),   # one character off: both 张 are one edit away
+    ("王方", ["person:finance/wang"]), ("李那", ["person:sales/li"]),
+    ("Li Nan", ["person:sales/li"]), ("Zhang Wie", ["person:sales/zhang"]), ("Jon Smith", ["person:ops/smith"]),
+    ("Wang Fan", ["person:finance/wang"]),
+    ("赵六", []), ("Bob", []), ("刘洋", []), ("Liu Yang", []), ("Olga Petrova", []),
+])
+def test_names_one_edit_away(name, ids):
+    assert spelled_like(name, PEOPLE) == ids
+
+
+def test_a_yes_to_the_one_name_offered_chooses_it_a_yes_to_several_does_not():
+    from hermesd.dialogue import policy as dp
+    from hermesd.dialogue.heard import Heard, Reading
+    from hermesd.dialogue.questions import Candidate, Choice
+
+    one = Choice(mention="Li Nan", candidates=(Candidate("person:sales/li", "李娜"),), text="send it to Li Nan",
+                 asks="person_did_you_mean")
+    two = Choice(mention="张维", candidates=(Candidate("person:rd/zhang", "张强"), Candidate("person:sales/zhang", "张伟")),
+                 text="把报价单发给张维", asks="person_did_you_mean")
+    heard = Heard(text="yes", lang="en")
+    assert dp.decide(one, heard, Reading("affirm")) == dp.Choose(one.candidates[0])
+    assert not isinstance(dp.decide(two, heard, Reading("affirm")), dp.Choose)
