@@ -12,6 +12,9 @@ rejection — as the daemon decides, never the scorer alone:
   own inner cross-validation, as :func:`~hermesd.nlu.intents.train` does) on the other folds.
   ``in_scope_accuracy``: a held-out in-scope example parsed to its intent (rejected = wrong);
   ``oos_recall``: a held-out out-of-scope example rejected.
+  The in-scope misses by kind: ``missed_rejected_right`` (rejected, though the intent ranked first
+  was right: all a rejection change can win back), ``missed_rejected_wrong``, ``missed_confused``
+  (read as another intent: the closed-set scorer's error).
   ``cv:<file>``: the OOS recall on one pack file's out-of-scope examples (two packs compare on the
   files they share).
 - **heldout:<file>**: the engine trained on the whole pack, on each held-out file, written before any
@@ -61,15 +64,32 @@ def _engine(packs: Packs, examples: list[tuple[str, str]], oos_prior: float, lea
 
 
 def _reads(engine: NluEngine, text: str) -> str:
+    return _reads_top(engine, text)[0]
+
+
+def _reads_top(engine: NluEngine, text: str) -> tuple[str, str | None]:
+    """(what the daemon reads — an intent or :data:`OOS_LABEL` —, the in-scope intent the ranking
+    put first: a template's, else the scorer's top in-scope intent; None when none scored)."""
     r = parse(text, ref=REF, tz=REF.tzinfo, engine=engine)  # type: ignore[arg-type]
-    return OOS_LABEL if r.out_of_scope or r.intent is None else r.intent
+    first = next((m.intent for m in r.intents if m.intent != OOS_LABEL), None)
+    return (OOS_LABEL if r.out_of_scope or r.intent is None else r.intent), first
 
 
-def _score(pairs: list[tuple[str, str, str]]) -> dict[str, Any]:
-    """pairs: (text, gold, read) → in-scope accuracy, OOS recall, counts, and the misses."""
+def _score(pairs: list[tuple[str, str, str]], firsts: list[str | None] | None = None) -> dict[str, Any]:
+    """pairs: (text, gold, read) → in-scope accuracy, OOS recall, counts, and the misses. With
+    ``firsts`` (per pair, the in-scope intent ranked first, :func:`_reads_top`) the in-scope misses
+    are also counted by kind: ``missed_rejected_right`` (rejected, the intent ranked first was right:
+    what a rejection change can win back), ``missed_rejected_wrong`` (rejected, and wrong anyway) and
+    ``missed_confused`` (read as another intent: the closed-set scorer's error)."""
     ins = [(t, g, p) for t, g, p in pairs if g != OOS_LABEL]
     oos = [(t, g, p) for t, g, p in pairs if g == OOS_LABEL]
-    return {"n_in_scope": len(ins), "n_oos": len(oos),
+    kinds: dict[str, Any] = {}
+    if firsts is not None:
+        miss = [(g, p, f) for (_, g, p), f in zip(pairs, firsts) if g != OOS_LABEL and g != p]
+        kinds = {"missed_rejected_right": sum(1 for g, p, f in miss if p == OOS_LABEL and f == g),
+                 "missed_rejected_wrong": sum(1 for g, p, f in miss if p == OOS_LABEL and f != g),
+                 "missed_confused": sum(1 for _, p, _ in miss if p != OOS_LABEL)}
+    return {**kinds, "n_in_scope": len(ins), "n_oos": len(oos),
             "in_scope_accuracy": round(sum(g == p for _, g, p in ins) / len(ins), 4) if ins else None,
             "oos_recall": round(sum(p == OOS_LABEL for *_, p in oos) / len(oos), 4) if oos else None,
             "taken_oos": [(t, p) for t, _, p in oos if p != OOS_LABEL],
@@ -86,14 +106,18 @@ def _oos_sources(dirs: list[Path]) -> dict[str, str]:
     return out
 
 
+#: the in-scope misses of cv by kind (:func:`_score`)
+_MISS_KINDS = ("missed_rejected_right", "missed_rejected_wrong", "missed_confused")
+
+
 def _mean(runs: list[dict[str, Any]]) -> dict[str, Any]:
     """One seed's figures as they are; several seeds' as the mean, with ``<figure>_range`` [min, max]
     and the misses of the first seed."""
     if len(runs) == 1:
         return runs[0]
     out = dict(runs[0])
-    for k in ("in_scope_accuracy", "oos_recall"):
-        xs = [r[k] for r in runs if r[k] is not None]
+    for k in ("in_scope_accuracy", "oos_recall") + _MISS_KINDS:
+        xs = [r[k] for r in runs if r.get(k) is not None]
         if xs:
             out[k] = round(sum(xs) / len(xs), 4)
             out[k + "_range"] = [min(xs), max(xs)]
@@ -119,11 +143,15 @@ def measure(dirs: list[Path], heldout: list[Path], k: int, oos_prior: float, lea
     runs: dict[str, list[dict[str, Any]]] = {}
     report = {}
     for seed in seeds:
-        pairs = []
+        pairs, firsts = [], []
         for f in range(k):
             eng = _engine(packs, [ex for ex, g in zip(examples, fold) if g != f], oos_prior, learner, seed, bag)
-            pairs += [(t, y, _reads(eng, t)) for (t, y), g in zip(examples, fold) if g == f]
-        runs.setdefault("cv", []).append(_score(pairs))
+            for (t, y), g in zip(examples, fold):
+                if g == f:
+                    read, first = _reads_top(eng, t)
+                    pairs.append((t, y, read))
+                    firsts.append(first)
+        runs.setdefault("cv", []).append(_score(pairs, firsts))
         for stem in sorted({v for v in src.values()}):
             part = [p for p in pairs if p[1] == OOS_LABEL and src.get(p[0].lower()) == stem]
             if part:
@@ -168,8 +196,8 @@ def main(argv: list[str] | None = None) -> int:
     parts = [p for p in out["pack"] if p == "cv" or p.startswith(("cv:", "heldout:"))]
     print(f"{'figure':48} {'pack':>8}" + (f" {'baseline':>9} {'ratio':>6}" if a.baseline else ""))
     for part in parts:
-        for key in ("in_scope_accuracy", "oos_recall"):
-            mine = out["pack"][part][key]
+        for key in ("in_scope_accuracy", "oos_recall") + _MISS_KINDS:
+            mine = out["pack"][part].get(key)
             if mine is None:
                 continue
             line = f"{part + ' ' + key:48} {mine:8.4f}"
