@@ -131,7 +131,7 @@ def test_a_stored_subject_answers_only_its_own_question(asked, stored, ok):
     ("Bob", True), ("the blue one", True), ("白色的", True), ("联想的", True),
     # a judgement or a feeling is an opinion, not a fact ("my memory is terrible", "my boss is the worst")
     ("terrible", False), ("awful these days", False), ("so great", False), ("the worst", False), ("failing", False),
-    ("the great wall", True), ("the best pizza place", True), ("a goldfish", True), ("Grace", True),
+    ("on fire this season", False), ("under the weather today", False), ("the great wall", True), ("the best pizza place", True), ("a goldfish", True), ("Grace", True),
 ])
 def test_a_statement_is_kept_for_a_value_or_a_short_noun_phrase(value, kept):
     """What "my X is Z" keeps (said of the speaker's own thing, nothing else understanding it): a value
