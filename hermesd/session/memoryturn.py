@@ -175,6 +175,18 @@ _EN_STATE = lazyre.compile(r"^(?:not\s+|no\s+longer\s+|too\s+|so\s+|very\s+|stil
                            r"just\s+|always\s+|getting\s+|being\s+|to\s+be\s+\w+\s+)*(?:\w+(?:ed|en|ing)|lost|on|off|down|up|"
                            r"full|empty|slow|wrong|due|late|gone|stuck|dead|missing|broken|low|high|out|over|done|yes|no|"
                            r"ok|okay|fine|good|bad|away|back|open|closed|busy|free|sick|ill|here|there)$")
+#: a judgement of quality or a feeling, or an idiom of one ("on fire", "under the weather"), opening the value
+#: ("my memory is terrible", "my car is great these days", "our team is on fire this season",
+#: "my boss is the worst"), alone or with a word of time after it — not before a noun ("the great wall" is kept)
+_EN_JUDGED = lazyre.compile(r"^(?:not\s+|so\s+|very\s+|really\s+|just\s+|pretty\s+|quite\s+|too\s+|absolutely\s+|"
+                            r"totally\s+|kind\s+of\s+|a\s+bit\s+|the\s+)*"
+                            r"(?:terrible|awful|horrible|horrendous|dreadful|atrocious|appalling|lousy|rubbish|useless|hopeless|"
+                            r"pathetic|poor|weak|worse|worst|great|amazing|awesome|excellent|fantastic|wonderful|brilliant|"
+                            r"terrific|superb|perfect|better|best|nice|lovely|cool|incredible|unbelievable|insane|crazy|weird|"
+                            r"strange|annoying|boring|scary|sad|happy|angry|upset|tired|exhausted|shocking|embarrassing|"
+                            r"failing|fading|slipping|on\s+fire|on\s+a\s+roll|in\s+trouble|over\s+the\s+moon|under\s+the\s+weather)"
+                            r"(?:\s+(?:these\s+days|lately|now|today|tonight|again|recently|at\s+the\s+moment|right\s+now|already|"
+                            r"as\s+always|as\s+usual|ever|of\s+all|in\s+the\s+world|this\s+(?:season|year|month|week|morning|evening)))*$")
 #: longest value kept from a statement that is not a value (a date, a code): a short noun phrase
 STATED_MAX_WORDS = 4
 STATED_MAX_CHARS = 10
@@ -185,14 +197,15 @@ def _a_state(value: str) -> bool:
 
     A Chinese value ending in 了 is a change of state (坏了, 丢了, 满了: the aspect particle, Li &
     Thompson 1981 §6); a clause (a comma, "because", "so", "please") is a request or a story; an
-    English participle or state word ("damaged", "lost", "on") is a state. What is left is a short
+    English participle or state word ("damaged", "lost", "on") is a state, and a judgement or a feeling
+    ("terrible", "so great", "the worst": "my memory is terrible") an opinion. What is left is a short
     noun phrase ("白色的", "the blue one", "Brad")."""
     v = normalize(value).text.strip(" .。!！")
     if re.search(r"[,，;；、]|\b(?:because|so|and|but|please|can|could|help|need|want|i|it)\b", v):
         return True
     if re.search(r"[\u4e00-\u9fff]", v):
         return v.endswith(("了", "啦", "着")) or len(v) > STATED_MAX_CHARS
-    return len(v.split()) > STATED_MAX_WORDS or bool(_EN_STATE.match(v))
+    return len(v.split()) > STATED_MAX_WORDS or bool(_EN_STATE.match(v) or _EN_JUDGED.match(v))
 
 
 def _user_key(uid: int) -> str:
@@ -307,6 +320,8 @@ class MemoryTurns:
             if own and _a_value(req.value, parsed) and not self._fills_slot(parsed, req.value):
                 return req
             return None  # "把我的提醒改成明天下午3点": the subject is the pack's thing (a reminder), not a fact
+        if _EN_JUDGED.match(normalize(req.value).text.strip(" .。!！")):
+            return None  # "our team is on fire this season": an opinion, whatever time is said with it
         if _a_value(req.value, parsed):
             return req
         if not own or _a_state(req.value):

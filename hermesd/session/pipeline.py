@@ -21,7 +21,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from .. import lazyre
-from ..dialogue import catalogue, distress, handoff, policy as dp
+from ..dialogue import catalogue, distress, emergency, handoff, policy as dp
 from ..dialogue.heard import Heard, Reading
 from ..dialogue.howto import asks_how, request_of
 from ..dialogue.lastaction import asks_about_last, asks_if_done, last_done, offered_list
@@ -372,6 +372,14 @@ class Pipeline:
             if text and distress.said(text):  # no action, nothing parked: one caring sentence
                 p.trace.update({"intent": None, "decision": "distress"})
                 self._keep_or_end(s, p, q, catalogue.say("distress", p.lang), "distress")
+                return
+            if text and emergency.said(normalize(text).text):  # "设备着火了" / "the device is on fire": safety, a person
+                p.trace.update({"intent": None, "decision": "emergency"})
+                s.pending, s.slots = None, {}
+                c._move(s, Event.ROUTED, "fire reported")
+                c._hand_off(s, "fire reported", "emergency", trace_id)
+                p.texts.append(catalogue.say("emergency", p.lang))
+                p.path = "handoff"
                 return
             if text and handoff.asked(text):  # "转人工" / "talk to a human": a person takes over, nothing runs
                 p.trace.update({"intent": None, "decision": "handoff_asked"})
@@ -995,8 +1003,12 @@ class Pipeline:
             said = catalogue.say("asked_how", p.lang, req=request_of(text))
         else:
             done = last_done([t_ for t_ in s.history if t_.get("intent") == heard.intent])
-            said = catalogue.say("asked_done_last", p.lang, what=str(done.get("reply")).strip()) if done is not None \
-                else catalogue.say("asked_done_none", p.lang, what=what or heard.intent)
+            if done is not None:
+                at = datetime.fromtimestamp(int(done.get("at_ms") or s.ref_ms) / 1000, timezone.utc) \
+                    .astimezone(self.c.grounding.zone(s))
+                said = catalogue.say("asked_done_last", p.lang, at=f"{at:%H:%M}", what=str(done.get("reply")).strip())
+            else:
+                said = catalogue.say("asked_done_none", p.lang, what=what or heard.intent)
         if any(answers_asked(r) for r in self.c.rules().rules_for(heard.intent)):
             # a rule written for the question (its conditions read session.asked) may answer it:
             # "报价单发给王芳了吗" from memory, "从A到B怎么坐地铁" from a travel database
