@@ -66,7 +66,9 @@ async def resolve_references(g: "Grounding", s: Session, parsed: Any, entities: 
     n = normalize(parsed.text)
     refs = find_references(n.text, lexicon)
     said = [k for _, w in lexicon.ref_again.finditer(n.text) for k in lexicon.ref_again.kinds[w]]
-    again, also = "again" in said, "also" in said and not entities.get("doc_type")
+    # a place said ("第二个再发一遍", "resend the second one") names the object: nothing is left unsaid
+    placed = bool(entities.get("ordinal"))
+    again, also = "again" in said and not placed, "also" in said and not entities.get("doc_type") and not placed
     if not refs and not again and not also:
         return [], []
     when = _look_back(g, s, entities)
@@ -79,7 +81,12 @@ async def resolve_references(g: "Grounding", s: Session, parsed: Any, entities: 
         if not types or (r.etype is not None and entities.get(r.etype)):
             continue  # said outright ("订单DD2030…") or nothing the request could take
         note: dict[str, Any] = {"type": r.etype, "said": r.said(n.text)}
-        found = await _from_memory(g, s, types, when) if when is not None else _from_session(s, types)
+        if types == ["doc_type"] and when is not None:
+            # "上周三发给王芳的文件": a generic noun is a document acted on then (to the person named), never a
+            # kind some memory merely mentions (a failed request for 周报 names no document)
+            found = (await _last_done(g, s, when, _anchor(s, entities), session_first=False))[0]
+        else:
+            found = await _from_memory(g, s, types, when) if when is not None else _from_session(s, types)
         if found is None:
             note["source"] = "none"
             said = _nothing(r, when, lang)
@@ -93,7 +100,7 @@ async def resolve_references(g: "Grounding", s: Session, parsed: Any, entities: 
         notes.append(note)
     if also and not again and "doc_type" in _wanted(g, intent, entities):
         # "也发给李娜": the document acted on last, nothing else (its person is the new one)
-        found, source = await _last_done(g, s, when or {"since": 0, "until": (s.ref_ms or 0) + 1})
+        found, source = await _last_done(g, s, when or {"since": 0, "until": (s.ref_ms or 0) + 1}, _anchor(s, entities))
         if found is not None:
             shown = await _shown(g, s, found[0], found[1], lang)
             entities.setdefault("doc_type", []).insert(0, shown)
@@ -122,8 +129,13 @@ async def _again(g: "Grounding", s: Session, intent: str | None, entities: dict[
     unsaid: list[str] = []
     for etype in [t for t in _wanted(g, intent, entities) if t != "person"]:
         found, source = None, "session"
-        if etype == "doc_type":  # what was done to a document: this session's last, else memory's
-            found, source = await _last_done(g, s, span)
+        if etype == "doc_type":
+            # what was done to a document (to the person named, when one is): this session's last, else
+            # memory's — only that. A kind merely said before (a request that failed, a question) is no
+            # document that was sent: "resend the document I sent to Wang Fang" never inherits it
+            found, source = await _last_done(g, s, span, _anchor(s, entities))
+            if found is None:
+                continue
         if found is None and when is None:
             found, source = _from_session(s, [etype]), "session"
         if found is None:
@@ -143,11 +155,24 @@ async def _again(g: "Grounding", s: Session, intent: str | None, entities: dict[
     return unsaid
 
 
-async def _last_done(g: "Grounding", s: Session, span: Mapping[str, Any]) -> tuple[tuple[str, Any] | None, str]:
+def _anchor(s: Session, entities: Mapping[str, list[Any]]) -> str | None:
+    """The anchor of the first person the utterance names (shown name → anchor, as grounding bound it), or None."""
+    anchors = s.refs.get("anchors") or {}
+    for v in entities.get("person") or []:
+        if isinstance(v, str) and v in anchors:
+            return str(anchors[v])
+    return None
+
+
+async def _last_done(g: "Grounding", s: Session, span: Mapping[str, Any], anchor: str | None = None, *,
+                     session_first: bool = True) -> tuple[tuple[str, Any] | None, str]:
     """The kind of the document the caller last acted on (an event with an ``object``, e.g. a send,
-    and its ``object_kind``), in this session first, else in all of the caller's history within ``span``."""
-    for session_id, source in ((s.session_id, "session"), (None, "memory")):
-        items = await g.memory.search(s.uid, since=span["since"], until=span["until"], k=20, session_id=session_id)
+    and its ``object_kind``), in this session first (unless not ``session_first``), else in all of the
+    caller's history within ``span``; with ``anchor``, only what was done to that person."""
+    where = ((s.session_id, "session"), (None, "memory")) if session_first else ((None, "memory"),)
+    for session_id, source in where:
+        items = await g.memory.search(s.uid, since=span["since"], until=span["until"], k=20, session_id=session_id,
+                                      anchors=[anchor] if anchor else None)
         # a document acted on names it (a send's object); a search for one (find_document) names none
         done = [it for it in items if it.get("type") == "event" and it.get("object_kind") and it.get("object")]
         if done:
@@ -182,9 +207,10 @@ def _look_back(g: "Grounding", s: Session, entities: Mapping[str, list[Any]]) ->
 
 
 def _from_session(s: Session, types: list[str]) -> tuple[str, Any] | None:
-    """The newest entity of one of ``types`` captured in this session."""
+    """The newest entity of one of ``types`` captured in this session; a value said only in a request that
+    failed (``failed``: "没有找到周报") is skipped — it names nothing that exists."""
     for item in reversed(s.recent):
-        if item.get("type") in types and item.get("value") not in (None, ""):
+        if item.get("type") in types and item.get("value") not in (None, "") and not item.get("failed"):
             return str(item["type"]), item["value"]
     return None
 
