@@ -74,8 +74,11 @@ async def resolve_references(g: "Grounding", s: Session, parsed: Any, entities: 
     when = _look_back(g, s, entities)
     notes, missing = [], []
     nothing: dict[int, str] = {}  # note → the sentence it would have said
+    asks = getattr(parsed, "kind", None) == "question"
     for r in refs:
-        if r.weak and when is None:
+        if r.weak and (when is None or (asks and r.etype == "doc_type")):
+            # "今天发给李娜的文件有哪些", "what documents did I send yesterday": a generic noun in a question
+            # with only an article is the set asked about, no one document to stand for
             continue
         types = _wanted(g, intent, entities) if r.etype is None else [r.etype]
         if not types or (r.etype is not None and entities.get(r.etype)):
@@ -100,7 +103,7 @@ async def resolve_references(g: "Grounding", s: Session, parsed: Any, entities: 
         notes.append(note)
     if also and not again and "doc_type" in _wanted(g, intent, entities):
         # "也发给李娜": the document acted on last, nothing else (its person is the new one)
-        found, source = await _last_done(g, s, when or {"since": 0, "until": (s.ref_ms or 0) + 1}, _anchor(s, entities))
+        found, source = await _last_done(g, s, when or {"since": 0, "until": (s.ref_ms or 0) + 1})
         if found is not None:
             shown = await _shown(g, s, found[0], found[1], lang)
             entities.setdefault("doc_type", []).insert(0, shown)
