@@ -76,6 +76,8 @@ async def resolve_references(g: "Grounding", s: Session, parsed: Any, entities: 
     nothing: dict[int, str] = {}  # note → the sentence it would have said
     asks = getattr(parsed, "kind", None) == "question"
     for r in refs:
+        if placed and r.etype in (None, "doc_type"):
+            continue  # "the last file", "最后那份": a place in the list just shown, no document of this session
         if r.weak and (when is None or (asks and r.etype == "doc_type")):
             # "今天发给李娜的文件有哪些", "what documents did I send yesterday": a generic noun in a question
             # with only an article is the set asked about, no one document to stand for

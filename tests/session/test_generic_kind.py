@@ -157,3 +157,9 @@ async def test_a_generic_noun_in_a_question_is_the_set_asked_about(text, lang):
     await resolve_references(FakeGrounding(memory), _session(), parsed, entities, lexicon=default_lexicon(),
                              intent="doc.list_sent", lang=lang)
     assert not entities.get("doc_type")  # every document sent to her today, not the invoice alone
+
+
+@pytest.mark.parametrize("text, lang", [("send the last file again", "en"), ("把最后那个文件再发一遍", "zh")])
+async def test_a_place_said_with_a_noun_is_no_reference_to_look_up(text, lang):
+    entities, missing = await _resolve(_session(), FakeMemory(), text, {"ordinal": ["last"]}, lang)
+    assert not entities.get("doc_type") and not missing  # never "no file has come up in this conversation"
