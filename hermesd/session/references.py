@@ -15,6 +15,15 @@ A document kind comes back as the kind's name in the turn's language (the pack's
 Nothing to refer to: a plain sentence for the reply (``ref_none`` / ``ref_none_when``), and the
 request goes on without the slot (its rule asks for it, or says what it lacks).
 
+A generic document noun (文件, 文档, document, file) never inherits a specific kind from an earlier turn:
+with a time it is a document *acted on* then (a send, to the person the utterance names), never a kind a
+memory merely mentions; without one, this session's newest kind, except one said only in a request that
+failed ("把周报发给王芳": no 周报 was found). In a question with only an article ("今天发给李娜的文件有哪些")
+it is the set asked about and stands for nothing. A repetition's unsaid document ("resend the document I
+sent to Wang Fang") is the one last sent — to the person named, when one is. A place said ("第二个再发一遍",
+"the last file") names the object itself (a rule's ``choose`` step with ``pick`` takes it from the list
+just shown): nothing is then taken as unsaid or looked up as a reference.
+
 A person said as a pronoun (他, her, the same person: :func:`hermesd.dialogue.references.find_pronouns`)
 is resolved before the utterance is understood (:func:`resolve_pronouns`): the person of the question
 being answered, else the people the session's last turn with people anchored (:func:`note_people`).
@@ -212,10 +221,12 @@ def _look_back(g: "Grounding", s: Session, entities: Mapping[str, list[Any]]) ->
 
 
 def _from_session(s: Session, types: list[str]) -> tuple[str, Any] | None:
-    """The newest entity of one of ``types`` captured in this session; a value said only in a request that
-    failed (``failed``: "没有找到周报") is skipped — it names nothing that exists."""
+    """The newest entity of one of ``types`` captured in this session; a document kind said only in a
+    request that failed (``failed``: "没有找到周报") is skipped — it names no document that exists (an order
+    id said in a failed lookup still is the one "再查一次" tries again)."""
     for item in reversed(s.recent):
-        if item.get("type") in types and item.get("value") not in (None, "") and not item.get("failed"):
+        if item.get("type") in types and item.get("value") not in (None, "") \
+                and not (item.get("failed") and item.get("type") == "doc_type"):
             return str(item["type"]), item["value"]
     return None
 

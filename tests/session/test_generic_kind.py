@@ -163,3 +163,11 @@ async def test_a_generic_noun_in_a_question_is_the_set_asked_about(text, lang):
 async def test_a_place_said_with_a_noun_is_no_reference_to_look_up(text, lang):
     entities, missing = await _resolve(_session(), FakeMemory(), text, {"ordinal": ["last"]}, lang)
     assert not entities.get("doc_type") and not missing  # never "no file has come up in this conversation"
+
+
+async def test_an_order_id_of_a_failed_lookup_is_still_the_one_tried_again():
+    s = _session()
+    s.last_trace = {"failure": {"code": "NOT_FOUND"}}
+    _remember_recent(s, {"entities": [{"type": "order_id", "value": "SO-20240612"}]})
+    from hermesd.session.references import _from_session
+    assert _from_session(s, ["order_id"]) == ("order_id", "SO-20240612")
