@@ -16,7 +16,7 @@ from hermesd.dialogue.lexicon import default_lexicon
 from hermesd.session.capture_turn import _remember_recent
 from hermesd.session.machine import Machine
 from hermesd.session.record import Session
-from hermesd.session.references import resolve_references
+from hermesd.session.references import _from_session, resolve_references
 
 NOW = 1_900_000_000_000
 DAY = 86_400_000
@@ -169,5 +169,4 @@ async def test_an_order_id_of_a_failed_lookup_is_still_the_one_tried_again():
     s = _session()
     s.last_trace = {"failure": {"code": "NOT_FOUND"}}
     _remember_recent(s, {"entities": [{"type": "order_id", "value": "SO-20240612"}]})
-    from hermesd.session.references import _from_session
     assert _from_session(s, ["order_id"]) == ("order_id", "SO-20240612")
