@@ -126,7 +126,10 @@ def last_done(history: Sequence[Mapping[str, Any]]) -> Mapping[str, Any] | None:
     """
     for t in reversed(history):
         acts = t.get("actions") or ()
-        if t.get("state_after") == "CONFIRMING" or any(isinstance(a, Mapping) and a.get("outcome") == "waiting" for a in acts):
+        # an offer of unfinished work said after the answer ("另外，上次…要接着做吗？", kind ``offer``) waits for
+        # an answer about that old task, not about what this turn did: the turn's own steps decide
+        if t.get("state_after") == "CONFIRMING" or any(isinstance(a, Mapping) and a.get("outcome") == "waiting"
+                                                       and a.get("kind") != "offer" for a in acts):
             continue  # it stopped at a question: nothing was done yet
         if any(isinstance(a, Mapping) and a.get("kind") == "tool" and a.get("outcome") == "ok" for a in acts) \
                 and isinstance(t.get("reply"), str) and t.get("reply"):

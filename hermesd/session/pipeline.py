@@ -412,8 +412,8 @@ class Pipeline:
                             "entities": entities})
             p.trace.setdefault("reading", reading.to_trace())  # a choice's re-run keeps the answer's reading
             named = self._undo_last(s, q, parsed, self._object_named(q, parsed, decision))
-            if q is None and isinstance(named, dp.NothingOpen) and p.trace.get("change") == "repair":
-                named = dp.NewTurn()  # "no, 10 not 9" right after a reminder was set: its time, repaired
+            # "no, 10 not 9" right after a reminder was set: its time, repaired — to an offer of old work too
+            named = dp.repair_of_last(q, named, p.trace.get("change") == "repair")
             if isinstance(q, Ask) and (isinstance(named, dp.AskAgain) or (
                     isinstance(named, dp.Digress) and not named.cancel_first and not heard.people)):
                 # "找谁？" — "刘洋": a name nobody in the directory has; asking "who?" again would loop

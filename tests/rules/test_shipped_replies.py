@@ -238,7 +238,10 @@ def _context(lang: str) -> dict[str, Any]:
         "memory": {"last_report_filter": {"since": "2026-06-01", "until": "2026-06-08",
                                           "text": "上周" if zh else "last week"},
                    "last_reminder": dict(_ITEM), "last_order": "SO-20240612", "last_disk_percent": 47.6,
-                   "listed_reminders": [dict(_ITEM), dict(_ITEM2)]},
+                   "listed_reminders": [dict(_ITEM), dict(_ITEM2)],
+                   # what a doc.list_sent rule showed: sends, each with its recipient (send_document requires one)
+                   "listed_sent": [{**it, "params": {"document": it["object"], "recipient": "李娜"}}
+                                   for it in _recall_items(1)["items"]]},
         "session": {"tz": "Asia/Shanghai", "now": "2026-06-13T15:30:00+08:00", "auth": "AUTHED",
                     "reminders": {"default_time": "09:00"}, "state": "EXECUTING", "channel": "test",
                     "user": "wang", "utterance": "…", "locale": lang},
@@ -309,7 +312,7 @@ async def _run(plan: Plan, lang: str, variant: int, outputs: dict[str, list[dict
 
     ctx = _context(lang)
     free.update(_free_strings(ctx["entities"], {"doc", "docid", "person", "person_en", "person_unknown", "service", "order", "task", "text"}))
-    free.update(_free_strings(ctx["memory"], {"text"}))
+    free.update(_free_strings(ctx["memory"], {"text", *FREE_FIELDS["recall"]}))  # listed_sent holds recall items
     ex = Executor(call, info, lang, recall=recall, departments=DEPARTMENTS)
     texts: list[str] = []
     result = await ex.run(plan.actions, ctx)
