@@ -7,7 +7,9 @@ gets ``SESSION_NOT_FOUND``; admin may list and read every session):
   ``locale`` is a BCP 47 tag (``zh-CN``, ``zh-TW``, ``en-US`` …) kept as the session language ``zh`` | ``en``
   (:mod:`.locale`), an unknown one is ``INPUT_INVALID``
 - ``session.turn {session_id, text, message_id?, reference_time?}`` → ``{reply: {text, card?}, state,
-  version, intent, entities, actions, path, trace_id, timings_ms}``
+  version, intent, entities, actions, path, trace_id, timings_ms, events?}``; ``events``: when the user
+  has no ``events.subscribe`` stream, those that waited for them, then those this turn raised (a
+  hand-off rides on the reply that says it)
 - ``session.confirm {session_id, accept | choice, message_id?}`` → same as a turn
 - ``session.get {session_id}``, ``session.trace {session_id}``, ``session.close {session_id}``, ``session.list``
 - ``events.subscribe {kinds?}``: the connection becomes a stream of ``event`` notifications (:mod:`.events`)
