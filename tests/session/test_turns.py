@@ -286,8 +286,10 @@ def test_bad_params_and_expired_sessions(start_daemon, world):
 def test_events_wait_for_a_subscriber_survive_a_restart_and_arrive_once(start_daemon, world, short_dir):
     root = short_dir / "ev"
     root.mkdir()
+    # routing_ms: on a loaded machine a turn past the shipped 200 ms ROUTING budget takes the fallback
+    # path and hands nothing off (that path is tested in session/test_state_budgets.py)
     cfg = {"tools": {"tools_dir": world["tools"]}, "session": {"rules_dir": world["rules"], "confirming_s": 0.3,
-                                                                "poll_interval_ms": 100}}
+                                                                "poll_interval_ms": 100, "routing_ms": 10_000}}
     d = start_daemon(cfg, root=root)
     with d.client() as c:  # an event raised between turns (a card timed out) waits: no turn's reply carries it
         sid = _open(c, locale="en")
@@ -313,12 +315,14 @@ def test_events_wait_for_a_subscriber_survive_a_restart_and_arrive_once(start_da
         assert again.call("events.subscribe", {})["backlog"] == 0
 
 
-def test_a_turns_own_event_rides_on_its_reply_when_nobody_subscribes(sd):
+def test_a_turns_own_event_rides_on_its_reply_when_nobody_subscribes(start_daemon, world):
     """The hand-off a turn makes is news of that turn: on its reply, once, and not on the next."""
+    sd = start_daemon({"tools": {"tools_dir": world["tools"]},
+                       "session": {"rules_dir": world["rules"], "routing_ms": 10_000}})  # as above: never the fallback
     with sd.client() as c:
         sid = _open(c, locale="en")
         r = _say(c, sid, "what is the status of order 12345678")
-        assert [(e["kind"], e["data"]["session_id"]) for e in r.get("events", [])] == [("handoff", sid)]
+        assert [(e["kind"], e["data"]["session_id"]) for e in r.get("events", [])] == [("handoff", sid)], r
         sid2 = _open(c, locale="en")
         assert "events" not in _say(c, sid2, "how much disk space is left")
         assert "events" not in _say(c, sid, "how much disk space is left")
