@@ -105,7 +105,8 @@ def test_past_the_cap_the_least_recently_used_idle_session_ends(start_daemon):
 def test_refused_only_when_none_is_idle_with_the_reason(start_daemon):
     from hermesd_testing import hermesctl
 
-    d = start_daemon({"session": {"max_sessions_per_user": 2, "cap_grace_s": 0.0}})
+    # a grace longer than the test: questions asked just now are still their person's to answer
+    d = start_daemon({"session": {"max_sessions_per_user": 2, "cap_grace_s": 60.0}})
     with d.client() as c:
         for _ in range(2):  # each asks when: a question open, never ended to make room
             sid = c.call("session.open", {"locale": "zh"})["session_id"]
@@ -114,8 +115,8 @@ def test_refused_only_when_none_is_idle_with_the_reason(start_daemon):
             c.call("session.open", {"locale": "zh"})
     data = exc.value.data
     assert exc.value.code == "SESSION_LIMIT" and data["reason"] == "in_use"
-    assert (data["open"], data["limit"], data["waiting"]) == (2, 2, 2)
-    assert "none is idle" in exc.value.message
+    assert (data["open"], data["limit"], data["waiting"], data["running"]) == (2, 2, 2, 0)
+    assert "none is idle" in exc.value.message and "2 of them wait for an answer" in exc.value.message
     r = hermesctl(d.socket, "say", "磁盘还剩多少")  # a person reads why and what to do, in their language
     assert r.returncode != 0 and "你已经开着2个会话" in r.stderr and "回答或结束" in r.stderr, r.stderr
     assert "SESSION_LIMIT" not in r.stderr and "忙" not in r.stderr
