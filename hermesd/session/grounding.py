@@ -181,7 +181,7 @@ class Grounding:
         if parsed.intent and "topic" in self.spec_slots(parsed.intent).values():
             # the words naming a reminder ("取消喝水的提醒" → 喝水; none for "取消那个提醒": the last one set)
             norm = normalize(parsed.text)
-            topic = topic_of(norm.text, [norm.nspan(*x.span) for x in parsed.times])
+            topic = topic_of(norm.text, [norm.nspan(*sp) for x in parsed.times for sp in x.spans])
             if topic:
                 out["topic"] = [topic]
         return out, ambiguous

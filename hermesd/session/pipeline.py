@@ -454,7 +454,7 @@ class Pipeline:
         keywords name the trigger (提醒, remind); the request itself is not carried out now."""
         if parsed is None or parsed.intent is None or parsed.out_of_scope:
             return parsed
-        lead = leading_trigger(parsed.text, [t.span for t in parsed.times])
+        lead = leading_trigger(parsed.text, [sp for t in parsed.times for sp in t.spans])
         if lead is None:
             return parsed
         said = lead.lower()
