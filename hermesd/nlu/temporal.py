@@ -48,10 +48,15 @@ Rules (documented choices, see tests/nlu/temporal_vectors.jsonl):
 - A Chinese recurrence (每周一, 每天早上8点, 每个月15号, 每年春节, 每隔3天) is a ``recurrence``: ``every`` says how
   often, ``start``/``end`` are the first occurrence at or after ``ref`` of the time said after 每 (read as a
   future-oriented utterance reads it), or None when it names none. It becomes a ``recurrence`` entity, not a
-  ``datetime`` one (a one-off slot does not take it). English recurrences (every Monday) are still left out.
-  A set of weekdays (每周一三五, 每周二和周四, 每周一到周五, 工作日 = Monday to Friday, 周末每天) is one weekly recurrence
+  ``datetime`` one (a one-off slot does not take it). English ones (every Monday, daily, every other week) too.
+  A set of weekdays (每周一三五, 每周二和周四, 每周一到周五, 工作日 = Monday to Friday, 周末每天; "every weekday", "on
+  weekends", "every Monday and Thursday", "Tuesdays and Fridays") is one weekly recurrence
   whose ``days`` are those ISO weekdays and whose first occurrence is the first of them (:func:`_weekday_sets`). A
   recurrence at a clock time whose time today has passed (每天早上7点 asked at 07:30) first comes next time.
+  A clock time said apart from a recurrence that has none, in the same clause ("set a daily reminder at 8am",
+  早上八点每天, 每天提醒我早上八点…) is its time of day (``parts`` then holds the spans of both). A time said as its end
+  ("until Friday the 18th", 到月底为止, 直到下周五, 截止到12月18号) is its ``until`` (RFC 5545 UNTIL, inclusive), not a
+  time of its own (:func:`_recurrence_ends`).
 - A Chinese time limit counted in days or longer (三天内, 一个月以内, 15个工作日内) runs from ``ref`` to 24:00 of the day
   the count lands on (民法典 第二百零一条、第二百零三条); one in hours or minutes (两小时内) to that instant. Working and
   trading days (工作日, 交易日) are Monday to Friday: the official make-up working days are not known here.
@@ -808,8 +813,9 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
         groups = _middle_dot_dates(norm, groups)
     every = (zh_every(t) if "每" in t else []) + (en_every(t) if _EN_EVERY_CUE.search(t) else [])
     anchor_of: dict[int, Every] = {}  # a group's start → the 每-phrase it is the time of (每周一, 每天早上8点)
+    apart: dict[int, tuple[int, int]] = {}  # an anchor's start → the span of its clock time said apart from it
     if every:
-        groups, anchor_of = _every_anchors(t, groups, every)
+        groups, anchor_of, apart = _every_anchors(t, groups, every)
     recurring = bool(every) or bool(_RECURRENCE.search(t))
     if _FUTURE.search(t) and not _PAST.search(t):
         for g in groups:
@@ -982,7 +988,7 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
             out.append(x)
         i += 1
     if every:
-        out = _recurrences(norm, out, every, anchor_of, ref, tz)
+        out = _recurrences(norm, out, every, anchor_of, ref, tz, apart)
     if "每" in t or "工作日" in t or (_EN_SET_CUE.search(t) is not None):
         out = _weekday_sets(norm, out, ref, tz)
     if any(x.kind == "recurrence" for x in out) and len(out) > 1:
@@ -1036,10 +1042,13 @@ _CLAUSE_BREAK = lazyre.compile(r"[,，。.;；!！?？]|(?<![a-z])(?:and|but|the
 _EN_EVERY_CUE = lazyre.compile(r"every|each|hourly|daily|nightly|weekly|monthly|yearly|annually")
 
 
-def _every_anchors(t: str, groups: list[_Group], every: list[Every]) -> tuple[list[_Group], dict[int, Every]]:
+def _every_anchors(t: str, groups: list[_Group], every: list[Every]
+                   ) -> tuple[list[_Group], dict[int, Every], dict[int, tuple[int, int]]]:
     """The groups without those inside a 每-phrase (每隔3天's 3天 says how often), and, by start, the groups that
     are the time of one (周一 of 每周一, 早上8点 of 每天早上8点, 15号 of 每个月15号): said right after 每-phrase (or
-    starting inside it, as 周一 in 每周一) and read as the next such time (the future-oriented reading)."""
+    starting inside it, as 周一 in 每周一) and read as the next such time (the future-oriented reading); a clock time
+    said apart from it in the same clause is its time of day (早上八点每天, "set a daily reminder at 8am", 每周五提醒我
+    下午四点…: then merged into its day, and the third value gives, by the day's start, the clock time's span)."""
     kept: list[_Group] = []
     anchor_of: dict[int, Every] = {}
     taken: set[int] = set()
@@ -1059,36 +1068,51 @@ def _every_anchors(t: str, groups: list[_Group], every: list[Every]) -> tuple[li
         kept.append(g)
     # a clock time said apart from its recurrence, in the same clause ("set a daily reminder at 8am", 早上八点每天
     #提醒我吃药, "every day remind me at 8 to stretch"): the time of day of a recurrence that has none, the nearest
+    apart: dict[int, tuple[int, int]] = {}
     for k, e in enumerate(every):
-        if k in taken or e.unit in ("second", "minute", "hour"):  # every hour has no time of day
+        if e.unit in ("second", "minute", "hour"):  # every hour has no time of day
             continue
+        day = next((g for g in kept if anchor_of.get(g.start) is e), None) if k in taken else None
+        if k in taken and (day is None or any(key in day.f for key in ("hour", "pod"))):
+            continue  # its time said with it (每天早上8点, every Monday at 9)
+        a, b = (min(e.start, day.start), max(e.end, day.end)) if day is not None else (e.start, e.end)
         best = None
         for j, g in enumerate(kept):
             if g.start in anchor_of or any(key in g.f for key in _DATE_KEYS) or not ("hour" in g.f or g.cats == {"pod"}) \
                     or "offset" in g.f or "duration" in g.f or g.f.get("now"):
                 continue
-            gap = t[g.end:e.start] if g.end <= e.start else t[e.end:g.start] if g.start >= e.end else None
+            gap = t[g.end:a] if g.end <= a else t[b:g.start] if g.start >= b else None
             if gap is None or len(gap) > _FAR_ANCHOR_CHARS or _CLAUSE_BREAK.search(gap):
                 continue
             if best is None or len(gap) < best[0]:
                 best = (len(gap), j)
-        if best is not None:
-            g = kept[best[1]]
-            f = {**g.f, "future": True}
-            if e.pod and "hour" in f and not any(key in f for key in ("pod", "ampm", "h24")):
-                f["pod"] = e.pod
+        if best is None:
+            continue
+        g = kept[best[1]]
+        f = {**g.f, "future": True}
+        if e.pod and "hour" in f and not any(key in f for key in ("pod", "ampm", "h24")):
+            f["pod"] = e.pod
+        if day is None:
             kept[best[1]] = _Group(g.start, g.end, f, g.cats)
             anchor_of[g.start] = e
             taken.add(k)
-    return kept, anchor_of
+            continue
+        merged = _merge_frames(day.f, f)  # 每周五 … 下午四点: Friday at 16:00
+        if merged is None:
+            continue
+        kept[kept.index(day)] = _Group(day.start, day.end, merged, day.cats | g.cats)
+        del kept[best[1]]
+        apart[day.start] = (g.start, g.end)
+    return kept, anchor_of, apart
 
 
 def _recurrences(norm: Normalized, out: list[TimeExpr], every: list[Every], anchor_of: dict[int, Every],
-                 ref: datetime, tz: ZoneInfo) -> list[TimeExpr]:
+                 ref: datetime, tz: ZoneInfo, apart: dict[int, tuple[int, int]] | None = None) -> list[TimeExpr]:
     """``out`` with each expression said after a 每-phrase turned into a ``recurrence`` spanning both, and a
     ``recurrence`` without a first occurrence for each 每-phrase followed by no time (每隔3天, 每年); 每晚 alone
     comes in the evening (its part of day)."""
     first = {norm.span(s, s + 1)[0]: e for s, e in anchor_of.items()}
+    clock_of = {norm.span(s, s + 1)[0]: norm.span(*sp) for s, sp in (apart or {}).items()}
     res: list[TimeExpr] = []
     for x in out:
         e = first.get(x.span[0])
@@ -1102,6 +1126,10 @@ def _recurrences(norm: Normalized, out: list[TimeExpr], every: list[Every], anch
             span, parts = (x.span[0], e0), None
         else:  # said apart: 早上八点每天, "daily reminder at 8am"
             span, parts = (min(s0, x.span[0]), max(e0, x.span[1])), tuple(sorted([(s0, e0), tuple(x.span)]))
+        clock = clock_of.get(x.span[0])
+        if clock is not None:  # 每周五提醒我下午四点…: the day's clock time said apart from it
+            parts = tuple(sorted([*(parts or (span,)), clock]))
+            span = (min(span[0], clock[0]), max(span[1], clock[1]))
         res.append(_next_occurrence(replace(x, kind="recurrence", span=span, text=norm.original[span[0]:span[1]],
                                             every=(e.n, e.unit), parts=parts), ref, tz))
     for e in every:
@@ -1123,8 +1151,9 @@ _EN_WEEKDAY_NAME = ("monday", "tuesday", "wednesday", "thursday", "friday", "sat
 
 
 def _weekday_sets(norm: Normalized, out: list[TimeExpr], ref: datetime, tz: ZoneInfo) -> list[TimeExpr]:
-    """``out`` with each set of weekdays (每周一三五, 每周一到周五, 工作日早上8点, 周末每天; see
-    :func:`.temporal_recurrence.zh_weekday_sets`) as one weekly ``recurrence`` with ``days``, in place of what the
+    """``out`` with each set of weekdays (每周一三五, 每周一到周五, 工作日早上8点, 周末每天, "every weekday"; see
+    :func:`.temporal_recurrence.zh_weekday_sets`, :func:`~.temporal_recurrence.en_weekday_sets`) as one weekly
+    ``recurrence`` with ``days``, in place of what the
     parse made of its parts. The time said after the set is read as it is after 每周X (每周一早上8点, one parse);
     the recurrence's first occurrence is the first of the days on which that time is not over."""
     sets = [(a, b, days, "每周" + _ZH_WEEKDAY_CHAR[days[0] - 1]) for a, b, days in zh_weekday_sets(norm.text)] \

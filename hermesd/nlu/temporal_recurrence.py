@@ -184,6 +184,10 @@ _EN_WEEKENDS = lazyre.compile(r"(?<![a-z])(?:(?:every|each)\s+weekend\s+day|(?:o
 _EN_LIST = lazyre.compile(rf"(?<![a-z])(?:(?:every|each)\s+(?P<a>{_EN_WD})s?(?P<rest>(?:\s*(?:,\s*(?:and\s+)?|and|&|or)\s*{_EN_WD}s?)+)"
                           rf"|(?:on\s+)?(?P<b>{_EN_WD})s(?P<rest2>(?:\s*(?:,\s*(?:and\s+)?|and|&|or)\s*{_EN_WD}s)*))(?![a-z])")
 _EN_RUN = lazyre.compile(rf"(?<![a-z])(?:every|each)\s+(?P<a>{_EN_WD})\s*(?:to|through|thru|till|until|-)\s*(?P<b>{_EN_WD})(?![a-z])")
+#: a plural weekday that is counted ("3 fridays from now", "these two mondays", "mondays ago"), not every such day
+_EN_COUNTED_BEFORE = lazyre.compile(r"(?<![a-z])(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|few|several|many|some|"
+                                    r"the|these|those|last|next|past|coming|both|other|first|all)\s+$")
+_EN_COUNTED_AFTER = lazyre.compile(r"\s+(?:ago|from|before|after|later|earlier|hence|back|of)(?![a-z])")
 #: a cheap test before :func:`en_weekday_sets`
 EN_SET_CUE = lazyre.compile(r"weekday|workday|working day|business day|weekends|weekend day|(?:mon|tues|wednes|thurs|fri|satur|sun)days"
                             r"|(?:every|each)\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day\s*(?:,|and|&|or|to|through|thru|-)")
@@ -209,6 +213,8 @@ def en_weekday_sets(text: str) -> list[tuple[int, int, tuple[int, ...]]]:
         if a != b:
             found.append((m.start(), m.end(), tuple(sorted(((a - 1 + k) % 7) + 1 for k in range((b - a) % 7 + 1)))))
     for m in _EN_LIST.finditer(text):
+        if m["b"] and (_EN_COUNTED_BEFORE.search(text, 0, m.start()) or _EN_COUNTED_AFTER.match(text, m.end())):
+            continue  # "3 fridays from now", "the last two mondays", "mondays ago": counted days, not every such day
         first = m["a"] or m["b"]
         days = [_en_day(first)] + [_en_day(w) for w in re.findall(_EN_WD, m["rest"] or m["rest2"] or "")]
         if len(set(days)) == len(days):

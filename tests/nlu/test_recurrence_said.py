@@ -40,6 +40,12 @@ def _one(text: str, ref: datetime):
     ("早上八点每天提醒我吃药", THU, (1.0, "day"), None, "2026-12-04T08:00:00+08:00", "吃药"),
     ("每天提醒我早上八点吃药", THU, (1.0, "day"), None, "2026-12-04T08:00:00+08:00", "吃药"),
     ("每天早上八点提醒我吃药", THU, (1.0, "day"), None, "2026-12-04T08:00:00+08:00", "吃药"),
+    # a day with its clock time said apart from it
+    ("每周五提醒我下午四点交周报", THU, (1.0, "week"), None, "2026-12-04T16:00:00+08:00", "交周报"),
+    ("every Friday remind me at 4pm to send the report", THU, (1.0, "week"), None, "2026-12-04T16:00:00+08:00",
+     "send the report"),
+    ("每个月15号提醒我上午十点交房租", THU, (1.0, "month"), None, "2026-12-15T10:00:00+08:00", "交房租"),
+    ("每周一三五提醒我晚上八点跑步", THU, (1.0, "week"), (1, 3, 5), "2026-12-04T20:00:00+08:00", "跑步"),
     # sets of weekdays, English as Chinese
     ("every weekday at 7am take my pills", THU, (1.0, "week"), (1, 2, 3, 4, 5), "2026-12-04T07:00:00+08:00",
      "take my pills"),

@@ -44,8 +44,8 @@ Times:
   series. Each item says its repetition in both languages: ``every_en``/``every_zh`` ("every Monday at
   09:00" / "每周一 09:00", with its end when it has one: "every day at 08:00 until 31 Dec" / "每天 08:00，到12月31日为止";
   empty for a one-off) and ``repeats_en``/``repeats_zh`` (the same in brackets,
-  to follow a list line); a repeating one also ``cycle_en``/``cycle_zh`` (the repetition without its end) and
-  ``ends_en``/``ends_zh`` (" until 18 Dec" / "，到12月18日为止"; empty without an end). A repeating ``create`` without ``due`` (每天提醒我喝水: no day, no time) starts on
+  to follow a list line), ``cycle_en``/``cycle_zh`` (the repetition without its end) and ``ends_en``/``ends_zh``
+  (" until 18 Dec" / "，到12月18日为止"; empty without an end; all empty for a one-off). A repeating ``create`` without ``due`` (每天提醒我喝水: no day, no time) starts on
   the local day of ``now``, at ``default_time`` (the next occurrence when that has gone); one every n
   minutes or hours (每隔5分钟) one interval after ``now``, on the next whole minute. A ``create`` that
   ``replaces`` a repeating reminder (a move: "不是8点，是9点") fails ``REPEATING``: moving a series is not
@@ -223,9 +223,10 @@ def _item_view(item: dict) -> dict:
     out["every_zh"] = _every(rule, "zh") if rule else ""
     # the schedule without its end, and the end alone, for a sentence that says them apart ("…, starting 7 Dec
     # until 18 Dec" / "…，从明天开始，到12月31日为止")
-    if rule:
-        out["cycle_en"], out["cycle_zh"] = _every(rule, "en", ends=False), _every(rule, "zh", ends=False)
-        out["ends_en"], out["ends_zh"] = _ends(rule, "en"), _ends(rule, "zh")
+    out["cycle_en"] = _every(rule, "en", ends=False) if rule else ""
+    out["cycle_zh"] = _every(rule, "zh", ends=False) if rule else ""
+    out["ends_en"] = _ends(rule, "en") if rule else ""
+    out["ends_zh"] = _ends(rule, "zh") if rule else ""
     out["repeats_en"] = f" ({out['every_en']})" if rule else ""
     out["repeats_zh"] = f"（{out['every_zh']}）" if rule else ""
     return out
