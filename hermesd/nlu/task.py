@@ -142,7 +142,11 @@ def strip_request(text: str | Normalized, time_spans: Iterable[tuple[int, int]] 
     while (m := _OPENER.match(t, pos)) and m.end() > pos:
         drop(pos, m.end())
         pos = m.end()
-    s, back = _spelled(t)  # the triggers are found with their words spelled right ("remnd me")
+    # the triggers are found with their words spelled right ("remnd me"), in the words left once the time
+    # phrases are out: "set a daily reminder" is "set a reminder" said with its recurrence inside
+    left = [i for i in range(len(t)) if keep[i]]
+    s, back0 = _spelled("".join(t[i] for i in left))
+    back = [left[j] for j in back0]
 
     def spans(rx: re.Pattern[str]) -> list[tuple[int, int]]:
         return [(back[m.start()], back[m.end() - 1] + 1) for m in rx.finditer(s) if m.end() > m.start()]
@@ -251,7 +255,7 @@ def task_text(parsed: ParseResult, context: Iterable[tuple[int, int]] = ()) -> s
     """
     norm = normalize(parsed.text)
     bad = [norm.span(*c.span) for c in impossible_clocks(norm.text)]
-    spans = [*(x.span for x in parsed.times), *bad]
+    spans = [*(sp for x in parsed.times for sp in x.spans), *bad]
     context = list(context)
     if context:
         task = strip_request(norm, [*spans, *context])

@@ -162,12 +162,7 @@ class Grounding:
                 if amb is not None and ambiguous is None:
                     ambiguous = amb
             elif e.type == "datetime" and isinstance(value, dict):
-                # whether the phrase names its day (明天, Friday) or only a clock time ("10点": a moved
-                # reminder keeps its day, reminder.change.*), and the half of the day ("10点" does not)
-                said = str(value.get("text") or d.get("text") or "")
-                value = {**value, "day_named": names_day(said), "half_named": names_half_day(said)}
-                if value.get("text"):  # "tomorrow's reminders": the time as said alone is "tomorrow"
-                    value["text"] = _POSSESSIVE.sub("", str(value["text"]))
+                value = self.time_value(value, str(d.get("text") or ""))
             elif e.type == "doc_type":
                 value = d["text"]
                 kinds[value] = d.get("value")
@@ -177,17 +172,31 @@ class Grounding:
         if self._wants_task(parsed, q):
             # the task of a reminder: the words without trigger and time phrase (hermesd.nlu.task)
             task = task_text(parsed, context)
-            if task is None and isinstance(q, Ask) and q.entity == "task" and parsed.text.strip():
-                task = parsed.text.strip()  # the answer to "提醒你什么？" is the task itself
+            if task is None and isinstance(q, Ask) and q.entity == "task" and parsed.text.strip() \
+                    and not parsed.times:
+                # the answer to "提醒你什么？" is the task itself; one that is only a time ("下午三点") is the
+                # time of the reminder, not its task
+                task = parsed.text.strip()
             if task:
                 out["task"] = [task]
         if parsed.intent and "topic" in self.spec_slots(parsed.intent).values():
             # the words naming a reminder ("取消喝水的提醒" → 喝水; none for "取消那个提醒": the last one set)
             norm = normalize(parsed.text)
-            topic = topic_of(norm.text, [norm.nspan(*x.span) for x in parsed.times])
+            topic = topic_of(norm.text, [norm.nspan(*sp) for x in parsed.times for sp in x.spans])
             if topic:
                 out["topic"] = [topic]
         return out, ambiguous
+
+    @staticmethod
+    def time_value(value: Mapping[str, Any], said: str = "") -> dict[str, Any]:
+        """A time expression dict as a ``datetime`` slot holds it: with whether the phrase names its day
+        (明天, Friday) or only a clock time ("10点": a moved reminder keeps its day, reminder.change.*), and
+        the half of the day ("10点" does not); ``text`` without a possessive ("tomorrow's" → "tomorrow")."""
+        said = str(value.get("text") or said or "")
+        out = {**value, "day_named": names_day(said), "half_named": names_half_day(said)}
+        if out.get("text"):  # "tomorrow's reminders": the time as said alone is "tomorrow"
+            out["text"] = _POSSESSIVE.sub("", str(out["text"]))
+        return out
 
     def _request_times(self, parsed: Any, out: dict[str, list[Any]]) -> tuple[tuple[int, int], ...]:
         """Of several times said, the request clause's first in ``out["datetime"]`` ("昨天开会的时候老板说了，

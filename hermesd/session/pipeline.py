@@ -35,6 +35,7 @@ from ..dialogue.sendobject import not_a_document
 from ..dialogue.statement import statement
 from ..dialogue.typos import near_name
 from ..dialogue.unknown import closest, name_placed, name_said, spelled_like
+from ..dialogue.whenjoin import join_when
 from ..dialogue.split import capped, one_each, reminding_request, split_requests
 from ..anchors.directory import unmarked
 from ..nlu.entities import Entity
@@ -473,7 +474,7 @@ class Pipeline:
         keywords name the trigger (提醒, remind); the request itself is not carried out now."""
         if parsed is None or parsed.intent is None or parsed.out_of_scope:
             return parsed
-        lead = leading_trigger(parsed.text, [t.span for t in parsed.times])
+        lead = leading_trigger(parsed.text, [sp for t in parsed.times for sp in t.spans])
         if lead is None:
             return parsed
         said = lead.lower()
@@ -661,6 +662,23 @@ class Pipeline:
                 return hits[0]
         return None
 
+    def _join_times(self, s: Session, p: Part, q: Ask | Confirm, values: dict[str, Any]) -> None:
+        """A day said in one answer and a clock time in a later one (明天, then 下午三点; "at 3pm", then
+        "tomorrow") are one time: each time slot of ``values`` whose new value complements the form's
+        is the two read together (:func:`hermesd.dialogue.whenjoin.join_when`), in place."""
+        if not isinstance(q, Ask):
+            return
+        ref = datetime.fromtimestamp(s.ref_ms / 1000, timezone.utc) if s.ref_ms else datetime.now(timezone.utc)
+        for slot, etype in self.c.grounding.spec_slots(q.intent).items():
+            had, new = q.entities.get(slot), values.get(slot)
+            if etype != "datetime" or had is None or new is None or new == had:
+                continue
+            joined = join_when(had, new, ref, self.c.grounding.zone(s))
+            if joined is not None:
+                values[slot] = self.c.grounding.time_value(joined)
+                p.repairs.append("time_joined")
+                p.trace["time_joined"] = joined["text"]
+
     def _read(self, q: OpenQuestion | None, heard: Heard, answer: dict[str, Any] | None) -> Reading:
         if answer is not None and "accept" in answer:
             return Reading("affirm" if answer["accept"] else "deny", cue="session.confirm")
@@ -751,6 +769,7 @@ class Pipeline:
                               resume=q, utterance=q.utterance)
         elif isinstance(d, (dp.Fill, dp.Correct)) and isinstance(q, (Ask, Confirm)):
             values = {**q.entities, **c.grounding.slot_values(q.intent, entities), **d.values}
+            self._join_times(s, p, q, values)
             for slot, etype in c.grounding.spec_slots(q.intent).items():
                 if etype == "person" and slot in q.entities and values.get(slot) != q.entities[slot]:
                     c.grounding.rebind(s, q.entities[slot], values.get(slot))
