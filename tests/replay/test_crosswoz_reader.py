@@ -495,3 +495,31 @@ def test_the_name_index_and_the_pools_are_the_records_own() -> None:
     assert cw_db.pool("景点", "名称", db) == [r["名称"] for r in db["景点"]]
     dishes = cw_db.pool("餐馆", "推荐菜", db)
     assert dishes == sorted(set(dishes)) and set(dishes) == {d for r in db["餐馆"] for d in r["推荐菜"] or []}
+
+
+@pytest.mark.parametrize("text, want", [
+    # near no place named, or only a pronoun: near the place the dialogue is at (the hotel)
+    ("我想在附近找一家评分4分以上的餐馆", {"评分": "4分以上", "周边酒店": "北京饭店"}),
+    ("去它家附近找个人均消费50-100元的餐馆吧", {"人均消费": "50-100元", "周边酒店": "北京饭店"}),
+    ("看看周边餐馆哪家是评分5分的", {"评分": "5分", "周边酒店": "北京饭店"}),
+    # a place of another kind named before the near word: near it (the rule of named places)
+    ("我想在故宫附近找一家评分4分以上的餐馆", {"评分": "4分以上", "周边景点": "故宫"}),
+    # the near word in another clause than the kind looked for, or asking what is nearby, or
+    # the near search given up: no nearby constraint
+    ("帮我找一家评分4分以上的餐馆，看看周边有什么景点", {"评分": "4分以上"}),
+    ("本来还想在附近找，那推荐一家评分4分以上的餐馆吧", {"评分": "4分以上"}),
+])
+def test_a_search_near_no_named_place_is_near_the_place_of_the_dialogue(lex, text: str, want: dict) -> None:
+    """"我想在附近找一家…的餐馆" / "它附近" / "周边餐馆哪家…": a search with constraints of its own,
+    said near no place named, is near the place chosen in the domain the dialogue was about."""
+    state = {"focus": "酒店", "chosen": {"酒店": "北京饭店"}, "last_place": "北京饭店"}
+    acts = cw_read.read(text, state, lex)
+    assert acts["inform"].get("餐馆") == want
+
+
+def test_a_bare_near_word_names_no_place_of_the_same_kind(lex) -> None:
+    """Near the restaurant just chosen, a search for restaurants says which ("这家餐馆周边"): a bare
+    "附近" then adds no nearby constraint."""
+    state = {"focus": "餐馆", "chosen": {"餐馆": "白家大院"}, "last_place": "白家大院"}
+    acts = cw_read.read("我想在附近再找一家评分5分的餐馆", state, lex)
+    assert acts["inform"].get("餐馆") == {"评分": "5分"}

@@ -345,7 +345,7 @@ THESE = re.compile(r"(?:这|那)(?:些|几|两|三)(?!\s*(?:个|样|道|种|份)
 #: the search near a place found nothing and the user looks elsewhere (既然没有, 周边没有的话, 远一点也行)
 NEAR_FAILED = re.compile(r"既然(?:都|也)?没有|(?:附近|周边|周围|旁边)(?:都|也|就|并|好像|竟然)?没有|没有的话|"
                          r"远一?点(?:的)?也?(?:行|可以|没关系|无所谓)|不在(?:附近|周边)也?(?:行|可以)|"
-                         r"(?:本来|原本|原来)(?:是)?想|本想|别处")
+                         r"(?:本来|原本|原来)(?:是|还)?想|本想|别处")
 _FIND = re.compile(r"找|推荐|介绍|有没有|想去|想吃|想住|要去|要住|帮我|查一下|来一个|来一家|选一个|选一家|安排|订")
 _PRONOUN = re.compile(r"(这个|这家|那个|那家|该|此|这|那)(景点|景区|地方|餐馆|餐厅|饭店|店|酒店|宾馆)|它|他家|它家|那里|那儿|这里|这儿")
 _TRIP = re.compile(r"从\s*(.+?)\s*(?:出发|坐|乘坐|乘|搭|打车|打的|叫车|到|去|前往|至)")
@@ -667,6 +667,10 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
     for dom, (slot, name) in listed.items():
         if m and inform.get(dom) and dom not in out["near"]:
             out["near"][dom] = (slot, name)
+    if not NEAR_FAILED.search(mt):
+        for dom, ref in _bare_near(mt, doms, targets, near_spans, inform, state):
+            if dom not in out["near"]:
+                out["near"][dom] = (NEAR_SLOT[ref], chosen[ref])
     for dom, (slot, name) in list(out["near"].items()):
         if not inform.get(dom) and dom in PLACE_DOMAINS:
             # "推荐一个故宫周边的餐馆" / "颐和园周边有什么酒店": nothing asked of the place but that it be
@@ -779,6 +783,40 @@ def _near_requests(mt: str) -> tuple[list[tuple[int, str]], list[tuple[int, int]
 
 
 _SEARCH = re.compile(r"(?:找|推荐|订|选|安排)(?:一(?!下)|个|家)|来(?:一[个家]|个|家)|哪(?:个|家)|有没有[^，,。？?！!]{0,12}(?:的|是)")
+
+
+#: a word of nearness with nothing named before it, or only a pronoun ("在附近找一家", "它附近",
+#: "周边的餐馆中…"); a place name before it is masked (＃) and a domain word is read by its own rule
+_BARE_NEAR = re.compile(r"(?:(?:它|他|她)家?|这|那|这儿|那儿|这里|那里)?的?(附近|周边|周围|旁边|边上|一带)")
+
+
+def _bare_near(mt: str, doms, targets, near_spans, inform: dict, state: dict) -> list[tuple[str, str]]:
+    """``(domain searched, domain of the place it is near)`` for a search said near no place
+    named ("我想在附近找一家评分4分以上的餐馆", "去它家附近找个酒店住宿"): near the place the dialogue is at
+    — the chosen place of the domain talked about before this utterance, else the one chosen or
+    proposed last. Only a search with a constraint of its own (a bare "周边有什么酒店" asks for the
+    list beside a place, a request) and only when that place is of another kind than the one
+    searched (a search near a place of the same kind names it: "这家餐馆周边的餐馆")."""
+    chosen = state.get("chosen") or {}
+    prior = state.get("focus")
+    ref = prior if prior in PLACE_DOMAINS and chosen.get(prior) else \
+        _last_place_domain(chosen, state.get("last_place"), PLACE_DOMAINS)
+    if not ref:
+        return []
+    ends = {p + len(w) for p, d, w in doms}
+    out = []
+    for m in _BARE_NEAR.finditer(mt):
+        s = m.start()
+        if re.search(r"＃的?$", mt[:s]) or s in ends or (mt[s - 1:s] == "的" and s - 1 in ends):
+            continue  # near a place named, or near a kind of place (景点附近: its own rule)
+        if re.match(r"[^，,。？?！!；;]{0,3}?(?:还|都|是否|是不是)?(?:有|是)", mt[m.end():]):
+            continue  # "看看周边有什么酒店": the list beside the place found, asked for
+        clause = re.split(r"[，,。？?！!；;]", mt[s:], maxsplit=1)[0]
+        after = [d for p, d in targets if s < p < s + len(clause)]
+        dom = after[0] if after else None
+        if dom in PLACE_DOMAINS and dom != ref and inform.get(dom) and (dom, ref) not in out:
+            out.append((dom, ref))
+    return out
 
 
 def _near_search(mt: str, dom: str, inform: dict) -> bool:
