@@ -523,3 +523,49 @@ def test_a_bare_near_word_names_no_place_of_the_same_kind(lex) -> None:
     state = {"focus": "餐馆", "chosen": {"餐馆": "白家大院"}, "last_place": "白家大院"}
     acts = cw_read.read("我想在附近再找一家评分5分的餐馆", state, lex)
     assert acts["inform"].get("餐馆") == {"评分": "5分"}
+
+
+@pytest.mark.parametrize("text, hotel, asked", [
+    # which hotel has it (哪家, 这些…中): a search; 么 of 什么 asks nothing yes or no
+    ("这些酒店中哪家有健身房，大家想去那里锻炼什么的。", {"酒店设施": "健身房"}, []),
+    ("哪个酒店提供叫醒服务？", {"酒店设施": "叫醒服务"}, []),
+    # a yes/no question about the hotel chosen: a question, no search
+    ("它有健身房吗？", None, [("酒店", "酒店设施-健身房")]),
+])
+def test_which_hotel_has_a_facility_is_a_search(lex, text: str, hotel, asked: list) -> None:
+    state = {"focus": "酒店", "chosen": {"酒店": "北京饭店"}, "last_place": "北京饭店"}
+    acts = cw_read.read(text, state, lex)
+    assert acts["inform"].get("酒店") == hotel
+    assert [r for r in acts["request"] if r[1].startswith("酒店设施")] == asked
+
+
+@pytest.mark.parametrize("text, want", [
+    # a value with no kind of its own, said after asking what is beside a place: it constrains
+    # that kind, a search near the place
+    ("故宫附近有什么餐馆吗？价格在50-100元的。", {"餐馆": {"人均消费": "50-100元", "周边景点": "故宫"}}),
+    ("它附近有什么酒店，最好评分在4.5分以上。", {"酒店": {"评分": "4.5分以上", "周边景点": "故宫"}}),
+])
+def test_a_value_after_a_nearby_question_is_a_search_near_the_place(lex, text: str, want: dict) -> None:
+    state = {"focus": "景点", "chosen": {"景点": "故宫"}, "last_place": "故宫"}
+    acts = cw_read.read(text, state, lex)
+    assert acts["inform"] == want and not any(s.startswith("周边") for _, s in acts["request"])
+
+
+def test_a_nearby_question_with_a_value_of_another_kind_stays_a_question(lex) -> None:
+    """"故宫的门票是40元吗，周边有什么餐馆": the value is the attraction's (门票); the restaurants
+    beside it are asked for, no restaurant search."""
+    state = {"focus": "景点", "chosen": {"景点": "故宫"}, "last_place": "故宫"}
+    acts = cw_read.read("故宫附近有什么餐馆？门票是40元吗？", state, lex)
+    assert "餐馆" not in acts["inform"] and ("景点", "周边餐馆") in acts["request"]
+
+
+def test_per_person_after_the_hotel_named_last_is_its_price(lex) -> None:
+    """"吃饭了，我得去酒店睡一觉…，人均消费是400-500元": the kind named last before 人均 is the
+    hotel looked for — its price, not a restaurant's, and no question about 人均."""
+    acts = cw_read.read("吃完饭了，我得去酒店休息，哪家有无烟房，人均消费是400-500元的？",
+                        {"focus": "餐馆", "chosen": {"餐馆": "白家大院"}}, lex)
+    assert acts["inform"] == {"酒店": {"价格": "400-500元", "酒店设施": "无烟房"}}
+    assert all(s != "人均消费" for _, s in acts["request"])
+    # a restaurant named last before it: a restaurant's 人均
+    acts = cw_read.read("住的酒店定好了，再找一家餐馆，人均消费100-150元的", {"focus": "酒店"}, lex)
+    assert acts["inform"].get("餐馆") == {"人均消费": "100-150元"}

@@ -544,6 +544,13 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
     targets = targets or asked_near
     name_doms = [dom for _, dom, _ in names if dom in PLACE_DOMAINS]
     numbers = read_numbers(mt, None, loose=True)
+    asked_kinds = list(dict.fromkeys(_WORD_DOM[w] for _, w in near_words))
+    said_for_asked = read_numbers(mt, asked_kinds[0]) if not targets and len(asked_kinds) == 1 else []
+    if said_for_asked and all(d in (None, asked_kinds[0]) for _, _, d, _ in said_for_asked):
+        # "养心殿附近还有什么餐馆么？价格在100-150元左右的": a value said with no kind of its own
+        # constrains the kind asked for beside the place — a search near it, not the list
+        targets = [(p, d) for p, d, w in doms if d == asked_kinds[0]] or \
+            [(near_spans[0][0], asked_kinds[0])]
     slot_doms = {d for _, slot, d, _ in numbers if d}
     if dishes:
         slot_doms.add("餐馆")
@@ -563,10 +570,16 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
     out["target"] = target
     focus = target or state.get("focus")
     numbers = read_numbers(mt, focus if focus in PLACE_DOMAINS else None)
-    if target in ("景点", "酒店") and targets and not any(d == "餐馆" for _, d in targets) and not dishes:
+    def kind_before(pos: int) -> str | None:
+        return next((d for p, d, _ in reversed(doms) if p < pos and d in PLACE_DOMAINS), None)
+
+    if target in ("景点", "酒店") and targets and not dishes:
         # "…的酒店，人均消费是400-500元": 人均 (per person) of the kind of place looked for, when no
-        # restaurant is spoken of — an attraction's ticket, a hotel's price
-        numbers = [(p, {"景点": "门票", "酒店": "价格"}[target], target, v) if slot == "人均消费" else (p, slot, d, v)
+        # restaurant is spoken of, or the kind named last before it is the one looked for
+        # ("吃饭了，我得去酒店睡一觉…，人均消费是400-500元") — an attraction's ticket, a hotel's price
+        no_food = not any(d == "餐馆" for _, d in targets)
+        numbers = [(p, {"景点": "门票", "酒店": "价格"}[target], target, v)
+                   if slot == "人均消费" and (no_food or kind_before(p) == target) else (p, slot, d, v)
                    for p, slot, d, v in numbers]
     # a clause that praises a value ("不收费更好呀", "不用花钱也挺不错") says it of the place chosen
     # in that domain: a comment, no constraint
@@ -623,8 +636,11 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
         put("酒店", "酒店类型", m.group(1) + (m.group(2) or ""))
     if facilities:
         hotel_named = any(d == "酒店" for _, d, _ in names)
-        asks_facility = bool(re.search(r"有没有|提不提供|有无|是否|有.{0,16}[吗么没]|提供.{0,16}[吗么没]|能不能|可不可以|..[吗么]", ft)) and \
+        # (么 of 什么/怎么/那么 asks nothing yes or no; 哪家/这些… ask which hotel has it: a search)
+        asks_facility = bool(re.search(r"有没有|提不提供|有无|是否|有.{0,16}(?:吗|(?<![什怎那这多])么|没)|"
+                                       r"提供.{0,16}(?:吗|(?<![什怎那这多])么|没)|能不能|可不可以|..(?:吗|(?<![什怎那这多])么)", ft)) and \
             (chosen.get("酒店") or hotel_named or _PRONOUN.search(mt)) and not re.search(r"找|推荐|换|再", mt) and \
+            not _REFINE_WORDS.search(mt) and \
             not any(d == "酒店" for _, _, d, _ in numbers) and not re.search(r"经济|舒适|高档|豪华", mt)
         if asks_facility:
             for _, f in facilities:
@@ -695,13 +711,15 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
         if of:
             request.append((of, NEAR_SLOT[wdom]))
     if asking:
-        taken = set()
+        taken, stated = set(), set()
         for w, slot in REQUESTS:
             for m in re.finditer(re.escape(w), mt):
-                if any(a <= m.start() < b for a, b in taken) or any(a <= m.start() < b for a, b in near_spans):
+                if any(a <= m.start() < b for a, b in taken) or any(a <= m.start() < b for a, b in near_spans) or \
+                        m.start() in stated:
                     continue
                 tail = mt[m.end():m.end() + 6]
                 if re.match(r"\s*(?:是|在|为|要|能|有|达到|能达到|不低于|高于|至少)*\s*\d", tail):
+                    stated.add(m.start())  # (人均 inside 人均消费是400元 is no question either)
                     continue  # a constraint with its number ("人均100元"), not a question
                 taken.add((m.start(), m.end()))
                 of = _subject(mt, m.start(), names, [x for x in doms if not any(a <= x[0] < b for a, b in near_spans)],
@@ -785,6 +803,9 @@ def _near_requests(mt: str) -> tuple[list[tuple[int, str]], list[tuple[int, int]
 _SEARCH = re.compile(r"(?:找|推荐|订|选|安排)(?:一(?!下)|个|家)|来(?:一[个家]|个|家)|哪(?:个|家)|有没有[^，,。？?！!]{0,12}(?:的|是)")
 
 
+#: words that ask which of several places ("哪家提供宽带上网", "这些酒店中…"): a search, not a
+#: question about the place chosen
+_REFINE_WORDS = re.compile(r"哪家|哪个|哪一|其中|" + THESE.pattern)
 #: a word of nearness with nothing named before it, or only a pronoun ("在附近找一家", "它附近",
 #: "周边的餐馆中…"); a place name before it is masked (＃) and a domain word is read by its own rule
 _BARE_NEAR = re.compile(r"(?:(?:它|他|她)家?|这|那|这儿|那儿|这里|那里)?的?(附近|周边|周围|旁边|边上|一带)")
@@ -809,11 +830,15 @@ def _bare_near(mt: str, doms, targets, near_spans, inform: dict, state: dict) ->
         s = m.start()
         if re.search(r"＃的?$", mt[:s]) or s in ends or (mt[s - 1:s] == "的" and s - 1 in ends):
             continue  # near a place named, or near a kind of place (景点附近: its own rule)
-        if re.match(r"[^，,。？?！!；;]{0,3}?(?:还|都|是否|是不是)?(?:有|是)", mt[m.end():]):
-            continue  # "看看周边有什么酒店": the list beside the place found, asked for
         clause = re.split(r"[，,。？?！!；;]", mt[s:], maxsplit=1)[0]
-        after = [d for p, d in targets if s < p < s + len(clause)]
+        after = [d for p, d, _ in doms if s < p < s + len(clause) and d in PLACE_DOMAINS]
         dom = after[0] if after else None
+        if re.match(r"[^，,。？?！!；;]{0,3}?(?:还|都|是否|是不是)?(?:有|是)", mt[m.end():]) and \
+                (not any(d == dom for _, d in targets) or any(d == dom and p < s for p, d in targets)):
+            # "看看周边有什么酒店": the list beside the place found, asked for — unless that kind is
+            # itself looked for with a value, first named here ("它附近有什么景点，最好评分在4.5分以上";
+            # "找个5分的餐馆，再看看它周边有什么其它餐馆" asks beside the restaurant found)
+            continue
         if dom in PLACE_DOMAINS and dom != ref and inform.get(dom) and (dom, ref) not in out:
             out.append((dom, ref))
     return out
