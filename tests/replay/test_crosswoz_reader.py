@@ -569,3 +569,25 @@ def test_per_person_after_the_hotel_named_last_is_its_price(lex) -> None:
     # a restaurant named last before it: a restaurant's 人均
     acts = cw_read.read("住的酒店定好了，再找一家餐馆，人均消费100-150元的", {"focus": "酒店"}, lex)
     assert acts["inform"].get("餐馆") == {"人均消费": "100-150元"}
+
+
+@pytest.mark.parametrize("text, want", [
+    # where one takes it from, said with 在 ("我在A打车到B")
+    ("我们在故宫打车去颐和园，车牌号是多少？", {"出租": {"出发地": "故宫", "目的地": "颐和园"}}),
+    # two places of the database with 到 between them and no 从
+    ("颐和园到故宫怎么坐地铁？", {"地铁": {"出发地": "颐和园", "目的地": "故宫"}}),
+    ("我想故宫坐地铁到颐和园，要在哪一站上车？", {"地铁": {"出发地": "故宫", "目的地": "颐和园"}}),
+    # the stations near both ends are asked: the metro's, though 打车 is said
+    ("从故宫打车到颐和园的话，出发地和目的地附近的地铁站是哪个？", {"地铁": {"出发地": "故宫", "目的地": "颐和园"}}),
+])
+def test_trips_said_without_cong(lex, text: str, want: dict) -> None:
+    assert cw_read.read(text, {}, lex)["inform"] == want
+
+
+def test_the_other_way_of_the_trip_just_asked(lex) -> None:
+    """"如果我坐出租车呢？" right after a metro trip: the same two ends, by taxi; with no trip
+    before, nothing is made up."""
+    state = {"cons": {"地铁": {"出发地": "故宫", "目的地": "颐和园"}}}
+    acts = cw_read.read("那如果我打车呢？车型是什么？", state, lex)
+    assert acts["inform"] == {"出租": {"出发地": "故宫", "目的地": "颐和园"}}
+    assert cw_read.read("那如果我打车呢？车型是什么？", {}, lex)["inform"] == {}

@@ -349,6 +349,8 @@ NEAR_FAILED = re.compile(r"既然(?:都|也)?没有|(?:附近|周边|周围|旁�
 _FIND = re.compile(r"找|推荐|介绍|有没有|想去|想吃|想住|要去|要住|帮我|查一下|来一个|来一家|选一个|选一家|安排|订")
 _PRONOUN = re.compile(r"(这个|这家|那个|那家|该|此|这|那)(景点|景区|地方|餐馆|餐厅|饭店|店|酒店|宾馆)|它|他家|它家|那里|那儿|这里|这儿")
 _TRIP = re.compile(r"从\s*(.+?)\s*(?:出发|坐|乘坐|乘|搭|打车|打的|叫车|到|去|前往|至)")
+#: "我在A打车到B": where one takes the taxi or the metro from
+_TRIP_AT = re.compile(r"(?:我|我们|咱们)(?:想|要|打算)?在\s*(.+?)\s*(?:打车|打的|叫车|坐地铁|乘地铁|搭地铁|坐出租)")
 _TO = re.compile(r"(?:到|去|前往|至)\s*(.+?)\s*(?:的出租|的地铁|的车|的话|帮我|帮忙|请|叫|打个|打辆|，|,|。|？|\?|！|!|怎么|需要|要|坐|乘|搭|打车|打的|玩|吃|用餐|住|游玩|$)")
 _TRIP_PRONOUNS = {"景点": "景点", "景区": "景点", "餐馆": "餐馆", "餐厅": "餐馆", "饭店": "餐馆", "饭馆": "餐馆",
                   "酒店": "酒店", "宾馆": "酒店"}
@@ -504,7 +506,9 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
 
     # trips: 从A到B with 地铁 / 打车
     trip_dom = "出租" if re.search(r"出租|打车|打的|叫车|的士|叫一辆|车型|车牌", mt) else ("地铁" if "地铁" in mt else None)
-    m = _TRIP.search(t)
+    if trip_dom == "出租" and re.search(r"地铁站", mt) and not re.search(r"车型|车牌|什么车", mt):
+        trip_dom = "地铁"  # the stations near both ends are the metro's (出发地附近地铁站, CrossWOZ)
+    m = _TRIP.search(t) or _TRIP_AT.search(t)
     if trip_dom and m:
         a = _leading_place(t, m.start(1), lex) or _place_value(m.group(1), lex, state)
         m2 = _TO.search(t, m.end() - 1)
@@ -512,6 +516,21 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
         if a and b:
             out["trip"][trip_dom] = {"出发地": a, "目的地": b}
             inform[trip_dom] = {"出发地": a, "目的地": b}
+    if trip_dom and not out["trip"]:
+        # "定都阁到八奇洞怎么坐地铁", "我想A坐地铁到B": two places of the database with 到/去 between
+        # them, the first said as the start
+        for (s1, _, n1), (s2, _, n2) in zip(names, names[1:]):
+            if re.fullmatch(r"\s*(?:坐地铁|乘地铁|搭地铁|打车|打的|坐车|坐出租车?)?\s*(?:到|去|至|前往)\s*", ft[s1 + len(fold(n1)):s2]):
+                out["trip"][trip_dom] = inform[trip_dom] = {"出发地": n1, "目的地": n2}
+                break
+    other_mode = {"出租": "地铁", "地铁": "出租"}.get(trip_dom or "")
+    had = state.get("cons") or {}
+    if trip_dom and not out["trip"] and had.get(other_mode) and not had.get(trip_dom) and \
+            re.search(r"如果|要是|改|换|还是|那|呢", mt):
+        # "如果我坐出租车呢？": the trip just asked about by metro, by the other way
+        trip = {k: had[other_mode][k] for k in ("出发地", "目的地") if had[other_mode].get(k)}
+        if len(trip) == 2:
+            out["trip"][trip_dom] = inform[trip_dom] = trip
     if trip_dom == "出租" and re.search(r"车型|车牌|什么车", mt):
         request += [("出租", "车型"), ("出租", "车牌")] if "车牌" in mt and "车型" in mt else \
             [("出租", "车牌" if "车牌" in mt else "车型")]
