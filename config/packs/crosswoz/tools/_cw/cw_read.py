@@ -609,7 +609,7 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
     checked = [n for n in names if not re.match(r"(?:的)?(?:附近|周边|周围|旁边|边上|一带)",
                                                 ft[n[0] + len(fold(n[2])):n[0] + len(fold(n[2])) + 4])]
     checking = bool(re.search(r"[吗么]\W*$|是不是|是否", ft)) and not _SEARCH.search(mt) and \
-        not re.search(r"找|推荐|换|再|还有|其他|别的|这些|哪", mt) and \
+        not re.search(r"找|推荐|介绍|换|再|还有|其他|别的|这些|哪", mt) and \
         not re.search(r"有[^，,。？?！!]{0,30}的(?:景点|景区|餐馆|餐厅|饭店|饭馆|酒店|宾馆|地方)", mt) and \
         (bool(_PRONOUN.search(mt)) or bool(checked) or bool(re.search(r"^\W*(?:景点|餐馆|餐厅|酒店|宾馆)的", mt)) or
          _bare_check(mt, focus, targets, state))
