@@ -591,3 +591,13 @@ def test_the_other_way_of_the_trip_just_asked(lex) -> None:
     acts = cw_read.read("那如果我打车呢？车型是什么？", state, lex)
     assert acts["inform"] == {"出租": {"出发地": "故宫", "目的地": "颐和园"}}
     assert cw_read.read("那如果我打车呢？车型是什么？", {}, lex)["inform"] == {}
+
+
+def test_asking_to_be_shown_a_place_is_a_search_not_a_check(lex) -> None:
+    """"我对这里不是很熟，介绍个票价是50-100元的景点好吗？": 介绍 looks for a place, so the value
+    is a constraint, though 这里 and a closing 吗 would make it a check on the place chosen."""
+    state = {"focus": "景点", "chosen": {"景点": "故宫"}, "last_place": "故宫"}
+    acts = cw_read.read("我对这里不熟，介绍个门票是20-50元的景点好吗？", state, lex)
+    assert acts["inform"] == {"景点": {"门票": "20-50元"}}
+    acts = cw_read.read("这里的门票是20-50元吗？", state, lex)
+    assert acts["inform"] == {} and ("景点", "门票") in acts["request"]
