@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import importlib.util
 import itertools
-import json
 import os
 import re
 from collections.abc import Iterator
