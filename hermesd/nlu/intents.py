@@ -234,12 +234,21 @@ class IntentModel:
         return [(j, a / n) for j, a in v] if n else []
 
     def _score(self, v: Sequence[tuple[int, float]]) -> dict[str, float]:
-        sc: dict[str, float] = defaultdict(float)
-        row, cls, w, classes = self._row, self._cls, self._w, self.classes
+        """Class → the sum of ``a * weight`` over ``v``'s rows, each class's terms added in ``v``'s
+        order from 0.0, the classes in the order a row first names them (a class no row names is
+        absent). The sums are kept by class number and the rows sliced whole: indexing the tables
+        weight by weight cost a fifth more."""
+        acc = [0.0] * len(self.classes)
+        row, cls, w = self._row, self._cls, self._w
+        named = array(cls.typecode)
         for j, a in v:
-            for i in range(row[j], row[j + 1]):
-                sc[classes[cls[i]]] += a * w[i]
-        return sc
+            lo, hi = row[j], row[j + 1]
+            cs = cls[lo:hi]
+            named += cs
+            for c, x in zip(cs, w[lo:hi]):
+                acc[c] += a * x
+        classes = self.classes
+        return {classes[c]: acc[c] for c in dict.fromkeys(named)}
 
     def analyse(self, text: str) -> tuple[dict[str, float], str | None, list[float] | None]:
         """``(scores, top in-scope intent, its rejection features)`` for a normalised text.
