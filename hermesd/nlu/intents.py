@@ -762,6 +762,7 @@ def train_cached(examples: Sequence[tuple[str, str]], cache_dir: Path | str | No
 # ---- templates and keywords ------------------------------------------------------------------
 _SLOT = lazyre.compile(r"\{(\w+)\}")
 _STRIP = lazyre.compile(r"[\s,.!?;:'\"~，。！？；：、]+")
+_SPACES = lazyre.compile(r"\s+")
 #: words around a template that do not change the request ("请帮我…", "could you please …", "…一下吧");
 #: matched on the stripped text, so they are stripped the same way (no spaces, no apostrophes)
 _POLITE_HEAD_WORDS = ("请", "麻烦", "麻烦你", "帮我", "帮忙", "你能", "能不能", "可以", "我要", "我想", "我需要", "也",
@@ -874,12 +875,12 @@ def content_of(text: str) -> str:
         to tell that nothing is left: cut off a longer utterance they could split a word (请假条).
         An utterance with no such word is returned unchanged.
     """
-    t = re.sub(r"\s+", " ", _EMPTY_EN_RX.sub(" ", text)).strip()
+    t = _SPACES.sub(" ", _EMPTY_EN_RX.sub(" ", text)).strip()
     head = _EMPTY_ZH_HEAD_RX.match(t)
     rest = _EMPTY_ZH_TAIL_RX.sub("", t[head.end():] if head else t)
     if not _STRIP.sub("", rest):
         return ""
-    return text if t == re.sub(r"\s+", " ", text).strip() else t
+    return text if t == _SPACES.sub(" ", text).strip() else t
 
 
 #: a negated clause asks for nothing ("不要把这件事记成待办", "there is no need to remind me")
