@@ -9,8 +9,9 @@ not in "now"); Chinese words match anywhere.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Iterable, Iterator, Mapping
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Iterator, Mapping
 
 __all__ = ["Words", "bounded"]
 
@@ -38,6 +39,8 @@ class Words:
     kinds: Mapping[str, tuple[str, ...]]
     lens: Mapping[str, tuple[int, ...]]
     longest: int = 0
+    #: the words' trie as one pattern (:meth:`finditer`), compiled at its first use
+    _rx: list[re.Pattern[str] | None] = field(default_factory=list, compare=False, repr=False)
 
     @classmethod
     def build(cls, pairs: Iterable[tuple[str, str]]) -> "Words":
@@ -66,19 +69,18 @@ class Words:
         return None
 
     def finditer(self, text: str, start: int = 0) -> Iterator[tuple[int, str]]:
-        """``(position, word)`` of every non-overlapping word, left to right."""
-        i, n = start, len(text)
-        lens = self.lens
-        while i < n:
-            ch = text[i]
-            # inside a Latin word nothing can start (words match on boundaries): skip the probe
-            inside = i > 0 and ch.isascii() and ch.isalnum() and _latin(text[i - 1])
-            w = self.match(text, i) if ch in lens and not inside else None
-            if w:
-                yield i, w
-                i += len(w)
-            else:
-                i += 1
+        """``(position, word)`` of every non-overlapping word, left to right: at each position the
+        longest word that starts and ends on a word boundary, the scan going on after it.
+
+        One pattern, the words' trie, does the scan (:func:`_trie`): a position is read one
+        character per trie node, in ``re``, instead of a dict probe per length in Python (a third of
+        the instructions of a turn's eight scans went to the probes)."""
+        if not self._rx:
+            self._rx.append(_trie(self.kinds))
+        rx = self._rx[0]
+        if rx is None:
+            return iter(())
+        return ((m.start(), m.group()) for m in rx.finditer(text, start))
 
     def search(self, text: str, start: int = 0) -> tuple[int, str] | None:
         """The first word at or after ``start``, or None."""
@@ -92,3 +94,33 @@ class Words:
             if w in self.kinds and bounded(text, i, n):
                 return w
         return None
+
+
+def _trie(words: Iterable[str]) -> re.Pattern[str] | None:
+    """The longest of ``words`` on word boundaries (:func:`bounded`) at a position, as one pattern:
+    their trie, the longer words of a node tried before the one that ends there (the words that
+    match at one position are prefixes of one another, so depth first is longest first). A word
+    that starts with a Latin letter or digit does not start inside a Latin word, one that ends with
+    one does not end inside one. None without words."""
+    trie: dict[str, Any] = {}
+    for w in words:
+        if w:
+            node = trie
+            for ch in w:
+                node = node.setdefault(ch, {})
+            node[""] = w
+    if not trie:
+        return None
+
+    def branch(node: dict[str, Any], head: bool) -> str:
+        alts = []
+        for ch, sub in sorted((kv for kv in node.items() if kv[0]), key=lambda kv: kv[0]):
+            e = re.escape(ch)
+            if head and _latin(ch):
+                e += r"(?<![A-Za-z0-9]" + re.escape(ch) + ")"
+            alts.append(e + branch(sub, False))
+        if "" in node:
+            alts.append(r"(?![A-Za-z0-9])" if _latin(node[""][-1]) else "")
+        return alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+
+    return re.compile(branch(trie, True))

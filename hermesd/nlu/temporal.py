@@ -84,6 +84,10 @@ from .temporal_recurrence import EN_SET_CUE as _EN_SET_CUE, Every, en_every, en_
 
 __all__ = ["TimeExpr", "impossible_date_text", "parse_times"]
 
+#: a number (digits or English words) opening the text: the clock of "date and clock" comes after the date
+_NUMBER_AT = lazyre.compile(r"\d|" + EN_NUM)
+#: the first hour of a range of clock times, just before the second ("3 to 5pm", "9点到11点")
+_RANGE_START_HOUR = lazyre.compile(r"(\d{1,2}|" + EN_NUM + r")\s*(到|至|~|-|to|and|until|till)\s*$")
 _GAP = lazyre.compile(r"^(?:\s|,|的|at|on|in the|in|of|around|about|by|this|the|from|t)*$")  # t: ISO 8601 2025-03-03T10:00
 _DAY_RANGE_END = lazyre.compile(r"\s*(-|~|to|through|thru|until|till|and|到|至)\s*(\d{1,2})(?:st|nd|rd|th|号|日)?(?![\d:])"
                                 r"(?!\s*(?:[ap]\.?m\b|o'?clock|点|时|个|人|位|岁|天|周|月|年|分|秒|小时|hours?|days?|weeks?|"
@@ -923,11 +927,11 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
                     out.append(expr)
                     i += 1
                     continue
-        date_after = "date" in g.cats and "clock" in g.cats and bool(re.match(r"\d|" + EN_NUM, t[g.start:]))
+        date_after = "date" in g.cats and "clock" in g.cats and bool(_NUMBER_AT.match(t[g.start:]))
         if "clock" in g.cats and ("date" not in g.cats or date_after):
             # "2到4点", "between 2 and 4 pm": the first end is a bare number; "between 2 and 4 tomorrow": on the
             # second end's day (the day said after both clock times)
-            m = re.search(r"(\d{1,2}|" + EN_NUM + r")\s*(到|至|~|-|to|and|until|till)\s*$", t[:g.start])
+            m = _RANGE_START_HOUR.search(t[:g.start])
             if m:
                 v = en_number(m[1]) if not m[1].isdigit() else int(m[1])
                 if v is not None and v == int(v) and 0 <= v <= 24 and (m[2] != "and" or re.search(r"between\s*$", t[:m.start()])):
