@@ -231,6 +231,8 @@ def asked_clause(text: str) -> tuple[Clause, str] | None:
         if m is None:
             continue
         rest, who = m.group("rest"), m.group("who")
+        if len(who.split()) == 3 and _whose(who[3:]) is None:  # "my aunt allergic to": one word is the being
+            who, rest = who.rsplit(" ", 1)[0], who.rsplit(" ", 1)[1] + " " + rest
         if _EN_WORLD.search(rest):
             return None
         aux = m.groupdict().get("aux") or ""

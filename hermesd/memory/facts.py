@@ -395,6 +395,10 @@ def _read(t: str) -> MemoryRequest | None:
     for pat in _EN_ABOUT:
         if m := pat.match(t):
             return MemoryRequest("memory.recall", (m.group("s") or "").strip(_TRIM), relation=ABOUT, lang="en")
+    # "what do I like to drink", "do I like tea": a clause told, asked back (before "what is my X": "what is my
+    # aunt allergic to")
+    if asked := asked_clause(t):
+        return MemoryRequest("memory.recall", asked[1], relation=CLAUSE, lang="en", clause=asked[0])
     for pat in _EN_RECALL:
         if m := pat.match(t):
             subject = "car" if m.group("s") == "park" else re.sub(r"\s+again$", "", m.group("s").strip(_TRIM))
@@ -402,8 +406,6 @@ def _read(t: str) -> MemoryRequest | None:
                 subject = named(c.group("s"), "en")
             at = t.startswith("where") or " where " in t
             return MemoryRequest("memory.recall", subject, relation="at" if at else "is", lang="en")
-    if asked := asked_clause(t):  # "what do I like to drink", "do I like tea": a clause told, asked back
-        return MemoryRequest("memory.recall", asked[1], relation=CLAUSE, lang="en", clause=asked[0])
     if m := _EN_RECALL_THE.match(t):
         subject = re.sub(r"\s+again$", "", m.group("s").strip(_TRIM))
         if c := re.match(r"^name\s+of\s+(?:my\s+)?(?P<s>.+)$", subject):  # "the name of my wife": her name

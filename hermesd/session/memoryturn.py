@@ -407,6 +407,8 @@ class MemoryTurns:
                 "said_ms": said_ms, "revision": revision, "lang": req.lang, "session": s.session_id}
         who, rel = _said(lang, req.subject, str((old_data or {}).get("subject", ""))), _rel(req.relation, lang)
         if old_data and old_data.get("value") == value and not secret and not self._value_hidden(s):
+            if req.relation == "note":  # a note said again: its words, not subject + relation + words
+                return catalogue.say("mem_same", lang, s="", rel="", v=said_back(value))
             return catalogue.say("mem_same", lang, s=who, rel=rel, v=said_back(value))
         detail = f"remember revision={revision}" + (f" replaced={redact(old_data.get('value'))!s}" if old_data else "")
         s.staged.append({"anchor": anchor, "data": data, "detail": detail})

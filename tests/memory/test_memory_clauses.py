@@ -46,6 +46,7 @@ from hermesd.session.memoryturn import said_back, value_in_language
     ("who do i work for", "who i work for"),
     ("where am i from", "where i am from"),
     ("what does my wife like", "what my wife likes"),
+    ("what is my aunt allergic to", "what my aunt is allergic to"),
     ("do you remember what i like to drink", "what i like to drink"),
     ("when do i usually get up", "when i usually get up"),
 ])
