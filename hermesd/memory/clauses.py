@@ -81,7 +81,8 @@ class Clause:
     :param whose: ``me`` or a being's concept (``spouse``, ``daughter`` …).
     :param verb: the verb's concept (``like``, ``dislike``, ``live`` …); ``""`` for a habit read as text.
     :param kind: ``drink`` | ``food`` | ``watch`` | ``listen`` | ``""`` (not said).
-    :param obj: the object as said (lower case; the gap of a question is ``""``); for a habit, the clause.
+    :param obj: the object as said (lower case); of a wh-question, the noun it asks about (我喜欢什么茶, "which tea
+        do I like" → 茶 / tea) or ``""``; for a habit, the clause around its gap.
     :param gap: a question that asks for a part (a wh-question); False for a yes/no question or a statement.
     """
 
@@ -114,7 +115,7 @@ def _read_zh(t: str, gap: bool) -> Clause | None:
     whose = _whose(m.group("b")) if m else None
     rest = t[m.end():] if m and whose else t[1:]
     whose = whose or "me"
-    rest = re.sub("^" + _ZH_ADVERB, "", rest)
+    rest = re.sub("^" + _ZH_ADVERB, "", re.sub(r"^家(?=" + _ZH_ADVERB + "住)", "", rest))  # 我家住在…: where I live
     if a := re.match(r"^对(?P<o>.+?)过敏$", rest):  # 我对花生过敏
         return Clause(whose, "allergic", obj=a.group("o"), gap=gap)
     if a := re.match(r"^(?:在|到)(?P<o>.+?)(?P<v>上班|工作|上学|读书|住)$", rest):  # 我在国贸上班
@@ -176,8 +177,9 @@ def told_clause(text: str) -> Clause | None:
 
 
 #: a Chinese question: an optional 你记得 / 你知道 frame, the clause (its owner first), an optional 吗 / 呢
-_ZH_Q = lazyre.compile(r"^(?:你(?:还|可)?(?:记得|知道|记不记得))?(?P<c>我(?!们)[^，,。?？!！]{1,24}?)(?P<q>吗|呢|没有)?(?:来着)?[?？。]*$")
-_EN_WH_Q = lazyre.compile(r"^(?:do\s+you\s+(?:remember|know)\s+)?(?P<wh>what\s+time|what|where|who|when|which\s+\w+|how\s+often)"
+_ZH_Q = lazyre.compile(r"^(?P<frame>你(?:还|可)?(?:记得|知道|记不记得))?(?P<c>我(?!们)[^，,。?？!！]{1,24}?)(?P<q>吗|呢|没有)?(?:来着)?[?？。]*$")
+_EN_WH_Q = lazyre.compile(r"^(?:do\s+you\s+(?:remember|know)\s+)?(?P<wh>what\s+(?:kinds?|sorts?|types?)\s+of\s+[a-z]+|what\s+time|"
+                          r"what\s+(?!do\b|does\b|am\b|is\b)[a-z]+|what|where|who|when|which\s+[a-z]+|how\s+often)"
                           r"\s+(?P<aux>do|does|am|is|don't|doesn't)\s+(?P<who>i|my\s+[a-z]+(?:\s+[a-z]+)?)\s+(?P<rest>[^?]+?)\s*\??$")
 _EN_EMBEDDED_Q = lazyre.compile(r"^do\s+you\s+(?:remember|know)\s+(?P<wh>what|where|who|when|whether|if)\s+"
                                 r"(?P<who>i|my\s+[a-z]+(?:\s+[a-z]+)?)\s+(?P<rest>[^?]+?)\s*\??$")
@@ -214,11 +216,19 @@ def asked_clause(text: str) -> tuple[Clause, str] | None:
             if told is not None and told.verb in ("eat", "drink") and not re.search(_ZH_HABIT, c):
                 return None  # 我吃什么: a wish for a suggestion, unless a habit is asked (我平时吃什么)
             if told is not None and "\0" in told.obj:
-                told = Clause(told.whose, told.verb, told.kind, told.obj.replace("\0", ""), True)
-                return told, c
+                # 我喜欢什么茶, 我喜欢哪种茶: the noun after the gap is what is asked (a kind, or words the told
+                # object must hold); 我喜欢喝什么, 我平时喜欢干什么: anything of the verb
+                noun = re.sub(r"^(?:种|类|样|款|个)", "", told.obj[1:]) if told.obj.startswith("\0") else ""
+                return Clause(told.whose, told.verb, told.kind or _kind_of(noun), noun, True), c
             if told is not None:
                 return None
             if re.search(_ZH_HABIT, c[:w.start()]):  # 我每天几点起床: a habit, matched as text
+                return Clause("me", "", obj=c[:w.start()] + "…" + c[w.end():], gap=True), c
+            # 你记得我养什么吗: the frame asks what was told, whatever the verb — matched as text; 你记得我什么,
+            # 你记得我老婆什么 (a person or a thing of theirs, no verb) list what was told about it (:data:`.facts.ABOUT`)
+            said = c[1:w.start()]
+            if m.group("frame") and said and not said.startswith(("的", "家的")) and concepts(said) is None \
+                    and not re.search(r"[的是叫在]", said):
                 return Clause("me", "", obj=c[:w.start()] + "…" + c[w.end():], gap=True), c
             return None
         told = _read_zh(c, False)
@@ -239,6 +249,8 @@ def asked_clause(text: str) -> tuple[Clause, str] | None:
         neg = "don't " if aux in ("don't", "doesn't") else ""
         be = "am " if aux == "am" else "is " if aux == "is" and who != "i" else ""
         told = _read_en(f"{who} {be}{neg}{rest}", "wh" in m.groupdict() and m.group("wh") not in ("whether", "if"))
+        if told is not None and told.gap:  # the object is the gap; a noun of the wh-phrase says what is asked
+            told = Clause(told.whose, told.verb, told.kind or _wh_kind(m.group("wh")), _wh_noun(m.group("wh")), True)
         wh = m.groupdict().get("wh") or "whether"
         if wh == "if":
             wh = "whether"
@@ -253,6 +265,27 @@ def asked_clause(text: str) -> tuple[Clause, str] | None:
             return Clause("me" if who == "i" else (_whose(who[3:]) or ""), "", obj=f"{who} {rest}", gap=True), embedded
         return None
     return None
+
+
+#: what a wh-phrase's noun says of the kind asked ("what drinks", "what kind of food"), beyond the things of each kind
+_KIND_NOUNS = {"drink": ("drink", "drinks", "beverage", "beverages"), "food": ("food", "foods", "dish", "dishes", "meal", "meals")}
+
+
+def _wh_kind(wh: str) -> str:
+    words = wh.split()[1:]
+    if not words:
+        return ""
+    noun = words[-1]
+    return next((k for k, ws in _KIND_NOUNS.items() if noun in ws), "") or _kind_of(noun)
+
+
+def _wh_noun(wh: str) -> str:
+    """The noun a wh-phrase asks about, when it is no kind ("which tea" → tea, "what music" → music; "what
+    drinks", "what" → "")."""
+    words = wh.split()[1:]
+    if not words or words[0] in ("time", "else", "often") or any(words[-1] in ws for ws in _KIND_NOUNS.values()):
+        return ""
+    return words[-1]
 
 
 def _third(rest: str) -> str:
@@ -296,6 +329,7 @@ def answers_clause(asked: Clause, told_text: str) -> bool:
     told = told_clause(told_text)
     if told is None or told.whose != asked.whose:
         return False
-    if asked.gap:
-        return told.verb == asked.verb and (not asked.kind or told.kind == asked.kind) and bool(told.obj)
+    if asked.gap:  # "which tea do I like": the told object holds the noun asked
+        return told.verb == asked.verb and (not asked.kind or told.kind == asked.kind) and bool(told.obj) \
+            and (not asked.obj or _overlap(asked.obj, told.obj))
     return _FAMILY.get(told.verb, told.verb) == _FAMILY.get(asked.verb, asked.verb) and _overlap(asked.obj, told.obj)

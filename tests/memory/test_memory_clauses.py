@@ -33,6 +33,7 @@ from hermesd.session.memoryturn import said_back, value_in_language
     ("我女儿在哪上学", "我女儿在哪上学"),
     ("我每天几点起床", "我每天几点起床"),
     ("我平时吃什么", "我平时吃什么"),
+    ("你记得我养什么吗", "我养什么"),       # the frame asks what was told, whatever the verb
     ("what do i like to drink", "what i like to drink"),
     ("what do i like", "what i like"),
     ("what do i like to eat?", "what i like to eat"),
@@ -71,6 +72,7 @@ def test_a_question_about_the_world_is_no_clause_recall(text: str) -> None:
 @pytest.mark.parametrize("text, kept", [
     # the existing grammar keeps its readings
     ("你记得我什么", ("about", "")),
+    ("你记得我老婆什么", ("about", "老婆")),
     ("我的生日是什么时候", ("is", "生日")),
     ("我喜欢的颜色是什么", ("is", "我喜欢的颜色")),
     ("what do you remember about me", ("about", "")),
@@ -162,3 +164,22 @@ _REF, _ZONE = datetime(2026, 12, 3, 6, 0, tzinfo=timezone.utc), ZoneInfo("Asia/S
 ])
 def test_a_stored_date_is_said_in_the_reply_language(value: str, lang: str, said: str) -> None:
     assert value_in_language(value, lang, _REF, _ZONE) == said
+
+
+@pytest.mark.parametrize("question, told, answers", [
+    ("what drinks do i like", "I like green tea", True),
+    ("what kind of food do i like", "I love dumplings", True),
+    ("what kind of food do i like", "I like green tea", False),
+    ("which tea do i like", "I like green tea", True),
+    ("which tea do i like", "I like coffee", False),
+    ("what music do i like", "I like green tea", False),   # a noun asked that nothing told holds: not told
+    ("what music do i like", "I like jazz music", True),
+    ("我喜欢什么茶", "我喜欢喝普洱茶", True),
+    ("我喜欢哪种茶", "我喜欢喝咖啡", False),
+    ("我家住在哪", "我住在北京", True),
+    ("我爱喝啥", "我喜欢喝茶", True),
+    ("你记得我养什么吗", "我养了一只猫", True),
+    ("你记得我养什么吗", "我喜欢喝茶", False),
+])
+def test_the_noun_of_a_wh_phrase_narrows_what_is_asked(question: str, told: str, answers: bool) -> None:
+    assert answers_clause(_asked(question), told) is answers, (question, told)
