@@ -45,7 +45,7 @@ import re
 from dataclasses import dataclass, replace
 
 from .. import lazyre
-from .clauses import Clause, asked_clause
+from .clauses import Clause, asked_clause, told_clause
 from .concepts import concepts, is_being, named
 
 __all__ = ["ABOUT", "ALL", "CLAUSE", "HISTORY", "SENT", "SEND_ACTION", "MemoryRequest", "MAX_VALUE_CHARS", "concepts", "dice", "normal_subject",
@@ -281,6 +281,8 @@ def _remember_zh(body: str) -> MemoryRequest:
         value, cut = _cut(m.group("v"))
         return MemoryRequest("memory.remember", "名字", value, "is", "zh", cut)
     m = _ZH_REL.search(body)
+    if m is not None and (c := told_clause(body)) is not None and c.whose == "me":
+        m = None  # 我住在鼓楼区, 我在国贸上班: what the speaker does, kept in their words (a note), not "我住" at a place
     if m is None or m.start() == 0:
         value, cut = _cut(body)
         return MemoryRequest("memory.remember", value[:40], value, "note", "zh", cut)

@@ -183,3 +183,14 @@ def test_a_stored_date_is_said_in_the_reply_language(value: str, lang: str, said
 ])
 def test_the_noun_of_a_wh_phrase_narrows_what_is_asked(question: str, told: str, answers: bool) -> None:
     assert answers_clause(_asked(question), told) is answers, (question, told)
+
+
+@pytest.mark.parametrize("text, kept", [
+    ("记住我住在鼓楼区", ("note", "我住在鼓楼区")),       # what the speaker does: their words, not "我住" at a place
+    ("记住我在国贸上班", ("note", "我在国贸上班")),
+    ("记住我的车停在B2", ("at", "我的车")),               # a thing and its place stays a fact
+    ("记住我老婆在银行上班", ("at", "我老婆")),
+])
+def test_a_clause_told_with_a_memory_verb_is_kept_in_the_speakers_words(text: str, kept: tuple[str, str]) -> None:
+    req = read_request(text)
+    assert req is not None and (req.relation, req.subject) == kept
