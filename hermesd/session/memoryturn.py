@@ -28,7 +28,10 @@ statement with the concepts of a stored fact updates that fact (its old value sa
 Recall ranks the caller's facts by ``match(subject, asked) · e^(−λ·hours)`` (the Memory Control
 Protocol's time decay) — the match is :func:`~hermesd.memory.concepts.answers` when both are made of
 known words, bigram Dice else — and answers with the best one, saying when it was changed if it was,
-or says plainly that nothing was said. "What do you remember about me" / "what did I tell you about my
+or says plainly that nothing was said. A clause asked back (我喜欢喝什么, "what do I like to drink", "do I
+like tea": :mod:`hermesd.memory.clauses`) is answered with every told note or fact that fits it, in the
+caller's words said back ("你告诉过我：你喜欢喝茶。"), or that it was not told. A stored date told in the other
+language is said in the reply's (五月三号 → "3 May": :func:`value_in_language`). "What do you remember about me" / "what did I tell you about my
 wife" lists the facts, newest first. Fields in ``memory.hidden_fields[role]`` (``data.value``) are
 never said to that role.
 """
