@@ -546,7 +546,7 @@ class MemoryTurns:
             return catalogue.say("mem_unknown", lang, s=said_back(req.subject))
         items = [said_back(v) for _, v in told[:LIST_MAX]]
         # "You like green tea" opens a note said back; inside the sentence it is "you like green tea"
-        items = [x[0].lower() + x[1:] if lang == "en" and x.startswith("You ") else x for x in items]
+        items = [x[0].lower() + x[1:] if x.startswith("You ") else x for x in items]
         said = ("；" if lang == "zh" else "; ").join(items)
         if len(told) > LIST_MAX:
             said += catalogue.say("mem_list_more", lang, n=len(told) - LIST_MAX)
