@@ -20,7 +20,7 @@ from typing import Any, Mapping
 from zoneinfo import ZoneInfo
 
 from .. import lazyre
-from ..anchors.directory import normalize_mention, unmarked
+from ..anchors.directory import cn_address_form, marked, normalize_mention, unmarked
 from ..dialogue.clauses import request_times
 from ..dialogue.heard import Heard
 from ..dialogue.questions import Ask, Confirm, OpenQuestion
@@ -108,6 +108,12 @@ class Grounding:
             self.memory.bind_mention(s.session_id, mention, bound)  # refresh the graph's cache (after a restart)
             s.refs["session_anchor"] = True
         res = await self.memory.resolve(mention, session_id=s.session_id, type="person", fuzzy=fuzzy)
+        if res.status == "resolved" and getattr(res, "via", "") == "fuzzy" \
+                and cn_address_form(normalize_mention(mention)) is None:
+            # a close spelling ("Li Nan" for Li Na) is a guess: left unresolved, so the turn asks "did you
+            # mean Li Na?" (the pipeline's typo step) instead of taking the guess silently — the same
+            # reply whether or not the load has switched the fuzzy step off
+            return marked(mention), None
         if res.status == "resolved":
             s.refs.setdefault("anchors", {})[res.text] = res.anchor_id
             if getattr(res, "text_en", "") and res.text_en != res.text:
