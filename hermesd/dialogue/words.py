@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Iterable, Iterator, Mapping
+
+from ..nlu.termtrie import longest_term_pattern
 
 __all__ = ["Words", "bounded"]
 
@@ -72,11 +74,11 @@ class Words:
         """``(position, word)`` of every non-overlapping word, left to right: at each position the
         longest word that starts and ends on a word boundary, the scan going on after it.
 
-        One pattern, the words' trie, does the scan (:func:`_trie`): a position is read one
+        One pattern, the words' trie, does the scan (:func:`hermesd.nlu.termtrie.longest_term_pattern`): a position is read one
         character per trie node, in ``re``, instead of a dict probe per length in Python (a third of
         the instructions of a turn's eight scans went to the probes)."""
         if not self._rx:
-            self._rx.append(_trie(self.kinds))
+            self._rx.append(longest_term_pattern(self.kinds, word="A-Za-z0-9"))
         rx = self._rx[0]
         if rx is None:
             return iter(())
@@ -94,33 +96,3 @@ class Words:
             if w in self.kinds and bounded(text, i, n):
                 return w
         return None
-
-
-def _trie(words: Iterable[str]) -> re.Pattern[str] | None:
-    """The longest of ``words`` on word boundaries (:func:`bounded`) at a position, as one pattern:
-    their trie, the longer words of a node tried before the one that ends there (the words that
-    match at one position are prefixes of one another, so depth first is longest first). A word
-    that starts with a Latin letter or digit does not start inside a Latin word, one that ends with
-    one does not end inside one. None without words."""
-    trie: dict[str, Any] = {}
-    for w in words:
-        if w:
-            node = trie
-            for ch in w:
-                node = node.setdefault(ch, {})
-            node[""] = w
-    if not trie:
-        return None
-
-    def branch(node: dict[str, Any], head: bool) -> str:
-        alts = []
-        for ch, sub in sorted((kv for kv in node.items() if kv[0]), key=lambda kv: kv[0]):
-            e = re.escape(ch)
-            if head and _latin(ch):
-                e += r"(?<![A-Za-z0-9]" + re.escape(ch) + ")"
-            alts.append(e + branch(sub, False))
-        if "" in node:
-            alts.append(r"(?![A-Za-z0-9])" if _latin(node[""][-1]) else "")
-        return alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
-
-    return re.compile(branch(trie, True))

@@ -23,6 +23,7 @@ from .. import lazyre
 from .normalize import Normalized
 from .numbers import en_number
 from .scripts import needed_scripts, scripts_of
+from .termtrie import longest_term_pattern
 from .temporal import TimeExpr
 from .zones import place_names, zone_of
 
@@ -150,44 +151,6 @@ def _phone_value(raw: str) -> str:
     return d
 
 
-def _compile_terms(terms: Iterable[str]) -> re.Pattern[str] | None:
-    """One pattern for ``terms`` that matches, at each position, the longest term there; a term that
-    starts or ends with a Latin letter or digit matches only as a whole word.
-
-    The pattern is the terms' trie (``n(?:ew(?: york(?: city(?![a-z0-9])|(?![a-z0-9]))|…)|…)``): at a
-    node the longer terms are tried before the one that ends there, so a position's match is the
-    one the alternation of the terms sorted longest first gives — the terms matching at one position
-    are prefixes of one another, and depth-first order is longest first — and a position is read one
-    character per node instead of trying every term that starts with its character (the place names
-    of :mod:`.zones`, 597 terms: seventeen times faster on a 30-character utterance, the same
-    matches). The word-start test comes after the term's first character (``q(?<![a-z0-9]q)uote``,
-    the same test as ``(?<![a-z0-9])quote``): every branch starts with a literal, so ``re`` skips to
-    the positions holding one of the terms' first characters.
-    """
-    trie: dict[str, Any] = {}
-    for t in {t for t in terms if t}:
-        node = trie
-        for ch in t:
-            node = node.setdefault(ch, {})
-        node[""] = t  # a term ends here
-    if not trie:
-        return None
-
-    def branch(node: dict[str, Any], head: bool) -> str:
-        alts = []
-        for ch, sub in sorted((kv for kv in node.items() if kv[0]), key=lambda kv: kv[0]):
-            e = re.escape(ch)
-            if head and ch.isascii() and ch.isalnum():
-                e += r"(?<![a-z0-9]" + re.escape(ch) + ")"
-            alts.append(e + branch(sub, False))
-        if "" in node:  # after every longer term
-            t = node[""]
-            alts.append(r"(?![a-z0-9])" if t[-1].isascii() and t[-1].isalnum() else "")
-        return alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
-
-    return re.compile(branch(trie, True))
-
-
 @dataclass(slots=True)
 class EntityExtractor:
     """Entity extraction configured once, then pure.
@@ -215,10 +178,10 @@ class EntityExtractor:
         from .normalize import normalize
 
         self._people_map = {normalize(k).text: v for k, v in self.people.items()}
-        self._people_rx = _compile_terms(self._people_map)
+        self._people_rx = longest_term_pattern(self._people_map)
         for typ, terms in self.gazetteers.items():
             m = {normalize(k).text: v for k, v in terms.items()}
-            rx = _compile_terms(m)
+            rx = longest_term_pattern(m)
             if rx is not None:
                 self._gaz.append((typ, rx, m))
         # the scripts every match needs, of the text the pattern runs over (a case-sensitive one
@@ -329,7 +292,7 @@ _ZH_NOT_PLACE = lazyre.compile(r"现在|目前|当地|那边|那里|这里|此�
 
 @functools.cache
 def _place_rx() -> re.Pattern[str] | None:
-    return _compile_terms(place_names())
+    return longest_term_pattern(place_names())
 
 
 def place_candidates(norm: Normalized) -> list[tuple[int, int, dict[str, Any], int]]:
