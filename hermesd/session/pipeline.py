@@ -375,20 +375,10 @@ class Pipeline:
                 self._keep_or_end(s, p, q, catalogue.say("distress", p.lang), "distress")
                 return
             if text and emergency.said(normalize(text).text):  # "设备着火了" / "the device is on fire": safety, a person
-                p.trace.update({"intent": None, "decision": "emergency"})
-                s.pending, s.slots = None, {}
-                c._move(s, Event.ROUTED, "fire reported")
-                c._hand_off(s, "fire reported", "emergency", trace_id)
-                p.texts.append(catalogue.say("emergency", p.lang))
-                p.path = "handoff"
+                self._hand_over(s, p, trace_id, "emergency", "fire reported", "emergency")
                 return
             if text and handoff.asked(text):  # "转人工" / "talk to a human": a person takes over, nothing runs
-                p.trace.update({"intent": None, "decision": "handoff_asked"})
-                s.pending, s.slots = None, {}
-                c._move(s, Event.ROUTED, "asked for a person")
-                c._hand_off(s, "asked for a person", "asked", trace_id)
-                p.texts.append(catalogue.say("handoff_asked", p.lang))
-                p.path = "handoff"
+                self._hand_over(s, p, trace_id, "handoff_asked", "asked for a person", "asked")
                 return
             if parsed is not None and parsed.degraded:
                 p.degrade("parse_budget")
@@ -1127,6 +1117,18 @@ class Pipeline:
             q = reasked(q)
         s.pending = q
         self._reopen(s, q, "asked again")
+
+    def _hand_over(self, s: Session, p: Part, trace_id: str, say: str, why: str, reason: str) -> None:
+        """Hand the session to a person before anything runs: nothing pending, the ``handoff`` event
+        (``reason``), and the catalogue sentence ``say`` (also the trace's decision); ``why`` is the
+        state machine's note and the handoff's text."""
+        c = self.c
+        p.trace.update({"intent": None, "decision": say})
+        s.pending, s.slots = None, {}
+        c._move(s, Event.ROUTED, why)
+        c._hand_off(s, why, reason, trace_id)
+        p.texts.append(catalogue.say(say, p.lang))
+        p.path = "handoff"
 
     def _name_placed(self, parsed: Any) -> Any:
         """``parsed`` with the name said in a person's place as a person mention, when the intent takes a
