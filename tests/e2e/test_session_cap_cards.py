@@ -17,16 +17,6 @@ def _turn(c, sid, text):
     return c.call("session.turn", {"session_id": sid, "text": text, "reference_time": AT})
 
 
-def _log_line(d, event: str, session: str, timeout_s: float = 30.0) -> str:
-    deadline = time.monotonic() + timeout_s
-    while True:
-        for line in d.log().splitlines():
-            if f"{event} " in line and f"session={session}" in line:
-                return line
-        assert time.monotonic() < deadline, f"no {event} line for {session}:\n{d.log()[-3000:]}"
-        time.sleep(0.05)
-
-
 def test_the_card_unanswered_longest_gives_way_after_the_grace(start_daemon):
     d = start_daemon({"session": {"max_sessions_per_user": 3, "cap_grace_s": 0.5}})  # confirming_s: 60 s
     docs = d.state_dir / "documents"
@@ -62,9 +52,9 @@ def test_the_card_unanswered_longest_gives_way_after_the_grace(start_daemon):
         # nothing committed is lost: the new session offers the dropped card's work, in words
         offer = opened["offer"]
         assert offer["intent"] == "doc.send" and offer["text"] == "上次“把报价单发给李经理”还没做完，要接着做吗？"
-        line = _log_line(d, "session.evicted", cards[0])
+        line = d.log_line("session.evicted", cards[0])
         assert "reason=per_user_cap" in line and "dropped=confirm" in line, line
-        assert "per-user cap" in _log_line(d, "session.close", cards[0])
+        assert "per-user cap" in d.log_line("session.close", cards[0])
         new = opened["session_id"]
         r = _turn(c, new, "好的")  # the offer taken: the same card again, nothing sent meanwhile
         assert r["state"] == "CONFIRMING" and not any(a.get("tool") == "send_document" for a in r["actions"])

@@ -74,17 +74,6 @@ def test_a_session_in_use_is_never_evicted(start_daemon):
         assert c.call("session.get", {"session_id": carded})["state"] == "CONFIRMING"
 
 
-def _log_line(d, event: str, session: str, timeout_s: float = 30.0) -> str:
-    """The daemon's ``event`` log line for ``session``, waited for (never a fixed sleep)."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        for line in d.log().splitlines():
-            if f"{event} " in line and f"session={session}" in line:
-                return line
-        assert time.monotonic() < deadline, f"no {event} line for {session}:\n{d.log()[-3000:]}"
-        time.sleep(0.05)
-
-
 def test_past_the_cap_the_least_recently_used_idle_session_ends(start_daemon):
     d = start_daemon({"session": {"cap_grace_s": 0.0}})  # the shipped cap of 8
     with d.client() as c:
@@ -97,9 +86,9 @@ def test_past_the_cap_the_least_recently_used_idle_session_ends(start_daemon):
             c.call("session.get", {"session_id": sids[1]})
         for sid in (sids[0], *sids[2:], ninth):
             c.call("session.get", {"session_id": sid})
-    line = _log_line(d, "session.evicted", sids[1])
+    line = d.log_line("session.evicted", sids[1])
     assert "reason=per_user_cap" in line and "limit=8" in line and re.search(r"idle_ms=\d+", line), line
-    assert "per-user cap" in _log_line(d, "session.close", sids[1])  # archived as an expired one is
+    assert "per-user cap" in d.log_line("session.close", sids[1])  # archived as an expired one is
 
 
 def test_refused_only_when_none_is_idle_with_the_reason(start_daemon):
