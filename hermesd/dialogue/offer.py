@@ -3,8 +3,8 @@
 A task parked in an earlier session (:class:`~.questions.Offer`) keeps the intent, the slots
 filled and what the user said (slot ``_utterance``). The offer quotes that utterance when it is
 in the language the offer is said in and short enough to read as one phrase; otherwise it names
-the intent by its pack description in that language with the values filled ("设置提醒（给妈妈打电话）",
-"send documents (报价单, 李娜)"), so an English session never reads a Chinese sentence in its
+the intent by its pack description in that language with the values filled, said back to the user
+("设置提醒（给妈妈打电话）", "set a reminder (take your pills)", "send documents (报价单, 李娜)"), so an English session never reads a Chinese sentence in its
 offer, only the names and values themselves.
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any, Mapping
 
-from .. import lazyre
+from .. import lazyre, pronouns
 from .catalogue import say
 
 __all__ = ["MAX_QUOTE_UNITS", "offer_language", "offer_text", "task_words"]
@@ -61,6 +61,8 @@ def task_words(intent: str, slots: Mapping[str, Any], lang: str, description: Ma
     # a value holding another is the phrase they were said in (a send's task "把报价单发给李经理" beside
     # 报价单): the others name it already
     values = [v for v in values if len(v) <= 40 and not any(o != v and o in v for o in values)][:_MAX_VALUES]
+    # the values named are the user's words said back (设置提醒（吃你的药）); a quoted utterance stays theirs
+    values = [pronouns.said_back(v) for v in values]
     if not values:
         return desc
     return f"{desc}（{'，'.join(values)}）" if lang == "zh" else f"{desc} ({', '.join(values)})"

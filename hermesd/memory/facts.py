@@ -44,7 +44,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from .. import lazyre
+from .. import lazyre, pronouns
 from .clauses import Clause, asked_clause, told_clause
 from .concepts import concepts, is_being, named
 
@@ -455,58 +455,5 @@ def dice(a: str, b: str) -> float:
     return 2 * len(x & y) / (len(x) + len(y))
 
 
-# -- said back: first person → second person ---------------------------------------------------
-_ZH_SWAP = {"我们": "你们", "咱们": "你们", "我": "你", "你们": "我们", "你": "我", "您": "我"}
-_ZH_PRONOUN = lazyre.compile(r"我们|咱们|你们|(?<!自)我|你|您")
-_EN_SWAP = {"i": "you", "me": "you", "my": "your", "mine": "yours", "myself": "yourself", "i'm": "you're",
-            "i've": "you've", "i'll": "you'll", "i'd": "you'd", "we": "you", "us": "you", "our": "your",
-            "ours": "yours", "ourselves": "yourselves", "we're": "you're", "we've": "you've", "we'll": "you'll",
-            "your": "my", "yours": "mine", "yourself": "myself", "you're": "I'm", "you've": "I've",
-            "you'll": "I'll", "you'd": "I'd"}
-_EN_WORD = lazyre.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?")
-#: after a first-person subject the verb agrees with "you" ("I am" → "you are", "I was" → "you were")
-_EN_AGREE = {"am": "are", "was": "were"}
-_EN_CLAUSE_START = {"", "and", "but", "or", "so", "that", "because", "when", "if", "then"}
-
-
-def second_person(text: str, lang: str) -> str:
-    """A user's own words said back to them: first and second person swapped, the rest unchanged.
-
-    Pronoun reflection as in ELIZA (Weizenbaum 1966): 我→你, 我们→你们, 你→我 (自我 stays);
-    English I/me/my/mine/myself/we/us/our → you/your…, "I am"/"I was" → "you are"/"you were", and
-    the user's "you" (the assistant) → "I" at the start of a clause, else "me". Names and values
-    keep their case ("my name is Bob" → "your name is Bob").
-
-    >>> second_person("i'm allergic to nuts", "en")
-    "you're allergic to nuts"
-    >>> second_person("我下周三去上海出差", "zh")
-    '你下周三去上海出差'
-    """
-    if lang == "zh":
-        return _ZH_PRONOUN.sub(lambda m: _ZH_SWAP[m.group(0)], text)
-    out: list[str] = []
-    pos = 0
-    prev = ""  # the previous word, lower case ("" at a clause start)
-    for m in _EN_WORD.finditer(text):
-        w = m.group(0)
-        low = w.lower()
-        gap = text[pos:m.start()]
-        if any(c in gap for c in ",;:.!?"):
-            prev = ""
-        if low in _EN_SWAP:
-            rep = _EN_SWAP[low]
-        elif low == "you":
-            rep = "I" if prev in _EN_CLAUSE_START else "me"
-        elif low in _EN_AGREE and prev in ("i", "we"):
-            rep = _EN_AGREE[low]
-        elif low in ("are", "were") and prev == "you":
-            rep = {"are": "am", "were": "was"}[low]
-        else:
-            rep = w
-        if rep != w and w[0].isupper() and rep != "I" and m.start() == 0:
-            rep = rep[0].upper() + rep[1:]
-        out.append(gap + rep)
-        pos = m.end()
-        prev = low
-    out.append(text[pos:])
-    return "".join(out)
+# -- said back: first person → second person: one function for every echo (:mod:`hermesd.pronouns`)
+second_person = pronouns.second_person

@@ -22,6 +22,7 @@ calendar_day    same                                   2026年6月14日 星期�
 zone_time       IANA zone id                           the reference instant there: 01:15
 zone_day        IANA zone id                           its date there, as ``calendar_day`` writes it
 capitalize      text                                   its first letter in upper case (a sentence's start)
+said            the user's words (a task, a topic)     said back to them: 吃我的药 → 吃你的药, my → your
 list(FIELD)     list of strings (or records' FIELD)    A、B和C / A, B and C
 lines(T, MAX)   list of records, item template T       one line each, at most MAX lines
 count(W, WS)    list (its length) or number            3 条 / 3 reminders
@@ -40,6 +41,8 @@ from datetime import date, datetime, timezone, tzinfo
 from typing import Any
 
 import orjson
+
+from .. import pronouns
 
 __all__ = ["FILTERS", "FilterSpec", "Style", "as_text"]
 
@@ -339,6 +342,13 @@ def _capitalize(v: Any, args: tuple[Any, ...], st: Style) -> str:
     return t[:1].upper() + t[1:]
 
 
+def _said(v: Any, args: tuple[Any, ...], st: Style) -> Any:
+    """``{{entities.task | said}}``: the user's words said back to them, first and second person swapped
+    (:func:`hermesd.pronouns.said_back`: "take my pills" → "take your pills", 吃我的药 → 吃你的药); a value
+    that is no text passes through."""
+    return pronouns.said_back(v) if isinstance(v, str) else v
+
+
 def _field(item: Any, path: str | None) -> Any:
     if path is None:
         return item
@@ -474,6 +484,7 @@ FILTERS: dict[str, FilterSpec] = {
     "zone_time": FilterSpec(_zone_time),
     "zone_day": FilterSpec(_zone_day),
     "capitalize": FilterSpec(_capitalize),
+    "said": FilterSpec(_said),
     "list": FilterSpec(_list, 0, 1),
     "lines": FilterSpec(_lines, 0, 2, template_arg=0, int_arg=1),
     "count": FilterSpec(_count, 0, 2),

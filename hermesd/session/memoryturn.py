@@ -44,14 +44,14 @@ from dataclasses import replace
 from datetime import date, datetime, timezone
 from typing import TYPE_CHECKING, Any
 
-from .. import lazyre
+from .. import lazyre, pronouns
 from ..dialogue import catalogue
 from ..dialogue.questions import Confirm
 from ..logging import redact
 from ..memory.concepts import answers, is_being, of_kin, render
 from ..memory.clauses import answers_clause
 from ..memory.facts import (ABOUT, ALL, CLAUSE, HISTORY, MAX_VALUE_CHARS, SEND_ACTION, SENT, MemoryRequest, concepts, dice,
-                           normal_subject, read_request, second_person, transient, with_name, without_discourse)
+                           normal_subject, read_request, transient, with_name, without_discourse)
 from ..memory.hiding import hide
 from ..nlu.normalize import normalize
 from ..nlu.temporal import parse_times
@@ -252,9 +252,9 @@ def where_clause(who: str) -> str:
 
 
 def said_back(value: str) -> str:
-    """A stored value or note in the user's words, said back to them (:func:`~..memory.facts.second_person`,
+    """A stored value or note in the user's words, said back to them (:func:`hermesd.pronouns.said_back`,
     Chinese and English pronouns both: a value may mix the languages)."""
-    return second_person(second_person(value, "zh"), "en")
+    return pronouns.said_back(value)
 
 
 _EN_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",

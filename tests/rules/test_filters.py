@@ -192,3 +192,39 @@ def test_filter_errors_at_parse_time(src, fragment):
 ])
 def test_person_filter(style, name, shown):
     assert Template.parse("{{slots.x | person}}").render({"slots": {"x": name}}, style) == shown
+
+
+# the user's words said back (hermesd.pronouns): a task or a reminder's text echoed in a reply
+@pytest.mark.parametrize(("words", "said"), [
+    ("take my pills", "take your pills"), ("call my mom and tell her I'm late", "call your mom and tell her you're late"),
+    ("ask you about my car", "ask me about your car"), ("water the plants", "water the plants"),
+    ("吃我的药", "吃你的药"), ("给我妈打电话", "给你妈打电话"), ("和我们组开会", "和你们组开会"), ("做自我介绍", "做自我介绍"),
+])
+def test_said_gives_the_users_words_back_in_the_second_person(words, said):
+    ctx = {"entities": {"task": words}, "steps": {"r": {"items": [{"text": words}]}}}
+    assert Template.parse("{{entities.task | said}}").render(ctx, EN) == said
+    assert Template.parse("{{steps.r.items | lines('{text | said}')}}").render(ctx, ZH) == said
+
+
+def test_said_passes_a_value_that_is_no_text_through():
+    assert Template.parse("{{steps.disk.tiny | said}}").render(CTX, EN) == 512
+
+
+def test_every_shipped_reply_says_the_task_back_to_the_user():
+    """A reply or a question that echoes the task or a reminder's text says it in the second person (``said``):
+    "I will remind you to take your pills", never "… to take my pills"; only a tool's params (what is stored)
+    and a sentence the user is told to say ("每个月15号提醒我…") keep the user's own words."""
+    import re
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[2]
+    bare = re.compile(r"\{\{\s*(?:entities\.(?:task|topic)|[\w.]*reminders\.0\.text)\s*\}\}|\{text\}")
+    found = []
+    for path in [*sorted((root / "config" / "rules").glob("*.yaml")), root / "tools" / "reminder" / "tool.yaml"]:
+        for no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            st = line.strip()
+            if st.startswith(("#", "text:", "about:")) or "params:" in line or "fields:" in line:
+                continue
+            for m in bare.finditer(line):
+                if not re.search(r"(?:提醒我|remind me to )$", line[:m.start()]):
+                    found.append(f"{path.name}:{no}: {m.group()}")
+    assert not found, found
