@@ -153,6 +153,8 @@ TEXTS: dict[str, dict[str, str]] = {
     "mem_no_history": {"zh": "你还没有操作记录，没有要删除的。", "en": "You have no history, so there is nothing to delete."},
     "mem_forgot": {"zh": "好的，已经忘掉了：{s}{rel}{v}。", "en": "Done, I have forgotten that {s}{rel}{v}."},
     "mem_forget_none": {"zh": "我本来就没有记着{s}。", "en": "I had nothing stored about {s}."},
+    # {v}: a told clause said back ("你喜欢喝咖啡" / "you like coffee"): nothing told of it was kept
+    "mem_forget_none_that": {"zh": "我本来就没有记着{v}。", "en": "I had not kept that {v}, so there is nothing to forget."},
     "mem_nothing": {"zh": "我没有记着关于你的任何事情。", "en": "I do not remember anything about you."},
     # references (hermesd.session.references): {noun} the type noun as said (订单, order), {when} the time phrase
     "ref_none": {"zh": "这个会话里还没有提到过{noun}。", "en": "No {noun} has come up in this conversation yet."},

@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from .. import lazyre
 from .concepts import BEINGS, concepts
 
-__all__ = ["Clause", "answers_clause", "asked_clause", "told_clause"]
+__all__ = ["PLACE_VERBS", "POSITIVE", "Clause", "answers_clause", "asked_clause", "contradicts", "opinion", "same_clause",
+           "same_topic", "told_clause"]
 
 #: verb concept → words (Chinese, then English, base forms; a negation is part of the word)
 _VERBS: dict[str, tuple[str, ...]] = {
@@ -333,3 +334,66 @@ def answers_clause(asked: Clause, told_text: str) -> bool:
         return told.verb == asked.verb and (not asked.kind or told.kind == asked.kind) and bool(told.obj) \
             and (not asked.obj or _overlap(asked.obj, told.obj))
     return _FAMILY.get(told.verb, told.verb) == _FAMILY.get(asked.verb, asked.verb) and _overlap(asked.obj, told.obj)
+
+
+# -- a told clause against the told ones: the same topic, a contradiction, an opinion ------------------
+#: the positive verb of a negative one: "I don't like coffee" contradicts "I like coffee", and withdraws it
+POSITIVE = {"dislike": "like", "not_eat": "eat", "not_drink": "drink"}
+#: the verbs of a durable fact about where one is or does (kept when told, asked back with where / 哪)
+PLACE_VERBS = frozenset({"live", "work", "study", "from"})
+#: a circumstance one lives with, not a thing one chooses: a time of the calendar or the day, the weather,
+#: traffic, work and its chores. Liked or hated ("I hate Mondays", 我讨厌下雨天, "I love my job") it is an
+#: opinion or a complaint, not a preference to act on (what to serve, what to play): never kept. Matched as the
+#: whole object (less a determiner), so "I like coffee in the morning" is a preference.
+_CIRCUMSTANCE = frozenset((
+    "周一 周二 周三 周四 周五 周六 周日 周天 星期一 星期二 星期三 星期四 星期五 星期六 星期日 星期天 礼拜一 礼拜天 周末 工作日 "
+    "早上 早晨 上午 中午 下午 晚上 夜里 夜晚 春天 夏天 秋天 冬天 下雨 下雨天 雨天 下雪 下雪天 刮风 天气 雾霾 阴天 热天 冷天 "
+    "堵车 塞车 上班 加班 开会 工作 我的工作 考试 作业 排队 通勤 早起 打扫卫生 做家务 家务 "
+    "monday mondays tuesday tuesdays wednesday wednesdays thursday thursdays friday fridays saturday saturdays "
+    "sunday sundays weekend weekends weekday weekdays morning mornings evening evenings night nights winter "
+    "summer spring autumn fall rain rainy days the rain snow wind weather heat cold the cold humidity traffic "
+    "work my job job my work meetings homework exams queues queueing commuting the commute chores housework "
+    "waking up early getting up early").split())
+_CIRCUMSTANCE_PHRASES = ("rainy days", "the rain", "the cold", "my job", "my work", "the commute", "waking up early",
+                         "getting up early", "the weather", "this weather")
+
+
+def _family(verb: str) -> str:
+    return POSITIVE.get(verb, verb)
+
+
+def opinion(c: Clause) -> bool:
+    """``c`` (a told like or dislike) is an opinion or a complaint, not a preference: its object is a
+    circumstance (:data:`_CIRCUMSTANCE`: "I hate Mondays", 我讨厌下雨天, "I love my job") or a person ("I hate
+    my boss", 我爱我老婆) — "I hate coriander", 我不喜欢吃香菜, "I love jazz" are preferences."""
+    if _family(c.verb) != "like" or c.kind:
+        return False
+    o = re.sub(r"^(?:the|this|these|a|an|all|my|our)\s+", "", c.obj.strip(" .!。！")) if c.obj.isascii() else c.obj.strip(" 。！")
+    if c.obj.strip() in _CIRCUMSTANCE_PHRASES or o in _CIRCUMSTANCE or o.removeprefix("我的") in _CIRCUMSTANCE \
+            or re.match(r"^(?:周|星期|礼拜)[1-7一二三四五六日天](?:早上|上午|下午|晚上)?$", o):  # 周一 normalised is 周1
+        return True
+    being = concepts(re.sub(r"^(?:my\s+|我的|我家的|我)", "", c.obj.strip()))
+    return being is not None and being <= BEINGS or o in ("me", "him", "her", "them", "people", "everyone", "everybody")
+
+
+def contradicts(new: Clause, old: Clause) -> bool:
+    """``new`` says the opposite of ``old`` about the same thing: one of them negated ("I don't like coffee" ~
+    "I like coffee", 我不吃猪肉 ~ 我吃猪肉), the same whose, an object of the one in the other."""
+    return new.whose == old.whose and new.verb != old.verb and _family(new.verb) == _family(old.verb) \
+        and (_overlap(new.obj, old.obj) or _overlap(old.obj, new.obj))
+
+
+def same_clause(a: Clause, b: Clause) -> bool:
+    """The same thing told: whose, verb and object ("forget that I like coffee" ← "I like coffee")."""
+    return a.whose == b.whose and a.verb == b.verb and (_overlap(a.obj, b.obj) or _overlap(b.obj, a.obj))
+
+
+def same_topic(new: Clause, old: Clause, named: str = "") -> bool:
+    """``old`` is what a correction ``new`` replaces: the same whose and verb family, and either the object the
+    correction names as the old one ("I like tea now, not coffee" → ``named`` "coffee") or, none named, the same
+    verb and kind ("不对，我喜欢喝红茶" replaces 我喜欢喝绿茶: both a drink liked)."""
+    if new.whose != old.whose or _family(new.verb) != _family(old.verb):
+        return False
+    if named:
+        return _overlap(named, old.obj)
+    return new.verb == old.verb and new.kind == old.kind

@@ -45,7 +45,7 @@ import re
 from dataclasses import dataclass, replace
 
 from .. import lazyre, pronouns
-from .clauses import Clause, asked_clause, told_clause
+from .clauses import PLACE_VERBS, POSITIVE, Clause, asked_clause, opinion, told_clause
 from .concepts import concepts, is_being, named
 
 __all__ = ["ABOUT", "ALL", "CLAUSE", "HISTORY", "SENT", "SEND_ACTION", "MemoryRequest", "MAX_VALUE_CHARS", "concepts", "dice", "normal_subject",
@@ -127,6 +127,8 @@ _ZH_ABOUT = (
     lazyre.compile(r"^我(?:都)?(?:跟|和|对|给)你(?:说|讲)过(?:关于)?我(?:的)?(?P<s>[^\s什么哪些啥叫是在]{0,8}?)" + _ZH_ABOUT_END),
 )
 _ZH_FORGET = lazyre.compile(r"^(?:请|麻烦)?(?:帮我)?(?:忘掉|忘记|忘了|删掉|删除|清除|清空|抹掉|抹去)(?:关于)?(?:我的|我家的)?(?P<s>.+?)(?:吧|的事|这件事|的记忆)?[。!！]*$")
+#: 别记着我喜欢咖啡了, 不用再记着…, 不要记住…: keeping it is stopped — a forget of what follows
+_ZH_STOP_KEEPING = lazyre.compile(r"^(?:你)?(?:别|不要|不用|不必|甭)(?:再)?(?:记着|记住|记得|记)(?:了)?[,，:：\s]*(?P<s>我.+?)(?:了|啦|吧)*[。!！]*$")
 #: "what is the gate code": no owner — marked stated, answered only from a stored fact
 _EN_RECALL_THE = lazyre.compile(r"^(?:what(?:'s| is| was)|tell me|when(?:'s| is| was))\s+the\s+(?P<s>.+?)\??$")
 #: a statement of a fact, no memory verb: "我女儿的生日是5月3号", "我的车位号是B2-117", "王会计的生日是3月5号";
@@ -153,7 +155,7 @@ _FRAMING = lazyre.compile(r"(?:意思|问题|想法|看法|建议|要求|需求|
 #: a value that asks instead of telling (是不是, 是什么, "is what") is no statement
 _ASKS = lazyre.compile(r"什么|多少|哪|几|谁|吗|么|不是|是否|怎么|\bwhat\b|\bwhen\b|\bwhere\b|\bwho\b|\bwhich\b|\bhow\b|\?|？")
 _EN_QUESTION_START = lazyre.compile(r"^(?:is|are|was|were|do|does|did|can|could|will|would|should|what|when|where|who|which|how|why)\b")
-_EN_FORGET = lazyre.compile(r"^(?:please\s+)?(?:forget|erase|delete|clear|wipe)\s+(?:about\s+)?(?:my\s+|the\s+)?(?P<s>.+?)[.!]*$")
+_EN_FORGET = lazyre.compile(r"^(?:please\s+)?(?:forget|erase|delete|clear|wipe|stop\s+remembering|don't\s+remember)\s+(?:about\s+)?(?:my\s+|the\s+)?(?P<s>.+?)[.!]*$")
 _ALL_WORDS = {"所有", "全部", "一切", "所有记忆", "全部记忆", "所有的记忆", "所有东西", "所有事", "所有的事", "你记得的一切",
               "everything", "all", "all memories", "all my memories", "everything you know", "everything about me"}
 _TRIM = " ,，。.!！?？:：;；"
@@ -182,7 +184,12 @@ class MemoryRequest:
     :param truncated: the value was longer than :data:`MAX_VALUE_CHARS` and was cut.
     :param stated: said without a memory verb — a bare statement ("我女儿的生日是5月3号") or a recall
         of "the X" — so the caller decides whether it is memory's or a pack request's.
-    :param clause: for a recall of relation :data:`CLAUSE`, the clause asked (:func:`.clauses.asked_clause`).
+    :param clause: for a recall of relation :data:`CLAUSE`, the clause asked (:func:`.clauses.asked_clause`); for
+        a note told or a forget of one, the clause told (:func:`.clauses.told_clause`: "I like coffee").
+    :param change: ``correct`` — a told clause that replaces one of its topic ("不对，我喜欢喝红茶", "I like tea
+        better now, not coffee"); ``retract`` — a forget said as a change ("I don't live in Leeds anymore", 我不住在杭州了:
+        the told clause goes, unasked); ``""`` else.
+    :param old: the old object a correction names ("coffee" of "…, not coffee"), or ``""``.
     """
 
     intent: str
@@ -193,6 +200,8 @@ class MemoryRequest:
     truncated: bool = False
     stated: bool = False
     clause: Clause | None = None
+    change: str = ""
+    old: str = ""
 
 
 def normal_subject(subject: str) -> str:
@@ -215,8 +224,98 @@ def without_discourse(text: str) -> str:
 
 #: the old value a correction names after the new one: "Anne, not Anna", "安娜，不是安妮", "安娜而不是安妮" —
 #: the value is what comes before it (the stored one it replaces is the fact's, not the sentence's)
-_NOT_OLD = lazyre.compile(r"(?:\s*[,，;；]\s*|\s+)(?:and\s+)?(?:not|rather\s+than|instead\s+of)\s+[^,，]+$"
-                          r"|\s*[,，;；]?\s*(?:而|并)?(?:不是|不叫)[^,，。]+$")
+#: (a "not" after a verb or an auxiliary — "I do not eat pork", 我不是素食者 — negates the clause: it names no old value)
+_NOT_OLD = lazyre.compile(r"\s*[,，;；]\s*(?:and\s+|but\s+)?(?:not|rather\s+than|instead\s+of)\s+(?P<o>[^,，]+)$"
+                          r"|\s+(?:and\s+not|rather\s+than|instead\s+of)\s+(?P<o2>[^,，]+)$"
+                          r"|(?:\s*[,，;；]\s*(?:而|并)?|而|并)(?:不是|不叫)(?P<o3>[^,，。]+)$")
+
+def _old_named(value: str) -> str:
+    """The old value a correction names after the new one ("I like tea, not coffee" → "coffee"), or ``""``."""
+    m = _NOT_OLD.search(value.strip(_TRIM))
+    return next((g.strip(_TRIM) for g in (m.groups() if m else ()) if g), "")
+
+
+#: a told clause corrected: a word that says the last thing told was wrong (不对，… / 错了，… / "no, …", "I meant …"),
+#: then the clause right; what it replaces is the told clause of its topic (:func:`.clauses.same_topic`)
+_ZH_CORRECTING = lazyre.compile(r"^(?:不对|不是的|不是|错了|说错了|我说错了|搞错了|更正一下|更正|纠正一下)(?:吧|啊|呀)?[,，:：\s]+")
+_EN_CORRECTING = lazyre.compile(r"^(?:no|nope|not quite|wrong|correction|sorry,?\s+i\s+meant?|i\s+meant?|no\s+wait)[,:;\s]+")
+#: words of change after a liked thing ("I like tea better now", "I prefer tea these days"): the preference told
+#: before, of the same topic, is replaced (a comparative says it is preferred to what was)
+_EN_CHANGE_TAIL = lazyre.compile(r"(?:\s+(?:much\s+|a\s+lot\s+)?(?:better|more)|\s+instead|\s+now|\s+these\s+days|\s+nowadays)+$")
+#: 现在 / 如今 before the verb, 更 (more), a final 了 of a new state: 我现在更喜欢喝红茶了 — a change of what is liked
+_ZH_CHANGE = lazyre.compile(r"^(?P<who>我(?:的|家的)?[^\s现如更]{0,4}?)(?P<now>现在|如今|最近)?(?P<more>更)?(?P<rest>[^？?吗呢]+?)(?P<le>了|啦)?[。!！]*$")
+#: a told clause withdrawn: negated with a word of change — zh 不再 / 再也不, or 不…了 (no longer: the 了 of a
+#: changed state, Li & Thompson 1981 §6), 现在 / 已经 不…; en "not … anymore / any longer", "no longer"
+_ZH_NO_LONGER = lazyre.compile(r"^(?P<who>我(?:的|家的)?[^\s不再已现如早]{0,5}?)(?P<adv>(?:现在|已经|早就|如今|目前|也|都)*)"
+                               r"(?P<neg>再也不|不再|不)(?P<rest>[^？?吗呢不]+?)(?P<le>了|啦)?[。!！]*$")
+_EN_NO_LONGER = lazyre.compile(r"^(?P<who>i|my\s+[a-z]+(?:\s+[a-z]+)?)\s+(?:no\s+longer\s+(?P<v1>.+?)|"
+                               r"(?P<aux>don't|do\s+not|doesn't|does\s+not|am\s+not|is\s+not|isn't)\s+(?P<v2>.+?)\s+"
+                               r"(?:any\s?more|any\s+longer))[.!]*$")
+
+
+def _no_longer(t: str, zh: bool) -> tuple[str, str] | None:
+    """(the clause negated, the clause it withdraws) of a told clause said as no longer true: 我现在不喜欢喝绿茶了 →
+    (我不喜欢喝绿茶, 我喜欢喝绿茶), "i don't like coffee anymore" → ("i don't like coffee", "i like coffee"), "i no
+    longer live in leeds" → ("i don't live in leeds", "i live in leeds"); None for any other text (我不吃香菜: a
+    dislike, no change)."""
+    if zh:
+        m = _ZH_NO_LONGER.match(t)
+        if m is None or not (m.group("neg") != "不" or m.group("le") or re.search(r"现在|已经|早就|如今", m.group("adv"))):
+            return None
+        return m.group("who") + "不" + m.group("rest"), m.group("who") + m.group("rest")
+    m = _EN_NO_LONGER.match(re.sub(r"^i'm\s+", "i am ", t))
+    if m is None:
+        return None
+    who = m.group("who")
+    if m.group("v1"):
+        return f"{who} {'do' if who == 'i' else 'does'}n't {m.group('v1')}", f"{who} {m.group('v1')}"
+    aux = m.group("aux")
+    be = re.match(r"^(am|is)", aux)
+    return f"{who} {aux} {m.group('v2')}", f"{who} {be.group(1) + ' ' if be else ''}{m.group('v2')}"
+
+
+#: an age told: 我儿子今年八岁(了), 我今年35岁, "my son is eight (years old)", "I'm 35" — a fact of the being's age
+#: (:data:`~.concepts` ``age``), asked back with 几岁 / 多大 / "how old"
+_NUM_EN = (r"(?:\d{1,3}|(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[\s-](?:one|two|three|four|five|six|seven|"
+           r"eight|nine))?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
+           r"sixteen|seventeen|eighteen|nineteen|a\s+hundred)")
+_ZH_AGE = lazyre.compile(r"^我(?:的|家的)?(?P<b>[^\s的今现已\d]{0,4}?)(?:的)?(?:今年|现在|已经)*(?P<v>\d{1,3}(?:周)?岁(?:半)?)(?:了|啦)?[。!！]*$")
+_EN_AGE = lazyre.compile(r"^(?:my\s+(?P<b>[a-z]+(?:\s+[a-z]+)?)\s+(?:is|'s|turned|has\s+turned|just\s+turned)|i\s+am|i'm|i\s+turned)\s+(?:now\s+)?"
+                         r"(?P<v>" + _NUM_EN + r"(?:\s+years?\s+old|\s+years?\s+of\s+age|\s+and\s+a\s+half)?)(?:\s+now)?[.!]*$")
+_ZH_AGE_Q = lazyre.compile(r"^(?:你还?记得)?我(?:的|家的)?(?P<b>[^\s的今现]{0,4}?)(?:的)?(?:今年|现在)?(?:几岁|多大|多少岁|多大年纪|年龄多大|岁数多大)"
+                           r"(?:了|啦)?(?:来着)?[?？吗呢。]*$")
+_EN_AGE_Q = lazyre.compile(r"^(?:do\s+you\s+(?:remember|know)\s+)?how\s+old\s+(?:(?:is|'s)\s+my\s+(?P<b>[a-z]+(?:\s+[a-z]+)?)|am\s+i|i\s+am|my\s+(?P<b2>[a-z]+(?:\s+[a-z]+)?)\s+is)"
+                           r"(?:\s+now)?\s*\??$")
+
+
+def _age(t: str, zh: bool, *, asked: bool = False) -> tuple[str, str] | None:
+    """(the age subject — 我儿子的年龄 / "son's age" / 我的年龄 / "age" —, the age as said) of an age told (or,
+    ``asked``, asked: 我儿子几岁, "how old is my son": the value ``""``), None when ``t`` is none or the owner is no
+    being of the speaker's."""
+    m = (_ZH_AGE_Q if asked else _ZH_AGE).match(t) if zh else (_EN_AGE_Q if asked else _EN_AGE).match(t)
+    if m is None:
+        return None
+    being = (m.group("b") or (m.groupdict().get("b2") or "")).strip()
+    if being and not is_being(being):
+        return None
+    value = "" if asked else m.group("v")
+    if zh:
+        return (f"我{being}的年龄" if being else "我的年龄"), value
+    return (f"{being}'s age" if being else "age"), value
+
+
+def _note(text: str, lang: str, stated: bool) -> MemoryRequest:
+    """A note in the speaker's words, with its told clause; a correction when it names the old object ("…, not
+    coffee") or says a change after a liked thing ("I like tea better now": the change words are not kept)."""
+    old = _old_named(text)
+    value, cut = _cut(text)
+    change = "correct" if old else ""
+    if lang == "en" and (m := _EN_CHANGE_TAIL.search(value)) and m.start() > 0 \
+            and (c := told_clause(value[:m.start()])) is not None and (c.verb in ("like", "dislike") or c.verb in PLACE_VERBS):
+        value, change = value[:m.start()].strip(_TRIM), "correct"
+    return MemoryRequest("memory.remember", value[:40], value, "note", lang, cut, stated=stated, clause=told_clause(value),
+                         change=change, old=old)
+
 
 #: a passing state, not a fact about the person (DESIGN.md, MCP: what is kept is durable — names,
 #: preferences, relations, dates): a time of now (今天, 刚才, today, right now), a change of state (the
@@ -277,6 +376,8 @@ def _cut(value: str) -> tuple[str, bool]:
 
 def _remember_zh(body: str) -> MemoryRequest:
     body = body.strip(_TRIM)
+    if age := _age(body, True):  # 我儿子今年八岁: his age
+        return MemoryRequest("memory.remember", age[0], _cut(age[1])[0], "is", "zh")
     if m := re.match(r"^我(?:的名字)?叫(?P<v>.+)$", body):  # 我叫X: X is my name
         value, cut = _cut(m.group("v"))
         return MemoryRequest("memory.remember", "名字", value, "is", "zh", cut)
@@ -284,8 +385,7 @@ def _remember_zh(body: str) -> MemoryRequest:
     if m is not None and (c := told_clause(body)) is not None and c.whose == "me":
         m = None  # 我住在鼓楼区, 我在国贸上班: what the speaker does, kept in their words (a note), not "我住" at a place
     if m is None or m.start() == 0:
-        value, cut = _cut(body)
-        return MemoryRequest("memory.remember", value[:40], value, "note", "zh", cut)
+        return _note(body, "zh", False)
     subject = body[:m.start()]
     if m.group(1) == "叫":  # 我老婆叫小芳: what a being or a thing is called is its name (我老婆的名字是小芳)
         subject = named(subject.strip(_TRIM), "zh")
@@ -297,6 +397,8 @@ def _remember_zh(body: str) -> MemoryRequest:
 
 def _remember_en(body: str) -> MemoryRequest:
     body = body.strip(_TRIM)
+    if age := _age(body, False):  # "my son is eight": his age
+        return MemoryRequest("memory.remember", age[0], _cut(age[1])[0], "is", "en")
     if m := re.match(r"^(?:i'm called|i am called|call me|my name's)\s+(?P<v>.+)$", body):
         value, cut = _cut(m.group("v"))
         return MemoryRequest("memory.remember", "name", value, "is", "en", cut)
@@ -313,8 +415,7 @@ def _remember_en(body: str) -> MemoryRequest:
             if relation == "is" and (c := re.match(r"^(?:called|named)\s+(?P<v>.+)$", value)):
                 subject, value = named(subject, "en"), c.group("v")  # "my son is called Tom": his name
             return MemoryRequest("memory.remember", subject, value, relation, "en", cut)
-    value, cut = _cut(body)
-    return MemoryRequest("memory.remember", value[:40], value, "note", "en", cut)
+    return _note(body, "en", False)
 
 
 def read_request(text: str) -> MemoryRequest | None:
@@ -352,13 +453,20 @@ def _read(t: str) -> MemoryRequest | None:
     if not t:
         return None
     zh = re.search(r"[\u4e00-\u9fff]", t) is not None
+    if m := (_ZH_CORRECTING if zh else _EN_CORRECTING).match(t):
+        # 不对，我喜欢喝红茶 / "no, I like tea": a told clause corrected — memory's only when what follows is one
+        # (不对，是李工 corrects the last action, :mod:`hermesd.dialogue.lastaction`)
+        inner = _read(t[m.end():])
+        return replace(inner, change="correct") if inner is not None and inner.intent == "memory.remember" else None
     if zh:
         # "记下了，谢谢" / "记好了，再帮我找…" (no 请/帮我 before it) says the speaker noted what was
         # said — an acknowledgement, not a request to remember the rest
         if (m := _ZH_REMEMBER.match(t)) and not (m.group("done") and not m.group("ask")):
             return _remember_zh(m.group("body"))
-        if m := _ZH_FORGET.match(t):
+        if m := _ZH_FORGET.match(t) or _ZH_STOP_KEEPING.match(t):
             return _forget(m.group("s"), "zh")
+        if age := _age(t, True, asked=True):  # 我儿子几岁, 我多大了
+            return MemoryRequest("memory.recall", age[0], lang="zh")
         for pat in _ZH_RECALL:
             if (m := pat.match(t)) and (pat is not _ZH_RECALL[1] or len(m.group("s")) > 1 or is_being(m.group("s"))):
                 subject = "名字" if m.group("s") == "叫" else m.group("s").strip(_TRIM)
@@ -376,9 +484,8 @@ def _read(t: str) -> MemoryRequest | None:
         for pat in _ZH_ABOUT:
             if m := pat.match(t):
                 return MemoryRequest("memory.recall", (m.group("s") or "").strip(_TRIM), relation=ABOUT, lang="zh")
-        if _ZH_LIKES.match(t) and not transient(t):  # 我喜欢喝茶: a preference, kept in the speaker's words
-            value, cut = _cut(t)
-            return MemoryRequest("memory.remember", value[:40], value, "note", "zh", cut, stated=True)
+        if said := _told(t, True):
+            return said
         if (m := _ZH_CALLED.match(t)) and is_being(m.group("s")) and not _ASKS.search(_cut(m.group("v"))[0]):
             # 我老婆叫王芳 / 其实我老婆叫安娜，不是安妮: a being is called its name (a correction names the old one after)
             value, cut = _cut(m.group("v"))
@@ -394,6 +501,8 @@ def _read(t: str) -> MemoryRequest | None:
         return _remember_en(m.group("body"))
     if m := _EN_FORGET.match(t):
         return _forget(m.group("s"), "en")
+    if age := _age(t, False, asked=True):  # "how old is my son"
+        return MemoryRequest("memory.recall", age[0], lang="en")
     for pat in _EN_ABOUT:
         if m := pat.match(t):
             return MemoryRequest("memory.recall", (m.group("s") or "").strip(_TRIM), relation=ABOUT, lang="en")
@@ -413,9 +522,8 @@ def _read(t: str) -> MemoryRequest | None:
         if c := re.match(r"^name\s+of\s+(?:my\s+)?(?P<s>.+)$", subject):  # "the name of my wife": her name
             return MemoryRequest("memory.recall", named(c.group("s"), "en"), lang="en")
         return MemoryRequest("memory.recall", subject, lang="en", stated=True)
-    if _EN_LIKES.match(t) and not transient(t):  # "I like green tea": a preference, kept in the speaker's words
-        value, cut = _cut(t)
-        return MemoryRequest("memory.remember", value[:40], value, "note", "en", cut, stated=True)
+    if said := _told(t, False):
+        return said
     if not _EN_QUESTION_START.match(t) and (m := _EN_STATED.match(t) or _EN_CHANGE.match(t)) \
             and not _ASKS.search(_cut(m.group("v"))[0]) and not _FRAMING.search(m.group("s")) and not transient(t):
         value, cut = _cut(m.group("v"))
@@ -428,8 +536,52 @@ def _read(t: str) -> MemoryRequest | None:
     return None
 
 
+def _told(t: str, zh: bool) -> MemoryRequest | None:
+    """What the speaker tells of themselves (or of one of theirs) without a memory verb, kept as a fact:
+
+    - an age (我儿子今年八岁, "my son is eight"): the being's age, a fact like any other;
+    - a told clause no longer true (我现在不喜欢喝绿茶了, "I don't like coffee anymore", "I no longer live in Leeds"):
+      a negative preference is kept as one (it replaces the positive, :func:`.clauses.contradicts`), any other is
+      withdrawn (a forget, ``change="retract"``);
+    - a preference (我喜欢喝茶, "I hate coriander", "I don't eat pork") — not an opinion of a circumstance or a
+      person ("I hate Mondays", 我讨厌下雨天, "I love my job": :func:`.clauses.opinion`) — or where one lives, works,
+      studies or is from (我住在杭州, "I live in Leeds", 我在国贸上班): a note in the speaker's words; said with a word
+      of change (我现在更喜欢喝红茶了, "I like tea better now, not coffee") it corrects the one of its topic.
+
+    A passing state (:func:`transient`: 今天好累) is none of these."""
+    lang = "zh" if zh else "en"
+    if age := _age(t, zh):
+        value, cut = _cut(age[1])
+        return MemoryRequest("memory.remember", age[0], value, "is", lang, cut)
+    if changed := _no_longer(t, zh):
+        neg, pos = told_clause(changed[0]), told_clause(changed[1])
+        if pos is not None and pos.verb not in POSITIVE:
+            if neg is not None and neg.verb in POSITIVE:
+                if opinion(neg):
+                    return None
+                return replace(_note(changed[0], lang, True), change="correct")
+            return MemoryRequest("memory.forget", changed[1], lang=lang, stated=True, clause=pos, change="retract")
+    if zh and (m := _ZH_CHANGE.match(t)) and (m.group("now") or m.group("more")):
+        plain = m.group("who") + m.group("rest")
+        c = told_clause(plain)
+        if c is not None and (c.verb in ("like", "dislike") or c.verb in PLACE_VERBS) and not opinion(c) \
+                and not _ASKS.search(plain):
+            return replace(_note(plain, lang, True), change="correct")
+    if transient(t):
+        return None
+    likes = (_ZH_LIKES if zh else _EN_LIKES).match(t)
+    c = told_clause(_cut(t)[0])
+    if c is not None and c.verb in ("like", "dislike") and opinion(c):
+        return None  # "I hate Mondays": an opinion, not a preference
+    if likes or (c is not None and c.verb in PLACE_VERBS and c.obj.strip() and not _ASKS.search(t)):
+        return _note(t, lang, True)
+    return None
+
+
 def _forget(subject: str, lang: str) -> MemoryRequest | None:
     s = subject.strip(_TRIM)
+    if lang == "en":
+        s = re.sub(r"^(?:that|how|about\s+how)\s+", "", s)  # "forget that I like coffee": the clause
     if not s:
         return None
     if s in _ALL_WORDS or s.removesuffix(" of it") in _ALL_WORDS:
@@ -438,6 +590,8 @@ def _forget(subject: str, lang: str) -> MemoryRequest | None:
         return MemoryRequest("memory.forget", SENT, lang=lang)
     if (_ZH_HISTORY if lang == "zh" else _EN_HISTORY).match(s):
         return MemoryRequest("memory.forget", HISTORY, lang=lang)
+    if (c := told_clause(s)) is not None and c.obj.strip():  # 忘掉我喜欢喝咖啡, "forget that I like coffee"
+        return MemoryRequest("memory.forget", s, lang=lang, clause=c)
     return MemoryRequest("memory.forget", s, lang=lang)
 
 

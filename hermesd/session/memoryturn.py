@@ -49,7 +49,7 @@ from ..dialogue import catalogue
 from ..dialogue.questions import Confirm
 from ..logging import redact
 from ..memory.concepts import answers, is_being, of_kin, render
-from ..memory.clauses import answers_clause
+from ..memory.clauses import Clause, answers_clause, contradicts, same_clause, same_topic, told_clause
 from ..memory.facts import (ABOUT, ALL, CLAUSE, HISTORY, MAX_VALUE_CHARS, SEND_ACTION, SENT, MemoryRequest, concepts, dice,
                            normal_subject, read_request, transient, with_name, without_discourse)
 from ..memory.hiding import hide
@@ -246,6 +246,11 @@ def _said(lang: str, *subjects: str) -> str:
     return render(c, lang) if c else _owner(subjects[0], lang)
 
 
+def _inside(said: str) -> str:
+    """Words said back inside a sentence: "You like coffee" → "you like coffee" (a note opens with the user's "I")."""
+    return said[0].lower() + said[1:] if said.startswith(("You ", "Your ", "You're ")) else said
+
+
 def where_clause(who: str) -> str:
     """"where your car is" / "where your keys are": a plural noun (ends in s, not ss) takes "are"."""
     return f"where {who} {'are' if re.search(r'[^s]s$', who) else 'is'}"
@@ -354,7 +359,9 @@ class MemoryTurns:
             spec = next((x for x in self.c.nlu.engine.specs if x.name == parsed.intent), None)
             words = [k for k in (spec.keywords if spec is not None else ()) if k]
             return req if words and not self._pack_claims(parsed.intent, text) else None
-        if transient(text):
+        if req.intent == "memory.forget":  # "I don't live in Leeds anymore": a told clause withdrawn, memory's
+            return req if req.clause is not None else None
+        if transient(text) and not req.change:
             return None  # "my wifi is down at home", 我的网是坏的: a passing state, not a fact to keep
         own = without_discourse(text).startswith(("我", "my ", "our "))
         if req.relation == "note":  # a preference ("我喜欢喝茶", "I like green tea"): the speaker's own, kept
@@ -406,6 +413,8 @@ class MemoryTurns:
                 p.scrub.append(req.value)
         elif req.intent == "memory.recall":
             p.texts.append(await self._recall(s, req, p.lang))
+        elif req.change == "retract":  # "I don't live in Leeds anymore": said as a change, withdrawn unasked
+            p.texts.append(await self._retract(s, req, p.lang))
         else:
             await self._forget_ask(s, p, req, text)
             return
@@ -428,12 +437,18 @@ class MemoryTurns:
             if req.relation == "note":  # a note said again: its words, not subject + relation + words
                 return catalogue.say("mem_same", lang, s="", rel="", v=said_back(value))
             return catalogue.say("mem_same", lang, s=who, rel=rel, v=said_back(value))
+        replaced = await self._replaced(s, req, anchor) if req.relation == "note" and not old_data else []
         detail = f"remember revision={revision}" + (f" replaced={redact(old_data.get('value'))!s}" if old_data else "")
         s.staged.append({"anchor": anchor, "data": data, "detail": detail})
+        for r in replaced:  # 不对，我喜欢喝红茶: the told clause it corrects or contradicts goes
+            await self.c.memory.forget(r["anchor"], s.uid)
         if self._value_hidden(s):
             said = catalogue.say("mem_stored_hidden", lang, s=who if req.relation != "note" else "")
         elif secret:
             said = catalogue.say("mem_secret", lang, s=who)
+        elif req.relation == "note" and replaced:
+            said = catalogue.say("mem_updated", lang, s="", rel="", v=_inside(said_back(value)),
+                                 old=_inside(said_back(str(replaced[0]["data"].get("value", "")))))
         elif req.relation == "note":
             said = catalogue.say("mem_note", lang, v=said_back(value))
         elif old_data:
@@ -444,6 +459,44 @@ class MemoryTurns:
         if req.truncated:
             said = catalogue.say("mem_truncated", lang, n=MAX_VALUE_CHARS) + said
         return said
+
+    async def _notes_of(self, s: Session, keep: Any) -> list[dict[str, Any]]:
+        """The caller's notes whose told clause ``keep(clause)`` holds, those told in this session first (不对，… corrects
+        what was just said), then newest first; secrets never."""
+        out = []
+        for r in await self.facts(s.uid):
+            d = r["data"]
+            if not r["anchor"].startswith("note:") or d.get("secret"):
+                continue
+            c = told_clause(str(d.get("value", "")))
+            if c is not None and keep(c):
+                out.append(r)
+        return sorted(out, key=lambda r: (r["data"].get("session") != s.session_id, -int(r["data"].get("said_ms", 0) or 0)))
+
+    async def _replaced(self, s: Session, req: MemoryRequest, anchor: str) -> list[dict[str, Any]]:
+        """The told notes a new note replaces: those it contradicts ("I don't like coffee" ← "I like coffee", 我不吃猪肉
+        ← 我吃猪肉), and, for a correction (不对，… / "…, not coffee" / "I like tea better now"), the newest of its topic
+        (:func:`~hermesd.memory.clauses.same_topic`)."""
+        new = req.clause
+        if new is None:
+            return []
+        out = [r for r in await self._notes_of(s, lambda c: contradicts(new, c)) if r["anchor"] != anchor]
+        if req.change == "correct" and not out:
+            topic = [r for r in await self._notes_of(s, lambda c: same_topic(new, c, req.old)) if r["anchor"] != anchor]
+            out = topic[:1] if not req.old else topic
+        return out
+
+    async def _retract(self, s: Session, req: MemoryRequest, lang: str) -> str:
+        """A told clause said to be no longer true ("I don't live in Leeds anymore", 我不住在杭州了): the notes that tell
+        it are erased (durable when it returns) and said back; nothing told of it is said as such."""
+        asked: Clause = req.clause  # type: ignore[assignment]
+        gone = await self._notes_of(s, lambda c: same_clause(asked, c))
+        if not gone:
+            return catalogue.say("mem_forget_none_that", lang, v=_inside(said_back(req.subject)))
+        for r in gone:
+            await self.c.memory.forget(r["anchor"], s.uid)
+            self.c.on_event(s.uid, "memory.updated", {"kind": "forget", "anchor": r["anchor"], "version": self.c.memory.version})
+        return catalogue.say("mem_forgot", lang, s="", rel="", v=_inside(said_back(str(gone[0]["data"].get("value", "")))))
 
     def _value_hidden(self, s: Session) -> bool:
         """A fact's value is a field the session's role may not see (``memory.hidden_fields``)."""
@@ -622,13 +675,19 @@ class MemoryTurns:
             entities: dict[str, Any] = {"anchor": req.subject, "counts": counts, "action": action,
                                         "upto": [got["max_summary"], got["max_event"]]}
         else:
-            best = await self._best(s, req.subject)
+            asked = req.clause
+            told = await self._notes_of(s, lambda c: same_clause(asked, c)) if asked is not None else []
+            best = told[0] if told else await self._best(s, req.subject) if asked is None else None
+            if best is None and asked is not None:  # "forget that I like coffee", nothing told of it
+                p.texts.append(catalogue.say("mem_forget_none_that", lang, v=_inside(said_back(req.subject))))
+                c._move(s, Event.DONE, "nothing to forget")
+                return
             if best is None:
                 p.texts.append(catalogue.say("mem_forget_none", lang, s=_said(lang, req.subject)))
                 c._move(s, Event.DONE, "nothing to forget")
                 return
             d = best["data"]
-            shown = "***" if d.get("secret") else said_back(d.get("value", ""))
+            shown = "***" if d.get("secret") else _inside(said_back(d.get("value", "")))
             who = _said(lang, str(d.get("subject", "")), req.subject) if d.get("relation") != "note" else ""
             prompt = catalogue.say("mem_forget_q", lang, s=who, rel=_rel(d.get("relation", "is"), lang) if who else "",
                                    v=shown)
