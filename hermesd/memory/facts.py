@@ -280,11 +280,11 @@ _NUM_EN = (r"(?:\d{1,3}|(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety
            r"eight|nine))?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
            r"sixteen|seventeen|eighteen|nineteen|a\s+hundred)")
 _ZH_AGE = lazyre.compile(r"^我(?:的|家的)?(?P<b>[^\s的今现已\d]{0,4}?)(?:的)?(?:今年|现在|已经)*(?P<v>\d{1,3}(?:周)?岁(?:半)?)(?:了|啦)?[。!！]*$")
-_EN_AGE = lazyre.compile(r"^(?:my\s+(?P<b>[a-z]+(?:\s+[a-z]+)?)\s+(?:is|'s|turned|has\s+turned|just\s+turned)|i\s+am|i'm|i\s+turned)\s+(?:now\s+)?"
+_EN_AGE = lazyre.compile(r"^(?:my\s+(?P<b>[a-z]+(?:\s+[a-z]+)??)\s+(?:is|'s|turned|has\s+turned|just\s+turned)|i\s+am|i'm|i\s+turned)\s+(?:now\s+)?"
                          r"(?P<v>" + _NUM_EN + r"(?:\s+years?\s+old|\s+years?\s+of\s+age|\s+and\s+a\s+half)?)(?:\s+now)?[.!]*$")
 _ZH_AGE_Q = lazyre.compile(r"^(?:你还?记得)?我(?:的|家的)?(?P<b>[^\s的今现]{0,4}?)(?:的)?(?:今年|现在)?(?:几岁|多大|多少岁|多大年纪|年龄多大|岁数多大)"
                            r"(?:了|啦)?(?:来着)?[?？吗呢。]*$")
-_EN_AGE_Q = lazyre.compile(r"^(?:do\s+you\s+(?:remember|know)\s+)?how\s+old\s+(?:(?:is|'s)\s+my\s+(?P<b>[a-z]+(?:\s+[a-z]+)?)|am\s+i|i\s+am|my\s+(?P<b2>[a-z]+(?:\s+[a-z]+)?)\s+is)"
+_EN_AGE_Q = lazyre.compile(r"^(?:do\s+you\s+(?:remember|know)\s+)?how\s+old\s+(?:(?:is|'s)\s+my\s+(?P<b>[a-z]+(?:\s+[a-z]+)??)|am\s+i|i\s+am|my\s+(?P<b2>[a-z]+(?:\s+[a-z]+)??)\s+is)"
                            r"(?:\s+now)?\s*\??$")
 
 

@@ -34,6 +34,12 @@ CASES = [
      {"zh": "重启服务（管理员）", "en": "restart a service (admin)"}, "restart a service (nginx)"),
     ("device.service_restart", {"service": "nginx", "_utterance": "restart nginx"}, "zh",
      {"zh": "重启服务（管理员）", "en": "restart a service (admin)"}, "重启服务（nginx）"),
+    # the values named are the user's words said back (hermesd.pronouns); a quoted utterance stays theirs
+    ("reminder.set", {"task": "吃我的药", "_utterance": "提醒我吃我的药"}, "en", REMIND, "set reminders (吃你的药)"),
+    ("reminder.set", {"task": "take my pills", "_utterance": "remind me to take my pills"}, "zh", REMIND,
+     "设置提醒（take your pills）"),
+    ("reminder.set", {"task": "take my pills", "_utterance": "remind me to take my pills"}, "en", REMIND,
+     "remind me to take my pills"),
 ]
 
 

@@ -125,3 +125,11 @@ def test_task_text_of_a_parse(nlu):
 def test_an_impossible_clock_is_a_time_phrase_not_task_words(nlu, text, task):
     """No time is read from "25点", but it is still not what is to be done."""
     assert task_text(nlu.parse(text)) == task
+
+
+@pytest.mark.parametrize("text, task", [("remind me to take my pills tomorrow", "take my pills"),
+                                        ("明天提醒我吃我的药", "吃我的药")])
+def test_the_task_stays_in_the_users_words(text, task):
+    """What is stored (the reminder's text) is the user's own; a reply says it back (the ``said`` filter)."""
+    spans = [x.span for x in parse_times(text, REF, SH)]
+    assert strip_request(text, spans) == task
