@@ -352,7 +352,7 @@ _CIRCUMSTANCE = frozenset((
     "monday mondays tuesday tuesdays wednesday wednesdays thursday thursdays friday fridays saturday saturdays "
     "sunday sundays weekend weekends weekday weekdays morning mornings evening evenings night nights winter "
     "summer spring autumn fall rain rainy days the rain snow wind weather heat cold the cold humidity traffic "
-    "work my job job my work meetings homework exams queues queueing commuting the commute chores housework "
+    "work my job job my work meetings homework exams queues queueing waiting commuting the commute chores housework "
     "waking up early getting up early").split())
 _CIRCUMSTANCE_PHRASES = ("rainy days", "the rain", "the cold", "my job", "my work", "the commute", "waking up early",
                          "getting up early", "the weather", "this weather")
@@ -373,7 +373,7 @@ def opinion(c: Clause) -> bool:
             or re.match(r"^(?:周|星期|礼拜)[1-7一二三四五六日天](?:早上|上午|下午|晚上)?$", o):  # 周一 normalised is 周1
         return True
     being = concepts(re.sub(r"^(?:my\s+|我的|我家的|我)", "", c.obj.strip()))
-    return being is not None and being <= BEINGS or o in ("me", "him", "her", "them", "people", "everyone", "everybody")
+    return being is not None and being <= BEINGS or o in ("me", "you", "him", "her", "them", "us", "people", "everyone", "everybody", "我", "你", "他", "她", "他们", "别人")
 
 
 def contradicts(new: Clause, old: Clause) -> bool:

@@ -298,7 +298,8 @@ def _age(t: str, zh: bool, *, asked: bool = False) -> tuple[str, str] | None:
     being = (m.group("b") or (m.groupdict().get("b2") or "")).strip()
     if being and not is_being(being):
         return None
-    value = "" if asked else m.group("v")
+    # "6 years old": the age is the number (said back "your daughter's age is 6")
+    value = "" if asked else re.sub(r"\s+years?\s+(?:old|of\s+age)$", "", m.group("v"))
     if zh:
         return (f"我{being}的年龄" if being else "我的年龄"), value
     return (f"{being}'s age" if being else "age"), value
@@ -573,7 +574,9 @@ def _told(t: str, zh: bool) -> MemoryRequest | None:
     c = told_clause(_cut(t)[0])
     if c is not None and c.verb in ("like", "dislike") and opinion(c):
         return None  # "I hate Mondays": an opinion, not a preference
-    if likes or (c is not None and c.verb in PLACE_VERBS and c.obj.strip() and not _ASKS.search(t)):
+    # a preference of the speaker's, or of a being of theirs ("my wife loves roses", 我老婆不吃辣); where one lives or works
+    of_theirs = c is not None and c.whose != "me" and (c.verb in ("like", "dislike", "not_eat", "not_drink", "allergic"))
+    if likes or ((of_theirs or c is not None and c.verb in PLACE_VERBS) and c.obj.strip() and not _ASKS.search(t)):
         return _note(t, lang, True)
     return None
 

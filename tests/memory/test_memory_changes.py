@@ -92,7 +92,7 @@ def test_forget_a_told_clause(text, clause):
 @pytest.mark.parametrize("text, subject, value", [
     ("我儿子今年八岁", "我儿子的年龄", "8岁"), ("我儿子八岁了", "我儿子的年龄", "8岁"), ("我女儿3岁半", "我女儿的年龄", "3岁半"),
     ("我今年35岁", "我的年龄", "35岁"), ("记住我儿子今年八岁", "我儿子的年龄", "8岁"),
-    ("my son is eight", "son's age", "eight"), ("my daughter is 3 years old", "daughter's age", "3 years old"),
+    ("my son is eight", "son's age", "eight"), ("my daughter is 3 years old", "daughter's age", "3"),
     ("my son just turned twenty-one", "son's age", "twenty-one"), ("I'm 35", "age", "35"),
     ("remember my son is eight", "son's age", "eight"),
 ])
@@ -124,9 +124,10 @@ def test_no_age_or_place_where_none_is_told(text):
 
 
 OPINIONS = ["I hate Mondays", "I hate rainy days", "I love my job", "I hate my boss", "I can't stand traffic",
-            "I don't like winter", "我讨厌周一", "我讨厌下雨天", "我不喜欢冬天", "我爱我老婆", "我讨厌堵车"]
+            "I don't like winter", "我讨厌周一", "我讨厌下雨天", "我不喜欢冬天", "我爱我老婆", "我讨厌堵车", "I hate waiting",
+            "my boss hates me", "my wife hates Mondays"]
 PREFERENCES = ["I hate coriander", "I hate onions", "I love jazz", "I don't like spicy food", "I like coffee in the morning",
-               "我讨厌香菜", "我不喜欢吃辣", "我喜欢喝茶", "我讨厌吃香菜"]
+               "我讨厌香菜", "我不喜欢吃辣", "我喜欢喝茶", "我讨厌吃香菜", "my wife loves roses", "我老婆不吃辣", "我女儿喜欢画画"]
 
 
 @pytest.mark.parametrize("text", OPINIONS)
