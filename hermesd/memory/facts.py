@@ -27,7 +27,10 @@ pack templates. The text is read after :func:`hermesd.nlu.normalize.normalize`
 - a clause told (a preference, a habit, where one lives or works), asked back (relation :data:`CLAUSE`):
   我喜欢喝什么, 我住在哪, 我喜欢喝茶吗, "what do I like to drink", "where do I work", "do I like tea"
   (:mod:`.clauses`); a question about the world (我该怎么办, "what do I do now") is none.
-- ``memory.forget``: 忘掉/忘记/删掉/清空 X, "forget (about) X"; 所有/全部/一切 and
+- a told clause said without a memory verb (:func:`_told`): a preference, an age, where one lives or works — and
+  its change: a correction (不对，… / "…, not coffee"), a preference no longer held (我现在不喜欢…了), a place no
+  longer true (a forget, ``change="retract"``); an opinion of a circumstance ("I hate Mondays") is none.
+- ``memory.forget``: 忘掉/忘记/删掉/清空 X, 别记着X了, "forget (about / that) X" (X a told clause: the note of it); 所有/全部/一切 and
   "everything"/"all" mean every memory of the caller (:data:`ALL`: facts, notes, other slots and
   the history); the send history alone — 发送记录, 发过的文件, "what I sent", "send history" — is
   :data:`SENT`, and the whole history of what was done — 操作记录, 历史记录, "my history", "what I

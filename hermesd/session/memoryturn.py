@@ -25,6 +25,12 @@ One fact has one subject whatever the words and the language it was said in: a s
 known words is a set of concepts (:mod:`hermesd.memory.concepts`: 我老婆的名字 = "wife's name"), and a
 statement with the concepts of a stored fact updates that fact (its old value said in the reply).
 
+A note told with its clause (a preference, where one lives) replaces the told notes it contradicts ("I don't like
+coffee anymore" ← "I like coffee") and, said as a correction (不对，我喜欢喝红茶, "I like tea better now, not coffee"),
+the newest of its topic — this session's first (:func:`~hermesd.memory.clauses.same_topic`); the reply says what it
+replaced. A place said to be no longer true ("I don't live in Leeds anymore") is erased unasked; "forget that I like
+coffee" / 别记着…了 asks, then erases the note of that clause.
+
 Recall ranks the caller's facts by ``match(subject, asked) · e^(−λ·hours)`` (the Memory Control
 Protocol's time decay) — the match is :func:`~hermesd.memory.concepts.answers` when both are made of
 known words, bigram Dice else — and answers with the best one, saying when it was changed if it was,
