@@ -32,6 +32,9 @@ async def commit_turn(memory: MemoryPort, s: Session, reply: dict[str, Any], mes
     :param on_tool_result: ``await on_tool_result(uid, session_id, tool, params, output)`` after the commit.
     :param capture_rules: the packs' capture rules; None = no capture (the turn's own remembers only).
     :param on_event: publishes ``memory.updated`` for each fact stored, after the commit.
+
+    A staged fact's ``replaces`` (anchors of the notes a correction replaces) are forgotten after the
+    commit, so a crash between the two keeps the old note beside the new one and loses neither.
     """
     slots, events = [], []
     anchors, kinds = s.refs.get("anchors", {}), s.refs.get("kinds", {})
@@ -55,6 +58,7 @@ async def commit_turn(memory: MemoryPort, s: Session, reply: dict[str, Any], mes
     # a turn with side effects (a tool ran, something was remembered) is on disk before its
     # reply goes out; a pure turn is queued in the same single transaction without waiting
     trace = s.last_trace or {}
+    replaced = [a for f in s.staged for a in f.get("replaces", ())]
     staged, updated = stage_memory(memory, s, reply, tool_results, capture_rules, trace.get("trace_id") or "")
     # an explicit fact is a promise to the user: on disk before the reply goes out
     durable = bool(slots or events or updated)
@@ -67,6 +71,9 @@ async def commit_turn(memory: MemoryPort, s: Session, reply: dict[str, Any], mes
                                   turn_record=(s.session_id, s.updated_ms, raw), staged=staged)
     if staged:  # the audit lines are formatted after the reply went out (the loop's next round)
         asyncio.get_running_loop().call_soon(memory.flush_lines)
+    for anchor in replaced:  # a note a corrected one replaces goes only after the new one is committed
+        await memory.forget(anchor, s.uid)
+        updated.append(("forget", anchor, memory.version))
     if on_event is not None:
         for kind, anchor, version in updated:
             on_event(s.uid, "memory.updated", {"kind": kind, "anchor": anchor, "version": version,

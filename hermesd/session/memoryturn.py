@@ -445,9 +445,9 @@ class MemoryTurns:
             return catalogue.say("mem_same", lang, s=who, rel=rel, v=said_back(value))
         replaced = await self._replaced(s, req, anchor) if req.relation == "note" and not old_data else []
         detail = f"remember revision={revision}" + (f" replaced={redact(old_data.get('value'))!s}" if old_data else "")
-        s.staged.append({"anchor": anchor, "data": data, "detail": detail})
-        for r in replaced:  # 不对，我喜欢喝红茶: the told clause it corrects or contradicts goes
-            await self.c.memory.forget(r["anchor"], s.uid)
+        # 不对，我喜欢喝红茶: the told clause it corrects or contradicts goes once the new note is on disk (the
+        # turn's commit): a crash in between keeps both notes, never neither
+        s.staged.append({"anchor": anchor, "data": data, "detail": detail, "replaces": [r["anchor"] for r in replaced]})
         if self._value_hidden(s):
             said = catalogue.say("mem_stored_hidden", lang, s=who if req.relation != "note" else "")
         elif secret:
