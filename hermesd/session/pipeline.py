@@ -1077,6 +1077,8 @@ class Pipeline:
                 cands = q.candidates if isinstance(q, Choice) else q.choices
                 return catalogue.say("help_choice", lang, opts=_choice_line(cands, lang))
             return catalogue.say("help_slot" if expected == "slot" else "help_yes_no", lang, q=prompt)
+        if isinstance(d, dp.AskAgain) and d.after_no and expected == "choice":
+            return catalogue.say("choose_not_that", lang, q=prompt)
         return catalogue.say({"choice": "expect_choice", "slot": "expect_slot"}.get(expected, "expect_yes_no"),
                              lang, q=prompt)
 
