@@ -64,7 +64,8 @@ chooses the other of two. A deny or correction cue followed by a person who is n
 candidates ("不对，是李工", "no, I meant Li") is ``correct`` with ``{person: the mention}``: who was
 meant is named anew. A correction cue before a choice ("no, I meant the first one", 我是说第二个)
 chooses it as said (never the other one). A deny of the lexicon's ``wrong`` list alone ("不对", "no",
-"wrong": not right, nothing named yet) is ``deny``: the policy asks the choice again. Any other deny
+"wrong": not right, nothing named yet) is ``deny``: the policy asks the choice again. A yes to a card of
+one name ("did you mean 李娜?") is ``affirm`` (that one); to several it is ``unrelated``. Any other deny
 (不要了, no thanks, 都不是, neither), a cancel or a refusal without a choice is ``cancel``; a named
 choice with more than :data:`ANSWER_REST_CHARS` letters around it, an intent and something
 asked for ("把合同也发给张伟吧") is a ``request``; a description is not ("the engineer from rd").
@@ -631,6 +632,8 @@ def _choice(q: Choice, heard: Heard, sc: Scan, lex: Lexicon) -> Reading:
     if requested:
         return Reading("request", cue=f"request:{heard.intent}")
     act = _final_act(sc, lex)
+    if act and act[0] == "affirm" and len(q.candidates) == 1:
+        return Reading("affirm", cue=f"affirm:{act[1]}:one-offered")  # "did you mean 李娜?" — "yes"
     return Reading("unrelated", cue="affirm.needs-choice" if act and act[0] == "affirm" else "unrelated")
 
 

@@ -203,6 +203,13 @@ CHOOSE2 = [
 ]
 
 
+@pytest.mark.parametrize("raw", ["yes", "Yes please", "好的", "对", "是的", "對", "ok"])
+def test_a_yes_to_the_one_name_offered_is_affirm(raw: str) -> None:
+    one = Choice("张维", (ZHANG_WEI,), "把报价单发给张维", prompt="你是说张伟吗？", asks="person_did_you_mean")
+    assert read_answer(one, heard(raw)).act == "affirm"
+    assert read_answer(CHOICE2, heard(raw)).act == "unrelated"  # of two, a yes says neither
+
+
 @pytest.mark.parametrize("raw,index", CHOOSE2, ids=_ids(CHOOSE2))
 def test_choice_of_two(raw: str, index: int) -> None:
     r = read_answer(CHOICE2, heard(raw))
