@@ -577,8 +577,11 @@ _EVENT_WORDS = {
     "confirmation_cancelled": ("没回答的确认已取消", "an unanswered confirmation was cancelled"),
     "memory.updated": ("记忆已更新", "a memory was updated"),
 }
-#: events a reply already tells the person of ("记住了：…"), not shown again under it
-_SAID_IN_REPLY = ("memory.updated",)
+#: events a reply already tells the person of ("记住了：…"), not shown again under it — and the end of another
+#: session of theirs (a ``say`` left waiting that timed out, a chat closed by the terminal): nothing the person
+#: can act on, said under the first reply of a new chat as [一个会话已过期]; what it left has its own line
+#: (unfinished work kept, an unanswered card cancelled), and ``hermesctl events`` still shows it
+_SAID_IN_REPLY = ("memory.updated", "session_expired")
 
 
 def _event_line(event: dict[str, Any], zh: bool) -> str:

@@ -94,3 +94,15 @@ def test_trace_lines_read_a_turns_own_action_without_a_step_index():
     lines = trace_lines(t)
     assert "  step 0   tool reminder 3.2 ms → ok" in lines
     assert "  turn   offer → waiting" in lines
+
+
+def test_another_sessions_expiry_is_no_line_under_a_reply_but_what_it_left_is(capsys):
+    from hermesd.cli import _show_turn
+
+    events = [{"kind": "session_expired", "data": {"session_id": "old"}},
+              {"kind": "pending_task", "data": {"task_id": 3, "slots": {"_utterance": "把报价单发给张工"}}}]
+    for text, kept, dropped in (("你好！", "没做完的事已留到下次：把报价单发给张工", "会话已过期"),
+                                ("Hello!", 'unfinished work was kept for later: "把报价单发给张工"', "session expired")):
+        _show_turn({"reply": {"text": text}, "events": events})
+        out = capsys.readouterr().out
+        assert kept in out and dropped not in out, out

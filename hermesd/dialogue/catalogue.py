@@ -54,6 +54,8 @@ TEXTS: dict[str, dict[str, str]] = {
     "choose_again": {"zh": "回到刚才的问题：{q}", "en": "Back to my question: {q}"},
     "expect_yes_no": {"zh": "请回答“是”或“不是”：{q}", "en": "Please answer yes or no: {q}"},
     "expect_choice": {"zh": "请说编号或名字：{q}", "en": "Please say a number or a name: {q}"},
+    "choose_not_that": {"zh": "好的，还没选。请说编号或名字，都不是就说“取消”：{q}",
+                        "en": "All right, nothing is chosen yet. Say a number or a name, or \"cancel\" if it is none of them: {q}"},
     "expect_slot": {"zh": "没听清。{q}", "en": "Sorry, I did not catch that. {q}"},
     "person_not_known": {"zh": "我不认识“{who}”，通讯录里没有这个人，所以什么都没做。",
                          "en": "I don't know anyone called \"{who}\": they are not in the directory, so nothing was done."},

@@ -9,6 +9,7 @@ removes from them. The shape::
       affirm: {zh: [是的, 好的], zh-Hant: [對], en: [yes, yes please], any: [👍]}
       deny: {…}   hedge: {…}   cancel: {…}   repeat: {…}   help: {…}
     correct: {zh: [改成], …}      # correction cues, found anywhere in the utterance
+    wrong: {zh: [不对], en: ["no", wrong], …}   # deny words that only say "not right" (re-ask a choice)
     openers: {…}                  # stripped before the core of a clause (那个, well)
     contrast: {…}                 # the part after one decides (但是, 不过, but, actually)
     particles: {…}                # ignored right after a word (吧, 啊, please)
@@ -68,7 +69,7 @@ ORDINAL_NAMES = ("last", "former", "latter", "middle", "other")
 #: most strings one entry with optional parts may stand for (a typo should not build a million).
 MAX_EXPANSIONS = 1024
 
-_FLAT = ("correct", "openers", "contrast", "particles", "fillers", "leads", "verbs", "questions", "empty")
+_FLAT = ("correct", "wrong", "openers", "contrast", "particles", "fillers", "leads", "verbs", "questions", "empty")
 _GROUPS: dict[str, tuple[str, ...]] = {
     "answers": ANSWER_ACTS, "smalltalk": SMALLTALK, "conjunctions": ("then", "and"),
     "refusal": ("negations", "adverbs", "actions", "reported"), "references": ("markers", "articles", "same", "again", "also", "pronouns", "possessives", "not_nouns", "plural", "types")}

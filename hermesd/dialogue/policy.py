@@ -18,9 +18,10 @@ Ask           unrelated, once asked again already (``missed``)   :class:`Cancel`
                                                              dropped with a sentence, never a third ask
 Choice        choose; yes to the one name offered            :class:`Choose`
 Choice        correct (another person: "不对，是李工")            :class:`Correct` (the mention replaced, run again)
-Choice        cancel / deny                                  :class:`Cancel`
+Choice        deny ("不对", "no": not right, none named)      :class:`AskAgain` (``after_no``): asked again
+Choice        cancel (the reader's: 算了, 不要了, neither)      :class:`Cancel`
 Pick          choose (a position, a word of a line, a time)  :class:`Picked` (the plan goes on with it)
-Pick          cancel / deny                                  :class:`Cancel`
+Pick          deny / cancel                                  as for a Choice
 Offer         affirm / correct                               :class:`ResumeTask` (with the corrected values)
 Offer         correct / fill said as a request of another    :class:`Digress` (a new request is never read
               intent ("把报价单发给张工" to a reminder offer)     as values for the old task), or :class:`DropTask`
@@ -146,9 +147,11 @@ class Help:
 
 @dataclass(frozen=True, slots=True)
 class AskAgain:
-    """Not an answer: ask again and say what is expected (``yes_no`` / ``choice`` / ``slot``)."""
+    """Not an answer: ask again and say what is expected (``yes_no`` / ``choice`` / ``slot``).
+    ``after_no``: a bare "不对" / "no" to a choice — none of it was taken, nothing is dropped."""
 
     expected: str
+    after_no: bool = False
     name = "ask_again"
 
 
@@ -275,7 +278,9 @@ def decide(q: OpenQuestion | None, heard: Heard, reading: Reading) -> Decision:
     elif isinstance(q, Pick):
         if act == "choose" and reading.choice is not None and 0 <= reading.choice < len(q.items):
             return Picked(reading.choice)
-        if act in ("cancel", "deny"):
+        if act == "deny":
+            return AskAgain("choice", after_no=True)
+        if act == "cancel":
             return Cancel("choice")
     elif isinstance(q, Choice):
         if act == "choose" and reading.choice is not None and 0 <= reading.choice < len(q.candidates):
@@ -284,7 +289,9 @@ def decide(q: OpenQuestion | None, heard: Heard, reading: Reading) -> Decision:
             return Choose(q.candidates[0])  # "did you mean 李娜?" — "yes": the one offered
         if act == "correct" and reading.values:
             return Correct(reading.values)  # "不对，是李工": the person is named anew, not chosen
-        if act in ("cancel", "deny"):
+        if act == "deny":  # "不对" / "no" alone: which one is still open, the task is not refused
+            return AskAgain("choice", after_no=True)
+        if act == "cancel":
             return Cancel("choice")
     return AskAgain(_expected(q))
 

@@ -62,7 +62,11 @@ exactly one has it. A position out of range, or a named position that does not f
 ``unrelated`` (the policy says what is expected). A choice in a deny clause ("不是第一个")
 chooses the other of two. A deny or correction cue followed by a person who is none of the
 candidates ("不对，是李工", "no, I meant Li") is ``correct`` with ``{person: the mention}``: who was
-meant is named anew. Deny / cancel / a refusal without a choice is ``cancel``; a named
+meant is named anew. A correction cue before a choice ("no, I meant the first one", 我是说第二个)
+chooses it as said (never the other one). A deny of the lexicon's ``wrong`` list alone ("不对", "no",
+"wrong": not right, nothing named yet) is ``deny``: the policy asks the choice again. A yes to a card of
+one name ("did you mean 李娜?") is ``affirm`` (that one); to several it is ``unrelated``. Any other deny
+(不要了, no thanks, 都不是, neither), a cancel or a refusal without a choice is ``cancel``; a named
 choice with more than :data:`ANSWER_REST_CHARS` letters around it, an intent and something
 asked for ("把合同也发给张伟吧") is a ``request``; a description is not ("the engineer from rd").
 
@@ -571,23 +575,43 @@ def _clause_choice(c: Clause, cands: tuple[Candidate, ...],
     return Reading("choose", choice=i, cue=cue), left
 
 
+def _meant_choice(c: Clause, q: Choice, heard: Heard, lex: Lexicon) -> tuple[Reading, int] | None:
+    """The choice said after a correction cue that starts the clause's rest ("i meant the first one",
+    我是说第二个, "no I meant Zhang Wei"), or None: the cue says which one is meant."""
+    cue = lex.correct.match(c.rest, 0) if c.rest else None
+    if not cue or len(cue) >= len(c.rest):
+        return None
+    after = scan(c.rest[len(cue):], lex).clauses
+    if len(after) != 1 or after[0].act() is not None:
+        return None
+    got = _clause_choice(after[0], q.candidates, heard.people)
+    return got if got is not None and got[0].act == "choose" else None
+
+
 def _choice(q: Choice, heard: Heard, sc: Scan, lex: Lexicon) -> Reading:
     final: tuple[Reading, int] | None = None  # the last clause's reading, letters left around it
+    wrong = frozenset(lex.lists.get("wrong", ()))
     for k, c in enumerate(sc.clauses):
         a = c.act()
         got = _clause_choice(c, q.candidates, heard.people)
-        if got is not None and a is not None and a[0] in ("deny", "cancel"):
+        meant = _meant_choice(c, q, heard, lex) if got is None else None
+        if meant is not None:
+            got = meant  # "no, I meant the first one": the one named, a deny before it notwithstanding
+        elif got is not None and a is not None and a[0] in ("deny", "cancel"):
             r = got[0]
             if r.act == "choose" and len(q.candidates) == 2:
                 got = Reading("choose", choice=1 - (r.choice or 0), cue=f"choose:not:{r.cue}"), got[1]
             else:
                 got = Reading("unrelated", cue="choose:not-ambiguous"), 0
         elif got is None and a is not None and a[0] != "affirm":
-            got = Reading("cancel" if a[0] == "deny" else a[0], cue=f"{a[0]}:{a[1]}"), 0
+            if a[0] == "deny" and a[1] in wrong and not c.rest:
+                got = Reading("deny", cue=f"deny:wrong:{a[1]}"), 0  # "不对" alone: not right, none named yet
+            else:
+                got = Reading("cancel" if a[0] == "deny" else a[0], cue=f"{a[0]}:{a[1]}"), 0
         if got is not None:
             others = sum(o.rest_len for j, o in enumerate(sc.clauses) if j != k)
             final = got[0], got[1] + others + (c.rest_len if got[0].act != "choose" else 0)
-    if final is None or final[0].act in ("cancel", "unrelated"):
+    if final is None or final[0].act in ("cancel", "deny", "unrelated"):
         renamed = _renamed(q, heard, sc, lex)
         if renamed is not None:
             return renamed
@@ -608,6 +632,8 @@ def _choice(q: Choice, heard: Heard, sc: Scan, lex: Lexicon) -> Reading:
     if requested:
         return Reading("request", cue=f"request:{heard.intent}")
     act = _final_act(sc, lex)
+    if act and act[0] == "affirm" and len(q.candidates) == 1:
+        return Reading("affirm", cue=f"affirm:{act[1]}:one-offered")  # "did you mean 李娜?" — "yes"
     return Reading("unrelated", cue="affirm.needs-choice" if act and act[0] == "affirm" else "unrelated")
 
 

@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from .. import lazyre
 from ..nlu.entities import SURNAMES, SURNAMES2
 
-__all__ = ["CLOSE_RATIO", "closest", "name_placed", "name_said", "spelled_like"]
+__all__ = ["CLOSE_RATIO", "closest", "name_around", "name_placed", "name_said", "spelled_like"]
 
 #: the spelling ratio (difflib) from which a directory name counts as close to the one said
 CLOSE_RATIO = 0.6
@@ -172,6 +172,43 @@ def name_placed(text: str) -> tuple[str, int, int] | None:
             cand = " ".join(words[:k])
             if name_said(cand) == cand and not (k == 1 and cand[:1].islower()):
                 return cand, at, at + len(cand)
+    return None
+
+
+_EN_WORD = lazyre.compile(r"[A-Za-z][A-Za-z-]*")
+
+
+def name_around(text: str, start: int, end: int) -> tuple[str, int, int] | None:
+    """The longer name that a one-word Latin mention at ``text[start:end]`` opens, with its span, or None.
+
+    The NLU knows a directory surname alone ("Zhang", "Li"); said with a given name it does not know ("Zhang
+    Wie", "give Li Nan the invoice", 发给Zhang Wie), the mention is the whole name, wherever it stands in the
+    request — so it is grounded as the name said (a typo of a known one is asked about) and never as the
+    surname alone. The words after the mention (one or two, one space apart) join it when the next one is
+    written with a capital, or every word is lower case, and :func:`name_said` takes the run as a name
+    ("Zhang the report" is none: "the" is no name).
+
+    >>> name_around("give Zhang Wie the invoice", 5, 10), name_around("send Zhang the report", 5, 10)
+    (('Zhang Wie', 5, 14), None)
+    """
+    word = text[start:end]
+    if not (word.isascii() and word.isalpha()):
+        return None
+    pos, spans = end, [(start, end)]
+    while len(spans) < 3:
+        m = _EN_WORD.match(text, pos + 1) if text[pos:pos + 1] == " " else None
+        if m is None:
+            break
+        spans.append(m.span())
+        pos = m.end()
+    if len(spans) < 2:
+        return None
+    second = text[slice(*spans[1])]
+    for k in range(len(spans), 1, -1):
+        a, b = start, spans[k - 1][1]
+        cand = text[a:b]
+        if (second[:1].isupper() or cand.islower()) and name_said(cand) == cand:
+            return cand, a, b
     return None
 
 

@@ -67,10 +67,18 @@ class IdPattern:
     case_sensitive: bool = False
 
 
+#: the words that say an order id follows (订单Q-2024-061, "order #A17-3")
+_ORDER_CTX = ("订单号", "订单编号", "订单", "单号", "order number", "order no.", "order no", "order #", "order", "#")
+#: an id's shape after a context word: letters, digits and dashes with at least one digit, and either a
+#: letter or a dash beside the digits (Q-2024-061, A17B, 2024-0612, ORD-7-X) - a bare number is the
+#: pattern before it (five digits or more), an ordinal (2nd, 3rd) no id; 4 to 40 characters
+_ID_SHAPE = (r"(?<![a-z0-9_-])(?=[a-z0-9-]{4,40}(?![a-z0-9_-]))(?=[a-z-]*\d)(?!\d+(?:st|nd|rd|th)(?![a-z0-9_-]))"
+             r"(?:[a-z0-9]+(?:-[a-z0-9]+)+|(?=\d*[a-z])[a-z0-9]+)(?![a-z0-9_-])")
+
 DEFAULT_ID_PATTERNS: tuple[IdPattern, ...] = (
     IdPattern("order_id", r"(?<![a-z0-9_-])(?:so|po|ord|dd)-?\d{4,20}(?![a-z0-9_-])"),
-    IdPattern("order_id", r"(?<![a-z0-9_-])[a-z]{0,4}-?\d{5,24}(?![a-z0-9_-])",
-              ("订单号", "订单编号", "订单", "单号", "order number", "order no.", "order no", "order #", "order", "#"), True),
+    IdPattern("order_id", r"(?<![a-z0-9_-])[a-z]{0,4}-?\d{5,24}(?![a-z0-9_-])", _ORDER_CTX, True),
+    IdPattern("order_id", _ID_SHAPE, _ORDER_CTX, True),
     IdPattern("ticket_id", r"(?<![a-z0-9_-])(?:tk|inc|tkt|case)-?\d{3,20}(?![a-z0-9_-])"),
     IdPattern("ticket_id", r"(?<![a-z0-9_-])[a-z]{0,4}-?\d{3,24}(?![a-z0-9_-])",
               ("工单号", "工单", "报修单", "ticket number", "ticket no.", "ticket no", "ticket #", "ticket", "case"), True),

@@ -256,7 +256,8 @@ def _reply_problems(rules: _Indexed, name: str, marks: _Marks,
         tools = {a.id: a.tool for a in rule.actions if isinstance(a, ToolAction) and a.id}
         for where, actions in (("actions", rule.actions), ("fallback", rule.fallback)):
             for i, a in enumerate(actions):
-                paths = list(a.paths) + [p for c in getattr(a, "on_failure", []) for p in c.paths]
+                paths = list(a.paths) + [p for c in getattr(a, "on_failure", []) for p in c.paths] \
+                    + [p for t in getattr(a, "stop", []) for p in t.paths]
                 read = dict.fromkeys(p[1] for p in paths if len(p) == 3 and p[0] == "steps" and p[2] == "reply")
                 for step in read:
                     if step in tools and tools[step] in tool_replies and tool_replies[tools[step]] is None:

@@ -247,15 +247,41 @@ class ToolAction(_Templated):
     without a ``confirm`` action before it; a ``confirm`` action adds a card for any step.
     :param on_failure: compensation — actions that undo this step, run (newest step first)
         when a later step of the same plan fails (saga, Garcia-Molina & Salem 1987).
+    :param stop: texts, each with a ``when`` that may read this step's result, tried in order once
+        the step succeeded: the first that holds ends the plan there, its sentence the answer (an
+        answer, not a failure: nothing after it runs, no fallback). A check before a card says plainly
+        that the request cannot be done instead of asking for a yes first::
+
+            - tool: service_status
+              id: known
+              params: {unit: "{{entities.service}}"}
+              stop:
+                - when: "steps.known.load_state == 'not-found'"
+                  zh: "这台设备上没有 {{entities.service}} 这个服务，没法重启。"
+                  en: "There is no {{entities.service}} service here, so it cannot be restarted."
     """
 
     tool: str = Field(pattern=_NAME)
     id: str | None = Field(None, pattern=_NAME)
     params: dict[str, Templated] = Field(default_factory=dict)
     on_failure: list[Action] = Field(default_factory=list)
+    stop: list[Text] = Field(default_factory=list)
     _reply: Phrase | None = PrivateAttr(default=None)
 
     kind: ClassVar[str] = "tool"
+
+    @model_validator(mode="after")
+    def _stops_have_when(self) -> ToolAction:
+        for i, t in enumerate(self.stop):
+            if t.cases is not None or t.when is None:
+                raise ValueError(f"stop[{i}]: needs a 'when' (and zh/en), not a list of cases")
+        if self.stop and self.id is None:
+            raise ValueError("stop reads the step's result: give the step an id")
+        return self
+
+    def stopped(self, ctx: dict[str, Any]) -> Text | None:
+        """The first ``stop`` text whose ``when`` holds in ``ctx`` (this step's result in ``ctx["steps"]``), or None."""
+        return next((t for t in self.stop if t.holds(ctx)), None)
 
     def _template_source(self) -> Any:
         return self.params
@@ -500,6 +526,8 @@ def _step_refs(actions: list[Any]) -> list[tuple[int, bool, str, tuple[str, ...]
         out += [(i, False, a.kind, p) for p in a.paths if p[0] == "steps"]
         if isinstance(a, ToolAction):
             out += [(i, True, k, p) for _, _, k, p in _step_refs(a.on_failure)]
+            # a stop text is read after its own step returned: it may read that step, as a compensation does
+            out += [(i, True, "stop", p) for t in a.stop for p in t.paths if p[0] == "steps"]
     return out
 
 

@@ -208,6 +208,11 @@ class Executor:
                         steps[a.id] = self._with_reply(a, result, style)
                     out.tool_results.append((a.tool, params, result))
                     out.log.append(StepLog("tool", i, a.tool, "ok", dt, params))
+                    stop = a.stopped(ctx) if a.stop else None
+                    if stop is not None:  # the check found the request cannot be done: said, nothing else runs
+                        out.texts.append(stop.render(ctx, self.lang, style))
+                        out.log.append(StepLog("stop", i, a.tool))
+                        return Finished(**_fields(out))
                 elif isinstance(a, RecallAction):
                     params = a.render_payload(ctx, style)
                     t0 = time.perf_counter()

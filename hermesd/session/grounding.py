@@ -38,6 +38,16 @@ __all__ = ["Ambiguity", "Grounding", "rest_chars"]
 log = logging.getLogger(__name__)
 #: an English possessive closing a time phrase ("tomorrow's", "Monday's"): not part of the time said alone
 _POSSESSIVE = lazyre.compile(r"(?<=[A-Za-z])['’]s$")
+#: the first word of a time phrase, capitalised as said ("Yesterday, what did I send?"): a capital that only
+#: opened the person's sentence says nothing in a reply's middle ("Nothing was sent yesterday.")
+_LEAD_WORD = lazyre.compile(r"^([A-Z])([a-z]+)\b")
+#: English words that open time phrases and are never proper nouns (weekdays, months and holidays are, and
+#: keep their capital: "Monday", "Christmas")
+_COMMON_TIME_LEADS = frozenset("""yesterday today tonight tomorrow last next this these coming past previous
+in on at since from the a an every each before after until till by early late mid end beginning start noon
+midnight morning afternoon evening night now earlier later within around about half one two three four five six
+seven eight nine ten eleven twelve twenty thirty few couple day days week weeks month months year years weekend
+fortnight""".split())
 
 _MEMORY_KEY = lazyre.compile(r"\bmemory\.([A-Za-z0-9_]+)")
 _FILLER = lazyre.compile(r"[\s\W_]+")
@@ -201,7 +211,7 @@ class Grounding:
         said = str(value.get("text") or said or "")
         out = {**value, "day_named": names_day(said), "half_named": names_half_day(said)}
         if out.get("text"):  # "tomorrow's reminders": the time as said alone is "tomorrow"
-            out["text"] = _POSSESSIVE.sub("", str(out["text"]))
+            out["text"] = _sentence_case(_POSSESSIVE.sub("", str(out["text"])))
         return out
 
     def _request_times(self, parsed: Any, out: dict[str, list[Any]]) -> tuple[tuple[int, int], ...]:
@@ -459,3 +469,14 @@ def memory_keys(engine: RuleEnginePort, intent: str | None) -> tuple[str, ...]:
         for action in (*rule.actions, *rule.fallback):
             keys.update(p[1] for p in action.paths if len(p) > 1 and p[0] == "memory")
     return tuple(sorted(keys))
+
+
+def _sentence_case(said: str) -> str:
+    """A time phrase as it reads inside a sentence: its first word in lower case when that is a common word
+    capitalised only because it opened the person's sentence ("Last week" → "last week", "Next Monday" →
+    "next Monday"); a proper noun ("Monday", "Christmas") and anything else as said. A reply that opens
+    with it capitalises it again (the ``capitalize`` filter)."""
+    m = _LEAD_WORD.match(said)
+    if m and (m.group(1) + m.group(2)).lower() in _COMMON_TIME_LEADS:
+        return m.group(1).lower() + said[1:]
+    return said

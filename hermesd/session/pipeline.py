@@ -34,7 +34,7 @@ from ..dialogue.smalltalk import capabilities, smalltalk_reply
 from ..dialogue.sendobject import not_a_document
 from ..dialogue.statement import statement
 from ..dialogue.typos import near_name
-from ..dialogue.unknown import closest, name_placed, name_said, spelled_like
+from ..dialogue.unknown import closest, name_around, name_placed, name_said, spelled_like
 from ..dialogue.whenjoin import join_when
 from ..dialogue.split import capped, one_each, reminding_request, split_requests
 from ..anchors.directory import unmarked
@@ -1077,6 +1077,8 @@ class Pipeline:
                 cands = q.candidates if isinstance(q, Choice) else q.choices
                 return catalogue.say("help_choice", lang, opts=_choice_line(cands, lang))
             return catalogue.say("help_slot" if expected == "slot" else "help_yes_no", lang, q=prompt)
+        if isinstance(d, dp.AskAgain) and d.after_no and expected == "choice":
+            return catalogue.say("choose_not_that", lang, q=prompt)
         return catalogue.say({"choice": "expect_choice", "slot": "expect_slot"}.get(expected, "expect_yes_no"),
                              lang, q=prompt)
 
@@ -1134,10 +1136,14 @@ class Pipeline:
         """``parsed`` with the name said in a person's place as a person mention, when the intent takes a
         person and the NLU found none there: "把报告发给赵六", "send the report to Bob", "send it to Li Nan" (the
         NLU read only the surname "Li") — so the name is grounded like any mention: marked unknown, or
-        asked about (:meth:`_person_unknown`). Entities inside the name (六 read as a number) are dropped."""
+        asked about (:meth:`_person_unknown`); or the longer name a Latin surname mention opens, wherever it stands
+        (:func:`~hermesd.dialogue.unknown.name_around`). Entities inside the name (六 read as a number) are dropped."""
         if parsed is None or not parsed.intent or "person" not in self.c.grounding.spec_slots(parsed.intent).values():
             return parsed
         placed = name_placed(parsed.text)
+        if placed is None:  # a Latin surname alone, said with a given name nobody has ("give Zhang Wie the invoice")
+            placed = next((x for e in parsed.entities if e.type == "person"
+                           and (x := name_around(parsed.text, *e.span)) is not None), None)
         if placed is None:
             return parsed
         name, a, b = placed

@@ -67,7 +67,8 @@ What the reply must show (all optional; lists of allowed values are any-of):
 - ``tools: [a, b]``: exactly these tools ran this turn, in order (``[]``: none);
   ``tools: {set: [a, b]}`` in any order. ``not_tools: [a]``: none of these ran.
 - ``reply_contains`` (str or list, all), ``reply_contains_any`` (list, one), ``reply_not_contains``
-  (str or list, none); case-insensitive. ``reply_plain: true``: no JSON brackets, ``true``/``false``/``null``,
+  (str or list, none); case-insensitive. ``reply_cased`` (str or list, all): as written, letter case
+  too ("sent yesterday" is not "sent Yesterday"). ``reply_plain: true``: no JSON brackets, ``true``/``false``/``null``,
   codes (``INPUT_INVALID``), raw seconds (``1523.2 s``) or raw ISO timestamps.
 - ``card: true|false``; ``card_choices``: a count or the display names in order;
   ``card_fields: {field: value}``.

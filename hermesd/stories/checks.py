@@ -79,7 +79,7 @@ def _basics(e: Expect, reply: Mapping[str, Any]) -> list[str]:
 
 
 def _text(e: Expect, text: str, said: str = "") -> list[str]:
-    """reply_contains, reply_contains_any, reply_not_contains (case-insensitive), reply_plain."""
+    """reply_contains, reply_contains_any, reply_not_contains (case-insensitive), reply_cased, reply_plain."""
     out: list[str] = []
     folded = _fold(text)
     missing = [s for s in e.reply_contains if _fold(s) not in folded]
@@ -90,6 +90,9 @@ def _text(e: Expect, text: str, said: str = "") -> list[str]:
     present = [s for s in e.reply_not_contains if _fold(s) in folded]
     if present:
         out.append(f"reply_not_contains: {present[0]!r} must not be in the reply, got {_show(text)}")
+    uncased = [s for s in e.reply_cased if s not in text]
+    if uncased:
+        out.append(f"reply_cased: expected {uncased[0]!r} in the reply, letter case as written, got {_show(text)}")
     if e.reply_plain and (bad := plain_problems(text, said)):
         out.append(f"reply_plain: the reply shows {bad[0]}: {_show(text)}")
     return out

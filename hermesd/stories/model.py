@@ -52,7 +52,7 @@ class Expect:
     :param tools: tools called this turn, in order; with ``tools_any_order`` as a set.
     :param not_tools: none of these may be called. :param reply_contains: every one must appear.
     :param reply_contains_any: at least one must appear. :param reply_not_contains: none may appear
-        (all three case-insensitive). :param reply_plain: no JSON, booleans, codes or raw seconds.
+        (all three case-insensitive); ``reply_cased``: every one, letter case as written. :param reply_plain: no JSON, booleans, codes or raw seconds.
     :param card: a card is shown (True) or not (False). :param card_choices: how many choices,
         or their display names in order. :param card_fields: these fields, with these values.
     :param act: how the answer was read (trace ``reading.act``). :param decision: what followed.
@@ -74,6 +74,8 @@ class Expect:
     reply_contains: tuple[str, ...] = ()
     reply_contains_any: tuple[str, ...] = ()
     reply_not_contains: tuple[str, ...] = ()
+    #: every one must appear exactly as written, letter case too ("sent yesterday", never "sent Yesterday")
+    reply_cased: tuple[str, ...] = ()
     reply_plain: bool = False
     card: bool | None = None
     card_choices: int | tuple[str, ...] | None = None

@@ -81,7 +81,9 @@ CASES = [
     (CHOICE, ZH, Reading("choose", choice=2), dp.AskAgain, {"expected": "choice"}),
     (CHOICE, EN, Reading("choose", choice=-1), dp.AskAgain, {"expected": "choice"}),
     (CHOICE, ZH, Reading("cancel"), dp.Cancel, {"what": "choice"}),
-    (CHOICE, EN, Reading("deny"), dp.Cancel, {"what": "choice"}),
+    # a bare "no" / "不对" to a choice (the reader's deny) asks it again; only a cancel drops it
+    (CHOICE, EN, Reading("deny"), dp.AskAgain, {"expected": "choice", "after_no": True}),
+    (CHOICE, ZH, Reading("deny"), dp.AskAgain, {"expected": "choice", "after_no": True}),
     (CHOICE, ZH, Reading("affirm"), dp.AskAgain, {"expected": "choice"}),
     (CHOICE, EN, Reading("help"), dp.Help, {}),
     (CHOICE, _other("zh"), Reading("request"), dp.Digress, {}),

@@ -194,7 +194,20 @@ CHOOSE2 = [
     ("发给销售部的张伟", 0), ("是研发部那位", 1), ("销售部的张伟吧", 0),
     # a deny naming one of two chooses the other
     ("不是第一个", 1), ("不是张伟", 1), ("not the first one", 1),
+    # "no, I meant X": a correction cue names the choice, a no before it notwithstanding
+    ("不对，是第一个", 0), ("不对，是第二个", 1), ("不對，是第一個", 0), ("no, I meant the first one", 0),
+    ("no I meant the first one", 0), ("no, I meant the second one", 1), ("I meant the second one", 1),
+    ("no, I mean the first", 0), ("不对，我是说第二个", 1), ("我的意思是第一个", 0), ("不对，应该是第一个", 0),
+    ("错了，第一个", 0), ("wrong, the second one", 1), ("no, I meant Zhang Qiang", 1), ("不对，我说的是张强", 1),
+    ("不对 是第一个", 0), ("no, I meant the one in sales", 0),
 ]
+
+
+@pytest.mark.parametrize("raw", ["yes", "Yes please", "好的", "对", "是的", "對", "ok"])
+def test_a_yes_to_the_one_name_offered_is_affirm(raw: str) -> None:
+    one = Choice("张维", (ZHANG_WEI,), "把报价单发给张维", prompt="你是说张伟吗？", asks="person_did_you_mean")
+    assert read_answer(one, heard(raw)).act == "affirm"
+    assert read_answer(CHOICE2, heard(raw)).act == "unrelated"  # of two, a yes says neither
 
 
 @pytest.mark.parametrize("raw,index", CHOOSE2, ids=_ids(CHOOSE2))
@@ -230,7 +243,14 @@ NOT_CHOSEN = [
     (CHOICE2, "好的", {}, "unrelated"), (CHOICE2, "yes", {}, "unrelated"),
     (CHOICE2, "取消", {}, "cancel"), (CHOICE2, "算了", {}, "cancel"), (CHOICE2, "都不是", {}, "cancel"),
     (CHOICE2, "不要了", {}, "cancel"), (CHOICE2, "cancel", {}, "cancel"), (CHOICE2, "neither", {}, "cancel"),
-    (CHOICE2, "never mind", {}, "cancel"), (CHOICE2, "no", {}, "cancel"), (CHOICE2, "都不對", {}, "cancel"),
+    (CHOICE2, "never mind", {}, "cancel"), (CHOICE2, "都不對", {}, "cancel"),
+    # a bare "not right" names nothing and refuses nothing: deny (the policy asks the choice again)
+    (CHOICE2, "no", {}, "deny"), (CHOICE2, "不对", {}, "deny"), (CHOICE2, "不對", {}, "deny"),
+    (CHOICE2, "nope", {}, "deny"), (CHOICE2, "wrong", {}, "deny"), (CHOICE2, "错了", {}, "deny"),
+    (CHOICE2, "不是", {}, "deny"), (CHOICE2, "no, no", {}, "deny"), (CHOICE2, "不对不对", {}, "deny"),
+    (CHOICE2, "第一个，不对", {}, "deny"), (CHOICE3, "不对", {}, "deny"),
+    # a deny that refuses, or rejects every option, still drops the choice
+    (CHOICE2, "不用了", {}, "cancel"), (CHOICE2, "no thanks", {}, "cancel"), (CHOICE2, "none of them", {}, "cancel"),
     (CHOICE2, "第一个，算了", {}, "cancel"),
     (CHOICE2, "再说一遍", {}, "repeat"), (CHOICE2, "what?", {}, "repeat"), (CHOICE2, "有哪些选项", {}, "help"),
     (CHOICE2, "what are my options", {}, "help"), (CHOICE2, "等一下", {}, "hedge"),
@@ -693,7 +713,7 @@ def test_naming_another_person_at_a_choice_is_a_correction(raw: str, mention: st
 NOT_RENAMED = [
     # a candidate named is a choice; the card's own mention, a request or no correction signal is not a renaming
     ("不对，是张强", "张强", "张强", "choose"),
-    ("不对，是张工", "张工", "张工", "cancel"),
+    ("不对，是张工", "张工", "张工", "deny"),                  # the card's own mention: still open, asked again
     ("李工", "李工", None, "unrelated"),                       # no deny, no cue, kind command: not a correction
     ("不对，把合同发给李工吧", "李工", None, "request"),
 ]

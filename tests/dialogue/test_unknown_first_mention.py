@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from hermesd.dialogue.unknown import name_placed, spelled_like
+from hermesd.dialogue.unknown import name_around, name_placed, spelled_like
 
 PEOPLE = {"张伟": "person:sales/zhang", "zhang wei": "person:sales/zhang", "zhang": "person:sales/zhang",
           "张强": "person:rd/zhang", "zhang qiang": "person:rd/zhang", "李娜": "person:sales/li",
@@ -56,3 +56,24 @@ def test_a_yes_to_the_one_name_offered_chooses_it_a_yes_to_several_does_not():
     heard = Heard(text="yes", lang="en")
     assert dp.decide(one, heard, Reading("affirm")) == dp.Choose(one.candidates[0])
     assert not isinstance(dp.decide(two, heard, Reading("affirm")), dp.Choose)
+
+
+# a Latin surname the NLU found alone opens the longer name said, wherever it stands ("Zhang" of "Zhang Wie")
+@pytest.mark.parametrize("text, mention, name", [
+    ("give Zhang Wie the invoice", "Zhang", "Zhang Wie"), ("what is Zhang Wie's email", "Zhang", "Zhang Wie"),
+    ("把合同发给Zhang Wie", "Zhang", "Zhang Wie"), ("Li Nan needs the contract", "Li", "Li Nan"),
+    ("tell zhang wie hi", "zhang", "zhang wie"), ("ask Wang Fang Ming about it", "Wang", "Wang Fang Ming"),
+])
+def test_a_surname_mention_opens_the_name_said(text, mention, name):
+    a = text.index(mention)
+    got = name_around(text, a, a + len(mention))
+    assert got == (name, a, a + len(name))
+
+
+@pytest.mark.parametrize("text, mention", [
+    ("send Zhang the report", "Zhang"), ("send it to Zhang", "Zhang"), ("email Zhang, Li and Wang", "Zhang"),
+    ("给张伟发报告", "张伟"), ("send Zhang  Wie", "Zhang"), ("ask Li about it", "Li"),
+])
+def test_a_surname_mention_alone(text, mention):
+    a = text.index(mention)
+    assert name_around(text, a, a + len(mention)) is None

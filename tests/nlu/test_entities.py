@@ -145,3 +145,31 @@ def test_gazetteer_term_outranks_a_reading_by_capitals(text, expected):
     ex = EntityExtractor(gazetteers={"cuisine": {"asian fusion": "Asian"}, "category": {"sports": "Sports"}},
                          id_patterns=[_CAPS])
     assert [(e.type, e.value) for e in ex.extract(normalize(text), [])] == expected
+
+
+# an order id after its context word is any id shape - letters, digits and dashes with at least one digit -
+# not one company's format; the shape with its times: a dashed id is never read as a date ("2024-061")
+ORDER_IDS = [
+    ("where is my order Q-2024-061", "Q-2024-061"), ("我的订单Q-2024-061到哪了", "Q-2024-061"),
+    ("订单号：Q-2024-061", "Q-2024-061"), ("订单 q-2024-061 到哪了", "Q-2024-061"),
+    ("has order x-77 shipped?", "X-77"), ("order #A17B status", "A17B"), ("订单A17B-9的状态", "A17B-9"),
+    ("order number 2024-0612-3", "2024-0612-3"), ("track order AB-12-CD", "AB-12-CD"),
+    ("where is order 7F3K9", "7F3K9"), ("訂單Q-2024-061到哪了", "Q-2024-061"),
+    ("订单SO20240615到哪了", "SO20240615"), ("order number 98765432", "98765432"),
+]
+
+
+@pytest.mark.parametrize("text,value", ORDER_IDS)
+def test_an_order_id_of_any_shape_after_its_context_word(text, value):
+    n = normalize(text)
+    got = [(e.type, e.value) for e in EX.extract(n, parse_times(n, REF, SH)) if e.type == "order_id"]
+    assert got == [("order_id", value)]
+
+
+@pytest.mark.parametrize("text", [
+    "order 2nd", "order 3 pizzas", "order ab", "order 1-2", "my order from last week", "the 报价单Q-2024-061 draft",
+    "Q-2024-061 is the quote", "订单到了吗", "order-",
+])
+def test_no_order_id_without_its_context_word_or_a_digit(text):
+    n = normalize(text)
+    assert not [e for e in EX.extract(n, parse_times(n, REF, SH)) if e.type == "order_id"], text

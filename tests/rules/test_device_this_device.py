@@ -1,7 +1,8 @@
 """The shipped device rules read the NLU's ``this_device`` entity (config/intents/device.yaml), not the
-utterance's words: a reboot that names this device is handed to a technician at once, any other is asked
-about first; a service restart that names the device and no service is that reboot, never the PIN and a
-service card. The context is the one the session gives a rule (entities by the intent's slot names)."""
+utterance's words: a reboot that names this device is confirmed plainly ("Reboot this device?"), any other is
+asked whether this device is meant; a service restart that names the device and no service is that reboot,
+never the PIN and a service card. A disruptive step (a reboot's hand-off, a restart) is always confirmed
+first. The context is the one the session gives a rule (entities by the intent's slot names)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from hermesd.rules.loader import load_rules
+from hermesd.rules.model import ConfirmAction, HandoffAction, ToolAction
 
 REPO = Path(__file__).resolve().parents[2]
 ENGINE = load_rules(REPO / "config" / "rules").engine
@@ -47,3 +49,29 @@ def test_no_device_rule_reads_the_utterance_for_device_words():
         for rule in pack.rules:
             if rule.rule_id.startswith("device."):
                 assert not any("session.utterance" in c for c in rule.conditions), rule.rule_id
+
+
+#: steps that take the device or a service down: a reboot (handed to a technician) and a service restart
+def _disruptive(a) -> bool:
+    return (isinstance(a, HandoffAction) and "reboot" in a.handoff) or (
+        isinstance(a, ToolAction) and a.tool == "service_restart")
+
+
+def test_every_disruptive_step_is_confirmed_first():
+    seen = 0
+    for _, pack in load_rules(REPO / "config" / "rules").packs:
+        for rule in pack.rules:
+            for i, a in enumerate(rule.actions):
+                if _disruptive(a):
+                    seen += 1
+                    assert any(isinstance(b, ConfirmAction) for b in rule.actions[:i]), rule.rule_id
+    assert seen >= 4  # device.reboot, device.reboot.ask, device.service_restart.this_device, .admin
+
+
+@pytest.mark.parametrize("rule_id", ["device.reboot", "device.service_restart.this_device"])
+@pytest.mark.parametrize("lang,said", [("zh", "要重启这台设备吗"), ("en", "Reboot this device?")])
+def test_a_reboot_of_this_device_asks_plainly_and_says_it_goes_offline(rule_id, lang, said):
+    rule = next(r for _, p in load_rules(REPO / "config" / "rules").packs for r in p.rules if r.rule_id == rule_id)
+    card = next(a for a in rule.actions if isinstance(a, ConfirmAction))
+    text = card.confirm.render(ctx(this_device="本机"), lang)
+    assert text.startswith(said) and ("离线" in text if lang == "zh" else "offline" in text)

@@ -68,3 +68,14 @@ def test_mentions_and_people_are_passed_on() -> None:
     assert h.mentions == ("强哥", "这周")
     assert dict(h.people) == {"强哥": "张强"}
     assert h.asked_value == "张强"
+
+
+# a time phrase inserted in a reply's middle: a capital that only opened the person's sentence is dropped
+@pytest.mark.parametrize("said,text", [
+    ("Yesterday", "yesterday"), ("Last week", "last week"), ("Next Monday", "next Monday"), ("Tomorrow's", "tomorrow"),
+    ("This afternoon", "this afternoon"), ("In two weeks", "in two weeks"), ("Since Friday", "since Friday"),
+    ("Monday", "Monday"), ("Christmas", "Christmas"), ("December 5", "December 5"), ("yesterday", "yesterday"),
+    ("ET noon", "ET noon"), ("明天", "明天"),
+])
+def test_a_time_said_is_kept_as_it_reads_inside_a_sentence(said, text):
+    assert Grounding.time_value({"text": said, "kind": "date"})["text"] == text

@@ -202,3 +202,18 @@ def test_the_shipped_stories_load_and_cover_every_class_in_both_languages():
     assert {"confirmations.yaml", "choices.yaml", "asks.yaml", "digressions.yaml", "corrections.yaml",
             "anchors.yaml", "multi_requests.yaml", "smalltalk.yaml", "nothing_open.yaml", "reminders.yaml",
             "time_scopes.yaml", "replies.yaml", "bad_input.yaml", "device.yaml", "documents.yaml"} <= files
+
+
+def test_reply_cased_holds_the_letter_case_the_others_fold(tmp_path):
+    from hermesd.stories.checks import _text
+    from hermesd.stories.model import Expect
+
+    p = tmp_path / "cased.yaml"
+    p.write_text("- name: cased\n  locale: en\n  turns:\n    - user: Yesterday, what did I send?\n"
+                 "      reply_cased: sent yesterday\n", encoding="utf-8")
+    (story,) = load_paths([p])
+    assert story.turns[0].expect.reply_cased == ("sent yesterday",)
+    e = Expect(reply_cased=("sent yesterday",), reply_contains=("sent yesterday",))
+    assert _text(e, "Nothing was sent yesterday.") == []
+    said = _text(e, "Nothing was sent Yesterday.")
+    assert len(said) == 1 and said[0].startswith("reply_cased:")  # reply_contains folds the case: no complaint
