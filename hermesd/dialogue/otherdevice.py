@@ -25,8 +25,10 @@ from .howto import asks_how
 
 __all__ = ["asks_what_to_do", "other_device"]
 
-#: another device said in Chinese (after normalisation: Simplified); 手机号 / 手机号码 is a phone number
-_ZH_OTHER = lazyre.compile(r"手机(?!号)|笔记本电脑|笔记本|电脑|平板电脑|平板|电视机|电视|手表|iphone|ipad|安卓")
+#: another device said in Chinese (Simplified, or Traditional where the normaliser's table leaves it); 手机号 is a
+#: phone number
+_ZH_OTHER = lazyre.compile(r"手[机機](?![号號])|[笔筆][记記]本(?:[电電][脑腦])?|[电電][脑腦]|平板(?:[电電][脑腦])?|[电電][视視]机?|"
+                           r"手[表錶]|iphone|ipad|安卓")
 #: another device said in English: these nouns anywhere ...
 _EN_OTHER = lazyre.compile(r"(?i)\b(?:(?:cell\s*|mobile\s*|smart\s*)?phones?|iphones?|android|smartphones?|laptops?|"
                            r"notebook\s+computer|macbooks?|tablets?|ipads?|kindle|tv|television|smart\s*watch)(?:'s|’s)?\b"
@@ -38,7 +40,7 @@ _EN_NOT_DEVICE = lazyre.compile(r"(?i)\bphone\s+(?:number|call|calls|line|book)\
                                 r"\b(?:phone|call)\s+(?:him|her|them|me|us)\b")
 
 #: asking what to do about a state: zh 怎么办 / 咋办 / 该怎么处理 / 如何解决 …
-_ZH_WHAT_TO_DO = lazyre.compile(r"怎么办|咋办|怎么弄|咋弄|怎么处理|如何处理|怎么解决|如何解决|该怎么做|应该怎么做|要怎么做|"
+_ZH_WHAT_TO_DO = lazyre.compile(r"怎么[办辦]|咋[办辦]|怎么弄|咋弄|怎么处理|如何处理|怎么解决|如何解决|该怎么做|应该怎么做|要怎么做|"
                                 r"怎么清理|如何清理|怎么释放|如何释放|有什么办法|有啥办法")
 _EN_WHAT_TO_DO = lazyre.compile(r"(?i)\bwhat\s+(?:should|do|can|must|shall)\s+(?:i|we)\s+do\b|\bwhat\s+(?:can|should)\s+be\s+done\b|"
                                 r"\bwhat\s+do\s+you\s+(?:suggest|recommend)\b|\bany\s+(?:advice|tips|suggestions)\b|"
