@@ -137,6 +137,14 @@ def _choice_line(cands: tuple[Candidate, ...], lang: str) -> str:
 MAX_TYPO_CANDIDATES = 3
 
 
+def _same_request(a: Any, b: Any) -> bool:
+    """Two parses are one request: one intent, the same entities — naming the device spoken to (``this_device``)
+    adds nothing to a request about it ("what's the cpu usage" and "how long has the device been up")."""
+    def key(p: Any) -> tuple[Any, ...]:
+        return (p.intent, tuple(sorted((e.type, str(e.value)) for e in p.entities if e.type != "this_device")))
+    return key(a) == key(b)
+
+
 def _person_entity(name: str, a: int, b: int) -> Any:
     return Entity("person", name, name, (a, b))
 
@@ -173,6 +181,8 @@ class Pipeline:
         "send the quote to Wang Fang and Li Na") are that request once for each, in the order said
         (:meth:`_one_each`) — never the first alone with the others silently dropped; so are several
         documents ("把报价单和合同发给王芳": the quote, then the contract) and services ("重启nginx和mysql").
+        Two parts that are the same request (one intent, the same entities: "CPU占用高吗，内存还剩多少", both
+        the status report) run once: one answer answers both.
 
         The last item is what to say of the parts that do not run (:func:`~hermesd.dialogue.split.capped`):
         a request said again runs once; past ``max_requests`` distinct ones the rest is not done."""
@@ -207,6 +217,9 @@ class Pipeline:
                     oos_label and parsed.intents and parsed.intents[0].source == "scorer"
                     and parsed.intents[0].intent == oos_label):
                 out.append((part, False))  # not a request of ours: said so after the others ran
+                continue
+            # two questions one request answers ("CPU占用高吗，内存还剩多少": the one status report): run once
+            if any(x is not False and _same_request(x, parsed) for _, x in out):
                 continue
             out.append((part, parsed))
         if not any(x is not False for _, x in out) or (out and out[0][1] is False):
