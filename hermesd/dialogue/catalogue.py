@@ -22,6 +22,14 @@ TEXTS: dict[str, dict[str, str]] = {
                         "en": "I have no record of that ({what}), and I did not do it now. Tell me if you want it done."},
     "asked_how": {"zh": "我讲不了操作步骤。要我直接做，请说“{req}”。",
                   "en": "I can't walk you through it. If you want me to do it, say \"{req}\"."},
+    # a state request about another device, or asking what to do (hermesd.dialogue.otherdevice): {req} how to
+    # ask for this device's state, {what} the other device as said
+    "other_device": {"zh": "我只能查看这台设备本身，查不了{what}，所以什么都没有做。要查这台设备，可以说“{req}”。",
+                     "en": "I can only check this device itself, not a {what}, so I did nothing. To check this device, "
+                           "say \"{req}\"."},
+    "device_what_to_do": {"zh": "该怎么处理我给不了建议。我能做的是查看这台设备的状态，比如说“{req}”。",
+                          "en": "I can't advise on what to do. What I can do is show this device's status: say \"{req}\", "
+                                "for example."},
     "nothing_done": {"zh": "这个会话里我还没有做过什么。", "en": "I have not done anything in this conversation yet."},
     "one_by_one": {"zh": "一次只能处理一个人：先是{first}，然后是{rest}。",
                    "en": "I can do this for one person at a time: first {first}, then {rest}."},
@@ -40,7 +48,9 @@ TEXTS: dict[str, dict[str, str]] = {
     "requests_over": {"zh": "这条消息里的请求太多：我只做了前{n}个，其余{rest}个没有做。需要的话请分开再说。",
                       "en": "That message held too many requests: I did the first {n}; the other {rest} were not done. Send them separately if you need them."},
     "requests_repeated": {"zh": "重复的请求只做了一次。", "en": "A request said more than once was done once."},
-    "part_not_done": {"zh": "“{part}”这部分我没有听懂，没有执行。", "en": "I did not understand \"{part}\", so that part was not done."},
+    # a part of a line that is no request of the packs ("明天天气怎么样" beside "现在几点"): said, not guessed at
+    "part_not_done": {"zh": "“{part}”这部分我帮不上忙，它不在我能做的事情里，没有执行。",
+                      "en": "I can't help with \"{part}\": it is not one of the things I can do, so that part was not done."},
     "did_you_mean": {"zh": "没有“{said}”这种文件。是说{name}吗？是的话请说“{fixed}”。现在什么都没有做。",
                      "en": "I don't know \"{said}\". Did you mean {name}? If so, say \"{fixed}\". Nothing was done."},
     "declined": {"zh": "好的，已取消，什么都没有执行。", "en": "OK, cancelled; nothing was done."},

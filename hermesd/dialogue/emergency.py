@@ -19,7 +19,13 @@ Not a fire, by the grammar of the figure:
 
 - a person or a team "on fire" is doing well ("I'm on fire today", "our team is on fire"), a mouth or a
   tongue is on fire from spice; zh 火了 / 火起来 / 很火 / 火爆 is "became popular", 上火 / 发火 / 火大 /
-  恼火 are a body or a temper, 急得冒烟 / 嗓子冒烟 / 气得冒烟 a figure of haste, thirst or anger;
+  恼火 are a body or a temper, 急得冒烟 / 嗓子冒烟 / 气得冒烟 / 热得冒烟 a figure of haste, thirst, anger or
+  heat, 心里冒火 / 他冒火了 a temper;
+- a thing that cannot burn — a medium, a place of messages, a market, a piece of work or of music — "on
+  fire", "burning" or "caught fire" is busy or a success ("my inbox is on fire", "the group chat is on
+  fire", "the market is on fire", "her career caught fire", "this song is fire"), as is 邮箱 / 评论区 /
+  群里 / 朋友圈 / 股市 着火了; "smoking hot", "burning out", "burning a hole in my pocket" are figures
+  wherever they stand. A phone, a laptop, a charger, a kitchen is a thing that burns: it stays a fire;
 - fire as a verb of dismissal or of starting ("fire him", "fire up the server", 炒鱿鱼), a fireplace, a
   campfire, a fire drill, fireworks, "no smoking", "I quit smoking";
 - a question about the words or a drill ("what do I do if the device catches fire?", "着火了怎么办" asks
@@ -36,7 +42,10 @@ __all__ = ["said"]
 _ZH = lazyre.compile(r"着火|著火|起火|失火|火灾|火災|烧起来|燒起來|烧着了|燒著了|冒烟|冒煙|冒火|打火花|火花|"
                      r"焦味|焦糊味|浓烟|濃煙|烟雾|煙霧")
 #: figures of speech built on the same characters: haste, thirst, anger; a drill; a wish for a spark
-_ZH_NOT = lazyre.compile(r"(?:急|气|氣|渴|馋|饞)得(?:直|都)?冒(?:烟|煙|火)|嗓子(?:都|直)?冒(?:烟|煙)|喉咙(?:都|直)?冒(?:烟|煙)|"
+_ZH_NOT = lazyre.compile(r"(?:急|气|氣|渴|馋|饞|热|熱|忙|累)得(?:直|都)?冒(?:烟|煙|火)|"
+                         r"(?:心里|心裡|心头|心頭|心中|肚子里|我|你|他|她|老板|領導|领导)(?:都|又|直|就)?冒火|"
+                         r"(?:邮箱|郵箱|收件箱|评论区|評論區|群里|群裡|群聊|朋友圈|微博|热搜|熱搜|股市|直播间|直播間|帖子)"
+                         r"(?:都|又|已经|已經|简直|簡直)?(?:着火|著火|起火|烧起来|燒起來)|嗓子(?:都|直)?冒(?:烟|煙)|喉咙(?:都|直)?冒(?:烟|煙)|"
                          r"眼睛(?:都|直)?冒火|火花四溅的(?:讨论|辯論|辩论)|碰撞出.{0,4}火花|擦出.{0,4}火花|灵感的火花|"
                          r"演习|演習|防火|消防演练|"
                          r"(?:没|沒|不会|不會|没有|沒有|不是|别|別)(?:有)?(?:着火|著火|起火|冒烟|冒煙|烧起来|燒起來)")
@@ -59,6 +68,16 @@ _EN_NOT = lazyre.compile(
     r"|\b(?:mouth|tongue|throat|lips|stomach|belly|skin|legs|muscles|lungs|eyes|feet|heart)\s+(?:is|are|was|were|'s)\s+"
     r"(?:(?:so|really|totally|absolutely|just|completely|literally)\s+)?(?:on\s+fire|burning)\b"
     r"|(?:\bnot|n't|\bnever|\bno)\s+(?:\w+\s+)?(?:on\s+fire|burning|smoking|caught\s+fire)\b|\bnothing\s+(?:is\s+)?(?:on\s+fire|burning)\b"
+    # a thing that cannot burn (a medium, messages, money, work, music) on fire, burning or catching fire
+    r"|\b(?:inbox|inboxes|e-?mails?|mail|mailbox|dms|messages|notifications|comments?|comment\s+section|chat|group\s+chat|"
+    r"thread|timeline|feed|twitter|tiktok|instagram|internet|social\s+media|market|markets|stocks?|shares|crypto|economy|"
+    r"calendar|schedule|week|day|month|year|project|projects|career|deal|sales|numbers|song|songs|album|track|tune|beat|"
+    r"playlist|video|post|tweet|channel|stream|game|idea|story|trend|topic|debate|discussion|meeting|queue|backlog|"
+    r"tickets|workload|brain|mind|head)\s+(?:is|are|was|were|'s|’s|has\s+been|have\s+been|just|really|totally|"
+    r"literally|)\s*(?:(?:so|really|totally|absolutely|just|completely|literally|been|always|)\s*)"
+    r"(?:on\s+fire|burning|in\s+flames|caught\s+fire|catching\s+fire|fire)\b"
+    r"|\bsmoking\s+hot\b|\bburn(?:ing|t|ed)?\s+(?:me\s+|us\s+|myself\s+|themselves\s+)?out\b|\bburning\s+a\s+hole\b"
+    r"|\bburning\s+the\s+midnight\s+oil\b"
     r"|\bfire\s+drill\b|\bfireplace\b|\bcampfire\b|\bfireworks?\b|\bno\s+smoking\b|\bquit\s+smoking\b"
     r"|\b(?:smoke|smoking)\s+(?:a\s+)?(?:cigarette|cigar|pipe|weed)\b")
 

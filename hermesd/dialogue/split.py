@@ -14,12 +14,20 @@ controller keeps a split only when the NLU reads every part as a request on its 
   ("查一下磁盘，把发票发给李经理", "check the disk, send the invoice to Li Na"); a vocative or an
   opener before the comma ("李经理，帮我…", "好的，…") never does. A time phrase before the verb
   does not count ("明天八点提醒我开会，九点提醒我打电话");
+- two questions said one after the other are two requests, whatever joins them — a comma, 、, 和, 还有
+  / "and", "also" (a Chinese one needs no comma here): "磁盘还剩多少，网络通不通", "现在几点和明天星期几",
+  "how much disk is left and is the network up". A question is a clause that asks on its own: a
+  question word of the lexicon (``questions``: 多少, 吗, 几点, 怎么样, "how much", "is there" …), an
+  A-not-A (通不通, 够不够, 有没有) or a question mark, and in English a clause that opens with a question
+  word or an auxiliary ("is the network up"). "磁盘和网络怎么样" stays whole: its first part asks nothing;
 - parallel time clauses (coordination with gapping): after a part with a time phrase, an ``and``
   part that starts with a time and goes on ("remind me at 8 to call mum and at 9 to take the
   pills", "提醒我明天八点开会，九点打电话") is a request of its own; it borrows the first part's verb
   when it does not say it again, and the first part's day when it names only a clock time or a
   part of the day ("明天八点…，九点…" → "明天九点…"). Two times with nothing between them
-  ("at 3 and 5") stay one request.
+  ("at 3 and 5") stay one request. Only a part after a timed first part borrows that way: a part that
+  begins with a time after an untimed first part keeps its own words ("把合同发给李娜，然后明天九点提醒我…"
+  is "明天九点提醒我…", never "把明天九点提醒我…").
 
 Parts are substrings of the original text (cut on the normalised text, mapped back
 through :meth:`hermesd.nlu.normalize.Normalized.span`), separators trimmed.
@@ -142,11 +150,37 @@ def _verb_end(text: str, pos: int, lex: Lexicon) -> int:
         end = q + len(w)
 
 
+#: what may join two questions and nothing else: 和 / 跟 / 、 / a question mark ("磁盘还剩多少和网络通不通")
+_QJOIN = lazyre.compile(r"\s*(?:和|跟|、|\?)\s*")
+#: an A-not-A question (通不通, 够不够, 好不好, 有没有, 在不在): one character, 不 or 没, the same character
+_A_NOT_A = lazyre.compile(r"([\u4e00-\u9fff])[不没沒]\1")
+#: an English clause that asks: it opens with a question word or an auxiliary put first
+_EN_ASKS = lazyre.compile(r"^(?:(?:so|and|also|oh)\s+)?(?:what|what's|whats|how|how's|hows|which|when|where|who|why|whose|"
+                          r"is|are|was|were|am|isn't|aren't|does|do|did|doesn't|don't|can|could|will|would|has|have|"
+                          r"should|shall)\b", re.IGNORECASE)
+
+
+def _asks(t: str, a: int, b: int, lex: Lexicon) -> bool:
+    """``t[a:b]`` (normalised) is a question on its own: a question word of the lexicon (zh), an A-not-A,
+    a question mark, or (en) a clause opening with a question word or a put-first auxiliary."""
+    clause = t[a:b].strip(_TRIM)
+    if _alnum(clause) < 2:
+        return False
+    if clause.endswith(("?", "？")) or t[b:b + 1] in ("?", "？"):
+        return True
+    if clause.isascii():
+        return _EN_ASKS.match(clause) is not None
+    if _A_NOT_A.search(clause):
+        return True
+    return any(not w.isascii() for _, w in lex.questions.finditer(clause))
+
+
 def _cuts(t: str, lex: Lexicon) -> list[tuple[int, int, str]]:
     """Candidate conjunctions ``(start, end, kind)``, left to right, not overlapping."""
     found = [(p, p + len(w), "then") for p, w in lex.then.finditer(t)]
     found += [(p, p + len(w), "and") for p, w in lex.joins.finditer(t)]
     found += [(m.start(), m.end(), "comma") for m in _COMMA.finditer(t)]
+    found += [(m.start(), m.end(), "qjoin") for m in _QJOIN.finditer(t)]
     found.sort(key=lambda c: (c[0], -(c[1] - c[0])))
     out: list[tuple[int, int, str]] = []
     for c in found:
@@ -162,6 +196,12 @@ def _alnum(s: str) -> int:
 def _accept(t: str, start: int, end: int, kind: str, left_from: int, lex: Lexicon) -> bool:
     left, right = t[left_from:start], t[end:]
     if _alnum(left) < 2 or _alnum(right) < 2:
+        return False
+    if kind == "comma" and (lex.joins.match(t, end) or lex.then.match(t, end)):
+        return False  # ", and …" / "，还有…": the conjunction after the comma is the cut
+    if kind in ("comma", "and", "qjoin") and _asks(t, left_from, start, lex) and _asks(t, end, _clause_end(t, end), lex):
+        return True  # two questions, one after the other ("磁盘还剩多少，网络通不通")
+    if kind == "qjoin":
         return False
     if _TIME_END.search(left.rstrip(_TRIM)) and _TIME_START.search(right):
         return False
@@ -194,6 +234,15 @@ def _accept(t: str, start: int, end: int, kind: str, left_from: int, lex: Lexico
         return True
     # "remind me at 8 to call mum and at 9 to take the pills": a time clause parallel to a timed first part
     return _after_time(t, r) > r and _CLOCK.search(left) is not None and _starts_request(t, r, lex)
+
+
+def _clause_end(t: str, pos: int) -> int:
+    """Where the clause starting at ``pos`` ends: the next comma, semicolon, full stop or question mark."""
+    m = _CLAUSE_END.search(t, pos)
+    return m.start() if m else len(t)
+
+
+_CLAUSE_END = lazyre.compile(r"[,;.!?，；。！？、]|\s(?:and|also)\s|和|还有|還有")
 
 
 def _original(n: Normalized, a: int, b: int) -> str:
@@ -239,6 +288,7 @@ def split_requests(text: str, lexicon: Lexicon | None = None) -> list[str]:
     verb_b = _verb_end(t, verb_a, lex)
     verb = _original(n, verb_a, verb_b) if verb_b > verb_a else ""
     first = _original(n, *spans[0])
+    first_timed = _CLOCK.search(first) is not None or _DAY.search(first) is not None
     day = _DAY.search(first) if _CLOCK.search(first) else None
     part_of_day = _PART_OF_DAY.search(first) if day is not None else None
     parts = []
@@ -247,17 +297,20 @@ def split_requests(text: str, lexicon: Lexicon | None = None) -> list[str]:
         r = a
         while r < b and t[r] in _TRIM:
             r += 1
-        timed = k and _after_time(t, r) > r
+        # a part led by a time borrows like a parallel time clause only after a timed first part
+        timed = k and first_timed and _after_time(t, r) > r
         if timed and day is not None and not _DAY.search(part) and _CLOCK.search(part):
             # "九点…" after "明天八点…" is 明天九点; "四点…" after "明天下午三点…" is 明天下午四点
             carried = day.group()
             if part_of_day is not None and part_of_day.group() not in carried and not _PART_OF_DAY.search(part):
                 carried += part_of_day.group()
             part = _with_day(part, carried)
-        w = _after_time(t, r) if timed else r
+        w = _after_time(t, r)
         while w < b and t[w] == " ":
             w += 1
-        if k and verb and (_verb_end(t, r, lex) == r if not timed else not t.startswith(verb.lower(), w)):
+        # a part says its own verb at its start or after its leading time ("明天九点提醒我…")
+        if k and verb and (_verb_end(t, r, lex) == r and _verb_end(t, w, lex) == w if not timed
+                           else not t.startswith(verb.lower(), w)):
             part = f"{verb}{' ' if verb[-1].isascii() else ''}{part}"
         parts.append(part)
     return parts if all(parts) else [text]

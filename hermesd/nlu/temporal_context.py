@@ -35,6 +35,8 @@ def looks_like_title(norm: Normalized, g: Any) -> bool:
 
 
 _CJK = lazyre.compile(r"[\u4e00-\u9fff]")
+#: a Latin word of two letters or more (what an English sentence is counted in)
+_EN_WORD = lazyre.compile(r"[A-Za-z]{2,}")
 _LATIN_WORD = lazyre.compile(r"[A-Za-z0-9][A-Za-z0-9'’&.-]*")
 _EN_FUNCTION = frozenset("a an the at on in by of for to from this next last and or every each my".split())
 # head nouns of names (a playlist, an album, a show): the words before them in the same noun phrase name it
@@ -51,7 +53,10 @@ def inside_name(norm: Normalized, g: Any) -> bool:
 
     - in a Chinese utterance, a time written in Latin script inside a run of Latin words with at least
       two other content words ("将 70s smash hits 添加", "my evening acoustic 播放列表"): embedded
-      foreign text in a zh sentence is a title or a name (code-switched times are one or two words);
+      foreign text in a zh sentence is a title or a name (code-switched times are one or two words).
+      An utterance is Chinese here when its ideographs are at least as many as its Latin words: an
+      English sentence with a Chinese name in it ("remind me tomorrow at 9 to call 王芳") is English,
+      and its time a time;
     - in the noun phrase of a named thing: between "my/我的" and a naming head noun ("my Jazzy Dinner
       playlist", "我的 2016 年 国家 集锦 播放 列表"), or right after a naming noun or verb ("add track 70s
       smash hits", "the saga 12 Soulful Nights", "a show called Last Night On Earth");
@@ -73,7 +78,7 @@ def inside_name(norm: Normalized, g: Any) -> bool:
         if g.f.get("period") not in ("decade", "century", "season") and g.cats != {"pod"}:
             return False
         return _caps_run(re.findall(r"[A-Za-z0-9'’-]+", right)[:4]) >= 2 and not right.startswith(",")
-    if _CJK.search(o):
+    if _CJK.search(o) and len(_CJK.findall(o)) >= len(_EN_WORD.findall(o)):
         others = [w for w in _LATIN_WORD.findall(left + " " + right) if w.lower() not in _EN_FUNCTION and not w.isdigit()]
         if len(others) >= 2:
             return True

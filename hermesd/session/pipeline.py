@@ -26,6 +26,7 @@ from ..dialogue.heard import Heard, Reading
 from ..dialogue.howto import asks_how, request_of
 from ..dialogue.lastaction import asks_about_last, asks_if_done, last_done, offered_list
 from ..dialogue.negated import negated_request
+from ..dialogue.otherdevice import asks_what_to_do, other_device
 from ..dialogue.questions import Ask, Candidate, Choice, Confirm, Offer, OpenQuestion, Pick, reasked
 from ..dialogue.reader import read_answer
 from ..dialogue.reminders import asks_change, time_repair
@@ -98,6 +99,8 @@ class Part:
     #: one of the requests made once for each of several people (:func:`~hermesd.dialogue.split.one_each`):
     #: the people of the earlier ones stay in play beside this one's
     together: bool = False
+    #: the part is one of several of one line: its language is the line's, not its own words'
+    line_lang: bool = False
     #: set when the LLM executor took the request (:mod:`.llmturn`): ``generated``, ``model``, tokens, ``ms``
     llm: dict[str, Any] | None = None
 
@@ -132,6 +135,14 @@ def _choice_line(cands: tuple[Candidate, ...], lang: str) -> str:
 
 #: most names offered when a name said is one edit from several known ones
 MAX_TYPO_CANDIDATES = 3
+
+
+def _same_request(a: Any, b: Any) -> bool:
+    """Two parses are one request: one intent, the same entities — naming the device spoken to (``this_device``)
+    adds nothing to a request about it ("what's the cpu usage" and "how long has the device been up")."""
+    def key(p: Any) -> tuple[Any, ...]:
+        return (p.intent, tuple(sorted((e.type, str(e.value)) for e in p.entities if e.type != "this_device")))
+    return key(a) == key(b)
 
 
 def _person_entity(name: str, a: int, b: int) -> Any:
@@ -170,6 +181,8 @@ class Pipeline:
         "send the quote to Wang Fang and Li Na") are that request once for each, in the order said
         (:meth:`_one_each`) — never the first alone with the others silently dropped; so are several
         documents ("把报价单和合同发给王芳": the quote, then the contract) and services ("重启nginx和mysql").
+        Two parts that are the same request (one intent, the same entities: "CPU占用高吗，内存还剩多少", both
+        the status report) run once: one answer answers both.
 
         The last item is what to say of the parts that do not run (:func:`~hermesd.dialogue.split.capped`):
         a request said again runs once; past ``max_requests`` distinct ones the rest is not done."""
@@ -204,6 +217,9 @@ class Pipeline:
                     oos_label and parsed.intents and parsed.intents[0].source == "scorer"
                     and parsed.intents[0].intent == oos_label):
                 out.append((part, False))  # not a request of ours: said so after the others ran
+                continue
+            # two questions one request answers ("CPU占用高吗，内存还剩多少": the one status report): run once
+            if any(x is not False and _same_request(x, parsed) for _, x in out):
                 continue
             out.append((part, parsed))
         if not any(x is not False for _, x in out) or (out and out[0][1] is False):
@@ -261,13 +277,18 @@ class Pipeline:
         # the others come after it
         pre = catalogue.say({"person": "one_by_one", "doc_type": "one_by_one_thing"}.get(etype or "", "one_by_one_each"),
                             lang, first=each[0], rest=("、" if lang == "zh" else ", ").join(each[1:])) if each else None
+        # the parts of one line are answered in one language, the line's lead's (its first part's): a
+        # follow-up in the middle of a Chinese line ("把合同发给李娜，然后…") is never said in English
+        line_lang = self.language(s, queue[0][0]) if len(queue) > 1 else None
+        if line_lang is not None:
+            lang = line_lang
         # a part of the utterance that is no request of its own: said, never dropped silently
         unread = [t for t, parsed in queue if parsed is False]
         queue = [(t, parsed) for t, parsed in queue if parsed is not False]
         while queue:
             utterance, parsed = queue.pop(0)
             p = Part(lang=lang, r0=time.perf_counter(), trace={}, timings={}, slots_before=dict(s.slots),
-                     together=bool(each) and bool(parts))
+                     together=bool(each) and bool(parts), line_lang=line_lang is not None)
             if len(parts) or queue:
                 p.repairs.append("several_requests")
             await self.one(s, p, utterance, ref, trace_id, answer, parsed)
@@ -278,6 +299,8 @@ class Pipeline:
             pre = None
             parts.append(p)
             queue = [(t, None) for t in p.then] + queue
+            if p.then:  # the parts an answer lets run speak the conversation's language, the answer's
+                lang, line_lang = p.lang, p.lang
             if s.pending is not None and queue and not isinstance(s.pending, Offer):  # an offer waits on nothing
                 s.pending = replace(s.pending, then=tuple(t for t, _ in queue))
                 break
@@ -363,7 +386,7 @@ class Pipeline:
                     p.repairs.append("self_repair")
                     text = fixed
                     parsed = c.nlu.parse(text, ref_at, s.tz, s.locale, budget_ms=c.settings.parsing_ms)
-            if spoken and not s.locale and _LETTER.search(spoken):
+            if spoken and not s.locale and not p.line_lang and _LETTER.search(spoken):
                 p.lang = self.language(s, spoken)
             if s.state is State.PARSING:
                 p.routing_t0 = time.perf_counter()  # the ROUTING budget runs from the PARSED event on
@@ -704,6 +727,8 @@ class Pipeline:
             return
         if self._stated(s, p, q, d, heard, text):
             return
+        if self._not_this_device(s, p, q, d, heard, entities, text):
+            return
         if await self._asked(s, p, q, d, heard, entities, text, trace_id):
             return
         if self._mistyped(s, p, q, d, heard, entities, text):
@@ -962,6 +987,31 @@ class Pipeline:
         p.intent = heard.intent
         p.trace["not_a_document"] = obj
         self._keep_or_end(s, p, q, catalogue.say("not_a_document", p.lang, what=obj), "not a document")
+        return True
+
+    def _not_this_device(self, s: Session, p: Part, q: OpenQuestion | None, d: Any, heard: Heard,
+                         entities: dict[str, list[Any]], text: str) -> bool:
+        """"my phone's storage is full" / "内存不够用了怎么办": a sentence heard as a request to read this
+        device's state (an intent with a ``this_device`` slot whose rules change nothing, :meth:`_acts`) that
+        talks of another device (:func:`~hermesd.dialogue.otherdevice.other_device`; none when it names this
+        one) or asks what to do (:func:`~hermesd.dialogue.otherdevice.asks_what_to_do`) is told what hermesd
+        can show and how to ask for it — this device's report is never given in its place; nothing runs."""
+        if not isinstance(d, (dp.NewTurn, dp.Digress, dp.Replace)) or heard.intent is None or not text:
+            return False
+        if "this_device" not in self.c.grounding.spec_slots(heard.intent).values() or self._acts(heard.intent):
+            return False
+        t = normalize(text).text
+        other = None if entities.get("this_device") else other_device(t)
+        if other is None and not asks_what_to_do(t):
+            return False
+        spec = next((x for x in self.c.nlu.engine.specs if x.name == heard.intent), None)
+        said = [e for e in (getattr(spec, "examples", None) or ()) if bool(_CJK.search(e)) == (p.lang == "zh")]
+        req = said[0] if said else str((getattr(spec, "description", None) or {}).get(p.lang, heard.intent))
+        key = "other_device" if other is not None else "device_what_to_do"
+        p.repairs.append(key)
+        p.intent = heard.intent
+        p.trace["not_this_device"] = other or "what_to_do"
+        self._keep_or_end(s, p, q, catalogue.say(key, p.lang, what=other or "", req=req), key.replace("_", " "))
         return True
 
     def _says_no(self, intent: str) -> bool:

@@ -14,14 +14,25 @@ FIRE = ["设备着火了", "机器在冒烟", "機器在冒煙", "这台设备�
         "the device is on fire", "The machine's on fire!", "the server caught fire", "the box is smoking",
         "smoke is coming out of the device", "there's smoke everywhere", "sparks are flying from the power supply",
         "I smell something burning", "it smells like burning plastic", "fire!", "there's a fire in the server room",
-        "the charger burst into flames", "the power strip is sparking", "what do I do, the device is on fire"]
+        "the charger burst into flames", "the power strip is sparking", "what do I do, the device is on fire",
+        # a thing that burns stays a fire, a phone or a kitchen too
+        "my phone is on fire", "my laptop caught fire", "the kitchen is on fire", "the server room is on fire",
+        "the mail room is on fire", "there's smoke coming out of it", "我的手机冒烟了", "手机着火了", "电脑冒烟了",
+        "主机冒火了", "它冒火了"]
 NOT_FIRE = ["our team is on fire this season", "I'm on fire today", "you're on fire", "he is on fire tonight",
             "my mouth is on fire from that curry", "my eyes are burning", "fire him", "fire up the server",
             "the log in the fireplace", "we had a fire drill today", "fireworks tonight", "I quit smoking",
             "no smoking in the office", "he's smoking a cigarette", "nothing is on fire", "the device isn't on fire",
             "这个视频火了", "这家店很火", "我急得冒烟", "嗓子都冒烟了", "气得冒烟", "他上火了", "老板发火了",
             "我们擦出了火花", "今天消防演习", "没有着火", "我把饭烧焦了", "火锅真好吃", "坐火车去上海",
-            "shut up", "my memory is terrible", "reboot the device", "重启设备", "关机"]
+            "shut up", "my memory is terrible", "reboot the device", "重启设备", "关机",
+            # a thing that cannot burn on fire is busy or a success; figures of heat, temper and money
+            "my inbox is on fire", "my email is on fire today", "the group chat is on fire", "the comments are on fire",
+            "the market is on fire", "my calendar is on fire this week", "her career caught fire", "this song is fire",
+            "the new album is fire", "this deal is smoking hot", "it's burning a hole in my pocket",
+            "work is burning me out", "the team is burning out", "my inbox is burning",
+            "他火了", "火爆", "生意火爆", "这首歌太火了", "他一下子火起来了", "这个帖子火了", "股市火爆",
+            "心里冒火", "他冒火了", "热得冒烟", "评论区着火了", "我的邮箱着火了", "群里都着火了"]
 
 
 @pytest.mark.parametrize("text", FIRE)

@@ -68,6 +68,26 @@ SPLITS = [
      ["Remind me tomorrow at 7am to water the plants", "Remind me tomorrow at 6pm to feed the cat"]),
     ("remind me on friday at 8:30 to call Li and at 9:15 to book a room",
      ["remind me on friday at 8:30 to call Li", "remind me on friday at 9:15 to book a room"]),
+    # two questions one after the other, whatever joins them (no verb needed, no comma before 和 / 还有)
+    ("磁盘还剩多少，网络通不通", ["磁盘还剩多少", "网络通不通"]),
+    ("磁盘还剩多少、网络通不通", ["磁盘还剩多少", "网络通不通"]),
+    ("磁盘还剩多少和网络通不通", ["磁盘还剩多少", "网络通不通"]),
+    ("磁盘还剩多少还有网络通不通", ["磁盘还剩多少", "网络通不通"]),
+    ("磁盘还剩多少，还有网络通不通", ["磁盘还剩多少", "网络通不通"]),
+    ("内存用了多少，磁盘满了吗", ["内存用了多少", "磁盘满了吗"]),
+    ("磁盘满了吗？网络通吗？", ["磁盘满了吗", "网络通吗？"]),
+    ("现在几点，明天天气怎么样", ["现在几点", "明天天气怎么样"]),
+    ("磁盤還剩多少，網絡通不通", ["磁盤還剩多少", "網絡通不通"]),
+    ("how much disk is left and is the network up", ["how much disk is left", "is the network up"]),
+    ("how much disk is left, also is the network up", ["how much disk is left", "is the network up"]),
+    ("is the disk full? is the network up?", ["is the disk full", "is the network up?"]),
+    ("what time is it and what's the weather tomorrow", ["what time is it", "what's the weather tomorrow"]),
+    # a part led by a time after an untimed first part keeps its own verb (never "把明天九点提醒我…")
+    ("把合同发给李娜，然后明天九点提醒我给她打电话", ["把合同发给李娜", "明天九点提醒我给她打电话"]),
+    ("send the contract to Li Na and then tomorrow at 9 remind me to call her",
+     ["send the contract to Li Na", "tomorrow at 9 remind me to call her"]),
+    ("send the contract to Li Na and remind me tomorrow at 9 to call her",
+     ["send the contract to Li Na", "remind me tomorrow at 9 to call her"]),
 ]
 
 
@@ -103,6 +123,10 @@ WHOLE = [
     "然后呢",
     "and then?",
     "先生，帮我查磁盘",
+    "磁盘和网络怎么样",                          # one question about two things: its first part asks nothing
+    "磁盘满了吗？",
+    "网络通不通和磁盘",
+    "how much disk and memory is left",
     "查一下磁盘",
     "把报价单发给张工",
     "ok",

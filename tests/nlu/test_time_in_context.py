@@ -41,6 +41,10 @@ def _texts(text):
     ("will it rain in Bradford Alabama on Jan. 3", ["Jan. 3"]),
     ("播放 80年代 Disco Party Hits", []),
     ("12 月 5 日 Monument Valley 的天气", ["12 月 5 日"]),
+    # an English sentence with a Chinese name in it is English: its time is a time
+    ("remind me tomorrow at 9 to call 王芳", ["tomorrow at 9"]),
+    ("remind me at 9pm to call 欧阳娜娜", ["9pm"]),
+    ("send 李娜 the quote by email tomorrow at 9", ["tomorrow at 9"]),
 ])
 def test_a_time_inside_a_name_is_part_of_the_name(text, times):
     assert _texts(text) == times
