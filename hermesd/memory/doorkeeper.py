@@ -12,7 +12,10 @@ Used twice (DESIGN.md, Memory Control Protocol):
 A generation rotates when the window ends or when it reaches ``capacity`` keys
 (TinyLFU's "reset" when the sample size is reached). Bloom false positives only
 ever keep a key longer or promote it earlier — never lose data.
-Filters come from pybloom-live (``BloomFilter``).
+Filters come from pybloom-live (``BloomFilter``). A generation's bit array is made at its first
+key, not before: an empty filter answers "not seen" for every key, so a generation that holds
+none is ``None`` (at the default 200,000 keys, 1 %, each array is 240 kB, set to zero and so
+resident: a daemon that has touched no memory held 0.48 MB for two empty filters).
 """
 
 from __future__ import annotations
@@ -32,30 +35,35 @@ class Doorkeeper:
     def __init__(self, capacity: int, error_rate: float) -> None:
         self.capacity = capacity
         self.error_rate = error_rate
-        self._cur = BloomFilter(capacity, error_rate)
-        self._prev = BloomFilter(capacity, error_rate)
+        #: the generations, ``None`` while they hold no key (made by :meth:`_cur_add`)
+        self._cur: BloomFilter | None = None
+        self._prev: BloomFilter | None = None
         #: increments at every rotation; lets a caller add a key once per generation
         #: (re-adding a present key changes nothing in a Bloom filter).
         self.generation = 0
 
     def touch(self, key: str) -> bool:
         """Record ``key``; return whether it had been seen in the window already."""
-        if key in self._prev:
+        if self._prev is not None and key in self._prev:
             self._cur_add(key)
             return True
         return self._cur_add(key)
 
     def seen(self, key: str) -> bool:
         """Whether either generation holds ``key`` (no recording)."""
-        return key in self._cur or key in self._prev
+        return (self._cur is not None and key in self._cur) or (self._prev is not None and key in self._prev)
 
     def rotate(self) -> None:
         """Start a new window: current becomes previous, previous is dropped."""
         self._prev = self._cur
-        self._cur = BloomFilter(self.capacity, self.error_rate)
+        self._cur = None
         self.generation += 1
 
     def _cur_add(self, key: str) -> bool:
-        if self._cur.count >= self.capacity:
+        cur = self._cur
+        if cur is not None and cur.count >= self.capacity:
             self.rotate()
-        return self._cur.add(key)
+            cur = None
+        if cur is None:
+            cur = self._cur = BloomFilter(self.capacity, self.error_rate)
+        return cur.add(key)
