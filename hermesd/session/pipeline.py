@@ -584,9 +584,10 @@ class Pipeline:
         6pm") with nothing open asks for no action, whatever the classifier guessed from a bare number (十点 as
         device.shutdown):
 
-        - right after a request of a domain was done with a day but no clock time (后天 → set at the default
-          time, :func:`~hermesd.dialogue.whenjoin.clock_left_open`), a clock time is the one it left open: that
-          domain's ``change`` intent moves what was just set (trace ``change`` = ``repair``, as a time repair);
+        - right after a reminder was set (or moved) with a day but no clock time (后天 → the default time,
+          :func:`~hermesd.dialogue.whenjoin.clock_left_open`), a clock time is the one it left open: the reminder
+          domain's ``change`` intent moves what was just set (trace ``change`` = ``repair``, as a time repair); a
+          list or a cancel just done set nothing, and leaves no clock open;
         - else it is the time of something not yet said: the pack's reminder intent (its slots a task and its
           times, nothing else) asks what (trace ``time_alone`` = ``ask``; the question is tentative, :class:`~hermesd.dialogue.
           questions.Ask` ``tentative``: no pending task is kept of it unless it is answered);
@@ -601,12 +602,15 @@ class Pipeline:
                 not time_alone(parsed.text, [sp for x in parsed.times for sp in x.spans]):
             return parsed
         last = s.history[-1] if s.history else None
-        moved = self._change_intent(last.get("intent")) if last is not None and last_done([last]) is not None \
-            and clock_left_open(last.get("entities")) else None
+        setter = self._reminder_intent()
+        # what was just done set (or moved) something at a default time: a list or a cancel left no clock open
+        moved = self._change_intent(setter) if last is not None and last_done([last]) is not None \
+            and last.get("intent") in (setter, self._change_intent(setter)) and clock_left_open(last.get("entities")) \
+            else None
         if moved is not None and any(names_clock(x.to_dict()) for x in parsed.times):
             p.trace.update({"change": "repair", "time_alone": "repair"})
             return replace(parsed, intent=moved, out_of_scope=False, kind="command", clause=None)
-        asks = self._reminder_intent()  # a time wants what is to be done then
+        asks = setter  # a time wants what is to be done then
         p.trace["time_alone"] = "ask" if asks else "none"
         return replace(parsed, intent=asks, out_of_scope=asks is None, kind="command", clause=None)
 
