@@ -82,3 +82,11 @@ def test_a_request_to_stop_being_reminded_names_its_topic(text, topic):
 ])
 def test_no_stop_is_read_where_none_is_said(text):
     assert not stops_reminding(normalize(text).text.lower()), text
+
+
+def test_a_tentative_question_keeps_its_mark_in_the_session_row():
+    from hermesd.dialogue.questions import Ask, from_dict, to_dict
+
+    q = Ask(intent="reminder.set", rule_id="reminder.set.ask_task", index=0, slot="task", entity="task", tentative=True)
+    assert from_dict(to_dict(q)).tentative is True
+    assert from_dict({k: v for k, v in to_dict(q).items() if k != "tentative"}).tentative is False  # an older row
