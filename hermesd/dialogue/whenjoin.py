@@ -33,7 +33,7 @@ from .. import lazyre
 from ..nlu.temporal import parse_times
 from .split import names_day
 
-__all__ = ["clock_left_open", "join_when", "names_clock", "time_alone"]
+__all__ = ["clock_left_open", "clock_on_day", "join_when", "names_clock", "time_alone"]
 
 _CLOCK_GRAINS = frozenset({"hour", "minute", "second", "part_of_day"})
 _KINDS = frozenset({"date", "datetime", "range"})
@@ -88,6 +88,23 @@ def join_when(earlier: Any, later: Any, ref: datetime, tz: ZoneInfo | str) -> di
     if x.kind not in _KINDS or x.grain not in _CLOCK_GRAINS or x.span[0] > 0 or x.span[1] < len(text) - 1:
         return None
     return x.to_dict()
+
+
+def clock_on_day(day: Any, clock: Any, ref: datetime, tz: ZoneInfo | str) -> dict[str, Any] | None:
+    """The clock time ``clock`` on the day ``day`` named, read as one time (:func:`join_when`'s joining): the day
+    of a request just done that named no clock time (后天, 后天上午, "on Friday") and the clock time said alone
+    after it (上午十点, 3点半, "at 6pm") — 后天 + 3点半 is 后天3点半, 15:30 as any hour said with a day
+    (:mod:`hermesd.nlu.temporal`), never 03:30 because that is nearer a default time nobody said.
+
+    :param day: the earlier time expression dict (grain ``day``, or a part of a day that names its day: 后天上午).
+    :param clock: the later one (an hour or finer, naming no day). :param ref: aware; :param tz: the zone.
+    :return: the joined expression's dict, or None when the two do not read as one time.
+    """
+    if not isinstance(day, Mapping) or not isinstance(clock, Mapping):
+        return None
+    if day.get("grain") == "part_of_day" and names_day(str(day.get("text") or "")):
+        day = {**day, "grain": "day"}  # 后天上午 + 十点 → 后天上午十点: the part of the day is said with the hour
+    return join_when(day, clock, ref, tz) if _is_day(day) and names_clock(clock) else None
 
 
 def time_alone(text: str, spans: Iterable[tuple[int, int]]) -> bool:

@@ -35,7 +35,7 @@ from ..dialogue.sendobject import not_a_document
 from ..dialogue.statement import statement
 from ..dialogue.typos import near_name
 from ..dialogue.unknown import closest, name_placed, name_said, spelled_like
-from ..dialogue.whenjoin import clock_left_open, join_when, names_clock, time_alone
+from ..dialogue.whenjoin import clock_left_open, clock_on_day, join_when, names_clock, time_alone
 from ..dialogue.split import capped, one_each, reminding_request, split_requests
 from ..anchors.directory import unmarked
 from ..nlu.entities import Entity
@@ -607,9 +607,24 @@ class Pipeline:
         moved = self._change_intent(setter) if last is not None and last_done([last]) is not None \
             and last.get("intent") in (setter, self._change_intent(setter)) and clock_left_open(last.get("entities")) \
             else None
-        if moved is not None and any(names_clock(x.to_dict()) for x in parsed.times):
+        to = next((x for x in parsed.times if names_clock(x.to_dict())), None)
+        ent = next((e for e in parsed.entities if to is not None and e.type == "datetime"
+                    and tuple(e.span) == tuple(to.span)), None)
+        if moved is not None and ent is not None:
             p.trace.update({"change": "repair", "time_alone": "repair"})
-            return replace(parsed, intent=moved, out_of_scope=False, kind="command", clause=None)
+            # the request is the time alone (its particles and leads name no reminder: "那就下午两点吧" is about
+            # none called 那就), on the day the reminder was set for (后天 + 3点半 → 后天15:30, as said together)
+            a, b = to.span
+            said = parsed.text[a:b]
+            days = [v for v in (last.get("entities") or {}).get("datetime") or () if isinstance(v, dict)]
+            ref = datetime.fromtimestamp(s.ref_ms / 1000, timezone.utc)
+            joined = clock_on_day(days[0], to.to_dict(), ref, self.c.grounding.zone(s)) if len(days) == 1 else None
+            if joined is not None and str(joined.get("start") or "")[:10] != str(days[0].get("start") or "")[:10]:
+                joined = None  # the day words read another day now (midnight passed): the reminder's own day keeps
+            value = {**(joined or ent.value), "span": [0, b - a]} if isinstance(ent.value, dict) else ent.value
+            return replace(parsed, text=said, normalized=normalize(said).text, intent=moved, out_of_scope=False,
+                           kind="command", clause=None, entities=(replace(ent, span=(0, b - a), value=value),),
+                           times=(replace(to, span=(0, b - a)),))
         asks = setter  # a time wants what is to be done then
         p.trace["time_alone"] = "ask" if asks else "none"
         return replace(parsed, intent=asks, out_of_scope=asks is None, kind="command", clause=None)

@@ -90,3 +90,25 @@ def test_a_tentative_question_keeps_its_mark_in_the_session_row():
     q = Ask(intent="reminder.set", rule_id="reminder.set.ask_task", index=0, slot="task", entity="task", tentative=True)
     assert from_dict(to_dict(q)).tentative is True
     assert from_dict({k: v for k, v in to_dict(q).items() if k != "tentative"}).tentative is False  # an older row
+
+
+@pytest.mark.parametrize("day,clock,start", [
+    ("后天", "3点半", "2030-06-21T15:30:00+08:00"),  # an hour said with a day: 1–6 is the afternoon
+    ("后天", "上午十点", "2030-06-21T10:00:00+08:00"),
+    ("后天上午", "十点", "2030-06-21T10:00:00+08:00"),
+    ("周五", "八点", "2030-06-21T08:00:00+08:00"),
+    ("tomorrow", "6pm", "2030-06-20T18:00:00+08:00"),
+    ("friday", "2pm", "2030-06-21T14:00:00+08:00"),
+])
+def test_a_clock_time_alone_goes_on_the_day_said_before(day, clock, start):
+    from hermesd.dialogue.whenjoin import clock_on_day
+
+    (d,), (c,) = parse_times(day, REF, SH), parse_times(clock, REF, SH)
+    assert clock_on_day(d.to_dict(), c.to_dict(), REF, SH)["start"] == start
+
+
+def test_no_clock_goes_on_a_day_when_either_is_not_one():
+    from hermesd.dialogue.whenjoin import clock_on_day
+
+    (d,), (c,) = parse_times("明天", REF, SH), parse_times("十点", REF, SH)
+    assert clock_on_day(c.to_dict(), d.to_dict(), REF, SH) is None and clock_on_day(d.to_dict(), d.to_dict(), REF, SH) is None
