@@ -46,7 +46,10 @@ nothing       request / unrelated                            :class:`NewTurn`
 nothing       smalltalk                                      :class:`SmallTalk`
 nothing       affirm / deny / choose / hedge                 :class:`NothingOpen` (runs nothing)
 nothing       fill / correct                                 :class:`NewTurn` (a request like any other)
-nothing       cancel                                         :class:`NothingOpen` (nothing to cancel)
+nothing       cancel                                         :class:`NothingOpen` (nothing to cancel); first in a
+                                                             conversation, the heard intent's rule written for it
+                                                             (``session.asked == 'which'``) may say what there is
+                                                             (the session's ``_cancel_which``: "取消吧" → the reminders)
 ============  ============================================  =======================================
 """
 

@@ -83,6 +83,9 @@ class Ask(_Plan):
     entity: str | None = None
     #: answers already not understood (asked again saying what is expected); one more drops the form
     missed: int = 0
+    #: asked of an utterance that said only a time (下午三点, "at 6pm": no request of the person's yet): the
+    #: question is no unfinished work — left unanswered it is dropped, never kept as a pending task
+    tentative: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from .. import lazyre
 from ..nlu.normalize import normalize
 
-__all__ = ["TimeRepair", "asks_change", "corrects_time", "names_half_day", "time_repair", "topic_of"]
+__all__ = ["TimeRepair", "asks_change", "corrects_time", "names_half_day", "stops_reminding", "time_repair", "topic_of"]
 
 _ZH_CHANGE = r"(?:改到|改成|改在|改为|改為|挪到|推迟到|推遲到|推到|延后到|延後到|延到|提前到|调到|調到|换到|換到|换成|換成)"
 _EN_CHANGE = r"\b(?:move|change|reschedule|push|shift|switch|bump|put\s+off|postpone)\b"
@@ -38,13 +38,14 @@ _EN_CHANGE_RE = lazyre.compile(_EN_CHANGE + r".{0,60}?\breminders?\b.{0,60}?\b(?
                                r"|" + _EN_CHANGE + r"\s+(?:it|that|this)\s+(?:to|until|till)\b", re.IGNORECASE)
 
 # request words around the topic (normalised, lower-case text)
-_ZH_DROP = lazyre.compile(r"取消|撤销|撤銷|删除|刪除|删掉|刪掉|删了|刪了|去掉|关掉|關掉|关了|關了|不要了|不用了|不需要了|"
-                          r"(?:以后|以後)?(?:我)?(?:不用|不要|别|別|不必|不需要|无需|無需)(?:再)?|"
+_ZH_DROP = lazyre.compile(r"的事(?:情|儿|兒)?|取消|撤销|撤銷|删除|刪除|删掉|刪掉|删了|刪了|去掉|关掉|關掉|关了|關了|不要了|不用了|不需要了|"
+                          r"(?:以后|以後)?(?:我)?(?:不用|不要|别|別|不必|不需要|无需|無需)(?:你|您)?(?:再)?|"
                           r"(?:的)?提醒(?:我|一下)?|把|将|將|那个|那個|这个|這個|那条|那條|这条|這條|刚才|剛才|刚刚|剛剛|"
                           r"一下|帮我|幫我|请|請|吧|了|呢|啊|的|时候|時候|所有|全部|"
-                          r"不是|而是|应该是|應該是|不对|不對|是(?=\s|$)")
+                          r"不是|而是|应该是|應該是|不对|不對|是(?=\s|$)|的事(?:情|儿|兒)?")
 _EN_DROP = lazyre.compile(r"\b(?:please|can\s+you|could\s+you|i\s+don'?t\s+need|i\s+no\s+longer\s+need|no\s+longer|anymore|any\s+more|"
-                          r"cancel|delete|remove|drop|clear|turn\s+off|switch\s+off|get\s+rid\s+of|forget|stop\s+reminding\s+me|stop|"
+                          r"cancel|delete|remove|drop|clear|turn\s+off|switch\s+off|get\s+rid\s+of|forget|(?:stop|quit)\s+reminding\s+me|stop|"
+                          r"you\s+can|no\s+more|be\s+reminded|"
                           r"move|change|reschedule|push|shift|switch|bump|postpone|put\s+off|"
                           r"don'?t|do\s+not|no\s+need\s+to|remind\s+me|reminders?|my|the|that|this|those|these|it|one|"
                           r"about|for|of|to|with|on|at|please|actually|just|now|again|instead|all|every|"
@@ -119,6 +120,37 @@ def asks_change(text: str) -> bool:
     """
     t = text.strip().lower()
     return bool(_ZH_CHANGE_RE.search(t) or _EN_CHANGE_RE.search(t))
+
+
+#: "别再提醒我吃药了", "不用再提醒我X了", "以后不要提醒我X", "X不用再提醒我了": a negator before 提醒(我) — the Mandarin
+#: negative imperative (Li & Thompson 1981, on negation) of being reminded; 别忘了提醒我 is no such thing
+_ZH_STOP = lazyre.compile(r"(?<![要需])(?:以后|以後|今后|今後)?(?:千万|千萬)?(?:别|別|不要|不用|不必|甭|无需|無需|不需要|用不着|用不著)"
+                          r"(?:你|您)?(?:再|继续|繼續)?提醒(?:我|一下)?")
+#: "stop reminding me to take my pills", "quit reminding me about it", "don't remind me to X (anymore)", "no
+#: more reminders about X", "I don't need to be reminded to X any more"
+_EN_STOP = lazyre.compile(r"\b(?:stop|quit|cease)\s+(?:reminding|nagging)\s+me\b"
+                          r"|^(?:please\s+|you\s+can\s+|so\s+)?(?:don'?t|do\s+not|never|no\s+need\s+to)\s+(?:ever\s+)?remind\s+me\b"
+                          r"|\bno\s+(?:more|longer\s+any)\s+reminders?\b"
+                          r"|\b(?:don'?t|do\s+not|no\s+longer)\s+need\s+(?:to\s+be\s+)?remind(?:ed|ing)?\b")
+_ZH_QUESTION = lazyre.compile(r"(?:吗|嗎|么|麼)\s*[?？]?\s*$|[?？]\s*$")
+
+
+def stops_reminding(text: str) -> bool:
+    """``text`` (normalised, lower case) asks not to be reminded (again) of something: a negative imperative of
+    提醒我 / "remind me" — "别再提醒我吃药了", "不用再提醒我开会了", "以后不要提醒我喝水", "stop reminding me to take my
+    pills", "don't remind me about the dentist anymore", "no more reminders about the pills". It takes back a
+    reminder (the one about what follows, :func:`topic_of`), never sets one and is never a mere "don't".
+    A question ("不用提醒我吗？") and 别忘了提醒我 / "don't forget to remind me" are not.
+
+    >>> stops_reminding("别再提醒我吃药了"), stops_reminding("stop reminding me to take my pills")
+    (True, True)
+    >>> stops_reminding("别忘了提醒我吃药"), stops_reminding("remind me to stop smoking"), stops_reminding("不用提醒我吗？")
+    (False, False, False)
+    """
+    t = text.strip().lower()
+    if not t or _ZH_QUESTION.search(t):
+        return False
+    return bool(_ZH_STOP.search(t) or _EN_STOP.search(t))
 
 
 def _covered(part: str, times: Iterable[str]) -> bool:

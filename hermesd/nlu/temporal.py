@@ -39,6 +39,12 @@ Rules (documented choices, see tests/nlu/temporal_vectors.jsonl):
   passed it is tomorrow's, read as with a date (3点 at 16:00 → 15:00 tomorrow, not 03:00; 8点 at
   23:00 → 08:00 tomorrow); with a date, 1–6 o'clock is read as afternoon (明天3点 → 15:00), other
   hours as written. A person who means the small hours says so (凌晨3点, 3am).
+  The hour of a routine — a recurrence by the day or longer (每天8点, "every day at 8", 每周一9点, "every month on
+  the 1st at 3") — is read as with a date too, whatever the time of ``ref``: a person sets a daily reminder at
+  the hour of their waking day, and "every day at 8" said at 10:00 is 08:00 each day (first tomorrow), not
+  20:00 because today's 08:00 is over; 1–6 o'clock is the afternoon (每天3点 → 15:00). A part of the day or
+  am/pm said with it decides (每天晚上8点, "every day at 8pm" → 20:00). A one-off hour without a date keeps
+  the rule above (八点 said at 10:00 → 20:00 today, the next 8 o'clock).
 - An offset from now in hours, minutes or seconds (一刻钟后, in 15 minutes) is the instant it names, to the second
   (asked at 23:50:40, 00:05:40), at the grain it was said in; one in days or longer is that day.
 - Offsets by months or years clamp the day to the month's end (1月31日 + 1个月
@@ -257,6 +263,8 @@ _FUTURE = lazyre.compile(r"提醒|闹钟|叫醒|叫我|记得|别忘|安排|预�
                          r"(?<![a-z])(?:remind|reminder|alarm|wake me|schedule|book|reserve|will|going to|gonna|plan|"
                          r"planning|until|till|countdown|upcoming|how long)(?![a-z])|'ll(?![a-z])")
 _PAST = lazyre.compile(r"上次|曾经|已经|去过|过了|我记得|(?<![a-z])(?:was|were|did|had|ago|used to)(?![a-z])")
+#: the units of a recurrence whose bare clock hour is read as a routine's (每天8点, "every day at 8" → 08:00)
+_ROUTINE_UNITS = frozenset({"day", "week", "month", "year"})
 _DATE_KEYS = ("rel_day", "weekday", "day", "month", "period", "year", "holiday", "lunar", "lunar_month", "part", "pair")
 _CLOCK_KEYS = frozenset({"hour", "minute", "second", "ampm", "pod", "h24", "midnight", "future"})
 
@@ -739,7 +747,11 @@ def _resolve(f: dict[str, Any], ref: datetime, tz: ZoneInfo, anchor: date | None
         if f.get("midnight"):
             extra = 1
         if not f.get("ampm") and not f.get("pod") and not f.get("h24") and 1 <= f["hour"] <= 12:
-            if dp is None:
+            if dp is None and f.get("routine"):
+                # every day at 8: the hour of a waking day, as with a date (8 → 08:00, 3 → 15:00); the first time is
+                # today's when it is still to come, else the next (_next_occurrence)
+                h = f["hour"] + 12 if 1 <= f["hour"] <= 6 else f["hour"]
+            elif dp is None:
                 cand = [datetime.combine(day, time(hh, mi, sec), tz) for hh in (h % 12, h % 12 + 12)]
                 later = [c for c in cand if c >= ref.replace(microsecond=0)]
                 # both of today's readings gone: tomorrow's, read as 明天H点 is (1–6 o'clock in the
@@ -820,6 +832,9 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
     apart: dict[int, tuple[int, int]] = {}  # an anchor's start → the span of its clock time said apart from it
     if every:
         groups, anchor_of, apart = _every_anchors(t, groups, every)
+        for g in groups:
+            if g.start in anchor_of and anchor_of[g.start].unit in _ROUTINE_UNITS and "hour" in g.f:
+                g.f["routine"] = True  # every day at 8: a routine's hour (_resolve)
     recurring = bool(every) or bool(_RECURRENCE.search(t))
     if _FUTURE.search(t) and not _PAST.search(t):
         for g in groups:
@@ -865,7 +880,8 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
                 i += 2
                 continue
         ends_series = nxt is not None and g.start in anchor_of and "hour" not in nxt.f and \
-            any(k in nxt.f for k in _DATE_KEYS) and bool(_UNTIL_CONN.match(t[g.end:nxt.start]))
+            any(k in nxt.f for k in _DATE_KEYS) and (bool(_UNTIL_CONN.match(t[g.end:nxt.start])) or (
+                "hour" in g.f and ("month" in nxt.f or "day" in nxt.f) and bool(_TO_CONN.match(t[g.end:nxt.start]))))
         if nxt is not None and not ends_series and (_RANGE_CONN.match(t[g.end:nxt.start]) or _zone_both_ends(t, g, nxt)):
             conn = (_RANGE_CONN.match(t[g.end:nxt.start]) or _zone_both_ends(t, g, nxt))[1]
             between = (conn == "and" and re.search(r"between\s*$", t[:g.start])) or \
@@ -899,6 +915,8 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
         if "day" in g.f and "month" in g.f and "hour" not in g.f and not (out and out[-1].span[1] > g.start - 3):
             # "13 to 15 July", "1-8 september", "from the 13 to the 15th of July": a bare first day
             m = _DAY_RANGE_START.search(t[:g.start])
+            if m and i > 0 and groups[i - 1].end > m.start(1):
+                m = None  # "every Monday at 9 until December 31": the 9 is the clock of the time before, no first day
             if m and 1 <= int(m[1]) <= 31:
                 first = _Group(m.start(1), m.end(1), {"day": int(m[1])}, {"date"})
                 expr = _range(norm, first, g, ref, tz)
@@ -1205,6 +1223,11 @@ def _weekday_sets(norm: Normalized, out: list[TimeExpr], ref: datetime, tz: Zone
 #: between a recurrence's clock time and a day: the day ends the series ("every Monday at 9 until Friday the 18th",
 #: 每天早上八点到月底), it is no range from the one to the other
 _UNTIL_CONN = lazyre.compile(r"^\s*(?:到|至|直到|一直到|until|untill|till|til|through|thru)\s*(?:the\s+)?$")
+#: "to" between a series' clock time and a calendar date ("every Monday at 9 to December 31"): the date ends the
+#: series as "until" would; "to" before a weekday ("every Monday to Friday") or an hour ("at 9 to 10") is a range
+_TO_CONN = lazyre.compile(r"^\s*to\s*(?:the\s+)?$")
+_TO_BEFORE = lazyre.compile(r"(?<![a-z])to\s*(?:the\s+)?$")
+_MONTH_WORDS = r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"
 #: the words before a time that say a repetition ends then (直到下周五, 截止到12月18号, "until Friday", "through the 20th")
 _UNTIL_BEFORE = lazyre.compile(r"(?:一直到|直到|截止到|截至到|截止|截至|持续到|持續到|坚持到|到|至|(?<![a-z])(?:until|untill|till|til|through|thru|"
                                r"up\s+to|up\s+until|ending(?:\s+on)?|ends?\s+on|stop(?:ping)?\s+(?:on|after)|and\s+stop\s+on))"
@@ -1227,12 +1250,19 @@ def _recurrence_ends(norm: Normalized, out: list[TimeExpr], ref: datetime, tz: Z
             continue
         a, b = norm.nspan(*y.span)
         before, after = _UNTIL_BEFORE.search(t, 0, a), _UNTIL_AFTER.match(t, b)
-        if before is None and not (after and y.start is None):
+        to = _TO_BEFORE.search(t, 0, a) if before is None and y.grain in _END_GRAINS and y.kind == "date" else None
+        if before is None and to is None and not (after and y.start is None):
             continue
         series = [x for x in res if x.kind == "recurrence" and x.until is None]
         if not series:
             break
         x = min(series, key=lambda r: (r.span[0] > y.span[0], abs(r.span[0] - y.span[0])))
+        if to is not None:
+            # "to" ends the series only right after its clock time and before a calendar date (_TO_CONN)
+            if x.grain not in ("hour", "minute") or t[norm.nspan(*x.span)[1]:to.start()].strip() \
+                    or not re.search(r"\d|" + _MONTH_WORDS, y.text.lower()):
+                continue
+            before = to
         fine = y.grain not in _END_GRAINS
         until = (y.end if y.start is None else y.start) if fine and y.point is None else y.point
         if until is None:

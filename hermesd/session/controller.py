@@ -393,10 +393,13 @@ class Controller:
         self._arm(s)
 
     async def _park_pending(self, s: Session) -> None:
-        """Unfinished slots go to pending tasks (offered at the user's next session), not the bin."""
+        """Unfinished slots go to pending tasks (offered at the user's next session), not the bin — but for a
+        tentative question (:class:`~hermesd.dialogue.questions.Ask` ``tentative``: asked of a time said alone)."""
         q = s.pending
         while q is not None and not isinstance(q, (Ask, Confirm)):
             q = getattr(q, "outer", None)  # a choice asked inside a form parks the form
+        if isinstance(q, Ask) and q.tentative:
+            return  # asked of a time said alone, never answered: nothing the person asked for is unfinished
         if q is not None and q.intent:
             slots = {**s.slots, **q.entities}
             if q.utterance:

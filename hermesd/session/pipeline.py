@@ -29,14 +29,14 @@ from ..dialogue.negated import negated_request
 from ..dialogue.otherdevice import asks_what_to_do, other_device
 from ..dialogue.questions import Ask, Candidate, Choice, Confirm, Offer, OpenQuestion, Pick, reasked
 from ..dialogue.reader import read_answer
-from ..dialogue.reminders import asks_change, time_repair
+from ..dialogue.reminders import asks_change, stops_reminding, time_repair
 from ..dialogue.repair import repaired
 from ..dialogue.smalltalk import capabilities, smalltalk_reply
 from ..dialogue.sendobject import not_a_document
 from ..dialogue.statement import statement
 from ..dialogue.typos import near_name
 from ..dialogue.unknown import closest, name_around, name_placed, name_said, spelled_like
-from ..dialogue.whenjoin import join_when
+from ..dialogue.whenjoin import clock_left_open, clock_on_day, join_when, names_clock, time_alone
 from ..dialogue.split import capped, one_each, reminding_request, split_requests
 from ..anchors.directory import unmarked
 from ..nlu.entities import Entity
@@ -67,6 +67,16 @@ _CLAUSE_BREAK = lazyre.compile(r"[,，;；。!！?？、]")
 #: a word that may join two people (:data:`hermesd.dialogue.split._COORD`): only then is a coordination looked for
 _MAY_COORDINATE = lazyre.compile(r"[和跟与與及、,，&]|还有|還有|\band\b|\bplus\b", re.IGNORECASE)
 _EN_WORD = lazyre.compile(r"[A-Za-z]{2,}")
+
+
+#: the entity types of an intent that takes a task and its time, and nothing else (a reminder)
+_TASK_AND_TIMES = frozenset({"task", "datetime", "recurrence"})
+
+
+def _tentative(q: OpenQuestion | None) -> bool:
+    """``q`` was asked of a time said alone (:class:`~hermesd.dialogue.questions.Ask` ``tentative``): moving past it
+    drops it — it is not asked again after a digression, nor kept as a pending task."""
+    return isinstance(q, Ask) and q.tentative
 
 
 @dataclass(slots=True)
@@ -376,8 +386,10 @@ class Pipeline:
                         text, parsed = core, inner
                         p.trace["reminding"] = core
                 parsed = self._reminded(s, parsed, ref_at, p)
+                parsed = self._stops_reminding(parsed, p)
                 p.timings["parse"] = p.timings.get("parse", 0.0) + (time.perf_counter() - p0) * 1000
             parsed = self._changed(s, parsed, p, ref_at)  # idempotent: a choice's re-run reads it again
+            parsed = self._time_alone(s, q, parsed, p)  # 十点 / "at 6pm" alone: never an action
             if parsed is not None and text and "self_repair" not in p.trace:
                 # "把报价单发给王芳，不对，是李娜": the request the speaker meant once they corrected themselves
                 fixed = repaired(text, [(e.type, e.span) for e in parsed.entities])
@@ -504,6 +516,32 @@ class Pipeline:
         p.trace["reminded"] = parsed.intent
         return replace(parsed, intent=reminder)
 
+    def _reminder_intent(self) -> str | None:
+        """The pack's reminder: the intent whose slots are a task and its times, nothing else (reminder.set)."""
+        return next((x.name for x in self.c.nlu.engine.specs if {"task", "datetime"} <= set((x.slots or {}).values())
+                     <= _TASK_AND_TIMES), None)
+
+    def _sibling(self, intent: str | None, action: str) -> str | None:
+        """The pack's intent that does ``action`` in ``intent``'s domain (intents are named ``domain.action``:
+        ``reminder.set`` → ``reminder.cancel``), or None when the pack has none."""
+        if not intent or "." not in intent:
+            return None
+        name = f"{intent.rsplit('.', 1)[0]}.{action}"
+        return name if any(x.name == name for x in self.c.nlu.engine.specs) else None
+
+    def _stops_reminding(self, parsed: Any, p: Part) -> Any:
+        """"别再提醒我吃药了" / "stop reminding me to take my pills" (:func:`~hermesd.dialogue.reminders.stops_reminding`):
+        a request to take back the reminder about what follows — the reminder domain's ``cancel`` intent (its
+        rules find the reminder by its topic and ask before they cancel), never a new reminder nor a bare "don't"
+        (:meth:`_negated`), whatever the classifier read from 提醒 / "remind"."""
+        if parsed is None or not parsed.text or not stops_reminding(normalize(parsed.text).text):
+            return parsed
+        cancel = self._sibling(self._reminder_intent(), "cancel")
+        if cancel is None or parsed.intent == cancel:
+            return parsed
+        p.trace["stops_reminding"] = parsed.intent
+        return replace(parsed, intent=cancel, out_of_scope=False, kind="command", clause=None)
+
     def _change_intent(self, intent: str | None) -> str | None:
         """The pack's intent that moves what ``intent``'s domain keeps (``reminder.set`` → ``reminder.change``:
         intents are named ``domain.action``), or None when the pack has none."""
@@ -563,6 +601,56 @@ class Pipeline:
         said = parsed.text[a:b]
         return replace(parsed, text=said, normalized=normalize(said).text, intent=change, kind="command", clause=None,
                        entities=(replace(ent, span=(0, b - a), value=value),), times=(replace(to, span=(0, b - a)),))
+
+    def _time_alone(self, s: Session, q: OpenQuestion | None, parsed: Any, p: Part) -> Any:
+        """An utterance that says only a time (:func:`~hermesd.dialogue.whenjoin.time_alone`: 十点, 上午十点吧, "at
+        6pm") with nothing open asks for no action, whatever the classifier guessed from a bare number (十点 as
+        device.shutdown):
+
+        - right after a reminder was set (or moved) with a day but no clock time (后天 → the default time,
+          :func:`~hermesd.dialogue.whenjoin.clock_left_open`), a clock time is the one it left open: the reminder
+          domain's ``change`` intent moves what was just set (trace ``change`` = ``repair``, as a time repair); a
+          list or a cancel just done set nothing, and leaves no clock open;
+        - else it is the time of something not yet said: the pack's reminder intent (its slots a task and its
+          times, nothing else) asks what (trace ``time_alone`` = ``ask``; the question is tentative, :class:`~hermesd.dialogue.
+          questions.Ask` ``tentative``: no pending task is kept of it unless it is answered);
+        - "now" (现在, "now": the instant itself, grain second) asks for no later time and keeps its reading.
+
+        With a question open the time is an answer to it (:mod:`hermesd.dialogue.reader`); ``parsed`` is returned
+        unchanged then, and when a change was read already (:meth:`_changed`)."""
+        change = str(p.trace.get("change") or "")
+        if q is not None or parsed is None or not parsed.times or (change and not change.startswith("not:")):
+            return parsed
+        if any(x.grain == "second" for x in parsed.times) or \
+                not time_alone(parsed.text, [sp for x in parsed.times for sp in x.spans]):
+            return parsed
+        last = s.history[-1] if s.history else None
+        setter = self._reminder_intent()
+        # what was just done set (or moved) something at a default time: a list or a cancel left no clock open
+        moved = self._change_intent(setter) if last is not None and last_done([last]) is not None \
+            and last.get("intent") in (setter, self._change_intent(setter)) and clock_left_open(last.get("entities")) \
+            else None
+        to = next((x for x in parsed.times if names_clock(x.to_dict())), None)
+        ent = next((e for e in parsed.entities if to is not None and e.type == "datetime"
+                    and tuple(e.span) == tuple(to.span)), None)
+        if moved is not None and ent is not None:
+            p.trace.update({"change": "repair", "time_alone": "repair"})
+            # the request is the time alone (its particles and leads name no reminder: "那就下午两点吧" is about
+            # none called 那就), on the day the reminder was set for (后天 + 3点半 → 后天15:30, as said together)
+            a, b = to.span
+            said = parsed.text[a:b]
+            days = [v for v in (last.get("entities") or {}).get("datetime") or () if isinstance(v, dict)]
+            ref = datetime.fromtimestamp(s.ref_ms / 1000, timezone.utc)
+            joined = clock_on_day(days[0], to.to_dict(), ref, self.c.grounding.zone(s)) if len(days) == 1 else None
+            if joined is not None and str(joined.get("start") or "")[:10] != str(days[0].get("start") or "")[:10]:
+                joined = None  # the day words read another day now (midnight passed): the reminder's own day keeps
+            value = {**(joined or ent.value), "span": [0, b - a]} if isinstance(ent.value, dict) else ent.value
+            return replace(parsed, text=said, normalized=normalize(said).text, intent=moved, out_of_scope=False,
+                           kind="command", clause=None, entities=(replace(ent, span=(0, b - a), value=value),),
+                           times=(replace(to, span=(0, b - a)),))
+        asks = setter  # a time wants what is to be done then
+        p.trace["time_alone"] = "ask" if asks else "none"
+        return replace(parsed, intent=asks, out_of_scope=asks is None, kind="command", clause=None)
 
     def _object_named(self, q: OpenQuestion | None, parsed: Any, d: Any) -> Any:
         """"取消第二个" / "cancel all my reminders": a cancel word (or a bare position) that names what to
@@ -849,7 +937,8 @@ class Pipeline:
                 p.texts.append(text_)
                 self._reask(s, p, q)
         elif isinstance(d, dp.NothingOpen):
-            self._nothing_open(s, p, d)
+            if not await self._cancel_which(s, p, d, heard, entities, text, trace_id):
+                self._nothing_open(s, p, d)
         else:  # NewTurn, Digress, Replace
             digression = isinstance(d, dp.Digress) and q is not None and not d.cancel_first
             s.pending = None
@@ -861,8 +950,8 @@ class Pipeline:
                 p.repairs.append("digression")
             await c.plans.run(s, p, intent=heard.intent, entities=c.grounding.slot_values(heard.intent, entities),
                               text=text, trace_id=trace_id)
-            if digression and s.pending is None and s.state is State.LISTENING:
-                self._reask(s, p, q)
+            if digression and s.pending is None and s.state is State.LISTENING and not _tentative(q):
+                self._reask(s, p, q)  # a question asked of a time said alone is not asked again: it is dropped
 
     async def _memory(self, s: Session, p: Part, q: OpenQuestion | None, d: Any, text: str) -> bool:
         """An explicit memory request (remember / recall / forget, :mod:`.memoryturn`) said as a new
@@ -880,7 +969,7 @@ class Pipeline:
         if digression:
             p.repairs.append("digression")
         await self.c.memturns.carry(s, p, req, text)
-        if digression and s.pending is None and s.state is State.LISTENING:
+        if digression and s.pending is None and s.state is State.LISTENING and not _tentative(q):
             self._reask(s, p, q)  # type: ignore[arg-type]
         return True
 
@@ -1268,6 +1357,25 @@ class Pipeline:
         p.path = "clarify"
         p.intent = p.parsed.intent if p.parsed is not None else None
         p.repairs.append("ask_choice")
+
+    async def _cancel_which(self, s: Session, p: Part, d: dp.NothingOpen, heard: Heard, entities: dict[str, list[Any]],
+                            text: str, trace_id: str) -> bool:
+        """"取消吧" / "cancel it" with nothing open and nothing done in this conversation (a new session): "it" is
+        none of this conversation's, yet the person may well have something of the heard intent's kind to cancel
+        (reminders set in an earlier session). A rule of that intent written for the question (its conditions
+        read ``session.asked == 'which'``: office.yaml's reminder.cancel.which lists the pending reminders, confirms
+        the only one, or says there are none) answers it; without one, "nothing to cancel" as before. False when
+        it did not apply (the caller says nothing is open)."""
+        if d.act != "cancel" or heard.intent is None or last_done(s.history) is not None:
+            return False
+        if not any(answers_asked(r) for r in self.c.rules().rules_for(heard.intent)):
+            return False
+        p.repairs.append("cancel_which")
+        p.intent = heard.intent
+        p.trace["asked"] = "which"
+        await self.c.plans.run(s, p, intent=heard.intent, entities=self.c.grounding.slot_values(heard.intent, entities),
+                               text=text, trace_id=trace_id, asked=("which", catalogue.say("nothing_to_cancel", p.lang)))
+        return True
 
     def _nothing_open(self, s: Session, p: Part, d: dp.NothingOpen) -> None:
         c, lang = self.c, p.lang

@@ -168,7 +168,8 @@ class PlanRunner:
                                  save=result.slot or "", **common)
             else:
                 s.pending = (Confirm(card=result.card or {}, **common) if result.kind == "confirm"
-                             else Ask(slot=result.slot or "", entity=result.entity, **common))
+                             else Ask(slot=result.slot or "", entity=result.entity,
+                                      tentative=p.trace.get("time_alone") == "ask", **common))
             s.slots = {k: v for k, v in entities.items() if v is not None}
             p.texts.append(result.prompt)
             p.card = result.card

@@ -119,3 +119,66 @@ def test_a_clock_in_another_clause_is_not_the_recurrence_s():
     assert "recurrence" in kinds
     rec = next(x for x in found if x.kind == "recurrence")
     assert rec.start is None, rec
+
+
+@pytest.mark.parametrize("text,ref,start,until,task", [
+    # a bare hour before until / till / through / to stays the series' hour, and the date ends the series
+    ("remind me every monday at 9 until december 31 to send the weekly report", THU, "2026-12-07T09:00:00+08:00",
+     date(2026, 12, 31), "send the weekly report"),
+    ("remind me every monday at 9 till dec 31 to send the weekly report", THU, "2026-12-07T09:00:00+08:00",
+     date(2026, 12, 31), "send the weekly report"),
+    ("every Friday at 5 through December 18 remind me to file the hours", THU, "2026-12-04T17:00:00+08:00",
+     date(2026, 12, 18), "file the hours"),
+    ("remind me every monday at 9 to dec 31 to send the report", THU, "2026-12-07T09:00:00+08:00",
+     date(2026, 12, 31), "send the report"),
+    ("every monday at 9 until the 31st remind me to send the report", THU, "2026-12-07T09:00:00+08:00",
+     date(2026, 12, 31), "send the report"),
+    ("每周一九点到十二月三十一号提醒我交周报", THU, "2026-12-07T09:00:00+08:00", date(2026, 12, 31), "交周报"),
+    ("每周五下午五点直到12月18日提醒我报工时", THU, "2026-12-04T17:00:00+08:00", date(2026, 12, 18), "报工时"),
+])
+def test_a_bare_hour_before_until_stays_the_series_hour(text, ref, start, until, task):
+    x, got_task = _one(text, ref)
+    assert x.start.isoformat() == start and x.until == until, x
+    assert got_task == task
+
+
+@pytest.mark.parametrize("text", [
+    "every monday to friday at 9 remind me to stand up",  # "to" before a weekday: the set of days
+    "every monday at 9 to 10 remind me to study",  # "to" before an hour: a range of clock times
+])
+def test_to_before_a_weekday_or_an_hour_ends_no_series(text):
+    x, _ = _one(text, THU)
+    assert x.until is None, x
+
+
+@pytest.mark.parametrize("text,ref,start", [
+    # a routine's bare hour is the hour of a waking day, whatever the time it is said at (7–12 as said, 1–6 pm)
+    ("every day at 8", THU, "2026-12-04T08:00:00+08:00"),
+    ("remind me every day at 8 to take my pills", THU, "2026-12-04T08:00:00+08:00"),
+    ("every day remind me at 8 to stretch", THU, "2026-12-04T08:00:00+08:00"),
+    ("daily at 7", THU, "2026-12-04T07:00:00+08:00"),
+    ("every day at 3", THU, "2026-12-03T15:00:00+08:00"),
+    ("every day at 12", THU, "2026-12-03T12:00:00+08:00"),
+    ("每天八点提醒我吃药", THU, "2026-12-04T08:00:00+08:00"),
+    ("每天3点提醒我喝水", THU, "2026-12-03T15:00:00+08:00"),
+    ("每个工作日8点提醒我打卡", THU, "2026-12-04T08:00:00+08:00"),
+    ("every day at 8", SUN_NIGHT, "2026-11-30T08:00:00+08:00"),
+    ("every day at 8", datetime(2026, 12, 3, 5, 0, tzinfo=SH), "2026-12-03T08:00:00+08:00"),
+    # a part of day or am/pm decides
+    ("every day at 8pm", THU, "2026-12-03T20:00:00+08:00"),
+    ("每天晚上八点提醒我吃药", THU, "2026-12-03T20:00:00+08:00"),
+])
+def test_a_routine_bare_hour_is_a_waking_day_hour(text, ref, start):
+    x, _ = _one(text, ref)
+    assert x.start.isoformat() == start, x
+
+
+@pytest.mark.parametrize("text,ref,start", [
+    # a one-off bare hour without a date stays the next such hour (the module rule)
+    ("at 8", THU, "2026-12-03T20:00:00+08:00"),
+    ("八点", THU, "2026-12-03T20:00:00+08:00"),
+    ("at 8", datetime(2026, 12, 3, 5, 0, tzinfo=SH), "2026-12-03T08:00:00+08:00"),
+])
+def test_a_one_off_bare_hour_is_the_next_such_hour(text, ref, start):
+    found = parse_times(text, ref, SH)
+    assert [x.start.isoformat() for x in found] == [start]
