@@ -1,5 +1,5 @@
 """A content-keyed cache of built packs (shared by the pack builders, ``scripts/build_*_pack.py``), used
-when ``HERMESD_PACK_CACHE`` names a folder; without it every run builds.
+when ``HD_PACK_CACHE`` names a folder; without it every run builds.
 
 Why: the test suite builds the SGD pack through ``scripts/install --with-pack sgd`` and for the replay
 tests (~3 CPU-minutes each) and the CrossWOZ pack twice; on a loaded 2-core CI machine that alone was
@@ -40,8 +40,9 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
 REPO = Path(__file__).resolve().parents[1]
-#: the environment variable naming the cache folder (unset or empty: no cache)
-ENV = "HERMESD_PACK_CACHE"
+#: the environment variable naming the cache folder (unset or empty: no cache); not ``HERMESD_…``:
+#: hermesd reads every such variable as a config key and rejects unknown ones (``hermesd.config``)
+ENV = "HD_PACK_CACHE"
 
 
 def _files(path: Path) -> Iterable[Path]:
@@ -92,7 +93,7 @@ def builder_sources(name: str, script: Path, data: Iterable[Path]) -> list[Path]
 def build_or_copy(name: str, out: Path, sources: Iterable[Path], args: Mapping[str, Any],
                   build: Callable[[Path], int], *, cache: str | None = None) -> int:
     """Build pack ``name`` into ``out`` with ``build(folder) -> exit status``, or copy it from the
-    cache folder ``cache`` (default: ``$HERMESD_PACK_CACHE``; none: just ``build(out)``).
+    cache folder ``cache`` (default: ``$HD_PACK_CACHE``; none: just ``build(out)``).
 
     On a miss ``build`` runs into a scratch folder of the cache, which becomes the entry only when it
     returns 0, then is copied to ``out``; a non-zero status is returned with nothing cached and

@@ -283,7 +283,7 @@ def main(argv: list[str] | None = None) -> int:
     if a.out.resolve() == PACK_SRC.resolve():
         return build_pack(a, a.out)
     # built elsewhere (an install's staging folder, a test's scratch folder): through the pack cache
-    # when $HERMESD_PACK_CACHE names one (the test suite's; scripts/_pack_cache.py has the key)
+    # when $HD_PACK_CACHE names one (the test suite's; scripts/_pack_cache.py has the key)
     import _pack_cache  # a sibling of this script (run as a script only)
 
     args = {"data": str(a.data.resolve()), "holdout_fold": a.holdout_fold, "folds": a.folds}

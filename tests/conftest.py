@@ -42,7 +42,7 @@ def nlu_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def pack_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One pack cache for the whole run (``HERMESD_PACK_CACHE`` of ``scripts/build_*_pack.py``, see
+    """One pack cache for the whole run (``HD_PACK_CACHE`` of ``scripts/build_*_pack.py``, see
     ``scripts/_pack_cache.py``): each pack is built once per session for the same inputs (the key
     hashes the builder, ``hermesd/``, the pack's sources, the data, the arguments), later builds
     copy it. Shared by pytest-xdist workers (the builders lock each entry); a test of the builder
@@ -57,9 +57,9 @@ def pack_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def pack_env(pack_cache: Path) -> dict[str, str]:
-    """This process's environment with ``HERMESD_PACK_CACHE`` set to the session's :func:`pack_cache`,
+    """This process's environment with ``HD_PACK_CACHE`` set to the session's :func:`pack_cache`,
     for a subprocess that builds packs (``scripts/install --with-pack``, ``scripts/build_*_pack.py``)."""
-    return {**os.environ, "HERMESD_PACK_CACHE": str(pack_cache)}
+    return {**os.environ, "HD_PACK_CACHE": str(pack_cache)}
 
 
 @pytest.fixture

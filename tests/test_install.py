@@ -28,9 +28,9 @@ REAL = [Path("/opt/hermesd"), Path("/usr/share/hermesd"), Path("/etc/hermesd"),
 @pytest.fixture(autouse=True)
 def _packs_from_the_session_cache(pack_cache, monkeypatch):
     """Every ``--with-pack`` install here builds its pack through the session's pack cache (the
-    builders' ``HERMESD_PACK_CACHE``, keyed by all their inputs): built once per run, then copied.
+    builders' ``HD_PACK_CACHE``, keyed by all their inputs): built once per run, then copied.
     :func:`test_install_is_idempotent` also builds one without it, fresh."""
-    monkeypatch.setenv("HERMESD_PACK_CACHE", str(pack_cache))
+    monkeypatch.setenv("HD_PACK_CACHE", str(pack_cache))
 
 
 def _real_state() -> dict[str, float | None]:
@@ -109,7 +109,7 @@ def test_install_is_idempotent(root, monkeypatch, pack_cache):
     install(root, "--with-pack", "sgd")
     first = tree(root)
     assert [p for p in pack_cache.iterdir() if p.name.startswith("sgd-") and p.is_dir()]  # it went through it
-    monkeypatch.delenv("HERMESD_PACK_CACHE")
+    monkeypatch.delenv("HD_PACK_CACHE")
     install(root, "--with-pack", "sgd")
     assert tree(root) == first
     assert not [p for p in (root / "usr/share").iterdir() if p.name.startswith("hermesd.")]  # no swap leftovers
