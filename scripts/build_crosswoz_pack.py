@@ -280,10 +280,23 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--holdout-fold", type=int, help="leave out the dialogues of this fold (cross-validation)")
     ap.add_argument("--folds", type=int, default=5)
     a = ap.parse_args(argv)
+    if a.out.resolve() == PACK_SRC.resolve():
+        return build_pack(a, a.out)
+    # built elsewhere (an install's staging folder, a test's scratch folder): through the pack cache
+    # when $HD_PACK_CACHE names one (the test suite's; scripts/_pack_cache.py has the key)
+    import _pack_cache  # a sibling of this script (run as a script only)
+
+    args = {"data": str(a.data.resolve()), "holdout_fold": a.holdout_fold, "folds": a.folds}
+    return _pack_cache.build_or_copy("crosswoz", a.out,
+                                     _pack_cache.builder_sources("crosswoz", Path(__file__), [a.data]),
+                                     args, lambda out: build_pack(a, out))
+
+
+def build_pack(a: argparse.Namespace, out: Path) -> int:
+    """Build the pack into ``out`` from the parsed arguments ``a`` (``a.out`` is not read). :return: 0."""
     dialogues = load_dialogues(a.data / "crosswoz_turns.jsonl")
     build = {k: v for k, v in dialogues.items()
              if a.holdout_fold is None or fold_of(k, a.folds) != a.holdout_fold}
-    out = a.out
     elsewhere = out.resolve() != PACK_SRC.resolve()
     if elsewhere:  # a pack built elsewhere gets the hand-written files too
         for rel in HAND_WRITTEN:

@@ -690,12 +690,26 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--min-support", type=int, default=MIN_SUPPORT,
                     help="distinct build dialogues a mined value needs (default %(default)s)")
     a = ap.parse_args(argv)
-    if a.out.resolve() != PACK_SRC.resolve():  # a pack built elsewhere gets the hand-written files too
+    if a.out.resolve() == PACK_SRC.resolve():
+        return build_pack(a, a.out)
+    # built elsewhere (an install's staging folder, a test's scratch folder): through the pack cache
+    # when $HD_PACK_CACHE names one (the test suite's; scripts/_pack_cache.py has the key)
+    import _pack_cache  # a sibling of this script (run as a script only)
+
+    args = {"data": str(a.data.resolve()), "min_support": a.min_support,
+            "dialogues": str(a.dialogues.resolve()) if a.dialogues else None}
+    data = [a.data, *([a.dialogues] if a.dialogues else [])]
+    return _pack_cache.build_or_copy("sgd", a.out, _pack_cache.builder_sources("sgd", Path(__file__), data),
+                                     args, lambda out: build_pack(a, out))
+
+
+def build_pack(a: argparse.Namespace, out: Path) -> int:
+    """Build the pack into ``out`` from the parsed arguments ``a`` (``a.out`` is not read). :return: 0."""
+    if out.resolve() != PACK_SRC.resolve():  # a pack built elsewhere gets the hand-written files too
         for rel in HAND_WRITTEN:
-            (a.out / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy(PACK_SRC / rel, a.out / rel)
+            (out / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(PACK_SRC / rel, out / rel)
     schema, build = load(a.data, a.dialogues)
-    out = a.out
     (out / "intents").mkdir(parents=True, exist_ok=True)
     (out / "rules").mkdir(parents=True, exist_ok=True)
     slim = [{"service_name": s["service_name"], "intents": s["intents"],

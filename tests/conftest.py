@@ -1,4 +1,4 @@
-"""Shared fixtures: ``short_dir``, ``short_socket_path``, ``start_daemon`` and ``daemon``.
+"""Shared fixtures: ``short_dir``, ``short_socket_path``, ``start_daemon``, ``daemon`` and ``pack_cache``.
 
 The machinery (a real daemon child process, a real notify socket) lives in
 ``hermesd_testing.py`` so test modules can import it by a unique name.
@@ -38,6 +38,28 @@ def short_socket_path(short_dir: Path) -> Path:
 def nlu_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One NLU model cache for the whole run: the scorer trains once, later daemons load it."""
     return tmp_path_factory.mktemp("nlu-cache")
+
+
+@pytest.fixture(scope="session")
+def pack_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One pack cache for the whole run (``HD_PACK_CACHE`` of ``scripts/build_*_pack.py``, see
+    ``scripts/_pack_cache.py``): each pack is built once per session for the same inputs (the key
+    hashes the builder, ``hermesd/``, the pack's sources, the data, the arguments), later builds
+    copy it. Shared by pytest-xdist workers (the builders lock each entry); a test of the builder
+    itself builds without it."""
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):  # xdist: basetemp is per worker, its parent is the run's
+        base = base.parent
+    d = base / "pack-cache"
+    d.mkdir(exist_ok=True)
+    return d
+
+
+@pytest.fixture(scope="session")
+def pack_env(pack_cache: Path) -> dict[str, str]:
+    """This process's environment with ``HD_PACK_CACHE`` set to the session's :func:`pack_cache`,
+    for a subprocess that builds packs (``scripts/install --with-pack``, ``scripts/build_*_pack.py``)."""
+    return {**os.environ, "HD_PACK_CACHE": str(pack_cache)}
 
 
 @pytest.fixture

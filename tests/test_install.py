@@ -25,6 +25,14 @@ REAL = [Path("/opt/hermesd"), Path("/usr/share/hermesd"), Path("/etc/hermesd"),
         Path("/etc/systemd/system/hermesd.service")]
 
 
+@pytest.fixture(autouse=True)
+def _packs_from_the_session_cache(pack_cache, monkeypatch):
+    """Every ``--with-pack`` install here builds its pack through the session's pack cache (the
+    builders' ``HD_PACK_CACHE``, keyed by all their inputs): built once per run, then copied.
+    :func:`test_install_is_idempotent` also builds one without it, fresh."""
+    monkeypatch.setenv("HD_PACK_CACHE", str(pack_cache))
+
+
 def _real_state() -> dict[str, float | None]:
     return {str(p): (p.stat().st_mtime if p.exists() else None) for p in REAL}
 
@@ -94,9 +102,14 @@ def test_etc_config_is_never_overwritten(root):
     assert etc.read_text() == "nlu:\n  timezone: Europe/Berlin\n"
 
 
-def test_install_is_idempotent(root):
+def test_install_is_idempotent(root, monkeypatch, pack_cache):
+    """Two installs give the same tree, byte for byte: the first with the SGD pack from the session's
+    cache (built there if this runs first), the second building it afresh — so two builds of the pack
+    give the same bytes too."""
     install(root, "--with-pack", "sgd")
     first = tree(root)
+    assert [p for p in pack_cache.iterdir() if p.name.startswith("sgd-") and p.is_dir()]  # it went through it
+    monkeypatch.delenv("HD_PACK_CACHE")
     install(root, "--with-pack", "sgd")
     assert tree(root) == first
     assert not [p for p in (root / "usr/share").iterdir() if p.name.startswith("hermesd.")]  # no swap leftovers

@@ -21,16 +21,17 @@ CROSSWOZ = REPO.parent / "shared" / "data" / "crosswoz"
 
 
 @pytest.fixture(scope="session")
-def crosswoz_pack() -> Iterator[Path]:
+def crosswoz_pack(pack_env: dict[str, str]) -> Iterator[Path]:
     """The CrossWOZ pack built on every shared dialogue into a scratch folder (0755 all the way:
-    the tool workers of a root daemon run as another user); skipped when the data is absent."""
+    the tool workers of a root daemon run as another user), through the session's pack cache
+    (``pack_cache`` in ``tests/conftest.py``); skipped when the data is absent."""
     if not (CROSSWOZ / "crosswoz_turns.jsonl").exists():
         pytest.skip("public dialogue data not found at ../shared/data (see its README)")
     root = Path(tempfile.mkdtemp(prefix="hd-cw-", dir="/tmp"))
     os.chmod(root, 0o755)
     pack = root / "crosswoz"
     subprocess.run([sys.executable, str(REPO / "scripts" / "build_crosswoz_pack.py"), "--data", str(CROSSWOZ),
-                    "--out", str(pack)], check=True, capture_output=True, timeout=1200)  # hang guard only
+                    "--out", str(pack)], check=True, capture_output=True, timeout=1200, env=pack_env)  # hang guard only
     for p in [pack, *pack.rglob("*")]:
         p.chmod(0o755 if p.is_dir() else 0o644)
     yield pack

@@ -51,12 +51,14 @@ TRANSACTIONAL = {"ReserveRestaurant", "AddAlarm"}
 
 
 @pytest.fixture(scope="module")
-def built_pack() -> Iterator[Path]:
-    """The SGD pack built from the shared data into a scratch folder (0755: workers run as another user)."""
+def built_pack(pack_env: dict[str, str]) -> Iterator[Path]:
+    """The SGD pack built from the shared data into a scratch folder (0755: workers run as another user),
+    through the session's pack cache (``pack_cache`` in ``tests/conftest.py``: an install test may
+    have built it already)."""
     root = Path(tempfile.mkdtemp(prefix="hd-sgd-", dir="/tmp"))
     os.chmod(root, 0o755)
     subprocess.run([sys.executable, str(REPO / "scripts" / "build_sgd_pack.py"), "--out", str(root / "sgd")],
-                   check=True, capture_output=True, timeout=1200)  # hang guard only
+                   check=True, capture_output=True, timeout=1200, env=pack_env)  # hang guard only
     assert not (root / "sgd" / "tools" / "sgd_track" / "handler.py").exists()  # one shared source
     yield root / "sgd"
     shutil.rmtree(root, ignore_errors=True)
