@@ -62,6 +62,24 @@ def pack_env(pack_cache: Path) -> dict[str, str]:
     return {**os.environ, "HD_PACK_CACHE": str(pack_cache)}
 
 
+#: a test daemon's per-turn time budgets (ms) unless its config names them: tests check what a turn does,
+#: never how fast, and on a busy 2-core machine a turn can pass the shipped 200 ms ROUTING / 500 ms
+#: PARSING budgets and take the fallback path (that path has its own tests, which set their budgets:
+#: tests/session/test_state_budgets.py, tests/nlu/test_service.py)
+_BUDGETS = {"session": {"routing_ms": 10_000, "parsing_ms": 10_000}, "nlu": {"parse_budget_ms": 10_000}}
+
+
+def _unhurried(config: dict[str, Any] | None) -> dict[str, Any] | None:
+    """``config`` with :data:`_BUDGETS` filled in where it names none (None stays None: the shipped defaults)."""
+    if config is None:
+        return None
+    out = dict(config)
+    for section, budgets in _BUDGETS.items():
+        if isinstance(out.get(section, {}), dict):
+            out[section] = {**budgets, **out.get(section, {})}
+    return out
+
+
 @pytest.fixture
 def start_daemon(short_dir: Path, nlu_cache_dir: Path) -> Iterator[Callable[..., Daemon]]:
     """Factory: ``start_daemon(config=None, env=None, args=(), wait=True, settle=True)`` → :class:`Daemon`.
@@ -78,7 +96,8 @@ def start_daemon(short_dir: Path, nlu_cache_dir: Path) -> Iterator[Callable[...,
             counter[0] += 1
             root = short_dir / str(counter[0])
             root.mkdir()
-        d = Daemon(root, config, {"HERMESD_NLU__MODEL_CACHE_DIR": str(nlu_cache_dir), **(env or {})}, list(args))
+        d = Daemon(root, _unhurried(config), {"HERMESD_NLU__MODEL_CACHE_DIR": str(nlu_cache_dir), **(env or {})},
+                   list(args))
         started.append(d)
         if wait:
             d.wait_ready()
