@@ -71,7 +71,8 @@ __all__ = ["CURVE_CUTS", "ClauseReading", "IntentMatch", "IntentModel", "IntentR
 
 #: 8: compact tables (feature list, packed arrays) instead of dicts of dicts
 #: 9: the rejection's ``oos_lead`` feature
-MODEL_VERSION = 9
+#: 10: the cue features (:data:`.features.CUES`)
+MODEL_VERSION = 10
 
 
 @dataclass(frozen=True, slots=True)
