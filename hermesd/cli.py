@@ -765,13 +765,13 @@ def _chat_error(exc: Any, text: str) -> str:
         return "这句话太长了，请分几句说。" if zh else "That was too long for one message; please split it up."
     if exc.code in ("SESSION_NOT_FOUND", "SESSION_EXPIRED"):
         return "这个会话已经结束了，请重新开始。" if zh else "This conversation has ended; please start a new one."
-    if exc.code == "SESSION_LIMIT":  # why, and what to do: a session has to be answered or closed first
+    if exc.code == "SESSION_LIMIT":  # why, and what to do: wait a moment, or close one
         n = (exc.data or {}).get("open")
         many = f"{n}个" if zh and n else f"{n} " if n else ("好几个" if zh else "too many ")
-        return (f"你已经开着{many}会话，每个都在等你回答或刚刚用过，所以开不了新的。请先回答或结束其中一个"
+        return (f"你已经开着{many}会话，每个都刚刚用过或正在处理，所以开不了新的。请先回答或结束其中一个"
                 "（hermesctl say --session 会话号 …），或稍后再试。" if zh else
-                f"You already have {many}conversations open and none is idle (each is waiting for your answer "
-                "or was used just now), so a new one cannot start. Answer or close one of them "
+                f"You already have {many}conversations open and none is idle (each was used just now or is "
+                "still working), so a new one cannot start. Answer or close one of them "
                 "(hermesctl say --session ID …), or try again in a moment.")
     if exc.code in ("SESSION_BUSY", "RATE_LIMITED"):
         return "我正忙，请稍后再说一次。" if zh else "I am busy right now; please say that again in a moment."

@@ -47,7 +47,7 @@ from typing import Any, Literal, Mapping
 import orjson
 import yaml
 
-from . import lazyre
+from . import lazyre, yamlkeys
 from .errors import ConfigInvalid
 from .logging import redact
 from .llm.settings import LlmSettings
@@ -295,28 +295,32 @@ class ConfigError(ConfigInvalid):
 # YAML with line numbers
 
 
-#: libyaml's parser when PyYAML has it (several times faster at start), the same safe constructors
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _STR_TAG = "tag:yaml.org,2002:str"
 
 
-def _compose_with_lines(text: str, source: str) -> tuple[Any, dict[tuple[str, ...], str]]:
-    """Parse YAML into plain data and a map key path → ``file:line``."""
-    node = yaml.compose(text, Loader=_YAML_LOADER)
-    lines: dict[tuple[str, ...], str] = {}
-    if node is None:
-        return {}, lines
+def _compose_with_lines(text: str, source: str) -> tuple[Any, dict[tuple[str, ...], str], list[ConfigProblem]]:
+    """Parse YAML into plain data, a map key path → ``file:line``, and a problem for each key said twice
+    in one mapping (:mod:`hermesd.yamlkeys`; PyYAML alone would silently keep the last)."""
+    loader = yamlkeys.Loader(text)
+    try:
+        node = loader.single_node()
+        lines: dict[tuple[str, ...], str] = {}
+        if node is None:
+            return {}, lines, []
 
-    def walk(n: yaml.Node, path: tuple[str, ...]) -> None:
-        if isinstance(n, yaml.MappingNode):
-            for k, v in n.value:
-                # a plain string key is its own value; anything else (an int, a bool) is constructed
-                key = k.value if k.tag == _STR_TAG else str(yaml.safe_load(yaml.serialize(k)))
-                lines[path + (key,)] = f"{source}:{k.start_mark.line + 1}"
-                walk(v, path + (key,))
+        def walk(n: yaml.Node, path: tuple[str, ...]) -> None:
+            if isinstance(n, yaml.MappingNode):
+                for k, v in n.value:
+                    # a plain string key is its own value; anything else (an int, a bool) is constructed
+                    key = k.value if k.tag == _STR_TAG else str(yaml.safe_load(yaml.serialize(k)))
+                    lines[path + (key,)] = f"{source}:{k.start_mark.line + 1}"
+                    walk(v, path + (key,))
 
-    walk(node, ())
-    return yaml.load(text, Loader=_YAML_LOADER), lines
+        walk(node, ())
+        data = loader.construct_document(node)
+        return data, lines, [ConfigProblem(f"{source}:{d.line}", d.path, d.message()) for d in loader.duplicates]
+    finally:
+        loader.dispose()
 
 
 def _read_layer(path: Path) -> tuple[dict[str, Any], dict[tuple[str, ...], str], list[ConfigProblem]]:
@@ -327,7 +331,7 @@ def _read_layer(path: Path) -> tuple[dict[str, Any], dict[tuple[str, ...], str],
     except UnicodeDecodeError as exc:
         return {}, {}, [ConfigProblem(str(path), "", f"not UTF-8 text (byte {exc.start})")]
     try:
-        data, lines = _compose_with_lines(text, str(path))
+        data, lines, duplicates = _compose_with_lines(text, str(path))
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{path}:{mark.line + 1}" if mark else str(path)
@@ -337,7 +341,7 @@ def _read_layer(path: Path) -> tuple[dict[str, Any], dict[tuple[str, ...], str],
         data = {}
     if not isinstance(data, dict):
         return {}, {}, [ConfigProblem(str(path), "", f"top level must be a mapping, not {type(data).__name__}")]
-    return _relative_to_file(data, path), lines, []
+    return _relative_to_file(data, path), lines, duplicates
 
 
 #: a setting whose name ends so names a file or folder even when typed ``str`` ("" = the default)

@@ -173,8 +173,8 @@ class SessionExpired(SessionError):
 
 
 class SessionLimit(SessionError):
-    """The caller already holds ``session.max_sessions_per_user`` live sessions and every one is in use
-    (a turn in flight, an open question, a form, or not yet used): ``data.retry_after_ms`` says when to retry."""
+    """The caller already holds ``session.max_sessions_per_user`` live sessions and none may end yet
+    (each runs a turn or was used within ``session.cap_grace_s``): ``data.retry_after_ms`` says when to retry."""
 
     code, rpc_code = "SESSION_LIMIT", -32013
 

@@ -158,6 +158,17 @@ class Daemon:
         self._log.flush()
         return self.log_path.read_text(errors="replace")
 
+    def log_line(self, event: str, session: str, timeout_s: float = 30.0) -> str:
+        """The daemon's ``event`` log line for ``session``, waited for (never a fixed sleep); raises
+        ``AssertionError`` with the log's tail after ``timeout_s``."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            for line in self.log().splitlines():
+                if f"{event} " in line and f"session={session}" in line:
+                    return line
+            assert time.monotonic() < deadline, f"no {event} line for {session}:\n{self.log()[-3000:]}"
+            time.sleep(0.05)
+
     def client(self, timeout_s: float = 10.0) -> Client:
         """A connected :class:`Client`; close it (``with``) or :meth:`stop` does."""
         c = Client(self.socket, timeout_s=timeout_s).connect()

@@ -249,3 +249,99 @@ def test_problems_are_listed_in_file_order_whatever_the_models_order(tmp_path):
     text = str(ei.value)
     assert f"{f}:2: reminders.default_time must be HH:MM on a 24-hour clock, e.g. '09:00' (it is '25:00')." in text
     assert "Value error" not in text and "Input should" not in text and "(got " not in text, text
+
+
+# ---- duplicate keys: an error at file:line everywhere (PyYAML alone keeps the last, silently)
+
+
+def test_a_key_said_twice_in_the_config_is_an_error_with_its_line(tmp_path):
+    f = tmp_path / "dup.yaml"
+    f.write_text("session:\n  max_sessions_per_user: 4\n  cap_grace_s: 1\n  max_sessions_per_user: 6\n"
+                 "server: {max_connections: 5, max_connections: 6}\nsession_x: 1\n")
+    with pytest.raises(ConfigError) as ei:
+        load(f, env={}, etc=None)
+    text = str(ei.value)
+    assert f"{f}:4: session.max_sessions_per_user: duplicate key 'max_sessions_per_user' (first at line 2)" in text
+    assert f"{f}:5: server.max_connections: duplicate key 'max_connections' (first at line 5)" in text
+    assert f"{f}:6: session_x is not a known key" in text  # reported with the others, in file order
+    assert [p.source for p in ei.value.problems] == [f"{f}:4", f"{f}:5", f"{f}:6"], text
+    assert ei.value.partial is not None  # the rest is still checked (rule and intent packs)
+
+
+def test_what_is_not_a_duplicate_key(tmp_path):
+    from hermesd import yamlkeys
+
+    # a merge's keys are overridden by YAML's own rule; 1 and '1' are two keys; the same key in two mappings
+    text = ("base: &b {port: 1, host: a}\nderived:\n  <<: *b\n  port: 2\n1: one\n'1': uno\n"
+            "list:\n  - {k: 1}\n  - {k: 2}\n")
+    data, dups = yamlkeys.load(text)
+    assert dups == [] and data["derived"] == {"port": 2, "host": "a"}
+    data, dups = yamlkeys.load("a:\n  - x: 1\n    x: 2\n")
+    assert data == {"a": [{"x": 2}]}
+    assert [(d.path, d.line, d.first_line) for d in dups] == [("a.0.x", 3, 2)]
+    f = tmp_path / "ok.yaml"
+    f.write_text("server: {max_connections: 5}\nlogging: {level: info}\nroles:\n  user: {uids: [1]}\n"
+                 "  admin: {uids: [0]}\n")
+    assert load(f, env={}, etc=None).server.max_connections == 5  # the same key in sibling mappings
+
+
+def test_duplicate_keys_in_config_rule_and_intent_packs_are_reported_in_one_run(tmp_path):
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    (rules / "a.yaml").write_text(
+        "pack: a\nrules:\n  - rule_id: a.one\n    trigger: {intent: device.clock}\n    priority: 1\n"
+        "    actions:\n      - reply: hi\n    priority: 2\n"
+        "  - rule_id: a.two\n    trigger: {intent: device.clokc}\n    actions:\n      - reply: hi\n",
+        encoding="utf-8")
+    (rules / "b.json").write_text('{"pack": "b", "pack": "b2", "rules": []}\n', encoding="utf-8")
+    intents = tmp_path / "intents"
+    intents.mkdir()
+    (intents / "a.yaml").write_text(
+        "pack: t\ngazetteers:\n  service:\n    nginx: nginx\n    nginx: web\n"
+        "intents:\n  - name: device.clock\n    examples: [what time is it]\n    examples: [time]\n"
+        "  - examples: [hello]\n", encoding="utf-8")
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(f"session:\n  rules_dir: {rules}\n  listening_s: 5\n  listening_s: 6\n"
+                   f"nlu:\n  intent_dirs: [{intents}]\n")
+    p = _hermesd("check-config", str(cfg))
+    assert p.returncode == 78, p.stderr
+    expected = [
+        f"{cfg}:4: session.listening_s: duplicate key 'listening_s' (first at line 3)",
+        f"{rules / 'a.yaml'}:8: rules.0.priority: duplicate key 'priority' (first at line 5)",
+        "a.yaml:10: rules.1.trigger.intent: unknown intent 'device.clokc'",
+        f"{rules / 'b.json'}:1: pack: duplicate key 'pack' (first at line 1)",
+        f"{intents / 'a.yaml'}:5: gazetteers.service.nginx: duplicate key 'nginx' (first at line 4)",
+        f"{intents / 'a.yaml'}:9: intents.0.examples: duplicate key 'examples' (first at line 8)",
+        "a.yaml: intents[1]: needs a name",
+    ]
+    at = [p.stderr.find(e) for e in expected]
+    assert all(i >= 0 for i in at), ([e for e, i in zip(expected, at) if i < 0], p.stderr)
+    assert at == sorted(at), p.stderr
+
+
+def test_the_daemon_refuses_duplicate_keys_with_the_same_message(tmp_path):
+    from hermesd.errors import InputInvalid
+    from hermesd.nlu.packs import load_packs
+    from hermesd.rules.loader import RulePackError, load_rules
+
+    f = tmp_path / "dup.yaml"
+    f.write_text("logging:\n  level: info\n  level: debug\n")
+    p = _hermesd("run", "--config", str(f), "--socket", str(tmp_path / "s"), cwd=tmp_path)
+    assert p.returncode == 78 and not (tmp_path / "s").exists()
+    assert f"{f}:3: logging.level: duplicate key 'level' (first at line 2)" in p.stderr, p.stderr
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    (rules / "r.yaml").write_text("pack: r\npack: s\nrules:\n  - rule_id: x\n    trigger: {intent: a}\n"
+                                  "    actions:\n      - reply: hi\n", encoding="utf-8")
+    with pytest.raises(RulePackError) as rp:  # what the session subsystem loads at start and at hot reload
+        load_rules(rules)
+    assert f"{rules / 'r.yaml'}:2: pack: duplicate key 'pack' (first at line 1)" in str(rp.value)
+    intents = tmp_path / "intents"
+    intents.mkdir()
+    (intents / "i.yaml").write_text("pack: i\nintents:\n  - name: a.b\n    name: a.c\n    examples: [x]\n",
+                                    encoding="utf-8")
+    with pytest.raises(InputInvalid) as ip:  # what the nlu subsystem and build-pack load
+        load_packs([intents])
+    assert f"{intents / 'i.yaml'}:4: intents.0.name: duplicate key 'name' (first at line 3)" in str(ip.value)
+    assert ip.value.data["violations"] == [f"{intents / 'i.yaml'}:4: intents.0.name: duplicate key 'name' "
+                                           "(first at line 3)"]

@@ -129,3 +129,28 @@ def test_json_round_trip_and_errors():
 def test_describe(every, unit, start, days, en, zh):
     rule = _r(every, unit, start, "Asia/Shanghai", days=days)
     assert (describe(rule, "en"), describe(rule, "zh")) == (en, zh)
+
+
+# an end said as a day (到月底为止, "until Friday the 18th") is kept as the midnight after it (the reminder tool turns
+# RFC 5545's inclusive UNTIL into this exclusive bound): the last day's occurrence still comes, across a month's
+# end, a week's end and a year's end in Asia/Shanghai
+@pytest.mark.parametrize("unit,days,start,until,after,expected", [
+    ("day", (), datetime(2026, 11, 28, 8, tzinfo=SH), datetime(2026, 12, 1, tzinfo=SH),
+     datetime(2026, 11, 29, 9, tzinfo=SH), datetime(2026, 11, 30, 8, tzinfo=SH)),  # 到月底为止: the 30th rings
+    ("day", (), datetime(2026, 11, 28, 8, tzinfo=SH), datetime(2026, 12, 1, tzinfo=SH),
+     datetime(2026, 11, 30, 9, tzinfo=SH), None),  # then the series has ended
+    ("week", (1, 2, 3, 4, 5), datetime(2026, 12, 4, 7, tzinfo=SH), datetime(2026, 12, 8, tzinfo=SH),
+     datetime(2026, 12, 4, 8, tzinfo=SH), datetime(2026, 12, 7, 7, tzinfo=SH)),  # every weekday: over the weekend
+    ("week", (1, 2, 3, 4, 5), datetime(2026, 12, 4, 7, tzinfo=SH), datetime(2026, 12, 8, tzinfo=SH),
+     datetime(2026, 12, 7, 8, tzinfo=SH), None),  # until Monday the 7th
+    ("week", (), datetime(2026, 12, 7, 9, tzinfo=SH), datetime(2026, 12, 19, tzinfo=SH),
+     datetime(2026, 12, 8, tzinfo=SH), datetime(2026, 12, 14, 9, tzinfo=SH)),  # every Monday until Friday the 18th
+    ("week", (), datetime(2026, 12, 7, 9, tzinfo=SH), datetime(2026, 12, 19, tzinfo=SH),
+     datetime(2026, 12, 14, 10, tzinfo=SH), None),
+    ("day", (), datetime(2026, 12, 30, 21, tzinfo=SH), datetime(2027, 1, 2, tzinfo=SH),
+     datetime(2026, 12, 31, 22, tzinfo=SH), datetime(2027, 1, 1, 21, tzinfo=SH)),  # over the year's end
+])
+def test_an_end_day_keeps_its_own_occurrence(unit, days, start, until, after, expected):
+    rule = _r(1, unit, start, "Asia/Shanghai", days=days, until=until)
+    got = next_after(rule, after)
+    assert (got[1] if got else None) == expected

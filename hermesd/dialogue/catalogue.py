@@ -16,7 +16,8 @@ TEXTS: dict[str, dict[str, str]] = {
     "last_done": {"zh": "刚才（{at}）：{what}如果有错，告诉我应该是什么（比如另一个人），我重新来。",
                   "en": "Just now ({at}): {what} If that was wrong, tell me what it should have been (another person, say) and I will do it again."},
     "not_doing": {"zh": "好的，不做。要做的时候再告诉我。", "en": "OK, I won't. Tell me when you want it done."},
-    "asked_done_last": {"zh": "我这里最近的记录是：{what}", "en": "The latest I have on that: {what}"},
+    # {at}: when that turn ran, HH:MM in the session's zone ("when did I last restart nginx" asks it)
+    "asked_done_last": {"zh": "我这里最近的记录是（{at}）：{what}", "en": "The latest I have on that (at {at}): {what}"},
     "asked_done_none": {"zh": "我这里没有“{what}”的记录，现在也没有执行。要做的话请直接说。",
                         "en": "I have no record of that ({what}), and I did not do it now. Tell me if you want it done."},
     "asked_how": {"zh": "我讲不了操作步骤。要我直接做，请说“{req}”。",
@@ -86,6 +87,7 @@ TEXTS: dict[str, dict[str, str]] = {
     "smalltalk_identity": {"zh": "我是 hermesd，这台设备上的助手，不联网也能用。",
                            "en": "I am hermesd, the assistant on this device; I work offline."},
     "smalltalk_reassurance": {"zh": "好的。需要我做什么的时候告诉我。", "en": "OK. Tell me when there is something I can do."},
+    "smalltalk_quiet": {"zh": "好的，我不说了。需要的时候再叫我。", "en": "OK, I'll be quiet. I'm here when you need me."},
     "capabilities_head": {"zh": "我可以帮你：", "en": "I can help with:"},
     "capabilities_memory_title": {"zh": "记忆", "en": "Memory"},
     "capabilities_memory": {"zh": "记住你告诉我的事、需要时说给你听、按你说的忘掉",
@@ -105,6 +107,12 @@ TEXTS: dict[str, dict[str, str]] = {
                        "或拨打当地的心理援助热线；如果有危险，请马上拨打急救电话。",
                  "en": "I'm worried to hear that. I can't help with this myself, but people can: please tell someone "
                        "you trust, or call a local crisis line; if you are in danger, call emergency services now."},
+    # a fire or smoke reported (hermesd.dialogue.emergency): safety first, and a person is told (handoff event)
+    "emergency": {"zh": "如果有起火或冒烟，请马上离开并拨打 119（消防）；只有在安全的情况下才去切断电源，不要用水去浇电器。"
+                        "我已经通知同事来处理。",
+                  "en": "If there is fire or smoke, get away from it and call the fire service now (119 in China, 911 in "
+                        "the US, 112 in Europe); cut the power only if it is safe, and never put water on electrics. "
+                        "I have alerted a colleague."},
     # explicit memory (hermesd.session.memoryturn): {s} the subject as the user's ("你家的门禁密码" / "your locker code")
     "mem_stored": {"zh": "好的，记住了：{s}{rel}{v}。", "en": "OK, I will remember that {s}{rel}{v}."},
     "mem_updated": {"zh": "好的，已更新：{s}{rel}{v}（之前是“{old}”）。",

@@ -23,7 +23,8 @@ ACTS = ("affirm", "deny", "hedge", "choose", "fill", "correct", "cancel", "repea
         "smalltalk", "unrelated")
 
 #: Small-talk kinds answered with nothing open or during a question.
-SMALLTALK = ("greeting", "thanks", "goodbye", "identity", "capabilities", "reassurance")
+#: ``quiet``: "shut up", 闭嘴, "be quiet" said to the assistant - an OK, never a shutdown of the device.
+SMALLTALK = ("greeting", "thanks", "goodbye", "identity", "capabilities", "reassurance", "quiet")
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,6 +24,12 @@ grammar of a question about the past:
 - en: an auxiliary of the past or the perfect opening a question — did / has / have / was / were
   (+ the doer or the thing) + the verb ("did you send …", "has the device restarted", "was the
   quote sent"). A polite request opens with can / could / would / will, never with these.
+- when it was done, about the past: zh 上次 / 上一次 / 最近一次 / 最后一次 / 上回 … 什么时候 / 哪天 / 几点 / 几号
+  ("我上次什么时候重启的nginx", "上一次重启nginx是什么时候"), or the 是…的 of a past act asked by when
+  ("nginx是什么时候重启的", Li & Thompson §20.3: 是…的 focuses a detail of a past event); en when / what
+  time / what day / how long ago + did / was / were / has / have / had ("when did I last restart nginx", "when
+  was the device last rebooted"), "when was the last time …" — a question about a future act ("什么时候重启
+  nginx", "when will you restart nginx") is none of these;
 - to whom it went, about the past: zh 发给谁了 / 发给了谁 / 是发给谁的 ("合同发给谁了"); en who did I / you
   send … to, who was … sent to, to whom was … sent, who got the … ("who did I send the contract to") —
   answered with the recipient memory has.
@@ -66,11 +72,23 @@ _ZH_DONE = lazyre.compile(
     r"|(?:发|發|寄|传|傳|转|轉|交)(?:给|給)(?:了(?:谁|誰)|(?:谁|誰)(?:了|的))(?:呢|啊|呀)?[?？。!！\s]*$"
     r"|(?<![要该該])(?:是|都)(?:发|發|寄|传|傳|转|轉|交)(?:给|給)(?:谁|誰)(?:的)"
     r"|^(?:你)?(?:有没有|有沒有|是否|是不是)(?:已经|已經)?.{1,20}?(?:了|过|過)")
+_ZH_WHEN_WORD = r"(?:什么时候|什麼時候|啥时候|哪天|哪一天|几点|幾點|几号|幾號)"
+#: when it was done: 上次 … 什么时候 (上一次重启nginx是什么时候); 什么时候 … 的 opening the question (你什么时候重启的
+#: nginx); 是什么时候 … 的 closing it (nginx是什么时候重启的)
+_ZH_WHEN = lazyre.compile(
+    r"(?:上次|上一次|上一回|上回|最近一次|最后一次|最後一次).{0,20}?(?:" + _ZH_WHEN_WORD[3:-1] + r"|多久(?:以前|之前|前))"
+    r"|^(?:(?:你|您|我|我们|我們|咱们|咱們|他|她)(?:是)?)?" + _ZH_WHEN_WORD + r"(?!.{0,2}(?:要|会|會|能|可以|该|該|打算|准备|準備))[^的]{1,20}的"
+    r"|是" + _ZH_WHEN_WORD + r".{1,20}?的[?？。!！\s]*$")
 _EN_DONE = lazyre.compile(r"^(?:did|didn'?t|has|hasn'?t|have|haven'?t|was|wasn'?t|were|weren'?t)\s+"
                           r"(?:you|it|that|this|they|he|she|we|i|the\s+\w+|my\s+\w+|\w+)\b"
                           r"|^(?:who|whom)\s+(?:did|have|has|had)\s+(?:i|you|we|they)\s+(?:just\s+)?(?:send|sent|give|given|forward|forwarded|mail|mailed|email|emailed)\b.*\bto\s*\??$"
                           r"|^(?:to\s+whom|who)\s+(?:was|were|has|have|did)\s+.+?\b(?:sent|go|gone|given|forwarded|mailed|emailed)\b(?:\s+to)?\s*\??$"
-                          r"|^who\s+(?:got|received|has\s+got|has\s+received)\s+(?:the|my|that|our)\s+\w+")
+                          r"|^who\s+(?:got|received|has\s+got|has\s+received)\s+(?:the|my|that|our)\s+\w+"
+                          r"|^(?:when|what\s+time|what\s+day|what\s+date|how\s+long\s+ago)\s+(?:did|was|were|has|have|had)\b"
+                          r"|^(?:when|what)\s+was\s+the\s+last\s+time\b")
+#: a request that carries a question inside it (提醒我问问他是什么时候来的, "remind me to ask when he left"): the
+#: when-question is the reminder's task, not asked now
+_REQUEST_HEAD = lazyre.compile(r"^(?:请|請|麻烦|麻煩|帮我|幫我|提醒|记得|記得|告诉|告訴|问问|問問|remind|tell|ask|please)")
 
 
 def asks_if_done(text: str) -> bool:
@@ -80,9 +98,12 @@ def asks_if_done(text: str) -> bool:
     (True, True)
     >>> asks_if_done("把报价单发给王芳"), asks_if_done("can you send the quote to wang fang?")
     (False, False)
+    >>> asks_if_done("when did i last restart nginx"), asks_if_done("nginx是什么时候重启的"), asks_if_done("什么时候重启nginx")
+    (True, True, False)
     """
     t = text.strip().lower()
-    return bool(t) and bool(_ZH_DONE.search(t) or _EN_DONE.match(t))
+    return bool(t) and bool(_ZH_DONE.search(t) or _EN_DONE.match(t)
+                            or (_ZH_WHEN.search(t) and not _REQUEST_HEAD.match(t)))
 
 
 def asks_about_last(text: str) -> bool:
@@ -105,7 +126,10 @@ def last_done(history: Sequence[Mapping[str, Any]]) -> Mapping[str, Any] | None:
     """
     for t in reversed(history):
         acts = t.get("actions") or ()
-        if t.get("state_after") == "CONFIRMING" or any(isinstance(a, Mapping) and a.get("outcome") == "waiting" for a in acts):
+        # an offer of unfinished work said after the answer ("另外，上次…要接着做吗？", kind ``offer``) waits for
+        # an answer about that old task, not about what this turn did: the turn's own steps decide
+        if t.get("state_after") == "CONFIRMING" or any(isinstance(a, Mapping) and a.get("outcome") == "waiting"
+                                                       and a.get("kind") != "offer" for a in acts):
             continue  # it stopped at a question: nothing was done yet
         if any(isinstance(a, Mapping) and a.get("kind") == "tool" and a.get("outcome") == "ok" for a in acts) \
                 and isinstance(t.get("reply"), str) and t.get("reply"):

@@ -21,6 +21,7 @@ removes from them. The shape::
     leads: {…}                    # dropped before the first part of a split (先, first)
     verbs: {…}                    # a split part starting with one is a request on its own
     questions: {…}                # words that ask (吗, 多少, how much): after a no, a new request
+    empty: {…}                    # words that stand for no value (null, n/a, 无): no answer to "what?"
     references:                   # "刚才那个订单", "that order", "the same one" (hermesd.dialogue.references)
       markers: {…}  articles: {…}  same: {…}  again: {…}  pronouns: {…}  possessives: {…}  not_nouns: {…}  plural: {…}
       types: {order_id: {zh: [订单], en: [order]}, …}   # entity type → the nouns that name it
@@ -67,7 +68,7 @@ ORDINAL_NAMES = ("last", "former", "latter", "middle", "other")
 #: most strings one entry with optional parts may stand for (a typo should not build a million).
 MAX_EXPANSIONS = 1024
 
-_FLAT = ("correct", "openers", "contrast", "particles", "fillers", "leads", "verbs", "questions")
+_FLAT = ("correct", "openers", "contrast", "particles", "fillers", "leads", "verbs", "questions", "empty")
 _GROUPS: dict[str, tuple[str, ...]] = {
     "answers": ANSWER_ACTS, "smalltalk": SMALLTALK, "conjunctions": ("then", "and"),
     "refusal": ("negations", "adverbs", "actions", "reported"), "references": ("markers", "articles", "same", "again", "also", "pronouns", "possessives", "not_nouns", "plural", "types")}
@@ -88,6 +89,9 @@ class Lexicon:
     :param contrast, negative, correct, particles, trim, then, joins, leads, verbs, questions: the tables
         the reader and the splitter search (``negative``: deny/hedge/cancel words found anywhere
         after a contrast marker; ``trim``: fillers, openers and particles cut off a choice).
+    :param empty: words that stand for no value ("null", "n/a", 无, a client's placeholder): with the answer
+        words and the trimmed words, an answer made only of them gives a free-text question (要提醒你做什么？)
+        nothing (:func:`hermesd.dialogue.reader.read_answer`).
     :param frame: what may stand around a value in an answer that is that value (fillers, openers,
         particles, correction cues, actions: "发给王芳", "make it Friday").
     :param refusal, adverbs, actions, reported: a refusal of a card's action is a ``refusal``
@@ -119,6 +123,7 @@ class Lexicon:
     leads: Words
     verbs: Words
     questions: Words
+    empty: Words
     refusal: Words
     frame: Words
     adverbs: Words
@@ -383,6 +388,7 @@ def _compile(raw: _Raw, files: list[Path]) -> Lexicon:
         leads=Words.build((w, "lead") for w in _entries(raw, "leads")),
         verbs=Words.build((w, "verb") for w in _entries(raw, "verbs")),
         questions=Words.build((w, "question") for w in _entries(raw, "questions")),
+        empty=Words.build((w, "empty") for w in _entries(raw, "empty")),
         refusal=Words.build((w, "negation") for w in _entries(raw, "refusal.negations")),
         frame=Words.build([*trim, *((w, "correct") for w in _entries(raw, "correct")),
                            *((w, "action") for w in _entries(raw, "refusal.actions"))]),

@@ -27,6 +27,8 @@ Offer         correct / fill said as a request of another    :class:`Digress` (a
                                                              (``route``) once the offer has been said
 Offer         deny / cancel                                  :class:`DropTask`
 Offer         hedge ("not now")                              :class:`DropTask` (``later``: stays pending)
+Offer         a repair of what was just done ("no, make it 10"    as a request (:func:`repair_of_last`): the
+              right after a reminder was set), however read      offer is no longer the topic
 Offer         request / unrelated / anything else            :class:`Digress`: the utterance is handled as
                                                              itself and the offer said after its answer; once
                                                              said (``reasked``), :class:`DropTask` (``route``:
@@ -58,6 +60,7 @@ from .questions import Ask, Candidate, Choice, Confirm, Offer, OpenQuestion, Pic
 __all__ = [
     "AskAgain", "Cancel", "Choose", "Correct", "Decision", "Digress", "DropTask", "Fill", "Help", "NewTurn",
     "NotKnown", "NothingOpen", "Picked", "Repeat", "Replace", "Resume", "ResumeTask", "SmallTalk", "Wait", "decide", "not_known",
+    "repair_of_last",
 ]
 
 
@@ -331,4 +334,23 @@ def not_known(q: OpenQuestion | None, d: Decision, said: str | None, wants_perso
     if isinstance(q, Ask) and wants_person and said and (
             isinstance(d, AskAgain) or (isinstance(d, Digress) and not d.cancel_first)):
         return NotKnown(said)  # a name alone is never a new request ("Liu Yang" read as a lookup)
+    return d
+
+
+def repair_of_last(q: OpenQuestion | None, d: Decision, repairs_last: bool) -> Decision:
+    """An utterance that repairs what was just done (``repairs_last``: "不对，改成十点", "no, make it 10" right
+    after a reminder was set — the session read it as that reminder's change) is about that, not about an
+    offer of unfinished work said after it: its "no" declines nothing and its values fix no offered slot.
+    To an :class:`~.questions.Offer` it is a request like any other (:func:`_offer`'s "anything else":
+    handled first, the offer after it once, or withdrawn once said); with nothing open, a :class:`NewTurn`
+    (a bare "no, 10" would run nothing); any other question keeps ``d``.
+
+    :param q: the open question or None. :param d: :func:`decide`'s decision.
+    """
+    if not repairs_last:
+        return d
+    if isinstance(q, Offer) and isinstance(d, (DropTask, ResumeTask, AskAgain, Repeat, Help)):
+        return _moved_on(q)
+    if q is None and isinstance(d, NothingOpen):
+        return NewTurn()
     return d

@@ -69,7 +69,9 @@ asked for ("把合同也发给张伟吧") is a ``request``; a description is not
 Ask: ``fill`` with ``{slot: heard.asked_value}`` when the value is there and the utterance is
 mostly that value (``heard.rest_chars`` ≤ :data:`ANSWER_REST_CHARS`), or its intent is the
 question's own or none — but a question of another intent that holds a value ("今天星期几" to "since
-when?") is a ``request``, never the value; ``correct`` for a correction with a value; cancel (a bare deny or a
+when?") is a ``request``, never the value; a free-text value that says nothing (:func:`says_nothing`:
+"yes", "null", 好的 to 要提醒你做什么？) is none; a value of another slot of the form said as the answer,
+with little else ("下午三点" to 要提醒你做什么？) is a ``fill`` of that slot; ``correct`` for a correction with a value; cancel (a bare deny or a
 refusal declines to answer: "不用提醒了"), hedge, repeat, help; a bare number without the asked
 value is ``unrelated``; a request for another intent; else unrelated.
 
@@ -94,7 +96,7 @@ from .questions import Ask, Candidate, Choice, Confirm, Offer, OpenQuestion, Pic
 from .scan import Clause, Scan, Token, scan, units
 from .words import Words, bounded
 
-__all__ = ["ANSWER_REST_CHARS", "LONG_ANSWER_UNITS", "REQUEST_RESIDUE", "VALUE_FRAME_UNITS", "read_answer"]
+__all__ = ["ANSWER_REST_CHARS", "LONG_ANSWER_UNITS", "REQUEST_RESIDUE", "VALUE_FRAME_UNITS", "read_answer", "says_nothing"]
 
 #: "mostly the value": at most this many letters beside the entities (``heard.rest_chars``).
 ANSWER_REST_CHARS = 4
@@ -408,9 +410,28 @@ def _changes_how(sc: Scan, word: str) -> bool:
 
 # -- a slot question -------------------------------------------------------------------------------
 
+def says_nothing(text: str, lex: Lexicon | None = None) -> bool:
+    """``text`` carries no content: only answer words (yes, 好的, 嗯, no), small talk, openers, fillers,
+    particles and the ``empty`` words (null, n/a, 无) — once they are dropped no letter or digit is left.
+
+    >>> says_nothing("yes"), says_nothing("null"), says_nothing("好的吧"), says_nothing("给妈妈打电话")
+    (True, True, True, False)
+    """
+    lex = lex or default_lexicon()
+    t = normalize(text).text
+    for words in (lex.phrases, lex.empty, lex.trim):
+        t = _drop(t, words)
+    return not any(ch.isalnum() for ch in t)
+
+
 def _ask(q: Ask, heard: Heard, sc: Scan, lex: Lexicon) -> Reading:
     value = heard.asked_value
     values = dict(heard.slot_values)
+    if isinstance(value, str) and says_nothing(value, lex):
+        # "yes", "null", 好的 to 要提醒你做什么？: the words of a free-text answer that say nothing are no value
+        value = None
+        if isinstance(values.get(q.slot), str) and says_nothing(values[q.slot], lex):
+            del values[q.slot]
     if value is not None:
         values[q.slot] = value
     said = _Said(sc, heard, lex)
@@ -440,6 +461,11 @@ def _ask(q: Ask, heard: Heard, sc: Scan, lex: Lexicon) -> Reading:
         return Reading("request", cue=f"request:{heard.intent}")
     if act is None and _bare_pick(sc) is not None:
         return Reading("unrelated", cue="number:expects-value")
+    others = {k: v for k, v in values.items() if k != q.slot and q.entities.get(k) != v}
+    if others and act is None and heard.rest_chars <= ANSWER_REST_CHARS and not _other_intent(heard, q.intent):
+        # 要提醒你做什么？ answered "下午三点": a value of another slot of the same form (said as the answer,
+        # little else): taken, and the form asks for what it still lacks
+        return Reading("fill", values=others, cue="fill:other-slot")
     if _is_request(heard, q.intent, sc, act, lex):
         return Reading("request", cue=f"request:{heard.intent}")
     return Reading("unrelated", cue="affirm.needs-value" if act and act[0] == "affirm" else "unrelated")

@@ -39,12 +39,12 @@ _EN_CHANGE_RE = lazyre.compile(_EN_CHANGE + r".{0,60}?\breminders?\b.{0,60}?\b(?
 
 # request words around the topic (normalised, lower-case text)
 _ZH_DROP = lazyre.compile(r"取消|撤销|撤銷|删除|刪除|删掉|刪掉|删了|刪了|去掉|关掉|關掉|关了|關了|不要了|不用了|不需要了|"
-                          r"(?:我)?(?:不用|不要|别|別|不必|不需要|无需|無需)(?:再)?|"
+                          r"(?:以后|以後)?(?:我)?(?:不用|不要|别|別|不必|不需要|无需|無需)(?:再)?|"
                           r"(?:的)?提醒(?:我|一下)?|把|将|將|那个|那個|这个|這個|那条|那條|这条|這條|刚才|剛才|刚刚|剛剛|"
                           r"一下|帮我|幫我|请|請|吧|了|呢|啊|的|时候|時候|所有|全部|"
                           r"不是|而是|应该是|應該是|不对|不對|是(?=\s|$)")
 _EN_DROP = lazyre.compile(r"\b(?:please|can\s+you|could\s+you|i\s+don'?t\s+need|i\s+no\s+longer\s+need|no\s+longer|anymore|any\s+more|"
-                          r"cancel|delete|remove|drop|clear|turn\s+off|switch\s+off|get\s+rid\s+of|forget|"
+                          r"cancel|delete|remove|drop|clear|turn\s+off|switch\s+off|get\s+rid\s+of|forget|stop\s+reminding\s+me|stop|"
                           r"move|change|reschedule|push|shift|switch|bump|postpone|put\s+off|"
                           r"don'?t|do\s+not|no\s+need\s+to|remind\s+me|reminders?|my|the|that|this|those|these|it|one|"
                           r"about|for|of|to|with|on|at|please|actually|just|now|again|instead|all|every|"

@@ -9,8 +9,11 @@ not in "now"); Chinese words match anywhere.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Mapping
+
+from ..nlu.termtrie import longest_term_pattern
 
 __all__ = ["Words", "bounded"]
 
@@ -38,6 +41,8 @@ class Words:
     kinds: Mapping[str, tuple[str, ...]]
     lens: Mapping[str, tuple[int, ...]]
     longest: int = 0
+    #: the words' trie as one pattern (:meth:`finditer`), compiled at its first use
+    _rx: list[re.Pattern[str] | None] = field(default_factory=list, compare=False, repr=False)
 
     @classmethod
     def build(cls, pairs: Iterable[tuple[str, str]]) -> "Words":
@@ -66,19 +71,18 @@ class Words:
         return None
 
     def finditer(self, text: str, start: int = 0) -> Iterator[tuple[int, str]]:
-        """``(position, word)`` of every non-overlapping word, left to right."""
-        i, n = start, len(text)
-        lens = self.lens
-        while i < n:
-            ch = text[i]
-            # inside a Latin word nothing can start (words match on boundaries): skip the probe
-            inside = i > 0 and ch.isascii() and ch.isalnum() and _latin(text[i - 1])
-            w = self.match(text, i) if ch in lens and not inside else None
-            if w:
-                yield i, w
-                i += len(w)
-            else:
-                i += 1
+        """``(position, word)`` of every non-overlapping word, left to right: at each position the
+        longest word that starts and ends on a word boundary, the scan going on after it.
+
+        One pattern, the words' trie, does the scan (:func:`hermesd.nlu.termtrie.longest_term_pattern`): a position is read one
+        character per trie node, in ``re``, instead of a dict probe per length in Python (a third of
+        the instructions of a turn's eight scans went to the probes)."""
+        if not self._rx:
+            self._rx.append(longest_term_pattern(self.kinds, word="A-Za-z0-9"))
+        rx = self._rx[0]
+        if rx is None:
+            return iter(())
+        return ((m.start(), m.group()) for m in rx.finditer(text, start))
 
     def search(self, text: str, start: int = 0) -> tuple[int, str] | None:
         """The first word at or after ``start``, or None."""

@@ -24,6 +24,9 @@ pack templates. The text is read after :func:`hermesd.nlu.normalize.normalize`
   "is called" / a proper name ("my wife is Anna") tell it; 是谁 / "who is my X" ask who X is.
 - a list (relation :data:`ABOUT`): 你记得我什么, 关于我老婆你记得什么, "what do you remember about
   me", "what did I tell you about my wife" — what the caller told, all or about one of theirs.
+- a clause told (a preference, a habit, where one lives or works), asked back (relation :data:`CLAUSE`):
+  我喜欢喝什么, 我住在哪, 我喜欢喝茶吗, "what do I like to drink", "where do I work", "do I like tea"
+  (:mod:`.clauses`); a question about the world (我该怎么办, "what do I do now") is none.
 - ``memory.forget``: 忘掉/忘记/删掉/清空 X, "forget (about) X"; 所有/全部/一切 and
   "everything"/"all" mean every memory of the caller (:data:`ALL`: facts, notes, other slots and
   the history); the send history alone — 发送记录, 发过的文件, "what I sent", "send history" — is
@@ -42,9 +45,10 @@ import re
 from dataclasses import dataclass, replace
 
 from .. import lazyre
+from .clauses import Clause, asked_clause, told_clause
 from .concepts import concepts, is_being, named
 
-__all__ = ["ABOUT", "ALL", "HISTORY", "SENT", "SEND_ACTION", "MemoryRequest", "MAX_VALUE_CHARS", "concepts", "dice", "normal_subject",
+__all__ = ["ABOUT", "ALL", "CLAUSE", "HISTORY", "SENT", "SEND_ACTION", "MemoryRequest", "MAX_VALUE_CHARS", "concepts", "dice", "normal_subject",
            "read_request", "second_person", "transient", "with_name", "without_discourse"]
 
 #: longest value kept, in characters; a longer one is cut and the reply says so
@@ -54,6 +58,11 @@ ALL = "*"
 #: the relation of a recall that lists what was told ("what do you remember about me"): its subject is
 #: "" (everything about the caller) or one of theirs ("wife")
 ABOUT = "about"
+#: the relation of a recall that asks back what the caller told of what they (or one of theirs) do — a
+#: preference, a habit, where they live or work: 我喜欢喝什么, "what do I like to drink", "do I like tea"
+#: (:mod:`.clauses`); its subject is the question said as an embedded clause (我喜欢喝什么, "what i like to
+#: drink", "whether i like tea"), its ``clause`` what is asked
+CLAUSE = "clause"
 #: the subject of "forget what I sent" (the send history: events of :data:`SEND_ACTION`)
 SENT = "history:send"
 #: the subject of "forget my history" (every event of the caller: what was done)
@@ -173,6 +182,7 @@ class MemoryRequest:
     :param truncated: the value was longer than :data:`MAX_VALUE_CHARS` and was cut.
     :param stated: said without a memory verb — a bare statement ("我女儿的生日是5月3号") or a recall
         of "the X" — so the caller decides whether it is memory's or a pack request's.
+    :param clause: for a recall of relation :data:`CLAUSE`, the clause asked (:func:`.clauses.asked_clause`).
     """
 
     intent: str
@@ -182,6 +192,7 @@ class MemoryRequest:
     lang: str = "zh"
     truncated: bool = False
     stated: bool = False
+    clause: Clause | None = None
 
 
 def normal_subject(subject: str) -> str:
@@ -270,6 +281,8 @@ def _remember_zh(body: str) -> MemoryRequest:
         value, cut = _cut(m.group("v"))
         return MemoryRequest("memory.remember", "名字", value, "is", "zh", cut)
     m = _ZH_REL.search(body)
+    if m is not None and (c := told_clause(body)) is not None and c.whose == "me":
+        m = None  # 我住在鼓楼区, 我在国贸上班: what the speaker does, kept in their words (a note), not "我住" at a place
     if m is None or m.start() == 0:
         value, cut = _cut(body)
         return MemoryRequest("memory.remember", value[:40], value, "note", "zh", cut)
@@ -358,6 +371,8 @@ def _read(t: str) -> MemoryRequest | None:
             if t[m.end("s"):].startswith("叫"):
                 subject = named(subject, "zh")
             return MemoryRequest("memory.recall", subject, lang="zh", stated=not subject.startswith("我"))
+        if asked := asked_clause(t):  # 我喜欢喝什么, 你记得我喜欢什么吗: a clause told, asked back
+            return MemoryRequest("memory.recall", asked[1], relation=CLAUSE, lang="zh", clause=asked[0])
         for pat in _ZH_ABOUT:
             if m := pat.match(t):
                 return MemoryRequest("memory.recall", (m.group("s") or "").strip(_TRIM), relation=ABOUT, lang="zh")
@@ -382,6 +397,10 @@ def _read(t: str) -> MemoryRequest | None:
     for pat in _EN_ABOUT:
         if m := pat.match(t):
             return MemoryRequest("memory.recall", (m.group("s") or "").strip(_TRIM), relation=ABOUT, lang="en")
+    # "what do I like to drink", "do I like tea": a clause told, asked back (before "what is my X": "what is my
+    # aunt allergic to")
+    if asked := asked_clause(t):
+        return MemoryRequest("memory.recall", asked[1], relation=CLAUSE, lang="en", clause=asked[0])
     for pat in _EN_RECALL:
         if m := pat.match(t):
             subject = "car" if m.group("s") == "park" else re.sub(r"\s+again$", "", m.group("s").strip(_TRIM))

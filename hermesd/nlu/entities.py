@@ -23,6 +23,7 @@ from .. import lazyre
 from .normalize import Normalized
 from .numbers import en_number
 from .scripts import needed_scripts, scripts_of
+from .termtrie import longest_term_pattern
 from .temporal import TimeExpr
 from .zones import place_names, zone_of
 
@@ -150,30 +151,6 @@ def _phone_value(raw: str) -> str:
     return d
 
 
-def _compile_terms(terms: Iterable[str]) -> re.Pattern[str] | None:
-    """One alternation of ``terms``, longest first; a term that starts or ends with a Latin letter or
-    digit matches only as a whole word.
-
-    The word-start test comes after the term's first character (``q(?<![a-z0-9]q)uote``, the same
-    test as ``(?<![a-z0-9])quote``): every branch then starts with a literal, so ``re`` skips to the
-    positions holding one of the terms' first characters instead of trying every branch everywhere
-    (five to seven times faster on a 30-character utterance, the same matches).
-    """
-    terms = sorted({t for t in terms if t}, key=len, reverse=True)
-    if not terms:
-        return None
-    alts = []
-    for t in terms:
-        head = re.escape(t[0])
-        e = head + re.escape(t[1:])
-        if t[0].isascii() and t[0].isalnum():
-            e = head + r"(?<![a-z0-9]" + head + ")" + re.escape(t[1:])
-        if t[-1].isascii() and t[-1].isalnum():
-            e = e + r"(?![a-z0-9])"
-        alts.append(e)
-    return re.compile("|".join(alts))
-
-
 @dataclass(slots=True)
 class EntityExtractor:
     """Entity extraction configured once, then pure.
@@ -201,10 +178,10 @@ class EntityExtractor:
         from .normalize import normalize
 
         self._people_map = {normalize(k).text: v for k, v in self.people.items()}
-        self._people_rx = _compile_terms(self._people_map)
+        self._people_rx = longest_term_pattern(self._people_map)
         for typ, terms in self.gazetteers.items():
             m = {normalize(k).text: v for k, v in terms.items()}
-            rx = _compile_terms(m)
+            rx = longest_term_pattern(m)
             if rx is not None:
                 self._gaz.append((typ, rx, m))
         # the scripts every match needs, of the text the pattern runs over (a case-sensitive one
@@ -315,7 +292,7 @@ _ZH_NOT_PLACE = lazyre.compile(r"现在|目前|当地|那边|那里|这里|此�
 
 @functools.cache
 def _place_rx() -> re.Pattern[str] | None:
-    return _compile_terms(place_names())
+    return longest_term_pattern(place_names())
 
 
 def place_candidates(norm: Normalized) -> list[tuple[int, int, dict[str, Any], int]]:

@@ -21,13 +21,12 @@ from typing import Any, Iterable
 
 import yaml
 
+from .. import yamlkeys
 from ..errors import InputInvalid
 from .intents import IntentSpec
 
 __all__ = ["OOS_LABEL", "Packs", "load_packs", "read_packs"]
 
-#: libyaml's parser when PyYAML has it (several times faster at start), the same safe constructors
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 #: training label of a pack's ``out_of_scope`` examples (things no intent should claim).
 OOS_LABEL = "oos"
@@ -74,7 +73,9 @@ def load_packs(dirs: Iterable[Path | str]) -> Packs:
     """
     out, problems = read_packs(dirs)
     if problems:
-        raise InputInvalid("intent packs are invalid", data={"violations": problems})
+        # every problem in the message too: the daemon's start-up failure line says what to fix
+        raise InputInvalid(f"intent packs are invalid ({len(problems)} error(s)): " + "; ".join(problems),
+                           data={"violations": problems})
     return out
 
 
@@ -87,13 +88,16 @@ def read_packs(dirs: Iterable[Path | str]) -> tuple[Packs, list[str]]:
     for d in dirs:
         for path in sorted(Path(d).glob("*.yaml")):
             try:
-                doc = yaml.load(path.read_text(encoding="utf-8"), Loader=_YAML_LOADER) or {}
+                doc, duplicates = yamlkeys.load(path.read_text(encoding="utf-8"))
+                doc = doc or {}
             except yaml.YAMLError as exc:
                 problems.append(f"{path}: {exc}")
                 continue
             except (OSError, UnicodeDecodeError) as exc:
                 problems.append(f"{path}: cannot read as UTF-8 text ({exc})")
                 continue
+            # each key said twice is an error (the last would silently win), the rest of the file still read
+            problems += [f"{path}:{d.line}: {d.path}: {d.message()}" for d in duplicates]
             if not isinstance(doc, dict):
                 problems.append(f"{path}: expected a mapping (pack, title, gazetteers, intents, out_of_scope)")
                 continue

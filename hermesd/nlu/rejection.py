@@ -84,9 +84,10 @@ def features(scores: Mapping[str, float], top: str, oos_label: str | None, cover
     n = len(scores)
     if n > 1:
         m = max(scores.values())
-        ex = [math.exp((x - m) / SOFTMAX_T) for x in scores.values()]
+        exp, log = math.exp, math.log
+        ex = [exp((x - m) / SOFTMAX_T) for x in scores.values()]
         z = sum(ex)
-        h = -sum(e / z * math.log(e / z) for e in ex if e > 0.0)
+        h = -sum([p * log(p) for p in [e / z for e in ex if e > 0.0]])  # p = e / z once, the same floats
         ent = h / math.log(n)
     else:
         ent = 0.0

@@ -42,7 +42,7 @@ __all__ = ["leading_trigger", "strip_request", "task_text"]
 
 _ONE = r"(?:1|一)?"  # "一个" is normalised to "1个"
 _ZH_STRONG = [
-    rf"(?:记得|别忘了|別忘了|不要忘了|别忘记|別忘記|别忘記|不要忘记|不要忘記)?要?再?提醒(?:一下)?我(?:一下)?",
+    r"(?:记得|别忘了|別忘了|不要忘了|别忘记|別忘記|别忘記|不要忘记|不要忘記)?要?再?提醒(?:一下)?我(?:一下)?",
     rf"(?:帮我|给我|替我|幫我)?(?:设置|设定|设|定|新建|创建|創建|建|添加|加|来|弄){_ONE}(?:个|条|條)?提醒(?:一下)?",
     r"到时候?(?:记得)?(?:叫|喊|提醒)我(?:一下)?",
     r"(?:别|別|不要)(?:让|讓)我忘(?:了|记|記)?",
@@ -142,7 +142,11 @@ def strip_request(text: str | Normalized, time_spans: Iterable[tuple[int, int]] 
     while (m := _OPENER.match(t, pos)) and m.end() > pos:
         drop(pos, m.end())
         pos = m.end()
-    s, back = _spelled(t)  # the triggers are found with their words spelled right ("remnd me")
+    # the triggers are found with their words spelled right ("remnd me"), in the words left once the time
+    # phrases are out: "set a daily reminder" is "set a reminder" said with its recurrence inside
+    left = [i for i in range(len(t)) if keep[i]]
+    s, back0 = _spelled("".join(t[i] for i in left))
+    back = [left[j] for j in back0]
 
     def spans(rx: re.Pattern[str]) -> list[tuple[int, int]]:
         return [(back[m.start()], back[m.end() - 1] + 1) for m in rx.finditer(s) if m.end() > m.start()]
@@ -251,7 +255,7 @@ def task_text(parsed: ParseResult, context: Iterable[tuple[int, int]] = ()) -> s
     """
     norm = normalize(parsed.text)
     bad = [norm.span(*c.span) for c in impossible_clocks(norm.text)]
-    spans = [*(x.span for x in parsed.times), *bad]
+    spans = [*(sp for x in parsed.times for sp in x.spans), *bad]
     context = list(context)
     if context:
         task = strip_request(norm, [*spans, *context])

@@ -48,10 +48,15 @@ Rules (documented choices, see tests/nlu/temporal_vectors.jsonl):
 - A Chinese recurrence (每周一, 每天早上8点, 每个月15号, 每年春节, 每隔3天) is a ``recurrence``: ``every`` says how
   often, ``start``/``end`` are the first occurrence at or after ``ref`` of the time said after 每 (read as a
   future-oriented utterance reads it), or None when it names none. It becomes a ``recurrence`` entity, not a
-  ``datetime`` one (a one-off slot does not take it). English recurrences (every Monday) are still left out.
-  A set of weekdays (每周一三五, 每周二和周四, 每周一到周五, 工作日 = Monday to Friday, 周末每天) is one weekly recurrence
+  ``datetime`` one (a one-off slot does not take it). English ones (every Monday, daily, every other week) too.
+  A set of weekdays (每周一三五, 每周二和周四, 每周一到周五, 工作日 = Monday to Friday, 周末每天; "every weekday", "on
+  weekends", "every Monday and Thursday", "Tuesdays and Fridays") is one weekly recurrence
   whose ``days`` are those ISO weekdays and whose first occurrence is the first of them (:func:`_weekday_sets`). A
   recurrence at a clock time whose time today has passed (每天早上7点 asked at 07:30) first comes next time.
+  A clock time said apart from a recurrence that has none, in the same clause ("set a daily reminder at 8am",
+  早上八点每天, 每天提醒我早上八点…) is its time of day (``parts`` then holds the spans of both). A time said as its end
+  ("until Friday the 18th", 到月底为止, 直到下周五, 截止到12月18号) is its ``until`` (RFC 5545 UNTIL, inclusive), not a
+  time of its own (:func:`_recurrence_ends`).
 - A Chinese time limit counted in days or longer (三天内, 一个月以内, 15个工作日内) runs from ``ref`` to 24:00 of the day
   the count lands on (民法典 第二百零一条、第二百零三条); one in hours or minutes (两小时内) to that instant. Working and
   trading days (工作日, 交易日) are Monday to Friday: the official make-up working days are not known here.
@@ -75,10 +80,14 @@ from .temporal_holidays import holiday_span
 from .temporal_lunar import lunar_to_solar, month_days, solar_term
 from .temporal_open import open_markers, open_range
 from .temporal_periods import STATE_NOUNS_ZH, apply_part
-from .temporal_recurrence import Every, en_every, zh_every, zh_length_range, zh_weekday_sets
+from .temporal_recurrence import EN_SET_CUE as _EN_SET_CUE, Every, en_every, en_weekday_sets, zh_every, zh_length_range, zh_weekday_sets
 
 __all__ = ["TimeExpr", "impossible_date_text", "parse_times"]
 
+#: a number (digits or English words) opening the text: the clock of "date and clock" comes after the date
+_NUMBER_AT = lazyre.compile(r"\d|" + EN_NUM)
+#: the first hour of a range of clock times, just before the second ("3 to 5pm", "9点到11点")
+_RANGE_START_HOUR = lazyre.compile(r"(\d{1,2}|" + EN_NUM + r")\s*(到|至|~|-|to|and|until|till)\s*$")
 _GAP = lazyre.compile(r"^(?:\s|,|的|at|on|in the|in|of|around|about|by|this|the|from|t)*$")  # t: ISO 8601 2025-03-03T10:00
 _DAY_RANGE_END = lazyre.compile(r"\s*(-|~|to|through|thru|until|till|and|到|至)\s*(\d{1,2})(?:st|nd|rd|th|号|日)?(?![\d:])"
                                 r"(?!\s*(?:[ap]\.?m\b|o'?clock|点|时|个|人|位|岁|天|周|月|年|分|秒|小时|hours?|days?|weeks?|"
@@ -119,6 +128,12 @@ class TimeExpr:
     :param days: for a ``recurrence`` on a set of weekdays (每周一三五, 每周一到周五, 工作日, 周末每天), the ISO
         weekdays it comes on (1 = Monday … 7 = Sunday), in order, with ``every`` ``(1.0, "week")`` and
         ``start``/``end`` its first occurrence on one of them; else None.
+    :param until: for a ``recurrence``, the last time it may come (RFC 5545 ``UNTIL``: inclusive): a ``date``
+        (到月底为止 → the month's last day, "until Friday the 18th" → that Friday; its occurrences that day
+        still come) or an aware ``datetime``; None when no end was said.
+    :param parts: the spans in the original text of the words that say the expression, when they are not
+        one run (the clock time said apart from its 每天: "set a daily reminder at 8am", 早上八点每天; an end
+        said after the task: "每天早上八点提醒我吃药，到月底为止"); ``span`` then covers them all. None: ``span``.
     :param reason: why an ``invalid`` date does not exist (English, for logs).
     :param point: where a one-off event on this expression falls (a reminder's due): ``start`` for most
         expressions, the last day for 月底/年底/the end of the month, the first day of a third for
@@ -147,6 +162,8 @@ class TimeExpr:
     seconds_max: float | None = None
     every: tuple[float, str] | None = None
     days: tuple[int, ...] | None = None
+    until: date | datetime | None = None
+    parts: tuple[tuple[int, int], ...] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict; dates as ``YYYY-MM-DD``, datetimes ISO 8601 with offset; ``seconds_max`` and
@@ -162,7 +179,14 @@ class TimeExpr:
             out["every"] = {"n": self.every[0], "unit": self.every[1]}
         if self.days is not None:
             out["days"] = list(self.days)
+        if self.until is not None:
+            out["until"] = self.until.isoformat()
         return out
+
+    @property
+    def spans(self) -> tuple[tuple[int, int], ...]:
+        """The spans of the words that say it (``parts``, else ``span`` alone)."""
+        return self.parts or (self.span,)
 
 
 class _Invalid(Exception):
@@ -793,8 +817,9 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
         groups = _middle_dot_dates(norm, groups)
     every = (zh_every(t) if "每" in t else []) + (en_every(t) if _EN_EVERY_CUE.search(t) else [])
     anchor_of: dict[int, Every] = {}  # a group's start → the 每-phrase it is the time of (每周一, 每天早上8点)
+    apart: dict[int, tuple[int, int]] = {}  # an anchor's start → the span of its clock time said apart from it
     if every:
-        groups, anchor_of = _every_anchors(t, groups, every)
+        groups, anchor_of, apart = _every_anchors(t, groups, every)
     recurring = bool(every) or bool(_RECURRENCE.search(t))
     if _FUTURE.search(t) and not _PAST.search(t):
         for g in groups:
@@ -839,7 +864,9 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
                 out.append(expr)
                 i += 2
                 continue
-        if nxt is not None and (_RANGE_CONN.match(t[g.end:nxt.start]) or _zone_both_ends(t, g, nxt)):
+        ends_series = nxt is not None and g.start in anchor_of and "hour" not in nxt.f and \
+            any(k in nxt.f for k in _DATE_KEYS) and bool(_UNTIL_CONN.match(t[g.end:nxt.start]))
+        if nxt is not None and not ends_series and (_RANGE_CONN.match(t[g.end:nxt.start]) or _zone_both_ends(t, g, nxt)):
             conn = (_RANGE_CONN.match(t[g.end:nxt.start]) or _zone_both_ends(t, g, nxt))[1]
             between = (conn == "and" and re.search(r"between\s*$", t[:g.start])) or \
                 (conn in ("和", "与", "跟") and re.match(r"\s*(?:之间|中间)", t[nxt.end:]))
@@ -900,11 +927,11 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
                     out.append(expr)
                     i += 1
                     continue
-        date_after = "date" in g.cats and "clock" in g.cats and bool(re.match(r"\d|" + EN_NUM, t[g.start:]))
+        date_after = "date" in g.cats and "clock" in g.cats and bool(_NUMBER_AT.match(t[g.start:]))
         if "clock" in g.cats and ("date" not in g.cats or date_after):
             # "2到4点", "between 2 and 4 pm": the first end is a bare number; "between 2 and 4 tomorrow": on the
             # second end's day (the day said after both clock times)
-            m = re.search(r"(\d{1,2}|" + EN_NUM + r")\s*(到|至|~|-|to|and|until|till)\s*$", t[:g.start])
+            m = _RANGE_START_HOUR.search(t[:g.start])
             if m:
                 v = en_number(m[1]) if not m[1].isdigit() else int(m[1])
                 if v is not None and v == int(v) and 0 <= v <= 24 and (m[2] != "and" or re.search(r"between\s*$", t[:m.start()])):
@@ -941,7 +968,7 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
                     continue
         # in a recurring schedule, clock times and durations belong to the recurrence, not to one date
         in_recurrence = recurring and not any(k in g.f for k in _DATE_KEYS) and not g.f.get("now") and (
-            "offset" not in g.f or g.f.get("within"))
+            "offset" not in g.f or g.f.get("within")) and not (every and _UNTIL_BEFORE.search(t, 0, g.start))
         # 现在的X is "the current X" (an attribute, like English "current"), not a time; "for now" is an idiom
         attributive_now = g.cats == {"now"} and ((t.startswith("的", g.end) and not _STATE_NOUN.match(t, g.end + 1))
                                                  or t.endswith("for ", 0, g.start))
@@ -965,9 +992,11 @@ def parse_times(text: str | Normalized, ref: datetime, tz: ZoneInfo | str) -> li
             out.append(x)
         i += 1
     if every:
-        out = _recurrences(norm, out, every, anchor_of, ref, tz)
-    if "每" in t or "工作日" in t:
+        out = _recurrences(norm, out, every, anchor_of, ref, tz, apart)
+    if "每" in t or "工作日" in t or (_EN_SET_CUE.search(t) is not None):
         out = _weekday_sets(norm, out, ref, tz)
+    if any(x.kind == "recurrence" for x in out) and len(out) > 1:
+        out = _recurrence_ends(norm, out, ref, tz)
     if _LENGTH_UNIT.search(t) and _LENGTH_JOIN.search(t):  # (a cheap test first: no Chinese unit, no range of lengths)
         out = _length_ranges(norm, out)
     if any(x.grain in ("hour", "minute", "second") for x in out):  # a zone can only follow a clock time
@@ -1010,13 +1039,20 @@ def _listed_days(norm: Normalized, groups: list[_Group]) -> list[_Group]:
 
 # ---- Chinese recurrences and ranges of lengths (temporal_recurrence.py reads them) ---------------------------
 _ANCHOR_GAP = lazyre.compile(r"^(?:的|在)?$|^\s+(?:at|on|around|from)?\s*$")  # 每天早上8点; every day at 8am
+#: how far (normalised characters) a clock time may stand from its recurrence in one clause ("set a daily reminder at 8am")
+_FAR_ANCHOR_CHARS = 24
+_CLAUSE_BREAK = lazyre.compile(r"[,，。.;；!！?？]|(?<![a-z])(?:and|but|then|or|until|till|through|thru|from)(?![a-z])|"
+                               r"然后|但是|还有|并且|到|至|从|为止")
 _EN_EVERY_CUE = lazyre.compile(r"every|each|hourly|daily|nightly|weekly|monthly|yearly|annually")
 
 
-def _every_anchors(t: str, groups: list[_Group], every: list[Every]) -> tuple[list[_Group], dict[int, Every]]:
+def _every_anchors(t: str, groups: list[_Group], every: list[Every]
+                   ) -> tuple[list[_Group], dict[int, Every], dict[int, tuple[int, int]]]:
     """The groups without those inside a 每-phrase (每隔3天's 3天 says how often), and, by start, the groups that
     are the time of one (周一 of 每周一, 早上8点 of 每天早上8点, 15号 of 每个月15号): said right after 每-phrase (or
-    starting inside it, as 周一 in 每周一) and read as the next such time (the future-oriented reading)."""
+    starting inside it, as 周一 in 每周一) and read as the next such time (the future-oriented reading); a clock time
+    said apart from it in the same clause is its time of day (早上八点每天, "set a daily reminder at 8am", 每周五提醒我
+    下午四点…: then merged into its day, and the third value gives, by the day's start, the clock time's span)."""
     kept: list[_Group] = []
     anchor_of: dict[int, Every] = {}
     taken: set[int] = set()
@@ -1034,24 +1070,72 @@ def _every_anchors(t: str, groups: list[_Group], every: list[Every]) -> tuple[li
                 taken.add(k)
                 break
         kept.append(g)
-    return kept, anchor_of
+    # a clock time said apart from its recurrence, in the same clause ("set a daily reminder at 8am", 早上八点每天
+    #提醒我吃药, "every day remind me at 8 to stretch"): the time of day of a recurrence that has none, the nearest
+    apart: dict[int, tuple[int, int]] = {}
+    for k, e in enumerate(every):
+        if e.unit in ("second", "minute", "hour"):  # every hour has no time of day
+            continue
+        day = next((g for g in kept if anchor_of.get(g.start) is e), None) if k in taken else None
+        if k in taken and (day is None or any(key in day.f for key in ("hour", "pod"))):
+            continue  # its time said with it (每天早上8点, every Monday at 9)
+        a, b = (min(e.start, day.start), max(e.end, day.end)) if day is not None else (e.start, e.end)
+        best = None
+        for j, g in enumerate(kept):
+            if g.start in anchor_of or any(key in g.f for key in _DATE_KEYS) or not ("hour" in g.f or g.cats == {"pod"}) \
+                    or "offset" in g.f or "duration" in g.f or g.f.get("now"):
+                continue
+            gap = t[g.end:a] if g.end <= a else t[b:g.start] if g.start >= b else None
+            if gap is None or len(gap) > _FAR_ANCHOR_CHARS or _CLAUSE_BREAK.search(gap):
+                continue
+            if best is None or len(gap) < best[0]:
+                best = (len(gap), j)
+        if best is None:
+            continue
+        g = kept[best[1]]
+        f = {**g.f, "future": True}
+        if e.pod and "hour" in f and not any(key in f for key in ("pod", "ampm", "h24")):
+            f["pod"] = e.pod
+        if day is None:
+            kept[best[1]] = _Group(g.start, g.end, f, g.cats)
+            anchor_of[g.start] = e
+            taken.add(k)
+            continue
+        merged = _merge_frames(day.f, f)  # 每周五 … 下午四点: Friday at 16:00
+        if merged is None:
+            continue
+        kept[kept.index(day)] = _Group(day.start, day.end, merged, day.cats | g.cats)
+        del kept[best[1]]
+        apart[day.start] = (g.start, g.end)
+    return kept, anchor_of, apart
 
 
 def _recurrences(norm: Normalized, out: list[TimeExpr], every: list[Every], anchor_of: dict[int, Every],
-                 ref: datetime, tz: ZoneInfo) -> list[TimeExpr]:
+                 ref: datetime, tz: ZoneInfo, apart: dict[int, tuple[int, int]] | None = None) -> list[TimeExpr]:
     """``out`` with each expression said after a 每-phrase turned into a ``recurrence`` spanning both, and a
     ``recurrence`` without a first occurrence for each 每-phrase followed by no time (每隔3天, 每年); 每晚 alone
     comes in the evening (its part of day)."""
     first = {norm.span(s, s + 1)[0]: e for s, e in anchor_of.items()}
+    clock_of = {norm.span(s, s + 1)[0]: norm.span(*sp) for s, sp in (apart or {}).items()}
     res: list[TimeExpr] = []
     for x in out:
         e = first.get(x.span[0])
         if e is None or x.kind == "duration":
             res.append(x)
             continue
-        s0 = norm.span(e.start, e.end)[0]
-        res.append(_next_occurrence(replace(x, kind="recurrence", span=(s0, x.span[1]), text=norm.original[s0:x.span[1]],
-                                            every=(e.n, e.unit)), ref, tz))
+        s0, e0 = norm.span(e.start, e.end)
+        if s0 <= x.span[0] and (x.span[0] < e0 or _ANCHOR_GAP.match(norm.original[e0:x.span[0]])):  # 每天早上8点
+            span, parts = (s0, x.span[1]), None
+        elif x.span[1] == s0 or (x.span[1] < s0 and not norm.original[x.span[1]:s0].strip()):  # 早上八点每天
+            span, parts = (x.span[0], e0), None
+        else:  # said apart: 早上八点每天, "daily reminder at 8am"
+            span, parts = (min(s0, x.span[0]), max(e0, x.span[1])), tuple(sorted([(s0, e0), tuple(x.span)]))
+        clock = clock_of.get(x.span[0])
+        if clock is not None:  # 每周五提醒我下午四点…: the day's clock time said apart from it
+            parts = tuple(sorted([*(parts or (span,)), clock]))
+            span = (min(span[0], clock[0]), max(span[1], clock[1]))
+        res.append(_next_occurrence(replace(x, kind="recurrence", span=span, text=norm.original[span[0]:span[1]],
+                                            every=(e.n, e.unit), parts=parts), ref, tz))
     for e in every:
         if e in anchor_of.values():
             continue
@@ -1067,21 +1151,26 @@ def _recurrences(norm: Normalized, out: list[TimeExpr], every: list[Every], anch
 
 
 _ZH_WEEKDAY_CHAR = "一二三四五六日"
+_EN_WEEKDAY_NAME = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 
 
 def _weekday_sets(norm: Normalized, out: list[TimeExpr], ref: datetime, tz: ZoneInfo) -> list[TimeExpr]:
-    """``out`` with each set of weekdays (每周一三五, 每周一到周五, 工作日早上8点, 周末每天; see
-    :func:`.temporal_recurrence.zh_weekday_sets`) as one weekly ``recurrence`` with ``days``, in place of what the
+    """``out`` with each set of weekdays (每周一三五, 每周一到周五, 工作日早上8点, 周末每天, "every weekday"; see
+    :func:`.temporal_recurrence.zh_weekday_sets`, :func:`~.temporal_recurrence.en_weekday_sets`) as one weekly
+    ``recurrence`` with ``days``, in place of what the
     parse made of its parts. The time said after the set is read as it is after 每周X (每周一早上8点, one parse);
     the recurrence's first occurrence is the first of the days on which that time is not over."""
-    sets = zh_weekday_sets(norm.text)
+    sets = [(a, b, days, "每周" + _ZH_WEEKDAY_CHAR[days[0] - 1]) for a, b, days in zh_weekday_sets(norm.text)] \
+        if "每" in norm.text or "工作日" in norm.text else []
+    if _EN_SET_CUE.search(norm.text):
+        sets += [(a, b, days, "every " + _EN_WEEKDAY_NAME[days[0] - 1]) for a, b, days in en_weekday_sets(norm.text)
+                 if not any(a < b2 and a2 < b for a2, b2, _, _ in sets)]
     if not sets:
         return out
     o = norm.original
     res = list(out)
-    for a, b, days in sets:
+    for a, b, days, lead in sets:
         s0, e0 = norm.span(a, b)
-        lead = "每周" + _ZH_WEEKDAY_CHAR[days[0] - 1]
         sub = next((x for x in parse_times(lead + o[e0:], ref, tz) if x.span[0] == 0 and x.kind == "recurrence"), None)
         if sub is None or sub.start is None or sub.end is None:
             continue
@@ -1102,10 +1191,65 @@ def _weekday_sets(norm: Normalized, out: list[TimeExpr], ref: datetime, tz: Zone
         start, end, point = best, best + length, best + to_point
         if not timed:
             start, end, point = start.date(), end.date(), point.date()
+        def at(p: int, n: int = len(lead)) -> int:  # a place in lead + o[e0:] → in the original text
+            return s0 if p < n else e0 + p - n
+
         span = (s0, e0 + max(0, sub.span[1] - len(lead)))
-        res = [x for x in res if x.span[1] <= span[0] or x.span[0] >= span[1]]
+        parts = tuple((at(a), max(at(b - 1) + 1, e0 if a < len(lead) else 0)) for a, b in sub.parts) if sub.parts else None
+        res = [x for x in res if all(x.span[1] <= a or x.span[0] >= b for a, b in (parts or (span,)))]
         res.append(replace(sub, start=start, end=end, point=point, span=span, text=o[span[0]:span[1]],
-                           every=(1.0, "week"), days=days))
+                           every=(1.0, "week"), days=days, parts=parts))
+    return sorted(res, key=lambda x: x.span)
+
+
+#: between a recurrence's clock time and a day: the day ends the series ("every Monday at 9 until Friday the 18th",
+#: 每天早上八点到月底), it is no range from the one to the other
+_UNTIL_CONN = lazyre.compile(r"^\s*(?:到|至|直到|一直到|until|untill|till|til|through|thru)\s*(?:the\s+)?$")
+#: the words before a time that say a repetition ends then (直到下周五, 截止到12月18号, "until Friday", "through the 20th")
+_UNTIL_BEFORE = lazyre.compile(r"(?:一直到|直到|截止到|截至到|截止|截至|持续到|持續到|坚持到|到|至|(?<![a-z])(?:until|untill|till|til|through|thru|"
+                               r"up\s+to|up\s+until|ending(?:\s+on)?|ends?\s+on|stop(?:ping)?\s+(?:on|after)|and\s+stop\s+on))"
+                               r"\s*(?:the\s+)?$")
+#: the words after it (到月底为止, 到周五结束, 至12月18日止)
+_UNTIL_AFTER = lazyre.compile(r"\s*(?:为止|為止|止|结束|結束|截止)")
+_END_GRAINS = frozenset({"day", "week", "weekend", "month", "season", "quarter", "year"})
+
+
+def _recurrence_ends(norm: Normalized, out: list[TimeExpr], ref: datetime, tz: ZoneInfo) -> list[TimeExpr]:
+    """``out`` with each time said as the end of a recurrence ("until Friday the 18th", 到月底为止, 直到下周五,
+    "through December 20") folded into the nearest recurrence as its ``until`` (RFC 5545 UNTIL, inclusive: the
+    last day — 月底 is the month's last day, the point of the expression — or the last instant of a clock
+    time), and dropped as a time of its own. An end before the first occurrence that names no year (1月底
+    said in December) is next year's."""
+    t, o = norm.text, norm.original
+    res = list(out)
+    for y in out:
+        if y.kind not in ("date", "datetime", "range") or y not in res:
+            continue
+        a, b = norm.nspan(*y.span)
+        before, after = _UNTIL_BEFORE.search(t, 0, a), _UNTIL_AFTER.match(t, b)
+        if before is None and not (after and y.start is None):
+            continue
+        series = [x for x in res if x.kind == "recurrence" and x.until is None]
+        if not series:
+            break
+        x = min(series, key=lambda r: (r.span[0] > y.span[0], abs(r.span[0] - y.span[0])))
+        fine = y.grain not in _END_GRAINS
+        until = (y.end if y.start is None else y.start) if fine and y.point is None else y.point
+        if until is None:
+            continue
+        if isinstance(until, datetime) and not fine:
+            until = until.date()
+        first = x.start
+        before_first = first is not None and (
+            until < _as_dt(first, tz).date() if not isinstance(until, datetime) else until < _as_dt(first, tz))
+        if before_first and not re.search(r"\d{4}|年", y.text):
+            until = until.replace(year=until.year + 1)  # 到1月底 said in December: the coming January
+        cs = norm.span(before.start(), a)[0] if before else y.span[0]
+        ce = norm.span(b, after.end())[1] if after else y.span[1]
+        parts = tuple(sorted([*x.spans, (cs, ce)]))
+        span = (min(x.span[0], cs), max(x.span[1], ce))
+        res[res.index(x)] = replace(x, until=until, parts=parts, span=span, text=o[span[0]:span[1]])
+        res.remove(y)
     return sorted(res, key=lambda x: x.span)
 
 

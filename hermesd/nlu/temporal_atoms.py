@@ -323,7 +323,7 @@ def _en_ides(m):
 
 #: words that may follow a bare day ordinal that is a date ("the 13th at 12:30", "the 9th for 3
 #: people", "the 4th please"); any other word makes it a noun's ordinal ("the 5th floor", "4th one")
-_AFTER_DAY = r"(?:at|for|and|or|in|on|by|around|about|from|to|with|instead|please|then|is|would|will|works?|if|but|so)\b"
+_AFTER_DAY = r"(?:at|for|and|or|in|on|by|around|about|from|to|with|instead|please|then|is|would|will|works?|if|but|so|remind|every|each|until|till|through)\b"
 
 
 @_p(rf"{L}(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th){R}(?!\s+(?:of\s+)?(?!{_AFTER_DAY})[a-z])", "date",

@@ -22,7 +22,7 @@ from typing import Any
 from .. import lazyre
 from .temporal_atoms import register
 
-__all__ = ["Every", "UNIT_SECONDS_ZH", "en_every", "zh_every", "zh_length_range", "zh_weekday_sets"]
+__all__ = ["EN_SET_CUE", "Every", "UNIT_SECONDS_ZH", "en_every", "en_weekday_sets", "zh_every", "zh_length_range", "zh_weekday_sets"]
 
 #: a unit's length in seconds as hermesd counts durations (a month 30 days, a quarter three of them, a year 365)
 UNIT_SECONDS_ZH = {"second": 1, "minute": 60, "hour": 3600, "day": 86400, "week": 604800, "month": 30 * 86400,
@@ -165,6 +165,60 @@ def zh_weekday_sets(text: str) -> list[tuple[int, int, tuple[int, ...]]]:
         found.append((m.start(), m.end(), (1, 2, 3, 4, 5)))
     for m in _WEEKEND_DAILY.finditer(text):
         found.append((m.start(), m.end(), (6, 7)))
+    out: list[tuple[int, int, tuple[int, ...]]] = []
+    for s, e, days in sorted(found, key=lambda x: (x[0], -x[1])):
+        if all(e <= s2 or s >= e2 for s2, e2, _ in out):
+            out.append((s, e, days))
+    return out
+
+
+# English sets of weekdays: "every weekday" / "on weekdays" / "workdays" (Monday to Friday), "on weekends" / "every
+# weekend day" (Saturday and Sunday), "every Monday and Thursday", "every Monday, Wednesday and Friday", "Mondays and
+# Thursdays", "on Mondays" (a plural weekday is every such day: Merriam-Webster, "Mondays": on any Monday), "every
+# Monday to Friday" / "every Monday through Friday"
+_EN_WDS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_EN_WD = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+_EN_WORKDAYS = lazyre.compile(r"(?<![a-z])(?:(?:every|each)\s+(?:single\s+)?(?:weekday|workday|work\s+day|working\s+day|business\s+day)"
+                              r"|(?:on\s+)?(?:weekdays|workdays|working\s+days|business\s+days))(?![a-z])")
+_EN_WEEKENDS = lazyre.compile(r"(?<![a-z])(?:(?:every|each)\s+weekend\s+day|(?:on\s+)?weekends)(?![a-z])")
+_EN_LIST = lazyre.compile(rf"(?<![a-z])(?:(?:every|each)\s+(?P<a>{_EN_WD})s?(?P<rest>(?:\s*(?:,\s*(?:and\s+)?|and|&|or)\s*{_EN_WD}s?)+)"
+                          rf"|(?:on\s+)?(?P<b>{_EN_WD})s(?P<rest2>(?:\s*(?:,\s*(?:and\s+)?|and|&|or)\s*{_EN_WD}s)*))(?![a-z])")
+_EN_RUN = lazyre.compile(rf"(?<![a-z])(?:every|each)\s+(?P<a>{_EN_WD})\s*(?:to|through|thru|till|until|-)\s*(?P<b>{_EN_WD})(?![a-z])")
+#: a plural weekday that is counted ("3 fridays from now", "these two mondays", "mondays ago"), not every such day
+_EN_COUNTED_BEFORE = lazyre.compile(r"(?<![a-z])(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|few|several|many|some|"
+                                    r"the|these|those|last|next|past|coming|both|other|first|all)\s+$")
+_EN_COUNTED_AFTER = lazyre.compile(r"\s+(?:ago|from|before|after|later|earlier|hence|back|of)(?![a-z])")
+#: a cheap test before :func:`en_weekday_sets`
+EN_SET_CUE = lazyre.compile(r"weekday|workday|working day|business day|weekends|weekend day|(?:mon|tues|wednes|thurs|fri|satur|sun)days"
+                            r"|(?:every|each)\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day\s*(?:,|and|&|or|to|through|thru|-)")
+
+
+def _en_day(word: str) -> int:
+    w = word.lower().rstrip("s")
+    return next(i + 1 for i, d in enumerate(_EN_WDS) if w == d)
+
+
+def en_weekday_sets(text: str) -> list[tuple[int, int, tuple[int, ...]]]:
+    """Sets of weekdays of a normalised (lower-case) English text, as :func:`zh_weekday_sets` gives them:
+    (start, end, ISO weekdays in order), in text order, non-overlapping. "every Monday" alone is no set (it is
+    the weekly recurrence :func:`en_every` reads); "Monday and Thursday" without every / a plural is a list of
+    days, not a set; a set that names one day twice is none."""
+    found: list[tuple[int, int, tuple[int, ...]]] = []
+    for m in _EN_WORKDAYS.finditer(text):
+        found.append((m.start(), m.end(), (1, 2, 3, 4, 5)))
+    for m in _EN_WEEKENDS.finditer(text):
+        found.append((m.start(), m.end(), (6, 7)))
+    for m in _EN_RUN.finditer(text):
+        a, b = _en_day(m["a"]), _en_day(m["b"])
+        if a != b:
+            found.append((m.start(), m.end(), tuple(sorted(((a - 1 + k) % 7) + 1 for k in range((b - a) % 7 + 1)))))
+    for m in _EN_LIST.finditer(text):
+        if m["b"] and (_EN_COUNTED_BEFORE.search(text, 0, m.start()) or _EN_COUNTED_AFTER.match(text, m.end())):
+            continue  # "3 fridays from now", "the last two mondays", "mondays ago": counted days, not every such day
+        first = m["a"] or m["b"]
+        days = [_en_day(first)] + [_en_day(w) for w in re.findall(_EN_WD, m["rest"] or m["rest2"] or "")]
+        if len(set(days)) == len(days):
+            found.append((m.start(), m.end(), tuple(sorted(days))))
     out: list[tuple[int, int, tuple[int, ...]]] = []
     for s, e, days in sorted(found, key=lambda x: (x[0], -x[1])):
         if all(e <= s2 or s >= e2 for s2, e2, _ in out):

@@ -29,6 +29,7 @@ from typing import Any
 
 import yaml
 
+from .. import yamlkeys
 from ..errors import ConfigInvalid
 from .engine import RuleEngine
 from .model import Rule, RulePack, ToolAction
@@ -39,8 +40,6 @@ __all__ = ["LoadedRules", "Problem", "RulePackError", "RuleSource", "checksum", 
 
 log = logging.getLogger(__name__)
 SUFFIXES = (".yaml", ".yml", ".json")
-#: libyaml's parser when PyYAML was built with it (≈10x faster; nodes carry the same marks).
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _Loc = tuple[Any, ...]
 
 
@@ -149,31 +148,15 @@ class _Marks:
 
 
 def _compose(text: str, name: str) -> tuple[Any, _Marks, list[Problem]]:
-    """Data and marks of one YAML document; duplicate keys are problems (PyYAML keeps the last)."""
-    loader = _Loader(text)
+    """Data and marks of one YAML document; each duplicate key is a problem (:mod:`hermesd.yamlkeys`:
+    PyYAML alone keeps the last)."""
+    loader = yamlkeys.Loader(text)
     try:
-        node = loader.get_single_node()
+        node = loader.single_node()
         data = loader.construct_document(node) if node is not None else None
     finally:
         loader.dispose()
-    problems: list[Problem] = []
-
-    def walk(n: yaml.Node, path: str) -> None:
-        if isinstance(n, yaml.MappingNode):
-            seen: dict[str, int] = {}
-            for k, v in n.value:
-                key = str(k.value)
-                line = k.start_mark.line + 1
-                if key in seen:
-                    problems.append(Problem(name, line, f"{path}{key}", f"duplicate key (first at line {seen[key]})"))
-                seen.setdefault(key, line)
-                walk(v, f"{path}{key}.")
-        elif isinstance(n, yaml.SequenceNode):
-            for i, v in enumerate(n.value):
-                walk(v, f"{path}{i}.")
-
-    if node is not None:
-        walk(node, "")
+    problems = [Problem(name, d.line, d.path, d.message()) for d in loader.duplicates]
     return data, _Marks(node), problems
 
 

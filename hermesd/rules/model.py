@@ -320,6 +320,11 @@ class ChooseAction(_Templated):
     ``lines`` filter: ``{zh: "{object}（发给{params.recipient}，{at | datetime}）", en: …}``), numbered; the answer (a position, a word of a label, a time) picks one
     and the plan goes on with it as ``steps.<id>``. One item is taken without asking; none fails the step
     as a recall finding nothing does (the rule's fallback says so).
+
+    ``pick`` (a template, e.g. ``"{{entities.nth}}"``): the place the request itself names — 1-based, or
+    ``last`` (the NLU's ``ordinal``: 第二个, "the second one", 最后一个, "the last one") — takes the item at
+    that place without asking ("第二个再发一遍" right after a list: the second of it); a place past the
+    end fails the step as an empty ``among`` does. Rendered empty or absent: asked as above.
     """
 
     choose: Text
@@ -328,6 +333,8 @@ class ChooseAction(_Templated):
     id: str = Field(pattern=_NAME)
     #: item fields (dotted) by which two items are one: the first (the newest of a recall) is kept
     distinct: list[Annotated[str, Field(pattern=_DOTTED)]] = Field(default_factory=list)
+    #: the place the request names (1-based, or ``last``): the item there is taken without asking
+    pick: Templated = None
 
     kind: ClassVar[str] = "choose"
 
@@ -344,12 +351,41 @@ class ChooseAction(_Templated):
         return out
 
     def _template_source(self) -> Any:
-        return self.among
+        return {"among": self.among, "pick": self.pick}
+
+    def render_among(self, ctx: dict[str, Any], style: Style | None = None) -> tuple[list[Any], int | None]:
+        """(the distinct items of ``among``, the 0-based place ``pick`` names or None when it names none).
+        A place past the end is ``len(items)`` (no item there). :raises MissingValue:"""
+        payload = self.render_payload(ctx, style)
+        among = payload.get("among")
+        items = self.distinct_items(list(among) if isinstance(among, (list, tuple)) else [])
+        return items, place(payload.get("pick"), len(items))
 
     def render_label(self, item: Any, lang: str, style: Style | None = None) -> str:
         """``item`` said as its ``label`` in ``lang`` (else the other language). :raises MissingValue:"""
         src = self.label.get("zh" if lang == "zh" else "en") or next(iter(self.label.values()))
         return str(Template.parse(src, None, item=True).render(item if isinstance(item, dict) else {}, style))
+
+
+def place(said: Any, n: int) -> int | None:
+    """The 0-based index a position names among ``n`` items: ``"2"`` → 1, ``"last"`` → ``n - 1``; None
+    for nothing said (None, "") or a word that is no position; ``n`` for a place past the end (no item).
+
+    >>> place("2", 3), place("last", 3), place("5", 3), place(None, 3), place("x", 3)
+    (1, 2, 3, None, None)
+    """
+    if said is None or said == "" or isinstance(said, bool):
+        return None
+    word = str(said).strip().lower()
+    if word == "last":
+        return n - 1 if n else n
+    if word == "first":
+        return 0 if n else n
+    try:
+        k = int(word)
+    except ValueError:
+        return None
+    return k - 1 if 1 <= k <= n else n
 
 
 class ReplyAction(_Templated):

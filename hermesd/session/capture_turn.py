@@ -81,9 +81,12 @@ def stage_memory(memory: MemoryPort, s: Session, reply: dict[str, Any], tool_res
 
 def _remember_recent(s: Session, turn: dict[str, Any]) -> None:
     at = s.ref_ms
+    # a value said in a request that failed ("把周报发给王芳": no 周报 was found) names nothing that exists:
+    # kept marked, so that a generic noun of a later request ("那个文件", "the document") never means it
+    failed = bool((s.last_trace or {}).get("failure"))
     for e in turn.get("entities") or []:
         if e["type"] != "datetime":
-            s.recent.append({"type": e["type"], "value": e["value"], "at_ms": at})
+            s.recent.append({"type": e["type"], "value": e["value"], "at_ms": at, **({"failed": True} if failed else {})})
     tr = turn.get("tool_result")
     if tr and tr.get("object"):
         fields = tr.get("fields") or {}

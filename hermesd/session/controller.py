@@ -32,6 +32,7 @@ from ..caller import Caller
 from ..clock import wall_ms
 from ..metrics import Counter
 from .archiving import archive_session
+from .cap import make_room
 from .commit import commit_turn
 from ..memory.capture import CaptureRules, load_capture_rules
 from .grounding import Grounding
@@ -188,12 +189,14 @@ class Controller:
                    channel: str | None, metadata: dict[str, Any]) -> dict[str, Any]:
         """Open a session for ``caller``.
 
-        Past ``max_sessions_per_user`` the least recently used *idle* session of the caller is closed
-        (archived, as expiry does) to make room (never one with a turn in flight, an open question or
-        form, or one touched within ``cap_grace_s``); the check and the new session's registration happen with no ``await``
-        between them, so concurrent opens cannot overshoot the cap.
+        Past ``max_sessions_per_user`` a session of the caller is closed (archived, as expiry does) to
+        make room (:mod:`.cap`): the least recently used idle one, else the one whose question has
+        waited longest (kept as a pending task, offered in this new session) — never one with a turn in
+        flight or touched within ``cap_grace_s``. The check and the new session's registration happen
+        with no ``await`` between them, so concurrent opens cannot overshoot the cap.
 
-        :raises SessionLimit: every session of the caller is in use (``data.retry_after_ms``).
+        :raises SessionLimit: every session of the caller is running or was used within the grace
+            (``data.retry_after_ms``).
         """
         evict = self._make_room(caller.uid)
         now = self.now_ms()
@@ -203,7 +206,9 @@ class Controller:
                     metadata=metadata)
         s.vars.update(self.policy.initial_vars(s.summary()))
         self._add(s)
-        for old in evict:  # detached already; archived and deleted now
+        for old, dropped in evict:  # detached already; archived and deleted now
+            if dropped and isinstance(old, Session):
+                await self._drop_question(old, dropped)
             await self._finish_close(old, "per-user cap")
         offer = None
         tasks = await self.memory.pending_tasks(caller.uid) if caller.uid in self.task_uids else []
@@ -235,51 +240,42 @@ class Controller:
         spec = next((x for x in getattr(self.nlu.engine, "specs", ()) if x.name == intent), None)
         return offer_text(intent, slots, lang, getattr(spec, "description", None), after=after)
 
-    def _idle_since(self, s: Session | Parked) -> int | None:
-        """When ``s`` became idle (epoch ms) — nothing in flight, open or running — else None. A session
-        that timed out to IDLE has parked its unfinished work as a pending task, and an unanswered
-        offer of such a task is no work of its own: both may go (a parked session is idle)."""
-        if isinstance(s, Parked):
-            return s.updated_ms
-        if s.busy or s.executing is not None:
-            return None
-        if s.state is not State.IDLE and ((s.pending is not None and not isinstance(s.pending, Offer)) or s.slots):
-            return None
-        return s.updated_ms
+    def _make_room(self, uid: int) -> list[tuple[Session | Parked, str]]:
+        """Detach (synchronously) the sessions that must go for one more (:func:`.cap.make_room`: idle
+        ones first, then the longest-waiting question, each untouched for ``cap_grace_s``), each logged
+        as one ``session.evicted`` line (``dropped``: the question it held, if any).
 
-    def _make_room(self, uid: int) -> list[Session | Parked]:
-        """Detach (synchronously) the least recently used idle sessions that must go for one more, each
-        logged as one ``session.evicted`` line. A session counts as idle once untouched for
-        ``cap_grace_s`` with nothing in flight or open (one opened moments ago is still its client's:
-        its first turn is on the way). :raises SessionLimit: none may go yet (``data``: ``reason``
-        ``in_use``, ``open``, ``limit``, ``waiting`` — how many wait for the person's answer — and
-        ``retry_after_ms`` until one may)."""
+        :return: each detached session with the kind of question it drops (``""``: none).
+        :raises SessionLimit: none may go yet (``data``: ``reason`` ``in_use``, ``open``, ``limit``,
+            ``running``, ``waiting`` — used within the grace and waiting for an answer — and
+            ``retry_after_ms`` until one may)."""
         mine = self.by_uid.get(uid, {})
-        cap = self.settings.max_sessions_per_user
-        excess = len(mine) + 1 - cap
-        if excess <= 0:
-            return []
-        now, grace = self.now_ms(), int(self.settings.cap_grace_s * 1000)
-        since = sorted(((t, x.session_id, x) for x in mine.values() if (t := self._idle_since(x)) is not None),
-                       key=lambda e: (e[2].state is not State.IDLE, e[0]))
-        idle = [x for t, _, x in since if x.state is State.IDLE or now - t >= grace]
-        if len(idle) < excess:
-            waits = [t + grace - now for t, _, _ in since[len(idle):len(idle) + 1]]
-            # a client may close one any moment: ask to retry soon, sooner when one turns idle sooner
-            retry = min(max(waits[0] if waits else grace, 50), 250)
-            waiting = len(mine) - len(since)
-            raise SessionLimit(f"{len(mine)} sessions are open (the limit is {cap}) and none is idle: "
-                               f"{waiting} wait for an answer or have a turn running, "
-                               f"{len(since)} were used in the last {self.settings.cap_grace_s:g} s; "
-                               "close one or answer it",
-                               data={"reason": "in_use", "retry_after_ms": int(retry), "limit": cap,
-                                     "open": len(mine), "waiting": waiting})
-        for x in idle[:excess]:
+        cap, grace_s = self.settings.max_sessions_per_user, self.settings.cap_grace_s
+        now = self.now_ms()
+        room = make_room(mine.values(), cap, now, int(grace_s * 1000))
+        if room.full is not None:
+            f = room.full
+            raise SessionLimit(f"{f.open} sessions are open (the limit is {cap}) and none is idle: "
+                               f"{f.running} have a turn running, {f.waiting + f.recent} were used in the last "
+                               f"{grace_s:g} s ({f.waiting} of them wait for an answer); close one or try again "
+                               "in a moment",
+                               data={"reason": "in_use", "retry_after_ms": f.retry_after_ms, "limit": cap,
+                                     "open": f.open, "running": f.running, "waiting": f.waiting})
+        for x, dropped in room.evict:
             self._detach(x)
             log.info("session.evicted", extra={"kv": {"session": x.session_id, "uid": uid, "reason": "per_user_cap",
                                                       "idle_ms": now - x.updated_ms, "open": len(mine) + 1,
-                                                      "limit": cap}})
-        return idle[:excess]
+                                                      "limit": cap, **({"dropped": dropped} if dropped else {})}})
+        return list(room.evict)
+
+    async def _drop_question(self, s: Session, dropped: str) -> None:
+        """The question an evicted session held is kept as a pending task (offered at the user's next
+        session, as a timed-out card's is) and a card's ``confirmation_cancelled`` event is raised:
+        nothing it asked for runs, nothing committed is lost."""
+        await self._park_pending(s)
+        if dropped == "confirm":
+            self.on_event(s.uid, "confirmation_cancelled", {"session_id": s.session_id, "reason": "per_user_cap"})
+        s.pending, s.slots = None, {}
 
     def _detach(self, s: Session | Parked) -> bool:
         """Mark ``s`` closed and drop it from the live maps; False when it already was (close once)."""

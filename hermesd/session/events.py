@@ -10,7 +10,9 @@ notification (``{"method": "event", "params": {id, kind, data, created_ms}}``)
 to every connection of that uid subscribed to its kind, and marks it delivered.
 With no subscriber it stays undelivered — across restarts too — until the uid
 subscribes (the backlog is sent first, oldest first) or takes its next turn
-(the reply carries it under ``events``). Each event is marked delivered once,
+(the reply carries it under ``events``). An event a turn raises itself (a hand-off, a fact stored)
+rides on that turn's own reply when the uid has no subscriber: it is news of that turn, never of
+the next one. Each event is marked delivered once,
 so no subscriber receives it twice. The tables belong to memory (:mod:`hermesd.memory.outbox`,
 migration v5); the bus reaches them through the memory port only.
 """
@@ -61,26 +63,65 @@ class EventBus:
         self.delivered = 0
         #: (due_ms, schedule id) of events waiting to be due, soonest first
         self.timeline: list[tuple[int, int]] = []
+        #: ids of events held for the reply of the running turn that raised them (:meth:`publish` ``ride``)
+        self.held: set[int] = set()
 
     async def start(self) -> None:
         self.waiting = set(await self.store.outbox_waiting_uids())
         self.timeline = sorted(await self.store.waiting_schedule())
 
-    async def publish(self, uid: int, kind: str, data: dict[str, Any]) -> int:
-        """Store the event durably, then push it to subscribers; returns its id."""
+    async def publish(self, uid: int, kind: str, data: dict[str, Any],
+                      ride: list[dict[str, Any]] | None = None) -> int:
+        """Store the event durably, then push it to subscribers; returns its id.
+
+        :param ride: the event list of the reply of the turn that raised it. With no subscriber of
+            this uid the event is appended there and held (no other turn takes it) until the turn
+            ends: :meth:`deliver_held` when its reply carries it — the turn it is news of, not the
+            uid's next one — or :meth:`release_held` when the turn failed (it then waits as any).
+        """
         eid = await self.store.outbox_add(uid, kind, data, self.now_ms())
         self.published += 1
         event = {"id": eid, "kind": kind, "data": data, "created_ms": self.now_ms()}
         targets = [s for s in self.subs.values() if s.uid == uid and (not s.kinds or kind in s.kinds)]
+        # a uid with a subscriber (of any kind) reads its events there, never on replies
+        rides = ride is not None and not any(s.uid == uid for s in self.subs.values())
         if targets:
             for sub in targets:
                 await sub.notify("event", event)
             await self.store.outbox_mark_delivered([eid], self.now_ms())
             self.delivered += 1
+        elif rides:
+            self.held.add(eid)
+            ride.append(event)  # type: ignore[union-attr]
         else:
             self.waiting.add(uid)
-        log.info("event", extra={"kv": {"id": eid, "kind": kind, "uid": uid, "subscribers": len(targets)}})
+        log.info("event", extra={"kv": {"id": eid, "kind": kind, "uid": uid, "subscribers": len(targets),
+                                        "on_reply": rides}})
         return eid
+
+    async def deliver_held(self, events: list[dict[str, Any]]) -> None:
+        """Held events (:meth:`publish` ``ride``) went out on their turn's reply: delivered."""
+        ids = [e["id"] for e in events if e["id"] in self.held]
+        if ids:
+            self.held.difference_update(ids)
+            await self.store.outbox_mark_delivered(ids, self.now_ms())
+            self.delivered += len(ids)
+
+    async def release_held(self, uid: int, events: list[dict[str, Any]]) -> None:
+        """Held events no reply carried (their turn failed, or a subscriber came meanwhile): pushed to
+        the uid's subscribers now, else they wait for one or for the next turn as any event does."""
+        for event in events:
+            if event["id"] not in self.held:
+                continue
+            self.held.discard(event["id"])
+            targets = [s for s in self.subs.values() if s.uid == uid and (not s.kinds or event["kind"] in s.kinds)]
+            for sub in targets:
+                await sub.notify("event", event)
+            if targets:
+                await self.store.outbox_mark_delivered([event["id"]], self.now_ms())
+                self.delivered += 1
+            else:
+                self.waiting.add(uid)
 
     async def subscribe(self, connection_id: int, uid: int, kinds: list[str], notify: Notify) -> int:
         """Stream this uid's events to the connection; sends the undelivered backlog first. Returns its size."""
@@ -98,6 +139,8 @@ class EventBus:
             return []
         cutoff = self.now_ms() + 1 if before_ms is None else before_ms
         events, more = await self.store.outbox_pending(uid, limit, cutoff, tuple(kinds or ()))
+        if self.held:  # a running turn's own: its reply carries them (or they are released)
+            events = [e for e in events if e["id"] not in self.held]
         if not more:
             self.waiting.discard(uid)
         if events:

@@ -239,8 +239,13 @@ class Executor:
                     if confirmed == i and a.id in steps:  # the answer picked it (steps.<id> is the item)
                         out.log.append(StepLog("choose", i, outcome="chosen"))
                         continue
-                    among = a.render_payload(ctx, style)
-                    items = a.distinct_items(list(among) if isinstance(among, (list, tuple)) else [])
+                    items, at = a.render_among(ctx, style)
+                    if at is not None:  # the request named the place ("第二个再发一遍"): that one, not a question
+                        if at < len(items):
+                            steps[a.id] = items[at]
+                            out.log.append(StepLog("choose", i, outcome="picked"))
+                            continue
+                        items = []  # no item at that place: as nothing to choose from
                     if not items:
                         out.log.append(StepLog("choose", i, outcome="not_found"))
                         failure = self._fail(out, i, "NOT_FOUND", "nothing to choose from", retryable=False)

@@ -20,7 +20,7 @@ from typing import Any, Mapping
 from zoneinfo import ZoneInfo
 
 from .. import lazyre
-from ..anchors.directory import normalize_mention, unmarked
+from ..anchors.directory import cn_address_form, marked, normalize_mention, unmarked
 from ..dialogue.clauses import request_times
 from ..dialogue.heard import Heard
 from ..dialogue.questions import Ask, Confirm, OpenQuestion
@@ -108,6 +108,12 @@ class Grounding:
             self.memory.bind_mention(s.session_id, mention, bound)  # refresh the graph's cache (after a restart)
             s.refs["session_anchor"] = True
         res = await self.memory.resolve(mention, session_id=s.session_id, type="person", fuzzy=fuzzy)
+        if res.status == "resolved" and getattr(res, "via", "") == "fuzzy" \
+                and cn_address_form(normalize_mention(mention)) is None:
+            # a close spelling ("Li Nan" for Li Na) is a guess: left unresolved, so the turn asks "did you
+            # mean Li Na?" (the pipeline's typo step) instead of taking the guess silently — the same
+            # reply whether or not the load has switched the fuzzy step off
+            return marked(mention), None
         if res.status == "resolved":
             s.refs.setdefault("anchors", {})[res.text] = res.anchor_id
             if getattr(res, "text_en", "") and res.text_en != res.text:
@@ -162,12 +168,7 @@ class Grounding:
                 if amb is not None and ambiguous is None:
                     ambiguous = amb
             elif e.type == "datetime" and isinstance(value, dict):
-                # whether the phrase names its day (明天, Friday) or only a clock time ("10点": a moved
-                # reminder keeps its day, reminder.change.*), and the half of the day ("10点" does not)
-                said = str(value.get("text") or d.get("text") or "")
-                value = {**value, "day_named": names_day(said), "half_named": names_half_day(said)}
-                if value.get("text"):  # "tomorrow's reminders": the time as said alone is "tomorrow"
-                    value["text"] = _POSSESSIVE.sub("", str(value["text"]))
+                value = self.time_value(value, str(d.get("text") or ""))
             elif e.type == "doc_type":
                 value = d["text"]
                 kinds[value] = d.get("value")
@@ -177,17 +178,31 @@ class Grounding:
         if self._wants_task(parsed, q):
             # the task of a reminder: the words without trigger and time phrase (hermesd.nlu.task)
             task = task_text(parsed, context)
-            if task is None and isinstance(q, Ask) and q.entity == "task" and parsed.text.strip():
-                task = parsed.text.strip()  # the answer to "提醒你什么？" is the task itself
+            if task is None and isinstance(q, Ask) and q.entity == "task" and parsed.text.strip() \
+                    and not parsed.times:
+                # the answer to "提醒你什么？" is the task itself; one that is only a time ("下午三点") is the
+                # time of the reminder, not its task
+                task = parsed.text.strip()
             if task:
                 out["task"] = [task]
         if parsed.intent and "topic" in self.spec_slots(parsed.intent).values():
             # the words naming a reminder ("取消喝水的提醒" → 喝水; none for "取消那个提醒": the last one set)
             norm = normalize(parsed.text)
-            topic = topic_of(norm.text, [norm.nspan(*x.span) for x in parsed.times])
+            topic = topic_of(norm.text, [norm.nspan(*sp) for x in parsed.times for sp in x.spans])
             if topic:
                 out["topic"] = [topic]
         return out, ambiguous
+
+    @staticmethod
+    def time_value(value: Mapping[str, Any], said: str = "") -> dict[str, Any]:
+        """A time expression dict as a ``datetime`` slot holds it: with whether the phrase names its day
+        (明天, Friday) or only a clock time ("10点": a moved reminder keeps its day, reminder.change.*), and
+        the half of the day ("10点" does not); ``text`` without a possessive ("tomorrow's" → "tomorrow")."""
+        said = str(value.get("text") or said or "")
+        out = {**value, "day_named": names_day(said), "half_named": names_half_day(said)}
+        if out.get("text"):  # "tomorrow's reminders": the time as said alone is "tomorrow"
+            out["text"] = _POSSESSIVE.sub("", str(out["text"]))
+        return out
 
     def _request_times(self, parsed: Any, out: dict[str, list[Any]]) -> tuple[tuple[int, int], ...]:
         """Of several times said, the request clause's first in ``out["datetime"]`` ("昨天开会的时候老板说了，

@@ -28,7 +28,10 @@ statement with the concepts of a stored fact updates that fact (its old value sa
 Recall ranks the caller's facts by ``match(subject, asked) · e^(−λ·hours)`` (the Memory Control
 Protocol's time decay) — the match is :func:`~hermesd.memory.concepts.answers` when both are made of
 known words, bigram Dice else — and answers with the best one, saying when it was changed if it was,
-or says plainly that nothing was said. "What do you remember about me" / "what did I tell you about my
+or says plainly that nothing was said. A clause asked back (我喜欢喝什么, "what do I like to drink", "do I
+like tea": :mod:`hermesd.memory.clauses`) is answered with every told note or fact that fits it, in the
+caller's words said back ("你告诉过我：你喜欢喝茶。"), or that it was not told. A stored date told in the other
+language is said in the reply's (五月三号 → "3 May": :func:`value_in_language`). "What do you remember about me" / "what did I tell you about my
 wife" lists the facts, newest first. Fields in ``memory.hidden_fields[role]`` (``data.value``) are
 never said to that role.
 """
@@ -38,7 +41,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import replace
-from datetime import datetime, timezone
+from datetime import date, datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from .. import lazyre
@@ -46,10 +49,12 @@ from ..dialogue import catalogue
 from ..dialogue.questions import Confirm
 from ..logging import redact
 from ..memory.concepts import answers, is_being, of_kin, render
-from ..memory.facts import (ABOUT, ALL, HISTORY, MAX_VALUE_CHARS, SEND_ACTION, SENT, MemoryRequest, concepts, dice,
+from ..memory.clauses import answers_clause
+from ..memory.facts import (ABOUT, ALL, CLAUSE, HISTORY, MAX_VALUE_CHARS, SEND_ACTION, SENT, MemoryRequest, concepts, dice,
                            normal_subject, read_request, second_person, transient, with_name, without_discourse)
 from ..memory.hiding import hide
 from ..nlu.normalize import normalize
+from ..nlu.temporal import parse_times
 from .machine import Event
 from .record import Session
 
@@ -57,7 +62,7 @@ if TYPE_CHECKING:
     from .controller import Controller
     from .pipeline import Part
 
-__all__ = ["MemoryTurns", "erasure_list", "fact_anchor", "said_back", "where_clause"]
+__all__ = ["MemoryTurns", "erasure_list", "fact_anchor", "said_back", "value_in_language", "where_clause"]
 
 #: a stored subject must overlap the asked one at least this much (bigram Dice) to answer with it
 MIN_MATCH = 0.5
@@ -175,6 +180,18 @@ _EN_STATE = lazyre.compile(r"^(?:not\s+|no\s+longer\s+|too\s+|so\s+|very\s+|stil
                            r"just\s+|always\s+|getting\s+|being\s+|to\s+be\s+\w+\s+)*(?:\w+(?:ed|en|ing)|lost|on|off|down|up|"
                            r"full|empty|slow|wrong|due|late|gone|stuck|dead|missing|broken|low|high|out|over|done|yes|no|"
                            r"ok|okay|fine|good|bad|away|back|open|closed|busy|free|sick|ill|here|there)$")
+#: a judgement of quality or a feeling, or an idiom of one ("on fire", "under the weather"), opening the value
+#: ("my memory is terrible", "my car is great these days", "our team is on fire this season",
+#: "my boss is the worst"), alone or with a word of time after it — not before a noun ("the great wall" is kept)
+_EN_JUDGED = lazyre.compile(r"^(?:not\s+|so\s+|very\s+|really\s+|just\s+|pretty\s+|quite\s+|too\s+|absolutely\s+|"
+                            r"totally\s+|kind\s+of\s+|a\s+bit\s+|the\s+)*"
+                            r"(?:terrible|awful|horrible|horrendous|dreadful|atrocious|appalling|lousy|rubbish|useless|hopeless|"
+                            r"pathetic|poor|weak|worse|worst|great|amazing|awesome|excellent|fantastic|wonderful|brilliant|"
+                            r"terrific|superb|perfect|better|best|nice|lovely|cool|incredible|unbelievable|insane|crazy|weird|"
+                            r"strange|annoying|boring|scary|sad|happy|angry|upset|tired|exhausted|shocking|embarrassing|"
+                            r"failing|fading|slipping|on\s+fire|on\s+a\s+roll|in\s+trouble|over\s+the\s+moon|under\s+the\s+weather)"
+                            r"(?:\s+(?:these\s+days|lately|now|today|tonight|again|recently|at\s+the\s+moment|right\s+now|already|"
+                            r"as\s+always|as\s+usual|ever|of\s+all|in\s+the\s+world|this\s+(?:season|year|month|week|morning|evening)))*$")
 #: longest value kept from a statement that is not a value (a date, a code): a short noun phrase
 STATED_MAX_WORDS = 4
 STATED_MAX_CHARS = 10
@@ -185,14 +202,15 @@ def _a_state(value: str) -> bool:
 
     A Chinese value ending in 了 is a change of state (坏了, 丢了, 满了: the aspect particle, Li &
     Thompson 1981 §6); a clause (a comma, "because", "so", "please") is a request or a story; an
-    English participle or state word ("damaged", "lost", "on") is a state. What is left is a short
+    English participle or state word ("damaged", "lost", "on") is a state, and a judgement or a feeling
+    ("terrible", "so great", "the worst": "my memory is terrible") an opinion. What is left is a short
     noun phrase ("白色的", "the blue one", "Brad")."""
     v = normalize(value).text.strip(" .。!！")
     if re.search(r"[,，;；、]|\b(?:because|so|and|but|please|can|could|help|need|want|i|it)\b", v):
         return True
     if re.search(r"[\u4e00-\u9fff]", v):
         return v.endswith(("了", "啦", "着")) or len(v) > STATED_MAX_CHARS
-    return len(v.split()) > STATED_MAX_WORDS or bool(_EN_STATE.match(v))
+    return len(v.split()) > STATED_MAX_WORDS or bool(_EN_STATE.match(v) or _EN_JUDGED.match(v))
 
 
 def _user_key(uid: int) -> str:
@@ -239,6 +257,43 @@ def said_back(value: str) -> str:
     return second_person(second_person(value, "zh"), "en")
 
 
+_EN_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+              "November", "December")
+#: a value that names a month (五月, 5月, May, Dec): a calendar date, whatever day it is said on (明天 is not one)
+_NAMES_MONTH = lazyre.compile(r"月|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b", re.I)
+_SAYS_YEAR = lazyre.compile(r"年|\b\d{4}\b")
+
+
+def value_in_language(value: str, lang: str, ref: datetime, zone: Any) -> str:
+    """A stored value said in the reply's language: a calendar date told in the other language (五月三号 in an
+    English reply, "May 3" in a Chinese one) is said as the reply's ("3 May", 5月3日; its year when one was
+    said), read by the time NLU (:func:`hermesd.nlu.temporal.parse_times`) — only when one day-grain date
+    covers the whole value and it names its month (明天, 下周三 are relative: said as told). Any other value,
+    and the stored text itself, stays as it was told.
+
+    :param ref: the reference instant (aware) and ``zone`` the IANA zone of the session: a yearless date is
+        read in ``ref``'s year, which is not said.
+
+    >>> from zoneinfo import ZoneInfo
+    >>> value_in_language("五月三号", "en", datetime(2026, 12, 3, tzinfo=timezone.utc), ZoneInfo("UTC"))
+    '3 May'
+    """
+    v = re.sub(r"^the\s+", "", value.strip().rstrip("。.!！"), flags=re.I)
+    if not v or bool(re.search(r"[\u4e00-\u9fff]", v)) == (lang == "zh") or not _NAMES_MONTH.search(v):
+        return value
+    try:
+        found = parse_times(v, ref, zone)
+    except Exception:  # a value the time NLU cannot read is said as told
+        return value
+    if len(found) != 1 or found[0].kind != "date" or found[0].grain != "day" or not isinstance(found[0].start, date) \
+            or len(found[0].text.strip()) < len(v) - 1:
+        return value
+    d, year = found[0].start, _SAYS_YEAR.search(v) is not None
+    if lang == "zh":
+        return f"{d.year}年{d.month}月{d.day}日" if year else f"{d.month}月{d.day}日"
+    return f"{d.day} {_EN_MONTHS[d.month - 1]}" + (f" {d.year}" if year else "")
+
+
 def _rel(relation: str, lang: str) -> str:
     if lang == "zh":
         return "是" if relation == "is" else ""
@@ -267,6 +322,11 @@ class MemoryTurns:
             return await self._stated(s, req, n.text, parsed)
         if req is None or req.intent != "memory.recall" or parsed is None:
             return req
+        if req.relation == CLAUSE:
+            # 我喜欢喝什么, "where do I work": memory's unless a pack's intent claims it and nothing told answers it
+            if parsed.out_of_scope or parsed.intent is None or not self._pack_claims(parsed.intent, req.subject):
+                return req
+            return req if await self._told_clauses(s, req) else None
         if parsed.out_of_scope or parsed.intent is None or not self._pack_claims(parsed.intent, req.subject) \
                 or of_kin(req.subject):  # "my father's phone number": no directory knows the speaker's family
             return req
@@ -307,6 +367,8 @@ class MemoryTurns:
             if own and _a_value(req.value, parsed) and not self._fills_slot(parsed, req.value):
                 return req
             return None  # "把我的提醒改成明天下午3点": the subject is the pack's thing (a reminder), not a fact
+        if _EN_JUDGED.match(normalize(req.value).text.strip(" .。!！")):
+            return None  # "our team is on fire this season": an opinion, whatever time is said with it
         if _a_value(req.value, parsed):
             return req
         if not own or _a_state(req.value):
@@ -363,6 +425,8 @@ class MemoryTurns:
                 "said_ms": said_ms, "revision": revision, "lang": req.lang, "session": s.session_id}
         who, rel = _said(lang, req.subject, str((old_data or {}).get("subject", ""))), _rel(req.relation, lang)
         if old_data and old_data.get("value") == value and not secret and not self._value_hidden(s):
+            if req.relation == "note":  # a note said again: its words, not subject + relation + words
+                return catalogue.say("mem_same", lang, s="", rel="", v=said_back(value))
             return catalogue.say("mem_same", lang, s=who, rel=rel, v=said_back(value))
         detail = f"remember revision={revision}" + (f" replaced={redact(old_data.get('value'))!s}" if old_data else "")
         s.staged.append({"anchor": anchor, "data": data, "detail": detail})
@@ -427,6 +491,11 @@ class MemoryTurns:
             memory.get_hot(s.uid, _user_key(s.uid), best["anchor"])  # counts the lookup
         return best
 
+    def _in_language(self, s: Session, value: str, lang: str) -> str:
+        """:func:`value_in_language` at the session's clock and zone."""
+        return value_in_language(value, lang, datetime.fromtimestamp(self.c.now_ms() / 1000, timezone.utc),
+                                 self.c.grounding.zone(s))
+
     def _when(self, s: Session, said_ms: int, lang: str) -> str:
         dt = datetime.fromtimestamp(said_ms / 1000, timezone.utc).astimezone(self.c.grounding.zone(s))
         if lang == "zh":
@@ -436,6 +505,8 @@ class MemoryTurns:
     async def _recall(self, s: Session, req: MemoryRequest, lang: str) -> str:
         if req.relation == ABOUT:
             return await self._list(s, req.subject, lang)
+        if req.relation == CLAUSE:
+            return await self._recall_clause(s, req, lang)
         who = _said(lang, req.subject)
         best = await self._best(s, req.subject)
         if best is None:
@@ -457,7 +528,44 @@ class MemoryTurns:
             return catalogue.say("mem_recall", lang, when=when, s="", rel="", v=said_back(d["value"]))
         # a value that replaced another says when it was changed (the old one is not said again)
         key = "mem_recall_changed" if int(d.get("revision", 1) or 1) > 1 else "mem_recall"
-        return catalogue.say(key, lang, when=when, s=who, rel=_rel(d.get("relation", "is"), lang), v=said_back(d["value"]))
+        value = self._in_language(s, str(d["value"]), lang)  # 五月三号 → "3 May" in English
+        return catalogue.say(key, lang, when=when, s=who, rel=_rel(d.get("relation", "is"), lang), v=said_back(value))
+
+    async def _told_clauses(self, s: Session, req: MemoryRequest) -> list[tuple[int, str]]:
+        """(said_ms, the words as told) of the caller's notes and facts that answer a clause asked
+        (:func:`~hermesd.memory.clauses.answers_clause`): a note in its words ("我喜欢喝茶"), a fact as its
+        subject and value said together ("我住" + "在北京"); secrets and hidden values are never one."""
+        if req.clause is None:
+            return []
+        hidden = self.c.memory.settings.hidden_fields.get(s.role, [])
+        out: list[tuple[int, str]] = []
+        for r in await self.facts(s.uid):
+            d = hide({"data": dict(r["data"])}, hidden)["data"]
+            if "value" not in d or d.get("secret"):
+                continue
+            value = str(d["value"])
+            if r["anchor"].startswith(FACT_PREFIX):
+                subject = str(d.get("subject", ""))
+                zh = bool(re.search(r"[\u4e00-\u9fff]", subject))
+                rel = ("是" if zh else " is ") if d.get("relation", "is") == "is" else ("" if zh else " ")
+                value = subject + rel + value
+            if answers_clause(req.clause, value):
+                out.append((int(d.get("said_ms", 0) or 0), value))
+        return sorted(out, key=lambda x: -x[0])
+
+    async def _recall_clause(self, s: Session, req: MemoryRequest, lang: str) -> str:
+        """A clause asked back (我喜欢喝什么, "what do I like to drink"): what was told that answers it, in
+        the caller's words said back, newest first (at most :data:`LIST_MAX`), or that it was not told."""
+        told = await self._told_clauses(s, req)
+        if not told:
+            return catalogue.say("mem_unknown", lang, s=said_back(req.subject))
+        items = [said_back(v) for _, v in told[:LIST_MAX]]
+        # "You like green tea" opens a note said back; inside the sentence it is "you like green tea"
+        items = [x[0].lower() + x[1:] if x.startswith("You ") else x for x in items]
+        said = ("；" if lang == "zh" else "; ").join(items)
+        if len(told) > LIST_MAX:
+            said += catalogue.say("mem_list_more", lang, n=len(told) - LIST_MAX)
+        return catalogue.say("mem_list", lang, items=said)
 
     async def _list(self, s: Session, about: str, lang: str) -> str:
         """What the caller told about themselves ("" — "what do you remember about me") or about one of
@@ -482,7 +590,8 @@ class MemoryTurns:
             elif not fact:
                 said = said_back(str(d["value"]))
             else:
-                said = f"{who}{_rel(d.get('relation', 'is'), lang)}{said_back(str(d['value']))}"
+                value = self._in_language(s, str(d["value"]), lang)
+                said = f"{who}{_rel(d.get('relation', 'is'), lang)}{said_back(value)}"
             if said.strip():  # never an empty item (a row with no text, a subject said as nothing)
                 items.append((int(d.get("said_ms", 0) or 0), said))
         whose = _said(lang, about) if about else ""

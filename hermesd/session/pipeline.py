@@ -21,7 +21,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from .. import lazyre
-from ..dialogue import catalogue, distress, handoff, policy as dp
+from ..dialogue import catalogue, distress, emergency, handoff, policy as dp
 from ..dialogue.heard import Heard, Reading
 from ..dialogue.howto import asks_how, request_of
 from ..dialogue.lastaction import asks_about_last, asks_if_done, last_done, offered_list
@@ -35,6 +35,7 @@ from ..dialogue.sendobject import not_a_document
 from ..dialogue.statement import statement
 from ..dialogue.typos import near_name
 from ..dialogue.unknown import closest, name_placed, name_said, spelled_like
+from ..dialogue.whenjoin import join_when
 from ..dialogue.split import capped, one_each, reminding_request, split_requests
 from ..anchors.directory import unmarked
 from ..nlu.entities import Entity
@@ -373,13 +374,11 @@ class Pipeline:
                 p.trace.update({"intent": None, "decision": "distress"})
                 self._keep_or_end(s, p, q, catalogue.say("distress", p.lang), "distress")
                 return
+            if text and emergency.said(normalize(text).text):  # "设备着火了" / "the device is on fire": safety, a person
+                self._hand_over(s, p, trace_id, "emergency", "fire reported", "emergency")
+                return
             if text and handoff.asked(text):  # "转人工" / "talk to a human": a person takes over, nothing runs
-                p.trace.update({"intent": None, "decision": "handoff_asked"})
-                s.pending, s.slots = None, {}
-                c._move(s, Event.ROUTED, "asked for a person")
-                c._hand_off(s, "asked for a person", "asked", trace_id)
-                p.texts.append(catalogue.say("handoff_asked", p.lang))
-                p.path = "handoff"
+                self._hand_over(s, p, trace_id, "handoff_asked", "asked for a person", "asked")
                 return
             if parsed is not None and parsed.degraded:
                 p.degrade("parse_budget")
@@ -404,8 +403,8 @@ class Pipeline:
                             "entities": entities})
             p.trace.setdefault("reading", reading.to_trace())  # a choice's re-run keeps the answer's reading
             named = self._undo_last(s, q, parsed, self._object_named(q, parsed, decision))
-            if q is None and isinstance(named, dp.NothingOpen) and p.trace.get("change") == "repair":
-                named = dp.NewTurn()  # "no, 10 not 9" right after a reminder was set: its time, repaired
+            # "no, 10 not 9" right after a reminder was set: its time, repaired — to an offer of old work too
+            named = dp.repair_of_last(q, named, p.trace.get("change") == "repair")
             if isinstance(q, Ask) and (isinstance(named, dp.AskAgain) or (
                     isinstance(named, dp.Digress) and not named.cancel_first and not heard.people)):
                 # "找谁？" — "刘洋": a name nobody in the directory has; asking "who?" again would loop
@@ -465,7 +464,7 @@ class Pipeline:
         keywords name the trigger (提醒, remind); the request itself is not carried out now."""
         if parsed is None or parsed.intent is None or parsed.out_of_scope:
             return parsed
-        lead = leading_trigger(parsed.text, [t.span for t in parsed.times])
+        lead = leading_trigger(parsed.text, [sp for t in parsed.times for sp in t.spans])
         if lead is None:
             return parsed
         said = lead.lower()
@@ -653,6 +652,23 @@ class Pipeline:
                 return hits[0]
         return None
 
+    def _join_times(self, s: Session, p: Part, q: Ask | Confirm, values: dict[str, Any]) -> None:
+        """A day said in one answer and a clock time in a later one (明天, then 下午三点; "at 3pm", then
+        "tomorrow") are one time: each time slot of ``values`` whose new value complements the form's
+        is the two read together (:func:`hermesd.dialogue.whenjoin.join_when`), in place."""
+        if not isinstance(q, Ask):
+            return
+        ref = datetime.fromtimestamp(s.ref_ms / 1000, timezone.utc) if s.ref_ms else datetime.now(timezone.utc)
+        for slot, etype in self.c.grounding.spec_slots(q.intent).items():
+            had, new = q.entities.get(slot), values.get(slot)
+            if etype != "datetime" or had is None or new is None or new == had:
+                continue
+            joined = join_when(had, new, ref, self.c.grounding.zone(s))
+            if joined is not None:
+                values[slot] = self.c.grounding.time_value(joined)
+                p.repairs.append("time_joined")
+                p.trace["time_joined"] = joined["text"]
+
     def _read(self, q: OpenQuestion | None, heard: Heard, answer: dict[str, Any] | None) -> Reading:
         if answer is not None and "accept" in answer:
             return Reading("affirm" if answer["accept"] else "deny", cue="session.confirm")
@@ -743,6 +759,7 @@ class Pipeline:
                               resume=q, utterance=q.utterance)
         elif isinstance(d, (dp.Fill, dp.Correct)) and isinstance(q, (Ask, Confirm)):
             values = {**q.entities, **c.grounding.slot_values(q.intent, entities), **d.values}
+            self._join_times(s, p, q, values)
             for slot, etype in c.grounding.spec_slots(q.intent).items():
                 if etype == "person" and slot in q.entities and values.get(slot) != q.entities[slot]:
                     c.grounding.rebind(s, q.entities[slot], values.get(slot))
@@ -995,8 +1012,12 @@ class Pipeline:
             said = catalogue.say("asked_how", p.lang, req=request_of(text))
         else:
             done = last_done([t_ for t_ in s.history if t_.get("intent") == heard.intent])
-            said = catalogue.say("asked_done_last", p.lang, what=str(done.get("reply")).strip()) if done is not None \
-                else catalogue.say("asked_done_none", p.lang, what=what or heard.intent)
+            if done is not None:
+                at = datetime.fromtimestamp(int(done.get("at_ms") or s.ref_ms) / 1000, timezone.utc) \
+                    .astimezone(self.c.grounding.zone(s))
+                said = catalogue.say("asked_done_last", p.lang, at=f"{at:%H:%M}", what=str(done.get("reply")).strip())
+            else:
+                said = catalogue.say("asked_done_none", p.lang, what=what or heard.intent)
         if any(answers_asked(r) for r in self.c.rules().rules_for(heard.intent)):
             # a rule written for the question (its conditions read session.asked) may answer it:
             # "报价单发给王芳了吗" from memory, "从A到B怎么坐地铁" from a travel database
@@ -1096,6 +1117,18 @@ class Pipeline:
             q = reasked(q)
         s.pending = q
         self._reopen(s, q, "asked again")
+
+    def _hand_over(self, s: Session, p: Part, trace_id: str, say: str, why: str, reason: str) -> None:
+        """Hand the session to a person before anything runs: nothing pending, the ``handoff`` event
+        (``reason``), and the catalogue sentence ``say`` (also the trace's decision); ``why`` is the
+        state machine's note and the handoff's text."""
+        c = self.c
+        p.trace.update({"intent": None, "decision": say})
+        s.pending, s.slots = None, {}
+        c._move(s, Event.ROUTED, why)
+        c._hand_off(s, why, reason, trace_id)
+        p.texts.append(catalogue.say(say, p.lang))
+        p.path = "handoff"
 
     def _name_placed(self, parsed: Any) -> Any:
         """``parsed`` with the name said in a person's place as a person mention, when the intent takes a

@@ -15,6 +15,15 @@ A document kind comes back as the kind's name in the turn's language (the pack's
 Nothing to refer to: a plain sentence for the reply (``ref_none`` / ``ref_none_when``), and the
 request goes on without the slot (its rule asks for it, or says what it lacks).
 
+A generic document noun (文件, 文档, document, file) never inherits a specific kind from an earlier turn:
+with a time it is a document *acted on* then (a send, to the person the utterance names), never a kind a
+memory merely mentions; without one, this session's newest kind, except one said only in a request that
+failed ("把周报发给王芳": no 周报 was found). In a question with only an article ("今天发给李娜的文件有哪些")
+it is the set asked about and stands for nothing. A repetition's unsaid document ("resend the document I
+sent to Wang Fang") is the one last sent — to the person named, when one is. A place said ("第二个再发一遍",
+"the last file") names the object itself (a rule's ``choose`` step with ``pick`` takes it from the list
+just shown): nothing is then taken as unsaid or looked up as a reference.
+
 A person said as a pronoun (他, her, the same person: :func:`hermesd.dialogue.references.find_pronouns`)
 is resolved before the utterance is understood (:func:`resolve_pronouns`): the person of the question
 being answered, else the people the session's last turn with people anchored (:func:`note_people`).
@@ -66,20 +75,32 @@ async def resolve_references(g: "Grounding", s: Session, parsed: Any, entities: 
     n = normalize(parsed.text)
     refs = find_references(n.text, lexicon)
     said = [k for _, w in lexicon.ref_again.finditer(n.text) for k in lexicon.ref_again.kinds[w]]
-    again, also = "again" in said, "also" in said and not entities.get("doc_type")
+    # a place said ("第二个再发一遍", "resend the second one") names the object: nothing is left unsaid
+    placed = bool(entities.get("ordinal"))
+    again, also = "again" in said and not placed, "also" in said and not entities.get("doc_type") and not placed
     if not refs and not again and not also:
         return [], []
     when = _look_back(g, s, entities)
     notes, missing = [], []
     nothing: dict[int, str] = {}  # note → the sentence it would have said
+    asks = getattr(parsed, "kind", None) == "question"
     for r in refs:
-        if r.weak and when is None:
+        if placed and r.etype in (None, "doc_type"):
+            continue  # "the last file", "最后那份": a place in the list just shown, no document of this session
+        if r.weak and (when is None or (asks and r.etype == "doc_type")):
+            # "今天发给李娜的文件有哪些", "what documents did I send yesterday": a generic noun in a question
+            # with only an article is the set asked about, no one document to stand for
             continue
         types = _wanted(g, intent, entities) if r.etype is None else [r.etype]
         if not types or (r.etype is not None and entities.get(r.etype)):
             continue  # said outright ("订单DD2030…") or nothing the request could take
         note: dict[str, Any] = {"type": r.etype, "said": r.said(n.text)}
-        found = await _from_memory(g, s, types, when) if when is not None else _from_session(s, types)
+        if types == ["doc_type"] and when is not None:
+            # "上周三发给王芳的文件": a generic noun is a document acted on then (to the person named), never a
+            # kind some memory merely mentions (a failed request for 周报 names no document)
+            found = (await _last_done(g, s, when, _anchor(s, entities), session_first=False))[0]
+        else:
+            found = await _from_memory(g, s, types, when) if when is not None else _from_session(s, types)
         if found is None:
             note["source"] = "none"
             said = _nothing(r, when, lang)
@@ -122,8 +143,13 @@ async def _again(g: "Grounding", s: Session, intent: str | None, entities: dict[
     unsaid: list[str] = []
     for etype in [t for t in _wanted(g, intent, entities) if t != "person"]:
         found, source = None, "session"
-        if etype == "doc_type":  # what was done to a document: this session's last, else memory's
-            found, source = await _last_done(g, s, span)
+        if etype == "doc_type":
+            # what was done to a document (to the person named, when one is): this session's last, else
+            # memory's — only that. A kind merely said before (a request that failed, a question) is no
+            # document that was sent: "resend the document I sent to Wang Fang" never inherits it
+            found, source = await _last_done(g, s, span, _anchor(s, entities))
+            if found is None:
+                continue
         if found is None and when is None:
             found, source = _from_session(s, [etype]), "session"
         if found is None:
@@ -143,11 +169,24 @@ async def _again(g: "Grounding", s: Session, intent: str | None, entities: dict[
     return unsaid
 
 
-async def _last_done(g: "Grounding", s: Session, span: Mapping[str, Any]) -> tuple[tuple[str, Any] | None, str]:
+def _anchor(s: Session, entities: Mapping[str, list[Any]]) -> str | None:
+    """The anchor of the first person the utterance names (shown name → anchor, as grounding bound it), or None."""
+    anchors = s.refs.get("anchors") or {}
+    for v in entities.get("person") or []:
+        if isinstance(v, str) and v in anchors:
+            return str(anchors[v])
+    return None
+
+
+async def _last_done(g: "Grounding", s: Session, span: Mapping[str, Any], anchor: str | None = None, *,
+                     session_first: bool = True) -> tuple[tuple[str, Any] | None, str]:
     """The kind of the document the caller last acted on (an event with an ``object``, e.g. a send,
-    and its ``object_kind``), in this session first, else in all of the caller's history within ``span``."""
-    for session_id, source in ((s.session_id, "session"), (None, "memory")):
-        items = await g.memory.search(s.uid, since=span["since"], until=span["until"], k=20, session_id=session_id)
+    and its ``object_kind``), in this session first (unless not ``session_first``), else in all of the
+    caller's history within ``span``; with ``anchor``, only what was done to that person."""
+    where = ((s.session_id, "session"), (None, "memory")) if session_first else ((None, "memory"),)
+    for session_id, source in where:
+        items = await g.memory.search(s.uid, since=span["since"], until=span["until"], k=20, session_id=session_id,
+                                      anchors=[anchor] if anchor else None)
         # a document acted on names it (a send's object); a search for one (find_document) names none
         done = [it for it in items if it.get("type") == "event" and it.get("object_kind") and it.get("object")]
         if done:
@@ -182,9 +221,12 @@ def _look_back(g: "Grounding", s: Session, entities: Mapping[str, list[Any]]) ->
 
 
 def _from_session(s: Session, types: list[str]) -> tuple[str, Any] | None:
-    """The newest entity of one of ``types`` captured in this session."""
+    """The newest entity of one of ``types`` captured in this session; a document kind said only in a
+    request that failed (``failed``: "没有找到周报") is skipped — it names no document that exists (an order
+    id said in a failed lookup still is the one "再查一次" tries again)."""
     for item in reversed(s.recent):
-        if item.get("type") in types and item.get("value") not in (None, ""):
+        if item.get("type") in types and item.get("value") not in (None, "") \
+                and not (item.get("failed") and item.get("type") == "doc_type"):
             return str(item["type"]), item["value"]
     return None
 

@@ -26,7 +26,8 @@ class SessionSettings(Section):
         think takes a minute or more, and 30 s cut people off mid-answer. Lower it for kiosks that
         must forget a walk-away user sooner; tests set it to fractions of a second.
     :param cap_grace_s: a session opened or used this recently is still its client's (its next
-        call is on its way): ``max_sessions_per_user`` never ends it to make room.
+        call is on its way): ``max_sessions_per_user`` never ends it to make room. It is also the
+        longest a user is refused a new session while their sessions wait for answers.
     :param parsing_ms: PARSING over this budget → keyword-only parse.
     :param routing_ms: ROUTING over this budget → fallback path.
     :param executing_s: a whole tool plan over this long → ERROR_HANDLING (a watchdog above
@@ -36,8 +37,12 @@ class SessionSettings(Section):
     :param max_retries: retries of a failed step that is safe to retry before degrading.
     :param ttl_s: a session not touched this long is closed.
     :param max_sessions_per_user: live sessions one uid may hold; one more ends (archives, as expiry
-        does) the uid's least recently used idle session — nothing in flight, no open question or
-        form, untouched for ``cap_grace_s`` — and is refused (``SESSION_LIMIT``) only when none is.
+        does) the uid's least recently used idle session — nothing in flight or open, untouched for
+        ``cap_grace_s`` — else the one whose card, choice or form has waited longest untouched for
+        ``cap_grace_s`` (the question is kept as a pending task and offered in the new session; the
+        log line ``session.evicted … dropped=confirm`` and a ``confirmation_cancelled`` event say so).
+        Refused (``SESSION_LIMIT``, ``data.reason`` and ``retry_after_ms``) only while every session
+        runs a turn or was used within the grace (:mod:`.cap`).
     :param max_live_sessions: sessions held in memory; past it the least recently used idle ones
         are kept only as their L2 row and read back at their next call (:mod:`.parking`).
     :param rules_dir: folder of rule packs; ``None`` = ``/etc/hermesd/rules`` when it

@@ -76,6 +76,8 @@ What the reply must show (all optional; lists of allowed values are any-of):
   expectation saying so.
 - ``error: CODE``: the call fails with this stable code. ``offer: true|false``: the session opened
   for this turn offered unfinished work. ``replayed: true``: the stored reply of a repeated ``message_id``.
+- ``events: [handoff]``: these kinds of event of the story's session ride on this reply (the daemon
+  has no subscriber for the user, so a reply carries them); ``not_events: [handoff]``: none does.
 
 Stories run as the invoking user (its role and memory); a story cannot pick a uid.
 """

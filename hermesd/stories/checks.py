@@ -155,11 +155,25 @@ def _dialogue(e: Expect, reply: Mapping[str, Any], trace: Mapping[str, Any] | No
     return out
 
 
+def _events(e: Expect, reply: Mapping[str, Any], session_id: str | None) -> list[str]:
+    """events, not_events: the kinds of the session's own events on the reply (other sessions' events
+    of the same user, which stories playing at once raise, are not this turn's)."""
+    if not e.events and not e.not_events:
+        return []
+    got = [str(ev.get("kind")) for ev in reply.get("events") or () if isinstance(ev, dict)
+           and (session_id is None or (ev.get("data") or {}).get("session_id") == session_id)]
+    out = [f"events: expected a {k!r} event of this session on the reply, got {got}" for k in e.events if k not in got]
+    return out + [f"not_events: a {k!r} event of this session must not be on the reply, got {got}"
+                  for k in e.not_events if k in got]
+
+
 def check(e: Expect, reply: Mapping[str, Any] | None, trace: Mapping[str, Any] | None, *,
-          error: tuple[str, str] | None = None, offer: bool | None = None, said: str = "") -> list[str]:
+          error: tuple[str, str] | None = None, offer: bool | None = None, said: str = "",
+          session_id: str | None = None) -> list[str]:
     """Every way ``reply`` (and its ``trace`` entry) misses ``e``.
 
     :param said: the turn's user text (``reply_plain`` lets the reply repeat the user's own words).
+    :param session_id: the turn's session (``events``/``not_events`` count only its events).
     :param error: ``(code, message)`` when the call failed (then ``reply`` is None).
     :param offer: whether the session opened for this turn offered unfinished work (None: none was opened).
     """
@@ -177,4 +191,5 @@ def check(e: Expect, reply: Mapping[str, Any] | None, trace: Mapping[str, Any] |
     if e.error is not None:
         return out + [f"error: expected {e.error}, got a reply ({_show(text)})"]
     card = body.get("card") if isinstance(body.get("card"), dict) else None
-    return out + _basics(e, reply) + _text(e, text, said) + _card(e, card) + _dialogue(e, reply, trace)
+    return (out + _basics(e, reply) + _text(e, text, said) + _card(e, card) + _dialogue(e, reply, trace)
+            + _events(e, reply, session_id))

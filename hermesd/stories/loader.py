@@ -29,7 +29,7 @@ _INPUT_KEYS = ("user", "answer")
 _PLAY_KEYS = ("at", "session", "new_session", "wait", "restart", "message_id")
 _EXPECT_KEYS = ("intent", "rule", "path", "state", "tools", "not_tools", "reply_contains", "reply_contains_any",
                 "reply_not_contains", "reply_plain", "card", "card_choices", "card_fields", "act", "decision",
-                "repairs", "error", "offer", "replayed")
+                "repairs", "error", "offer", "replayed", "events", "not_events")
 _TURN_KEYS = _INPUT_KEYS + _PLAY_KEYS + _EXPECT_KEYS
 #: keys whose scalars are text as written (``user: 2``, ``reply_not_contains: [true, false]``)
 _VERBATIM = frozenset({"user", "reply_contains", "reply_contains_any", "reply_not_contains"})
@@ -196,7 +196,8 @@ def _expect(ctx: _Ctx, t: _Map) -> Expect:
     for key in ("path", "state", "act", "decision"):
         if key in t:
             kw[key] = _strs(ctx, t, key)
-    for key in ("not_tools", "reply_contains", "reply_contains_any", "reply_not_contains", "repairs"):
+    for key in ("not_tools", "reply_contains", "reply_contains_any", "reply_not_contains", "repairs", "events",
+                "not_events"):
         if key in t:
             kw[key] = _strs(ctx, t, key) or ()
     if "tools" in t:

@@ -60,6 +60,8 @@ class Expect:
     :param error: the call fails with this stable code (``INPUT_INVALID`` …).
     :param offer: the session opened for this turn offered unfinished work (or did not).
     :param replayed: the reply is the stored one of a repeated ``message_id``.
+    :param events: these event kinds of the turn's own session ride on this reply (``events``).
+    :param not_events: none of these does (an event of the session told one turn late).
     """
 
     intent: tuple[str | None, ...] | None = None
@@ -82,6 +84,8 @@ class Expect:
     error: str | None = None
     offer: bool | None = None
     replayed: bool | None = None
+    events: tuple[str, ...] = ()
+    not_events: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -416,7 +416,8 @@ class _Player:
             out.error = (exc.code, exc.message)
         if out.reply is not None:
             out.trace = await self._trace(sid, out.reply)
-        out.mismatches += check(t.expect, out.reply, out.trace, error=out.error, offer=offer, said=t.user or "")
+        out.mismatches += check(t.expect, out.reply, out.trace, error=out.error, offer=offer, said=t.user or "",
+                                session_id=sid)
         return out
 
 

@@ -7,7 +7,9 @@ gets ``SESSION_NOT_FOUND``; admin may list and read every session):
   ``locale`` is a BCP 47 tag (``zh-CN``, ``zh-TW``, ``en-US`` …) kept as the session language ``zh`` | ``en``
   (:mod:`.locale`), an unknown one is ``INPUT_INVALID``
 - ``session.turn {session_id, text, message_id?, reference_time?}`` → ``{reply: {text, card?}, state,
-  version, intent, entities, actions, path, trace_id, timings_ms}``
+  version, intent, entities, actions, path, trace_id, timings_ms, events?}``; ``events``: when the user
+  has no ``events.subscribe`` stream, those that waited for them, then those this turn raised (a
+  hand-off rides on the reply that says it)
 - ``session.confirm {session_id, accept | choice, message_id?}`` → same as a turn
 - ``session.get {session_id}``, ``session.trace {session_id}``, ``session.close {session_id}``, ``session.list``
 - ``events.subscribe {kinds?}``: the connection becomes a stream of ``event`` notifications (:mod:`.events`)
@@ -19,8 +21,10 @@ per session), the TTL sweep and the rule-file poll (checksum, ``poll_interval_ms
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import time
+from dataclasses import dataclass, field as dc_field
 from datetime import datetime
 from typing import Any, Literal
 from zoneinfo import ZoneInfo
@@ -47,6 +51,19 @@ __all__ = ["SessionService"]
 log = logging.getLogger(__name__)
 _ALL = frozenset({"admin", "user"})
 _SID = Field(min_length=8, max_length=64, pattern=r"^[0-9A-Za-z]+$")
+
+
+@dataclass(slots=True)
+class _TurnEvents:
+    """The events a running turn of ``session_id`` raised: their publishing, and those that ride on its reply."""
+
+    session_id: str
+    publishing: list[asyncio.Task[Any]] = dc_field(default_factory=list)
+    events: list[dict[str, Any]] = dc_field(default_factory=list)
+
+
+#: the turn this task is running (set by ``session.turn`` / ``session.confirm`` around the controller's turn)
+_TURN: contextvars.ContextVar[_TurnEvents | None] = contextvars.ContextVar("hermesd_turn_events", default=None)
 
 
 class _P(BaseModel):
@@ -236,11 +253,18 @@ class SessionService(Subsystem):
                 log.exception("session timer loop step failed")
 
     def _publish(self, uid: int, kind: str, data: dict[str, Any]) -> None:
-        """Controller callback: publish in the background (the outbox write is durable)."""
+        """Controller callback: publish in the background (the outbox write is durable). An event of
+        the session whose turn is running in this task (a hand-off, a fact stored) is published for
+        that turn's reply: the turn waits for it and carries it (:meth:`_with_events`)."""
         assert self.events is not None
-        task = asyncio.get_running_loop().create_task(self.events.publish(uid, kind, data))
+        turn = _TURN.get()
+        mine = turn is not None and turn.session_id == data.get("session_id")
+        task = asyncio.get_running_loop().create_task(
+            self.events.publish(uid, kind, data, ride=turn.events if mine else None))  # type: ignore[union-attr]
         self._publishing.add(task)
         task.add_done_callback(self._publishing.discard)
+        if mine:
+            turn.publishing.append(task)  # type: ignore[union-attr]
 
     async def _on_tool_result(self, uid: int, session_id: str, tool: str, params: dict[str, Any],
                               output: dict[str, Any]) -> None:
@@ -313,19 +337,46 @@ class SessionService(Subsystem):
         if not p.text.strip():
             raise InputInvalid("text is empty", data={"violations": [{"pointer": "/text", "message": "empty"}]})
         started_ms = int(time.time() * 1000)
-        out = await self._c().turn(ctx.caller, p.session_id, p.text, message_id=p.message_id,
-                                   reference_time=p.reference_time, trace_id=ctx.trace_id)
-        self._poke()
-        return await self._with_events(out, ctx, started_ms)
+        out, turn = await self._run_turn(ctx, p.session_id, p.text, message_id=p.message_id,
+                                         reference_time=p.reference_time)
+        return await self._with_events(out, ctx, started_ms, turn)
 
-    async def _with_events(self, out: dict[str, Any], ctx: CallContext, started_ms: int) -> dict[str, Any]:
-        """Events that waited for this user (no subscriber was connected) ride on the reply;
-        those this very turn raised are not echoed back."""
+    async def _run_turn(self, ctx: CallContext, session_id: str, text: str, **kw: Any) -> tuple[dict[str, Any],
+                                                                                             _TurnEvents]:
+        """The controller's turn, with the events it raises gathered for its reply; a failed turn's
+        events are released to wait for the uid's next turn (no reply carried them)."""
+        turn = _TurnEvents(session_id)
+        token = _TURN.set(turn)
+        try:
+            out = await self._c().turn(ctx.caller, session_id, text, trace_id=ctx.trace_id, **kw)
+        except BaseException:
+            if turn.publishing:
+                await asyncio.gather(*turn.publishing, return_exceptions=True)
+            if self.events is not None:
+                await self.events.release_held(ctx.caller.uid, turn.events)
+            raise
+        finally:
+            _TURN.reset(token)
+            self._poke()
+        return out, turn
+
+    async def _with_events(self, out: dict[str, Any], ctx: CallContext, started_ms: int,
+                           turn: _TurnEvents) -> dict[str, Any]:
+        """Events that waited for this user (no subscriber was connected) ride on the reply, oldest
+        first, then those this very turn raised (a hand-off in the reply that says it, never one
+        turn late): ``out["events"]``, each ``{id, kind, data, created_ms}``."""
+        if turn.publishing:  # this turn's own events: on disk, and held for this reply when nobody subscribes
+            await asyncio.gather(*turn.publishing, return_exceptions=True)
         ev = self.events
-        if ev is not None and not out.get("replayed") and not any(s.uid == ctx.caller.uid for s in ev.subs.values()):
+        if ev is None:
+            return out
+        if not out.get("replayed") and not any(s.uid == ctx.caller.uid for s in ev.subs.values()):
             pending = await ev.take_pending(ctx.caller.uid, before_ms=started_ms)
-            if pending:
-                out["events"] = pending
+            if pending or turn.events:
+                out["events"] = pending + turn.events
+            await ev.deliver_held(turn.events)
+        else:  # a subscriber came meanwhile: the held ones wait for it (its backlog) as any
+            await ev.release_held(ctx.caller.uid, turn.events)
         return out
 
     async def _subscribe(self, p: SubscribeParams, ctx: CallContext) -> dict[str, Any]:
@@ -355,10 +406,9 @@ class SessionService(Subsystem):
             raise InputInvalid("this card needs a choice (1-based), not accept", data={"choices": len(q.candidates)})
         answer: dict[str, Any] = {"accept": p.accept} if p.accept is not None else {"choice": p.choice - 1}  # type: ignore[operator]
         started_ms = int(time.time() * 1000)
-        out = await c.turn(ctx.caller, p.session_id, "", message_id=p.message_id, reference_time=p.reference_time,
-                           trace_id=ctx.trace_id, answer=answer)
-        self._poke()
-        return await self._with_events(out, ctx, started_ms)
+        out, turn = await self._run_turn(ctx, p.session_id, "", message_id=p.message_id,
+                                         reference_time=p.reference_time, answer=answer)
+        return await self._with_events(out, ctx, started_ms, turn)
 
     async def _get(self, p: SessionParams, ctx: CallContext) -> dict[str, Any]:
         return (await self._c().live(ctx.caller, p.session_id)).summary()

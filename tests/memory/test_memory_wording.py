@@ -129,6 +129,9 @@ def test_a_stored_subject_answers_only_its_own_question(asked, stored, ok):
     ("damaged", False), ("lost", False), ("not working", False), ("currently lost", False), ("on", False),
     ("unusable because it's damaged", False), ("坏了", False), ("丢了", False), ("missing i was on flight ab123", False),
     ("Bob", True), ("the blue one", True), ("白色的", True), ("联想的", True),
+    # a judgement or a feeling is an opinion, not a fact ("my memory is terrible", "my boss is the worst")
+    ("terrible", False), ("awful these days", False), ("so great", False), ("the worst", False), ("failing", False),
+    ("on fire this season", False), ("under the weather today", False), ("the great wall", True), ("the best pizza place", True), ("a goldfish", True), ("Grace", True),
 ])
 def test_a_statement_is_kept_for_a_value_or_a_short_noun_phrase(value, kept):
     """What "my X is Z" keeps (said of the speaker's own thing, nothing else understanding it): a value

@@ -495,3 +495,109 @@ def test_the_name_index_and_the_pools_are_the_records_own() -> None:
     assert cw_db.pool("景点", "名称", db) == [r["名称"] for r in db["景点"]]
     dishes = cw_db.pool("餐馆", "推荐菜", db)
     assert dishes == sorted(set(dishes)) and set(dishes) == {d for r in db["餐馆"] for d in r["推荐菜"] or []}
+
+
+@pytest.mark.parametrize("text, want", [
+    # near no place named, or only a pronoun: near the place the dialogue is at (the hotel)
+    ("我想在附近找一家评分4分以上的餐馆", {"评分": "4分以上", "周边酒店": "北京饭店"}),
+    ("去它家附近找个人均消费50-100元的餐馆吧", {"人均消费": "50-100元", "周边酒店": "北京饭店"}),
+    ("看看周边餐馆哪家是评分5分的", {"评分": "5分", "周边酒店": "北京饭店"}),
+    # a place of another kind named before the near word: near it (the rule of named places)
+    ("我想在故宫附近找一家评分4分以上的餐馆", {"评分": "4分以上", "周边景点": "故宫"}),
+    # the near word in another clause than the kind looked for, or asking what is nearby, or
+    # the near search given up: no nearby constraint
+    ("帮我找一家评分4分以上的餐馆，看看周边有什么景点", {"评分": "4分以上"}),
+    ("本来还想在附近找，那推荐一家评分4分以上的餐馆吧", {"评分": "4分以上"}),
+])
+def test_a_search_near_no_named_place_is_near_the_place_of_the_dialogue(lex, text: str, want: dict) -> None:
+    """"我想在附近找一家…的餐馆" / "它附近" / "周边餐馆哪家…": a search with constraints of its own,
+    said near no place named, is near the place chosen in the domain the dialogue was about."""
+    state = {"focus": "酒店", "chosen": {"酒店": "北京饭店"}, "last_place": "北京饭店"}
+    acts = cw_read.read(text, state, lex)
+    assert acts["inform"].get("餐馆") == want
+
+
+def test_a_bare_near_word_names_no_place_of_the_same_kind(lex) -> None:
+    """Near the restaurant just chosen, a search for restaurants says which ("这家餐馆周边"): a bare
+    "附近" then adds no nearby constraint."""
+    state = {"focus": "餐馆", "chosen": {"餐馆": "白家大院"}, "last_place": "白家大院"}
+    acts = cw_read.read("我想在附近再找一家评分5分的餐馆", state, lex)
+    assert acts["inform"].get("餐馆") == {"评分": "5分"}
+
+
+@pytest.mark.parametrize("text, hotel, asked", [
+    # which hotel has it (哪家, 这些…中): a search; 么 of 什么 asks nothing yes or no
+    ("这些酒店中哪家有健身房，大家想去那里锻炼什么的。", {"酒店设施": "健身房"}, []),
+    ("哪个酒店提供叫醒服务？", {"酒店设施": "叫醒服务"}, []),
+    # a yes/no question about the hotel chosen: a question, no search
+    ("它有健身房吗？", None, [("酒店", "酒店设施-健身房")]),
+])
+def test_which_hotel_has_a_facility_is_a_search(lex, text: str, hotel, asked: list) -> None:
+    state = {"focus": "酒店", "chosen": {"酒店": "北京饭店"}, "last_place": "北京饭店"}
+    acts = cw_read.read(text, state, lex)
+    assert acts["inform"].get("酒店") == hotel
+    assert [r for r in acts["request"] if r[1].startswith("酒店设施")] == asked
+
+
+@pytest.mark.parametrize("text, want", [
+    # a value with no kind of its own, said after asking what is beside a place: it constrains
+    # that kind, a search near the place
+    ("故宫附近有什么餐馆吗？价格在50-100元的。", {"餐馆": {"人均消费": "50-100元", "周边景点": "故宫"}}),
+    ("它附近有什么酒店，最好评分在4.5分以上。", {"酒店": {"评分": "4.5分以上", "周边景点": "故宫"}}),
+])
+def test_a_value_after_a_nearby_question_is_a_search_near_the_place(lex, text: str, want: dict) -> None:
+    state = {"focus": "景点", "chosen": {"景点": "故宫"}, "last_place": "故宫"}
+    acts = cw_read.read(text, state, lex)
+    assert acts["inform"] == want and not any(s.startswith("周边") for _, s in acts["request"])
+
+
+def test_a_nearby_question_with_a_value_of_another_kind_stays_a_question(lex) -> None:
+    """"故宫的门票是40元吗，周边有什么餐馆": the value is the attraction's (门票); the restaurants
+    beside it are asked for, no restaurant search."""
+    state = {"focus": "景点", "chosen": {"景点": "故宫"}, "last_place": "故宫"}
+    acts = cw_read.read("故宫附近有什么餐馆？门票是40元吗？", state, lex)
+    assert "餐馆" not in acts["inform"] and ("景点", "周边餐馆") in acts["request"]
+
+
+def test_per_person_after_the_hotel_named_last_is_its_price(lex) -> None:
+    """"吃饭了，我得去酒店睡一觉…，人均消费是400-500元": the kind named last before 人均 is the
+    hotel looked for — its price, not a restaurant's, and no question about 人均."""
+    acts = cw_read.read("吃完饭了，我得去酒店休息，哪家有无烟房，人均消费是400-500元的？",
+                        {"focus": "餐馆", "chosen": {"餐馆": "白家大院"}}, lex)
+    assert acts["inform"] == {"酒店": {"价格": "400-500元", "酒店设施": "无烟房"}}
+    assert all(s != "人均消费" for _, s in acts["request"])
+    # a restaurant named last before it: a restaurant's 人均
+    acts = cw_read.read("住的酒店定好了，再找一家餐馆，人均消费100-150元的", {"focus": "酒店"}, lex)
+    assert acts["inform"].get("餐馆") == {"人均消费": "100-150元"}
+
+
+@pytest.mark.parametrize("text, want", [
+    # where one takes it from, said with 在 ("我在A打车到B")
+    ("我们在故宫打车去颐和园，车牌号是多少？", {"出租": {"出发地": "故宫", "目的地": "颐和园"}}),
+    # two places of the database with 到 between them and no 从
+    ("颐和园到故宫怎么坐地铁？", {"地铁": {"出发地": "颐和园", "目的地": "故宫"}}),
+    ("我想故宫坐地铁到颐和园，要在哪一站上车？", {"地铁": {"出发地": "故宫", "目的地": "颐和园"}}),
+    # the stations near both ends are asked: the metro's, though 打车 is said
+    ("从故宫打车到颐和园的话，出发地和目的地附近的地铁站是哪个？", {"地铁": {"出发地": "故宫", "目的地": "颐和园"}}),
+])
+def test_trips_said_without_cong(lex, text: str, want: dict) -> None:
+    assert cw_read.read(text, {}, lex)["inform"] == want
+
+
+def test_the_other_way_of_the_trip_just_asked(lex) -> None:
+    """"如果我坐出租车呢？" right after a metro trip: the same two ends, by taxi; with no trip
+    before, nothing is made up."""
+    state = {"cons": {"地铁": {"出发地": "故宫", "目的地": "颐和园"}}}
+    acts = cw_read.read("那如果我打车呢？车型是什么？", state, lex)
+    assert acts["inform"] == {"出租": {"出发地": "故宫", "目的地": "颐和园"}}
+    assert cw_read.read("那如果我打车呢？车型是什么？", {}, lex)["inform"] == {}
+
+
+def test_asking_to_be_shown_a_place_is_a_search_not_a_check(lex) -> None:
+    """"我对这里不是很熟，介绍个票价是50-100元的景点好吗？": 介绍 looks for a place, so the value
+    is a constraint, though 这里 and a closing 吗 would make it a check on the place chosen."""
+    state = {"focus": "景点", "chosen": {"景点": "故宫"}, "last_place": "故宫"}
+    acts = cw_read.read("我对这里不熟，介绍个门票是20-50元的景点好吗？", state, lex)
+    assert acts["inform"] == {"景点": {"门票": "20-50元"}}
+    acts = cw_read.read("这里的门票是20-50元吗？", state, lex)
+    assert acts["inform"] == {} and ("景点", "门票") in acts["request"]

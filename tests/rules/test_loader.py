@@ -102,7 +102,7 @@ def test_shipped_signature_example_routes_and_renders():
     ("bad_step.yaml", GOOD.replace("en: hello}", "en: \"{{steps.x.y}}\"}"),
      "bad_step.yaml:5: rules.0.actions: actions[0] (reply) reads {{steps.x.y}}"),
     ("dup_key.yaml", GOOD.replace("    trigger:", "    priority: 1\n    priority: 2\n    trigger:"),
-     "dup_key.yaml:5: rules.0.priority: duplicate key (first at line 4)"),
+     "dup_key.yaml:5: rules.0.priority: duplicate key 'priority' (first at line 4)"),
     ("bad_priority.yaml", GOOD.replace("    trigger:", "    priority: high\n    trigger:"),
      "bad_priority.yaml:4: rules.0.priority: Input should be a valid integer"),
     ("not_mapping.yaml", "- a\n- b\n", "not_mapping.yaml:1: Input should be a valid dictionary"),

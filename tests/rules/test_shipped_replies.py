@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import importlib.util
 import itertools
-import json
 import os
 import re
 from collections.abc import Iterator
@@ -52,7 +51,8 @@ DESCRIPTORS: dict[str, Descriptor] = {d.name: load_descriptor(d)[0] for d in sor
 DEPARTMENTS = Directory.load(DIRECTORY).department_names()
 
 # --- realistic outputs a test machine may not give ------------------------------------------------
-_ONCE = {"every_en": "", "every_zh": "", "repeats_en": "", "repeats_zh": ""}
+_ONCE = {"every_en": "", "every_zh": "", "repeats_en": "", "repeats_zh": "", "cycle_en": "", "cycle_zh": "",
+         "ends_en": "", "ends_zh": ""}
 _ITEM = {"id": "r1", "text": "给王会计回电话", "due": "2026-06-14T09:00:00+08:00", "status": "pending",
          "time_given": True, "local": "2026-06-14 09:00", "time": "09:00", **_ONCE}
 _ITEM2 = {"id": "r2", "text": "book the meeting room", "due": "2026-06-19T14:30:00+08:00", "status": "pending",
@@ -63,7 +63,17 @@ _ITEM3 = {"id": "r3", "text": "吃药", "due": "2026-06-15T08:00:00+08:00", "sta
           "repeat": {"every": 1, "unit": "week", "start": "2026-06-15T08:00:00+08:00", "tz": "Asia/Shanghai",
                      "days": [1, 3, 5], "until": None, "count": None},
           "every_en": "every Monday, Wednesday and Friday at 08:00", "every_zh": "每周一、三、五 08:00",
-          "repeats_en": " (every Monday, Wednesday and Friday at 08:00)", "repeats_zh": "（每周一、三、五 08:00）"}
+          "repeats_en": " (every Monday, Wednesday and Friday at 08:00)", "repeats_zh": "（每周一、三、五 08:00）",
+          "cycle_en": "every Monday, Wednesday and Friday at 08:00", "cycle_zh": "每周一、三、五 08:00",
+          "ends_en": "", "ends_zh": ""}
+# a repeating one with an end (RFC 5545 UNTIL: the last day it rings)
+_ITEM4 = {"id": "r4", "text": "吃益生菌", "due": "2026-06-15T08:00:00+08:00", "status": "pending", "time_given": True,
+          "local": "2026-06-15 08:00", "time": "08:00",
+          "repeat": {"every": 1, "unit": "day", "start": "2026-06-15T08:00:00+08:00", "tz": "Asia/Shanghai",
+                     "days": [], "until": "2026-07-01T00:00:00+08:00", "count": None},
+          "every_en": "every day at 08:00 until 30 Jun", "every_zh": "每天 08:00，到6月30日为止",
+          "repeats_en": " (every day at 08:00 until 30 Jun)", "repeats_zh": "（每天 08:00，到6月30日为止）",
+          "cycle_en": "every day at 08:00", "cycle_zh": "每天 08:00", "ends_en": " until 30 Jun", "ends_zh": "，到6月30日为止"}
 _ENTRY = {"time_us": 1_781_311_512_000_000, "unit": "nginx.service", "priority": 3,
           "message": "upstream timed out while reading response header"}
 SAMPLES: dict[str, list[dict[str, Any]]] = {
@@ -134,6 +144,8 @@ SAMPLES: dict[str, list[dict[str, Any]]] = {
         {"reminders": [_ITEM3], "count": 1},
         {"reminders": [_ITEM, _ITEM3], "count": 2},
         {"reminders": [{**_ITEM3, "status": "cancelled"}], "count": 1},
+        {"reminders": [_ITEM4], "count": 1},
+        {"reminders": [_ITEM3, _ITEM4], "count": 2},
     ],
     "send_document": [{"message_id": "m-20260613-7f3a", "document": "报价单Q-2024-061.pdf", "recipient": "张伟",
                        "bytes": 48213, "sha256": "ab" * 32}],
@@ -238,7 +250,10 @@ def _context(lang: str) -> dict[str, Any]:
         "memory": {"last_report_filter": {"since": "2026-06-01", "until": "2026-06-08",
                                           "text": "上周" if zh else "last week"},
                    "last_reminder": dict(_ITEM), "last_order": "SO-20240612", "last_disk_percent": 47.6,
-                   "listed_reminders": [dict(_ITEM), dict(_ITEM2)]},
+                   "listed_reminders": [dict(_ITEM), dict(_ITEM2)],
+                   # what a doc.list_sent rule showed: sends, each with its recipient (send_document requires one)
+                   "listed_sent": [{**it, "params": {"document": it["object"], "recipient": "李娜"}}
+                                   for it in _recall_items(1)["items"]]},
         "session": {"tz": "Asia/Shanghai", "now": "2026-06-13T15:30:00+08:00", "auth": "AUTHED",
                     "reminders": {"default_time": "09:00"}, "state": "EXECUTING", "channel": "test",
                     "user": "wang", "utterance": "…", "locale": lang},
@@ -309,7 +324,7 @@ async def _run(plan: Plan, lang: str, variant: int, outputs: dict[str, list[dict
 
     ctx = _context(lang)
     free.update(_free_strings(ctx["entities"], {"doc", "docid", "person", "person_en", "person_unknown", "service", "order", "task", "text"}))
-    free.update(_free_strings(ctx["memory"], {"text"}))
+    free.update(_free_strings(ctx["memory"], {"text", *FREE_FIELDS["recall"]}))  # listed_sent holds recall items
     ex = Executor(call, info, lang, recall=recall, departments=DEPARTMENTS)
     texts: list[str] = []
     result = await ex.run(plan.actions, ctx)

@@ -87,3 +87,43 @@ def test_a_pick_survives_a_restart():
     back = from_dict(to_dict(q))
     assert back == q and to_dict(q)["card"]["choices"][0]["display"].startswith("报价单Q-2024-075")
     assert q.choices[0].attrs["at"] == SENT[0]["at"] and q.choices[0].attrs["params.recipient"] == "李娜"
+
+
+# --- a place said with the request itself ("第二个再发一遍" right after a list): that item, no question ----------
+
+PICK_PACK = {"pack": "t", "rules": [{"rule_id": "r", "trigger": {"intent": "doc.resend"}, "actions": [
+    {"choose": {"zh": "要重发哪一份？", "en": "Which one?"}, "among": "{{memory.listed}}", "pick": "{{entities.nth}}",
+     "label": {"zh": "{object}", "en": "{object}"}, "distinct": ["object", "params.recipient"], "id": "pick"},
+    {"reply": {"zh": "{{steps.pick.object}}发给{{steps.pick.params.recipient}}",
+               "en": "{{steps.pick.object}} to {{steps.pick.params.recipient}}"}},
+]}]}
+
+
+async def _picked(nth, lang="zh"):
+    ex = Executor(lambda name, params: None, lambda name: (False, True), lang)
+    ctx = {"role": "user", "slots": {}, "entities": {"nth": nth}, "memory": {"listed": SENT},
+           "session": {"tz": "Asia/Shanghai", "now": "2030-06-19T10:00:00+08:00"}}
+    return await ex.run(tuple(RulePack.model_validate(PICK_PACK).rules[0].actions), ctx)
+
+
+@pytest.mark.parametrize("nth, lang, said", [
+    ("1", "zh", "报价单Q-2024-075.pdf发给李娜"), ("2", "en", "报价单Q-2024-061.pdf to 王芳"),
+    # the places are those of the list as shown: the same send twice is one line (``distinct``)
+    ("last", "zh", "报价单Q-2024-061.pdf发给王芳"), ("last", "en", "报价单Q-2024-061.pdf to 王芳"),
+])
+async def test_a_place_said_takes_that_item_without_asking(nth, lang, said):
+    res = await _picked(nth, lang)
+    assert isinstance(res, Finished) and res.texts == [said]
+    assert [x.outcome for x in res.log][:1] == ["picked"]
+
+
+@pytest.mark.parametrize("nth", ["3", "9"])
+async def test_a_place_past_the_end_is_nothing_to_choose_from(nth):
+    res = await _picked(nth)
+    assert isinstance(res, Failure) and res.code == "NOT_FOUND" and res.counts is False
+
+
+@pytest.mark.parametrize("nth", ["", None, "x"])
+async def test_no_place_said_asks_as_before(nth):
+    res = await _picked(nth)
+    assert isinstance(res, Suspend) and res.kind == "choose" and len(res.items) == 2

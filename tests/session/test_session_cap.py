@@ -74,17 +74,6 @@ def test_a_session_in_use_is_never_evicted(start_daemon):
         assert c.call("session.get", {"session_id": carded})["state"] == "CONFIRMING"
 
 
-def _log_line(d, event: str, session: str, timeout_s: float = 30.0) -> str:
-    """The daemon's ``event`` log line for ``session``, waited for (never a fixed sleep)."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        for line in d.log().splitlines():
-            if f"{event} " in line and f"session={session}" in line:
-                return line
-        assert time.monotonic() < deadline, f"no {event} line for {session}:\n{d.log()[-3000:]}"
-        time.sleep(0.05)
-
-
 def test_past_the_cap_the_least_recently_used_idle_session_ends(start_daemon):
     d = start_daemon({"session": {"cap_grace_s": 0.0}})  # the shipped cap of 8
     with d.client() as c:
@@ -97,15 +86,16 @@ def test_past_the_cap_the_least_recently_used_idle_session_ends(start_daemon):
             c.call("session.get", {"session_id": sids[1]})
         for sid in (sids[0], *sids[2:], ninth):
             c.call("session.get", {"session_id": sid})
-    line = _log_line(d, "session.evicted", sids[1])
+    line = d.log_line("session.evicted", sids[1])
     assert "reason=per_user_cap" in line and "limit=8" in line and re.search(r"idle_ms=\d+", line), line
-    assert "per-user cap" in _log_line(d, "session.close", sids[1])  # archived as an expired one is
+    assert "per-user cap" in d.log_line("session.close", sids[1])  # archived as an expired one is
 
 
 def test_refused_only_when_none_is_idle_with_the_reason(start_daemon):
     from hermesd_testing import hermesctl
 
-    d = start_daemon({"session": {"max_sessions_per_user": 2, "cap_grace_s": 0.0}})
+    # a grace longer than the test: questions asked just now are still their person's to answer
+    d = start_daemon({"session": {"max_sessions_per_user": 2, "cap_grace_s": 60.0}})
     with d.client() as c:
         for _ in range(2):  # each asks when: a question open, never ended to make room
             sid = c.call("session.open", {"locale": "zh"})["session_id"]
@@ -114,8 +104,8 @@ def test_refused_only_when_none_is_idle_with_the_reason(start_daemon):
             c.call("session.open", {"locale": "zh"})
     data = exc.value.data
     assert exc.value.code == "SESSION_LIMIT" and data["reason"] == "in_use"
-    assert (data["open"], data["limit"], data["waiting"]) == (2, 2, 2)
-    assert "none is idle" in exc.value.message
+    assert (data["open"], data["limit"], data["waiting"], data["running"]) == (2, 2, 2, 0)
+    assert "none is idle" in exc.value.message and "2 of them wait for an answer" in exc.value.message
     r = hermesctl(d.socket, "say", "磁盘还剩多少")  # a person reads why and what to do, in their language
     assert r.returncode != 0 and "你已经开着2个会话" in r.stderr and "回答或结束" in r.stderr, r.stderr
     assert "SESSION_LIMIT" not in r.stderr and "忙" not in r.stderr

@@ -286,21 +286,26 @@ def test_bad_params_and_expired_sessions(start_daemon, world):
 def test_events_wait_for_a_subscriber_survive_a_restart_and_arrive_once(start_daemon, world, short_dir):
     root = short_dir / "ev"
     root.mkdir()
-    cfg = {"tools": {"tools_dir": world["tools"]}, "session": {"rules_dir": world["rules"]}}
+    # routing_ms: on a loaded machine a turn past the shipped 200 ms ROUTING budget takes the fallback
+    # path and hands nothing off (that path is tested in session/test_state_budgets.py)
+    cfg = {"tools": {"tools_dir": world["tools"]}, "session": {"rules_dir": world["rules"], "confirming_s": 0.3,
+                                                                "poll_interval_ms": 100, "routing_ms": 10_000}}
     d = start_daemon(cfg, root=root)
-    with d.client() as c:
+    with d.client() as c:  # an event raised between turns (a card timed out) waits: no turn's reply carries it
         sid = _open(c, locale="en")
-        r = _say(c, sid, "what is the status of order 12345678")
-        assert r["state"] == "IDLE" and r["reply"]["text"] == "I am asking a colleague."
+        assert _say(c, sid, "send the contract to Li Na")["state"] == "CONFIRMING"
+        deadline = time.time() + 5
+        while c.call("session.get", {"session_id": sid})["state"] == "CONFIRMING" and time.time() < deadline:
+            time.sleep(0.05)
     time.sleep(0.3)  # the outbox write is in flight in the background
     d.stop()
     d2 = start_daemon(cfg, root=root)
     with d2.client() as sub:
-        res = sub.call("events.subscribe", {"kinds": ["handoff"]})
-        assert res["backlog"] == 1
-        ev = sub.read_notification(timeout_s=5)
-        assert ev["method"] == "event" and ev["params"]["kind"] == "handoff"
-        assert ev["params"]["data"]["session_id"] == sid
+        res = sub.call("events.subscribe", {})
+        assert res["backlog"] == 2
+        backlog = [sub.read_notification(timeout_s=5) for _ in range(2)]
+        assert all(ev["method"] == "event" and ev["params"]["data"]["session_id"] == sid for ev in backlog)
+        assert {ev["params"]["kind"] for ev in backlog} == {"confirmation_cancelled", "pending_task"}
         with d2.client() as c:  # a live event reaches the subscriber at once
             sid2 = _open(c, locale="en")
             _say(c, sid2, "what is the status of order 87654321")
@@ -310,14 +315,35 @@ def test_events_wait_for_a_subscriber_survive_a_restart_and_arrive_once(start_da
         assert again.call("events.subscribe", {})["backlog"] == 0
 
 
-def test_events_ride_on_the_next_turn_when_nobody_subscribes(sd):
+def test_a_turns_own_event_rides_on_its_reply_when_nobody_subscribes(start_daemon, world):
+    """The hand-off a turn makes is news of that turn: on its reply, once, and not on the next."""
+    sd = start_daemon({"tools": {"tools_dir": world["tools"]},
+                       "session": {"rules_dir": world["rules"], "routing_ms": 10_000}})  # as above: never the fallback
     with sd.client() as c:
         sid = _open(c, locale="en")
-        _say(c, sid, "what is the status of order 12345678")
-        time.sleep(0.3)
+        r = _say(c, sid, "what is the status of order 12345678")
+        assert [(e["kind"], e["data"]["session_id"]) for e in r.get("events", [])] == [("handoff", sid)], r
+        sid2 = _open(c, locale="en")
+        assert "events" not in _say(c, sid2, "how much disk space is left")
+        assert "events" not in _say(c, sid, "how much disk space is left")
+    with sd.client() as sub:  # delivered: no subscriber gets it again
+        assert sub.call("events.subscribe", {})["backlog"] == 0
+
+
+def test_events_raised_between_turns_ride_on_the_next_turn_when_nobody_subscribes(start_daemon, world):
+    d = start_daemon({"tools": {"tools_dir": world["tools"]},
+                      "session": {"rules_dir": world["rules"], "confirming_s": 0.3, "poll_interval_ms": 100}})
+    with d.client() as c:
+        sid = _open(c, locale="en")
+        assert _say(c, sid, "send the contract to Li Na")["state"] == "CONFIRMING"
+        deadline = time.time() + 5  # the card times out by the timer, between turns
+        while c.call("session.get", {"session_id": sid})["state"] == "CONFIRMING" and time.time() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.3)  # the outbox write is in flight in the background
         sid2 = _open(c, locale="en")
         r = _say(c, sid2, "how much disk space is left")
-        assert [e["kind"] for e in r.get("events", [])] == ["handoff"]
+        kinds = [e["kind"] for e in r.get("events", []) if e["data"].get("session_id") == sid]
+        assert "confirmation_cancelled" in kinds and "pending_task" in kinds, r.get("events")
         assert "events" not in _say(c, sid2, "how much disk space is left")
 
 

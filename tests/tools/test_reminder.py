@@ -14,6 +14,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from hermesd.dialogue.reminders import topic_of
+from hermesd.nlu.normalize import normalize
 from hermesd.nlu.parser import detect_lang
 from hermesd.nlu.task import strip_request
 from hermesd.nlu.temporal import parse_times
@@ -150,7 +152,7 @@ def _ctx(text: str, ref: datetime, memory: dict | None = None) -> dict:
     entities = {}
     if times:  # a recurrence is the entity "every" (config/intents/office.yaml reminder.set slots)
         entities["every" if times[0].kind == "recurrence" else "when"] = times[0].to_dict()
-    task = strip_request(text, [x.span for x in times])
+    task = strip_request(text, [sp for x in times for sp in x.spans])
     if task is not None:
         entities["task"] = task
     return {"role": "user", "slots": {}, "entities": entities, "memory": dict(memory or {}),
@@ -161,6 +163,11 @@ def _ctx(text: str, ref: datetime, memory: dict | None = None) -> dict:
 async def _run(engine, svc, intent: str, text: str, ref: datetime, memory: dict | None = None,
                when_flags: dict | None = None):
     ctx = _ctx(text, ref, memory)
+    if intent in ("reminder.cancel", "reminder.change"):  # the topic, as session/grounding.py reads it
+        norm = normalize(text)
+        topic = topic_of(norm.text, [norm.nspan(*sp) for x in parse_times(text, ref, SH) for sp in x.spans])
+        if topic:
+            ctx["entities"]["topic"] = topic
     if when_flags:  # as session/grounding.py adds them (day_named, half_named)
         ctx["entities"]["when"].update(when_flags)
     plan = engine.match(intent, ctx)
@@ -236,6 +243,73 @@ async def test_a_recurrence_sets_a_series_and_says_its_schedule(engine, pack_ser
     assert ("默认" in reply or "default" in reply or "picked" in reply) == (
         rule not in ("reminder.set.recurring", "reminder.set.recurring.interval"))
     assert "不能" not in reply and "can't" not in reply
+
+
+# a recurrence said as people say it: the clock time apart from its 每天 / daily, a set of weekdays in English, an end
+# (RFC 5545 UNTIL, inclusive) said anywhere; the series keeps the end and the reply says it
+THU = datetime(2026, 12, 3, 10, 0, tzinfo=SH)
+
+
+@pytest.mark.parametrize("text,ref,due,days,until,says", [
+    ("set a daily reminder at 8am to stretch", THU, "2026-12-04T08:00:00+08:00", [], None,
+     ["every day at 08:00", "starting tomorrow", "to stretch"]),
+    ("every weekday at 7am take my pills", THU, "2026-12-04T07:00:00+08:00", [1, 2, 3, 4, 5], None,
+     ["every weekday at 07:00", "take my pills"]),
+    ("早上八点每天提醒我吃药", THU, "2026-12-04T08:00:00+08:00", [], None, ["每天 08:00", "提醒你吃药", "从明天开始"]),
+    ("remind me to call the team every Monday at 9 until Friday the 18th", THU, "2026-12-07T09:00:00+08:00", [],
+     "2026-12-19T00:00:00+08:00", ["every Monday at 09:00", "starting 7 Dec until 18 Dec", "call the team"]),
+    ("每天早上八点提醒我吃药，到月底为止", THU, "2026-12-04T08:00:00+08:00", [], "2027-01-01T00:00:00+08:00",
+     ["每天 08:00 提醒你吃药", "从明天开始，到12月31日为止"]),
+    # said on a month's last day: its evening is the only one
+    ("每天晚上九点提醒我吃药，到月底为止", datetime(2026, 11, 30, 10, 0, tzinfo=SH), "2026-11-30T21:00:00+08:00", [],
+     "2026-12-01T00:00:00+08:00", ["每天 21:00", "到11月30日为止"]),
+    # an end in the next year says its year
+    ("每周一早上九点提醒我开周会，持续到1月底", THU, "2026-12-07T09:00:00+08:00", [], "2027-02-01T00:00:00+08:00",
+     ["每周一 09:00", "到2027年1月31日为止", "开周会"]),
+    # a week's end: asked on Sunday night, the first weekday is Monday
+    ("remind me every weekday at 7am to take my pills", datetime(2026, 11, 29, 22, 0, tzinfo=SH),
+     "2026-11-30T07:00:00+08:00", [1, 2, 3, 4, 5], None, ["every weekday at 07:00", "starting tomorrow"]),
+])
+async def test_a_recurrence_said_in_any_order_with_an_end_is_set_as_said(engine, pack_service, text, ref, due, days,
+                                                                          until, says):
+    plan, _, ctx, result = await _run(engine, pack_service, "reminder.set", text, ref)
+    assert plan.rule_id == "reminder.set.recurring" and isinstance(result, Finished), (plan.rule_id, result)
+    item = result.tool_results[0][2]["reminders"][0]
+    assert item["due"] == due and item["repeat"]["days"] == days and item["repeat"]["until"] == until, item
+    assert item["text"] == ctx["entities"]["task"]
+    (reply,) = result.texts
+    assert all(w in reply for w in says), reply
+
+
+async def test_an_end_is_inclusive_and_listed_and_the_series_stops_after_it(pack_service):
+    item = await _series(pack_service, "2026-11-28T08:00:00+08:00", 1, "day", text="吃钙片", until="2026-11-30")
+    assert item["every_zh"] == "每天 08:00，到11月30日为止" and item["every_en"] == "every day at 08:00 until 30 Nov"
+    assert item["repeats_zh"] == "（每天 08:00，到11月30日为止）"
+    # the last day still rings (RFC 5545 UNTIL is inclusive), then the series has ended
+    assert (await _pending(pack_service, item["id"], "2026-11-29T09:00:00+08:00"))["due"] == "2026-11-30T08:00:00+08:00"
+    assert await _pending(pack_service, item["id"], "2026-11-30T09:00:00+08:00") == "NOT_FOUND"
+    # an instant end: its own occurrence rings too
+    hourly = await _series(pack_service, "2026-11-28T15:00:00+08:00", 1, "hour", text="喝水",
+                           until="2026-11-28T17:00:00+08:00")
+    assert hourly["every_en"] == "every hour until 17:00" and hourly["every_zh"] == "每小时，到17:00为止"
+    assert (await _pending(pack_service, hourly["id"], "2026-11-28T16:30:00+08:00"))["due"] == "2026-11-28T17:00:00+08:00"
+    assert await _pending(pack_service, hourly["id"], "2026-11-28T17:30:00+08:00") == "NOT_FOUND"
+
+
+async def test_cancelling_a_series_by_its_topic_confirms_and_ends_it(engine, pack_service):
+    """"cancel the pills reminder" / "取消吃药的提醒" on a repeating one: one confirmation naming it and its schedule,
+    then the whole series is cancelled."""
+    for set_text, cancel_text, shown in [
+            ("every weekday at 7am take my blood pressure pills", "cancel the blood pressure pills reminder",
+             "(every weekday at 07:00)"),
+            ("每天早上八点提醒我吃钙片，到月底为止", "取消吃钙片的提醒", "（每天 08:00，到12月31日为止）")]:
+        await _run(engine, pack_service, "reminder.set", set_text, THU)
+        plan, ex, ctx, result = await _run(engine, pack_service, "reminder.cancel", cancel_text, THU)
+        assert plan.rule_id == "reminder.cancel.about" and isinstance(result, Suspend), (plan.rule_id, result)
+        assert shown in result.prompt, result.prompt
+        done = await ex.run(plan.actions, ctx, start=result.index, confirmed=result.index, steps=ctx["steps"])
+        assert isinstance(done, Finished) and done.tool_results[-1][2]["reminders"][0]["status"] == "cancelled"
+        assert "repeating" in done.texts[0] or "重复提醒" in done.texts[0], done.texts
 
 
 async def test_the_31st_of_every_month_is_set_when_placed_and_never_moved_to_another_day(engine, pack_service):

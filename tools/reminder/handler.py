@@ -35,13 +35,17 @@ Times:
   its first occurrence (moved on to the first of ``days`` at the same clock time when it is not one of them), the clock time recurs on the wall clock of ``tz`` (08:00
   stays 08:00 across DST), a month day the month lacks is the month's last day (the 31st is 30 April and
   28 February), and it ends before ``until`` (a day: after that day) or after ``count``
-  occurrences, else never (:mod:`hermesd.recurrence`). The item keeps the rule as ``repeat``; ``now`` moves
+  occurrences, else never (:mod:`hermesd.recurrence`); ``until`` is inclusive (RFC 5545 UNTIL: a day's
+  occurrences still come that day, an instant's at that instant — "every day at 8 until the 20th" rings on the
+  20th). The item keeps the rule as ``repeat``; ``now`` moves
   a repeating reminder whose occurrence has rung on to its next one after ``now`` — one occurrence missed
   or many, the series goes on from the next to come — and marks it ``fired`` once it has ended. A fraction
   of a unit is said in the smaller one (every 1.5 hours: every 90 minutes). Cancelling one cancels the
   series. Each item says its repetition in both languages: ``every_en``/``every_zh`` ("every Monday at
-  09:00" / "每周一 09:00"; empty for a one-off) and ``repeats_en``/``repeats_zh`` (the same in brackets,
-  to follow a list line). A repeating ``create`` without ``due`` (每天提醒我喝水: no day, no time) starts on
+  09:00" / "每周一 09:00", with its end when it has one: "every day at 08:00 until 31 Dec" / "每天 08:00，到12月31日为止";
+  empty for a one-off) and ``repeats_en``/``repeats_zh`` (the same in brackets,
+  to follow a list line), ``cycle_en``/``cycle_zh`` (the repetition without its end) and ``ends_en``/``ends_zh``
+  (" until 18 Dec" / "，到12月18日为止"; empty without an end; all empty for a one-off). A repeating ``create`` without ``due`` (每天提醒我喝水: no day, no time) starts on
   the local day of ``now``, at ``default_time`` (the next occurrence when that has gone); one every n
   minutes or hours (每隔5分钟) one interval after ``now``, on the next whole minute. A ``create`` that
   ``replaces`` a repeating reminder (a move: "不是8点，是9点") fails ``REPEATING``: moving a series is not
@@ -169,13 +173,43 @@ def _rule(item: dict):
         return None
 
 
-def _every(rule, lang: str) -> str:
-    """ "every Monday at 09:00" / "每周一 09:00"; the clock time only for a unit of a day or longer."""
+_MONTHS_EN = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def _last(rule):
+    """The last instant the series may come (its ``until`` is exclusive: midnight after the last day, or one
+    second after the last instant), local; and whether it ends with a whole day (the until was a day)."""
+    end = rule.until.astimezone(rule.zone)
+    if (end.hour, end.minute, end.second) == (0, 0, 0):
+        return end - timedelta(days=1), True
+    return end - timedelta(seconds=1), False
+
+
+def _ends(rule, lang: str) -> str:
+    """ " until 18 Dec" / "，到12月18日为止" (the year when it is not the first occurrence's; the clock time of an
+    instant end: "until 17:00"); empty for a series without an end."""
+    if rule.until is None:
+        return ""
+    last, whole_day = _last(rule)
+    first = rule.start.astimezone(rule.zone)
+    same_day = last.date() == first.date()
+    if lang == "zh":
+        day = "" if same_day and not whole_day else (f"{last.year}年" if last.year != first.year else "") + f"{last.month}月{last.day}日"
+        clock = "" if whole_day else last.strftime("%H:%M")
+        return f"，到{day}{' ' if day and clock else ''}{clock}为止"
+    day = "" if same_day and not whole_day else f"{last.day} {_MONTHS_EN[last.month - 1]}" + (f" {last.year}" if last.year != first.year else "")
+    clock = "" if whole_day else last.strftime("%H:%M")
+    return f" until {day}{' ' if day and clock else ''}{clock}"
+
+
+def _every(rule, lang: str, ends: bool = True) -> str:
+    """ "every Monday at 09:00" / "每周一 09:00"; the clock time only for a unit of a day or longer; then the end
+    of a series that has one ("every day at 08:00 until 31 Dec" / "每天 08:00，到12月31日为止")."""
     words = describe(rule, lang)
-    if rule.unit in ("minute", "hour"):
-        return words
-    clock = rule.start.astimezone(rule.zone).strftime("%H:%M")
-    return f"{words} {clock}" if lang == "zh" else f"{words} at {clock}"
+    if rule.unit not in ("minute", "hour"):
+        clock = rule.start.astimezone(rule.zone).strftime("%H:%M")
+        words = f"{words} {clock}" if lang == "zh" else f"{words} at {clock}"
+    return words + (_ends(rule, lang) if ends else "")
 
 
 def _item_view(item: dict) -> dict:
@@ -187,6 +221,12 @@ def _item_view(item: dict) -> dict:
     rule = _rule(item)
     out["every_en"] = _every(rule, "en") if rule else ""
     out["every_zh"] = _every(rule, "zh") if rule else ""
+    # the schedule without its end, and the end alone, for a sentence that says them apart ("…, starting 7 Dec
+    # until 18 Dec" / "…，从明天开始，到12月31日为止")
+    out["cycle_en"] = _every(rule, "en", ends=False) if rule else ""
+    out["cycle_zh"] = _every(rule, "zh", ends=False) if rule else ""
+    out["ends_en"] = _ends(rule, "en") if rule else ""
+    out["ends_zh"] = _ends(rule, "zh") if rule else ""
     out["repeats_en"] = f" ({out['every_en']})" if rule else ""
     out["repeats_zh"] = f"（{out['every_zh']}）" if rule else ""
     return out
@@ -232,9 +272,11 @@ def _repeat(input: dict, due: datetime, tz):
         start = datetime.combine(nxt, start.timetz().replace(tzinfo=None), tz)
     until = None
     if spec.get("until"):
+        # RFC 5545 UNTIL is inclusive: a day's occurrences still come that day, an instant's at that instant;
+        # the rule keeps the exclusive bound (the midnight after the day, one second after the instant)
         raw = spec["until"]
         until = (datetime.combine(date.fromisoformat(raw) + timedelta(days=1), time(0, 0), tz) if _is_day(raw)
-                 else _instant(raw, tz, "recurrence.until"))
+                 else _instant(raw, tz, "recurrence.until") + timedelta(seconds=1))
     try:
         return Rule(int(n), unit, start, input["tz"], days, until, spec.get("count"))
     except BadRule as exc:

@@ -345,10 +345,12 @@ THESE = re.compile(r"(?:这|那)(?:些|几|两|三)(?!\s*(?:个|样|道|种|份)
 #: the search near a place found nothing and the user looks elsewhere (既然没有, 周边没有的话, 远一点也行)
 NEAR_FAILED = re.compile(r"既然(?:都|也)?没有|(?:附近|周边|周围|旁边)(?:都|也|就|并|好像|竟然)?没有|没有的话|"
                          r"远一?点(?:的)?也?(?:行|可以|没关系|无所谓)|不在(?:附近|周边)也?(?:行|可以)|"
-                         r"(?:本来|原本|原来)(?:是)?想|本想|别处")
+                         r"(?:本来|原本|原来)(?:是|还)?想|本想|别处")
 _FIND = re.compile(r"找|推荐|介绍|有没有|想去|想吃|想住|要去|要住|帮我|查一下|来一个|来一家|选一个|选一家|安排|订")
 _PRONOUN = re.compile(r"(这个|这家|那个|那家|该|此|这|那)(景点|景区|地方|餐馆|餐厅|饭店|店|酒店|宾馆)|它|他家|它家|那里|那儿|这里|这儿")
 _TRIP = re.compile(r"从\s*(.+?)\s*(?:出发|坐|乘坐|乘|搭|打车|打的|叫车|到|去|前往|至)")
+#: "我在A打车到B": where one takes the taxi or the metro from
+_TRIP_AT = re.compile(r"(?:我|我们|咱们)(?:想|要|打算)?在\s*(.+?)\s*(?:打车|打的|叫车|坐地铁|乘地铁|搭地铁|坐出租)")
 _TO = re.compile(r"(?:到|去|前往|至)\s*(.+?)\s*(?:的出租|的地铁|的车|的话|帮我|帮忙|请|叫|打个|打辆|，|,|。|？|\?|！|!|怎么|需要|要|坐|乘|搭|打车|打的|玩|吃|用餐|住|游玩|$)")
 _TRIP_PRONOUNS = {"景点": "景点", "景区": "景点", "餐馆": "餐馆", "餐厅": "餐馆", "饭店": "餐馆", "饭馆": "餐馆",
                   "酒店": "酒店", "宾馆": "酒店"}
@@ -504,7 +506,9 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
 
     # trips: 从A到B with 地铁 / 打车
     trip_dom = "出租" if re.search(r"出租|打车|打的|叫车|的士|叫一辆|车型|车牌", mt) else ("地铁" if "地铁" in mt else None)
-    m = _TRIP.search(t)
+    if trip_dom == "出租" and re.search(r"地铁站", mt) and not re.search(r"车型|车牌|什么车", mt):
+        trip_dom = "地铁"  # the stations near both ends are the metro's (出发地附近地铁站, CrossWOZ)
+    m = _TRIP.search(t) or _TRIP_AT.search(t)
     if trip_dom and m:
         a = _leading_place(t, m.start(1), lex) or _place_value(m.group(1), lex, state)
         m2 = _TO.search(t, m.end() - 1)
@@ -512,6 +516,21 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
         if a and b:
             out["trip"][trip_dom] = {"出发地": a, "目的地": b}
             inform[trip_dom] = {"出发地": a, "目的地": b}
+    if trip_dom and not out["trip"]:
+        # "定都阁到八奇洞怎么坐地铁", "我想A坐地铁到B": two places of the database with 到/去 between
+        # them, the first said as the start
+        for (s1, _, n1), (s2, _, n2) in zip(names, names[1:]):
+            if re.fullmatch(r"\s*(?:坐地铁|乘地铁|搭地铁|打车|打的|坐车|坐出租车?)?\s*(?:到|去|至|前往)\s*", ft[s1 + len(fold(n1)):s2]):
+                out["trip"][trip_dom] = inform[trip_dom] = {"出发地": n1, "目的地": n2}
+                break
+    other_mode = {"出租": "地铁", "地铁": "出租"}.get(trip_dom or "")
+    had = state.get("cons") or {}
+    if trip_dom and not out["trip"] and had.get(other_mode) and not had.get(trip_dom) and \
+            re.search(r"如果|要是|改|换|还是|那|呢", mt):
+        # "如果我坐出租车呢？": the trip just asked about by metro, by the other way
+        trip = {k: had[other_mode][k] for k in ("出发地", "目的地") if had[other_mode].get(k)}
+        if len(trip) == 2:
+            out["trip"][trip_dom] = inform[trip_dom] = trip
     if trip_dom == "出租" and re.search(r"车型|车牌|什么车", mt):
         request += [("出租", "车型"), ("出租", "车牌")] if "车牌" in mt and "车型" in mt else \
             [("出租", "车牌" if "车牌" in mt else "车型")]
@@ -544,6 +563,13 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
     targets = targets or asked_near
     name_doms = [dom for _, dom, _ in names if dom in PLACE_DOMAINS]
     numbers = read_numbers(mt, None, loose=True)
+    asked_kinds = list(dict.fromkeys(_WORD_DOM[w] for _, w in near_words))
+    said_for_asked = read_numbers(mt, asked_kinds[0]) if not targets and len(asked_kinds) == 1 else []
+    if said_for_asked and all(d in (None, asked_kinds[0]) for _, _, d, _ in said_for_asked):
+        # "养心殿附近还有什么餐馆么？价格在100-150元左右的": a value said with no kind of its own
+        # constrains the kind asked for beside the place — a search near it, not the list
+        targets = [(p, d) for p, d, w in doms if d == asked_kinds[0]] or \
+            [(near_spans[0][0], asked_kinds[0])]
     slot_doms = {d for _, slot, d, _ in numbers if d}
     if dishes:
         slot_doms.add("餐馆")
@@ -563,10 +589,16 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
     out["target"] = target
     focus = target or state.get("focus")
     numbers = read_numbers(mt, focus if focus in PLACE_DOMAINS else None)
-    if target in ("景点", "酒店") and targets and not any(d == "餐馆" for _, d in targets) and not dishes:
+    def kind_before(pos: int) -> str | None:
+        return next((d for p, d, _ in reversed(doms) if p < pos and d in PLACE_DOMAINS), None)
+
+    if target in ("景点", "酒店") and targets and not dishes:
         # "…的酒店，人均消费是400-500元": 人均 (per person) of the kind of place looked for, when no
-        # restaurant is spoken of — an attraction's ticket, a hotel's price
-        numbers = [(p, {"景点": "门票", "酒店": "价格"}[target], target, v) if slot == "人均消费" else (p, slot, d, v)
+        # restaurant is spoken of, or the kind named last before it is the one looked for
+        # ("吃饭了，我得去酒店睡一觉…，人均消费是400-500元") — an attraction's ticket, a hotel's price
+        no_food = not any(d == "餐馆" for _, d in targets)
+        numbers = [(p, {"景点": "门票", "酒店": "价格"}[target], target, v)
+                   if slot == "人均消费" and (no_food or kind_before(p) == target) else (p, slot, d, v)
                    for p, slot, d, v in numbers]
     # a clause that praises a value ("不收费更好呀", "不用花钱也挺不错") says it of the place chosen
     # in that domain: a comment, no constraint
@@ -577,7 +609,7 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
     checked = [n for n in names if not re.match(r"(?:的)?(?:附近|周边|周围|旁边|边上|一带)",
                                                 ft[n[0] + len(fold(n[2])):n[0] + len(fold(n[2])) + 4])]
     checking = bool(re.search(r"[吗么]\W*$|是不是|是否", ft)) and not _SEARCH.search(mt) and \
-        not re.search(r"找|推荐|换|再|还有|其他|别的|这些|哪", mt) and \
+        not re.search(r"找|推荐|介绍|换|再|还有|其他|别的|这些|哪", mt) and \
         not re.search(r"有[^，,。？?！!]{0,30}的(?:景点|景区|餐馆|餐厅|饭店|饭馆|酒店|宾馆|地方)", mt) and \
         (bool(_PRONOUN.search(mt)) or bool(checked) or bool(re.search(r"^\W*(?:景点|餐馆|餐厅|酒店|宾馆)的", mt)) or
          _bare_check(mt, focus, targets, state))
@@ -623,8 +655,11 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
         put("酒店", "酒店类型", m.group(1) + (m.group(2) or ""))
     if facilities:
         hotel_named = any(d == "酒店" for _, d, _ in names)
-        asks_facility = bool(re.search(r"有没有|提不提供|有无|是否|有.{0,16}[吗么没]|提供.{0,16}[吗么没]|能不能|可不可以|..[吗么]", ft)) and \
+        # (么 of 什么/怎么/那么 asks nothing yes or no; 哪家/这些… ask which hotel has it: a search)
+        asks_facility = bool(re.search(r"有没有|提不提供|有无|是否|有.{0,16}(?:吗|(?<![什怎那这多])么|没)|"
+                                       r"提供.{0,16}(?:吗|(?<![什怎那这多])么|没)|能不能|可不可以|..(?:吗|(?<![什怎那这多])么)", ft)) and \
             (chosen.get("酒店") or hotel_named or _PRONOUN.search(mt)) and not re.search(r"找|推荐|换|再", mt) and \
+            not _REFINE_WORDS.search(mt) and \
             not any(d == "酒店" for _, _, d, _ in numbers) and not re.search(r"经济|舒适|高档|豪华", mt)
         if asks_facility:
             for _, f in facilities:
@@ -667,6 +702,10 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
     for dom, (slot, name) in listed.items():
         if m and inform.get(dom) and dom not in out["near"]:
             out["near"][dom] = (slot, name)
+    if not NEAR_FAILED.search(mt):
+        for dom, ref in _bare_near(mt, doms, targets, near_spans, inform, state):
+            if dom not in out["near"]:
+                out["near"][dom] = (NEAR_SLOT[ref], chosen[ref])
     for dom, (slot, name) in list(out["near"].items()):
         if not inform.get(dom) and dom in PLACE_DOMAINS:
             # "推荐一个故宫周边的餐馆" / "颐和园周边有什么酒店": nothing asked of the place but that it be
@@ -691,13 +730,15 @@ def read(text: str, state: dict, lex: Lexicon) -> dict:
         if of:
             request.append((of, NEAR_SLOT[wdom]))
     if asking:
-        taken = set()
+        taken, stated = set(), set()
         for w, slot in REQUESTS:
             for m in re.finditer(re.escape(w), mt):
-                if any(a <= m.start() < b for a, b in taken) or any(a <= m.start() < b for a, b in near_spans):
+                if any(a <= m.start() < b for a, b in taken) or any(a <= m.start() < b for a, b in near_spans) or \
+                        m.start() in stated:
                     continue
                 tail = mt[m.end():m.end() + 6]
                 if re.match(r"\s*(?:是|在|为|要|能|有|达到|能达到|不低于|高于|至少)*\s*\d", tail):
+                    stated.add(m.start())  # (人均 inside 人均消费是400元 is no question either)
                     continue  # a constraint with its number ("人均100元"), not a question
                 taken.add((m.start(), m.end()))
                 of = _subject(mt, m.start(), names, [x for x in doms if not any(a <= x[0] < b for a, b in near_spans)],
@@ -779,6 +820,47 @@ def _near_requests(mt: str) -> tuple[list[tuple[int, str]], list[tuple[int, int]
 
 
 _SEARCH = re.compile(r"(?:找|推荐|订|选|安排)(?:一(?!下)|个|家)|来(?:一[个家]|个|家)|哪(?:个|家)|有没有[^，,。？?！!]{0,12}(?:的|是)")
+
+
+#: words that ask which of several places ("哪家提供宽带上网", "这些酒店中…"): a search, not a
+#: question about the place chosen
+_REFINE_WORDS = re.compile(r"哪家|哪个|哪一|其中|" + THESE.pattern)
+#: a word of nearness with nothing named before it, or only a pronoun ("在附近找一家", "它附近",
+#: "周边的餐馆中…"); a place name before it is masked (＃) and a domain word is read by its own rule
+_BARE_NEAR = re.compile(r"(?:(?:它|他|她)家?|这|那|这儿|那儿|这里|那里)?的?(附近|周边|周围|旁边|边上|一带)")
+
+
+def _bare_near(mt: str, doms, targets, near_spans, inform: dict, state: dict) -> list[tuple[str, str]]:
+    """``(domain searched, domain of the place it is near)`` for a search said near no place
+    named ("我想在附近找一家评分4分以上的餐馆", "去它家附近找个酒店住宿"): near the place the dialogue is at
+    — the chosen place of the domain talked about before this utterance, else the one chosen or
+    proposed last. Only a search with a constraint of its own (a bare "周边有什么酒店" asks for the
+    list beside a place, a request) and only when that place is of another kind than the one
+    searched (a search near a place of the same kind names it: "这家餐馆周边的餐馆")."""
+    chosen = state.get("chosen") or {}
+    prior = state.get("focus")
+    ref = prior if prior in PLACE_DOMAINS and chosen.get(prior) else \
+        _last_place_domain(chosen, state.get("last_place"), PLACE_DOMAINS)
+    if not ref:
+        return []
+    ends = {p + len(w) for p, d, w in doms}
+    out = []
+    for m in _BARE_NEAR.finditer(mt):
+        s = m.start()
+        if re.search(r"＃的?$", mt[:s]) or s in ends or (mt[s - 1:s] == "的" and s - 1 in ends):
+            continue  # near a place named, or near a kind of place (景点附近: its own rule)
+        clause = re.split(r"[，,。？?！!；;]", mt[s:], maxsplit=1)[0]
+        after = [d for p, d, _ in doms if s < p < s + len(clause) and d in PLACE_DOMAINS]
+        dom = after[0] if after else None
+        if re.match(r"[^，,。？?！!；;]{0,3}?(?:还|都|是否|是不是)?(?:有|是)", mt[m.end():]) and \
+                (not any(d == dom for _, d in targets) or any(d == dom and p < s for p, d in targets)):
+            # "看看周边有什么酒店": the list beside the place found, asked for — unless that kind is
+            # itself looked for with a value, first named here ("它附近有什么景点，最好评分在4.5分以上";
+            # "找个5分的餐馆，再看看它周边有什么其它餐馆" asks beside the restaurant found)
+            continue
+        if dom in PLACE_DOMAINS and dom != ref and inform.get(dom) and (dom, ref) not in out:
+            out.append((dom, ref))
+    return out
 
 
 def _near_search(mt: str, dom: str, inform: dict) -> bool:
