@@ -79,12 +79,15 @@ CUES: dict[str, lazyre.LazyRe] = {
 }
 
 
-def raw_features(text: str) -> Counter[str]:
+def raw_features(text: str, cues: bool = False) -> Counter[str]:
     """Term counts of a normalised text (see :func:`hermesd.nlu.normalize.normalize`).
 
-    Keys are listed in a fixed order (per token its n-grams, then words, then bigrams, then the
-    cues of :data:`CUES` in their order, ``q<name>``) and
+    Keys are listed in a fixed order (per token its n-grams, then words, then bigrams, then, with
+    ``cues``, the cues of :data:`CUES` in their order, ``q<name>`` of count :data:`CUE_COUNT`) and
     counted in one pass: the order is the scorer's summation order, so it is part of the result.
+    Without ``cues`` the counts are the n-grams, words and bigrams alone (the scorer whose scores
+    decide in or out of scope; the cues only reorder the in-scope intents, see
+    :attr:`hermesd.nlu.intents.IntentModel.ranker`).
     """
     keys: list[str] = []
     words = _TOKEN.findall(text)
@@ -101,6 +104,8 @@ def raw_features(text: str) -> Counter[str]:
     keys += ["w" + w for w in words]
     keys += ["b" + a + " " + b for a, b in zip(words, words[1:])]
     out = Counter(keys)
+    if not cues:
+        return out
     for name, rx in CUES.items():
         if rx.search(text):
             out["q" + name] = CUE_COUNT
