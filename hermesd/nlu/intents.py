@@ -71,8 +71,9 @@ __all__ = ["CURVE_CUTS", "ClauseReading", "IntentMatch", "IntentModel", "IntentR
 
 #: 8: compact tables (feature list, packed arrays) instead of dicts of dicts
 #: 9: the rejection's ``oos_lead`` feature
-#: 10: the cue ranker (:attr:`IntentModel.ranker`, :data:`.features.CUES`)
-MODEL_VERSION = 10
+#: 10: the cue features in the deciding scorer (a work branch only; its files must not load as 11)
+#: 11: the cue ranker (:attr:`IntentModel.ranker`, :data:`.features.CUES`), the cue-free scorer decides
+MODEL_VERSION = 11
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,15 +1,19 @@
-"""The cue features of the intent scorer (hermesd.nlu.features.CUES), zh and en, and the sibling
+"""The cue features (hermesd.nlu.features.CUES) of the intent model's ranker, zh and en, the sibling
 intents they tell apart on the shipped packs (issue 17: doc.send / doc.resend / doc.list_sent,
-reminder.cancel / change / list, device.reboot / device.service_restart).
+reminder.cancel / change / list, device.reboot / device.service_restart), and that they never decide
+whether an utterance is in scope (a cue word alone had lifted near misses over the out-of-scope class).
 
 The sentences are written for this table, none copied from the packs' examples.
 """
 
 import asyncio
 
+import orjson
 import pytest
+import yaml
 
 from hermesd.nlu.features import CUE_COUNT, CUES, raw_features
+from hermesd.nlu.intents import IntentModel
 from hermesd.nlu.normalize import normalize
 from hermesd.nlu.settings import NluSettings
 from hermesd.subsystems.nlu import NluSubsystem
@@ -28,7 +32,7 @@ def shipped(tmp_path_factory) -> NluSubsystem:
 
 
 def cues(text: str) -> set[str]:
-    return {k[1:] for k in raw_features(normalize(text).text) if k[0] == "q"}
+    return {k[1:] for k in raw_features(normalize(text).text, cues=True) if k[0] == "q"}
 
 
 # (text, the cue it must have, a cue it must not have or None)
@@ -79,7 +83,7 @@ def test_the_cue_table_is_zh_and_en_for_every_cue():
 
 
 def test_a_cue_is_one_feature_of_its_count_however_many_of_its_words_occur():
-    counts = raw_features(normalize("再把合同重新发一遍，again").text)
+    counts = raw_features(normalize("再把合同重新发一遍，again").text, cues=True)
     assert counts["qagain"] == CUE_COUNT
     assert [k for k in counts if k[0] == "q"] == ["qagain"]
     # and the cues come last, after the n-grams, words and bigrams (the scorer's summation order)
@@ -87,8 +91,12 @@ def test_a_cue_is_one_feature_of_its_count_however_many_of_its_words_occur():
 
 
 def test_a_text_without_a_cue_word_has_the_n_grams_alone():
-    counts = raw_features(normalize("导出上周的报表").text)
+    counts = raw_features(normalize("导出上周的报表").text, cues=True)
     assert not [k for k in counts if k[0] == "q"]
+
+
+def test_without_cues_a_text_has_no_cue_feature():
+    assert not [k for k in raw_features(normalize("再把合同重新发一遍，again").text) if k[0] == "q"]
 
 
 #: sibling requests said by a cue word the examples may not use, zh and en
@@ -126,3 +134,60 @@ SIBLINGS_MAX_WRONG = 1
 def test_sibling_requests_are_told_apart_by_their_cue_words(shipped):
     wrong = [(t, i, shipped.parse(t).intent) for t, i in SIBLINGS if shipped.parse(t).intent != i]
     assert len(wrong) <= SIBLINGS_MAX_WRONG, wrong
+
+
+def _heldout(name: str) -> list[str]:
+    doc = yaml.safe_load((REPO / "tests" / "nlu" / "data" / name).read_text(encoding="utf-8"))
+    return [t for ts in doc["out_of_scope"].values() for t in ts] + [t for t, _ in doc.get("in_scope") or []]
+
+
+def test_the_shipped_model_has_a_cue_ranker_and_decides_without_it(shipped):
+    model = shipped.engine.model
+    assert model is not None and model.ranker is not None and model.ranker.cues and not model.cues
+    assert model.ranker.classes == model.classes
+
+
+@pytest.mark.parametrize("name", ["nearmiss_heldout.yaml", "everyday_heldout.yaml"])
+def test_a_cue_never_moves_the_in_or_out_of_scope_decision(shipped, name):
+    """The held-out everyday sentences and near misses (none a pack example), and the siblings: the
+    confidence, the out-of-scope class's score and the ranks' score values are the cue-free
+    scorer's, with or without the ranker; only which in-scope intent holds a rank may differ."""
+    model = shipped.engine.model
+    bare = model.replace(ranker=None)
+    moved = 0
+    for t in _heldout(name) + [t for t, _ in SIBLINGS]:
+        text = normalize(t).text
+        sc, top, conf = model.confidence(text)
+        sc0, top0, conf0 = bare.confidence(text)
+        assert conf == conf0, t
+        assert sorted(sc.values()) == sorted(sc0.values()) and sc.get("oos") == sc0.get("oos"), t
+        assert set(sc) == set(sc0), t
+        assert (top is None) == (top0 is None) and (top is None or sc[top] == sc0[top0]), t
+        moved += top != top0
+    assert moved, "the ranker reordered nothing: the test would pass without it"
+
+
+def test_the_ranker_reorders_by_its_scores_and_keeps_the_values_rank_by_rank():
+    base = IntentModel(["a", "b", "c", "oos"], {"wx": 1.0},
+                       {"wx": {"a": 0.9, "b": 0.5, "c": 0.1, "oos": 0.7}}, 0.0, "oos")
+    ranker = IntentModel(["a", "b", "c", "oos"], {"wx": 1.0, "qagain": 1.0},
+                         {"wx": {"a": 0.1, "b": 0.3, "c": 0.2, "oos": 0.9}}, 0.0, "oos", cues=True)
+    m = base.replace(ranker=ranker)
+    sc, top, _ = m.analyse("x")
+    # b, c, a by the ranker, holding 0.9, 0.5, 0.1; the out-of-scope class keeps its 0.7 and is never
+    # reordered, though the ranker scores it highest
+    assert sc == {"a": 0.1, "b": 0.9, "c": 0.5, "oos": 0.7} and top == "b"
+    assert base.analyse("x")[0] == {"a": 0.9, "b": 0.5, "c": 0.1, "oos": 0.7}
+
+
+def test_a_model_with_a_ranker_round_trips_and_refuses_a_ranker_over_other_classes(shipped):
+    model = shipped.engine.model
+    back = IntentModel.from_json(model.to_json())
+    assert back == model and back.ranker == model.ranker
+    for t, _ in SIBLINGS[:8]:
+        text = normalize(t).text
+        assert back.analyse(text) == model.analyse(text)
+    d = orjson.loads(model.to_json())
+    d["ranker"]["classes"] = d["ranker"]["classes"][::-1]
+    with pytest.raises(ValueError):
+        IntentModel.from_json(orjson.dumps(d))
