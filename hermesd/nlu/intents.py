@@ -535,6 +535,21 @@ def _bagged_fit(vecs: list[dict[str, float]], labels: list[str], classes: list[s
 _BAG_SEED_STEP = 7919
 
 
+def _ranker(model: IntentModel) -> IntentModel:
+    """``model`` as :attr:`IntentModel.ranker`: only the order of its in-scope scores is used, so the
+    out-of-scope class's weights, the features left with no weight and the vocabulary (the rejection's)
+    are dropped. A text's in-scope scores are then its full scores times one positive factor (the L2
+    norm over fewer features), the same order; on the shipped pack half the features and weights."""
+    oos = model.oos_label
+    weights = {}
+    for f, row in model.weights.items():
+        r = {c: x for c, x in row.items() if c != oos}
+        if r:
+            weights[f] = r
+    idf = {f: x for f, x in model.idf.items() if f in weights}
+    return IntentModel(model.classes, idf, weights, 0.0, oos, cues=model.cues)
+
+
 def _build(examples: Sequence[tuple[str, str]], classes: list[str], oos_label: str | None, epochs: int,
            margin: float, seed: int, learner: str = "perceptron", l2: float = 1e-5, bag: int = 1,
            cues: bool = False) -> IntentModel:
@@ -700,7 +715,7 @@ def train(examples: Sequence[tuple[str, str]], *, oos_label: str | None = None, 
         raise ValueError(f"unknown learner {learner!r} (one of {', '.join(LEARNERS)})")
     if folds == 1 or folds < 0:
         raise ValueError("folds must be 0 (no calibration) or at least 2")
-    ranker = _build(examples, classes, oos_label, epochs, margin, seed, learner, l2, bag, cues=True) \
+    ranker = _ranker(_build(examples, classes, oos_label, epochs, margin, seed, learner, l2, bag, cues=True)) \
         if cue_ranker else None
     if folds == 0:
         return _build(examples, classes, oos_label, epochs, margin, seed, learner, l2, bag).replace(ranker=ranker)
