@@ -50,16 +50,18 @@ CUE_COUNT = 4
 #: cue name → the words that say it (normalised text: lower case, half width); see the module
 #: docstring. A text has the feature ``q<name>`` (count :data:`CUE_COUNT`) when any of them occurs.
 CUES: dict[str, lazyre.LazyRe] = {
-    # the same thing a second time; 再见 is a goodbye, 重启 a restart (no "re-" of its own)
+    # the same thing a second time; 再见 is a goodbye, 重启 a restart (no "re-" of its own); 再 with
+    # 也 later in its clause is "and then … too" (再把发票也发给张工: another document), 再也 "never again"
     "again": lazyre.compile(
         _en("again", "once more", "one more time", "another time", r"re-?send\w*", "resent", r"re-?forward\w*",
             r"re-?mail\w*", r"re-?email\w*", r"re-?share\w*", r"re-?submit\w*", "redo", "repeat")
-        + r"|再(?!见)|重新|重发|重传|补发|又"),
-    # a question about what was done or what there is: which, what did/have, how many, the list of
+        + r"|再(?!见|也)(?![^,.!?;:，。！？；：]*也)|重新|重发|重传|补发|又"),
+    # a question about what was done or what there is: which, what did/have, how many, the list of;
+    # not a yes/no 了吗 / 了没 ("报价单发给王芳了吗": the request's own intent, asked about, answers it)
     "what": lazyre.compile(
         _en("which", r"what (?:did|have|has|had|was|were|do|does|are|is) (?:i|we|you)", "what did", "what have",
             "how many", "list", "history", "so far", "did i", "have i", "did we", "have we", "already")
-        + r"|哪些|哪个|哪份|哪几|什么|几份|几个|多少|列出|列一下|清单|列表|记录|历史|有没有|了没|了吗|没有|都有"
+        + r"|哪些|哪个|哪份|哪几|什么|几份|几个|多少|列出|列一下|清单|列表|记录|历史|有没有|没有|都有"
           r"|(?<=[发寄传转送交设定做看])过|已经|已发"),
     # a different time or content for an existing thing
     "change": lazyre.compile(

@@ -41,13 +41,14 @@ SAID = [
     ("把那份发票重新发一下", "again", None), ("合同再传一次给她", "again", None), ("又发错了，补发一份", "again", None),
     ("please re-send it", "again", None), ("resending the invoice", "again", None),
     ("mail it to her once more", "again", None), ("do it one more time", "again", None),
-    ("好的再见", None, "again"), ("重启一下路由器", None, "again"), ("send the invoice", None, "again"),
+    ("好的再见", None, "again"), ("再把发票也发给张工", None, "again"), ("我再也不想收到这个", None, "again"),
+    ("合同发完了，再发一遍吧", "again", None), ("重启一下路由器", None, "again"), ("send the invoice", None, "again"),
     ("the agenda for tomorrow", None, "again"),
     # what was done / what there is
     ("我都发过哪些东西", "what", None), ("有没有给她发过合同", "what", None), ("我有几个提醒", "what", None),
     ("which ones did I send", "what", None), ("what did we email them", "what", None),
     ("have I shared the quote", "what", None), ("list my reminders", "what", None),
-    ("过来一下", None, "what"), ("我好难过", None, "what"), ("send the invoice", None, "what"),
+    ("过来一下", None, "what"), ("报价单发给王芳了吗", None, "what"), ("合同发了没", None, "what"), ("我好难过", None, "what"), ("send the invoice", None, "what"),
     # changing
     ("把提醒改到明天", "change", None), ("往后推迟半小时", "change", None), ("提前到八点", "change", None),
     ("move it to friday", "change", None), ("push it back an hour", "change", None),
@@ -167,17 +168,26 @@ def test_a_cue_never_moves_the_in_or_out_of_scope_decision(shipped, name):
     assert moved, "the ranker reordered nothing: the test would pass without it"
 
 
-def test_the_ranker_reorders_by_its_scores_and_keeps_the_values_rank_by_rank():
-    base = IntentModel(["a", "b", "c", "oos"], {"wx": 1.0},
-                       {"wx": {"a": 0.9, "b": 0.5, "c": 0.1, "oos": 0.7}}, 0.0, "oos")
-    ranker = IntentModel(["a", "b", "c", "oos"], {"wx": 1.0, "qagain": 1.0},
-                         {"wx": {"a": 0.1, "b": 0.3, "c": 0.2, "oos": 0.9}}, 0.0, "oos", cues=True)
-    m = base.replace(ranker=ranker)
+def _pair(names, base_w, rank_w):
+    base = IntentModel(names, {"wx": 1.0}, {"wx": dict(zip(names, base_w))}, 0.0, "oos")
+    ranker = IntentModel(names, {"wx": 1.0}, {"wx": dict(zip(names, rank_w))}, 0.0, "oos", cues=True)
+    return base, base.replace(ranker=ranker)
+
+
+def test_the_ranker_reorders_the_top_intents_siblings_and_keeps_the_values_rank_by_rank():
+    names = ["x.a", "x.b", "y.c", "x.d", "oos"]
+    base, m = _pair(names, [0.9, 0.5, 0.3, 0.1, 0.7], [0.1, 0.3, 5.0, 0.2, 9.0])
     sc, top, _ = m.analyse("x")
-    # b, c, a by the ranker, holding 0.9, 0.5, 0.1; the out-of-scope class keeps its 0.7 and is never
-    # reordered, though the ranker scores it highest
-    assert sc == {"a": 0.1, "b": 0.9, "c": 0.5, "oos": 0.7} and top == "b"
-    assert base.analyse("x")[0] == {"a": 0.9, "b": 0.5, "c": 0.1, "oos": 0.7}
+    # x.a's family (x.*) in the ranker's order x.b, x.d, x.a, holding 0.9, 0.5, 0.1; y.c is no sibling
+    # and the out-of-scope class is never reordered, though the ranker scores them highest
+    assert sc == {"x.a": 0.1, "x.b": 0.9, "y.c": 0.3, "x.d": 0.5, "oos": 0.7} and top == "x.b"
+    assert base.analyse("x")[0] == {"x.a": 0.9, "x.b": 0.5, "y.c": 0.3, "x.d": 0.1, "oos": 0.7}
+
+
+def test_an_intent_without_a_family_is_never_reordered():
+    names = ["balance", "transfer", "oos"]  # CLINC150's names have no dot
+    base, m = _pair(names, [0.9, 0.5, 0.1], [0.1, 0.9, 0.0])
+    assert m.analyse("x") == base.analyse("x")
 
 
 def test_a_model_with_a_ranker_round_trips_and_refuses_a_ranker_over_other_classes(shipped):
