@@ -263,8 +263,12 @@ class IntentModel:
         classes = self.classes
         return {classes[c]: acc[c] for c in dict.fromkeys(named)}
 
-    def analyse(self, text: str) -> tuple[dict[str, float], str | None, list[float] | None]:
+    def analyse(self, text: str, rank_text: str | None = None) -> tuple[dict[str, float], str | None, list[float] | None]:
         """``(scores, top in-scope intent, its rejection features)`` for a normalised text.
+
+        :param rank_text: the text the :attr:`ranker` reads instead of ``text`` (the recognizer
+            gives it the text with its typos read as the pack's words, :meth:`IntentRecognizer.spelled`:
+            which sibling is meant is the words' as meant — "restrat the nginx service" is a restart).
 
         The features (:func:`.rejection.features`) are None when no in-scope intent scored. They,
         the out-of-scope class's score and the scores' values are this scorer's; with a
@@ -279,7 +283,7 @@ class IntentModel:
             return sc, None, None
         x = self._rejection_features(counts, sc, top)
         if self.ranker is not None:
-            sc = self._reorder(sc, self.ranker.scores(text))
+            sc = self._reorder(sc, self.ranker.scores(text if rank_text is None else rank_text))
             top = max((c for c in sc if c != self.oos_label), key=sc.__getitem__)
         return sc, top, x
 
@@ -332,9 +336,10 @@ class IntentModel:
         coverage, unseen, evidence = (cov / tot, uns / tot, ev / tot) if tot else (0.0, 1.0, 0.0)
         return rejection_features(sc, top, self.oos_label, coverage, unseen, len(units), evidence)
 
-    def confidence(self, text: str) -> tuple[dict[str, float], str | None, float | None]:
-        """``(scores, top in-scope intent, P(accept))``; P is None without a rejection model."""
-        sc, top, x = self.analyse(text)
+    def confidence(self, text: str, rank_text: str | None = None) -> tuple[dict[str, float], str | None, float | None]:
+        """``(scores, top in-scope intent, P(accept))``; P is None without a rejection model;
+        ``rank_text``: see :meth:`analyse`."""
+        sc, top, x = self.analyse(text, rank_text)
         if self.reject is None or x is None:
             return sc, top, None
         return sc, top, self.reject.probability(x)
@@ -1093,7 +1098,8 @@ class IntentRecognizer:
         text = content_of(text)  # courtesy and hesitation are no evidence for any intent
         if not text:
             return {}, []
-        sc, top_in, conf = self.model.confidence(text)
+        # the ranker reads the words as meant (typos as the pack's words); the decision, as typed
+        sc, top_in, conf = self.model.confidence(text, self.spelled(text) if self.model.ranker is not None else None)
         best = sorted(sc.items(), key=lambda kv: -kv[1])[:top_k]
         return sc, [IntentMatch(c, s, "scorer", confidence=conf if c == top_in else None) for c, s in best]
 
