@@ -716,7 +716,8 @@ def train(examples: Sequence[tuple[str, str]], *, oos_label: str | None = None, 
     :param cue_ranker: also train the :attr:`IntentModel.ranker` (the same learner with the cue
         features, on the same examples; one more fit): it reorders the in-scope intents and never
         decides in or out of scope, so the rejection and its cross-validation are the cue-free
-        scorer's.
+        scorer's. Not trained when no intent name has a family (``doc.send``; CLINC150's names
+        have none): it would reorder nothing.
     :raises ValueError: fewer than two classes, ``folds`` is 1 or negative, or an unknown learner.
     """
     classes = sorted({y for _, y in examples})
@@ -726,8 +727,10 @@ def train(examples: Sequence[tuple[str, str]], *, oos_label: str | None = None, 
         raise ValueError(f"unknown learner {learner!r} (one of {', '.join(LEARNERS)})")
     if folds == 1 or folds < 0:
         raise ValueError("folds must be 0 (no calibration) or at least 2")
+    # the ranker only reorders a family's intents (IntentModel._reorder): without one, no ranker
+    families = any("." in c for c in classes if c != oos_label)
     ranker = _ranker(_build(examples, classes, oos_label, epochs, margin, seed, learner, l2, bag, cues=True)) \
-        if cue_ranker else None
+        if cue_ranker and families else None
     if folds == 0:
         return _build(examples, classes, oos_label, epochs, margin, seed, learner, l2, bag).replace(ranker=ranker)
     held = cross_validate(examples, oos_label=oos_label, epochs=epochs, margin=margin, seed=seed, folds=folds,
