@@ -201,3 +201,13 @@ def test_a_model_with_a_ranker_round_trips_and_refuses_a_ranker_over_other_class
     d["ranker"]["classes"] = d["ranker"]["classes"][::-1]
     with pytest.raises(ValueError):
         IntentModel.from_json(orjson.dumps(d))
+
+
+def test_a_ranker_is_trained_only_for_intents_with_a_family():
+    from hermesd.nlu.intents import train
+
+    from .test_intents import EXAMPLES
+    assert train(EXAMPLES, epochs=3, folds=0).ranker is not None  # light.on, light.off, music.play
+    flat = [(t, y.replace(".", "_")) for t, y in EXAMPLES]
+    assert train(flat, epochs=3, folds=0).ranker is None
+    assert train(EXAMPLES, epochs=3, folds=0, cue_ranker=False).ranker is None
