@@ -71,7 +71,9 @@ __all__ = ["CURVE_CUTS", "ClauseReading", "IntentMatch", "IntentModel", "IntentR
 
 #: 8: compact tables (feature list, packed arrays) instead of dicts of dicts
 #: 9: the rejection's ``oos_lead`` feature
-MODEL_VERSION = 9
+#: 10: the cue features in the deciding scorer (a work branch only; its files must not load as 11)
+#: 11: the cue ranker (:attr:`IntentModel.ranker`, :data:`.features.CUES`), the cue-free scorer decides
+MODEL_VERSION = 11
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +127,13 @@ class IntentModel:
     :param margin: ambiguity margin chosen by cross-validation (score units), or None.
     :param report: the cross-validation estimate (``folds``, ``in_scope_accuracy``, ``oos_recall``,
         ``curve``) measured while training; plain JSON values.
+    :param cues: the features include the cues (:data:`.features.CUES`; ``raw_features(…, cues=True)``).
+    :param ranker: a scorer over the same classes trained with the cues, or None. It only reorders the
+        in-scope intents the cue-free scorer scored (:meth:`analyse`): which intent is first among
+        siblings (doc.send / doc.resend / doc.list_sent) is its, whether anything is in scope is never
+        its — a cue word alone ("again", 取消, "which") lifted an intent over the out-of-scope class
+        when the cues were features of the deciding scorer (issue 17: near-miss false accepts 10.8 →
+        17.7 %, everyday 1.6 → 3.7 %).
 
     Held compactly (a loaded model is most of the NLU's resident memory): one dict feature → row
     number, whose keys are the only copy of each feature string; ``idf`` an ``array('d')`` by row;
@@ -136,14 +145,17 @@ class IntentModel:
     inspection); every field round-trips through :meth:`to_json` / :meth:`from_json`.
     """
 
-    __slots__ = ("classes", "threshold", "oos_label", "reject", "margin", "report", "_fid", "_idf", "_row",
-                 "_cls", "_w", "_vmask", "_cid", "_unseen_idf")
+    __slots__ = ("classes", "threshold", "oos_label", "reject", "margin", "report", "cues", "ranker", "_fid", "_idf",
+                 "_row", "_cls", "_w", "_vmask", "_cid", "_unseen_idf")
 
     def __init__(self, classes: list[str], idf: Mapping[str, float], weights: Mapping[str, Mapping[str, float]],
                  threshold: float, oos_label: str | None = None, vocab: Mapping[str, Sequence[int]] | None = None,
                  reject: RejectionModel | None = None, margin: float | None = None,
-                 report: dict[str, Any] | None = None) -> None:
+                 report: dict[str, Any] | None = None, cues: bool = False,
+                 ranker: "IntentModel | None" = None) -> None:
         self.classes = classes
+        self.cues = cues
+        self.ranker = ranker
         self.threshold = threshold
         self.oos_label = oos_label
         self.reject = reject
@@ -204,7 +216,7 @@ class IntentModel:
         for s in self.__slots__:
             setattr(new, s, getattr(self, s))
         for k, v in changes.items():
-            if k not in ("threshold", "oos_label", "reject", "margin", "report"):  # the tables index the classes
+            if k not in ("threshold", "oos_label", "reject", "margin", "report", "ranker"):  # the tables index the classes
                 raise TypeError(f"IntentModel.replace: cannot change {k!r}")
             setattr(new, k, v)
         return new
@@ -219,8 +231,9 @@ class IntentModel:
                 f"threshold={self.threshold!r}, oos_label={self.oos_label!r})")
 
     def scores(self, text: str) -> dict[str, float]:
-        """Linear score per class for a normalised text (classes with no active feature are absent)."""
-        return self._score(self._vector(raw_features(text)))
+        """Linear score per class for a normalised text (classes with no active feature are absent);
+        this scorer's own, never reordered by :attr:`ranker`."""
+        return self._score(self._vector(raw_features(text, self.cues)))
 
     def _vector(self, counts: Mapping[str, int]) -> list[tuple[int, float]]:
         """:func:`.features.tfidf_vector` by row number: the same floats, in the same order."""
@@ -250,16 +263,58 @@ class IntentModel:
         classes = self.classes
         return {classes[c]: acc[c] for c in dict.fromkeys(named)}
 
-    def analyse(self, text: str) -> tuple[dict[str, float], str | None, list[float] | None]:
+    def analyse(self, text: str, rank_text: str | None = None) -> tuple[dict[str, float], str | None, list[float] | None]:
         """``(scores, top in-scope intent, its rejection features)`` for a normalised text.
 
-        The features (:func:`.rejection.features`) are None when no in-scope intent scored.
+        :param rank_text: the text the :attr:`ranker` reads instead of ``text`` (the recognizer
+            gives it the text with its typos read as the pack's words, :meth:`IntentRecognizer.spelled`:
+            which sibling is meant is the words' as meant — "restrat the nginx service" is a restart).
+
+        The features (:func:`.rejection.features`) are None when no in-scope intent scored. They,
+        the out-of-scope class's score and the scores' values are this scorer's; with a
+        :attr:`ranker` the in-scope intents are then reordered (:meth:`_reorder`), so the top intent
+        returned is the ranker's first and the accept/reject decision on the features is the one the
+        cue-free scorer would make.
         """
-        counts = raw_features(text)
+        counts = raw_features(text, self.cues)
         sc = self._score(self._vector(counts))
         top = max((c for c in sc if c != self.oos_label), key=sc.__getitem__, default=None)
         if top is None:
             return sc, None, None
+        x = self._rejection_features(counts, sc, top)
+        if self.ranker is not None:
+            sc = self._reorder(sc, self.ranker.scores(text if rank_text is None else rank_text))
+            top = max((c for c in sc if c != self.oos_label), key=sc.__getitem__)
+        return sc, top, x
+
+    def _reorder(self, sc: dict[str, float], rsc: Mapping[str, float]) -> dict[str, float]:
+        """``sc`` with the siblings of its top in-scope intent reordered by the ranker's scores ``rsc``.
+
+        Siblings are the in-scope intents of the top one's family, the name before its first dot
+        (doc.send, doc.resend and doc.list_sent; an intent without a dot is a family of its own):
+        the cues tell a family's actions apart (again, which, cancel, a service), they are no
+        evidence for what the request is about — in a ranker over every intent 取消 / 不用 pulled
+        "不用发了，先看看网络通不通" from device.network_check to reminder.cancel. The siblings keep
+        the ranks they hold, in the ranker's order (ties, and intents the ranker does not score, in
+        ``sc``'s order), and the scores' values stay where they are, rank by rank: the top in-scope
+        score, the lead over the runner-up, the out-of-scope class's score and gap are unchanged.
+        Every other intent keeps its rank."""
+        oos = self.oos_label
+        ins = sorted((c for c in sc if c != oos), key=lambda c: -sc[c])
+        fam = ins[0].split(".", 1)[0] + "." if ins and "." in ins[0] else None
+        if fam is None:
+            return sc
+        sib = [c for c in ins if c.startswith(fam)]
+        order = sorted(sib, key=lambda c: -rsc.get(c, -math.inf))
+        if order == sib:
+            return sc
+        out = dict(sc)
+        for c, d in zip(order, sib):
+            out[c] = sc[d]
+        return out
+
+    def _rejection_features(self, counts: Mapping[str, int], sc: Mapping[str, float], top: str) -> list[float]:
+        """:func:`.rejection.features` of ``top`` for a text's ``counts`` and scores ``sc``."""
         ci = self._cid[top]
         oi = self._cid.get(self.oos_label) if self.oos_label else None
         tot = cov = uns = ev = 0.0
@@ -279,11 +334,12 @@ class IntentModel:
                 if oi is None or not vs >> oi & 1:  # a unit everyday sentences use too is no evidence for the intent
                     ev += idf
         coverage, unseen, evidence = (cov / tot, uns / tot, ev / tot) if tot else (0.0, 1.0, 0.0)
-        return sc, top, rejection_features(sc, top, self.oos_label, coverage, unseen, len(units), evidence)
+        return rejection_features(sc, top, self.oos_label, coverage, unseen, len(units), evidence)
 
-    def confidence(self, text: str) -> tuple[dict[str, float], str | None, float | None]:
-        """``(scores, top in-scope intent, P(accept))``; P is None without a rejection model."""
-        sc, top, x = self.analyse(text)
+    def confidence(self, text: str, rank_text: str | None = None) -> tuple[dict[str, float], str | None, float | None]:
+        """``(scores, top in-scope intent, P(accept))``; P is None without a rejection model;
+        ``rank_text``: see :meth:`analyse`."""
+        sc, top, x = self.analyse(text, rank_text)
         if self.reject is None or x is None:
             return sc, top, None
         return sc, top, self.reject.probability(x)
@@ -291,18 +347,27 @@ class IntentModel:
     def to_json(self) -> bytes:
         """The model as JSON (format :data:`MODEL_VERSION`): the feature strings as a list, the
         idf, row starts, class indices and weights as base64 of their little-endian C arrays (so a
-        load builds no per-weight Python object and reads back the same doubles, bit for bit)."""
-        return orjson.dumps({"version": MODEL_VERSION, "classes": self.classes, "features": list(self._fid),
-                             "idf": _pack(self._idf), "row": _pack(self._row), "cls": _pack(self._cls),
-                             "w": _pack(self._w), "threshold": self.threshold, "oos_label": self.oos_label,
-                             "vocab": self.vocab, "reject": self.reject.to_dict() if self.reject else None,
-                             "margin": self.margin, "report": self.report})
+        load builds no per-weight Python object and reads back the same doubles, bit for bit); the
+        :attr:`ranker` the same way, nested under ``ranker``."""
+        return orjson.dumps(self._as_dict())
+
+    def _as_dict(self) -> dict[str, Any]:
+        return {"version": MODEL_VERSION, "classes": self.classes, "features": list(self._fid),
+                "idf": _pack(self._idf), "row": _pack(self._row), "cls": _pack(self._cls),
+                "w": _pack(self._w), "threshold": self.threshold, "oos_label": self.oos_label,
+                "vocab": self.vocab, "reject": self.reject.to_dict() if self.reject else None,
+                "margin": self.margin, "report": self.report, "cues": self.cues,
+                "ranker": self.ranker._as_dict() if self.ranker is not None else None}
 
     @classmethod
     def from_json(cls, data: bytes) -> "IntentModel":
         """:raises ValueError: another model version, malformed JSON, or tables that do not fit
-        together (lengths, row starts, class indices, non-finite numbers)."""
-        d = orjson.loads(data)
+        together (lengths, row starts, class indices, non-finite numbers), a ranker's included, or a
+        ranker over other classes."""
+        return cls._from_dict(orjson.loads(data))
+
+    @classmethod
+    def _from_dict(cls, d: Any) -> "IntentModel":
         if not isinstance(d, dict) or d.get("version") != MODEL_VERSION:
             raise ValueError("model version mismatch")
         # a cached or compiled model is read from a file: check its shape before it scores a turn
@@ -315,7 +380,7 @@ class IntentModel:
                 and all(isinstance(ix, list) and all(isinstance(i, int) and 0 <= i < len(classes) for i in ix)
                         for ix in vocab.values())
                 and isinstance(report, dict) and (margin is None or isinstance(margin, num))
-                and (rj is None or isinstance(rj, dict))):
+                and (rj is None or isinstance(rj, dict)) and isinstance(d.get("cues", False), bool)):
             raise ValueError("model has fields of the wrong type")
         idf, row, cl, w = _unpack(d["idf"], "d"), _unpack(d["row"], "I"), _unpack(d["cls"], "BHI"), _unpack(d["w"], "d")
         n = len(features)
@@ -327,6 +392,10 @@ class IntentModel:
         m = object.__new__(cls)
         m.classes, m.threshold, m.oos_label, m.margin, m.report = classes, threshold, d.get("oos_label"), margin, report
         m.reject = RejectionModel.from_dict(rj) if rj else None
+        m.cues = d.get("cues", False)
+        m.ranker = cls._from_dict(d["ranker"]) if d.get("ranker") is not None else None
+        if m.ranker is not None and m.ranker.classes != classes:
+            raise ValueError("model ranker has other classes")
         m._cid = {c: i for i, c in enumerate(classes)}
         m._fid = {f: i for i, f in enumerate(features)}
         m._idf, m._row, m._cls, m._w = idf, row, cl, w
@@ -363,10 +432,8 @@ def _masks(vocab: Mapping[str, Sequence[int]], fid: Mapping[str, int]) -> dict[s
     return {same.get(u, u): sum(1 << i for i in set(ix)) for u, ix in vocab.items()}
 
 
-def _vectorise(texts: Sequence[str]) -> tuple[list[dict[str, float]], dict[str, float]]:
-    import math
-
-    counts = [raw_features(normalize(t).text) for t in texts]
+def _vectorise(texts: Sequence[str], cues: bool = False) -> tuple[list[dict[str, float]], dict[str, float]]:
+    counts = [raw_features(normalize(t).text, cues) for t in texts]
     df: Counter[str] = Counter()
     for c in counts:
         df.update(c.keys())
@@ -479,15 +546,32 @@ def _bagged_fit(vecs: list[dict[str, float]], labels: list[str], classes: list[s
 _BAG_SEED_STEP = 7919
 
 
+def _ranker(model: IntentModel) -> IntentModel:
+    """``model`` as :attr:`IntentModel.ranker`: only the order of its in-scope scores is used, so the
+    out-of-scope class's weights, the features left with no weight and the vocabulary (the rejection's)
+    are dropped. A text's in-scope scores are then its full scores times one positive factor (the L2
+    norm over fewer features), the same order; on the shipped pack half the features and weights."""
+    oos = model.oos_label
+    weights = {}
+    for f, row in model.weights.items():
+        r = {c: x for c, x in row.items() if c != oos}
+        if r:
+            weights[f] = r
+    idf = {f: x for f, x in model.idf.items() if f in weights}
+    return IntentModel(model.classes, idf, weights, 0.0, oos, cues=model.cues)
+
+
 def _build(examples: Sequence[tuple[str, str]], classes: list[str], oos_label: str | None, epochs: int,
-           margin: float, seed: int, learner: str = "perceptron", l2: float = 1e-5, bag: int = 1) -> IntentModel:
+           margin: float, seed: int, learner: str = "perceptron", l2: float = 1e-5, bag: int = 1,
+           cues: bool = False) -> IntentModel:
     """The scorer (weights, idf, vocabulary) trained on ``examples``, with no rejection yet.
 
     :param learner: ``perceptron`` (:func:`_bagged_fit` of ``bag`` orders, ``margin``) or ``softmax``
-        (:func:`.softmax.fit_softmax`, ``l2``). :raises ValueError: another learner.
+        (:func:`.softmax.fit_softmax`, ``l2``). :param cues: the features include the cues
+        (:data:`.features.CUES`). :raises ValueError: another learner.
     """
     texts, labels = [t for t, _ in examples], [y for _, y in examples]
-    vecs, idf = _vectorise(texts)
+    vecs, idf = _vectorise(texts, cues)
     if learner == "perceptron":
         weights = _bagged_fit(vecs, labels, classes, epochs, margin, seed, bag)
     elif learner == "softmax":
@@ -495,7 +579,7 @@ def _build(examples: Sequence[tuple[str, str]], classes: list[str], oos_label: s
         weights = fit_softmax(vecs, labels, classes, epochs, l2, seed, scale=SOFTMAX_T)
     else:
         raise ValueError(f"unknown learner {learner!r} (one of {', '.join(LEARNERS)})")
-    return IntentModel(classes, idf, weights, 0.0, oos_label, _vocab(texts, labels, classes))
+    return IntentModel(classes, idf, weights, 0.0, oos_label, _vocab(texts, labels, classes), cues=cues)
 
 
 def folds_of(labels: Sequence[str], k: int, seed: int) -> list[int]:
@@ -600,7 +684,7 @@ def train(examples: Sequence[tuple[str, str]], *, oos_label: str | None = None, 
           margin: float = 1.0, seed: int = 13, folds: int = 5, oos_prior: float = 0.05,
           target_in_scope_recall: float = 0.98, min_calibration: tuple[int, int] = MIN_CALIBRATION,
           max_in_scope_loss: float | None = None, learner: str = "perceptron", l2: float = 1e-5,
-          bag: int = 1) -> IntentModel:
+          bag: int = 1, cue_ranker: bool = True) -> IntentModel:
     """Train a scorer on ``(text, intent)`` pairs and its out-of-scope rejection by cross-validation.
 
     :param examples: training pairs; texts are normalised here.
@@ -629,6 +713,11 @@ def train(examples: Sequence[tuple[str, str]], *, oos_label: str | None = None, 
         weights feature → ``{class: weight}``, scored by the same dot product.
     :param bag: the perceptron's weights are the mean of this many trained in different example
         orders (:func:`_bagged_fit`; costs ``bag`` times the training). 1: one order, as before.
+    :param cue_ranker: also train the :attr:`IntentModel.ranker` (the same learner with the cue
+        features, on the same examples; one more fit): it reorders the in-scope intents and never
+        decides in or out of scope, so the rejection and its cross-validation are the cue-free
+        scorer's. Not trained when no intent name has a family (``doc.send``; CLINC150's names
+        have none): it would reorder nothing.
     :raises ValueError: fewer than two classes, ``folds`` is 1 or negative, or an unknown learner.
     """
     classes = sorted({y for _, y in examples})
@@ -636,15 +725,20 @@ def train(examples: Sequence[tuple[str, str]], *, oos_label: str | None = None, 
         raise ValueError("need at least two intents to train a scorer")
     if learner not in LEARNERS:
         raise ValueError(f"unknown learner {learner!r} (one of {', '.join(LEARNERS)})")
-    if folds == 0:
-        return _build(examples, classes, oos_label, epochs, margin, seed, learner, l2, bag)
-    if folds < 2:
+    if folds == 1 or folds < 0:
         raise ValueError("folds must be 0 (no calibration) or at least 2")
+    # the ranker only reorders a family's intents (IntentModel._reorder): without one, no ranker
+    families = any("." in c for c in classes if c != oos_label)
+    ranker = _ranker(_build(examples, classes, oos_label, epochs, margin, seed, learner, l2, bag, cues=True)) \
+        if cue_ranker and families else None
+    if folds == 0:
+        return _build(examples, classes, oos_label, epochs, margin, seed, learner, l2, bag).replace(ranker=ranker)
     held = cross_validate(examples, oos_label=oos_label, epochs=epochs, margin=margin, seed=seed, folds=folds,
                           learner=learner, l2=l2, bag=bag)
     model = _build(examples, classes, oos_label, epochs, margin, seed, learner, l2, bag)
     _calibrate(model, held, oos_prior, target_in_scope_recall, folds, min_calibration, max_in_scope_loss)
     model.report["learner"] = learner
+    model.ranker = ranker
     return model
 
 
@@ -1007,7 +1101,8 @@ class IntentRecognizer:
         text = content_of(text)  # courtesy and hesitation are no evidence for any intent
         if not text:
             return {}, []
-        sc, top_in, conf = self.model.confidence(text)
+        # the ranker reads the words as meant (typos as the pack's words); the decision, as typed
+        sc, top_in, conf = self.model.confidence(text, self.spelled(text) if self.model.ranker is not None else None)
         best = sorted(sc.items(), key=lambda kv: -kv[1])[:top_k]
         return sc, [IntentMatch(c, s, "scorer", confidence=conf if c == top_in else None) for c, s in best]
 
