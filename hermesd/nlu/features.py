@@ -51,11 +51,13 @@ CUE_COUNT = 4
 #: docstring. A text has the feature ``q<name>`` (count :data:`CUE_COUNT`) when any of them occurs.
 CUES: dict[str, lazyre.LazyRe] = {
     # the same thing a second time; 再见 is a goodbye, 重启 a restart (no "re-" of its own); 再 with
-    # 也 later in its clause is "and then … too" (再把发票也发给张工: another document), 再也 "never again"
+    # 也 later in its clause is "and then … too" (再把发票也发给张工: another document), 再也 "never again";
+    # 再 opening a 把/将 phrase with no 遍/次 in its clause is "next" (再把发票发给张工: the next request),
+    # 再把合同发一遍 is again
     "again": lazyre.compile(
         _en("again", "once more", "one more time", "another time", r"re-?send\w*", "resent", r"re-?forward\w*",
             r"re-?mail\w*", r"re-?email\w*", r"re-?share\w*", r"re-?submit\w*", "redo", "repeat")
-        + r"|再(?!见|也)(?![^,.!?;:，。！？；：]*也)|重新|重发|重传|补发|又"),
+        + r"|再(?!见|也)(?![^,.!?;:，。！？；：]*也)(?![把将](?![^,.!?;:，。！？；：]*[遍次]))|重新|重发|重传|补发|又"),
     # a question about what was done or what there is: which, what did/have, how many, the list of;
     # not a yes/no 了吗 / 了没 ("报价单发给王芳了吗": the request's own intent, asked about, answers it)
     "what": lazyre.compile(

@@ -41,7 +41,7 @@ SAID = [
     ("把那份发票重新发一下", "again", None), ("合同再传一次给她", "again", None), ("又发错了，补发一份", "again", None),
     ("please re-send it", "again", None), ("resending the invoice", "again", None),
     ("mail it to her once more", "again", None), ("do it one more time", "again", None),
-    ("好的再见", None, "again"), ("再把发票也发给张工", None, "again"), ("我再也不想收到这个", None, "again"),
+    ("好的再见", None, "again"), ("再把发票也发给张工", None, "again"), ("再把发票发给张工", None, "again"), ("再把合同发一遍", "again", None), ("我再也不想收到这个", None, "again"),
     ("合同发完了，再发一遍吧", "again", None), ("重启一下路由器", None, "again"), ("send the invoice", None, "again"),
     ("the agenda for tomorrow", None, "again"),
     # what was done / what there is
