@@ -614,7 +614,10 @@ class Pipeline:
         - else it is the time of something not yet said: the pack's reminder intent (its slots a task and its
           times, nothing else) asks what (trace ``time_alone`` = ``ask``; the question is tentative, :class:`~hermesd.dialogue.
           questions.Ask` ``tentative``: no pending task is kept of it unless it is answered);
-        - "now" (现在, "now": the instant itself, grain second) asks for no later time and keeps its reading.
+        - "now" (现在, "now": the instant itself, grain second) asks for no later time and keeps its reading;
+        - a pack with no reminder intent (the SGD pack: its form asks "What time would you like?" in its own
+          state, not as a session question) has no action a time alone could want: the classifier's reading
+          stands (sgd.inform fills the asked time).
 
         With a question open the time is an answer to it (:mod:`hermesd.dialogue.reader`); ``parsed`` is returned
         unchanged then, and when a change was read already (:meth:`_changed`)."""
@@ -624,8 +627,10 @@ class Pipeline:
         if any(x.grain == "second" for x in parsed.times) or \
                 not time_alone(parsed.text, [sp for x in parsed.times for sp in x.spans]):
             return parsed
-        last = s.history[-1] if s.history else None
         setter = self._reminder_intent()
+        if setter is None:
+            return parsed
+        last = s.history[-1] if s.history else None
         # what was just done set (or moved) something at a default time: a list or a cancel left no clock open
         moved = self._change_intent(setter) if last is not None and last_done([last]) is not None \
             and last.get("intent") in (setter, self._change_intent(setter)) and clock_left_open(last.get("entities")) \
@@ -648,9 +653,8 @@ class Pipeline:
             return replace(parsed, text=said, normalized=normalize(said).text, intent=moved, out_of_scope=False,
                            kind="command", clause=None, entities=(replace(ent, span=(0, b - a), value=value),),
                            times=(replace(to, span=(0, b - a)),))
-        asks = setter  # a time wants what is to be done then
-        p.trace["time_alone"] = "ask" if asks else "none"
-        return replace(parsed, intent=asks, out_of_scope=asks is None, kind="command", clause=None)
+        p.trace["time_alone"] = "ask"  # a time wants what is to be done then
+        return replace(parsed, intent=setter, out_of_scope=False, kind="command", clause=None)
 
     def _object_named(self, q: OpenQuestion | None, parsed: Any, d: Any) -> Any:
         """"取消第二个" / "cancel all my reminders": a cancel word (or a bare position) that names what to
