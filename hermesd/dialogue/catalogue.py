@@ -98,6 +98,7 @@ TEXTS: dict[str, dict[str, str]] = {
     "smalltalk_goodbye": {"zh": "再见，有事随时找我。", "en": "Goodbye. I am here whenever you need me."},
     "smalltalk_identity": {"zh": "我是 hermesd，这台设备上的助手，不联网也能用。",
                            "en": "I am hermesd, the assistant on this device; I work offline."},
+    "smalltalk_wellbeing": {"zh": "我很好，谢谢关心！有什么可以帮你？", "en": "I'm fine, thank you for asking. What can I do for you?"},
     "smalltalk_reassurance": {"zh": "好的。需要我做什么的时候告诉我。", "en": "OK. Tell me when there is something I can do."},
     "smalltalk_quiet": {"zh": "好的，我不说了。需要的时候再叫我。", "en": "OK, I'll be quiet. I'm here when you need me."},
     "capabilities_head": {"zh": "我可以帮你：", "en": "I can help with:"},

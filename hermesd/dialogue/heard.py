@@ -24,7 +24,7 @@ ACTS = ("affirm", "deny", "hedge", "choose", "fill", "correct", "cancel", "repea
 
 #: Small-talk kinds answered with nothing open or during a question.
 #: ``quiet``: "shut up", 闭嘴, "be quiet" said to the assistant - an OK, never a shutdown of the device.
-SMALLTALK = ("greeting", "thanks", "goodbye", "identity", "capabilities", "reassurance", "quiet")
+SMALLTALK = ("greeting", "thanks", "goodbye", "identity", "wellbeing", "capabilities", "reassurance", "quiet")
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,7 +27,7 @@ MAX_SCAN_CHARS = 200
 _CLAUSE = lazyre.compile(r"[!;~]+|(?<!\d)[,:]+|[,:]+(?!\d)|(?<![a-z0-9])\.+"
                          r"|(?<!\bmr)(?<!\bms)(?<!\bmrs)(?<!\bdr)(?<!\bprof)(?<!\bst)(?<!\bjr)(?<!\bsr)\.+(?![a-z0-9])"
                          r"|\s-+\s|(?<=\?)(?=.)")
-_SMALLTALK_ORDER = ("capabilities", "identity", "goodbye", "greeting", "thanks", "reassurance", "quiet")
+_SMALLTALK_ORDER = ("capabilities", "identity", "wellbeing", "goodbye", "greeting", "thanks", "reassurance", "quiet")
 _UNIT = lazyre.compile(r"[a-z0-9]+|[^\x00-\x7f]", re.IGNORECASE)
 
 

@@ -342,6 +342,11 @@ NOTHING = [
     ("thanks, bye", {}, "smalltalk", "goodbye"), ("你是谁", {}, "smalltalk", "identity"),
     ("你是誰？", {}, "smalltalk", "identity"), ("你叫什么", {}, "smalltalk", "identity"),
     ("who are you?", {}, "smalltalk", "identity"), ("what are you", {}, "smalltalk", "identity"),
+    ("who made you?", {}, "smalltalk", "identity"), ("谁开发了你", {}, "smalltalk", "identity"),
+    ("你是哪家公司做的", {}, "smalltalk", "identity"), ("Who built you", {}, "smalltalk", "identity"),
+    ("how are you", {}, "smalltalk", "wellbeing"), ("How's it going?", {}, "smalltalk", "wellbeing"),
+    ("hi, how are you doing", {}, "smalltalk", "wellbeing"), ("你好吗", {}, "smalltalk", "wellbeing"),
+    ("最近怎么样？", {}, "smalltalk", "wellbeing"), ("你還好嗎", {}, "smalltalk", "wellbeing"),
     ("你能做什么", {}, "smalltalk", "capabilities"), ("你會什麼", {}, "smalltalk", "capabilities"),
     ("你有什么功能", {}, "smalltalk", "capabilities"), ("what can you do?", {}, "smalltalk", "capabilities"),
     ("help me", {}, "smalltalk", "capabilities"), ("What do you do", {}, "smalltalk", "capabilities"),
@@ -370,6 +375,7 @@ def test_nothing_open(raw: str, kw: dict, act: str, extra: Any) -> None:
 SMALLTALK_OPEN = [
     ("你好", "greeting"), ("谢谢", "thanks"), ("謝謝你", "thanks"), ("thank you!", "thanks"), ("再见", "goodbye"),
     ("你是谁", "identity"), ("who are you", "identity"), ("你能做什么", "capabilities"), ("what can you do", "capabilities"),
+    ("how are you?", "wellbeing"), ("你好吗", "wellbeing"),
 ]
 
 
