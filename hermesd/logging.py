@@ -31,13 +31,25 @@ import orjson
 
 from . import lazyre
 
-__all__ = ["REDACTED", "KVFormatter", "clean_json", "component_of", "is_secret_key", "redact", "redact_json", "secret_values", "session_id_var", "setup", "trace_id_var"]
+__all__ = ["HIDDEN_MIN_CHARS", "REDACTED", "KVFormatter", "clean_json", "component_of", "hidden_values_var", "is_secret_key", "redact", "redact_json", "secret_values", "session_id_var", "setup", "trace_id_var"]
 
 REDACTED = "***"
 trace_id_var: contextvars.ContextVar[str | None] = contextvars.ContextVar("hermesd_trace_id", default=None)
 session_id_var: contextvars.ContextVar[str | None] = contextvars.ContextVar("hermesd_session_id", default=None)
+#: the secrets the user typed in the current turn (:func:`secret_values`: ``"密码是778899"`` →
+#: ``("778899",)``), set by the session controller while the turn runs: every line logged meanwhile
+#: has them masked wherever they appear — a tool's arguments or a slot built from them, whatever
+#: the key — as the stored trace is scrubbed of them. Values shorter than :data:`HIDDEN_MIN_CHARS`
+#: are left (masking "12" everywhere would garble every number of the line).
+hidden_values_var: contextvars.ContextVar[tuple[str, ...]] = contextvars.ContextVar("hermesd_hidden_values", default=())
+HIDDEN_MIN_CHARS = 4
 
-_SECRET_KEY = lazyre.compile(r"(?i)(token|passw|secret|api[_-]?key|authori[sz]ation|cookie|credential|private[_-]?key)|^pin$")
+#: a field name that holds a secret: token, password / passcode / passphrase / pwd, secret, api key,
+#: authorization, cookie, credential, private key, the Chinese words for one (密码 …), and a PIN or a
+#: one-time code as a word of the name (``pin``, ``user_pin``, ``pin_code``, ``sms_otp``; not ``ping``)
+_SECRET_KEY = lazyre.compile(
+    r"(?i)(token|passw|passc|passp|pwd|secret|api[_-]?key|authori[sz]ation|cookie|credential|private[_-]?key"
+    r"|密码|口令|令牌|密钥|验证码)|(?:^|[_-])(?:pin|otp)(?:[_-]?code)?$")
 _SECRET_TEXT = lazyre.compile(
     r"(?i)\b((?:[\w-]*(?:token|password|passwd|passcode|secret|api[_-]?key|authorization)|pin)\s*[=:]\s*)(\"[^\"]*\"|'[^']*'|[^\s,;&]+)"
 )
@@ -88,7 +100,7 @@ def redact(value: Any, _depth: int = 0) -> Any:
 
 
 #: a literal that every match of _SECRET_KEY and of _SECRET_HINT contains (case-folded)
-_ANY_SECRET_WORDS = _HINT_WORDS + ("cookie", "credential", "private")
+_ANY_SECRET_WORDS = _HINT_WORDS + ("cookie", "credential", "private", "pwd", "otp")
 #: what :func:`redact_json` serialises: the JSON types only (a datetime, dataclass or str/int subclass
 #: such as an enum member raises instead, and then takes :func:`redact`'s walk)
 _JSON_ONLY = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_SUBCLASS
@@ -229,6 +241,9 @@ class KVFormatter(logging.Formatter):
             if tb is not None:
                 parts.append(f"at={os.path.basename(tb.tb_frame.f_code.co_filename)}:{tb.tb_lineno}")
         line = " ".join(parts)
+        for value in hidden_values_var.get():
+            if len(value) >= HIDDEN_MIN_CHARS:
+                line = line.replace(value, REDACTED)
         if self.journal:
             return f"<{_PRIORITY.get(record.levelno, 6)}>{line}"
         return f"{_utc_second(int(record.created))}.{int(record.msecs):03d}Z {record.levelname:<7} {line}"

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from hermesd.logging import KVFormatter, redact, redact_json, setup, trace_id_var
+from hermesd.logging import KVFormatter, hidden_values_var, is_secret_key, redact, redact_json, setup, trace_id_var
 
 
 def _record(level: int, msg: str, kv: dict | None = None, exc: BaseException | None = None) -> logging.LogRecord:
@@ -48,6 +48,33 @@ def test_secrets_are_redacted_everywhere():
         assert leaked not in line, line
     assert "user" in line and "li" in line
     assert redact({"a": [{"token": 1}], "pin": "1234", "ping": "ok"}) == {"a": [{"token": "***"}], "pin": "***", "ping": "ok"}
+
+
+@pytest.mark.parametrize("key, secret", [
+    ("password", True), ("passphrase", True), ("wifi_passcode", True), ("pwd", True), ("db_pwd", True),
+    ("pin", True), ("user_pin", True), ("pin_code", True), ("PINCODE", True), ("sms_otp", True), ("otp_code", True),
+    ("密码", True), ("wifi密码", True), ("验证码", True), ("access_token", True),
+    ("ping", False), ("spinner", False), ("pinned", False), ("topic", False), ("hotpot", False), ("query", False),
+    ("opinion", False), ("shipping", False),
+])
+def test_secret_keys(key: str, secret: bool) -> None:
+    assert is_secret_key(key) is secret
+    assert (redact({key: "v"}) == {key: "***"}) is secret
+    assert redact_json({key: "v"}) == redact({key: "v"})
+
+
+def test_a_secret_typed_this_turn_is_masked_in_every_line_whatever_its_key():
+    f = KVFormatter(journal=True)
+    rec = _record(logging.INFO, "tool call", {"tool": "wifi_join", "args": {"ssid": "home", "key": "sunflower99"},
+                                              "duration_ms": 12.5})
+    assert "sunflower99" in f.format(rec)  # nothing typed as a secret: a value under a plain key is logged
+    tok = hidden_values_var.set(("sunflower99", "12"))
+    try:
+        line = f.format(rec)
+    finally:
+        hidden_values_var.reset(tok)
+    assert "sunflower99" not in line and "home" in line
+    assert "duration_ms=12.5" in line  # a value too short to mask everywhere is left
 
 
 def test_trace_id_is_added_while_a_request_runs():

@@ -27,7 +27,7 @@ from ..dialogue.lexicon import Lexicon, default_lexicon
 from ..dialogue.offer import offer_language, offer_text
 from ..dialogue.questions import Ask, Confirm, Offer
 from ..errors import SessionBusy, SessionExpired, SessionLimit, SessionNotFound
-from ..logging import session_id_var
+from ..logging import hidden_values_var, secret_values, session_id_var
 from ..caller import Caller
 from ..clock import wall_ms
 from ..metrics import Counter
@@ -446,6 +446,7 @@ class Controller:
                               data={"retry_after_ms": max(50, int(200 - elapsed_ms))})
         s.busy, s.busy_since_mono = True, self.mono()
         token = session_id_var.set(session_id)
+        hidden = hidden_values_var.set(tuple(secret_values(text)) if text else ())  # masked in this turn's lines
         try:
             if message_id:
                 stored = await self.memory.load_reply(session_id, message_id)
@@ -472,6 +473,7 @@ class Controller:
         finally:
             s.busy = False
             self._arm(s)
+            hidden_values_var.reset(hidden)
             session_id_var.reset(token)
 
     async def _roll_back(self, s: Session, snapshot: tuple, trace_id: str) -> None:
