@@ -93,7 +93,8 @@ class Clause:
 
 @dataclass(frozen=True, slots=True)
 class Scan:
-    """The clauses of an utterance. :param question: it ends with "?". :param truncated: longer than
+    """The clauses of an utterance. :param question: it ends with "?" or a Chinese yes/no question particle
+    (吗 / 嗎 / 么 / 麼: "对吗", "可以吗" ask back, they say no yes). :param truncated: longer than
     :data:`MAX_SCAN_CHARS`. :param tail: the text after the last contrast marker, or None.
     :param segments: how many contrast markers were found (the tail's clauses have this ``segment``)."""
 
@@ -221,4 +222,17 @@ def scan(text: str, lex: Lexicon) -> Scan:
     stripped = t.rstrip()
     while stripped and not stripped[-1].isalnum() and stripped[-1] != "?":
         stripped = stripped[:-1]
-    return Scan(t, clauses, stripped.endswith("?"), len(text.strip()) > MAX_SCAN_CHARS, tail, len(segments) - 1)
+    while stripped and stripped[-1] in _EMPHATIC:
+        stripped = stripped[:-1].rstrip()
+    asks = stripped.endswith("?") or stripped.endswith(_YES_NO_PARTICLES) and not stripped.endswith(_NOT_PARTICLES)
+    return Scan(t, clauses, asks, len(text.strip()) > MAX_SCAN_CHARS, tail, len(segments) - 1)
+
+
+#: the particles that end a Mandarin yes/no question (Li & Thompson 1981, ch. 18: 吗 turns a statement
+#: into one; 么 is its colloquial spelling); an answer word followed by one asks back ("对吗?", "是吗")
+_YES_NO_PARTICLES = ("吗", "嗎", "么", "麼")
+#: sentence-final particles that may follow it and change nothing ("好吗啊" is rare; "对吗呢" is not said):
+#: only the interjections people add to a question ("对吗呀"), never 吧 (a suggestion: "好吧" is a yes)
+_EMPHATIC = ("呀", "啊")
+#: words ending in 么 that are no particle: 什么, 怎么, 这么, 那么, 多么, 要么 (and their traditional forms)
+_NOT_PARTICLES = ("什么", "怎么", "这么", "那么", "多么", "要么", "甚么", "什麼", "怎麼", "這麼", "那麼", "多麼", "要麼")

@@ -100,7 +100,8 @@ YES_NO = [
     ("有哪些选项", "help"), ("有什么选择", "help"), ("怎么回答", "help"), ("我该说什么", "help"), ("有哪些選項", "help"),
     ("我該說什麼", "help"), ("options?", "help"), ("what are my options", "help"), ("help", "help"),
     # not a yes
-    ("好的？", "unrelated"), ("yes?", "unrelated"), ("好的，不过要快点", "unrelated"), ("ok but hurry", "unrelated"),
+    ("好的？", "unrelated"), ("yes?", "unrelated"), ("对吗", "unrelated"), ("可以吗？", "unrelated"), ("是吗", "unrelated"),
+    ("好吗", "unrelated"), ("對嗎", "unrelated"), ("行么", "unrelated"), ("对啊", "affirm"), ("好吧", "affirm"), ("好的，不过要快点", "unrelated"), ("ok but hurry", "unrelated"),
     ("天气不错的样子啊哈哈哈", "unrelated"), ("🎉🎉", "unrelated"), ("", "unrelated"), ("什么时候", "unrelated"),
     # a yes that changes how the action runs is no yes to the card as shown (no value was heard)
     ("Actually, send it from my saving account.", "unrelated"), ("send it to Bob instead", "unrelated"),
