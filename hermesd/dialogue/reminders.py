@@ -14,6 +14,10 @@ A request to change a reminder's time moves it, never sets a second one that wou
 - :func:`asks_change` — a change verb with the time it goes to: zh (把)…提醒 + 改到 / 改成 / 改在 / 挪到 /
   推迟到 / 推到 / 延后到 / 延到 / 提前到 / 调到 / 换到; en move / change / reschedule / push / shift / switch
   (…reminder…) to / until / for + a time ("move the meeting reminder to 4pm", "change my reminder to 10");
+- :func:`shift_of` — a move by an amount of time, not to a time: zh 推迟 / 延后 / 往后推 / 晚 / 提前 / 提早 / 早 right
+  before the duration ("推迟半小时", "把开会的提醒提前10分钟", "晚一个小时提醒我"); en snooze / postpone / delay / push
+  (…) back / put (…) off / move (…) back / bring (…) forward / move (…) up before it ("snooze it for 10 minutes",
+  "push the dentist reminder back an hour");
 - :func:`corrects_time` — said right after a reminder was set, a contrast of two times or a bare repair
   that names only a time: "不是9点，是10点", "不是明天，是后天", "改成10点", "not 9, 10", "no, make it 10",
   "make it 4pm instead" (Levelt 1983, *Cognition* 14: the repair replaces the reparandum, here the time of
@@ -25,17 +29,31 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from .. import lazyre
 from ..nlu.normalize import normalize
 
-__all__ = ["TimeRepair", "asks_change", "corrects_time", "names_half_day", "stops_reminding", "time_repair", "topic_of"]
+__all__ = ["TimeRepair", "asks_change", "corrects_time", "names_half_day", "shift_in", "shift_of", "stops_reminding", "time_repair",
+           "topic_of"]
 
 _ZH_CHANGE = r"(?:改到|改成|改在|改为|改為|挪到|推迟到|推遲到|推到|延后到|延後到|延到|提前到|调到|調到|换到|換到|换成|換成)"
 _EN_CHANGE = r"\b(?:move|change|reschedule|push|shift|switch|bump|put\s+off|postpone)\b"
 _ZH_CHANGE_RE = lazyre.compile(r"提醒.{0,6}?" + _ZH_CHANGE + r"|" + _ZH_CHANGE + r".{0,12}?(?:的)?提醒")
 _EN_CHANGE_RE = lazyre.compile(_EN_CHANGE + r".{0,60}?\breminders?\b.{0,60}?\b(?:to|until|till|for|back\s+to)\b"
                                r"|" + _EN_CHANGE + r"\s+(?:it|that|this)\s+(?:to|until|till)\b", re.IGNORECASE)
+
+#: a shift verb, then at most a few words (the reminder named: "把开会的提醒推迟" is before), then the duration:
+#: zh the verb right before it (个/了 between: "推迟个半小时", "提前了10分钟"); en the verb, the object and its
+#: particle, then by / for or nothing ("snooze by an hour", "push it back 30 minutes")
+_ZH_LATER = r"(?:推迟|推遲|延后|延後|延迟|延遲|往后推|往後推|往后挪|往後挪|往后延|往後延|推后|推後|顺延|順延|(?<![今明昨每傍当當])晚)"
+_ZH_EARLIER = r"(?:提前|提早|往前挪|往前推|往前提|(?<![今明昨每清当當])早)"
+_EN_LATER = (r"\b(?:snooze|postpone|delay|push(?:\s+\S+){0,4}?\s+back|put(?:\s+\S+){0,4}?\s+off"
+             r"|move(?:\s+\S+){0,4}?\s+back|set(?:\s+\S+){0,4}?\s+back)\b")
+_EN_EARLIER = r"\b(?:bring(?:\s+\S+){0,4}?\s+forward|move(?:\s+\S+){0,4}?\s+(?:up|forward)|pull(?:\s+\S+){0,4}?\s+forward)\b"
+_ZH_GAP = r"\s*(?:个|個|了|上|下)?\s*$"
+_EN_GAP = r"(?:\s+\S+){0,4}?\s+(?:by|for)?\s*$"
+
 
 # request words around the topic (normalised, lower-case text)
 _ZH_DROP = lazyre.compile(r"的事(?:情|儿|兒)?|取消|撤销|撤銷|删除|刪除|删掉|刪掉|删了|刪了|去掉|关掉|關掉|关了|關了|不要了|不用了|不需要了|"
@@ -120,6 +138,40 @@ def asks_change(text: str) -> bool:
     """
     t = text.strip().lower()
     return bool(_ZH_CHANGE_RE.search(t) or _EN_CHANGE_RE.search(t))
+
+
+def shift_of(text: str, span: tuple[int, int]) -> str | None:
+    """Whether the duration at ``span`` of ``text`` moves a reminder by that much: ``"later"``, ``"earlier"``
+    or None (the duration is no shift: "半小时后提醒我" is a time from now).
+
+    :param text: the utterance, normalised and lower case; :param span: the duration phrase's ``[a, b)``.
+
+    >>> shift_of("推迟半小时", (2, 5)), shift_of("把开会的提醒提前10分钟", (8, 12)), shift_of("snooze by an hour", (10, 17))
+    ('later', 'earlier', 'later')
+    >>> shift_of("push it back 30 minutes", (13, 23)), shift_of("半小时后提醒我", (0, 3))
+    ('later', None)
+    """
+    before = text[:span[0]].lower()
+    if re.search(_ZH_LATER + _ZH_GAP, before) or re.search(_EN_LATER + _EN_GAP, before):
+        return "later"
+    if re.search(_ZH_EARLIER + _ZH_GAP, before) or re.search(_EN_EARLIER + _EN_GAP, before):
+        return "earlier"
+    return None
+
+
+def shift_in(text: str, times: Iterable[Any]) -> str | None:
+    """:func:`shift_of` for an utterance as the NLU read it: the direction its first duration that is a shift
+    moves a reminder ("推迟半小时" → ``"later"``), else None.
+
+    :param text: the utterance as said; :param times: its time expressions (``kind``, ``span`` in ``text``:
+        :class:`hermesd.nlu.temporal.TimeExpr`); only ``duration`` ones are read.
+    """
+    durations = [x for x in times if getattr(x, "kind", None) == "duration"]
+    if not durations:
+        return None
+    norm = normalize(text)
+    low = norm.text.lower()
+    return next((d for x in durations if (d := shift_of(low, norm.nspan(*x.span)))), None)
 
 
 #: "别再提醒我吃药了", "不用再提醒我X了", "以后不要提醒我X", "X不用再提醒我了": a negator before 提醒(我) — the Mandarin
@@ -208,7 +260,7 @@ def corrects_time(text: str, times: Iterable[str]) -> bool:
     return time_repair(text, times) is not None
 
 
-def topic_of(text: str, time_spans: Iterable[tuple[int, int]] = ()) -> str | None:
+def topic_of(text: str, time_spans: Iterable[tuple[int, int]] = (), shifted: bool = False) -> str | None:
     """The words that name the reminder meant, or None when the request names none.
 
     :param text: the utterance, normalised and lower case (:func:`hermesd.nlu.normalize.normalize`).
@@ -216,6 +268,8 @@ def topic_of(text: str, time_spans: Iterable[tuple[int, int]] = ()) -> str | Non
     :return: e.g. "喝水" for "取消喝水的提醒", "吃药" for "不用提醒我吃药了", "dentist" for "cancel the
         dentist reminder", "call mom" for "turn off the reminder to call mom", "开会" for
         "把开会的提醒改到明天下午3点"; None for "取消那个提醒", "cancel that", "move my reminder to 5pm".
+    :param shifted: the request moves the reminder by a duration (:func:`shift_in`): its verb and particles
+        ("把开会的提醒推迟一小时", "push the dentist reminder back an hour") name no reminder either.
     """
     t = text.strip().lower()
     keep = list(t)
@@ -223,6 +277,10 @@ def topic_of(text: str, time_spans: Iterable[tuple[int, int]] = ()) -> str | Non
         for i in range(max(a, 0), min(b, len(t))):
             keep[i] = " "
     t = "".join(keep)
+    if shifted:
+        t = re.sub(r"(?:再|又|还|還)?(?:往)?" + f"(?:{_ZH_LATER}|{_ZH_EARLIER})" + r"(?:个|個|了)?(?=\s|$)", " ", t)
+        t = re.sub(r"\b(?:snooze|delay|bring|pull|set)\b", " ", t)
+        t = re.sub(r"\b(?:back|forward|up|off)?\s*\b(?:by|for)?\s*$", " ", t.rstrip())
     m = re.search(_ZH_CHANGE + r"|" + _EN_CHANGE + r".{0,80}?\b(?:to|until|till)\b", t)
     if m is not None:  # the change's new time is not the topic: keep what names the reminder
         zh = re.match(_ZH_CHANGE, m.group())

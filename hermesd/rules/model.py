@@ -305,11 +305,16 @@ class AskAction(_Templated):
     """Ask for a required slot: the plan stops in LISTENING until the slot is filled.
 
     :param ask: the slot name. :param entity: the entity type that fills it (default: same name).
+    :param refine: ask even when the slot holds a value — one that is not enough (a day whose default
+        time has gone: "今天提醒我交报告" said at 14:00); the answer is read together with it (the day,
+        then its clock time: :func:`hermesd.dialogue.whenjoin.join_when`). Without it a filled slot is
+        not asked for again.
     """
 
     ask: str = Field(pattern=_NAME)
     prompt: Text
     entity: str | None = Field(None, pattern=_NAME)
+    refine: bool = False
 
     kind: ClassVar[str] = "ask"
 

@@ -227,7 +227,7 @@ class Executor:
                         return failure
                     out.log.append(StepLog("recall", i, None, "ok", dt, params))
                 elif isinstance(a, AskAction):
-                    if (ctx.get("entities") or {}).get(a.ask) is not None:
+                    if not a.refine and (ctx.get("entities") or {}).get(a.ask) is not None:
                         out.log.append(StepLog("ask", i, outcome="filled"))
                         continue
                     return self._suspend(out, "ask", i, slot=a.ask, entity=a.entity or a.ask,

@@ -24,7 +24,7 @@ from ..anchors.directory import cn_address_form, marked, normalize_mention, unma
 from ..dialogue.clauses import request_times
 from ..dialogue.heard import Heard
 from ..dialogue.questions import Ask, Confirm, OpenQuestion
-from ..dialogue.reminders import names_half_day, topic_of
+from ..dialogue.reminders import names_half_day, shift_in, topic_of
 from ..dialogue.split import names_day
 from ..memory.hiding import hide
 from ..nlu.normalize import normalize
@@ -198,9 +198,15 @@ class Grounding:
         if parsed.intent and "topic" in self.spec_slots(parsed.intent).values():
             # the words naming a reminder ("取消喝水的提醒" → 喝水; none for "取消那个提醒": the last one set)
             norm = normalize(parsed.text)
-            topic = topic_of(norm.text, [norm.nspan(*sp) for x in parsed.times for sp in x.spans])
+            topic = topic_of(norm.text, [norm.nspan(*sp) for x in parsed.times for sp in x.spans],
+                             shifted=shift_in(parsed.text, parsed.times) is not None)
             if topic:
                 out["topic"] = [topic]
+        if parsed.intent and "shift" in self.spec_slots(parsed.intent).values():
+            # "推迟半小时" → later, "提前10分钟" → earlier: a move by the duration said, not to a time
+            shift = shift_in(parsed.text, parsed.times)
+            if shift:
+                out["shift"] = [shift]
         return out, ambiguous
 
     @staticmethod
@@ -434,7 +440,9 @@ class Grounding:
         ``utterance``: the request's text, one part of an utterance holding several; ``turn``: the
         number of the user turn, 0 first, the same for every part of one utterance — a pack's
         tracker reading each part tells a later part of the turn from a new turn by it; ``ranked``: the
-        NLU's intent names best first, at most five, set by the plan runner); ``hidden``:
+        NLU's intent names best first, at most five, set by the plan runner; ``now``: the reference
+        instant in the session's zone, RFC 3339; ``today`` its local ``YYYY-MM-DD``, ``clock`` its ``HH:MM``:
+        a condition compares them as strings, "session.clock >= session.reminders.default_time"); ``hidden``:
         the field names (last part of each path) of ``memory.hidden_fields[role]``, so a rule can refuse
         to show a field the role may not see (``'phone' in hidden``)."""
         memory: dict[str, Any] = {}
@@ -455,7 +463,7 @@ class Grounding:
                 "hidden": sorted({str(f).rsplit(".", 1)[-1] for f in hidden}),
                 "session": {**s.vars, "state": s.state.value, "channel": s.channel, "user": s.user,
                             "utterance": text, "turn": s.turns, "locale": s.locale, "tz": zone.key, "now": now,
-                            "reminders": self.reminders}}
+                            "today": now[:10], "clock": now[11:16], "reminders": self.reminders}}
 
 
 def memory_keys(engine: RuleEnginePort, intent: str | None) -> tuple[str, ...]:

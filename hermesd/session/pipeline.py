@@ -29,7 +29,7 @@ from ..dialogue.negated import negated_request
 from ..dialogue.otherdevice import asks_what_to_do, other_device
 from ..dialogue.questions import Ask, Candidate, Choice, Confirm, Offer, OpenQuestion, Pick, reasked
 from ..dialogue.reader import read_answer
-from ..dialogue.reminders import asks_change, stops_reminding, time_repair
+from ..dialogue.reminders import asks_change, shift_in, stops_reminding, time_repair
 from ..dialogue.repair import repaired
 from ..dialogue.smalltalk import capabilities, smalltalk_reply
 from ..dialogue.sendobject import not_a_document
@@ -560,6 +560,15 @@ class Pipeline:
         if parsed is None or not parsed.text:
             return parsed
         t = normalize(parsed.text).text
+        shift = shift_in(parsed.text, parsed.times)
+        if shift is not None:
+            # "推迟半小时", "snooze it for 10 minutes", "把开会的提醒提前10分钟": a move by that much — of what the
+            # domain heard keeps, else of a reminder (the one thing a shift by a duration moves here)
+            change = self._change_intent(parsed.intent) if parsed.intent and not parsed.out_of_scope else None
+            change = change or self._change_intent(self._reminder_intent())
+            if change is not None:
+                p.trace["change"] = f"shift:{shift}"
+                return replace(parsed, intent=change, out_of_scope=False, kind="command")
         if parsed.intent and not parsed.out_of_scope and asks_change(t):
             change = self._change_intent(parsed.intent)
             if change and change != parsed.intent:

@@ -12,6 +12,7 @@ import logging
 import time
 from typing import Any
 
+from ..dialogue import catalogue
 from ..logging import redact, redact_json, secret_values
 from .pipeline import Part
 from .record import Session
@@ -60,6 +61,12 @@ def compose_reply(s: Session, text: str, trace_id: str, prefix: list[str], parts
     s.expires_ms = now + int(ttl_s * 1000)
     texts = prefix + [t for p in parts for t in p.texts]
     reply: dict[str, Any] = {"text": "\n".join(t for t in texts if t)}
+    if not reply["text"] and not last.card:
+        # a plan that ended saying nothing (an ask whose slot an entity of the wrong kind filled, a rule
+        # with no reply): the person is never left with silence — they are told it was not understood
+        log.warning("turn.empty_reply", extra={"kv": {"intent": first.intent, "rule_id": first.rule_id,
+                                                      "trace": trace_id}})
+        reply["text"] = catalogue.say("not_understood", last.lang)
     if last.card:
         reply["card"] = dict(last.card)
     entities = [e.to_dict() for p in parts if p.parsed for e in p.parsed.entities]

@@ -233,7 +233,8 @@ def _context(lang: str) -> dict[str, Any]:
     zh = lang == "zh"
     when = {"kind": "date", "start": "2026-06-10", "end": "2026-06-11", "grain": "day", "point": "2026-06-10",
             "text": "上周三" if zh else "last Wednesday", "span": [0, 3],  # as TimeExpr.to_dict() gives it
-            "day_named": True, "half_named": False}  # as session/grounding.py adds them
+            "day_named": True, "half_named": False,  # as session/grounding.py adds them
+            "seconds": 1800.0}  # a duration's length (reminder.change.by.*: the shift)
 
     return {
         "role": "admin", "slots": {},
@@ -242,7 +243,7 @@ def _context(lang: str) -> dict[str, Any]:
                      "service": "nginx", "order": "SO-20240612", "pin": "4321",
                      "task": "给王会计回电话" if zh else "call Wang back", "doc_kind": "quote",
                      "doc_aliases": ["报价单", "quote"], "scope": "all", "nth": "2",
-                     "topic": "喝水" if zh else "the dentist",
+                     "topic": "喝水" if zh else "the dentist", "shift": "later",
                      "place": {"zone": "Europe/London", "name": "London", "text": "伦敦" if zh else "London"},
                      "every": {"kind": "recurrence", "start": "2026-06-14T08:00:00+08:00", "end": "2026-06-14T09:00:00+08:00",
                                "grain": "hour", "every": {"n": 1.0, "unit": "day"}, "span": [0, 6],
@@ -254,7 +255,8 @@ def _context(lang: str) -> dict[str, Any]:
                    # what a doc.list_sent rule showed: sends, each with its recipient (send_document requires one)
                    "listed_sent": [{**it, "params": {"document": it["object"], "recipient": "李娜"}}
                                    for it in _recall_items(1)["items"]]},
-        "session": {"tz": "Asia/Shanghai", "now": "2026-06-13T15:30:00+08:00", "auth": "AUTHED",
+        "session": {"tz": "Asia/Shanghai", "now": "2026-06-13T15:30:00+08:00", "today": "2026-06-13", "clock": "15:30",
+                    "auth": "AUTHED",
                     "reminders": {"default_time": "09:00"}, "state": "EXECUTING", "channel": "test",
                     "user": "wang", "utterance": "…", "locale": lang},
     }
@@ -331,6 +333,8 @@ async def _run(plan: Plan, lang: str, variant: int, outputs: dict[str, list[dict
     for _ in range(len(plan.actions)):
         if not isinstance(result, Suspend):
             break
+        if result.kind == "ask" and getattr(plan.actions[result.index], "refine", False):
+            break  # a value given but not enough ("今天" after the default time): the question is the reply
         assert result.kind in ("confirm", "choose"), f"{plan.rule_id}: asked for {result.slot} though every entity is given"
         texts.append(result.prompt)
         texts.append(result.card["question"])
@@ -340,6 +344,8 @@ async def _run(plan: Plan, lang: str, variant: int, outputs: dict[str, list[dict
             steps[result.slot] = result.items[0]
         result = await ex.run(plan.actions, ctx, start=result.index, confirmed=result.index, steps=steps)
     texts += result.texts
+    if isinstance(result, Suspend) and result.kind == "ask":
+        texts.append(result.prompt)
     if isinstance(result, Failure):
         assert result.code != "INPUT_INVALID", f"{plan.rule_id}: {result.message}"  # a template read a missing value
         undo = await ex.compensate(plan.compensation(result.index) if result.counts else plan.on_error, ctx)
@@ -348,7 +354,7 @@ async def _run(plan: Plan, lang: str, variant: int, outputs: dict[str, list[dict
             tool = getattr(plan.actions[result.index], "tool", None)
             texts.append(failure(result.code, lang, tool=DESCRIPTORS.get(tool) if tool else None))
     else:
-        assert isinstance(result, (Finished, Handoff)), result
+        assert isinstance(result, (Finished, Handoff)) or isinstance(result, Suspend) and result.kind == "ask", result
     return [t for t in texts if t], free
 
 

@@ -21,6 +21,9 @@ Times:
 - ``same_day_as`` (an instant) places a ``create``'s clock time on that instant's local day unless
   ``day_named`` is true: a reminder moved to a clock time alone keeps its day; without ``half_named``
   its hour is the reading (h or h±12) nearer the old time ("不是9点，是10点" for 09:00 → 10:00).
+- ``shift_s`` (seconds) with ``shift`` (``later``, the default, or ``earlier``) moves a ``create``'s ``due``
+  by that much ("推迟半小时", "snooze it for 10 minutes", "提前10分钟": ``due`` is the old reminder's instant,
+  ``same_day_as`` is then not used); one moved into the past fails ``IN_THE_PAST`` as any other.
 - ``since``/``until`` filter ``list`` and ``cancel`` to reminders due in ``[since, until)``;
   days are local midnights in ``tz``. ``cancel`` without ``id`` cancels the one pending reminder
   due then (``AMBIGUOUS`` when there are several, ``NOT_FOUND`` when none); ``list`` with
@@ -375,7 +378,10 @@ def _handle(input: dict) -> dict:
         if moved is not None and _rule(moved) is not None:  # a move would turn the series into one time
             raise Failure("REPEATING", f"{moved['id']} repeats ({_every(_rule(moved), 'en')}): moving a series is not supported")
         due, given = _due(input, tz)
-        if input.get("same_day_as") and not input.get("day_named"):
+        if input.get("shift_s"):  # "推迟半小时": the reminder's own due moved by that much
+            sign = -1 if input.get("shift") == "earlier" else 1
+            due, given = due + timedelta(seconds=sign * float(input["shift_s"])), True
+        elif input.get("same_day_as") and not input.get("day_named"):
             # a move to a clock time alone ("不是9点，是10点"): that time on the reminder's own day
             day = _instant(input["same_day_as"], tz, "same_day_as")
             zone = tz or day.tzinfo

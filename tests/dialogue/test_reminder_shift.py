@@ -1,0 +1,62 @@
+"""A reminder moved by an amount of time, not to a time (:func:`~hermesd.dialogue.reminders.shift_of`,
+:func:`~hermesd.dialogue.reminders.shift_in`), and the topic named beside such a move (``topic_of``)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from hermesd.dialogue.reminders import shift_in, shift_of, topic_of
+from hermesd.nlu.normalize import normalize
+from hermesd.nlu.temporal import parse_times
+
+
+def _at(text: str, phrase: str) -> tuple[str, tuple[int, int]]:
+    low = normalize(text).text.lower()
+    i = low.find(phrase.lower())
+    assert i >= 0, (low, phrase)
+    return low, (i, i + len(phrase))
+
+
+@pytest.mark.parametrize("text, duration, shift", [
+    ("推迟半小时", "半小时", "later"), ("推迟个半小时", "半小时", "later"), ("往后推一个小时", "1个小时", "later"),
+    ("晚半小时提醒我", "半小时", "later"), ("把开会的提醒推迟一小时", "1小时", "later"), ("延后20分钟", "20分钟", "later"),
+    ("提前10分钟", "10分钟", "earlier"), ("喝水的提醒提早一刻钟", "1刻钟", "earlier"), ("早半小时提醒我", "半小时", "earlier"),
+    ("snooze by an hour", "an hour", "later"), ("snooze it for 10 minutes", "10 minutes", "later"),
+    ("delay it 15 minutes", "15 minutes", "later"), ("push it back 30 minutes", "30 minutes", "later"),
+    ("postpone the dentist reminder by two hours", "two hours", "later"), ("put it off for a day", "a day", "later"),
+    ("bring it forward 20 minutes", "20 minutes", "earlier"), ("move the meeting reminder up by 15 minutes", "15 minutes", "earlier"),
+    # a duration that is no shift: a time from now, how long something lasts
+    ("半小时后提醒我喝水", "半小时", None), ("今晚半小时", "半小时", None), ("明早半小时", "半小时", None),
+    ("remind me to stretch for 10 minutes", "10 minutes", None), ("in 20 minutes remind me to call", "20 minutes", None),
+    ("开会开了一个小时", "1个小时", None),
+])
+def test_shift_of(text: str, duration: str, shift: str | None) -> None:
+    low, span = _at(text, duration)
+    assert shift_of(low, span) == shift
+
+
+def test_shift_in_reads_the_durations_the_nlu_found() -> None:
+    ref = datetime(2031, 3, 12, 2, 0, tzinfo=timezone.utc)
+    for text, shift in [("推迟半小时", "later"), ("提前一个小时", "earlier"), ("snooze it for an hour", "later"),
+                        ("下午三点提醒我开会", None), ("半小时后提醒我喝水", None)]:
+        times = parse_times(text, ref, "Asia/Shanghai")
+        assert shift_in(text, times) == shift, (text, times)
+
+
+@pytest.mark.parametrize("text, duration, topic", [
+    ("把开会的提醒推迟一小时", "1小时", "开会"), ("喝水的提醒提前10分钟", "10分钟", "喝水"), ("再提前10分钟", "10分钟", None),
+    ("把开会的提醒再推迟10分钟", "10分钟", "开会"), ("推迟半小时", "半小时", None),
+    ("push the dentist reminder back an hour", "an hour", "dentist"),
+    ("postpone the dentist reminder by two hours", "two hours", "dentist"),
+    ("bring the meeting reminder forward 20 minutes", "20 minutes", "meeting"), ("snooze it for 10 minutes", "10 minutes", None),
+])
+def test_the_topic_beside_a_shift(text: str, duration: str, topic: str | None) -> None:
+    low, span = _at(text, duration)
+    assert topic_of(low, [span], shifted=True) == topic
+
+
+def test_a_topic_with_a_shift_word_inside_is_kept_when_nothing_shifts() -> None:
+    assert topic_of("取消吃晚饭的提醒") == "吃晚饭"
+    assert topic_of("取消早会的提醒") == "早会"
