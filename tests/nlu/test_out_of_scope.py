@@ -51,3 +51,19 @@ def test_the_shipped_model_is_calibrated_by_cross_validation(shipped):
     assert report["folds"] == 5 and report["n_oos"] >= 100  # every out-of-scope example held out once
     # the estimate is measured, not assumed: both figures strictly between nothing and everything
     assert 0.0 < report["in_scope_accuracy"] < 1.0 and 0.0 < report["oos_recall"] < 1.0
+
+
+@pytest.mark.parametrize("text", ["what is 2+2", "what's 7*6", "calculate 12×7", "9÷3", "2+2等于几", "3×5等于多少"])
+def test_a_sum_in_symbols_is_out_of_scope_like_one_in_words(shipped, text):
+    """The tokens drop "+", so "what is 2+2" read as "what is 2 2" and the clock answered: the operator
+    is read as the word said aloud (hermesd.nlu.features._OPERATOR), as the examples say sums."""
+    r = shipped.parse(text)
+    assert r.out_of_scope, (text, r.intent)
+
+
+def test_an_operator_is_read_as_its_word_and_a_date_keeps_its_dashes():
+    from hermesd.nlu.features import raw_features
+
+    assert "wplus" in raw_features("what is 2+2") and "wtimes" in raw_features("3×4")
+    assert "h加" in raw_features("2+2等于几")
+    assert not {"wminus", "wdivided"} & set(raw_features("errors since 2024-06-12 and 6/12"))
