@@ -68,6 +68,12 @@ _EN_DROP = lazyre.compile(r"\b(?:please|can\s+you|could\s+you|i\s+don'?t\s+need|
                           r"don'?t|do\s+not|no\s+need\s+to|remind\s+me|reminders?|my|the|that|this|those|these|it|one|"
                           r"about|for|of|to|with|on|at|please|actually|just|now|again|instead|all|every|"
                           r"no|not|but|make|i\s+meant?|sorry|oops|wait)\b")
+#: the words of asking for the list ("我有哪些开会的提醒", "关于吃药的提醒有什么", "do i have any reminders about
+#: the dentist"): around the topic, as the request words are
+_ZH_LIST = lazyre.compile(r"(?:我)?(?:都)?(?:有没有|有哪些|有什么|有几个|有几条|有多少)|哪些|什么|查看|查一下|查查|看一下|看看|列出|列一下|"
+                          r"显示|顯示|我的|待办|待辦|事项|事項|关于|關於|有关|有關|(?:^|(?<=\s))(?:我|看|查|有)(?=\s|$)")
+_EN_LIST = lazyre.compile(r"\b(?:show(?:\s+me)?|list|what|which|are|is|do\s+i\s+have|have\s+i\s+got|i\s+have|any|"
+                          r"upcoming|pending|there|me|got)\b")
 _EN_WORDS = lazyre.compile(r"[a-z0-9][a-z0-9'-]*")
 _FILLER = lazyre.compile(r"[\s,，。.!！?？;；:：、\"'“”‘’()（）]+")
 
@@ -286,7 +292,9 @@ def topic_of(text: str, time_spans: Iterable[tuple[int, int]] = (), shifted: boo
         zh = re.match(_ZH_CHANGE, m.group())
         t = t[:m.start()] if zh else t[:m.start()] + re.sub(r"\b(?:to|until|till)\b\s*$", "", m.group())
     t = _ZH_DROP.sub(" ", t)
+    t = _ZH_LIST.sub(" ", _ZH_LIST.sub(" ", t))  # twice: a lone 我 / 看 is a word once its neighbours are gone
     t = _EN_DROP.sub(" ", t)
+    t = _EN_LIST.sub(" ", t)
     words = [w for w in _FILLER.split(t) if w]
     out = " ".join(words).strip()
     out = re.sub(r"(?<=[\u4e00-\u9fff]) (?=[\u4e00-\u9fff])", "", out)
