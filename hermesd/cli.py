@@ -762,10 +762,20 @@ def _sentence(message: str) -> str:
 
 
 def _chat_error(exc: Any, text: str) -> str:
-    """What a person reads when the daemon refused a chat line."""
-    zh = any("\u4e00" <= ch <= "\u9fff" for ch in text)
+    """What a person reads when the daemon refused a chat line: a sentence in the language of the line
+    (of ``LANG`` / ``LC_ALL`` for an empty one), never the daemon's message for a developer when the
+    fault is one a person can fix (an empty line, a mistyped session id)."""
+    zh = any("\u4e00" <= ch <= "\u9fff" for ch in text) or \
+        (not text.strip() and (os.environ.get("LC_ALL") or os.environ.get("LANG") or "").lower().startswith("zh"))
     if exc.code == "FRAME_TOO_LARGE" or (exc.code == "INPUT_INVALID" and len(text) > 1000):
         return "这句话太长了，请分几句说。" if zh else "That was too long for one message; please split it up."
+    bad = {v.get("pointer") for v in (exc.data or {}).get("violations") or () if isinstance(v, dict)} \
+        if exc.code == "INPUT_INVALID" else set()
+    if "/text" in bad and not text.strip():
+        return "这句话是空的，请说点什么。" if zh else "That message was empty; please say something."
+    if "/session_id" in bad:  # a mistyped id: no such conversation, whatever its shape
+        return ("没有这个会话，请检查会话号，或者不带 --session 开始一个新的。" if zh else
+                "There is no conversation with that id; check it, or leave out --session to start a new one.")
     if exc.code in ("SESSION_NOT_FOUND", "SESSION_EXPIRED"):
         return "这个会话已经结束了，请重新开始。" if zh else "This conversation has ended; please start a new one."
     if exc.code == "SESSION_LIMIT":  # why, and what to do: wait a moment, or close one

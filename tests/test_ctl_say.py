@@ -41,6 +41,17 @@ def test_say_refused_reads_as_a_sentence_not_a_code(start_daemon):
     assert "INPUT_INVALID" in r.stdout
 
 
+def test_a_mistyped_session_or_an_empty_line_reads_as_a_sentence_in_the_persons_language(start_daemon):
+    d = start_daemon()
+    for args, said in [(("hello", "--session", "NOPE"), "no conversation with that id"),
+                       (("你好", "--session", "NOPE"), "没有这个会话"), (("",), "message was empty")]:
+        r = _say(d.socket, *args)
+        assert r.returncode != 0 and said in r.stderr, (args, r.stderr)
+        assert "session_id" not in r.stderr and "Invalid params" not in r.stderr and "(" not in r.stderr, r.stderr
+    r = hermesctl(d.socket, "say", "", env={**clean_env(), "LANG": "zh_CN.UTF-8"})
+    assert "空的" in r.stderr, r.stderr
+
+
 def test_chat_closes_its_session_when_the_person_quits(start_daemon):
     d = start_daemon({"session": {"max_sessions_per_user": 3}})
     for _ in range(5):  # more chats than the cap: each closes its own session on quit
