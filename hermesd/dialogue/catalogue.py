@@ -51,8 +51,8 @@ TEXTS: dict[str, dict[str, str]] = {
     # a part of a line that is no request of the packs ("明天天气怎么样" beside "现在几点"): said, not guessed at
     "part_not_done": {"zh": "“{part}”这部分我帮不上忙，它不在我能做的事情里，没有执行。",
                       "en": "I can't help with \"{part}\": it is not one of the things I can do, so that part was not done."},
-    "did_you_mean": {"zh": "没有“{said}”这种文件。是说{name}吗？是的话请说“{fixed}”。现在什么都没有做。",
-                     "en": "I don't know \"{said}\". Did you mean {name}? If so, say \"{fixed}\". Nothing was done."},
+    "did_you_mean": {"zh": "没有“{m}”这种文件。是说{opts}吗？现在什么都还没做。",
+                     "en": "I don't know \"{m}\". Did you mean {opts}? Nothing was done yet."},
     "declined": {"zh": "好的，已取消，什么都没有执行。", "en": "OK, cancelled; nothing was done."},
     "nothing_to_cancel": {"zh": "好的，现在没有要取消的事。", "en": "OK. There is nothing to cancel right now."},
     "nothing_open": {"zh": "现在没有需要你确认或选择的事。你可以直接告诉我要做什么。",

@@ -292,6 +292,8 @@ def decide(q: OpenQuestion | None, heard: Heard, reading: Reading) -> Decision:
             return Choose(q.candidates[0])  # "did you mean 李娜?" — "yes": the one offered
         if act == "correct" and reading.values:
             return Correct(reading.values)  # "不对，是李工": the person is named anew, not chosen
+        if act == "deny" and q.asks == "did_you_mean":  # "是说报价单吗？" — "不是": not that word, nothing to do
+            return Cancel("choice")
         if act == "deny":  # "不对" / "no" alone: which one is still open, the task is not refused
             return AskAgain("choice", after_no=True)
         if act == "cancel":

@@ -120,7 +120,8 @@ class Choice:
         (it comes back once the choice is made), or None.
     :param asks: the catalogue key of the question, to word it again in either language: ``choose``
         (which of several a mention means) or ``person_did_you_mean`` (a name nobody has, typed like
-        these: a yes takes the one offered).
+        these: a yes takes the one offered) or ``did_you_mean`` (a word one edit from a document kind, "qoute":
+        the one kind offered; a yes runs ``text``, the request as corrected, a no drops it).
     """
 
     mention: str

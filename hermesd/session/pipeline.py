@@ -140,6 +140,8 @@ def _choice_line(cands: tuple[Candidate, ...], lang: str) -> str:
         dept = a.get("dept_name_en") or a.get("dept_name") or a.get("dept")
         extra = [x for x in (a.get("display_en"), dept) if x and x != c.display]
         return f"{c.display} ({', '.join(extra)})" if extra else c.display
+    if len(cands) == 1:  # "did you mean 张伟（销售部）?": one name offered is no numbered list
+        return label(cands[0])
     return " ".join(f"{i + 1}) {label(c)}" for i, c in enumerate(cands))
 
 
@@ -466,10 +468,12 @@ class Pipeline:
                     p.trace["decision"] = decision.name
                     p.trace["reading"] = {**p.trace["reading"], "act": "correct", "cue": "rechoose"}
             if isinstance(decision, dp.Choose) and isinstance(q, Choice):
-                # bind the mention for this session, then run the original utterance again
-                c.grounding.remember_anchor(s, q.mention, decision.candidate.anchor_id)
-                chosen = {"mention": q.mention, "anchor_id": decision.candidate.anchor_id,
-                          "candidates": [x.to_dict() for x in q.candidates]}
+                # bind the mention for this session, then run the original utterance again (a word's typo,
+                # "did you mean quote?": no person to bind — its text is the request as corrected)
+                if q.asks != "did_you_mean":
+                    c.grounding.remember_anchor(s, q.mention, decision.candidate.anchor_id)
+                    chosen = {"mention": q.mention, "anchor_id": decision.candidate.anchor_id,
+                              "candidates": [x.to_dict() for x in q.candidates]}
                 p.trace["chosen"] = decision.candidate.anchor_id
                 p.repairs.append("choose")
                 text, ref, answer, parsed = q.text, datetime.fromisoformat(q.ref) if q.ref else ref, None, None
@@ -1050,7 +1054,8 @@ class Pipeline:
                   entities: dict[str, list[Any]], text: str) -> bool:
         """"把报家单发给王芳": a request whose intent takes a document kind and names none, whose words hold a
         kind's name one edit away (:func:`~hermesd.dialogue.typos.near_name`: 3+ characters, one kind only),
-        is asked about — "是说报价单吗？" with how to say it — never run on a guess; nothing runs."""
+        is asked about — "是说报价单吗？", a choice of that one name — never run on a guess; nothing runs until
+        a yes, which runs the request as corrected (the choice's text); a no drops it."""
         if not isinstance(d, (dp.NewTurn, dp.Digress, dp.Replace)) or heard.intent is None or not text:
             return False
         slots = self.c.grounding.spec_slots(heard.intent)
@@ -1066,7 +1071,9 @@ class Pipeline:
             p.intent = heard.intent
             p.trace["typo"] = {"said": said, "name": name}
             fixed = _renamed(text, said, name)
-            self._keep_or_end(s, p, q, catalogue.say("did_you_mean", p.lang, said=said, name=name, fixed=fixed), "typo")
+            kind = (gazetteers.get(etype) or {}).get(name, name)
+            self._ask_choice(s, p, q, (said, [{"anchor_id": f"{etype}:{kind}", "display": name}]), fixed,
+                             key="did_you_mean")
             return True
         return False
 

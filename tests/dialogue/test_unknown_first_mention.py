@@ -58,6 +58,20 @@ def test_a_yes_to_the_one_name_offered_chooses_it_a_yes_to_several_does_not():
     assert not isinstance(dp.decide(two, heard, Reading("affirm")), dp.Choose)
 
 
+def test_a_word_one_edit_from_a_document_kind_is_a_choice_of_it_a_no_drops_the_request():
+    from hermesd.dialogue import policy as dp
+    from hermesd.dialogue.heard import Heard, Reading
+    from hermesd.dialogue.questions import Candidate, Choice
+
+    typo = Choice(mention="qoute", candidates=(Candidate("doc_type:quote", "quote"),), text="send the quote to Li Na",
+                  asks="did_you_mean")
+    assert dp.decide(typo, Heard(text="yes", lang="en"), Reading("affirm")) == dp.Choose(typo.candidates[0])
+    assert isinstance(dp.decide(typo, Heard(text="no", lang="en"), Reading("deny")), dp.Cancel)
+    person = Choice(mention="Li Nan", candidates=(Candidate("person:sales/li", "李娜"),), text="send it to Li Nan",
+                    asks="person_did_you_mean")  # a no to a name keeps asking who
+    assert isinstance(dp.decide(person, Heard(text="no", lang="en"), Reading("deny")), dp.AskAgain)
+
+
 # a Latin surname the NLU found alone opens the longer name said, wherever it stands ("Zhang" of "Zhang Wie")
 @pytest.mark.parametrize("text, mention, name", [
     ("give Zhang Wie the invoice", "Zhang", "Zhang Wie"), ("what is Zhang Wie's email", "Zhang", "Zhang Wie"),
