@@ -87,20 +87,6 @@ CUES: dict[str, lazyre.LazyRe] = {
 }
 
 
-#: an arithmetic operator between two numbers ("2+2", "12*7", "8÷2", "3×4=12"): the tokens drop the
-#: symbol, so "what is 2+2" read as "what is 2 2" — a time. It is read as the word said aloud instead
-#: (plus / times / divided by / equals; 加 / 乘 / 除以 / 等于 in a Chinese text), as the examples say it
-#: ("what is 15 plus 27", "1加1等于几"). Not "-" or "/": a date (2024-06-12, 6/12) or an id (SO-2024).
-_OPERATOR = lazyre.compile(r"(?<=\d)\s*([+*×÷=])\s*(?=\d)")
-_SAID_EN = {"+": " plus ", "*": " times ", "×": " times ", "÷": " divided by ", "=": " equals "}
-_SAID_ZH = {"+": "加", "*": "乘", "×": "乘", "÷": "除以", "=": "等于"}
-
-
-def _operator_word(text: str):
-    said = _SAID_ZH if any("\u4e00" <= ch <= "\u9fff" for ch in text) else _SAID_EN
-    return lambda m: said[m.group(1)]
-
-
 def raw_features(text: str, cues: bool = False) -> Counter[str]:
     """Term counts of a normalised text (see :func:`hermesd.nlu.normalize.normalize`).
 
@@ -112,8 +98,6 @@ def raw_features(text: str, cues: bool = False) -> Counter[str]:
     :attr:`hermesd.nlu.intents.IntentModel.ranker`).
     """
     keys: list[str] = []
-    if _OPERATOR.search(text):
-        text = _OPERATOR.sub(_operator_word(text), text)
     words = _TOKEN.findall(text)
     for tok in words:
         if tok[0].isascii():

@@ -145,6 +145,11 @@ def _delex(norm_text: str, spans: Sequence[tuple[int, int, str]]) -> str:
     return "".join(out)
 
 
+#: an arithmetic operator between two numbers ("2+2", "12*7", "8÷2", "3×4=12"); not "-" or "/", which
+#: also join a date (2024-06-12, 6/12) or an id (SO-2024)
+_SUM = lazyre.compile(r"\d\s*[+*×÷=]\s*\d")
+
+
 def parse(text: str, *, ref: datetime, tz: ZoneInfo | str, engine: NluEngine, budget_ms: float = 500,
           locale: str | None = None, timer: Callable[[], float] = time.perf_counter) -> ParseResult:
     """Parse one utterance.
@@ -156,6 +161,8 @@ def parse(text: str, *, ref: datetime, tz: ZoneInfo | str, engine: NluEngine, bu
     :param locale: ``zh`` / ``en``, or None to detect from the text.
     :param timer: monotonic seconds (``time.perf_counter``), passed in so tests can drive it.
     :raises zoneinfo.ZoneInfoNotFoundError: unknown zone name.
+
+    A sum written in symbols (:data:`_SUM`: "what is 2+2") is out of scope unless a template took it.
     """
     t0 = timer()
     deadline = t0 + budget_ms / 1000.0
@@ -187,6 +194,10 @@ def parse(text: str, *, ref: datetime, tz: ZoneInfo | str, engine: NluEngine, bu
         again += [m for m in rec.score(spelled) if m.intent not in {a.intent for a in again}]
         if not (decided := rec.decide(again))[1]:
             ranked, (top, oos, amb) = again, decided
+    if not oos and ranked and ranked[0].source != "template" and _SUM.search(norm.text):
+        # "what is 2+2", "3×5等于多少": a sum is a calculator's question, never a request of a pack — the
+        # scorer's tokens drop the operator and read "what is 2 2", which the clock took
+        top, oos, amb = None, True, False
     clause = None
     if oos and not degraded and timer() <= deadline:
         reading = rec.rank_clauses(norm.text, nspans, ranked)

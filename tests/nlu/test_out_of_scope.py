@@ -55,15 +55,12 @@ def test_the_shipped_model_is_calibrated_by_cross_validation(shipped):
 
 @pytest.mark.parametrize("text", ["what is 2+2", "what's 7*6", "calculate 12×7", "9÷3", "2+2等于几", "3×5等于多少"])
 def test_a_sum_in_symbols_is_out_of_scope_like_one_in_words(shipped, text):
-    """The tokens drop "+", so "what is 2+2" read as "what is 2 2" and the clock answered: the operator
-    is read as the word said aloud (hermesd.nlu.features._OPERATOR), as the examples say sums."""
+    """The scorer's tokens drop "+", so "what is 2+2" read as "what is 2 2" and the clock answered: a sum
+    written in symbols is out of scope (hermesd.nlu.parser._SUM)."""
     r = shipped.parse(text)
     assert r.out_of_scope, (text, r.intent)
 
 
-def test_an_operator_is_read_as_its_word_and_a_date_keeps_its_dashes():
-    from hermesd.nlu.features import raw_features
-
-    assert "wplus" in raw_features("what is 2+2") and "wtimes" in raw_features("3×4")
-    assert "h加" in raw_features("2+2等于几")
-    assert not {"wminus", "wdivided"} & set(raw_features("errors since 2024-06-12 and 6/12"))
+@pytest.mark.parametrize("text, intent", [("errors since 2024-06-12", "device.errors_since"), ("what time is it", "device.clock")])
+def test_a_date_with_dashes_is_no_sum(shipped, text, intent):
+    assert shipped.parse(text).intent == intent
