@@ -10,7 +10,10 @@ Confirm       affirm                                         :class:`Resume` at 
 Confirm       deny / cancel                                  :class:`Cancel`
 Confirm/Ask/  hedge                                          :class:`Wait` (the question stays open)
 Choice
-Confirm       correct                                        :class:`Correct` (plan runs again)
+Confirm       correct                                        :class:`Correct` (plan runs again); without a
+                                                             correction cue, a complete request keeping none of
+                                                             the card's values (:func:`another_request`) is a
+                                                             :class:`Digress`: the card is asked again after it
 Ask           fill                                           :class:`Fill`
 Ask           correct                                        :class:`Fill` (the corrected values)
 Ask           cancel / deny                                  :class:`Cancel`
@@ -63,7 +66,7 @@ from .questions import Ask, Candidate, Choice, Confirm, Offer, OpenQuestion, Pic
 
 __all__ = [
     "AskAgain", "Cancel", "Choose", "Correct", "Decision", "Digress", "DropTask", "Fill", "Help", "NewTurn",
-    "NotKnown", "NothingOpen", "Picked", "Repeat", "Replace", "Resume", "ResumeTask", "SmallTalk", "Wait", "decide", "not_known",
+    "NotKnown", "NothingOpen", "Picked", "Repeat", "Replace", "Resume", "ResumeTask", "SmallTalk", "Wait", "another_request", "decide", "not_known",
     "repair_of_last",
 ]
 
@@ -229,8 +232,21 @@ def _expected(q: OpenQuestion) -> str:
     return "yes_no"
 
 
+def another_request(q: OpenQuestion, heard: Heard) -> bool:
+    """``heard`` is a second request of the card's own kind, not a change of it: a complete request of
+    ``q``'s intent (two slot values or more) that keeps none of the card's values — "把合同发给李娜" to
+    "把报价单发给张伟？", "send the contract to Li Na" to "Send the quote to Zhang Wei?". The card is kept
+    and asked again once the new request is answered: nothing the person asked for is dropped unsaid."""
+    if not isinstance(q, Confirm) or heard.intent is None or heard.intent != q.intent:
+        return False
+    said = heard.slot_values
+    return len(said) >= 2 and all(q.entities.get(k) is not None and q.entities.get(k) != v for k, v in said.items())
+
+
 def _request(q: OpenQuestion, heard: Heard, reading: Reading) -> Decision:
     """A new request while ``q`` is open: a digression, or a replacement of the open plan."""
+    if another_request(q, heard):
+        return Digress()
     if isinstance(q, (Ask, Confirm)) and heard.intent is not None and heard.intent == q.intent \
             and len(heard.slot_values) >= 2:
         return Replace()
@@ -270,6 +286,8 @@ def decide(q: OpenQuestion | None, heard: Heard, reading: Reading) -> Decision:
         if act in ("deny", "cancel"):
             return Cancel("confirm")
         if act in ("correct", "fill") and reading.values:
+            if reading.cue == "correct:value" and another_request(q, heard):
+                return Digress()  # no correction cue and nothing of the card kept: a second request
             return Correct(reading.values)
     elif isinstance(q, Ask):
         if act in ("fill", "correct") and reading.values:

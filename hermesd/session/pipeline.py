@@ -969,6 +969,12 @@ class Pipeline:
                               text=text, trace_id=trace_id)
             if digression and s.pending is None and s.state is State.LISTENING and not _tentative(q):
                 self._reask(s, p, q)  # a question asked of a time said alone is not asked again: it is dropped
+            elif digression and isinstance(q, Confirm) and q.utterance and isinstance(s.pending, (Ask, Confirm)) \
+                    and s.pending is not q:
+                # the digression asks a question of its own ("把合同发给李娜" to a card for the quote): the card
+                # it set aside is held as the request said after it, asked again once this one is answered
+                s.pending = replace(s.pending, then=tuple(s.pending.then) + (q.utterance,))
+                p.repairs.append("card_held")
 
     async def _memory(self, s: Session, p: Part, q: OpenQuestion | None, d: Any, text: str) -> bool:
         """An explicit memory request (remember / recall / forget, :mod:`.memoryturn`) said as a new

@@ -51,7 +51,13 @@ CASES = [
     (CONFIRM, _other("en"), Reading("request"), dp.Digress, {"cancel_first": False}),
     (CONFIRM, _other("zh"), Reading("request", cue="deny+request:device.disk_space"), dp.Digress,
      {"cancel_first": True}),
-    (CONFIRM, _send("zh"), Reading("request"), dp.Replace, {}),
+    # a complete send keeping none of the card's values is a second request: the card is asked again after it
+    (CONFIRM, _send("zh"), Reading("request"), dp.Digress, {}),
+    (CONFIRM, _send("zh"), Reading("correct", values={"doc": "合同", "person": "王芳"}, cue="correct:value"), dp.Digress, {}),
+    # one value kept, or a correction cue: the card is changed
+    (CONFIRM, Heard(text="x", lang="zh", intent="doc.send", out_of_scope=False, slot_values={"doc": "报价单", "person": "王芳"}),
+     Reading("request"), dp.Replace, {}),
+    (CONFIRM, _send("zh"), Reading("correct", values={"doc": "合同", "person": "王芳"}, cue="correct:deny+value"), dp.Correct, {}),
     (CONFIRM, _send("en", 1), Reading("request"), dp.Digress, {}),
     (CONFIRM, ZH, Reading("smalltalk", smalltalk="thanks"), dp.SmallTalk, {"kind": "thanks"}),
     (ASK, ZH, Reading("fill", values={"person": "李娜"}), dp.Fill, {"values": {"person": "李娜"}}),
