@@ -50,25 +50,37 @@ HIDDEN_MIN_CHARS = 4
 _SECRET_KEY = lazyre.compile(
     r"(?i)(token|passw|passc|passp|pwd|secret|api[_-]?key|authori[sz]ation|cookie|credential|private[_-]?key"
     r"|密码|口令|令牌|密钥|验证码)|(?:^|[_-])(?:pin|otp)(?:[_-]?code)?$")
+#: the code nouns of a secret said in English: a PIN (code), a door / gate / alarm / safe … code
+_CODE_NOUNS = r"pin(?:[\s_-]?code)?|(?:door|gate|access|alarm|safe|locker|entry|garage|wifi|security)[\s_-]?code"
+#: a value as a secret fragment holds it: never a quote or a backslash (the text may be JSON: the value
+#: ends before the quote that closes its string)
+_VALUE = r"[^\s,;&\"'\\]+"
 _SECRET_TEXT = lazyre.compile(
-    r"(?i)\b((?:[\w-]*(?:token|password|passwd|passcode|secret|api[_-]?key|authorization)|pin)\s*[=:]\s*)(\"[^\"]*\"|'[^']*'|[^\s,;&]+)"
+    r"(?i)\b((?:[\w-]*(?:token|password|passwd|passcode|secret|api[_-]?key|authorization)|" + _CODE_NOUNS + r")\s*[=:]\s*)"
+    r"(\"[^\"]*\"|'[^']*'|" + _VALUE + ")"
 )
 _BEARER = lazyre.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{4,}")
 #: "my password is hunter2", "the wifi passcode was sunflower99", "bank PIN is 4821": the English
 #: words for a secret, then is/was and the value (the zh twin is _SECRET_TEXT_ZH)
 _SECRET_TEXT_EN = lazyre.compile(
-    r"(?i)\b((?:password|passwd|passcode|passphrase|pin(?:\s+code)?|secret|token|api\s+key)\s+(?:is|was|are)\s+)"
-    r"(\"[^\"]*\"|'[^']*'|[^\s,;.!?]+)")
+    r"(?i)\b((?:password|passwd|passcode|passphrase|secret|token|api\s+key|" + _CODE_NOUNS + r")\s+(?:is|was|are)\s+)"
+    r"(\"[^\"]*\"|'[^']*'|[^\s,;.!?\"'\\]+)")
+#: "tell Bob the password hunter2", "my door code 5566": the noun right before a value that holds a digit
+#: (so "the password manager" is no secret)
+_SECRET_BARE_EN = lazyre.compile(
+    r"(?i)\b((?:password|passwd|passcode|passphrase|" + _CODE_NOUNS + r")\s+)([A-Za-z!@#$%^&*_-]*\d[^\s,;.!?\"'\\]*)")
 #: cheap pre-filter: free text is only scanned for secrets when one of these appears
 #: "密码是 hunter2", "口令：1234": the Chinese words for a secret, then 是/为/:/= and the value
-_SECRET_TEXT_ZH = lazyre.compile(r"((?:密码|口令|令牌|密钥|验证码|pin码|PIN码)\s*(?:是|为|[:：=])\s*)([^\s，。,;；、]+)")
+_SECRET_TEXT_ZH = lazyre.compile(r"((?:密码|口令|令牌|密钥|验证码|门禁码|pin码|PIN码)\s*(?:是|为|[:：=])\s*)([^\s，。,;；、\"'\\]+)")
+#: "门禁密码8642", "把密码246810告诉老婆": the word right before a value of ASCII letters and digits, no 是 between
+_SECRET_BARE_ZH = lazyre.compile(r"((?:密码|口令|令牌|密钥|验证码|门禁码|pin码|PIN码)\s*)([A-Za-z0-9][A-Za-z0-9!@#$%^&*_-]{2,})")
 #: key = value, then 密码是 …, then "password is …": group 1 the lead-in kept, group 2 the value masked
-_SECRET_PATTERNS = (_SECRET_TEXT, _SECRET_TEXT_ZH, _SECRET_TEXT_EN)
-_SECRET_HINT = lazyre.compile(r"(?i)token|passw|passc|passp|secret|api[_-]?key|api key|authori|bearer|basic|\bpin\b|密码|口令|令牌|密钥|验证码|pin码")
+_SECRET_PATTERNS = (_SECRET_TEXT, _SECRET_TEXT_ZH, _SECRET_TEXT_EN, _SECRET_BARE_ZH, _SECRET_BARE_EN)
+_SECRET_HINT = lazyre.compile(r"(?i)token|passw|passc|passp|secret|api[_-]?key|api key|authori|bearer|basic|\bpin|code|密码|口令|令牌|密钥|验证码|门禁码|pin码")
 #: a literal every _SECRET_HINT match contains (case-folded): the hint is looked for only in a text
 #: that has one; the regex alone costs µs per string, and every string of a stored trace is checked
-_HINT_WORDS = ("token", "passw", "passc", "passp", "secret", "api", "authori", "bearer", "basic", "pin",
-               "密码", "口令", "令牌", "密钥", "验证码")
+_HINT_WORDS = ("token", "passw", "passc", "passp", "secret", "api", "authori", "bearer", "basic", "pin", "code",
+               "密码", "口令", "令牌", "密钥", "验证码", "门禁码")
 #: the non-ASCII characters that (?i) matches with an ASCII letter (İ ı ſ K): a text with one goes
 #: straight to the regex
 _FOLDS_TO_ASCII = lazyre.compile("[\u0130\u0131\u017f\u212a]")

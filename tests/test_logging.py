@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from hermesd.logging import KVFormatter, hidden_values_var, is_secret_key, redact, redact_json, setup, trace_id_var
+from hermesd.logging import KVFormatter, hidden_values_var, is_secret_key, redact, redact_json, secret_values, setup, trace_id_var
 
 
 def _record(level: int, msg: str, kv: dict | None = None, exc: BaseException | None = None) -> logging.LogRecord:
@@ -61,6 +61,28 @@ def test_secret_keys(key: str, secret: bool) -> None:
     assert is_secret_key(key) is secret
     assert (redact({key: "v"}) == {key: "***"}) is secret
     assert redact_json({key: "v"}) == redact({key: "v"})
+
+
+@pytest.mark.parametrize("text, secret", [
+    ("记住我的门禁密码 8642", "8642"), ("明天上午九点提醒我把密码246810告诉老婆", "246810"), ("告诉小李密码abc777", "abc777"),
+    ("tell Bob the password hunter2", "hunter2"), ("remember my door code 5566", "5566"), ("the door code is 1234", "1234"),
+    ("my PIN code is 9999", "9999"), ("pin: 4321", "4321"), ("the gate code is 4721", "4721"),
+])
+def test_a_secret_said_without_is_or_as_an_access_code_is_masked(text: str, secret: str) -> None:
+    assert secret not in redact(text) and secret in secret_values(text)
+
+
+@pytest.mark.parametrize("text", ["the password manager is slow", "error code 502 again", "zip code 200000", "密码管理器坏了",
+                                  "the code review is at 3pm"])
+def test_a_secret_word_without_a_value_masks_nothing(text: str) -> None:
+    assert redact(text) == text and secret_values(text) == []
+
+
+def test_a_masked_value_in_json_text_keeps_its_closing_quote() -> None:
+    import json
+
+    line = KVFormatter(journal=True).format(_record(logging.INFO, "tool call", {"args": json.dumps({"text": "the wifi password is sunflower99", "due": "x"})}))
+    assert "sunflower99" not in line and '***\\",' in line, line
 
 
 def test_a_secret_typed_this_turn_is_masked_in_every_line_whatever_its_key():
