@@ -629,11 +629,15 @@ def _choice(q: Choice, heard: Heard, sc: Scan, lex: Lexicon) -> Reading:
                 and _has_verb(sc.text.replace(said, " ") if said else sc.text, heard, lex):
             return Reading("request", cue=f"request:{heard.intent}")
         return r
+    act = _final_act(sc, lex)
+    if act and act[0] == "affirm" and len(q.candidates) == 1 and (not requested or sc.residue < REQUEST_RESIDUE):
+        # "did you mean 李娜?" — "yes", "yeah", 没错: answer words alone are never a request, whatever the NLU
+        # guessed of them; "对吗?" asks back, it is no yes
+        if sc.question:
+            return Reading("unrelated", cue="affirm?")
+        return Reading("affirm", cue=f"affirm:{act[1]}:one-offered")
     if requested:
         return Reading("request", cue=f"request:{heard.intent}")
-    act = _final_act(sc, lex)
-    if act and act[0] == "affirm" and len(q.candidates) == 1:
-        return Reading("affirm", cue=f"affirm:{act[1]}:one-offered")  # "did you mean 李娜?" — "yes"
     return Reading("unrelated", cue="affirm.needs-choice" if act and act[0] == "affirm" else "unrelated")
 
 

@@ -34,7 +34,7 @@ from typing import Any
 from .. import lazyre
 from ..nlu.normalize import normalize
 
-__all__ = ["TimeRepair", "asks_change", "corrects_time", "names_half_day", "shift_in", "shift_of", "stops_reminding", "time_repair",
+__all__ = ["TimeRepair", "asks_change", "corrects_time", "names_half_day", "relative_shift", "shift_in", "shift_of", "stops_reminding", "time_repair",
            "topic_of"]
 
 _ZH_CHANGE = r"(?:改到|改成|改在|改为|改為|挪到|推迟到|推遲到|推到|延后到|延後到|延到|提前到|调到|調到|换到|換到|换成|換成)"
@@ -165,13 +165,43 @@ def shift_of(text: str, span: tuple[int, int]) -> str | None:
     return None
 
 
+#: "10 minutes earlier", "half an hour later", "a day later": an amount of time, then earlier / later (the
+#: NLU reads it as that long before / after now)
+_EN_RELATIVE = lazyre.compile(r"^(?P<d>.*?\b(?:minutes?|mins?|hours?|hrs?|days?|weeks?))\s+(?P<w>earlier|later)$", re.IGNORECASE)
+#: what may stand beside such a time when it moves the reminder just set: a repair's lead, "instead"
+_EN_SHIFT_FRAME = lazyre.compile(r"^(?:(?:no|nope|actually|ok|okay|oh|sorry|wait|hmm|um|please)\b[\s,]*)*"
+                                 r"(?:make\s+(?:it|that)|move\s+(?:it|that)|set\s+(?:it|that)|change\s+(?:it|that)(?:\s+to)?|"
+                                 r"push\s+(?:it|that)|remind\s+me|do\s+(?:it|that))?[\s,]*(?:instead)?[\s.!]*$", re.IGNORECASE)
+
+
+def relative_shift(text: str, time_text: str, span: tuple[int, int]) -> tuple[str, str] | None:
+    """``("earlier", "10 minutes")`` when the time ``time_text`` at ``span`` of ``text`` is an amount of time then
+    earlier / later ("make it 10 minutes earlier", "remind me an hour later instead") said as a move of the
+    reminder just set: beside it only a repair's lead or "instead" — "remind me to call mom 2 hours later"
+    names a task, so it is a new reminder two hours from now. None otherwise.
+
+    >>> relative_shift("make it 10 minutes earlier", "10 minutes earlier", (8, 26))
+    ('earlier', '10 minutes')
+    >>> relative_shift("remind me to call mom 2 hours later", "2 hours later", (22, 35)) is None
+    True
+    """
+    m = _EN_RELATIVE.match(time_text.strip())
+    if m is None or not _EN_SHIFT_FRAME.match(text[:span[0]] + " " + text[span[1]:]):
+        return None
+    return m.group("w").lower(), m.group("d").strip()
+
+
 def shift_in(text: str, times: Iterable[Any]) -> str | None:
     """:func:`shift_of` for an utterance as the NLU read it: the direction its first duration that is a shift
-    moves a reminder ("推迟半小时" → ``"later"``), else None.
+    moves a reminder ("推迟半小时" → ``"later"``), or of a time said as an amount earlier / later beside only
+    a repair's words (:func:`relative_shift`: "make it 10 minutes earlier"), else None.
 
-    :param text: the utterance as said; :param times: its time expressions (``kind``, ``span`` in ``text``:
-        :class:`hermesd.nlu.temporal.TimeExpr`); only ``duration`` ones are read.
+    :param text: the utterance as said; :param times: its time expressions (``kind``, ``span`` in ``text``,
+        ``text``: :class:`hermesd.nlu.temporal.TimeExpr`).
     """
+    for x in times:
+        if getattr(x, "kind", None) in ("datetime", "date") and (rel := relative_shift(text, x.text, tuple(x.span))):
+            return rel[0]
     durations = [x for x in times if getattr(x, "kind", None) == "duration"]
     if not durations:
         return None

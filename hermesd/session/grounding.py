@@ -15,7 +15,7 @@ anchors is that person, for the rest of the session.
 from __future__ import annotations
 
 import logging
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any, Mapping
 from zoneinfo import ZoneInfo
 
@@ -24,11 +24,12 @@ from ..anchors.directory import cn_address_form, marked, normalize_mention, unma
 from ..dialogue.clauses import request_times
 from ..dialogue.heard import Heard
 from ..dialogue.questions import Ask, Confirm, OpenQuestion
-from ..dialogue.reminders import names_half_day, shift_in, topic_of
+from ..dialogue.reminders import names_half_day, relative_shift, shift_in, topic_of
 from ..dialogue.split import names_day
 from ..memory.hiding import hide
 from ..nlu.normalize import normalize
 from ..nlu.task import task_text
+from ..nlu.temporal import parse_times
 from ..rules.filters import english_name
 from .ports import MemoryPort, NluPort, RuleEnginePort
 from .record import Session
@@ -170,6 +171,7 @@ class Grounding:
             return out, None
         kinds = s.refs.setdefault("kinds", {})
         s.refs.setdefault("anchors", {})
+        shifts = bool(parsed.intent) and "shift" in self.spec_slots(parsed.intent).values()
         for e in parsed.entities:
             d = e.to_dict()
             value: Any = d.get("value")
@@ -179,6 +181,8 @@ class Grounding:
                     ambiguous = amb
             elif e.type == "datetime" and isinstance(value, dict):
                 value = self.time_value(value, str(d.get("text") or ""))
+                if shifts:
+                    value = self._as_shift(s, parsed.text, value) or value
             elif e.type == "doc_type":
                 value = d["text"]
                 kinds[value] = d.get("value")
@@ -208,6 +212,24 @@ class Grounding:
             if shift:
                 out["shift"] = [shift]
         return out, ambiguous
+
+    def _as_shift(self, s: Session, text: str, value: Mapping[str, Any]) -> dict[str, Any] | None:
+        """"make it 10 minutes earlier": a time read as that long before / after now, said as a move of the
+        reminder (:func:`~hermesd.dialogue.reminders.relative_shift`), is the duration itself — the move is
+        by that much from the reminder's own time (reminder.change.by.*), never to 10 minutes before now.
+        None when the time is no such move or its amount reads as no duration."""
+        span = value.get("span")
+        if not isinstance(span, (list, tuple)) or len(span) != 2:
+            return None
+        rel = relative_shift(text, str(value.get("text") or ""), (int(span[0]), int(span[1])))
+        if rel is None:
+            return None
+        ref = datetime.fromtimestamp(s.ref_ms / 1000, timezone.utc) if s.ref_ms else datetime.now(timezone.utc)
+        amount = next((x for x in parse_times(rel[1], ref, self.zone(s)) if x.kind == "duration" and x.seconds), None)
+        if amount is None:
+            return None
+        return {**value, "kind": "duration", "seconds": amount.seconds, "point": None, "start": None, "end": None,
+                "grain": "second", "text": rel[1]}
 
     @staticmethod
     def time_value(value: Mapping[str, Any], said: str = "") -> dict[str, Any]:

@@ -565,6 +565,15 @@ class Pipeline:
             return parsed
         t = normalize(parsed.text).text
         shift = shift_in(parsed.text, parsed.times)
+        if shift is not None and not any(getattr(x, "kind", None) == "duration" for x in parsed.times):
+            # "make it 10 minutes earlier" / "an hour later" names no verb of moving: a move only in a talk
+            # about reminders (heard as one, or right after one), else the time said alone it is
+            last = s.history[-1] if s.history else None
+            rem = self._reminder_intent()
+            domains = {str(i).rsplit(".", 1)[0] for i in (None if parsed.out_of_scope else parsed.intent,
+                                                           last.get("intent") if last else None) if i}
+            if rem is None or rem.rsplit(".", 1)[0] not in domains:
+                shift = None
         if shift is not None:
             # "推迟半小时", "snooze it for 10 minutes", "把开会的提醒提前10分钟": a move by that much — of what the
             # domain heard keeps, else of a reminder (the one thing a shift by a duration moves here)

@@ -211,6 +211,15 @@ def test_a_yes_to_the_one_name_offered_is_affirm(raw: str) -> None:
     assert read_answer(CHOICE2, heard(raw)).act == "unrelated"  # of two, a yes says neither
 
 
+@pytest.mark.parametrize("raw, intent", [("yeah", "report.export"), ("没错", "device.errors_since"), ("yes", "doc.send")])
+def test_a_yes_to_the_one_name_offered_is_affirm_whatever_the_nlu_guessed_of_it(raw: str, intent: str) -> None:
+    one = Choice("qoute", (Candidate("doc_type:quote", "quote"),), "send the quote to Li Na", asks="did_you_mean")
+    assert read_answer(one, heard(raw, intent=intent, out_of_scope=False)).act == "affirm"
+    assert read_answer(one, heard("对吗", intent=intent, out_of_scope=False)).act == "unrelated"  # asks back
+    # a request of its own beside the yes is still one
+    assert read_answer(one, heard("好的，帮我查一下磁盘还剩多少", intent="device.disk_space", out_of_scope=False)).act == "request"
+
+
 @pytest.mark.parametrize("raw,index", CHOOSE2, ids=_ids(CHOOSE2))
 def test_choice_of_two(raw: str, index: int) -> None:
     r = read_answer(CHOICE2, heard(raw))

@@ -60,3 +60,20 @@ def test_the_topic_beside_a_shift(text: str, duration: str, topic: str | None) -
 def test_a_topic_with_a_shift_word_inside_is_kept_when_nothing_shifts() -> None:
     assert topic_of("取消吃晚饭的提醒") == "吃晚饭"
     assert topic_of("取消早会的提醒") == "早会"
+
+
+@pytest.mark.parametrize("text, time_text, want", [
+    ("make it 10 minutes earlier", "10 minutes earlier", ("earlier", "10 minutes")),
+    ("make it 15 minutes later", "15 minutes later", ("later", "15 minutes")),
+    ("no, make it half an hour later", "half an hour later", ("later", "half an hour")),
+    ("remind me an hour later instead", "an hour later", ("later", "an hour")),
+    ("make it a day later", "a day later", ("later", "a day")),
+    # a task beside the time: a new reminder that long from now; no amount: no move
+    ("remind me to call mom 2 hours later", "2 hours later", None),
+    ("call me later", "later", None),
+])
+def test_relative_shift(text: str, time_text: str, want) -> None:
+    from hermesd.dialogue.reminders import relative_shift
+
+    a = text.index(time_text)
+    assert relative_shift(text, time_text, (a, a + len(time_text))) == want
