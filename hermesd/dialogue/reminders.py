@@ -174,10 +174,15 @@ _EN_SHIFT_FRAME = lazyre.compile(r"^(?:(?:no|nope|actually|ok|okay|oh|sorry|wait
                                  r"push\s+(?:it|that)|remind\s+me|do\s+(?:it|that))?[\s,]*(?:instead)?[\s.!]*$", re.IGNORECASE)
 
 
+#: a verb of moving beside it: "move the plants reminder 1.5 hours earlier", "push it an hour later"
+_EN_MOVE = lazyre.compile(r"\b(?:move|push|shift|bump|reschedule|postpone)\b", re.IGNORECASE)
+
+
 def relative_shift(text: str, time_text: str, span: tuple[int, int]) -> tuple[str, str] | None:
     """``("earlier", "10 minutes")`` when the time ``time_text`` at ``span`` of ``text`` is an amount of time then
     earlier / later ("make it 10 minutes earlier", "remind me an hour later instead") said as a move of the
-    reminder just set: beside it only a repair's lead or "instead" — "remind me to call mom 2 hours later"
+    reminder just set: beside it only a repair's lead or "instead", or a verb of moving ("move the plants reminder
+    1.5 hours earlier") — "remind me to call mom 2 hours later"
     names a task, so it is a new reminder two hours from now. None otherwise.
 
     >>> relative_shift("make it 10 minutes earlier", "10 minutes earlier", (8, 26))
@@ -186,7 +191,8 @@ def relative_shift(text: str, time_text: str, span: tuple[int, int]) -> tuple[st
     True
     """
     m = _EN_RELATIVE.match(time_text.strip())
-    if m is None or not _EN_SHIFT_FRAME.match(text[:span[0]] + " " + text[span[1]:]):
+    rest = text[:span[0]] + " " + text[span[1]:]
+    if m is None or not (_EN_SHIFT_FRAME.match(rest) or _EN_MOVE.search(rest)):
         return None
     return m.group("w").lower(), m.group("d").strip()
 
@@ -315,7 +321,7 @@ def topic_of(text: str, time_spans: Iterable[tuple[int, int]] = (), shifted: boo
     t = "".join(keep)
     if shifted:
         t = re.sub(r"(?:再|又|还|還)?(?:往)?" + f"(?:{_ZH_LATER}|{_ZH_EARLIER})" + r"(?:个|個|了)?(?=\s|$)", " ", t)
-        t = re.sub(r"\b(?:snooze|delay|bring|pull|set)\b", " ", t)
+        t = re.sub(r"\b(?:snooze|delay|bring|pull|set|back|forward|earlier|later|instead)\b|(?<!其)它", " ", t)
         t = re.sub(r"\b(?:back|forward|up|off)?\s*\b(?:by|for)?\s*$", " ", t.rstrip())
     m = re.search(_ZH_CHANGE + r"|" + _EN_CHANGE + r".{0,80}?\b(?:to|until|till)\b", t)
     if m is not None:  # the change's new time is not the topic: keep what names the reminder

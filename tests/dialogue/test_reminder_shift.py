@@ -51,6 +51,7 @@ def test_shift_in_reads_the_durations_the_nlu_found() -> None:
     ("push the dentist reminder back an hour", "an hour", "dentist"),
     ("postpone the dentist reminder by two hours", "two hours", "dentist"),
     ("bring the meeting reminder forward 20 minutes", "20 minutes", "meeting"), ("snooze it for 10 minutes", "10 minutes", None),
+    ("把它推迟半小时", "半小时", None), ("push back the plants reminder by an hour and a half", "an hour and a half", "plants"),
 ])
 def test_the_topic_beside_a_shift(text: str, duration: str, topic: str | None) -> None:
     low, span = _at(text, duration)
@@ -68,6 +69,7 @@ def test_a_topic_with_a_shift_word_inside_is_kept_when_nothing_shifts() -> None:
     ("no, make it half an hour later", "half an hour later", ("later", "half an hour")),
     ("remind me an hour later instead", "an hour later", ("later", "an hour")),
     ("make it a day later", "a day later", ("later", "a day")),
+    ("move the plants reminder 1.5 hours earlier", "1.5 hours earlier", ("earlier", "1.5 hours")),
     # a task beside the time: a new reminder that long from now; no amount: no move
     ("remind me to call mom 2 hours later", "2 hours later", None),
     ("call me later", "later", None),
