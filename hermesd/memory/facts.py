@@ -584,8 +584,15 @@ def _told(t: str, zh: bool) -> MemoryRequest | None:
     return None
 
 
+#: the object of a delete that is a reminder or an alarm ("删除取快递的提醒", "delete the dentist reminder"):
+#: cancelling it is the reminders' business, never forgetting a memory
+_A_REMINDER = lazyre.compile(r"(?:提醒|闹钟|鬧鐘)(?:事项|事項)?$|\b(?:reminders?|alarms?)$", re.IGNORECASE)
+
+
 def _forget(subject: str, lang: str) -> MemoryRequest | None:
     s = subject.strip(_TRIM)
+    if _A_REMINDER.search(s):
+        return None
     if lang == "en":
         s = re.sub(r"^(?:that|how|about\s+how)\s+", "", s)  # "forget that I like coffee": the clause
     if not s:

@@ -101,3 +101,16 @@ def test_someone_elses_thing_is_a_recall_a_pack_may_own(text: str, subject: str)
 def test_a_thing_of_the_conversation_is_no_recall(text: str) -> None:
     """这/那/该 before the owner points at the dialogue (CrossWOZ's "这家酒店"), not at a remembered fact."""
     assert read_request(text) is None
+
+
+@pytest.mark.parametrize("text", ["删除取快递的提醒", "删掉那个吃药的提醒", "清除所有闹钟", "delete the dentist reminder",
+                                  "erase my alarms"])
+def test_deleting_a_reminder_is_no_memory_request(text):
+    """Cancelling a reminder is the reminders' business (reminder.cancel), never forgetting a memory."""
+    assert read_request(text) is None
+
+
+@pytest.mark.parametrize("text, subject", [("删除我的地址", "地址"), ("forget my address", "address")])
+def test_deleting_a_fact_still_forgets_it(text, subject):
+    req = read_request(text)
+    assert req is not None and req.intent == "memory.forget" and req.subject == subject
