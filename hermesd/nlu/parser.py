@@ -109,8 +109,12 @@ class NluEngine:
     oos_threshold: float | None = None
     extractor: EntityExtractor = field(init=False)
     recognizer: IntentRecognizer = field(init=False)
+    #: an intent of the packs is trained on sums in symbols (a calculator intent: CLINC150's has "what is 5+5"),
+    #: so :func:`parse` never rules one out of scope
+    sums_in_scope: bool = field(init=False)
 
     def __post_init__(self) -> None:
+        self.sums_in_scope = any(_SUM.search(x) for spec in self.specs for x in spec.examples)
         if self.model is not None and self.oos_threshold is not None:
             # a fixed threshold on the top score replaces the calibrated rejection (a copy: the
             # trained model may be shared)
@@ -162,7 +166,8 @@ def parse(text: str, *, ref: datetime, tz: ZoneInfo | str, engine: NluEngine, bu
     :param timer: monotonic seconds (``time.perf_counter``), passed in so tests can drive it.
     :raises zoneinfo.ZoneInfoNotFoundError: unknown zone name.
 
-    A sum written in symbols (:data:`_SUM`: "what is 2+2") is out of scope unless a template took it.
+    A sum written in symbols (:data:`_SUM`: "what is 2+2") is out of scope unless a template took it or an
+    intent of the packs is trained on such sums (:attr:`NluEngine.sums_in_scope`).
     """
     t0 = timer()
     deadline = t0 + budget_ms / 1000.0
@@ -194,7 +199,7 @@ def parse(text: str, *, ref: datetime, tz: ZoneInfo | str, engine: NluEngine, bu
         again += [m for m in rec.score(spelled) if m.intent not in {a.intent for a in again}]
         if not (decided := rec.decide(again))[1]:
             ranked, (top, oos, amb) = again, decided
-    if not oos and ranked and ranked[0].source != "template" and _SUM.search(norm.text):
+    if not oos and ranked and ranked[0].source != "template" and not engine.sums_in_scope and _SUM.search(norm.text):
         # "what is 2+2", "3×5等于多少": a sum is a calculator's question, never a request of a pack — the
         # scorer's tokens drop the operator and read "what is 2 2", which the clock took
         top, oos, amb = None, True, False

@@ -64,3 +64,15 @@ def test_a_sum_in_symbols_is_out_of_scope_like_one_in_words(shipped, text):
 @pytest.mark.parametrize("text, intent", [("errors since 2024-06-12", "device.errors_since"), ("what time is it", "device.clock")])
 def test_a_date_with_dashes_is_no_sum(shipped, text, intent):
     assert shipped.parse(text).intent == intent
+
+
+def test_a_pack_with_a_calculator_keeps_its_sums(shipped):
+    """The rule is the shipped packs' (no intent trained on a sum): a pack whose intent is (CLINC150's
+    calculator: "what is 5+5") keeps reading them as that intent."""
+    from hermesd.nlu.intents import IntentSpec
+    from hermesd.nlu.parser import NluEngine
+
+    engine = shipped.engine
+    assert not engine.sums_in_scope
+    calc = IntentSpec("calculator", examples=("what is 5+5", "what's 3 times 4"))
+    assert NluEngine((*engine.specs, calc), None).sums_in_scope
