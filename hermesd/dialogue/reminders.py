@@ -34,7 +34,7 @@ from typing import Any
 from .. import lazyre
 from ..nlu.normalize import normalize
 
-__all__ = ["TimeRepair", "asks_change", "corrects_time", "names_half_day", "relative_shift", "shift_in", "shift_of", "stops_reminding", "time_repair",
+__all__ = ["TimeRepair", "asks_change", "corrects_time", "bare_shift", "names_half_day", "relative_shift", "shift_in", "shift_of", "stops_reminding", "time_repair",
            "topic_of"]
 
 _ZH_CHANGE = r"(?:改到|改成|改在|改为|改為|挪到|推迟到|推遲到|推到|延后到|延後到|延到|提前到|调到|調到|换到|換到|换成|換成)"
@@ -197,6 +197,29 @@ def relative_shift(text: str, time_text: str, span: tuple[int, int]) -> tuple[st
     return m.group("w").lower(), m.group("d").strip()
 
 
+#: a shift verb said with no amount ("推迟", "推迟一会儿", "提前一点", "snooze it", "postpone it"): the whole
+#: utterance, so "推迟开会" or "snooze the alarm on my phone" is none
+_ZH_BARE_SHIFT = lazyre.compile(r"^(?:请|帮我|麻烦)?(?:把(?:它|那个|这个|提醒)?)?(?:再)?(?P<v>推迟|推遲|延后|延後|往后推(?:一推)?|往後推|推后|推後|提前|提早)"
+                                r"(?:一下|一会儿?|一點|一点|点|些)?(?:提醒(?:我)?)?(?:吧|了)?[。.!！]*$")
+_EN_BARE_SHIFT = lazyre.compile(r"^(?:please\s+)?(?P<v>snooze|postpone|delay|push\s+(?:it|that)\s+back|put\s+(?:it|that)\s+off|bring\s+(?:it|that)\s+forward)"
+                                r"(?:\s+(?:it|that|the\s+reminder))?(?:\s+(?:a\s+bit|a\s+little|for\s+a\s+bit|for\s+a\s+while))?[\s.!]*$",
+                                re.IGNORECASE)
+
+
+def bare_shift(text: str) -> str | None:
+    """``"later"`` / ``"earlier"`` when ``text`` (normalised) is only a shift verb, with no amount said
+    ("推迟一会儿", "snooze it"): the amount is asked for (reminder.change.by.ask). None otherwise.
+
+    >>> bare_shift("推迟一会儿"), bare_shift("提前一点"), bare_shift("snooze it"), bare_shift("推迟开会")
+    ('later', 'earlier', 'later', None)
+    """
+    t = text.strip().lower()
+    m = _ZH_BARE_SHIFT.match(t) or _EN_BARE_SHIFT.match(t)
+    if m is None:
+        return None
+    return "earlier" if m.group("v").startswith(("提前", "提早", "bring")) else "later"
+
+
 def shift_in(text: str, times: Iterable[Any]) -> str | None:
     """:func:`shift_of` for an utterance as the NLU read it: the direction its first duration that is a shift
     moves a reminder ("推迟半小时" → ``"later"``), or of a time said as an amount earlier / later beside only
@@ -314,6 +337,8 @@ def topic_of(text: str, time_spans: Iterable[tuple[int, int]] = (), shifted: boo
         ("把开会的提醒推迟一小时", "push the dentist reminder back an hour") name no reminder either.
     """
     t = text.strip().lower()
+    if shifted and bare_shift(t) is not None:  # "推迟一会儿", "snooze it": the verb alone names no reminder
+        return None
     keep = list(t)
     for a, b in time_spans:
         for i in range(max(a, 0), min(b, len(t))):

@@ -24,7 +24,7 @@ from ..anchors.directory import cn_address_form, marked, normalize_mention, unma
 from ..dialogue.clauses import request_times
 from ..dialogue.heard import Heard
 from ..dialogue.questions import Ask, Confirm, OpenQuestion
-from ..dialogue.reminders import names_half_day, relative_shift, shift_in, topic_of
+from ..dialogue.reminders import bare_shift, names_half_day, relative_shift, shift_in, topic_of
 from ..dialogue.split import names_day
 from ..memory.hiding import hide
 from ..nlu.normalize import normalize
@@ -203,12 +203,12 @@ class Grounding:
             # the words naming a reminder ("取消喝水的提醒" → 喝水; none for "取消那个提醒": the last one set)
             norm = normalize(parsed.text)
             topic = topic_of(norm.text, [norm.nspan(*sp) for x in parsed.times for sp in x.spans],
-                             shifted=shift_in(parsed.text, parsed.times) is not None)
+                             shifted=shift_in(parsed.text, parsed.times) is not None or bare_shift(norm.text) is not None)
             if topic:
                 out["topic"] = [topic]
         if parsed.intent and "shift" in self.spec_slots(parsed.intent).values():
             # "推迟半小时" → later, "提前10分钟" → earlier: a move by the duration said, not to a time
-            shift = shift_in(parsed.text, parsed.times)
+            shift = shift_in(parsed.text, parsed.times) or (bare_shift(normalize(parsed.text).text) if not parsed.times else None)
             if shift:
                 out["shift"] = [shift]
         return out, ambiguous

@@ -29,7 +29,7 @@ from ..dialogue.negated import negated_request
 from ..dialogue.otherdevice import asks_what_to_do, other_device
 from ..dialogue.questions import Ask, Candidate, Choice, Confirm, Offer, OpenQuestion, Pick, reasked
 from ..dialogue.reader import read_answer
-from ..dialogue.reminders import asks_change, shift_in, stops_reminding, time_repair
+from ..dialogue.reminders import asks_change, bare_shift, shift_in, stops_reminding, time_repair
 from ..dialogue.repair import repaired
 from ..dialogue.smalltalk import capabilities, smalltalk_reply
 from ..dialogue.sendobject import not_a_document
@@ -564,10 +564,10 @@ class Pipeline:
         if parsed is None or not parsed.text:
             return parsed
         t = normalize(parsed.text).text
-        shift = shift_in(parsed.text, parsed.times)
+        shift = shift_in(parsed.text, parsed.times) or (bare_shift(t) if not parsed.times else None)
         if shift is not None and not any(getattr(x, "kind", None) == "duration" for x in parsed.times):
-            # "make it 10 minutes earlier" / "an hour later" names no verb of moving: a move only in a talk
-            # about reminders (heard as one, or right after one), else the time said alone it is
+            # "make it 10 minutes earlier" / "an hour later" names no verb of moving, "推迟一会儿" / "snooze it" no
+            # amount: a move only in a talk about reminders (heard as one, or right after one)
             last = s.history[-1] if s.history else None
             rem = self._reminder_intent()
             domains = {str(i).rsplit(".", 1)[0] for i in (None if parsed.out_of_scope else parsed.intent,

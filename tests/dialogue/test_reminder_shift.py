@@ -79,3 +79,15 @@ def test_relative_shift(text: str, time_text: str, want) -> None:
 
     a = text.index(time_text)
     assert relative_shift(text, time_text, (a, a + len(time_text))) == want
+
+
+@pytest.mark.parametrize("text, want", [
+    ("推迟", "later"), ("推迟一会儿", "later"), ("把它推迟一下", "later"), ("往后推一推", "later"), ("提前一点", "earlier"),
+    ("snooze", "later"), ("snooze it", "later"), ("postpone it", "later"), ("delay it a bit", "later"),
+    ("bring it forward", "earlier"),
+    ("推迟开会", None), ("snooze the alarm on my phone", None), ("晚点提醒我", None), ("推迟半小时", None),
+])
+def test_bare_shift(text: str, want) -> None:
+    from hermesd.dialogue.reminders import bare_shift
+
+    assert bare_shift(normalize(text).text) == want
