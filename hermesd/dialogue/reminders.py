@@ -206,18 +206,32 @@ _EN_BARE_SHIFT = lazyre.compile(r"^(?:please\s+)?(?P<v>snooze|postpone|delay|pus
                                 re.IGNORECASE)
 
 
+#: a shift verb beside a reminder named, with no amount ("push back the call mom reminder", "put off the bank
+#: reminder", "delay the dentist reminder", "把收衣服的提醒推迟", "收衣服的提醒往后推一下", "把取快递的提醒延后")
+_EN_NAMED_SHIFT = lazyre.compile(r"^(?:please\s+)?(?:can\s+you\s+)?(?P<v>snooze|postpone|delay|push\b(?=.*\bback\b)|put\b(?=.*\boff\b)|"
+                                 r"bring\b(?=.*\bforward\b))(?=.*\breminders?\b).*$", re.IGNORECASE)
+_ZH_NAMED_SHIFT = lazyre.compile(r"提醒(?:再)?(?P<v>推迟|推遲|延后|延後|往后推|往後推|推后|推後|提前|提早)(?:一下|一会儿?|一点|点|些)?(?:吧|了)?[。.!！]*$")
+
+
 def bare_shift(text: str) -> str | None:
     """``"later"`` / ``"earlier"`` when ``text`` (normalised) is only a shift verb, with no amount said
     ("推迟一会儿", "snooze it"): the amount is asked for (reminder.change.by.ask). None otherwise.
 
     >>> bare_shift("推迟一会儿"), bare_shift("提前一点"), bare_shift("snooze it"), bare_shift("推迟开会")
     ('later', 'earlier', 'later', None)
+    >>> bare_shift("push back the call mom reminder"), bare_shift("把收衣服的提醒推迟")
+    ('later', 'later')
     """
     t = text.strip().lower()
-    m = _ZH_BARE_SHIFT.match(t) or _EN_BARE_SHIFT.match(t)
+    m = _ZH_BARE_SHIFT.match(t) or _EN_BARE_SHIFT.match(t) or _EN_NAMED_SHIFT.match(t) or _ZH_NAMED_SHIFT.search(t)
     if m is None:
         return None
     return "earlier" if m.group("v").startswith(("提前", "提早", "bring")) else "later"
+
+
+def _verb_only(text: str) -> bool:
+    """``text`` is a shift verb alone ("推迟一会儿", "snooze it"): no reminder is named."""
+    return bool(_ZH_BARE_SHIFT.match(text) or _EN_BARE_SHIFT.match(text))
 
 
 def shift_in(text: str, times: Iterable[Any]) -> str | None:
@@ -337,7 +351,7 @@ def topic_of(text: str, time_spans: Iterable[tuple[int, int]] = (), shifted: boo
         ("把开会的提醒推迟一小时", "push the dentist reminder back an hour") name no reminder either.
     """
     t = text.strip().lower()
-    if shifted and bare_shift(t) is not None:  # "推迟一会儿", "snooze it": the verb alone names no reminder
+    if shifted and _verb_only(t):  # "推迟一会儿", "snooze it": the verb alone names no reminder
         return None
     keep = list(t)
     for a, b in time_spans:
@@ -345,8 +359,8 @@ def topic_of(text: str, time_spans: Iterable[tuple[int, int]] = (), shifted: boo
             keep[i] = " "
     t = "".join(keep)
     if shifted:
-        t = re.sub(r"(?:再|又|还|還)?(?:往)?" + f"(?:{_ZH_LATER}|{_ZH_EARLIER})" + r"(?:个|個|了)?(?=\s|$)", " ", t)
-        t = re.sub(r"\b(?:snooze|delay|bring|pull|set|back|forward|earlier|later|instead)\b|(?<!其)它", " ", t)
+        t = re.sub(r"(?:再|又|还|還)?(?:往)?" + f"(?:{_ZH_LATER}|{_ZH_EARLIER})" + r"(?:一推|个|個|了|一下|一会儿?|一点|点|些)?(?:吧|了)?(?=\s|$)", " ", t)
+        t = re.sub(r"\b(?:snooze|delay|bring|pull|set|back|forward|earlier|later|instead|put|off)\b|(?<!其)它", " ", t)
         t = re.sub(r"\b(?:back|forward|up|off)?\s*\b(?:by|for)?\s*$", " ", t.rstrip())
     m = re.search(_ZH_CHANGE + r"|" + _EN_CHANGE + r".{0,80}?\b(?:to|until|till)\b", t)
     if m is not None:  # the change's new time is not the topic: keep what names the reminder

@@ -427,7 +427,9 @@ class MemoryTurns:
         self.c._move(s, Event.DONE, req.intent)
 
     async def _remember(self, s: Session, req: MemoryRequest, lang: str) -> str:
-        anchor = fact_anchor(req.subject) if req.relation != "note" else "note:" + normal_subject(req.value)[:40]
+        # a note's key is its words with a secret in them masked ("门禁密码 8642" → note:门禁密码***): no secret is
+        # ever a key on disk
+        anchor = fact_anchor(req.subject) if req.relation != "note" else "note:" + normal_subject(redact(req.value))[:40]
         old = await self.c.memory.get(s.uid, _user_key(s.uid), anchor)
         if old is None and req.relation != "note" and (same := await self._same_fact(s, req.subject)) is not None:
             anchor, old = same["anchor"], same  # said before in other words or the other language: the one fact
@@ -436,7 +438,7 @@ class MemoryTurns:
         value = "***" if secret else redact(req.value)
         said_ms = s.ref_ms or self.c.now_ms()
         revision = int((old_data or {}).get("revision", 0)) + 1
-        data = {"subject": req.subject, "value": value, "relation": req.relation, "secret": secret,
+        data = {"subject": redact(req.subject), "value": value, "relation": req.relation, "secret": secret,
                 "said_ms": said_ms, "revision": revision, "lang": req.lang, "session": s.session_id}
         who, rel = _said(lang, req.subject, str((old_data or {}).get("subject", ""))), _rel(req.relation, lang)
         if old_data and old_data.get("value") == value and not secret and not self._value_hidden(s):

@@ -796,6 +796,21 @@ class Pipeline:
         if not isinstance(q, Ask):
             return
         ref = datetime.fromtimestamp(s.ref_ms / 1000, timezone.utc) if s.ref_ms else datetime.now(timezone.utc)
+        reminder = q.intent is not None and q.intent == self._reminder_intent()
+        for slot, etype in self.c.grounding.spec_slots(q.intent).items():
+            new = values.get(slot)
+            if reminder and etype == "datetime" and isinstance(new, dict) and new.get("kind") == "duration" \
+                    and new.get("text") and q.slot == slot:
+                # 什么时候提醒你？ — "半小时" / "20 minutes": that long from now, as "半小时后" / "in 20 minutes" reads
+                said = str(new["text"])
+                later = f"{said}后" if re.search(r"[\u4e00-\u9fff]", said) else f"in {said}"
+                got = self.c.nlu.parse(later, ref, s.tz, s.locale, budget_ms=self.c.settings.parsing_ms)
+                when = next((e for e in got.entities if e.type == "datetime" and isinstance(e.value, dict)
+                             and e.value.get("kind") != "duration"), None)
+                if when is not None:
+                    values[slot] = self.c.grounding.time_value(when.value, later)
+                    p.repairs.append("duration_from_now")
+                    p.trace["duration_from_now"] = later
         for slot, etype in self.c.grounding.spec_slots(q.intent).items():
             had, new = q.entities.get(slot), values.get(slot)
             if etype != "datetime" or had is None or new is None or new == had:

@@ -86,6 +86,10 @@ def test_relative_shift(text: str, time_text: str, want) -> None:
     ("snooze", "later"), ("snooze it", "later"), ("postpone it", "later"), ("delay it a bit", "later"),
     ("bring it forward", "earlier"),
     ("推迟开会", None), ("snooze the alarm on my phone", None), ("晚点提醒我", None), ("推迟半小时", None),
+    # a reminder named beside the verb: asked by how much, never cancelled
+    ("push back the call mom reminder", "later"), ("put off the bank reminder", "later"), ("delay the dentist reminder", "later"),
+    ("把收衣服的提醒推迟", "later"), ("收衣服的提醒往后推一下", "later"), ("把取快递的提醒延后", "later"),
+    ("delay the shipment", None), ("put off the meeting", None),
 ])
 def test_bare_shift(text: str, want) -> None:
     from hermesd.dialogue.reminders import bare_shift

@@ -104,9 +104,13 @@ def test_secrets_typed_by_the_user_are_not_stored_in_the_clear(docs):
         sid = c.call("session.open", {"locale": "zh"})["session_id"]
         _turn(c, sid, "我的密码是hunter2xyz，帮我记一下")
         _turn(c, sid, "use token=abc123secret for the upload")
+        _turn(c, sid, "记住我的门禁密码 8642975")  # said without 是: a note, whose key on disk is masked too
+        _turn(c, sid, "remember my door code 5566731")
         trace = c.call("session.trace", {"session_id": sid})["traces"]
         assert all("hunter2xyz" not in str(t) and "abc123secret" not in str(t) for t in trace)
         assert any("***" in str(t.get("text")) for t in trace)
+    log = d.log()
+    assert "hunter2xyz" not in log and "8642975" not in log and "5566731" not in log
     assert d.stop() == 0
     conn = sqlite3.connect(next(d.state_dir.glob("*.sqlite3")))
     try:
@@ -115,6 +119,7 @@ def test_secrets_typed_by_the_user_are_not_stored_in_the_clear(docs):
         conn.close()
     assert "use token=***" in dump, "the turn log holds the redacted utterance"
     assert "hunter2xyz" not in dump and "abc123secret" not in dump
+    assert "8642975" not in dump and "5566731" not in dump, "no secret is a note's key or subject on disk"
     d2 = docs(root=d.root)
     with d2.client() as c:
         c.call("session.close", {"session_id": sid})
