@@ -401,7 +401,9 @@ def _handle(input: dict) -> dict:
                 if rule.unit not in ("month", "year"):  # a month's start keeps its day (the 31st), else it is
                     rule = Rule(rule.every, rule.unit, due, rule.tz, rule.days, rule.until, rule.count)  # the first
         if now is not None and due <= now:  # "提醒我昨天开会": a reminder for a time already gone
-            raise Failure("IN_THE_PAST", f"{due.isoformat()} is not after {now.isoformat()}")
+            # a move ("提前一天") into the past leaves the reminder as it was: said as such, not as "not set"
+            code = "MOVED_INTO_PAST" if input.get("replaces") else "IN_THE_PAST"
+            raise Failure(code, f"{due.isoformat()} is not after {now.isoformat()}")
         item = {"id": f"r{data['next']}", "text": input["text"], "due": due.isoformat(timespec="seconds"),
                 "status": "pending", "time_given": given}
         if rule is not None:
