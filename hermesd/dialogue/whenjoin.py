@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Mapping
 from zoneinfo import ZoneInfo
 
@@ -87,7 +87,32 @@ def join_when(earlier: Any, later: Any, ref: datetime, tz: ZoneInfo | str) -> di
     x = found[0]
     if x.kind not in _KINDS or x.grain not in _CLOCK_GRAINS or x.span[0] > 0 or x.span[1] < len(text) - 1:
         return None
-    return x.to_dict()
+    return _later_half(x.to_dict(), b, ref)
+
+
+def _later_half(v: dict[str, Any], clock: str, ref: datetime) -> dict[str, Any]:
+    """今天 + 7点 said at 14:00: the hour that is still to come that day (19:00), as a bare hour said alone
+    reads — never a time already gone, when the clock named no half of the day (上午, "am") and 12 hours on
+    is the same day."""
+    from .reminders import names_half_day  # the same rule a moved reminder's bare hour follows
+
+    if names_half_day(clock) or v.get("grain") not in ("hour", "minute"):
+        return v
+    try:
+        start = datetime.fromisoformat(str(v.get("start")))
+    except (TypeError, ValueError):
+        return v
+    later = start + timedelta(hours=12)
+    if start >= ref or later <= ref or later.date() != start.date():
+        return v
+    out = dict(v)
+    for key in ("start", "end", "point"):
+        if out.get(key):
+            try:
+                out[key] = (datetime.fromisoformat(str(out[key])) + timedelta(hours=12)).isoformat()
+            except ValueError:
+                return v
+    return out
 
 
 def clock_on_day(day: Any, clock: Any, ref: datetime, tz: ZoneInfo | str) -> dict[str, Any] | None:

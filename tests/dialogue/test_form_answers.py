@@ -123,3 +123,20 @@ def test_a_day_and_a_clock_time_in_two_answers_are_one_time(first, then, ref, st
 ])
 def test_two_days_or_two_clock_times_are_not_joined(first, then):
     assert join_when(_v(first, THU), _v(then, THU), THU, SH) is None
+
+
+@pytest.mark.parametrize("clock, start", [
+    ("7点", "2026-12-07T19:00:00+08:00"), ("8:30", "2026-12-07T20:30:00+08:00"), ("3点", "2026-12-07T15:00:00+08:00"),
+    ("上午10点", "2026-12-07T10:00:00+08:00"), ("晚上7点", "2026-12-07T19:00:00+08:00"), ("9am", "2026-12-07T09:00:00+08:00"),
+])
+def test_a_bare_hour_joined_with_today_is_the_one_still_to_come(clock, start):
+    """今天, then 7点, said at 14:00: 19:00 (a bare hour names no half of the day); a half named is kept as said."""
+    from datetime import datetime, timezone
+
+    from hermesd.dialogue.whenjoin import join_when
+    from hermesd.nlu.temporal import parse_times
+
+    ref = datetime(2026, 12, 7, 6, 0, tzinfo=timezone.utc)  # 14:00 in Shanghai
+    day = parse_times("today" if clock.isascii() else "今天", ref, "Asia/Shanghai")[0].to_dict()
+    got = join_when(day, parse_times(clock, ref, "Asia/Shanghai")[0].to_dict(), ref, "Asia/Shanghai")
+    assert got is not None and got["start"] == start
