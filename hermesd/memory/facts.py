@@ -132,6 +132,9 @@ _ZH_ABOUT = (
 _ZH_FORGET = lazyre.compile(r"^(?:请|麻烦)?(?:帮我)?(?:忘掉|忘记|忘了|删掉|删除|清除|清空|抹掉|抹去)(?:关于)?(?:我的|我家的)?(?P<s>.+?)(?:吧|的事|这件事|的记忆)?[。!！]*$")
 #: 别记着我喜欢咖啡了, 不用再记着…, 不要记住…: keeping it is stopped — a forget of what follows
 _ZH_STOP_KEEPING = lazyre.compile(r"^(?:你)?(?:别|不要|不用|不必|甭)(?:再)?(?:记着|记住|记得|记)(?:了)?[,，:：\s]*(?P<s>我.+?)(?:了|啦|吧)*[。!！]*$")
+#: 保险箱密码是多少, wifi密码是什么, 门禁密码: a secret asked with no owner said — the speaker's own, answered only
+#: from a stored fact (stated), never a contact lookup or a device's status
+_ZH_SECRET_RECALL = lazyre.compile(r"^(?:你还?记得)?(?P<s>[^，。？?\s]{0,12}?(?:密码|口令|密钥|门禁码))(?:是多少|是什么|是啥|多少|呢|是)?[?？。]*$")
 #: "what is the gate code": no owner — marked stated, answered only from a stored fact
 _EN_RECALL_THE = lazyre.compile(r"^(?:what(?:'s| is| was)|tell me|when(?:'s| is| was))\s+the\s+(?P<s>.+?)\??$")
 #: a statement of a fact, no memory verb: "我女儿的生日是5月3号", "我的车位号是B2-117", "王会计的生日是3月5号";
@@ -469,6 +472,8 @@ def _read(t: str) -> MemoryRequest | None:
             return _remember_zh(m.group("body"))
         if m := _ZH_FORGET.match(t) or _ZH_STOP_KEEPING.match(t):
             return _forget(m.group("s"), "zh")
+        if (m := _ZH_SECRET_RECALL.match(t)) and not m.group("s").startswith(("我", "你")):
+            return MemoryRequest("memory.recall", m.group("s"), lang="zh", stated=True)
         if age := _age(t, True, asked=True):  # 我儿子几岁, 我多大了
             return MemoryRequest("memory.recall", age[0], lang="zh")
         for pat in _ZH_RECALL:

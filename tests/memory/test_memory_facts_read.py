@@ -114,3 +114,17 @@ def test_deleting_a_reminder_is_no_memory_request(text):
 def test_deleting_a_fact_still_forgets_it(text, subject):
     req = read_request(text)
     assert req is not None and req.intent == "memory.forget" and req.subject == subject
+
+
+@pytest.mark.parametrize("text, subject", [("保险箱密码是多少", "保险箱密码"), ("wifi密码是什么", "wifi密码"), ("门禁密码", "门禁密码")])
+def test_a_secret_asked_with_no_owner_is_a_recall_of_the_speakers_own(text, subject):
+    """Not the contact lookup (保险箱密码是多少 was "你想查谁？") nor the network status: answered only from a
+    stored fact, which says it was not kept in the clear."""
+    req = read_request(text)
+    assert req is not None and req.intent == "memory.recall" and req.subject == subject and req.stated
+
+
+@pytest.mark.parametrize("text", ["密码是778899", "把密码发给张工", "密码管理器坏了"])
+def test_a_secret_word_that_asks_nothing_is_no_recall(text):
+    req = read_request(text)
+    assert req is None or req.intent != "memory.recall"
