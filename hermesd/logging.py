@@ -71,9 +71,11 @@ _SECRET_BARE_EN = lazyre.compile(
     r"(?i)\b((?:password|passwd|passcode|passphrase|" + _CODE_NOUNS + r")\s+)([A-Za-z!@#$%^&*_-]*\d[^\s,;.!?\"'\\]*)")
 #: cheap pre-filter: free text is only scanned for secrets when one of these appears
 #: "密码是 hunter2", "口令：1234": the Chinese words for a secret, then 是/为/:/= and the value
-_SECRET_TEXT_ZH = lazyre.compile(r"((?:密码|口令|令牌|密钥|验证码|门禁码|pin码|PIN码)\s*(?:是|为|[:：=])\s*)([^\s，。,;；、\"'\\]+)")
+#: the Chinese words for a secret
+_ZH_SECRET_NOUNS = r"密码|口令|令牌|密钥|验证码|门禁码|pin码|PIN码"
+_SECRET_TEXT_ZH = lazyre.compile(r"((?:" + _ZH_SECRET_NOUNS + r")\s*(?:是|为|[:：=])\s*)([^\s，。,;；、\"'\\]+)")
 #: "门禁密码8642", "把密码246810告诉老婆": the word right before a value of ASCII letters and digits, no 是 between
-_SECRET_BARE_ZH = lazyre.compile(r"((?:密码|口令|令牌|密钥|验证码|门禁码|pin码|PIN码)\s*)([A-Za-z0-9][A-Za-z0-9!@#$%^&*_-]{2,})")
+_SECRET_BARE_ZH = lazyre.compile(r"((?:" + _ZH_SECRET_NOUNS + r")\s*)([A-Za-z0-9][A-Za-z0-9!@#$%^&*_-]{2,})")
 #: key = value, then 密码是 …, then "password is …": group 1 the lead-in kept, group 2 the value masked
 _SECRET_PATTERNS = (_SECRET_TEXT, _SECRET_TEXT_ZH, _SECRET_TEXT_EN, _SECRET_BARE_ZH, _SECRET_BARE_EN)
 _SECRET_HINT = lazyre.compile(r"(?i)token|passw|passc|passp|secret|api[_-]?key|api key|authori|bearer|basic|\bpin|code|密码|口令|令牌|密钥|验证码|门禁码|pin码")

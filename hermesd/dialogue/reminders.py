@@ -27,14 +27,14 @@ A request to change a reminder's time moves it, never sets a second one that wou
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from .. import lazyre
 from ..nlu.normalize import normalize
 
-__all__ = ["TimeRepair", "asks_change", "corrects_time", "bare_shift", "names_half_day", "relative_shift", "shift_in", "shift_of", "stops_reminding", "time_repair",
+__all__ = ["TimeRepair", "asks_change", "corrects_time", "bare_shift", "names_half_day", "relative_shift", "said_shift", "shift_in", "shift_of", "stops_reminding", "time_repair",
            "topic_of"]
 
 _ZH_CHANGE = r"(?:改到|改成|改在|改为|改為|挪到|推迟到|推遲到|推到|延后到|延後到|延到|提前到|调到|調到|换到|換到|换成|換成)"
@@ -232,6 +232,12 @@ def bare_shift(text: str) -> str | None:
 def _verb_only(text: str) -> bool:
     """``text`` is a shift verb alone ("推迟一会儿", "snooze it"): no reminder is named."""
     return bool(_ZH_BARE_SHIFT.match(text) or _EN_BARE_SHIFT.match(text))
+
+
+def said_shift(text: str, times: Sequence[Any]) -> str | None:
+    """The direction the utterance ``text`` (as said, with its time expressions ``times``) moves a reminder:
+    :func:`shift_in`, or with no time said :func:`bare_shift` ("推迟一会儿": the amount is asked for); None."""
+    return shift_in(text, times) or (None if times else bare_shift(normalize(text).text))
 
 
 def shift_in(text: str, times: Iterable[Any]) -> str | None:

@@ -31,6 +31,7 @@ from zoneinfo import ZoneInfo
 
 from .. import lazyre
 from ..nlu.temporal import parse_times
+from .reminders import names_half_day  # the same rule a moved reminder's bare hour follows
 from .split import names_day
 
 __all__ = ["clock_left_open", "clock_on_day", "join_when", "names_clock", "time_alone"]
@@ -94,8 +95,6 @@ def _later_half(v: dict[str, Any], clock: str, ref: datetime) -> dict[str, Any]:
     """今天 + 7点 said at 14:00: the hour that is still to come that day (19:00), as a bare hour said alone
     reads — never a time already gone, when the clock named no half of the day (上午, "am") and 12 hours on
     is the same day."""
-    from .reminders import names_half_day  # the same rule a moved reminder's bare hour follows
-
     if names_half_day(clock) or v.get("grain") not in ("hour", "minute"):
         return v
     try:

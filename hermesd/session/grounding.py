@@ -24,7 +24,7 @@ from ..anchors.directory import cn_address_form, marked, normalize_mention, unma
 from ..dialogue.clauses import request_times
 from ..dialogue.heard import Heard
 from ..dialogue.questions import Ask, Confirm, OpenQuestion
-from ..dialogue.reminders import bare_shift, names_half_day, relative_shift, shift_in, topic_of
+from ..dialogue.reminders import bare_shift, names_half_day, relative_shift, said_shift, topic_of
 from ..dialogue.split import names_day
 from ..memory.hiding import hide
 from ..nlu.normalize import normalize
@@ -199,18 +199,18 @@ class Grounding:
                 task = parsed.text.strip()
             if task:
                 out["task"] = [task]
-        if parsed.intent and "topic" in self.spec_slots(parsed.intent).values():
+        slots = self.spec_slots(parsed.intent).values() if parsed.intent else ()
+        shift = said_shift(parsed.text, parsed.times) if "topic" in slots or "shift" in slots else None
+        if "topic" in slots:
             # the words naming a reminder ("取消喝水的提醒" → 喝水; none for "取消那个提醒": the last one set)
             norm = normalize(parsed.text)
             topic = topic_of(norm.text, [norm.nspan(*sp) for x in parsed.times for sp in x.spans],
-                             shifted=shift_in(parsed.text, parsed.times) is not None or bare_shift(norm.text) is not None)
+                             shifted=shift is not None or bool(parsed.times) and bare_shift(norm.text) is not None)
             if topic:
                 out["topic"] = [topic]
-        if parsed.intent and "shift" in self.spec_slots(parsed.intent).values():
+        if shift and "shift" in slots:
             # "推迟半小时" → later, "提前10分钟" → earlier: a move by the duration said, not to a time
-            shift = shift_in(parsed.text, parsed.times) or (bare_shift(normalize(parsed.text).text) if not parsed.times else None)
-            if shift:
-                out["shift"] = [shift]
+            out["shift"] = [shift]
         return out, ambiguous
 
     def _as_shift(self, s: Session, text: str, value: Mapping[str, Any]) -> dict[str, Any] | None:

@@ -29,7 +29,7 @@ from ..dialogue.negated import negated_request
 from ..dialogue.otherdevice import asks_what_to_do, other_device
 from ..dialogue.questions import Ask, Candidate, Choice, Confirm, Offer, OpenQuestion, Pick, reasked
 from ..dialogue.reader import read_answer
-from ..dialogue.reminders import asks_change, bare_shift, shift_in, stops_reminding, time_repair
+from ..dialogue.reminders import asks_change, said_shift, stops_reminding, time_repair
 from ..dialogue.repair import repaired
 from ..dialogue.smalltalk import capabilities, smalltalk_reply
 from ..dialogue.sendobject import not_a_document
@@ -564,12 +564,12 @@ class Pipeline:
         if parsed is None or not parsed.text:
             return parsed
         t = normalize(parsed.text).text
-        shift = shift_in(parsed.text, parsed.times) or (bare_shift(t) if not parsed.times else None)
+        shift = said_shift(parsed.text, parsed.times)
+        rem = self._reminder_intent() if shift is not None else None
         if shift is not None and not any(getattr(x, "kind", None) == "duration" for x in parsed.times):
             # "make it 10 minutes earlier" / "an hour later" names no verb of moving, "推迟一会儿" / "snooze it" no
             # amount: a move only in a talk about reminders (heard as one, or right after one)
             last = s.history[-1] if s.history else None
-            rem = self._reminder_intent()
             domains = {str(i).rsplit(".", 1)[0] for i in (None if parsed.out_of_scope else parsed.intent,
                                                            last.get("intent") if last else None) if i}
             if rem is None or rem.rsplit(".", 1)[0] not in domains:
@@ -578,7 +578,7 @@ class Pipeline:
             # "推迟半小时", "snooze it for 10 minutes", "把开会的提醒提前10分钟": a move by that much — of what the
             # domain heard keeps, else of a reminder (the one thing a shift by a duration moves here)
             change = self._change_intent(parsed.intent) if parsed.intent and not parsed.out_of_scope else None
-            change = change or self._change_intent(self._reminder_intent())
+            change = change or self._change_intent(rem)
             if change is not None:
                 p.trace["change"] = f"shift:{shift}"
                 return replace(parsed, intent=change, out_of_scope=False, kind="command")
@@ -798,7 +798,7 @@ class Pipeline:
         ref = datetime.fromtimestamp(s.ref_ms / 1000, timezone.utc) if s.ref_ms else datetime.now(timezone.utc)
         reminder = q.intent is not None and q.intent == self._reminder_intent()
         for slot, etype in self.c.grounding.spec_slots(q.intent).items():
-            new = values.get(slot)
+            had, new = q.entities.get(slot), values.get(slot)
             if reminder and etype == "datetime" and isinstance(new, dict) and new.get("kind") == "duration" \
                     and new.get("text") and q.slot == slot:
                 # 什么时候提醒你？ — "半小时" / "20 minutes": that long from now, as "半小时后" / "in 20 minutes" reads
@@ -808,11 +808,9 @@ class Pipeline:
                 when = next((e for e in got.entities if e.type == "datetime" and isinstance(e.value, dict)
                              and e.value.get("kind") != "duration"), None)
                 if when is not None:
-                    values[slot] = self.c.grounding.time_value(when.value, later)
+                    values[slot] = new = self.c.grounding.time_value(when.value, later)
                     p.repairs.append("duration_from_now")
                     p.trace["duration_from_now"] = later
-        for slot, etype in self.c.grounding.spec_slots(q.intent).items():
-            had, new = q.entities.get(slot), values.get(slot)
             if etype != "datetime" or had is None or new is None or new == had:
                 continue
             joined = join_when(had, new, ref, self.c.grounding.zone(s))
