@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import secrets
 import sys
 import time
 from datetime import datetime
@@ -44,6 +43,9 @@ def _print_config_errors(exc: Any) -> None:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
+    from . import openssl
+
+    openssl.refuse()  # before the config's hashlib and asyncio: back below when the config uses TLS
     from .config import ConfigError
 
     overrides: dict[str, Any] = {}
@@ -57,6 +59,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         _print_config_errors(exc)
         return EX_CONFIG
+    if openssl.needed(cfg):
+        openssl.allow()
 
     from .daemon import Daemon
     from .server import AlreadyRunning, SocketPathError
@@ -694,7 +698,7 @@ def _chat_loop(c: Any, a: argparse.Namespace, current: list[str]) -> None:
         text = line.strip()
         if not text:
             continue
-        message_id = f"chat-{secrets.token_hex(8)}"
+        message_id = f"chat-{os.urandom(8).hex()}"  # what secrets.token_hex(8) is
         try:
             while True:
                 try:

@@ -22,10 +22,10 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from . import __version__, lazyre
+from . import __version__, lazyre, openssl
 from .subsystems.admin import AdminMethods, DebugMethods
 from .subsystems.footprint import one_malloc_arena, release_free_heap
-from .config import ConfigError, HermesConfig, digest, resolve_socket_path, resolve_state_dir
+from .config import ConfigError, ConfigProblem, HermesConfig, digest, resolve_socket_path, resolve_state_dir
 from .logging import setup as setup_logging
 from .metrics import Registry
 from .metrics_export import MetricsExporter
@@ -287,6 +287,11 @@ class Daemon:
             if self.reload_config is None:
                 raise ConfigError([])
             new = self.reload_config()
+            tls = openssl.needed(new) if openssl.refused() else []
+            if tls:  # asyncio and http.client were imported without TLS: it cannot be added now
+                raise ConfigError([ConfigProblem("", key, "https needs TLS, which this process did not load at start "
+                                                 "(nothing configured then used it); restart hermesd to use it")
+                                   for key in tls])
         except ConfigError as exc:
             problems = [str(p) for p in exc.problems] or ["reload is not available for this instance"]
             for p in problems:

@@ -70,7 +70,7 @@ LAYERS: dict[str, int] = {
     "typed": -1,
     # 0 — leaves every layer may use
     "hermesd": 0, "errors": 0, "caller": 0, "clock": 0, "section": 0, "tasks": 0, "logging": 0,
-    "metrics": 0, "sdnotify": 0, "recurrence": 0, "yamlkeys": 0, "pronouns": 0,
+    "metrics": 0, "sdnotify": 0, "recurrence": 0, "yamlkeys": 0, "pronouns": 0, "openssl": 0,
     # 1 — engines
     **{name: 1 for name in ENGINES},
     # 2 — configuration (collects the engines' settings) and the wire format

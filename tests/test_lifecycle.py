@@ -217,13 +217,46 @@ def test_second_daemon_on_the_same_state_folder_exits_at_once(daemon):
     assert daemon.call("admin.ping")["pong"]
 
 
-def test_stdlib_event_loop_serves_turns_and_stops_cleanly(start_daemon):
-    # server.event_loop: asyncio runs the same daemon without uvloop (the smallest devices)
-    d = start_daemon({"server": {"event_loop": "asyncio"}})
+def _maps(d) -> str:
+    return Path(f"/proc/{d.pid}/maps").read_text()
+
+
+def test_the_default_daemon_runs_without_uvloop_or_openssl(start_daemon):
+    # the shipped default is the stdlib loop, and with no https endpoint OpenSSL is never loaded
+    # (hermesd.openssl): 6.8 MB less resident on the smallest devices
+    d = start_daemon()
     sid = d.call("session.open", {})["session_id"]
     d.call("memory.put", {"session_id": sid, "anchor": "last_report_filter", "data": {"text": "报价单"}})
     got = d.call("memory.get", {"session_id": sid, "anchor": "last_report_filter"})
     assert got["found"] and got["slot"]["data"] == {"text": "报价单"}
-    assert "uvloop" not in Path(f"/proc/{d.pid}/maps").read_text()
+    turn = d.call("session.turn", {"session_id": sid, "text": "明天早上八点提醒我开会"})
+    assert "08:00" in turn["reply"]["text"]
+    maps = _maps(d)
+    assert "uvloop" not in maps and "libssl" not in maps and "libcrypto" not in maps
     d.signal(signal.SIGTERM)
     assert d.proc.wait(10) == 0
+
+
+def test_uvloop_and_an_https_endpoint_load_openssl(start_daemon):
+    fast = start_daemon({"server": {"event_loop": "uvloop"}})
+    assert fast.call("admin.ping")["pong"]
+    assert "uvloop" in _maps(fast) and "libssl" in _maps(fast)
+    # an https LLM endpoint needs TLS on the stdlib loop too (never reached here: no turn asks it)
+    tls = start_daemon({"llm": {"enabled": True, "endpoint": "https://127.0.0.1:9"}})
+    assert tls.call("admin.ping")["pong"]
+    assert "libssl" in _maps(tls) and "uvloop" not in _maps(tls)
+
+
+def test_a_reload_that_needs_tls_the_process_never_loaded_is_refused(start_daemon):
+    d = start_daemon({})
+    good = d.call("admin.status")["config_digest"]
+    d.config_path.write_text(yaml.safe_dump({"upstream": {"url": "https://backup.example/volumes"}}))
+    res = d.call("admin.reload")
+    assert not res["ok"] and res["problems"] == [
+        "upstream.url: https needs TLS, which this process did not load at start (nothing configured then "
+        "used it); restart hermesd to use it"]
+    assert d.call("admin.status")["config_digest"] == good
+    # plain http needs nothing new: that reload is taken
+    d.config_path.write_text(yaml.safe_dump({"upstream": {"url": "http://127.0.0.1:9/volumes"}}))
+    assert d.call("admin.reload")["ok"]
+    assert "libssl" not in _maps(d)

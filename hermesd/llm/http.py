@@ -9,7 +9,6 @@ go stale between turns. Reads a ``Content-Length`` or ``chunked`` body (RFC 9112
 from __future__ import annotations
 
 import asyncio
-import ssl
 from urllib.parse import urlsplit
 
 from .rounds import ModelUnavailable
@@ -41,7 +40,12 @@ async def _post(endpoint: str, path: str, body: bytes, token: str | None, max_by
     secure = u.scheme == "https"
     host = u.hostname or "127.0.0.1"
     port = u.port or (443 if secure else 80)
-    reader, writer = await asyncio.open_connection(host, port, ssl=ssl.create_default_context() if secure else None)
+    context = None
+    if secure:
+        import ssl  # only here: a daemon with no https endpoint runs without OpenSSL (hermesd.openssl)
+
+        context = ssl.create_default_context()
+    reader, writer = await asyncio.open_connection(host, port, ssl=context)
     try:
         target = (u.path.rstrip("/") + path) or "/"
         head = [f"POST {target} HTTP/1.1", f"Host: {u.netloc.rpartition('@')[2]}", "User-Agent: hermesd",
@@ -83,7 +87,7 @@ async def _post(endpoint: str, path: str, body: bytes, token: str | None, max_by
         writer.close()
         try:
             await writer.wait_closed()
-        except (OSError, ssl.SSLError):
+        except OSError:  # ssl.SSLError is one
             pass
 
 

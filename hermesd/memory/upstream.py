@@ -28,7 +28,6 @@ import http.client
 import ipaddress
 import random
 import socket
-import ssl
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -225,6 +224,8 @@ class Client:
             return self._conn, True
         self.close()
         if t.scheme == "https":
+            import ssl  # only here: a daemon with no https upstream runs without OpenSSL (hermesd.openssl)
+
             conn: http.client.HTTPConnection = http.client.HTTPSConnection(
                 t.host, t.port, timeout=self.timeout_s, context=ssl.create_default_context())
         else:

@@ -367,7 +367,9 @@ class IntentModel:
         return cls._from_dict(orjson.loads(data))
 
     @classmethod
-    def _from_dict(cls, d: Any) -> "IntentModel":
+    def _from_dict(cls, d: Any, strings: Mapping[str, str] | None = None) -> "IntentModel":
+        """``strings``: feature → the same string already held (the deciding model's, for its ranker:
+        the two share all but a few features, ~1 MB of strings held once)."""
         if not isinstance(d, dict) or d.get("version") != MODEL_VERSION:
             raise ValueError("model version mismatch")
         # a cached or compiled model is read from a file: check its shape before it scores a turn
@@ -393,11 +395,12 @@ class IntentModel:
         m.classes, m.threshold, m.oos_label, m.margin, m.report = classes, threshold, d.get("oos_label"), margin, report
         m.reject = RejectionModel.from_dict(rj) if rj else None
         m.cues = d.get("cues", False)
-        m.ranker = cls._from_dict(d["ranker"]) if d.get("ranker") is not None else None
+        m._cid = {c: i for i, c in enumerate(classes)}
+        m._fid = {f: i for i, f in enumerate(features)} if strings is None else \
+            {strings.get(f, f): i for i, f in enumerate(features)}
+        m.ranker = cls._from_dict(d["ranker"], {f: f for f in m._fid}) if d.get("ranker") is not None else None
         if m.ranker is not None and m.ranker.classes != classes:
             raise ValueError("model ranker has other classes")
-        m._cid = {c: i for i, c in enumerate(classes)}
-        m._fid = {f: i for i, f in enumerate(features)}
         m._idf, m._row, m._cls, m._w = idf, row, cl, w
         m._unseen_idf = max(idf, default=1.0)
         m._vmask = _masks(vocab, m._fid)
