@@ -133,7 +133,10 @@ def make_jionlp():
                 return None
             d = datetime.fromisoformat(s).replace(tzinfo=tz)
             return d + timedelta(seconds=1) if closing else d
-        a, b = conv(v[0], False), conv(v[1], True)
+        try:
+            a, b = conv(v[0], False), conv(v[1], True)
+        except ValueError:  # a time it cannot write as a date ('3-01-01 00:00:00'): found, but wrong
+            return True, False
         if a is not None and b is not None and (b - a) <= timedelta(seconds=1):
             return True, _agree_instant(a, kind, start, end, tz)
         if _agree_interval(a, b, kind, start, end, tz):
