@@ -20,7 +20,8 @@ Times:
   "取消喝水的提醒", "cancel the dentist reminder").
 - ``same_day_as`` (an instant) places a ``create``'s clock time on that instant's local day unless
   ``day_named`` is true: a reminder moved to a clock time alone keeps its day; without ``half_named``
-  its hour is the reading (h or h±12) nearer the old time ("不是9点，是10点" for 09:00 → 10:00).
+  its hour is the reading (h or h±12) nearer the old time ("不是9点，是10点" for 09:00 → 10:00). Moved
+  to a day alone (``day_named``, ``due`` a day: "改到后天", "move it to Friday") it keeps its clock time.
 - ``shift_s`` (seconds) with ``shift`` (``later``, the default, or ``earlier``) moves a ``create``'s ``due``
   by that much ("推迟半小时", "snooze it for 10 minutes", "提前10分钟": ``due`` is the old reminder's instant,
   ``same_day_as`` is then not used); one moved into the past fails ``IN_THE_PAST`` as any other.
@@ -381,6 +382,13 @@ def _handle(input: dict) -> dict:
         if input.get("shift_s"):  # "推迟半小时": the reminder's own due moved by that much
             sign = -1 if input.get("shift") == "earlier" else 1
             due, given = due + timedelta(seconds=sign * float(input["shift_s"])), True
+        elif input.get("same_day_as") and input.get("day_named") and _is_day(str(input["due"])) \
+                and not input.get("until"):
+            # a move to a day alone ("改到后天", "move it to Friday"): the reminder's own clock time on that day
+            old = _instant(input["same_day_as"], tz, "same_day_as")
+            zone = tz or old.tzinfo
+            due = datetime.combine(date.fromisoformat(str(input["due"])), old.astimezone(zone).time(), zone)
+            given = bool(moved.get("time_given", True)) if moved is not None else True
         elif input.get("same_day_as") and not input.get("day_named"):
             # a move to a clock time alone ("不是9点，是10点"): that time on the reminder's own day
             day = _instant(input["same_day_as"], tz, "same_day_as")
