@@ -235,9 +235,14 @@ class Grounding:
     def time_value(value: Mapping[str, Any], said: str = "") -> dict[str, Any]:
         """A time expression dict as a ``datetime`` slot holds it: with whether the phrase names its day
         (明天, Friday) or only a clock time ("10点": a moved reminder keeps its day, reminder.change.*), and
-        the half of the day ("10点" does not); ``text`` without a possessive ("tomorrow's" → "tomorrow")."""
+        the half of the day ("10点" does not); ``window_end``: the end of a part of the day (下周一上午 ends at
+        12:00: a reminder moved there goes to that part's default time, as one set there does), else the point
+        itself (the reminder tool reads an ``until`` equal to ``due`` as no window); ``text`` without a
+        possessive ("tomorrow's" → "tomorrow")."""
         said = str(value.get("text") or said or "")
-        out = {**value, "day_named": names_day(said), "half_named": names_half_day(said)}
+        out = {**value, "day_named": names_day(said), "half_named": names_half_day(said),
+               "window_end": value.get("end") if value.get("grain") == "part_of_day" and value.get("end")
+               else value.get("point")}
         if out.get("text"):  # "tomorrow's reminders": the time as said alone is "tomorrow"
             out["text"] = _sentence_case(_POSSESSIVE.sub("", str(out["text"])))
         return out

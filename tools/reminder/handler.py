@@ -5,7 +5,7 @@ Times:
 - ``due`` is either an instant (RFC 3339 with offset: the person said a clock time) or a day
   ``YYYY-MM-DD`` (they did not): a day is due at ``default_time`` (``HH:MM``, default 09:00)
   on that day in the IANA zone ``tz``. A window ``due``..``until`` of instants (a part of day,
-  "后天上午") is due at ``default_time`` when that falls inside it, else at its middle on the
+  "后天上午"; an ``until`` equal to ``due`` is none) is due at ``default_time`` when that falls inside it, else at its middle on the
   hour (afternoon 12:00-18:00 -> 15:00). A window that has begun and is not over ("今晚" said at
   23:00: still tonight) whose time is gone is due at the middle of what is left, on the next
   quarter hour (23:00 -> 23:30).
@@ -143,7 +143,7 @@ def _due(input: dict, tz) -> tuple[datetime, bool]:
     if _is_day(raw):
         return _instant(raw, tz, "due", at), False
     start = _instant(raw, tz, "due")
-    if not input.get("until"):
+    if not input.get("until") or input["until"] == raw:  # an until equal to due is no window: a point
         return start, True
     end = _instant(input["until"], tz or start.tzinfo, "until")
     h, m = (int(x) for x in at.split(":"))
@@ -382,8 +382,7 @@ def _handle(input: dict) -> dict:
         if input.get("shift_s"):  # "推迟半小时": the reminder's own due moved by that much
             sign = -1 if input.get("shift") == "earlier" else 1
             due, given = due + timedelta(seconds=sign * float(input["shift_s"])), True
-        elif input.get("same_day_as") and input.get("day_named") and _is_day(str(input["due"])) \
-                and not input.get("until"):
+        elif input.get("same_day_as") and input.get("day_named") and _is_day(str(input["due"])):
             # a move to a day alone ("改到后天", "move it to Friday"): the reminder's own clock time on that day
             old = _instant(input["same_day_as"], tz, "same_day_as")
             zone = tz or old.tzinfo
