@@ -233,7 +233,7 @@ def _context(lang: str) -> dict[str, Any]:
     zh = lang == "zh"
     when = {"kind": "date", "start": "2026-06-10", "end": "2026-06-11", "grain": "day", "point": "2026-06-10",
             "text": "上周三" if zh else "last Wednesday", "span": [0, 3],  # as TimeExpr.to_dict() gives it
-            "day_named": True, "half_named": False,  # as session/grounding.py adds them
+            "day_named": True, "half_named": False, "window_end": "2026-06-10",  # as session/grounding.py adds them
             "seconds": 1800.0}  # a duration's length (reminder.change.by.*: the shift)
 
     return {

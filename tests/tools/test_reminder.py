@@ -19,6 +19,7 @@ from hermesd.nlu.normalize import normalize
 from hermesd.nlu.parser import detect_lang
 from hermesd.nlu.task import strip_request
 from hermesd.nlu.temporal import parse_times
+from hermesd.session.grounding import Grounding
 from hermesd.rules.loader import load_rules
 from hermesd.session.executor import Executor, Failure, Finished, Suspend
 
@@ -168,8 +169,8 @@ async def _run(engine, svc, intent: str, text: str, ref: datetime, memory: dict 
         topic = topic_of(norm.text, [norm.nspan(*sp) for x in parse_times(text, ref, SH) for sp in x.spans])
         if topic:
             ctx["entities"]["topic"] = topic
-    if when_flags:  # as session/grounding.py adds them (day_named, half_named)
-        ctx["entities"]["when"].update(when_flags)
+    if when_flags:  # the time slot as session/grounding.py gives it (day_named, half_named, window_end)
+        ctx["entities"]["when"] = {**Grounding.time_value(ctx["entities"]["when"]), **when_flags}
     plan = engine.match(intent, ctx)
 
     async def call(name, params):
