@@ -76,6 +76,9 @@ _EN_LIST = lazyre.compile(r"\b(?:show(?:\s+me)?|list|what|which|are|is|do\s+i\s+
                           r"upcoming|pending|there|me|got)\b")
 _EN_WORDS = lazyre.compile(r"[a-z0-9][a-z0-9'-]*")
 _FILLER = lazyre.compile(r"[\s,，。.!！?？;；:：、\"'“”‘’()（）]+")
+#: a word left alone that only leads or links the request ("那提前一小时", "那就改到五点", "好，推迟十分钟"): a
+#: discourse marker, never what names a reminder
+_ZH_MARKERS = frozenset({"那", "那就", "那么", "那麼", "就", "好", "好吧", "嗯", "呃", "还是", "還是", "再", "要不", "那还是"})
 
 # a time repair said right after a time was set (Levelt 1983: editing term — repair): the editing terms and
 # the words that lead the repair, zh and en; the reparandum and the repair must both be time phrases (or
@@ -352,7 +355,7 @@ def topic_of(text: str, time_spans: Iterable[tuple[int, int]] = (), shifted: boo
     :param time_spans: spans of its time phrases in ``text``; they never name the topic.
     :return: e.g. "喝水" for "取消喝水的提醒", "吃药" for "不用提醒我吃药了", "dentist" for "cancel the
         dentist reminder", "call mom" for "turn off the reminder to call mom", "开会" for
-        "把开会的提醒改到明天下午3点"; None for "取消那个提醒", "cancel that", "move my reminder to 5pm".
+        "把开会的提醒改到明天下午3点"; None for "取消那个提醒", "cancel that", "move my reminder to 5pm", "那提前一小时".
     :param shifted: the request moves the reminder by a duration (:func:`shift_in`): its verb and particles
         ("把开会的提醒推迟一小时", "push the dentist reminder back an hour") name no reminder either.
     """
@@ -376,7 +379,7 @@ def topic_of(text: str, time_spans: Iterable[tuple[int, int]] = (), shifted: boo
     t = _ZH_LIST.sub(" ", _ZH_LIST.sub(" ", t))  # twice: a lone 我 / 看 is a word once its neighbours are gone
     t = _EN_DROP.sub(" ", t)
     t = _EN_LIST.sub(" ", t)
-    words = [w for w in _FILLER.split(t) if w]
+    words = [w for w in _FILLER.split(t) if w and w not in _ZH_MARKERS]
     out = " ".join(words).strip()
     out = re.sub(r"(?<=[\u4e00-\u9fff]) (?=[\u4e00-\u9fff])", "", out)
     return out or None

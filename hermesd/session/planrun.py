@@ -186,6 +186,8 @@ class PlanRunner:
             c._move(s, Event.DONE, result.code)
         elif isinstance(result, Failure):
             await self._fail(s, p, plan, executor, ctx, result, trace_id)
+            if s.pending is None and s.state is State.LISTENING:
+                self._ask_again(s, p, plan, result, entities, utterance)
 
     async def _compensate(self, s: Session, p: "Part", executor: Executor, actions: tuple[Any, ...],
                           ctx: dict[str, Any], result: Failure) -> list[str]:
@@ -217,6 +219,31 @@ class PlanRunner:
         else:
             c._move(s, Event.DEGRADE, result.code)
         p.path = "error"
+
+
+    def _ask_again(self, s: Session, p: "Part", plan: Plan, result: Failure, entities: dict[str, Any],
+                   utterance: str) -> None:
+        """A step refused one value of the request, an error its tool declares with ``ask_again`` (the
+        reminder tool's ``IN_THE_PAST``: "上午十点" said at 14:00): the failure's sentence asked for another
+        one, so the session waits for it with the rest of the request kept — the answer ("下午五点") runs
+        the plan again with it. Before, the task was dropped and the answer was a new request ("要提醒你做
+        什么？"). Nothing is asked when no slot of the intent holds a value of that type."""
+        c = self.c
+        tool = _failed_tool(plan, result.index)
+        describe = getattr(c.tools, "descriptor", None)
+        desc = describe(tool) if tool and describe is not None else None
+        etype = (getattr(desc, "error_asks", None) or {}).get(result.code)
+        intent = plan.intent or p.intent
+        slot = next((k for k, t in c.grounding.spec_slots(intent).items() if t == etype and entities.get(k) is not None),
+                    None) if etype and intent else None
+        if slot is None or not p.texts:
+            return
+        kept = {k: v for k, v in entities.items() if v is not None and k != slot}
+        ref = datetime.fromtimestamp(s.ref_ms / 1000, timezone.utc).isoformat()
+        s.pending = Ask(intent=intent, rule_id=plan.rule_id, index=0, entities=kept, prompt=p.texts[-1],
+                        utterance=utterance, ref=ref, prompts={p.lang: p.texts[-1]}, slot=slot, entity=etype)
+        s.slots = dict(kept)
+        p.repairs.append("ask_again")
 
 
 def _failed_tool(plan: Plan, index: int) -> str | None:

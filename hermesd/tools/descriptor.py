@@ -363,6 +363,10 @@ class Descriptor(_Model):
     reply: Any = None
     #: business code → {lang: sentence}, from the codes ``errors`` gives as ``{zh, en}``
     error_texts: dict[str, dict[str, str]] = {}
+    #: business code → the entity type of the one value it refuses (``ask_again: datetime`` beside the
+    #: sentences: a time already gone); the session then waits for another value of that type, the rest
+    #: of the request kept (:meth:`hermesd.session.planrun.PlanRunner._ask_again`)
+    error_asks: dict[str, str] = {}
     folder: Path = Path(".")
 
     @model_validator(mode="before")
@@ -371,14 +375,19 @@ class Descriptor(_Model):
         # errors: {CODE: {zh, en}} keeps ``errors`` a code → description map (en) for older readers
         if not (isinstance(data, dict) and isinstance(data.get("errors"), dict)):
             return data
-        texts = {c: v for c, v in data["errors"].items() if isinstance(v, dict)}
-        if not texts:
+        given = {c: v for c, v in data["errors"].items() if isinstance(v, dict)}
+        if not given:
             return data
+        asks = {c: v["ask_again"] for c, v in given.items() if "ask_again" in v}
+        for code, etype in asks.items():
+            if not (isinstance(etype, str) and etype.strip()):
+                raise ValueError(f"errors.{code}.ask_again: the entity type of the value to ask for again, e.g. datetime")
+        texts = {c: {k: x for k, x in v.items() if k != "ask_again"} for c, v in given.items()}
         for code, v in texts.items():
             if set(v) - set(LANGS) or not v or not all(isinstance(x, str) and x.strip() for x in v.values()):
                 raise ValueError(f"errors.{code}: give a sentence per language, {{zh: …, en: …}}")
         errors = {c: (v.get("en") or v.get("zh")) if isinstance(v, dict) else v for c, v in data["errors"].items()}
-        return {**data, "errors": errors, "error_texts": texts}
+        return {**data, "errors": errors, "error_texts": texts, "error_asks": asks}
 
     @model_validator(mode="after")
     def _grants_match_needs(self) -> "Descriptor":

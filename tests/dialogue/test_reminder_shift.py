@@ -52,6 +52,9 @@ def test_shift_in_reads_the_durations_the_nlu_found() -> None:
     ("postpone the dentist reminder by two hours", "two hours", "dentist"),
     ("bring the meeting reminder forward 20 minutes", "20 minutes", "meeting"), ("snooze it for 10 minutes", "10 minutes", None),
     ("把它推迟半小时", "半小时", None), ("push back the plants reminder by an hour and a half", "an hour and a half", "plants"),
+    # a discourse marker before the move names no reminder ("那" was read as the topic: NOT_FOUND)
+    ("那提前一小时", "1小时", None), ("那就推迟十分钟", "10分钟", None), ("好，再提前5分钟", "5分钟", None),
+    ("那把开会的提醒推迟半小时", "半小时", "开会"),
 ])
 def test_the_topic_beside_a_shift(text: str, duration: str, topic: str | None) -> None:
     low, span = _at(text, duration)

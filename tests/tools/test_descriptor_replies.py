@@ -60,6 +60,18 @@ reply:
     assert desc.error_text("OLD_STYLE", "en") is None and desc.error_text("NOPE", "en") is None
 
 
+def test_an_error_may_ask_again_for_the_value_it_refuses(tmp_path):
+    desc, _ = load_descriptor(folder(tmp_path, """\
+errors:
+  GONE: {zh: 这个时间已经过去了。, en: That time has gone., ask_again: datetime}
+  OTHER: {zh: 不行。, en: No.}
+"""))
+    assert desc.error_asks == {"GONE": "datetime"}
+    assert desc.error_text("GONE", "en") == "That time has gone." and desc.errors["GONE"] == "That time has gone."
+    shipped, _ = load_descriptor(PACK / "reminder")
+    assert shipped.error_asks == {"IN_THE_PAST": "datetime", "MOVED_INTO_PAST": "datetime"}
+
+
 @pytest.mark.parametrize(("extra", "line", "fragment"), [
     ('reply: {zh: "{{steps.x}}", en: x}\n', 6, "reply: reply.zh: unknown root 'steps'"),
     ('reply: {zh: "{{uptime_s | ago}}", en: x}\n', 6, "unknown filter 'ago'"),
@@ -71,6 +83,7 @@ reply:
     ('reply: {zh: a, en: b, fr: c}\n', 6, "unknown key(s) fr"),
     ('errors:\n  GONE: {zh: 没了}\n  BAD: {de: weg}\n', 6, "errors.BAD: give a sentence per language"),
     ('subject: {zh: ""}\n', 6, "subject: a noun phrase per language"),
+    ('errors:\n  GONE: {zh: 没了, en: gone, ask_again: ""}\n', 6, "errors.GONE.ask_again: the entity type"),
 ])
 def test_bad_templates_name_the_file_and_line(tmp_path, extra, line, fragment):
     with pytest.raises(DescriptorError) as info:
