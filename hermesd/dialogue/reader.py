@@ -94,6 +94,7 @@ from typing import Any, Mapping
 
 from .. import lazyre
 from ..nlu.normalize import normalize
+from ..nlu.numbers import SUM
 from .heard import Heard, Reading
 from .lexicon import Lexicon, default_lexicon
 from .questions import Ask, Candidate, Choice, Confirm, Offer, OpenQuestion, Pick
@@ -681,7 +682,7 @@ def _nothing_open(heard: Heard, sc: Scan) -> Reading:
     kinds = sc.smalltalk_kinds()
     acts = [a for c in sc.clauses if (a := c.act())]
     if not sc.residue and sc.clauses:
-        tok = _bare_pick(sc)
+        tok = _bare_pick(sc) if not SUM.search(heard.text) else None  # "2+2" is a sum, no pick of a list
         if tok is not None:
             key = str(tok.number) if tok.pick == "number" else (tok.pick or "")[len("ordinal."):]
             choice = int(key) - 1 if key.isdigit() and int(key) >= 1 else None

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["EN_NUM", "EN_ORD", "en_number", "en_ordinal"]
+from .. import lazyre
+
+__all__ = ["EN_NUM", "EN_ORD", "SUM", "en_number", "en_ordinal"]
+
+#: an arithmetic operator between two numbers ("2+2", "12*7", "8÷2", "3×4=12"): a sum, a calculator's question;
+#: not "-" or "/", which also join a date (2024-06-12, 6/12) or an id (SO-2024)
+SUM = lazyre.compile(r"\d\s*[+*×÷=]\s*\d")
 
 _UNITS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
           "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]

@@ -21,6 +21,7 @@ from .entities import DEFAULT_ID_PATTERNS, Entity, EntityExtractor, IdPattern
 from .intents import IntentMatch, IntentModel, IntentRecognizer, IntentSpec
 from .kinds import utterance_kind
 from .normalize import normalize
+from .numbers import SUM
 from .temporal import TimeExpr, parse_times
 
 __all__ = ["NluEngine", "ParseResult", "detect_lang", "parse"]
@@ -114,7 +115,7 @@ class NluEngine:
     sums_in_scope: bool = field(init=False)
 
     def __post_init__(self) -> None:
-        self.sums_in_scope = any(_SUM.search(x) for spec in self.specs for x in spec.examples)
+        self.sums_in_scope = any(SUM.search(x) for spec in self.specs for x in spec.examples)
         if self.model is not None and self.oos_threshold is not None:
             # a fixed threshold on the top score replaces the calibrated rejection (a copy: the
             # trained model may be shared)
@@ -149,9 +150,6 @@ def _delex(norm_text: str, spans: Sequence[tuple[int, int, str]]) -> str:
     return "".join(out)
 
 
-#: an arithmetic operator between two numbers ("2+2", "12*7", "8÷2", "3×4=12"); not "-" or "/", which
-#: also join a date (2024-06-12, 6/12) or an id (SO-2024)
-_SUM = lazyre.compile(r"\d\s*[+*×÷=]\s*\d")
 
 
 def parse(text: str, *, ref: datetime, tz: ZoneInfo | str, engine: NluEngine, budget_ms: float = 500,
@@ -166,7 +164,7 @@ def parse(text: str, *, ref: datetime, tz: ZoneInfo | str, engine: NluEngine, bu
     :param timer: monotonic seconds (``time.perf_counter``), passed in so tests can drive it.
     :raises zoneinfo.ZoneInfoNotFoundError: unknown zone name.
 
-    A sum written in symbols (:data:`_SUM`: "what is 2+2") is out of scope unless a template took it or an
+    A sum written in symbols (:data:`.numbers.SUM`: "what is 2+2") is out of scope unless a template took it or an
     intent of the packs is trained on such sums (:attr:`NluEngine.sums_in_scope`).
     """
     t0 = timer()
@@ -199,7 +197,7 @@ def parse(text: str, *, ref: datetime, tz: ZoneInfo | str, engine: NluEngine, bu
         again += [m for m in rec.score(spelled) if m.intent not in {a.intent for a in again}]
         if not (decided := rec.decide(again))[1]:
             ranked, (top, oos, amb) = again, decided
-    if not oos and ranked and ranked[0].source != "template" and not engine.sums_in_scope and _SUM.search(norm.text):
+    if not oos and ranked and ranked[0].source != "template" and not engine.sums_in_scope and SUM.search(norm.text):
         # "what is 2+2", "3×5等于多少": a sum is a calculator's question, never a request of a pack — the
         # scorer's tokens drop the operator and read "what is 2 2", which the clock took
         top, oos, amb = None, True, False

@@ -369,6 +369,9 @@ NOTHING = [
     ("查一下磁盘", DISK, "request", None), ("你好，帮我查一下磁盘", DISK, "request", None),
     ("check the disk please", DISK, "request", None),
     ("天气不错的样子啊哈哈哈", {}, "unrelated", None), ("🎉", {}, "unrelated", None), ("asdf qwer", {}, "unrelated", None),
+    # a sum in symbols is a question of its own (out of scope at parse), never a pick of a list not shown
+    ("2+2", {}, "unrelated", None), ("12*7", {}, "unrelated", None), ("3×4=12", {}, "unrelated", None),
+    ("2", {}, "choose", 1),
 ]
 
 
