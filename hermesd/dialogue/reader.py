@@ -461,6 +461,11 @@ def _ask(q: Ask, heard: Heard, sc: Scan, lex: Lexicon) -> Reading:
             return Reading("request", cue=f"request:question:{heard.intent}")
         if heard.rest_chars <= ANSWER_REST_CHARS:
             return Reading("fill", values={q.slot: value}, cue="fill:value")
+        if heard.intent == q.intent and not heard.out_of_scope \
+                and any(k != q.slot and q.entities.get(k) not in (None, v) for k, v in values.items()):
+            # "明天早上八点提醒我开会" to 几点提醒你吃药？: a request of its own, with another task — never the
+            # time of the form's (开会 was lost, 吃药 set); the form is asked again after it
+            return Reading("request", cue=f"request:same-intent-other-values:{heard.intent}")
         if heard.intent is None or heard.out_of_scope or heard.intent == q.intent:
             return Reading("fill", values={q.slot: value}, cue="fill:own-intent")
         return Reading("request", cue=f"request:{heard.intent}")

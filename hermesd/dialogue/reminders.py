@@ -34,7 +34,7 @@ from typing import Any
 from .. import lazyre
 from ..nlu.normalize import normalize
 
-__all__ = ["TimeRepair", "asks_change", "corrects_time", "bare_shift", "names_half_day", "relative_shift", "said_shift", "shift_in", "shift_of", "stops_reminding", "time_repair",
+__all__ = ["TimeRepair", "asks_change", "corrects_time", "bare_shift", "moves_unnamed", "names_half_day", "relative_shift", "said_shift", "shift_in", "shift_of", "stops_reminding", "time_repair",
            "topic_of"]
 
 _ZH_CHANGE = r"(?:改到|改成|改在|改为|改為|挪到|推迟到|推遲到|推到|延后到|延後到|延到|提前到|调到|調到|换到|換到|换成|換成)"
@@ -147,6 +147,27 @@ def asks_change(text: str) -> bool:
     """
     t = text.strip().lower()
     return bool(_ZH_CHANGE_RE.search(t) or _EN_CHANGE_RE.search(t))
+
+
+#: a verb of moving that leads the utterance, its object left unsaid or a pronoun ("挪到周五", "那就改到下周一中午吧",
+#: "把它推迟到晚上", "postpone it to the weekend" is :data:`_EN_CHANGE_RE`'s already): which thing moves is the talk's
+_ZH_BARE_CHANGE_RE = lazyre.compile(r"^(?:请|請|帮我|幫我|那就|那|就|还是|還是|不对|不對|算了)?[，,\s]*(?:把(?:它|那个|那個|这个|這個))?(?:再)?"
+                                    + _ZH_CHANGE)
+
+
+def moves_unnamed(text: str) -> bool:
+    """``text`` (normalised, lower case) moves something not named to another time ("挪到周五", "改到下周一中午吧",
+    "move it to thursday evening"): a change of a reminder only in a talk about reminders — the caller knows
+    (:meth:`hermesd.session.pipeline.Pipeline._changed`); "会议挪到周五" names what moves, and is no such thing.
+
+    >>> moves_unnamed("挪到周五"), moves_unnamed("那就改到下周一中午吧"), moves_unnamed("move it to thursday evening")
+    (True, True, True)
+    >>> moves_unnamed("会议挪到周五"), moves_unnamed("明天提醒我改到周五")
+    (False, False)
+    """
+    t = text.strip().lower()
+    return bool(_ZH_BARE_CHANGE_RE.match(t) or re.match(r"^(?:please\s+|can\s+you\s+|could\s+you\s+|ok\s+|okay\s+|then\s+)?"
+                                                       + _EN_CHANGE + r"\s+(?:it|that|this)\s+(?:to|until|till)\b", t))
 
 
 def shift_of(text: str, span: tuple[int, int]) -> str | None:

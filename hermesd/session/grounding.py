@@ -74,6 +74,11 @@ def rest_chars(parsed: Any, types: frozenset[str] | None = None) -> int:
     return len(_FILLER.sub("", "".join(out)))
 
 
+#: grains of a time expression (:class:`hermesd.nlu.temporal.TimeExpr`) of a day or longer
+_DAY_OR_LONGER = frozenset({"day", "week", "weekend", "month", "season", "quarter", "half", "year", "decade",
+                            "century"})
+
+
 class Grounding:
     """Entities of one turn, grounded for the rules.
 
@@ -148,9 +153,14 @@ class Grounding:
         """The utterance is a request whose intent has a ``task`` slot, or it answers a question of such
         an intent whose task is not known yet. An answer to a card or a question of the utterance's own
         intent ("ok send it" at a send card, "不对，发给李娜") restates no task: the request's words were
-        the task, said when it was asked for."""
+        the task, said when it was asked for. To a question of its own intent, though, a task said is read
+        (the reader tells "明天早上八点提醒我开会" to 几点提醒你吃药？ — a request of its own — from the time
+        alone, "下午五点提醒我吧", which names none)."""
+        if isinstance(q, Ask) and q.intent and parsed.intent and parsed.intent != q.intent and not parsed.out_of_scope \
+                and parsed.intent.split(".", 1)[0] == q.intent.split(".", 1)[0]:
+            return False  # another action of the same domain ("改到下周一中午", "取消提醒" to 要提醒你做什么？) is that request
         if isinstance(q, Ask) and q.intent and "task" in self.spec_slots(q.intent).values() \
-                and (q.entity == "task" or q.entities.get("task") is None):
+                and (q.entity == "task" or q.entities.get("task") is None or q.intent == parsed.intent):
             return True
         if isinstance(q, (Ask, Confirm)) and q.intent == parsed.intent:
             return False
@@ -240,7 +250,10 @@ class Grounding:
         itself (the reminder tool reads an ``until`` equal to ``due`` as no window); ``text`` without a
         possessive ("tomorrow's" → "tomorrow")."""
         said = str(value.get("text") or said or "")
-        out = {**value, "day_named": names_day(said), "half_named": names_half_day(said),
+        # a time whose own unit is a day or longer (下周, 下个月, "the weekend", "march 20") names its day whatever
+        # its words: only a clock time or a part of the day said alone keeps the reminder's day
+        coarse = value.get("kind") == "date" or value.get("grain") in _DAY_OR_LONGER
+        out = {**value, "day_named": coarse or names_day(said), "half_named": names_half_day(said),
                "window_end": value.get("end") if value.get("grain") == "part_of_day" and value.get("end")
                else value.get("point")}
         if out.get("text"):  # "tomorrow's reminders": the time as said alone is "tomorrow"

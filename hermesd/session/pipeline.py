@@ -29,7 +29,7 @@ from ..dialogue.negated import negated_request
 from ..dialogue.otherdevice import asks_what_to_do, other_device
 from ..dialogue.questions import Ask, Candidate, Choice, Confirm, Offer, OpenQuestion, Pick, reasked
 from ..dialogue.reader import read_answer
-from ..dialogue.reminders import asks_change, said_shift, stops_reminding, time_repair
+from ..dialogue.reminders import asks_change, moves_unnamed, said_shift, stops_reminding, time_repair
 from ..dialogue.repair import repaired
 from ..dialogue.smalltalk import capabilities, smalltalk_reply
 from ..dialogue.sendobject import not_a_document
@@ -554,6 +554,14 @@ class Pipeline:
         name = f"{intent.rsplit('.', 1)[0]}.change"
         return name if any(x.name == name for x in self.c.nlu.engine.specs) else None
 
+    def _after_reminders(self, s: Session) -> bool:
+        """The turn before this one was about reminders (its intent is the reminder domain's): what "挪到周五" /
+        "move it to friday" moves is the reminder just talked about."""
+        rem = self._reminder_intent()
+        last = s.history[-1] if s.history else None
+        domain = rem.rsplit(".", 1)[0] if rem else None
+        return domain is not None and last is not None and str(last.get("intent") or "").rsplit(".", 1)[0] == domain
+
     def _changed(self, s: Session, parsed: Any, p: Part, ref: datetime | None = None) -> Any:
         """"把开会的提醒改到明天下午3点" / "move the meeting reminder to 4pm" (:func:`~hermesd.dialogue.reminders.asks_change`)
         and, right after a reminder was set, a repair of only its time ("不是9点，是10点", "不对，是十点", "no, 10
@@ -581,6 +589,13 @@ class Pipeline:
             change = change or self._change_intent(rem)
             if change is not None:
                 p.trace["change"] = f"shift:{shift}"
+                return replace(parsed, intent=change, out_of_scope=False, kind="command")
+        if parsed.times and moves_unnamed(t) and self._after_reminders(s):
+            # "挪到周五", "postpone it to the weekend" right after a reminder was talked about: that reminder moves,
+            # whatever the scorer made of a verb and a time alone (order.status for 推迟到周五, out of scope)
+            change = self._change_intent(self._reminder_intent())
+            if change is not None:
+                p.trace["change"] = "unnamed"
                 return replace(parsed, intent=change, out_of_scope=False, kind="command")
         if parsed.intent and not parsed.out_of_scope and asks_change(t):
             change = self._change_intent(parsed.intent)

@@ -7,6 +7,7 @@ is built the way the controller builds it: ``normalize(raw).text``.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -792,3 +793,14 @@ LOOKUP = {"intent": "people.lookup", "out_of_scope": False, "rest_chars": 6}
 def test_a_hedge_then_a_question_keeps_the_card(raw: str, kw: dict, cue: str) -> None:
     r = read_answer(CONFIRM, heard(raw, **kw))
     assert (r.act, r.cue) == ("request", cue), r
+
+
+def test_a_request_of_the_forms_intent_with_another_task_is_a_request_of_its_own():
+    """几点提醒你吃药？ answered "明天早上八点提醒我开会": 开会 is its own reminder (it set 吃药 at 08:00)."""
+    q = replace(ASK, intent="reminder.set", entities={"task": "吃药"})
+    when = {"kind": "datetime", "point": "2031-03-13T08:00:00+08:00"}
+    said = dict(intent="reminder.set", out_of_scope=False, rest_chars=9, asked_value=when)
+    assert read_answer(q, heard("明天早上八点提醒我开会", slot_values={"when": when, "task": "开会"}, **said)).act == "request"
+    # the same task said again, or none, is the answer
+    assert read_answer(q, heard("明天早上八点提醒我吃药", slot_values={"when": when, "task": "吃药"}, **said)).act == "fill"
+    assert read_answer(q, heard("那就明天早上八点提醒我吧", slot_values={"when": when}, **said)).act == "fill"

@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from hermesd.dialogue.reminders import shift_in, shift_of, topic_of
+from hermesd.dialogue.reminders import moves_unnamed, shift_in, shift_of, topic_of
 from hermesd.nlu.normalize import normalize
 from hermesd.nlu.temporal import parse_times
 
@@ -98,3 +98,13 @@ def test_bare_shift(text: str, want) -> None:
     from hermesd.dialogue.reminders import bare_shift
 
     assert bare_shift(normalize(text).text) == want
+
+
+@pytest.mark.parametrize("text, moves", [
+    ("挪到周五", True), ("那就改到下周一中午吧", True), ("推迟到周五", True), ("把它推迟到晚上", True), ("换到下周三晚上", True),
+    ("move it to thursday evening", True), ("can you move it to march 20 instead", True), ("postpone it to the weekend", True),
+    # the thing that moves is named, or the verb is a task's: no move of a reminder left unsaid
+    ("会议挪到周五", False), ("明天提醒我改到周五", False), ("remind me to move the car at 4pm", False), ("改天再说", False),
+])
+def test_a_verb_of_moving_with_the_thing_unsaid(text: str, moves: bool) -> None:
+    assert moves_unnamed(normalize(text).text.lower()) is moves

@@ -133,3 +133,18 @@ def test_the_task_stays_in_the_users_words(text, task):
     """What is stored (the reminder's text) is the user's own; a reply says it back (the ``said`` filter)."""
     spans = [x.span for x in parse_times(text, REF, SH)]
     assert strip_request(text, spans) == task
+
+
+@pytest.mark.parametrize("text", ["那就下周一吧", "还是下周一中午吧", "那就五点吧", "好的，下午五点提醒我吧", "不对，下午五点提醒我",
+                                  "好吧，明天提醒我"])
+def test_discourse_markers_alone_are_no_task(text):
+    """"那就下周一吧" names no task: it was saved as a reminder "提醒你那就" (a review, 2026-12-04)."""
+    spans = [x.span for x in parse_times(text, REF, SH)]
+    assert strip_request(text, spans) is None
+
+
+@pytest.mark.parametrize("text,task", [("那就明天提醒我交报告", "交报告"), ("还是明天提醒我给王工打电话吧", "给王工打电话"),
+                                       ("提醒我下午三点去那边拿快递", "去那边拿快递"), ("好的明天提醒我交报告", "交报告")])
+def test_a_task_after_a_discourse_marker_is_kept_without_it(text, task):
+    spans = [x.span for x in parse_times(text, REF, SH)]
+    assert strip_request(text, spans) == task

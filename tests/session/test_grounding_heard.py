@@ -79,3 +79,22 @@ def test_mentions_and_people_are_passed_on() -> None:
 ])
 def test_a_time_said_is_kept_as_it_reads_inside_a_sentence(said, text):
     assert Grounding.time_value({"text": said, "kind": "date"})["text"] == text
+
+
+@pytest.mark.parametrize("value, named", [
+    ({"text": "下周", "kind": "range", "grain": "week"}, True), ({"text": "下个月", "kind": "range", "grain": "month"}, True),
+    ({"text": "the weekend", "kind": "range", "grain": "weekend"}, True), ({"text": "march 20", "kind": "date", "grain": "day"}, True),
+    ({"text": "10点", "kind": "datetime", "grain": "hour"}, False), ({"text": "下午", "kind": "range", "grain": "part_of_day"}, False),
+    ({"text": "明天下午3点", "kind": "datetime", "grain": "hour"}, True),
+])
+def test_a_time_of_a_day_or_longer_names_its_day(value, named):
+    """A reminder moved there keeps its clock time (day_named); "move it to next week" went to tomorrow 21:00."""
+    assert Grounding.time_value(value)["day_named"] is named
+
+
+def test_the_window_of_a_part_of_the_day_is_its_end_else_the_point():
+    part = {"text": "下周一上午", "kind": "range", "grain": "part_of_day", "point": "2031-03-17T06:00:00+08:00",
+            "start": "2031-03-17T06:00:00+08:00", "end": "2031-03-17T12:00:00+08:00"}
+    assert Grounding.time_value(part)["window_end"] == "2031-03-17T12:00:00+08:00"
+    hour = {**part, "text": "下周一上午10点", "kind": "datetime", "grain": "hour", "end": "2031-03-17T11:00:00+08:00"}
+    assert Grounding.time_value(hour)["window_end"] == part["point"]
