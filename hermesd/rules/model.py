@@ -478,12 +478,16 @@ class RecallAction(_Templated):
 
 
 class HandoffAction(_Templated):
-    """Hand the conversation to a person: raises the ``handoff`` event, state → IDLE."""
+    """Hand the conversation to a person: raises the ``handoff`` event, state → IDLE. ``handoff`` (the reason,
+    for the event a colleague reads and the trace) is a template too: "reboot at {{entities.when.point}}"."""
 
     handoff: str = Field(min_length=1, description="reason, for the event and the trace")
     message: Text | None = None
 
     kind: ClassVar[str] = "handoff"
+
+    def _template_source(self) -> Any:
+        return self.handoff
 
 
 def _kind_of(v: Any) -> str | None:

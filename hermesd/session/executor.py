@@ -282,7 +282,7 @@ class Executor:
                     if a.message is not None:
                         out.texts.append(a.message.render(ctx, self.lang, style))
                     out.log.append(StepLog("handoff", i))
-                    return Handoff(**_fields(out), reason=a.handoff)
+                    return Handoff(**_fields(out), reason=str(a.render_payload(ctx, style)))
             except MissingValue as exc:
                 out.log.append(StepLog(a.kind, i, getattr(a, "tool", None), exc.code, error=exc.message))
                 return self._fail(out, i, exc.code, exc.message, retryable=False)
