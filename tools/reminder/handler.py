@@ -21,7 +21,8 @@ Times:
 - ``same_day_as`` (an instant) places a ``create``'s clock time on that instant's local day unless
   ``day_named`` is true: a reminder moved to a clock time alone keeps its day; without ``half_named``
   its hour is the reading (h or h±12) nearer the old time ("不是9点，是10点" for 09:00 → 10:00). Moved
-  to a day alone (``day_named``, ``due`` a day: "改到后天", "move it to Friday") it keeps its clock time.
+  to a day alone (``day_named``, ``due`` a day: "改到后天", "move it to Friday") it keeps its clock time; moved
+  to a part of a day (a window ``due``..``until``) it keeps its clock time when that falls inside the part.
 - ``shift_s`` (seconds) with ``shift`` (``later``, the default, or ``earlier``) moves a ``create``'s ``due``
   by that much ("推迟半小时", "snooze it for 10 minutes", "提前10分钟": ``due`` is the old reminder's instant,
   ``same_day_as`` is then not used); one moved into the past fails ``IN_THE_PAST`` as any other.
@@ -379,6 +380,17 @@ def _handle(input: dict) -> dict:
         if moved is not None and _rule(moved) is not None:  # a move would turn the series into one time
             raise Failure("REPEATING", f"{moved['id']} repeats ({_every(_rule(moved), 'en')}): moving a series is not supported")
         due, given = _due(input, tz)
+        if input.get("same_day_as") and input.get("until") and input["until"] != input["due"] and not _is_day(str(input["due"])):
+            # a move into a part of a day ("改到下午" for 16:00, "move it to the evening" for 19:30): the reminder's own
+            # clock time when it falls inside that part, on its day; the part's default only for one outside it
+            old = _instant(input["same_day_as"], tz, "same_day_as")
+            start, end = _instant(input["due"], tz, "due"), _instant(input["until"], tz or old.tzinfo, "until")
+            zone = tz or start.tzinfo
+            kept = datetime.combine(start.astimezone(zone).date(), old.astimezone(zone).time(), zone)
+            if kept < start:
+                kept += timedelta(days=1)
+            if start <= kept < end:
+                due, given = kept, True
         if input.get("shift_s"):  # "推迟半小时": the reminder's own due moved by that much
             sign = -1 if input.get("shift") == "earlier" else 1
             due, given = due + timedelta(seconds=sign * float(input["shift_s"])), True
