@@ -193,9 +193,9 @@ def shift_of(text: str, span: tuple[int, int]) -> str | None:
 #: NLU reads it as that long before / after now)
 _EN_RELATIVE = lazyre.compile(r"^(?P<d>.*?\b(?:minutes?|mins?|hours?|hrs?|days?|weeks?))\s+(?P<w>earlier|later)$", re.IGNORECASE)
 #: what may stand beside such a time when it moves the reminder just set: a repair's lead, "instead"
-_EN_SHIFT_FRAME = lazyre.compile(r"^(?:(?:no|nope|actually|ok|okay|oh|sorry|wait|hmm|um|please)\b[\s,]*)*"
+_EN_SHIFT_FRAME = lazyre.compile(r"^(?:(?:no|nope|actually|ok|okay|oh|sorry|wait|hmm|um|please|then|so|and|another|a\s+further|further)\b[\s,]*)*"
                                  r"(?:make\s+(?:it|that)|move\s+(?:it|that)|set\s+(?:it|that)|change\s+(?:it|that)(?:\s+to)?|"
-                                 r"push\s+(?:it|that)|remind\s+me|do\s+(?:it|that))?[\s,]*(?:instead)?[\s.!]*$", re.IGNORECASE)
+                                 r"push\s+(?:it|that)|remind\s+me|do\s+(?:it|that))?[\s,]*(?:instead|then|please)?[\s.!]*$", re.IGNORECASE)
 
 
 #: a verb of moving beside it: "move the plants reminder 1.5 hours earlier", "push it an hour later"
@@ -390,7 +390,8 @@ def topic_of(text: str, time_spans: Iterable[tuple[int, int]] = (), shifted: boo
     t = "".join(keep)
     if shifted:
         t = re.sub(r"(?:再|又|还|還)?(?:往)?" + f"(?:{_ZH_LATER}|{_ZH_EARLIER})" + r"(?:一推|个|個|了|一下|一会儿?|一点|点|些)?(?:吧|了)?(?=\s|$)", " ", t)
-        t = re.sub(r"\b(?:snooze|delay|bring|pull|set|back|forward|earlier|later|instead|put|off)\b|(?<!其)它", " ", t)
+        t = re.sub(r"\b(?:snooze|delay|bring|pull|set|back|forward|earlier|later|instead|put|off|then|so|and|another|further|"
+                   r"please|ok|okay)\b|(?<!其)它", " ", t)
         t = re.sub(r"\b(?:back|forward|up|off)?\s*\b(?:by|for)?\s*$", " ", t.rstrip())
     m = re.search(_ZH_CHANGE + r"|" + _EN_CHANGE + r".{0,80}?\b(?:to|until|till)\b", t)
     if m is not None:  # the change's new time is not the topic: keep what names the reminder

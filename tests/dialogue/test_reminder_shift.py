@@ -55,6 +55,8 @@ def test_shift_in_reads_the_durations_the_nlu_found() -> None:
     # a discourse marker before the move names no reminder ("那" was read as the topic: NOT_FOUND)
     ("那提前一小时", "1小时", None), ("那就推迟十分钟", "10分钟", None), ("好，再提前5分钟", "5分钟", None),
     ("那把开会的提醒推迟半小时", "半小时", "开会"),
+    ("12 hours earlier then", "12 hours", None), ("and another 15 minutes earlier", "15 minutes", None),
+    ("ok push the dentist reminder back another hour please", "hour", "dentist"),
 ])
 def test_the_topic_beside_a_shift(text: str, duration: str, topic: str | None) -> None:
     low, span = _at(text, duration)
@@ -73,6 +75,11 @@ def test_a_topic_with_a_shift_word_inside_is_kept_when_nothing_shifts() -> None:
     ("remind me an hour later instead", "an hour later", ("later", "an hour")),
     ("make it a day later", "a day later", ("later", "a day")),
     ("move the plants reminder 1.5 hours earlier", "1.5 hours earlier", ("earlier", "1.5 hours")),
+    # a lead or a tail that links the move to the talk (a review: each set a reminder called "another" or asked what)
+    ("12 hours earlier then", "12 hours earlier", ("earlier", "12 hours")),
+    ("then an hour earlier", "an hour earlier", ("earlier", "an hour")),
+    ("an hour earlier please", "an hour earlier", ("earlier", "an hour")),
+    ("and another 15 minutes earlier", "15 minutes earlier", ("earlier", "15 minutes")),
     # a task beside the time: a new reminder that long from now; no amount: no move
     ("remind me to call mom 2 hours later", "2 hours later", None),
     ("call me later", "later", None),
