@@ -323,6 +323,14 @@ def _deny_then_value(said: _Said) -> bool:
     return False
 
 
+def _another_of_its_own(q: Ask, heard: Heard, values: Mapping[str, Any]) -> bool:
+    """The utterance is a request of the question's own intent with a value said in words for another slot that
+    differs from the form's (another task): a request of its own, never an answer to the form. A time that
+    differs is no such thing: it is joined with the form's ("明天", then "下午三点": tomorrow at 15:00)."""
+    return heard.intent == q.intent and not heard.out_of_scope \
+        and any(k != q.slot and isinstance(v, str) and q.entities.get(k) not in (None, v) for k, v in values.items())
+
+
 def _other_intent(heard: Heard, own_intent: str | None) -> bool:
     return heard.intent is not None and not heard.out_of_scope and heard.intent != own_intent
 
@@ -461,8 +469,7 @@ def _ask(q: Ask, heard: Heard, sc: Scan, lex: Lexicon) -> Reading:
             return Reading("request", cue=f"request:question:{heard.intent}")
         if heard.rest_chars <= ANSWER_REST_CHARS:
             return Reading("fill", values={q.slot: value}, cue="fill:value")
-        if heard.intent == q.intent and not heard.out_of_scope \
-                and any(k != q.slot and q.entities.get(k) not in (None, v) for k, v in values.items()):
+        if _another_of_its_own(q, heard, values):
             # "明天早上八点提醒我开会" to 几点提醒你吃药？: a request of its own, with another task — never the
             # time of the form's (开会 was lost, 吃药 set); the form is asked again after it
             return Reading("request", cue=f"request:same-intent-other-values:{heard.intent}")
@@ -471,6 +478,9 @@ def _ask(q: Ask, heard: Heard, sc: Scan, lex: Lexicon) -> Reading:
         return Reading("request", cue=f"request:{heard.intent}")
     if act is None and _bare_pick(sc) is not None:
         return Reading("unrelated", cue="number:expects-value")
+    if act is None and _another_of_its_own(q, heard, values):
+        # "提醒我买菜" to 几点提醒你交报告？: another reminder, its time still to be asked — not words not understood
+        return Reading("request", cue=f"request:same-intent-other-values:{heard.intent}")
     others = {k: v for k, v in values.items() if k != q.slot and q.entities.get(k) != v}
     if others and act is None and heard.rest_chars <= ANSWER_REST_CHARS and not _other_intent(heard, q.intent):
         # 要提醒你做什么？ answered "下午三点": a value of another slot of the same form (said as the answer,

@@ -34,7 +34,7 @@ from typing import Any
 from .. import lazyre
 from ..nlu.normalize import normalize
 
-__all__ = ["TimeRepair", "asks_change", "corrects_time", "bare_shift", "moves_unnamed", "names_half_day", "relative_shift", "said_shift", "shift_in", "shift_of", "stops_reminding", "time_repair",
+__all__ = ["TimeRepair", "asks_change", "corrects_time", "bare_shift", "moves_unnamed", "revises", "names_half_day", "relative_shift", "said_shift", "shift_in", "shift_of", "stops_reminding", "time_repair",
            "topic_of"]
 
 _ZH_CHANGE = r"(?:改到|改成|改在|改为|改為|挪到|推迟到|推遲到|推到|延后到|延後到|延到|提前到|调到|調到|换到|換到|换成|換成)"
@@ -78,7 +78,12 @@ _EN_WORDS = lazyre.compile(r"[a-z0-9][a-z0-9'-]*")
 _FILLER = lazyre.compile(r"[\s,，。.!！?？;；:：、\"'“”‘’()（）]+")
 #: a word left alone that only leads or links the request ("那提前一小时", "那就改到五点", "好，推迟十分钟"): a
 #: discourse marker, never what names a reminder
-_ZH_MARKERS = frozenset({"那", "那就", "那么", "那麼", "就", "好", "好吧", "嗯", "呃", "还是", "還是", "再", "要不", "那还是"})
+_ZH_MARKERS = frozenset({"那", "那就", "那么", "那麼", "就", "好", "好吧", "嗯", "呃", "还是", "還是", "再", "要不", "那还是",
+                         # and what is left of one, or of a pronoun or an adverb, once the request's words are out
+                         # (还是改到后天吧 → 还, 取消它 → 它, 算了，不用提醒了 → 算, 把提醒都取消了 → 都)
+                         "还", "還", "它", "算", "算了", "都", "全", "全都", "也", "能不能", "可不可以", "可以", "能", "麻烦", "麻煩",
+                         # and English ones ("ok then friday": the topic was "ok then")
+                         "ok", "okay", "alright", "then", "so", "actually", "instead", "well"})
 
 # a time repair said right after a time was set (Levelt 1983: editing term — repair): the editing terms and
 # the words that lead the repair, zh and en; the reparandum and the repair must both be time phrases (or
@@ -151,8 +156,25 @@ def asks_change(text: str) -> bool:
 
 #: a verb of moving that leads the utterance, its object left unsaid or a pronoun ("挪到周五", "那就改到下周一中午吧",
 #: "把它推迟到晚上", "postpone it to the weekend" is :data:`_EN_CHANGE_RE`'s already): which thing moves is the talk's
-_ZH_BARE_CHANGE_RE = lazyre.compile(r"^(?:请|請|帮我|幫我|那就|那|就|还是|還是|不对|不對|算了)?[，,\s]*(?:把(?:它|那个|那個|这个|這個))?(?:再)?"
+_ZH_BARE_CHANGE_RE = lazyre.compile(r"^(?:请|請|帮我|幫我|那就|那|就|还是|還是|不对|不對|算了)?[，,\s]*(?:能不能|可不可以|可以|能|麻烦|麻煩)?(?:帮我|幫我)?"
+                                    r"(?:把(?:它|那个|那個|这个|這個))?(?:再)?"
                                     + _ZH_CHANGE)
+
+
+#: words that make a time said alone a change of what was just settled ("那就周五吧", "还是下周一中午吧",
+#: "ok then friday", "friday instead", "actually 5pm"): a discourse marker of revision before it, or instead after
+_REVISES = lazyre.compile(r"^(?:那就|那么|那麼|那|还是|還是|要不|不如|改成|换成|換成)|^(?:(?:ok|okay|alright|so)\s*,?\s*)?then\b"
+                          r"|^(?:actually|no|nope|wait|hmm)\b|\binstead\b", re.IGNORECASE)
+
+
+def revises(text: str) -> bool:
+    """``text`` (normalised) leads or ends a time said alone with a word of revision: a change of what was just
+    settled, not the time of something new.
+
+    >>> revises("那就周五吧"), revises("ok then friday"), revises("friday instead"), revises("周五下午")
+    (True, True, True, False)
+    """
+    return bool(_REVISES.search(text.strip()))
 
 
 def moves_unnamed(text: str) -> bool:
@@ -290,7 +312,8 @@ _ZH_STOP = lazyre.compile(r"(?<![要需])(?:以后|以後|今后|今後)?(?:千�
 #: "stop reminding me to take my pills", "quit reminding me about it", "don't remind me to X (anymore)", "no
 #: more reminders about X", "I don't need to be reminded to X any more"
 _EN_STOP = lazyre.compile(r"\b(?:stop|quit|cease)\s+(?:reminding|nagging)\s+me\b"
-                          r"|^(?:please\s+|you\s+can\s+|so\s+)?(?:don'?t|do\s+not|never|no\s+need\s+to)\s+(?:ever\s+)?remind\s+me\b"
+                          r"|^(?:(?:never\s*mind|nevermind|forget\s+it|actually|no|ok|okay|oh|so)\b[\s,.!]*)*"
+                          r"(?:please\s+|you\s+can\s+|so\s+)?(?:don'?t|do\s+not|never|no\s+need\s+to)\s+(?:ever\s+)?remind\s+me\b"
                           r"|\bno\s+(?:more|longer\s+any)\s+reminders?\b"
                           r"|\b(?:don'?t|do\s+not|no\s+longer)\s+need\s+(?:to\s+be\s+)?remind(?:ed|ing)?\b")
 _ZH_QUESTION = lazyre.compile(r"(?:吗|嗎|么|麼)\s*[?？]?\s*$|[?？]\s*$")

@@ -44,9 +44,9 @@ _TIME_TYPES = ("datetime", "recurrence")
 #: what may stand around a time said alone: particles (吧 呢 啊 …), the leads of a time (就 / 在 / 那就 / 定在,
 #: "at" / "on" / "around" / "how about"), politeness and hesitation (请, "please", "um"), punctuation
 _AROUND_TIME = lazyre.compile(
-    r"(?:[\s,，。.!！?？~～、;；:：…]|吧|呢|啊|呀|嘛|吗|嗎|么|麼|哦|噢|喔|哈|啦|了|嗯|呃|额|的|就|那就|那|在|定在|设在|設在|"
+    r"(?:[\s,，。.!！?？~～、;；:：…]|吧|呢|啊|呀|嘛|吗|嗎|么|麼|哦|噢|喔|哈|啦|了|嗯|呃|额|的|就|那就|那|还是|還是|要不|在|定在|设在|設在|"
     r"请|請|麻烦|麻煩|大概|大约|大約|左右|差不多|"
-    r"(?<![a-z])(?:at|on|in|by|around|about|maybe|please|pls|then|um+|uh+|hmm+|er|ok|okay|so|say|how\s+about|"
+    r"(?<![a-z])(?:at|on|in|by|around|about|maybe|please|pls|then|instead|actually|alright|um+|uh+|hmm+|er|ok|okay|so|say|how\s+about|"
     r"what\s+about|let'?s\s+say|i\s+guess)(?![a-z]))*", re.IGNORECASE)
 
 

@@ -103,16 +103,19 @@ _PUNCT_CH = lazyre.compile(_PUNCT)
 # discourse words that say how the speaker goes on, never what is to be done ("actually remind me …",
 # "remind me to actually call mom", "其实提醒我…"): an opener, or dangling at the task's start
 _DISCOURSE = r"actually|so|well|oh|oops|sorry|um|uh|er|hmm|anyway|also"
-_LEAD = lazyre.compile(rf"^(?:{_PUNCT}+|(?:to|that|about|of|for|and|then|{_DISCOURSE}){_E}|要(?=.)|记得|記得|一下|其实|其實)")
 #: Mandarin discourse markers that lead or link a request and name no task ("那就下周一吧", "还是下周一中午吧",
 #: "好的，下午五点提醒我吧", "不对，下午五点提醒我"): a task that is only these is none (it was saved as the
-#: reminder's text: "提醒你那就")
+#: reminder's text: "提醒你那就"), and one they lead or end is kept without them ("明天提醒我那就交房租吧")
 _ZH_MARKERS = r"那就|那么|那麼|那还是|那還是|还是|還是|好的|好吧|不对|不對|对了|對了|要不然|要不"
+_LEAD = lazyre.compile(rf"^(?:{_PUNCT}+|(?:to|that|about|of|for|and|then|alright|all\s+right|{_DISCOURSE}){_E}|要(?=.)|记得|記得|一下|其实|其實|"
+                       rf"{_ZH_MARKERS})")
 _MARKERS_ONLY = lazyre.compile(rf"^(?:{_ZH_MARKERS}|那|就|好|行|嗯|呃|对|對|是|{_PUNCT})+$")
 _OPENER = lazyre.compile(rf"^(?:{_PUNCT}+|请你?|請你?|麻烦你?|麻煩你?|帮我|幫我|能不能|可以|其实|其實|嗯|呃|{_ZH_MARKERS}|"
-                     rf"(?:please|pls|kindly|hey|hi|ok|okay|can\s+you|could\s+you|would\s+you|will\s+you|{_DISCOURSE}){_E})")
-_TRAIL = lazyre.compile(rf"(?:{_PUNCT}+|哦|喔|噢|吧|啊|呀|哈|啦|嘛|呢|哟|好吗|好嗎|好不好|可以吗|行吗|谢谢|謝謝|谢了|"
-                    rf"{_B}(?:please|pls|thanks|thank\s+you|ok|okay))$")
+                     rf"(?:please|pls|kindly|hey|hi|ok|okay|alright|all\s+right|can\s+you|could\s+you|would\s+you|will\s+you|"
+                     rf"{_DISCOURSE}){_E})")
+# "…to buy milk then", "…instead", "交房租吧那就": words that link the request to the talk, at its end
+_TRAIL = lazyre.compile(rf"(?:{_PUNCT}+|哦|喔|噢|吧|啊|呀|哈|啦|嘛|呢|哟|好吗|好嗎|好不好|可以吗|行吗|谢谢|謝謝|谢了|那就|还是|還是|"
+                    rf"{_B}(?:please|pls|thanks|thank\s+you|ok|okay|then|instead))$")
 
 
 def strip_request(text: str | Normalized, time_spans: Iterable[tuple[int, int]] = ()) -> str | None:

@@ -29,7 +29,7 @@ from ..dialogue.negated import negated_request
 from ..dialogue.otherdevice import asks_what_to_do, other_device
 from ..dialogue.questions import Ask, Candidate, Choice, Confirm, Offer, OpenQuestion, Pick, reasked
 from ..dialogue.reader import read_answer
-from ..dialogue.reminders import asks_change, moves_unnamed, said_shift, stops_reminding, time_repair
+from ..dialogue.reminders import asks_change, moves_unnamed, revises, said_shift, stops_reminding, time_repair
 from ..dialogue.repair import repaired
 from ..dialogue.smalltalk import capabilities, smalltalk_reply
 from ..dialogue.sendobject import not_a_document
@@ -669,9 +669,14 @@ class Pipeline:
             return parsed
         last = s.history[-1] if s.history else None
         # what was just done set (or moved) something at a default time: a list or a cancel left no clock open
-        moved = self._change_intent(setter) if last is not None and last_done([last]) is not None \
-            and last.get("intent") in (setter, self._change_intent(setter)) and clock_left_open(last.get("entities")) \
-            else None
+        just_set = last is not None and last_done([last]) is not None \
+            and last.get("intent") in (setter, self._change_intent(setter))
+        moved = self._change_intent(setter) if just_set and clock_left_open(last.get("entities")) else None
+        if just_set and moved is None and revises(normalize(parsed.text).text):
+            # "那就周五吧", "ok then friday", "friday instead" right after a reminder was set: it moves (as
+            # "改到周五" does), never a second reminder for a task asked again
+            p.trace.update({"change": "revise", "time_alone": "repair"})
+            return replace(parsed, intent=self._change_intent(setter), out_of_scope=False, kind="command", clause=None)
         to = next((x for x in parsed.times if names_clock(x.to_dict())), None)
         ent = next((e for e in parsed.entities if to is not None and e.type == "datetime"
                     and tuple(e.span) == tuple(to.span)), None)

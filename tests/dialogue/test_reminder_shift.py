@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from hermesd.dialogue.reminders import moves_unnamed, shift_in, shift_of, topic_of
+from hermesd.dialogue.reminders import moves_unnamed, revises, shift_in, shift_of, topic_of
 from hermesd.nlu.normalize import normalize
 from hermesd.nlu.temporal import parse_times
 
@@ -115,3 +115,19 @@ def test_bare_shift(text: str, want) -> None:
 ])
 def test_a_verb_of_moving_with_the_thing_unsaid(text: str, moves: bool) -> None:
     assert moves_unnamed(normalize(text).text.lower()) is moves
+
+
+@pytest.mark.parametrize("text, topic", [("还是改到后天吧", None), ("取消它", None), ("算了，不用提醒了", None), ("把提醒都取消了", None),
+                                         ("能不能改到下周三", None), ("ok then friday", None), ("取消喝水的提醒", "喝水")])
+def test_words_of_the_talk_name_no_reminder(text: str, topic: str | None) -> None:
+    """"没有关于“还”的待办提醒" (a review): what is left of 还是 / 算了 / 它 / 都 once the request's words are out."""
+    low = normalize(text).text.lower()
+    spans = [tuple(x.span) for x in parse_times(text, datetime(2031, 3, 12, 6, tzinfo=timezone.utc), "Asia/Shanghai")]
+    assert topic_of(low, [normalize(text).nspan(*sp) for sp in spans]) == topic
+
+
+@pytest.mark.parametrize("text, revised", [("那就周五吧", True), ("还是下周一中午吧", True), ("ok then friday", True),
+                                           ("friday instead", True), ("actually 5pm", True), ("周五下午", False), ("at 6pm", False)])
+def test_a_word_of_revision_beside_a_time_said_alone(text: str, revised: bool) -> None:
+    assert revises(normalize(text).text) is revised
+

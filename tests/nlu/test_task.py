@@ -148,3 +148,15 @@ def test_discourse_markers_alone_are_no_task(text):
 def test_a_task_after_a_discourse_marker_is_kept_without_it(text, task):
     spans = [x.span for x in parse_times(text, REF, SH)]
     assert strip_request(text, spans) == task
+
+
+@pytest.mark.parametrize("text,task", [("明天提醒我那就交房租吧", "交房租"), ("明天提醒我还是交房租吧", "交房租"),
+                                       ("提醒我明天下午三点交房租吧那就", "交房租"),
+                                       ("alright then, remind me at 6pm to call mom", "call mom"),
+                                       ("remind me tomorrow at 9 to buy milk then", "buy milk"),
+                                       ("remind me to buy milk tomorrow at 9 instead", "buy milk"),
+                                       ("remind me to check what then happened tomorrow", "check what then happened")])
+def test_words_of_the_talk_at_a_tasks_edges_are_not_its_words(text, task):
+    """What is stored is the task: "那就交房租", "buy milk then" were (a review, 2026-12-04)."""
+    spans = [x.span for x in parse_times(text, REF, SH)]
+    assert strip_request(text, spans) == task
