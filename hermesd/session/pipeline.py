@@ -672,7 +672,7 @@ class Pipeline:
         just_set = last is not None and last_done([last]) is not None \
             and last.get("intent") in (setter, self._change_intent(setter))
         moved = self._change_intent(setter) if just_set and clock_left_open(last.get("entities")) else None
-        if just_set and moved is None and revises(normalize(parsed.text).text):
+        if just_set and moved is None and revises(parsed.normalized):
             # "那就周五吧", "ok then friday", "friday instead" right after a reminder was set: it moves (as
             # "改到周五" does), never a second reminder for a task asked again
             p.trace.update({"change": "revise", "time_alone": "repair"})

@@ -207,9 +207,7 @@ class PlanRunner:
         said = await self._compensate(s, p, executor, plan.compensation(result.index), ctx, result)
         if not said:
             tool = _failed_tool(plan, result.index)
-            describe = getattr(c.tools, "descriptor", None)
-            words = describe(tool) if tool and describe is not None else None
-            p.texts.append(catalogue.failure(result.code, p.lang, tool=words or tool))
+            p.texts.append(catalogue.failure(result.code, p.lang, tool=self._descriptor(tool) or tool))
         s.slots = dict(p.slots_before)  # only this turn's changes are dropped
         if s.state is not State.ERROR_HANDLING:
             c._move(s, Event.FAIL, result.code)
@@ -220,6 +218,11 @@ class PlanRunner:
             c._move(s, Event.DEGRADE, result.code)
         p.path = "error"
 
+    def _descriptor(self, tool: str | None) -> Any:
+        """The descriptor of ``tool`` (its words and declared errors), or None: no tool, or a tool service
+        without descriptors."""
+        describe = getattr(self.c.tools, "descriptor", None)
+        return describe(tool) if tool and describe is not None else None
 
     def _ask_again(self, s: Session, p: "Part", plan: Plan, result: Failure, entities: dict[str, Any],
                    utterance: str) -> None:
@@ -229,9 +232,7 @@ class PlanRunner:
         the plan again with it. Before, the task was dropped and the answer was a new request ("要提醒你做
         什么？"). Nothing is asked when no slot of the intent holds a value of that type."""
         c = self.c
-        tool = _failed_tool(plan, result.index)
-        describe = getattr(c.tools, "descriptor", None)
-        desc = describe(tool) if tool and describe is not None else None
+        desc = self._descriptor(_failed_tool(plan, result.index))
         etype = (getattr(desc, "error_asks", None) or {}).get(result.code)
         intent = plan.intent or p.intent
         slot = next((k for k, t in c.grounding.spec_slots(intent).items() if t == etype and entities.get(k) is not None),
